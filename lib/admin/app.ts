@@ -1,0 +1,39 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createServiceApp } from "../core/app";
+import type { AppEnv, CoreDeps } from "../core/context";
+import { registerDocs } from "../core/docs";
+import { ApiError } from "../core/errors";
+import { safeEqual } from "../core/secrets";
+import { registerCustomerRoutes } from "./routes/customers";
+import { registerKeyRoutes } from "./routes/keys";
+
+const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
+
+export type AdminDeps = CoreDeps & { adminToken: string };
+
+/** The operator API: customers, settings and keys (later: blocks, design rules, frames, targets). */
+export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
+  const app = createServiceApp({ service: "admin", deps });
+  app.use("/v1/*", async (c, next) => {
+    if (ADMIN_PUBLIC_PATHS.has(c.req.path)) return next();
+    const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
+    if (!match?.[1] || !safeEqual(match[1], deps.adminToken)) {
+      throw new ApiError("unauthorized", "Operator token missing or wrong. Send Authorization: Bearer <ADMIN_TOKEN>.");
+    }
+    await next();
+  });
+  registerCustomerRoutes(app, deps);
+  registerKeyRoutes(app, deps);
+  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
+    type: "http",
+    scheme: "bearer",
+    description: "Operator token (`ADMIN_TOKEN`; embedded default in `.data/admin-token`).",
+  });
+  registerDocs(app, {
+    title: "Admin API",
+    description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",
+    basePath: "/admin",
+    pathPrefix: "/v1",
+  });
+  return app;
+}

@@ -1,0 +1,113 @@
+import { asc, eq } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { adsSettings, customers, mailSettings } from "../db/schema";
+import { afterCursor, toPage, type Cursor } from "../core/pagination";
+
+export type MailSettingsInput = Partial<{ sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number }>;
+export type AdsSettingsInput = Partial<{
+  account_state: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
+  stage: "starter" | "growth" | "scale" | "enterprise";
+  enterprise_included_ads: number | null;
+}>;
+
+export type CustomerRecord = {
+  id: string;
+  name: string;
+  created_at: string;
+  mail: { sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number };
+  ads: { account_state: AdsSettingsInput["account_state"] & string; stage: AdsSettingsInput["stage"] & string; enterprise_included_ads: number | null };
+};
+
+async function load(db: Database, id: string): Promise<CustomerRecord | null> {
+  const [row] = await db
+    .select({ customer: customers, mail: mailSettings, ads: adsSettings })
+    .from(customers)
+    .innerJoin(mailSettings, eq(mailSettings.customerId, customers.id))
+    .innerJoin(adsSettings, eq(adsSettings.customerId, customers.id))
+    .where(eq(customers.id, id));
+  return row ? toRecord(row) : null;
+}
+
+function toRecord(row: { customer: typeof customers.$inferSelect; mail: typeof mailSettings.$inferSelect; ads: typeof adsSettings.$inferSelect }): CustomerRecord {
+  return {
+    id: row.customer.id,
+    name: row.customer.name,
+    created_at: row.customer.createdAt.toISOString(),
+    mail: {
+      sending_blocked: row.mail.sendingBlocked,
+      mode: row.mail.mode,
+      monthly_limit: row.mail.monthlyLimit,
+      max_per_job: row.mail.maxPerJob,
+    },
+    ads: { account_state: row.ads.accountState, stage: row.ads.stage, enterprise_included_ads: row.ads.enterpriseIncludedAds },
+  };
+}
+
+/** A customer always has both settings rows, created in the same transaction. */
+export async function createCustomer(db: Database, input: { name: string; mail?: MailSettingsInput; ads?: AdsSettingsInput }): Promise<CustomerRecord> {
+  const id = await db.transaction(async (tx) => {
+    const [customer] = await tx.insert(customers).values({ name: input.name }).returning({ id: customers.id });
+    if (!customer) throw new Error("customer insert returned nothing");
+    await tx.insert(mailSettings).values({ customerId: customer.id, ...mailColumns(input.mail ?? {}) });
+    await tx.insert(adsSettings).values({ customerId: customer.id, ...adsColumns(input.ads ?? {}) });
+    return customer.id;
+  });
+  const created = await load(db, id);
+  if (!created) throw new Error("created customer vanished");
+  return created;
+}
+
+export async function getCustomer(db: Database, id: string): Promise<CustomerRecord | null> {
+  return load(db, id);
+}
+
+export async function listCustomers(db: Database, input: { limit: number; after: Cursor | null }) {
+  const rows = await db
+    .select({ customer: customers, mail: mailSettings, ads: adsSettings })
+    .from(customers)
+    .innerJoin(mailSettings, eq(mailSettings.customerId, customers.id))
+    .innerJoin(adsSettings, eq(adsSettings.customerId, customers.id))
+    .where(afterCursor(customers.createdAt, customers.id, input.after))
+    .orderBy(asc(customers.createdAt), asc(customers.id))
+    .limit(input.limit + 1);
+  return toPage(rows.map(toRecord), input.limit, (c) => ({ at: c.created_at, id: c.id }));
+}
+
+function mailColumns(input: MailSettingsInput) {
+  return {
+    ...(input.sending_blocked !== undefined && { sendingBlocked: input.sending_blocked }),
+    ...(input.mode !== undefined && { mode: input.mode }),
+    ...(input.monthly_limit !== undefined && { monthlyLimit: input.monthly_limit }),
+    ...(input.max_per_job !== undefined && { maxPerJob: input.max_per_job }),
+  };
+}
+
+function adsColumns(input: AdsSettingsInput) {
+  return {
+    ...(input.account_state !== undefined && { accountState: input.account_state }),
+    ...(input.stage !== undefined && { stage: input.stage }),
+    ...(input.enterprise_included_ads !== undefined && { enterpriseIncludedAds: input.enterprise_included_ads }),
+  };
+}
+
+export async function updateCustomer(
+  db: Database,
+  id: string,
+  input: { name?: string; mail?: MailSettingsInput; ads?: AdsSettingsInput },
+  now: Date,
+): Promise<CustomerRecord | null> {
+  const found = await db.transaction(async (tx) => {
+    const [customer] = await tx
+      .update(customers)
+      .set(input.name !== undefined ? { name: input.name } : { id })
+      .where(eq(customers.id, id))
+      .returning({ id: customers.id });
+    if (!customer) return false;
+    const mail = mailColumns(input.mail ?? {});
+    if (Object.keys(mail).length > 0) await tx.update(mailSettings).set({ ...mail, updatedAt: now }).where(eq(mailSettings.customerId, id));
+    const ads = adsColumns(input.ads ?? {});
+    if (Object.keys(ads).length > 0) await tx.update(adsSettings).set({ ...ads, updatedAt: now }).where(eq(adsSettings.customerId, id));
+    return true;
+  });
+  return found ? load(db, id) : null;
+}

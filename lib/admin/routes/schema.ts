@@ -1,0 +1,74 @@
+import { z } from "@hono/zod-openapi";
+
+export const MailSettings = z
+  .object({
+    sending_blocked: z.boolean().openapi({ description: "Administrative switch: when true the sending endpoints answer 403; reads keep working.", example: false }),
+    mode: z.enum(["live", "sandbox"]).openapi({ description: "`sandbox`: the provider accepts mail, nothing is delivered or counted.", example: "live" }),
+    monthly_limit: z.number().int().min(0).openapi({ description: "Accepted live e-mails per calendar month (UTC) before 429 `quota_exceeded`.", example: 100000 }),
+    max_per_job: z.number().int().min(1).openapi({ description: "Maximum recipients of one send job.", example: 50000 }),
+  })
+  .openapi("AdminMailSettings");
+
+export const AdsSettings = z
+  .object({
+    account_state: z
+      .enum(["active", "deactivated", "overdue", "checkout_open", "ended"])
+      .openapi({ description: "Anything but `active` answers 402 on writes; reads stay available while `deactivated` or `overdue`.", example: "active" }),
+    stage: z.enum(["starter", "growth", "scale", "enterprise"]).openapi({ description: "Plan stage of the running cycle.", example: "starter" }),
+    enterprise_included_ads: z.number().int().min(0).nullable().openapi({ description: "Included ads per month for the enterprise stage (custom); null otherwise.", example: null }),
+  })
+  .openapi("AdminAdsSettings");
+
+export const Customer = z
+  .object({
+    id: z.uuid().openapi({ description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+    name: z.string().openapi({ description: "Display name.", example: "Demo" }),
+    created_at: z.string().openapi({ description: "ISO 8601 creation time.", example: "2026-01-15T10:00:00.000Z" }),
+    mail: MailSettings,
+    ads: AdsSettings,
+  })
+  .openapi("Customer");
+
+export const CreateCustomer = z
+  .object({
+    name: z.string().trim().min(1).max(200).openapi({ description: "Display name, 1–200 characters.", example: "Acme GmbH" }),
+    mail: MailSettings.partial().optional().openapi({ description: "Initial mail settings; defaults apply otherwise." }),
+    ads: AdsSettings.partial().optional().openapi({ description: "Initial ads settings; defaults apply otherwise." }),
+  })
+  .openapi("CreateCustomer");
+
+export const UpdateCustomer = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional().openapi({ description: "New display name.", example: "Acme GmbH" }),
+    mail: MailSettings.partial().optional().openapi({ description: "Mail settings to change." }),
+    ads: AdsSettings.partial().optional().openapi({ description: "Ads settings to change." }),
+  })
+  .strict()
+  .openapi("UpdateCustomer");
+
+export const ApiKey = z
+  .object({
+    id: z.uuid().openapi({ description: "Key id (for revocation).", example: "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21" }),
+    customer_id: z.uuid().openapi({ description: "Owning customer.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+    prefix: z.string().openapi({ description: "Visible start of the key.", example: "mk_live_3fA9" }),
+    service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),
+    scope: z.enum(["full", "reporting"]).openapi({ description: "`full` reads, writes and sends; `reporting` only reads.", example: "full" }),
+    created_at: z.string().openapi({ description: "ISO 8601 creation time.", example: "2026-01-15T10:00:00.000Z" }),
+    revoked_at: z.string().nullable().openapi({ description: "ISO 8601 revocation time, null while valid.", example: null }),
+  })
+  .openapi("ApiKey");
+
+export const IssuedApiKey = ApiKey.extend({
+  key: z.string().openapi({ description: "The key itself. Shown only in this response; store it now.", example: "mk_live_…" }),
+}).openapi("IssuedApiKey");
+
+export const CreateApiKey = z
+  .object({
+    service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),
+    scope: z.enum(["full", "reporting"]).openapi({ description: "Scope of the key.", example: "full" }),
+  })
+  .openapi("CreateApiKey");
+
+export const CustomerIdParam = z.object({
+  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+});

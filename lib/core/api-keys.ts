@@ -1,0 +1,105 @@
+import { randomBytes } from "node:crypto";
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { adsSettings, apiKeys, customers, mailSettings } from "../db/schema";
+import type { Principal, Scope } from "./context";
+import { sha256Hex } from "./secrets";
+
+export type KeyService = "mail" | "ads";
+
+const PREFIX: Record<KeyService, string> = { mail: "mk_live_", ads: "ak_live_" };
+const VISIBLE_PREFIX_LENGTH = 12;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+function randomBase62(length: number): string {
+  // 248 = 4 × 62: rejecting bytes ≥ 248 keeps every character equally likely.
+  let out = "";
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export type ApiKeyRecord = {
+  id: string;
+  customer_id: string;
+  prefix: string;
+  service: KeyService;
+  scope: Scope;
+  created_at: string;
+  revoked_at: string | null;
+};
+
+function toRecord(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
+  return {
+    id: row.id,
+    customer_id: row.customerId,
+    prefix: row.prefix,
+    service: row.service,
+    scope: row.scope,
+    created_at: row.createdAt.toISOString(),
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+  };
+}
+
+/** Creates a key; the plaintext is returned here once and only its SHA-256 is stored. */
+export async function issueApiKey(
+  db: Database,
+  input: { customerId: string; service: KeyService; scope: Scope },
+): Promise<ApiKeyRecord & { key: string }> {
+  const key = PREFIX[input.service] + randomBase62(32);
+  const [row] = await db
+    .insert(apiKeys)
+    .values({ ...input, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: sha256Hex(key) })
+    .returning();
+  if (!row) throw new Error("api key insert returned nothing");
+  return { ...toRecord(row), key };
+}
+
+export async function listApiKeys(db: Database, customerId: string): Promise<ApiKeyRecord[]> {
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.customerId, customerId)).orderBy(desc(apiKeys.createdAt));
+  return rows.map(toRecord);
+}
+
+/** Revokes a key; returns null when there is no such key (already revoked keys stay revoked). */
+export async function revokeApiKey(db: Database, keyId: string, now: Date): Promise<ApiKeyRecord | null> {
+  const [updated] = await db
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
+    .returning();
+  if (updated) return toRecord(updated);
+  const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+  return existing ? toRecord(existing) : null;
+}
+
+/**
+ * Resolves a bearer key to its principal. Unknown, revoked and wrong-service keys all take the same
+ * path (one indexed lookup by hash, then checks on the row), so timing does not tell them apart.
+ */
+export async function authenticateApiKey(db: Database, rawKey: string, service: KeyService): Promise<Principal | null> {
+  const hash = sha256Hex(rawKey);
+  const [row] = await db
+    .select({ key: apiKeys, customerName: customers.name, mail: mailSettings, ads: adsSettings })
+    .from(apiKeys)
+    .innerJoin(customers, eq(customers.id, apiKeys.customerId))
+    .leftJoin(mailSettings, eq(mailSettings.customerId, apiKeys.customerId))
+    .leftJoin(adsSettings, eq(adsSettings.customerId, apiKeys.customerId))
+    .where(eq(apiKeys.hash, hash));
+  if (!row || row.key.revokedAt !== null || row.key.service !== service) return null;
+  return {
+    keyId: row.key.id,
+    customerId: row.key.customerId,
+    customerName: row.customerName,
+    service,
+    scope: row.key.scope,
+    mail: row.mail
+      ? { sendingBlocked: row.mail.sendingBlocked, mode: row.mail.mode, monthlyLimit: row.mail.monthlyLimit, maxPerJob: row.mail.maxPerJob }
+      : null,
+    ads: row.ads
+      ? { accountState: row.ads.accountState, stage: row.ads.stage, enterpriseIncludedAds: row.ads.enterpriseIncludedAds }
+      : null,
+  };
+}

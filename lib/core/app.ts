@@ -1,0 +1,199 @@
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import type { ZodError } from "zod";
+import { authenticateApiKey } from "./api-keys";
+import type { AppEnv, CoreDeps } from "./context";
+import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName } from "./errors";
+
+export const API_VERSION = "v1";
+/** Vercel's request-body limit; larger bodies are refused before they are read. */
+export const MAX_BODY_BYTES = 4.5 * 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export type ServiceAppOptions = {
+  service: ServiceName;
+  deps: CoreDeps;
+  /** Paths under the app that need no API key (docs, signed upload URLs, …); matched by prefix or regex. */
+  publicPaths?: (string | RegExp)[];
+  /** Paths whose body is not JSON (raw uploads). */
+  rawBodyPaths?: RegExp[];
+};
+
+export function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
+  return publicPaths.some((p) => (typeof p === "string" ? path === p : p.test(path)));
+}
+
+/** Zod issues → field problems; a missing required field is a 400 per both specs, anything else a 422. */
+export function validationFailure(error: ZodError, input: unknown, target: string): ApiError {
+  const problems: FieldProblem[] = error.issues.map((issue) => ({
+    path: issue.path.map(String).join(".") || target,
+    message: issue.message,
+  }));
+  const missing = error.issues.filter((issue) => issue.code === "invalid_type" && valueAt(input, issue.path) === undefined);
+  if (missing.length === error.issues.length) {
+    return new BadRequestError(
+      `Missing required ${missing.length === 1 ? "field" : "fields"}: ${missing.map((m) => m.path.join(".") || target).join(", ")}.`,
+      problems,
+    );
+  }
+  return new ApiError("validation_error", "The request has invalid fields; see details.", { details: problems });
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+export function respondError(c: Context<AppEnv>, error: ApiError): Response {
+  const service = c.get("service");
+  const status = statusOf(error.code, service);
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(errorBody(error, service, c.get("requestId") ?? crypto.randomUUID()), status as 400);
+}
+
+/**
+ * The shared skeleton of both services (and the admin API): request id, version pinning, body checks,
+ * authentication, rate limiting, one error handler and the 404/405 answers. Route-level concerns
+ * (scope, access switch, idempotency) come from `serviceRoute` in `./route`.
+ */
+export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv> {
+  const { service, deps } = options;
+  const publicPaths = options.publicPaths ?? [];
+  const rawBodyPaths = options.rawBodyPaths ?? [];
+
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result) => {
+      // zod-validator hands the raw input over as `data`; it tells a missing field from an invalid one.
+      if (!result.success) throw validationFailure(result.error as ZodError, (result as { data?: unknown }).data, result.target);
+    },
+  });
+
+  app.use("*", async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("service", service);
+    await next();
+    c.header("X-Request-Id", requestId);
+    c.header("Service-Version", API_VERSION);
+  });
+
+  app.use("*", async (c, next) => {
+    const pinned = c.req.header("service-version");
+    if (pinned !== undefined && pinned.trim().toLowerCase() !== API_VERSION) {
+      throw new BadRequestError(`Unknown Service-Version "${pinned.slice(0, 32)}"; this API serves "${API_VERSION}".`);
+    }
+    await next();
+  });
+
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new BadRequestError(`Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (4.5 MB).`);
+      },
+    }),
+  );
+
+  app.use("*", async (c, next) => {
+    const method = c.req.method;
+    if ((method === "POST" || method === "PUT" || method === "PATCH") && !rawBodyPaths.some((p) => p.test(c.req.path))) {
+      const length = c.req.header("content-length");
+      const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
+      const type = c.req.header("content-type") ?? "";
+      if (hasBody && !/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
+        throw new BadRequestError(`Content-Type must be application/json (got "${type.slice(0, 64) || "none"}").`);
+      }
+    }
+    await next();
+  });
+
+  if (service !== "admin") {
+    app.use("*", authenticate(service, deps, publicPaths));
+  }
+
+  app.notFound((c) => {
+    const allowed = service === "ads" ? allowedMethods(app, c.req.path) : [];
+    if (allowed.length > 0) {
+      return respondError(
+        c,
+        new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${c.req.path}.`, {
+          headers: { Allow: allowed.join(", ") },
+        }),
+      );
+    }
+    return respondError(c, new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`));
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return respondError(c, error);
+    if (error instanceof HTTPException && error.status < 500) {
+      // Hono's own 4xx (malformed JSON in a validator, etc.): keep the message, use our envelope.
+      return respondError(c, new BadRequestError(error.message || "Bad request."));
+    }
+    deps.logger.error("unhandled error", {
+      request_id: c.get("requestId"),
+      path: c.req.path,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return respondError(c, new ApiError("internal_error", "Internal error; retry with backoff and quote the request_id."));
+  });
+
+  return app;
+}
+
+function authenticate(service: "mail" | "ads", deps: CoreDeps, publicPaths: (string | RegExp)[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (isPublicPath(c.req.path, publicPaths)) return next();
+    const header = c.req.header("authorization") ?? "";
+    const match = /^Bearer\s+(\S{1,200})$/i.exec(header);
+    const principal = match?.[1] ? await authenticateApiKey(deps.db, match[1], service) : null;
+    if (!principal) {
+      throw new ApiError("unauthorized", "API key missing, invalid or revoked. Send Authorization: Bearer <key>.", {
+        headers: { "WWW-Authenticate": 'Bearer realm="api"' },
+      });
+    }
+    c.set("principal", principal);
+
+    const decision = await deps.rateLimiter.limit(`${service}:${principal.customerId}`);
+    if (decision) {
+      const { limit, windowSeconds } = deps.rateLimiter.policy;
+      const headers: Record<string, string> = {
+        "X-RateLimit-Limit": String(decision.limit),
+        "X-RateLimit-Remaining": String(decision.remaining),
+        "X-RateLimit-Reset": String(decision.resetSeconds),
+        "RateLimit-Policy": `"per-customer";q=${limit};w=${windowSeconds}`,
+        RateLimit: `"per-customer";r=${decision.remaining};t=${decision.resetSeconds}`,
+      };
+      if (!decision.allowed) {
+        throw new ApiError("rate_limited", `Rate limit of ${limit} requests per ${windowSeconds} s reached; retry after ${decision.resetSeconds} s.`, {
+          headers: { ...headers, "Retry-After": String(decision.resetSeconds) },
+        });
+      }
+      await next();
+      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+      return;
+    }
+    await next();
+  };
+}
+
+/** Methods registered for a concrete path, for the 405 `Allow` header. */
+function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === "ALL") continue;
+    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+").replace(/\*/g, ".*")}$`);
+    if (pattern.test(path)) methods.add(route.method);
+  }
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort();
+}

@@ -1,0 +1,76 @@
+import { z } from "zod";
+
+/**
+ * The whole environment in one schema. Every variable is optional: the defaults are the embedded mode
+ * (`npm start` with no accounts and no network). Production sets the Upstash/QStash/Blob/Neon variables.
+ */
+const optionalUrl = z.url().optional();
+const flag = z
+  .enum(["true", "false", "1", "0"])
+  .optional()
+  .transform((v) => v === "true" || v === "1");
+
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe("HTTP port of the local server"),
+  HOST: z.string().default("127.0.0.1").describe("Interface the local server binds to"),
+  PUBLIC_BASE_URL: optionalUrl.describe("Public origin used in links (asset URLs, upload URLs); default http://localhost:PORT"),
+  DATA_DIR: z.string().default(".data").describe("Embedded mode: where PGlite, files and generated secrets live"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional()
+    .describe("Postgres URL; unset = embedded PGlite; a neon.tech host uses the Neon driver, any other uses pg"),
+  ADMIN_TOKEN: z.string().min(24, "must be at least 24 characters").optional().describe("Operator token for /admin/v1"),
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[A-Za-z0-9+/]{43}=$/, "must be 32 bytes, base64-encoded")
+    .optional()
+    .describe("AES-256-GCM key for secrets at rest (base64, 32 bytes); embedded: generated into DATA_DIR"),
+  UPSTASH_REDIS_REST_URL: optionalUrl.describe("Upstash Redis for rate limits and idempotency records"),
+  UPSTASH_REDIS_REST_TOKEN: z.string().optional().describe("Upstash Redis REST token"),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000).describe("Requests per minute per customer"),
+  RATE_LIMIT_TIMEOUT_MS: z.coerce.number().int().positive().default(300).describe("Fail-open timeout of the rate limiter"),
+  QSTASH_TOKEN: z.string().optional().describe("QStash token; unset = in-process queue"),
+  QSTASH_URL: optionalUrl.describe("QStash API URL override"),
+  QSTASH_CURRENT_SIGNING_KEY: z.string().optional().describe("QStash signature verification key (current)"),
+  QSTASH_NEXT_SIGNING_KEY: z.string().optional().describe("QStash signature verification key (next)"),
+  BLOB_READ_WRITE_TOKEN: z.string().optional().describe("Vercel Blob token; unset = local files under DATA_DIR"),
+  POSTMARK_API_URL: optionalUrl.describe("Postmark API origin; unset = the embedded Postmark simulator"),
+  POSTMARK_WEBHOOK_USERNAME: z.string().optional().describe("Basic-auth user Postmark uses on /api/postmark/webhook"),
+  POSTMARK_WEBHOOK_PASSWORD: z.string().optional().describe("Basic-auth password for /api/postmark/webhook"),
+  POSTMARK_WEBHOOK_ALLOWED_IPS: z.string().optional().describe("Optional comma-separated IP allow-list for the Postmark receiver"),
+  GRAPH_API_URL: optionalUrl.describe("Graph API base incl. version; unset = the embedded platform simulator"),
+  GRAPH_APP_SECRET: z.string().optional().describe("Meta app secret (webhook signature of /api/platform/webhook)"),
+  CRON_SECRET: z.string().optional().describe("Bearer secret Vercel Cron sends to /api/cron/*"),
+  BILLING_URL: optionalUrl.describe("Where the daily accepted-mail count is posted; unset = not posted"),
+  BILLING_SECRET: z.string().optional().describe("HMAC secret for billing posts"),
+  ALLOW_LOOPBACK_OUTBOUND: flag.describe("TEST ONLY: lets the SSRF-safe client reach loopback"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once; a bad value names the variable instead of failing later with a stack trace. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  return result.data;
+}
+
+/** Every variable with its description and default, for the README and `npm run admin -- env`. */
+export function describeEnvironment(): { name: string; description: string; default: string | null }[] {
+  return Object.entries(configSchema.shape).map(([name, schema]) => {
+    const parsed = schema.safeParse(undefined);
+    return {
+      name,
+      description: schema.description ?? "",
+      default: parsed.success && parsed.data !== undefined && parsed.data !== false ? String(parsed.data) : null,
+    };
+  });
+}

@@ -1,0 +1,32 @@
+import { createPostgresIdempotencyStore, createUpstashIdempotencyStore } from "../adapters/idempotency";
+import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/ratelimit";
+import type { Database } from "../db/client";
+import type { Clock } from "./clock";
+import type { Config } from "./config";
+import type { CoreDeps } from "./context";
+import type { Logger } from "./logger";
+import { SecretBox } from "./secrets";
+
+/**
+ * Chooses the adapters in one place: Upstash when its variables are set, the embedded defaults
+ * otherwise. Tests call this with PGlite and a manual clock and get the same wiring as `npm start`.
+ */
+export function createCoreDeps(input: { config: Config; db: Database; clock: Clock; logger: Logger; encryptionKey: string }): CoreDeps {
+  const { config, db, clock, logger } = input;
+  const policy = { limit: config.RATE_LIMIT_PER_MINUTE, windowSeconds: 60 };
+  const upstash =
+    config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN
+      ? { url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN }
+      : null;
+  return {
+    config,
+    db,
+    clock,
+    logger,
+    secrets: new SecretBox(input.encryptionKey),
+    rateLimiter: upstash
+      ? createUpstashRateLimiter(policy, upstash, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS, clock, logger })
+      : createMemoryRateLimiter(policy, clock),
+    idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
+  };
+}

@@ -1,0 +1,118 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "./context";
+
+export type DocsInfo = { title: string; description: string; basePath: string; pathPrefix: string };
+
+type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+let scalarBundle: string | null = null;
+function scalarScript(): string {
+  // Served from node_modules so the docs page works offline (no CDN).
+  scalarBundle ??= readFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), "utf8");
+  return scalarBundle;
+}
+
+export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+    type: "http",
+    scheme: "bearer",
+    description: "API key of the customer. Scopes: `full` (read, write, send) and `reporting` (read-only).",
+  });
+  return app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: { title: info.title, version: "v1", description: info.description },
+    servers: [{ url: info.basePath, description: "This deployment" }],
+    tags: [],
+  });
+}
+
+/** `/v1/openapi.json`, `/v1/docs` and `/v1/llms.txt`, all generated from the route definitions. */
+export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
+  let cached: OpenApiDocument | null = null;
+  const document = () => (cached ??= buildDocument(app, info));
+  const prefix = info.pathPrefix;
+  app.get(`${prefix}/openapi.json`, (c) => c.json(document()));
+  app.get(`${prefix}/docs/scalar.js`, (c) => {
+    c.header("Cache-Control", "public, max-age=86400");
+    return c.body(scalarScript(), 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+  app.get(`${prefix}/docs`, (c) =>
+    c.html(`<!doctype html>
+<html><head><meta charset="utf-8"><title>${info.title}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><script id="api-reference" data-url="${info.basePath}${prefix}/openapi.json"></script>
+<script src="${info.basePath}${prefix}/docs/scalar.js"></script></body></html>`),
+  );
+  app.get(`${prefix}/llms.txt`, (c) => c.text(toLlmsText(document())));
+}
+
+type Json = Record<string, unknown>;
+
+/** A plain-text reference of the same document: every operation with its parameters, body, responses. */
+export function toLlmsText(doc: OpenApiDocument): string {
+  const lines: string[] = [`# ${doc.info.title} (${doc.info.version})`, "", doc.info.description ?? "", ""];
+  const base = doc.servers?.[0]?.url ?? "";
+  lines.push(`Base URL: ${base}`, "Authentication: Authorization: Bearer <API key>", "");
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const [method, op] of Object.entries(item as Json)) {
+      const operation = op as Json;
+      if (typeof operation !== "object" || !operation.responses) continue;
+      lines.push(`## ${method.toUpperCase()} ${path}`);
+      if (operation.summary) lines.push(String(operation.summary));
+      if (operation.description) lines.push("", String(operation.description));
+      const security = (operation.security as Json[] | undefined)?.[0];
+      if (security) lines.push(`Scope: ${Object.values(security).flat().join(", ") || "none"}`);
+      for (const p of (operation.parameters as Json[] | undefined) ?? []) {
+        const schema = resolve(doc, p.schema as Json | undefined);
+        lines.push(`- ${String(p.in)} \`${String(p.name)}\`${p.required ? " (required)" : ""}: ${describe(schema)}${p.description ? ` — ${String(p.description)}` : ""}`);
+      }
+      const body = (operation.requestBody as Json | undefined)?.content as Json | undefined;
+      const bodySchema = body ? ((Object.values(body)[0] as Json).schema as Json) : undefined;
+      if (bodySchema) lines.push("Request body:", ...fields(doc, bodySchema, "  "));
+      for (const [status, response] of Object.entries(operation.responses as Json)) {
+        const r = response as Json;
+        lines.push(`Response ${status}: ${String(r.description ?? "")}`);
+        const schema = ((r.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema as Json | undefined;
+        if (schema && status.startsWith("2")) lines.push(...fields(doc, schema, "  "));
+      }
+      lines.push("");
+    }
+  }
+  return lines.join("\n");
+}
+
+function resolve(doc: OpenApiDocument, schema: Json | undefined): Json {
+  if (!schema) return {};
+  const ref = schema.$ref;
+  if (typeof ref === "string") {
+    const name = ref.split("/").pop() ?? "";
+    return (doc.components?.schemas?.[name] as Json | undefined) ?? {};
+  }
+  return schema;
+}
+
+function describe(schema: Json): string {
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  const type = Array.isArray(schema.type) ? schema.type.join("|") : String(schema.type ?? "object");
+  return schema.format ? `${type} (${String(schema.format)})` : type;
+}
+
+function fields(doc: OpenApiDocument, raw: Json, indent: string, depth = 0): string[] {
+  const schema = resolve(doc, raw);
+  if (depth > 3) return [];
+  const props = schema.properties as Json | undefined;
+  if (!props) {
+    if (schema.type === "array" && schema.items) return fields(doc, schema.items as Json, indent, depth);
+    return [];
+  }
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(props)) {
+    const child = resolve(doc, value as Json);
+    const desc = child.description ?? (value as Json).description;
+    out.push(`${indent}- ${name}${required.has(name) ? " (required)" : ""}: ${describe(child)}${desc ? ` — ${String(desc)}` : ""}`);
+    out.push(...fields(doc, child, `${indent}  `, depth + 1));
+  }
+  return out;
+}

@@ -1,0 +1,136 @@
+/**
+ * One error model for both services: a closed code enum, one status map, one envelope.
+ * Handlers and services only `throw`; `lib/core/app.ts` turns errors into responses.
+ */
+export const errorCodes = [
+  "bad_request",
+  "unauthorized",
+  "payment_required",
+  "forbidden",
+  "not_found",
+  "method_not_allowed",
+  "conflict",
+  "validation_error",
+  "rate_limited",
+  "quota_exceeded",
+  "internal_error",
+] as const;
+
+export type ErrorCode = (typeof errorCodes)[number];
+
+export type ServiceName = "mail" | "ads" | "admin";
+
+/** `quota_exceeded` is 429 in the mail spec and 402 in the ads spec; everything else is shared. */
+export function statusOf(code: ErrorCode, service: ServiceName): number {
+  switch (code) {
+    case "bad_request":
+      return 400;
+    case "unauthorized":
+      return 401;
+    case "payment_required":
+      return 402;
+    case "forbidden":
+      return 403;
+    case "not_found":
+      return 404;
+    case "method_not_allowed":
+      return 405;
+    case "conflict":
+      return 409;
+    case "validation_error":
+      return 422;
+    case "rate_limited":
+      return 429;
+    case "quota_exceeded":
+      return service === "ads" ? 402 : 429;
+    case "internal_error":
+      return 500;
+  }
+}
+
+/** Mail-style detail entry: `{ path, message }`. */
+export type PathDetail = { path: string; message: string };
+/** Ads-style detail entry: `{ field, issue }`. */
+export type FieldDetail = { field: string; issue: string };
+/** Field-level problems, shaped per service when the response is written. */
+export type FieldProblem = { path: string; message: string };
+
+export type ErrorDetails = FieldProblem[] | Record<string, unknown> | null;
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+  readonly headers: Record<string, string>;
+  /** Extra fields of the error object (e.g. the `message_id` of a send whose outcome is unknown). */
+  readonly extra: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetails; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.details = options.details ?? null;
+    this.headers = options.headers ?? {};
+    this.extra = options.extra;
+  }
+}
+
+export class NotFoundError extends ApiError {
+  constructor(what: string) {
+    super("not_found", `${what} not found.`);
+  }
+}
+
+export class ConflictError extends ApiError {
+  constructor(message: string, details?: ErrorDetails, headers?: Record<string, string>) {
+    super("conflict", message, { details, headers });
+  }
+}
+
+export class ForbiddenError extends ApiError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("forbidden", message, { details });
+  }
+}
+
+export class ValidationError extends ApiError {
+  constructor(message: string, details: ErrorDetails) {
+    super("validation_error", message, { details });
+  }
+}
+
+export class BadRequestError extends ApiError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("bad_request", message, { details });
+  }
+}
+
+export class QuotaExceededError extends ApiError {
+  constructor(message: string, details?: ErrorDetails, headers?: Record<string, string>) {
+    super("quota_exceeded", message, { details, headers });
+  }
+}
+
+export class PaymentRequiredError extends ApiError {
+  constructor(message: string, details?: ErrorDetails) {
+    super("payment_required", message, { details });
+  }
+}
+
+/** Shapes field problems for the service's documented `details` format. */
+export function shapeDetails(details: ErrorDetails, service: ServiceName): unknown {
+  if (details === null) return service === "ads" ? null : [];
+  if (!Array.isArray(details)) return details;
+  if (service === "ads") return details.map((d): FieldDetail => ({ field: d.path, issue: d.message }));
+  return details;
+}
+
+export function errorBody(error: ApiError, service: ServiceName, requestId: string) {
+  return {
+    error: { code: error.code, message: error.message, details: shapeDetails(error.details, service), ...(error.extra ?? {}) },
+    request_id: requestId,
+  };
+}

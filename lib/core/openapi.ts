@@ -1,0 +1,114 @@
+import { z } from "@hono/zod-openapi";
+import { errorCodes, statusOf, type ServiceName } from "./errors";
+
+export const RequestId = z.string().openapi({ description: "Id of this request (UUID, or the caller's X-Request-Id).", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" });
+
+/** `{ data, request_id }` around a named schema. */
+export function envelope<T extends z.ZodType>(data: T) {
+  return z.object({ data, request_id: RequestId });
+}
+
+export const Paging = z
+  .object({
+    after: z.string().nullable().openapi({ description: "Cursor for the next page; pass it as `after`. Null on the last page.", example: "eyJpZCI6IjEyMyJ9" }),
+    has_next: z.boolean().openapi({ description: "Whether another page follows.", example: false }),
+  })
+  .openapi("Paging");
+
+export function pagedEnvelope<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), paging: Paging, request_id: RequestId });
+}
+
+const MailDetail = z
+  .object({
+    path: z.string().openapi({ description: "Dotted path of the offending field.", example: "blocks.0.block_id" }),
+    message: z.string().openapi({ description: "What is wrong with it.", example: "Invalid UUID" }),
+  })
+  .openapi("ErrorDetail");
+
+const AdsDetail = z
+  .object({
+    field: z.string().openapi({ description: "Dotted path of the offending field.", example: "targeting.age_min" }),
+    issue: z.string().openapi({ description: "What is wrong with it.", example: "Must be between 13 and 65" }),
+  })
+  .openapi("ErrorFieldIssue");
+
+function errorSchema(service: ServiceName) {
+  const details =
+    service === "ads"
+      ? z
+          .union([
+            z.array(AdsDetail),
+            z.object({ missing: z.array(z.string()) }).openapi({ description: "Onboarding items still missing." }),
+            z.object({ locked_fields: z.array(z.string()) }).openapi({ description: "Fields set by the target configuration." }),
+            z.record(z.string(), z.unknown()),
+            z.null(),
+          ])
+          .openapi({ description: "`[{field, issue}]` for validation errors, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields, an object with `reason` for conflicts, else null." })
+      : z
+          .union([z.array(MailDetail), z.record(z.string(), z.unknown())])
+          .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object with `reason` for some conflicts and readiness problems." });
+  return z
+    .object({
+      error: z.object({
+        code: z.enum(errorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
+        message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
+        details,
+        message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
+      }),
+      request_id: RequestId,
+    })
+    .openapi(service === "ads" ? "AdsError" : service === "admin" ? "AdminError" : "MailError");
+}
+
+const descriptions: Record<number, string> = {
+  400: "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+  401: "Missing, invalid or revoked API key.",
+  402: "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
+  403: "The key's scope does not cover this operation, or access is blocked.",
+  404: "The resource does not exist or belongs to another customer.",
+  405: "Method not allowed on this path; see the `Allow` header.",
+  409: "Conflict with the resource's state or with an idempotency key.",
+  422: "Fields present but invalid; see `details`.",
+  429: "Too many requests or a quota reached; wait `Retry-After` seconds.",
+  500: "Error at the service or the provider; retry with backoff.",
+};
+
+const examples: Record<number, (typeof errorCodes)[number]> = {
+  400: "bad_request",
+  401: "unauthorized",
+  402: "payment_required",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  422: "validation_error",
+  429: "rate_limited",
+  500: "internal_error",
+};
+
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 422 | 429 | 500;
+
+/** One response object per status, sharing the service's named error schema. */
+export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
+  const schema = errorSchema(service);
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      {
+        description: descriptions[status],
+        content: {
+          "application/json": {
+            schema,
+            example: {
+              error: { code: examples[status], message: descriptions[status], details: service === "ads" ? null : [] },
+              request_id: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a",
+            },
+          },
+        },
+      },
+    ]),
+  ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof errorSchema> } } }>;
+}
+
+export { statusOf };

@@ -1,0 +1,108 @@
+import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
+import type { Access, AppEnv, CoreDeps, Principal } from "./context";
+import { ApiError, ConflictError, ForbiddenError, PaymentRequiredError } from "./errors";
+import { sha256Hex } from "./secrets";
+
+const WRITE_METHODS = new Set(["post", "put", "patch"]);
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * Declares a customer-facing route. `access` decides the scope (`read` → reporting suffices; `write` and
+ * `send` need `full`), the access switches (mail: sending blocked → 403 on `send`; ads: account state →
+ * 402) and, for POST/PUT/PATCH, idempotency. The scope is also written into the OpenAPI security
+ * requirement so the docs show it.
+ */
+export function serviceRoute<const R extends RouteConfig>(deps: CoreDeps, access: Access | "account", route: R) {
+  const scope = access === "read" || access === "account" ? "reporting" : "full";
+  const middleware: MiddlewareHandler<AppEnv>[] = [requireAccess(access)];
+  if (WRITE_METHODS.has(route.method)) middleware.push(idempotency(deps));
+  return createRoute({
+    ...route,
+    security: [{ bearerAuth: [scope] }],
+    middleware: [...middleware, ...asArray(route.middleware)],
+  });
+}
+
+function asArray<T>(value: T | T[] | undefined): T[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+/** The access rules of both specs in one place. */
+export function accessProblem(principal: Principal, access: Access | "account"): ApiError | null {
+  if (access !== "read" && access !== "account" && principal.scope !== "full") {
+    return new ForbiddenError("This API key has the reporting scope, which is read-only; use a full key.");
+  }
+  if (principal.service === "mail" && access === "send" && principal.mail?.sendingBlocked) {
+    return new ForbiddenError("Sending is blocked for this account by an administrator; read endpoints stay available.");
+  }
+  if (principal.service === "ads" && principal.ads && principal.ads.accountState !== "active") {
+    const state = principal.ads.accountState;
+    const readable = state === "deactivated" || state === "overdue";
+    if (access === "write" || access === "send" || (access === "read" && !readable)) {
+      return new PaymentRequiredError(`No active write access: the account is ${state.replace("_", " ")}.`, { account_state: state });
+    }
+  }
+  return null;
+}
+
+function requireAccess(access: Access | "account"): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const problem = accessProblem(c.get("principal"), access);
+    if (problem) throw problem;
+    await next();
+  };
+}
+
+/**
+ * Idempotency per DESIGN §4: scoped to (customer, method + path, key); the first response is kept 24 h
+ * and replayed with `Idempotent-Replayed: true`; another body under the same key is a 409; a key whose
+ * first request is still running is a 409 with `Retry-After`. 5xx answers are not kept (a retry must be
+ * able to redo the work) unless they carry a `message_id`: then the outcome is unknown and a retry must
+ * not send again.
+ */
+export function idempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const raw = c.req.header("idempotency-key");
+    if (raw === undefined) return next();
+    const key = raw.trim().replace(/^"(.*)"$/, "$1");
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw new ApiError("bad_request", "Idempotency-Key must be 1–255 visible ASCII characters (a UUID is recommended).");
+    }
+    const principal = c.get("principal");
+    const scope = { customerId: principal.customerId, route: `${c.req.method} ${c.req.path}`, key };
+    const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+    const claim = await deps.idempotency.claim(scope, fingerprint, deps.clock.now());
+
+    if (claim.kind === "mismatch") {
+      throw new ConflictError("This Idempotency-Key was already used with a different request body.", { reason: "idempotency_key_reused" });
+    }
+    if (claim.kind === "in_progress") {
+      throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.", { reason: "idempotency_key_in_use" }, { "Retry-After": "1" });
+    }
+    if (claim.kind === "replay") {
+      const headers = new Headers(claim.response.headers);
+      headers.set("Idempotent-Replayed", "true");
+      return new Response(claim.response.body, { status: claim.response.status, headers });
+    }
+
+    try {
+      await next();
+    } catch (error) {
+      await deps.idempotency.release(scope);
+      throw error;
+    }
+    const body = await c.res.clone().text();
+    const keep = c.res.status < 500 ? c.res.status !== 429 : /"message_id"\s*:/.test(body);
+    if (!keep) {
+      await deps.idempotency.release(scope);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    c.res.headers.forEach((value, name) => {
+      if (name === "content-type" || name === "location" || name === "etag") headers[name] = value;
+    });
+    await deps.idempotency.complete(scope, { status: c.res.status, headers, body }, deps.clock.now());
+  };
+}

@@ -1,0 +1,47 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+
+/** SHA-256 hex; API keys are stored only as this hash. */
+export function sha256Hex(value: string | Uint8Array): string {
+  return createHash("sha256").update(value).digest("hex");
+}
+
+/** Constant-time equality for secrets of any length (hashing first equalises the lengths). */
+export function safeEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash("sha256").update(a).digest(), createHash("sha256").update(b).digest());
+}
+
+export function randomToken(bytes = 24): string {
+  return randomBytes(bytes).toString("base64url");
+}
+
+/**
+ * AES-256-GCM for secrets at rest (provider tokens, webhook secrets). Format: `v1.<iv>.<tag>.<ciphertext>`
+ * in base64url, so a value is self-describing and a future key rotation can add `v2`.
+ */
+export class SecretBox {
+  readonly #key: Buffer;
+
+  constructor(base64Key: string) {
+    this.#key = Buffer.from(base64Key, "base64");
+    if (this.#key.length !== 32) throw new Error("encryption key must be 32 bytes");
+  }
+
+  seal(plaintext: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", this.#key, iv);
+    const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
+    return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split(".");
+    if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("unreadable sealed secret");
+    const decipher = createDecipheriv("aes-256-gcm", this.#key, Buffer.from(iv, "base64url"));
+    decipher.setAuthTag(Buffer.from(tag, "base64url"));
+    return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
+  }
+}
+
+export function generateEncryptionKey(): string {
+  return randomBytes(32).toString("base64");
+}

@@ -1,0 +1,28 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createServiceApp } from "../core/app";
+import type { AppEnv, CoreDeps } from "../core/context";
+import { registerDocs } from "../core/docs";
+import { registerGetHealth } from "../core/health";
+
+export type MailDeps = CoreDeps;
+
+export const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
+
+Conventions: every response is \`{ data, request_id }\`; lists with a cursor add \`paging: { after, has_next }\`. Errors are \`{ error: { code, message, details: [{ path, message }] }, request_id }\`. A missing required field answers 400 \`bad_request\`; present but invalid fields answer 422 \`validation_error\`. Another customer's id answers 404, never 403.
+
+Rate limit: 1,000 requests per minute per customer. Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` (seconds) and the IETF \`RateLimit-Policy\` / \`RateLimit\` pair; a 429 carries \`Retry-After\`. If the limiter itself is unreachable, requests pass and the headers are omitted.
+
+Idempotency: send \`Idempotency-Key\` (a UUID; quoted or bare) on POST/PUT/PATCH. The first response is kept 24 hours per customer, method and path and replayed with \`Idempotent-Replayed: true\`; the same key with another body answers 409 (\`details.reason = idempotency_key_reused\`), and while the first request still runs 409 (\`idempotency_key_in_use\`) with \`Retry-After\`. 5xx answers are not kept, except a send whose outcome is unknown (it carries \`message_id\`), so a retry never sends twice.
+
+Headers: \`X-Request-Id\` (1–128 characters of \`A-Za-z0-9._:-\`) is echoed, otherwise a UUID is generated; \`Service-Version: v1\` pins the version (any other value answers 400).`;
+
+export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
+  const app = createServiceApp({
+    service: "mail",
+    deps,
+    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
+  });
+  registerGetHealth(app, deps, "mail");
+  registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
+  return app;
+}

@@ -1,0 +1,74 @@
+import { ManualClock } from "../../lib/core/clock";
+import { loadConfig, type Config } from "../../lib/core/config";
+import { createCoreDeps } from "../../lib/core/deps";
+import { createLogger } from "../../lib/core/logger";
+import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
+import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
+import { createRootApp, type RuntimeDeps } from "../../lib/runtime";
+
+export type Harness = Awaited<ReturnType<typeof createHarness>>;
+
+export type CallOptions = { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+
+/**
+ * A whole deployment for HTTP tests: the real migrations on a real Postgres engine (in-memory PGlite,
+ * or the server in `DATABASE_URL` when CI runs the suite against PostgreSQL), embedded adapters, and the
+ * same root app `npm start` serves. Each test makes its own customers, so tests share no ids.
+ */
+export async function createHarness(options: { env?: Record<string, string>; clock?: ManualClock } = {}) {
+  const config: Config = loadConfig({ LOG_LEVEL: "silent", ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), ...options.env });
+  const handle: DatabaseHandle = await openDatabase({ url: config.DATABASE_URL });
+  const clock = options.clock ?? new ManualClock(new Date());
+  const logLines: string[] = [];
+  const logger = createLogger("debug", (line) => logLines.push(line));
+  const adminToken = randomToken(32);
+  const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken };
+  const { root } = createRootApp(deps);
+
+  async function call(method: string, path: string, options: CallOptions = {}) {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.key) headers.authorization = `Bearer ${options.key}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const response = await root.request(path, { method, headers, body });
+    const text = await response.text();
+    let json: unknown = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = null;
+    }
+    return { status: response.status, headers: response.headers, text, json: json as Record<string, any> };
+  }
+
+  const admin = (method: string, path: string, body?: unknown) => call(method, `/admin${path}`, { key: adminToken, body });
+
+  /** A fresh customer with a full and a reporting key for each service. */
+  async function customer(name = "Test customer") {
+    const created = await admin("POST", "/v1/customers", { name });
+    if (created.status !== 201) throw new Error(`customer create failed: ${created.text}`);
+    const id: string = created.json.data.id;
+    const key = async (service: "mail" | "ads", scope: "full" | "reporting"): Promise<string> => {
+      const issued = await admin("POST", `/v1/customers/${id}/keys`, { service, scope });
+      if (issued.status !== 201) throw new Error(`key issue failed: ${issued.text}`);
+      return issued.json.data.key;
+    };
+    return {
+      id,
+      mailFull: await key("mail", "full"),
+      mailReporting: await key("mail", "reporting"),
+      adsFull: await key("ads", "full"),
+      adsReporting: await key("ads", "reporting"),
+    };
+  }
+
+  return { deps, root, call, admin, customer, clock, logLines, db: handle.db, close: () => handle.close() };
+}
+
+/** Prints the whole response on failure, as STYLE asks. */
+export function describeResponse(r: { status: number; text: string }): string {
+  return `HTTP ${r.status}: ${r.text}`;
+}
