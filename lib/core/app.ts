@@ -106,7 +106,7 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     const method = c.req.method;
     if ((method === "POST" || method === "PUT" || method === "PATCH") && !rawBodyPaths.some((p) => p.test(c.req.path))) {
       const length = c.req.header("content-length");
-      const hasBody = (length !== undefined && length !== "0") || c.req.header("transfer-encoding") !== undefined;
+      const hasBody = length !== undefined ? length !== "0" : c.req.raw.body !== null;
       const type = c.req.header("content-type") ?? "";
       if (hasBody && !/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
         throw new BadRequestError(`Content-Type must be application/json (got "${type.slice(0, 64) || "none"}").`);
@@ -136,7 +136,8 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     if (error instanceof ApiError) return respondError(c, error);
     if (error instanceof HTTPException && error.status < 500) {
       // Hono's own 4xx (malformed JSON in a validator, etc.): keep the message, use our envelope.
-      return respondError(c, new BadRequestError(error.message || "Bad request."));
+      const message = error.status === 415 ? "Content-Type must be application/json." : error.message || "Bad request.";
+      return respondError(c, new BadRequestError(message));
     }
     deps.logger.error("unhandled error", {
       request_id: c.get("requestId"),

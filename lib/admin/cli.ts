@@ -1,0 +1,100 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { bootRuntime } from "../bootstrap";
+import { describeEnvironment, loadConfig } from "../core/config";
+
+/**
+ * `npm run admin -- <command>`: the admin API from a terminal. It talks to the running local server
+ * when one answers (PGlite allows one process per data directory), otherwise it boots the same
+ * runtime in-process against the local database.
+ */
+const usage = `Usage: npm run admin -- <command>
+  customers:list
+  customers:create <name>
+  customers:get <customer-id>
+  customers:update <customer-id> '<json>'   e.g. '{"mail":{"sending_blocked":true}}'
+  keys:create <customer-id> <mail|ads> <full|reporting>
+  keys:list <customer-id>
+  keys:revoke <key-id>
+  env                                       every environment variable with its default`;
+
+type Call = { method: string; path: string; body?: unknown };
+
+function toCall(args: string[]): Call | null {
+  const [command, a, b, c] = args;
+  switch (command) {
+    case "customers:list":
+      return { method: "GET", path: "/admin/v1/customers?limit=100" };
+    case "customers:create":
+      return a ? { method: "POST", path: "/admin/v1/customers", body: { name: a } } : null;
+    case "customers:get":
+      return a ? { method: "GET", path: `/admin/v1/customers/${a}` } : null;
+    case "customers:update":
+      return a && b ? { method: "PATCH", path: `/admin/v1/customers/${a}`, body: JSON.parse(b) } : null;
+    case "keys:create":
+      return a && b && c ? { method: "POST", path: `/admin/v1/customers/${a}/keys`, body: { service: b, scope: c } } : null;
+    case "keys:list":
+      return a ? { method: "GET", path: `/admin/v1/customers/${a}/keys` } : null;
+    case "keys:revoke":
+      return a ? { method: "DELETE", path: `/admin/v1/keys/${a}` } : null;
+    default:
+      return null;
+  }
+}
+
+async function viaServer(call: Call, base: string, token: string): Promise<Response | null> {
+  try {
+    return await fetch(`${base}${call.path}`, {
+      method: call.method,
+      headers: { authorization: `Bearer ${token}`, ...(call.body ? { "content-type": "application/json" } : {}) },
+      body: call.body ? JSON.stringify(call.body) : undefined,
+      signal: AbortSignal.timeout(2000),
+    });
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args[0] === "env") {
+    for (const v of describeEnvironment()) process.stdout.write(`${v.name}=${v.default ?? ""}\n    ${v.description}\n`);
+    return 0;
+  }
+  const call = toCall(args);
+  if (!call) {
+    process.stderr.write(`${usage}\n`);
+    return 2;
+  }
+  const config = loadConfig();
+  const token = config.ADMIN_TOKEN ?? readTokenFile(config.DATA_DIR);
+  let response = token ? await viaServer(call, `http://127.0.0.1:${config.PORT}`, token) : null;
+  if (!response) {
+    const runtime = await bootRuntime();
+    response = await runtime.app.root.request(call.path, {
+      method: call.method,
+      headers: { authorization: `Bearer ${runtime.deps.adminToken}`, ...(call.body ? { "content-type": "application/json" } : {}) },
+      body: call.body ? JSON.stringify(call.body) : undefined,
+    });
+    await runtime.database.close();
+  }
+  const text = await response.text();
+  process.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+  return response.ok ? 0 : 1;
+}
+
+function readTokenFile(dataDir: string): string | null {
+  try {
+    return readFileSync(join(dataDir, "admin-token"), "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

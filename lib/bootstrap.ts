@@ -1,0 +1,65 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { systemClock } from "./core/clock";
+import { loadConfig, type Config } from "./core/config";
+import { createCoreDeps } from "./core/deps";
+import { createLogger } from "./core/logger";
+import { generateEncryptionKey, randomToken } from "./core/secrets";
+import { openDatabase, type DatabaseHandle } from "./db/client";
+import { createRootApp, type RuntimeDeps } from "./runtime";
+
+export type Runtime = {
+  config: Config;
+  deps: RuntimeDeps;
+  database: DatabaseHandle;
+  app: ReturnType<typeof createRootApp>;
+  /** Where the operator token came from, for the start-up banner (never the token itself). */
+  adminTokenSource: string;
+};
+
+/** A secret from the environment, or generated once into DATA_DIR with mode 0600 (embedded mode). */
+function fileSecret(dataDir: string, name: string, fromEnv: string | undefined, generate: () => string): { value: string; source: string } {
+  if (fromEnv) return { value: fromEnv, source: "environment" };
+  const path = join(dataDir, name);
+  if (!existsSync(path)) {
+    writeFileSync(path, `${generate()}\n`, { mode: 0o600 });
+  }
+  chmodSync(path, 0o600);
+  return { value: readFileSync(path, "utf8").trim(), source: resolve(path) };
+}
+
+/**
+ * Builds a runtime from the environment. Embedded defaults: PGlite persisted under DATA_DIR and secrets
+ * generated there. On Vercel (`VERCEL` set) nothing may be generated or kept on local disk, so the
+ * database URL and secrets must come from the environment.
+ */
+export async function bootRuntime(env: Record<string, string | undefined> = process.env): Promise<Runtime> {
+  const config = loadConfig(env);
+  const onVercel = Boolean(env.VERCEL);
+  if (onVercel) {
+    const missing = ["DATABASE_URL", "ADMIN_TOKEN", "ENCRYPTION_KEY"].filter((name) => !env[name]);
+    if (missing.length > 0) throw new Error(`Missing environment for production: ${missing.join(", ")}`);
+  } else {
+    mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
+  }
+  const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
+  const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
+  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite") });
+  const logger = createLogger(config.LOG_LEVEL);
+  const deps: RuntimeDeps = {
+    ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
+    adminToken: adminToken.value,
+  };
+  return { config, deps, database, app: createRootApp(deps), adminTokenSource: adminToken.source };
+}
+
+let shared: Promise<Runtime> | null = null;
+
+/** One runtime per Vercel function instance, built on the first request. */
+export function sharedRuntime(): Promise<Runtime> {
+  shared ??= bootRuntime().catch((error: unknown) => {
+    shared = null;
+    throw error;
+  });
+  return shared;
+}

@@ -1,0 +1,31 @@
+import { eq } from "drizzle-orm";
+import { issueApiKey } from "./core/api-keys";
+import type { CoreDeps } from "./core/context";
+import { customers } from "./db/schema";
+import { createCustomer } from "./admin/customers";
+
+export const DEMO_CUSTOMER_NAME = "Demo";
+
+export type DemoKeys = { mailFull: string; mailReporting: string; adsFull: string; adsReporting: string };
+
+/**
+ * First start: the `Demo` customer with one full and one reporting key per service. The keys exist only
+ * in this return value (they are stored hashed), so the caller prints them once. Later starts find the
+ * customer and create nothing.
+ */
+export async function seedDemo(deps: CoreDeps): Promise<{ customerId: string; keys: DemoKeys | null }> {
+  const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
+  if (existing) return { customerId: existing.id, keys: null };
+  const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
+  const key = async (service: "mail" | "ads", scope: "full" | "reporting") =>
+    (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
+  return {
+    customerId: demo.id,
+    keys: {
+      mailFull: await key("mail", "full"),
+      mailReporting: await key("mail", "reporting"),
+      adsFull: await key("ads", "full"),
+      adsReporting: await key("ads", "reporting"),
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sql } from "drizzle-orm";
+import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+
+let h: Harness;
+let c: Awaited<ReturnType<Harness["customer"]>>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  c = await h.customer("Envelope Co");
+});
+afterAll(async () => h.close());
+
+describe.each([
+  ["mail", "/mail/v1"],
+  ["ads", "/ads/v1"],
+] as const)("%s service core", (service, base) => {
+  const full = () => (service === "mail" ? c.mailFull : c.adsFull);
+  const other = () => (service === "mail" ? c.adsFull : c.mailFull);
+
+  test("health answers in the envelope with a UUID request id and Service-Version", async () => {
+    const r = await h.call("GET", `${base}/health`, { key: full() });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data).toEqual({ status: "ok", api_version: "v1" });
+    expect(r.json.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(r.headers.get("x-request-id")).toBe(r.json.request_id);
+    expect(r.headers.get("service-version")).toBe("v1");
+  });
+
+  test("a valid X-Request-Id is echoed; an invalid or over-long one is replaced", async () => {
+    const mine = await h.call("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "portal-42.abc:1" } });
+    expect(mine.json.request_id).toBe("portal-42.abc:1");
+    expect(mine.headers.get("x-request-id")).toBe("portal-42.abc:1");
+    const bad = await h.call("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "a".repeat(129) } });
+    expect(bad.json.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    const evil = await h.call("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "<script>" } });
+    expect(evil.json.request_id).not.toContain("<");
+  });
+
+  test("Service-Version v1 is accepted, anything else is 400", async () => {
+    expect((await h.call("GET", `${base}/health`, { key: full(), headers: { "service-version": "v1" } })).status).toBe(200);
+    const r = await h.call("GET", `${base}/health`, { key: full(), headers: { "service-version": "v2" } });
+    expect(r.status, describeResponse(r)).toBe(400);
+    expect(r.json.error.code).toBe("bad_request");
+    expect(r.json.error.message).toContain("Service-Version");
+  });
+
+  test.each([
+    ["no header", null],
+    ["garbage", "nope"],
+    ["well-formed but unknown", `${service === "mail" ? "mk" : "ak"}_live_${"x".repeat(32)}`],
+  ])("401 for %s", async (_label, key) => {
+    const r = await h.call("GET", `${base}/health`, { key });
+    expect(r.status, describeResponse(r)).toBe(401);
+    expect(r.json.error.code).toBe("unauthorized");
+    expect(r.json.request_id).toBeTruthy();
+    expect(r.headers.get("x-ratelimit-limit")).toBeNull();
+  });
+
+  test("a key of the other service is 401", async () => {
+    const r = await h.call("GET", `${base}/health`, { key: other() });
+    expect(r.status, describeResponse(r)).toBe(401);
+  });
+
+  test("a revoked key is 401 from the next request on", async () => {
+    const issued = await h.admin("POST", `/v1/customers/${c.id}/keys`, { service, scope: "full" });
+    const key: string = issued.json.data.key;
+    expect((await h.call("GET", `${base}/health`, { key })).status).toBe(200);
+    const revoked = await h.admin("DELETE", `/v1/keys/${issued.json.data.id}`);
+    expect(revoked.status, describeResponse(revoked)).toBe(200);
+    expect(revoked.json.data.revoked_at).not.toBeNull();
+    const r = await h.call("GET", `${base}/health`, { key });
+    expect(r.status, describeResponse(r)).toBe(401);
+    expect(r.json.error.message).toBe((await h.call("GET", `${base}/health`, { key: "unknown" })).json.error.message);
+  });
+
+  test("unknown paths answer 404 in the envelope", async () => {
+    const r = await h.call("GET", `${base}/nothing-here`, { key: full() });
+    expect(r.status, describeResponse(r)).toBe(404);
+    expect(r.json.error.code).toBe("not_found");
+    expect(r.json.request_id).toBeTruthy();
+  });
+});
+
+test("ads: a known path with the wrong method is 405 with Allow", async () => {
+  const r = await h.call("DELETE", "/ads/v1/health", { key: c.adsFull });
+  expect(r.status, describeResponse(r)).toBe(405);
+  expect(r.json.error.code).toBe("method_not_allowed");
+  expect(r.headers.get("allow")).toBe("GET, HEAD");
+});
+
+test("paths outside every service answer 404 in the envelope", async () => {
+  const r = await h.call("GET", "/nowhere");
+  expect(r.status).toBe(404);
+  expect(r.json.error.code).toBe("not_found");
+});
+
+test("keys are stored only as SHA-256 hashes and never appear in logs", async () => {
+  const rows = await h.db.execute(sql`select prefix, hash from api_keys`);
+  const text = JSON.stringify(rows);
+  expect(text).not.toContain(c.mailFull);
+  expect(text).toContain(c.mailFull.slice(0, 12));
+  expect(h.logLines.join("\n")).not.toContain(c.mailFull);
+});
