@@ -1,11 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAdsApp } from "../../lib/ads/app";
+import { createUpstashIdempotencyStore } from "../../lib/adapters/idempotency";
 import { ManualClock } from "../../lib/core/clock";
+import type { CoreDeps } from "../../lib/core/context";
 import { envelope, errorResponses } from "../../lib/core/openapi";
 import { serviceRoute } from "../../lib/core/route";
 import { createMailApp } from "../../lib/mail/app";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { startUpstashFake } from "../helpers/upstash-fake";
 
 /**
  * The route-level rules (scope, access switches, idempotency, body checks) exercised through real
@@ -18,8 +21,8 @@ const clock = new ManualClock("2026-03-01T12:00:00Z");
 
 const Echo = z.object({ text: z.string().min(1).max(20), count: z.number().int().optional() }).openapi("Echo");
 
-function probeApp(service: "mail" | "ads") {
-  const app = service === "mail" ? createMailApp(h.deps) : createAdsApp(h.deps);
+function probeApp(service: "mail" | "ads", deps: CoreDeps = h.deps) {
+  const app = service === "mail" ? createMailApp(deps) : createAdsApp(deps);
   for (const [access, path] of [
     ["write", "/v1/probe/write"],
     ["send", "/v1/probe/send"],
@@ -27,7 +30,7 @@ function probeApp(service: "mail" | "ads") {
   ] as const) {
     const method = access === "read" ? "get" : "post";
     app.openapi(
-      serviceRoute(h.deps, access, {
+      serviceRoute(deps, access, {
         method,
         path,
         ...(method === "post" ? { request: { body: { required: true, content: { "application/json": { schema: Echo } } } } } : {}),
@@ -55,10 +58,15 @@ async function call(app: ReturnType<typeof probeApp>, method: string, path: stri
   return { status: r.status, headers: r.headers, text, json: text ? JSON.parse(text) : null };
 }
 
+const probeAppWith = probeApp;
+
 beforeAll(async () => {
   h = await createHarness({ clock });
 });
-afterAll(async () => h.close());
+afterAll(async () => {
+  await h.close();
+  await upstash?.close();
+});
 
 describe("scope and access switches", () => {
   test("a reporting key may read but gets 403 on writes and sends", async () => {
@@ -159,13 +167,24 @@ describe("request bodies", () => {
   });
 });
 
-describe("idempotency (Postgres store)", () => {
+let upstash: Awaited<ReturnType<typeof startUpstashFake>>;
+const stores: [string, () => CoreDeps][] = [
+  ["postgres", () => h.deps],
+  ["upstash", () => ({ ...h.deps, idempotency: createUpstashIdempotencyStore({ url: upstash.url, token: "t" }) })],
+];
+
+describe.each(stores)("idempotency (%s store)", (_name, depsOf) => {
+  beforeAll(async () => {
+    upstash ??= await startUpstashFake({ now: () => clock.now().getTime() });
+  });
+  const probeApp = (service: "mail" | "ads") => probeAppWith(service, depsOf());
+
   test("a replay returns the same status and body with Idempotent-Replayed, without executing again", async () => {
     const c = await h.customer();
     const app = probeApp("mail");
-    const first = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "once" }, { "idempotency-key": "k-1" });
+    const first = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "once" }, { "idempotency-key": `${_name}-k-1` });
     const before = executions;
-    const again = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "once" }, { "idempotency-key": '"k-1"' });
+    const again = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "once" }, { "idempotency-key": `"${_name}-k-1"` });
     expect(again.status).toBe(first.status);
     expect(again.text).toBe(first.text);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -176,8 +195,8 @@ describe("idempotency (Postgres store)", () => {
   test("the same key with another body is 409 idempotency_key_reused", async () => {
     const c = await h.customer();
     const app = probeApp("mail");
-    await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "a" }, { "idempotency-key": "k-2" });
-    const r = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "b" }, { "idempotency-key": "k-2" });
+    await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "a" }, { "idempotency-key": `${_name}-k-2` });
+    const r = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "b" }, { "idempotency-key": `${_name}-k-2` });
     expect(r.status, describeResponse(r)).toBe(409);
     expect(r.json.error.details).toEqual({ reason: "idempotency_key_reused" });
   });
@@ -188,9 +207,9 @@ describe("idempotency (Postgres store)", () => {
     let release: () => void = () => {};
     gate = new Promise((resolve) => (release = resolve));
     const before = executions;
-    const firstPromise = call(app, "POST", "/v1/probe/write", c.mailFull, { text: "race" }, { "idempotency-key": "k-3" });
+    const firstPromise = call(app, "POST", "/v1/probe/write", c.mailFull, { text: "race" }, { "idempotency-key": `${_name}-k-3` });
     while (executions === before) await new Promise((r) => setTimeout(r, 5));
-    const second = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "race" }, { "idempotency-key": "k-3" });
+    const second = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "race" }, { "idempotency-key": `${_name}-k-3` });
     release();
     gate = null;
     const first = await firstPromise;
@@ -214,11 +233,11 @@ describe("idempotency (Postgres store)", () => {
   test("records expire after 24 hours", async () => {
     const c = await h.customer();
     const app = probeApp("mail");
-    const first = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": "k-exp" });
+    const first = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` });
     clock.advance(23 * 3600 * 1000);
-    expect((await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": "k-exp" })).headers.get("idempotent-replayed")).toBe("true");
+    expect((await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` })).headers.get("idempotent-replayed")).toBe("true");
     clock.advance(2 * 3600 * 1000);
-    const later = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": "k-exp" });
+    const later = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` });
     expect(later.headers.get("idempotent-replayed")).toBeNull();
     expect(later.json.data.n).not.toBe(first.json.data.n);
   });
@@ -226,9 +245,9 @@ describe("idempotency (Postgres store)", () => {
   test("a plain 500 is not kept: the retry executes", async () => {
     const c = await h.customer();
     const app = probeApp("mail");
-    const failed = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "f" }, { "idempotency-key": "k-500", "x-fail": "500" });
+    const failed = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "f" }, { "idempotency-key": `${_name}-k-500`, "x-fail": "500" });
     expect(failed.status).toBe(500);
-    const retry = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "f" }, { "idempotency-key": "k-500" });
+    const retry = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "f" }, { "idempotency-key": `${_name}-k-500` });
     expect(retry.status, describeResponse(retry)).toBe(200);
     expect(retry.headers.get("idempotent-replayed")).toBeNull();
   });

@@ -7,7 +7,7 @@ const keyOf = (scope: IdempotencyScope) => `idem:${scope.customerId}:${scope.rou
 
 /** Production store: `SET NX PX` claims the key atomically across every function instance. */
 export function createUpstashIdempotencyStore(redis: { url: string; token: string }): IdempotencyStore {
-  const client = new Redis({ url: redis.url, token: redis.token, automaticDeserialization: false, enableTelemetry: false });
+  const client = new Redis({ url: redis.url, token: redis.token, automaticDeserialization: false, enableTelemetry: false, enableAutoPipelining: false });
   return {
     async claim(scope, fingerprint): Promise<ClaimResult> {
       const record: Record = { fingerprint, response: null };

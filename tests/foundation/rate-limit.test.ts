@@ -1,0 +1,56 @@
+import { afterAll, expect, test } from "vitest";
+import { ManualClock } from "../../lib/core/clock";
+import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { startUpstashFake } from "../helpers/upstash-fake";
+
+const harnesses: Harness[] = [];
+afterAll(async () => Promise.all(harnesses.map((h) => h.close())));
+
+test("the 1,001st request in a window is 429 with Retry-After; other customers are unaffected", async () => {
+  const clock = new ManualClock("2026-05-05T10:00:10Z");
+  const h = await createHarness({ clock });
+  harnesses.push(h);
+  const c = await h.customer();
+  const other = await h.customer();
+  let last = null as Awaited<ReturnType<Harness["call"]>> | null;
+  for (let i = 0; i < 1000; i++) {
+    last = await h.call("GET", "/mail/v1/health", { key: i % 2 ? c.mailFull : c.mailReporting });
+    if (last.status !== 200) throw new Error(`request ${i + 1}: ${describeResponse(last)}`);
+  }
+  expect(last?.headers.get("x-ratelimit-remaining")).toBe("0");
+  expect(last?.headers.get("x-ratelimit-limit")).toBe("1000");
+  const limited = await h.call("GET", "/mail/v1/health", { key: c.mailFull });
+  expect(limited.status, describeResponse(limited)).toBe(429);
+  expect(limited.json.error.code).toBe("rate_limited");
+  expect(limited.headers.get("retry-after")).toBe("50");
+  expect(limited.headers.get("x-ratelimit-reset")).toBe("50");
+  expect(limited.headers.get("ratelimit")).toBe('"per-customer";r=0;t=50');
+  expect(limited.headers.get("ratelimit-policy")).toBe('"per-customer";q=1000;w=60');
+  // The limit is per customer and service, not global.
+  expect((await h.call("GET", "/mail/v1/health", { key: other.mailFull })).status).toBe(200);
+  // 10 s into the next window, 5/6 of the previous window still counts (sliding window): 833 used.
+  clock.advance(60_000);
+  const after = await h.call("GET", "/mail/v1/health", { key: c.mailFull });
+  expect(after.status, describeResponse(after)).toBe(200);
+  expect(after.headers.get("x-ratelimit-remaining")).toBe("166");
+});
+
+test("Upstash unreachable: the limiter fails open after its timeout and sends no rate-limit headers", async () => {
+  const upstash = await startUpstashFake({ hang: true });
+  const h = await createHarness({
+    env: { UPSTASH_REDIS_REST_URL: upstash.url, UPSTASH_REDIS_REST_TOKEN: "test-token", RATE_LIMIT_TIMEOUT_MS: "150" },
+  });
+  harnesses.push(h);
+  try {
+    const c = await h.customer();
+    const r = await h.call("GET", "/mail/v1/health", { key: c.mailFull });
+    expect(r.status, describeResponse(r)).toBe(200);
+    for (const name of ["x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset", "ratelimit", "ratelimit-policy"]) {
+      expect(r.headers.get(name)).toBeNull();
+    }
+    expect(h.logLines.some((l) => l.includes("failing open"))).toBe(true);
+    expect(h.logLines.join("\n")).not.toContain("test-token");
+  } finally {
+    await upstash.close();
+  }
+});
