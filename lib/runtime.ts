@@ -3,6 +3,7 @@ import { createAdminApp } from "./admin/app";
 import { createAdsApp } from "./ads/app";
 import type { AppEnv, CoreDeps } from "./core/context";
 import { ApiError, errorBody } from "./core/errors";
+import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
 
 export type RuntimeDeps = CoreDeps & { adminToken: string };
@@ -21,6 +22,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.mount("/mail", mail.fetch);
   root.mount("/ads", ads.fetch);
   root.mount("/admin", admin.fetch);
+  root.route("/api/cron", createCronRoutes(deps));
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);

@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import { bootRuntime } from "./bootstrap";
 import { ConfigError } from "./core/config";
+import { startScheduler } from "./cron";
 import { seedDemo } from "./seed";
 
 /**
@@ -10,6 +11,7 @@ async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
   const demo = await seedDemo(deps);
+  const stopScheduler = startScheduler(deps);
 
   const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
@@ -41,6 +43,7 @@ async function main(): Promise<void> {
   });
 
   const stop = () => {
+    stopScheduler();
     server.close();
     void runtime.database.close().finally(() => process.exit(0));
   };

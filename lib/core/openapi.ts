@@ -39,8 +39,8 @@ function errorSchema(service: ServiceName) {
       ? z
           .union([
             z.array(AdsDetail),
-            z.object({ missing: z.array(z.string()) }).openapi({ description: "Onboarding items still missing." }),
-            z.object({ locked_fields: z.array(z.string()) }).openapi({ description: "Fields set by the target configuration." }),
+            z.object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) }).openapi({ description: "Onboarding items still missing." }),
+            z.object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) }).openapi({ description: "Fields set by the target configuration." }),
             z.record(z.string(), z.unknown()),
             z.null(),
           ])
@@ -55,7 +55,7 @@ function errorSchema(service: ServiceName) {
         message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
         details,
         message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
-      }),
+      }).openapi({ description: "What went wrong." }),
       request_id: RequestId,
     })
     .openapi(service === "ads" ? "AdsError" : service === "admin" ? "AdminError" : "MailError");

@@ -1,0 +1,122 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import * as adminEntry from "../../api/admin";
+import * as adsEntry from "../../api/ads";
+import * as cronEntry from "../../api/cron";
+import * as mailEntry from "../../api/mail";
+import { cronJobs } from "../../lib/cron";
+import { createHarness, type Harness } from "../helpers/harness";
+
+const run = promisify(execFile);
+let h: Harness;
+const services = [
+  ["mail", "/mail/v1"],
+  ["ads", "/ads/v1"],
+  ["admin", "/admin/v1"],
+] as const;
+
+type Operation = { responses?: Record<string, unknown>; security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[] };
+type Doc = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
+
+const docs = new Map<string, Doc>();
+
+beforeAll(async () => {
+  // The function entries boot their own runtime from the environment: keep its files out of the repo.
+  process.env.DATA_DIR = mkdtempSync(join(tmpdir(), "vercel-entry-"));
+  h = await createHarness();
+  for (const [name, base] of services) {
+    const r = await h.call("GET", `${base}/openapi.json`);
+    if (r.status !== 200) throw new Error(`${name} openapi.json: ${r.status}`);
+    docs.set(name, r.json as Doc);
+  }
+});
+afterAll(async () => h.close());
+
+describe.each(services)("%s OpenAPI document", (name, base) => {
+  test("is OpenAPI 3.1 and passes `redocly lint`", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "openapi-"));
+    const file = join(dir, `${name}.json`);
+    writeFileSync(file, JSON.stringify(docs.get(name)));
+    const result = await run("npx", ["--no-install", "redocly", "lint", file, "--config", join(process.cwd(), "redocly.yaml"), "--format", "stylish"], {
+      cwd: process.cwd(),
+    }).catch((error: { stdout: string; stderr: string; code: number }) => error);
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect("code" in result ? result.code : 0, output).toBe(0);
+    expect(output).toMatch(/valid/i);
+  }, 120_000);
+
+  test("every schema is named and every property carries a description", () => {
+    const doc = docs.get(name) as Doc;
+    const undocumented: string[] = [];
+    const visit = (schema: unknown, path: string) => {
+      if (!schema || typeof schema !== "object") return;
+      const s = schema as { properties?: Record<string, { description?: string; $ref?: string }>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[] };
+      for (const [prop, value] of Object.entries(s.properties ?? {})) {
+        if (!value.description && !value.$ref) undocumented.push(`${path}.${prop}`);
+        visit(value, `${path}.${prop}`);
+      }
+      visit(s.items, `${path}[]`);
+      for (const alt of [...(s.anyOf ?? []), ...(s.oneOf ?? [])]) visit(alt, path);
+    };
+    for (const [schemaName, schema] of Object.entries(doc.components?.schemas ?? {})) visit(schema, schemaName);
+    expect(undocumented).toEqual([]);
+  });
+
+  test("the docs page works offline (its script is served by us) and llms.txt lists every operation", async () => {
+    const page = await h.call("GET", `${base}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`src="${base.replace("/v1", "")}/v1/docs/scalar.js"`);
+    expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
+    const script = await h.call("GET", `${base}/docs/scalar.js`);
+    expect(script.status).toBe(200);
+    expect(script.text.length).toBeGreaterThan(100_000);
+    const llms = await h.call("GET", `${base}/llms.txt`);
+    expect(llms.status).toBe(200);
+    const doc = docs.get(name) as Doc;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item)) expect(llms.text).toContain(`## ${method.toUpperCase()} ${path}`);
+    }
+  });
+});
+
+const entries: Record<string, unknown> = { "/api/mail": mailEntry, "/api/ads": adsEntry, "/api/admin": adminEntry, "/api/cron": cronEntry };
+
+/** Vercel's `:path*` source syntax as a regular expression. */
+function sourcePattern(source: string): RegExp {
+  return new RegExp(`^${source.replace(/:[a-z]+\*/g, ".*").replace(/:[a-z]+/g, "[^/]+")}$`);
+}
+
+test("vercel.json routes every documented operation to a function that serves it", async () => {
+  const vercel = JSON.parse(readFileSync("vercel.json", "utf8")) as { rewrites: { source: string; destination: string }[] };
+  let checked = 0;
+  for (const [name, base] of services) {
+    const doc = docs.get(name) as Doc;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(item)) {
+        const url = `${base.replace("/v1", "")}${path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000")}`;
+        const rewrite = vercel.rewrites.find((r) => sourcePattern(r.source).test(url));
+        expect(rewrite, `${method} ${url} has no rewrite`).toBeDefined();
+        const entry = entries[rewrite?.destination ?? ""] as Record<string, (r: Request) => Promise<Response>> | undefined;
+        expect(entry, `${rewrite?.destination} is not a function file`).toBeDefined();
+        const handler = entry?.[method.toUpperCase()];
+        expect(handler, `${rewrite?.destination} does not export ${method.toUpperCase()}`).toBeTypeOf("function");
+        const response = await (handler as (r: Request) => Promise<Response>)(new Request(`http://localhost${url}`, { method: method.toUpperCase() }));
+        const body = await response.text();
+        // Served means: the function's app has the route (any answer but "no such endpoint").
+        expect(body, `${method} ${url}`).not.toContain("No endpoint");
+        expect(response.status, `${method} ${url}`).not.toBe(405);
+        checked++;
+      }
+    }
+  }
+  expect(checked).toBeGreaterThan(5);
+}, 60_000);
+
+test("vercel.json declares every cron job with its schedule", () => {
+  const vercel = JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string; schedule: string }[] };
+  expect(vercel.crons).toEqual(cronJobs.map((job) => ({ path: `/api/cron/${job.name}`, schedule: job.schedule })));
+});
