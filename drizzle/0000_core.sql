@@ -3,7 +3,7 @@ CREATE TABLE "ads_settings" (
 	"account_state" text DEFAULT 'active' NOT NULL,
 	"stage" text DEFAULT 'starter' NOT NULL,
 	"enterprise_included_ads" integer,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "api_keys" (
@@ -13,15 +13,15 @@ CREATE TABLE "api_keys" (
 	"scope" text NOT NULL,
 	"prefix" text NOT NULL,
 	"hash" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"revoked_at" timestamp with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"revoked_at" timestamp (3) with time zone,
 	CONSTRAINT "api_keys_hash_unique" UNIQUE("hash")
 );
 --> statement-breakpoint
 CREATE TABLE "customers" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"name" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "idempotency_records" (
@@ -32,8 +32,8 @@ CREATE TABLE "idempotency_records" (
 	"response_status" integer,
 	"response_headers" jsonb,
 	"response_body" text,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
-	"expires_at" timestamp with time zone NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp (3) with time zone NOT NULL,
 	CONSTRAINT "idempotency_records_customer_id_route_key_pk" PRIMARY KEY("customer_id","route","key")
 );
 --> statement-breakpoint
@@ -43,7 +43,7 @@ CREATE TABLE "mail_settings" (
 	"mode" text DEFAULT 'live' NOT NULL,
 	"monthly_limit" integer DEFAULT 100000 NOT NULL,
 	"max_per_job" integer DEFAULT 50000 NOT NULL,
-	"updated_at" timestamp with time zone DEFAULT now() NOT NULL
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 ALTER TABLE "ads_settings" ADD CONSTRAINT "ads_settings_customer_id_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."customers"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint

@@ -18,10 +18,10 @@ export function createRootApp(deps: RuntimeDeps) {
   const ads = createAdsApp(deps);
   const admin = createAdminApp(deps);
   const root = new OpenAPIHono<AppEnv>();
-  // `mount` strips the prefix: each service app sees `/v1/...` and answers its own 404/405.
-  root.mount("/mail", mail.fetch);
-  root.mount("/ads", ads.fetch);
-  root.mount("/admin", admin.fetch);
+  // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
+  root.all("/mail/*", (c) => mail.fetch(c.req.raw, c.env));
+  root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
+  root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
   root.route("/api/cron", createCronRoutes(deps));
   root.notFound((c) => {
     const requestId = crypto.randomUUID();

@@ -13,7 +13,8 @@ export type AdminDeps = CoreDeps & { adminToken: string };
 
 /** The operator API: customers, settings and keys (later: blocks, design rules, frames, targets). */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
-  const app = createServiceApp({ service: "admin", deps });
+  const app = createServiceApp({ service: "admin",
+    mountPath: "/admin", deps });
   app.use("/v1/*", async (c, next) => {
     if (ADMIN_PUBLIC_PATHS.has(c.req.path)) return next();
     const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");

@@ -19,6 +19,7 @@ Idempotency: \`Idempotency-Key\` on POST/PUT/PATCH; the first response is kept 2
 export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({
     service: "ads",
+    mountPath: "/ads",
     deps,
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
   });

@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
+import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
 import { authenticateApiKey } from "./api-keys";
 import type { AppEnv, CoreDeps } from "./context";
 import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName } from "./errors";
@@ -14,6 +15,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type ServiceAppOptions = {
   service: ServiceName;
+  /** Where the app is mounted (`/mail`); the prefix is stripped when routing, so routes read `/v1/...`. */
+  mountPath?: string;
   deps: CoreDeps;
   /** Paths under the app that need no API key (docs, signed upload URLs, …); matched by prefix or regex. */
   publicPaths?: (string | RegExp)[];
@@ -23,6 +26,20 @@ export type ServiceAppOptions = {
 
 export function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
   return publicPaths.some((p) => (typeof p === "string" ? path === p : p.test(path)));
+}
+
+/**
+ * Routing path without the mount prefix. Mounting by path rewriting (`app.mount`) would clone every
+ * request; reading the path off the URL is cheap.
+ */
+export function pathWithout(prefix: string): (request: Request) => string {
+  return (request) => {
+    const url = request.url;
+    const start = url.indexOf("/", url.indexOf("://") + 3);
+    const end = url.indexOf("?", start);
+    const path = start === -1 ? "/" : end === -1 ? url.slice(start) : url.slice(start, end);
+    return prefix && path.startsWith(`${prefix}/`) ? path.slice(prefix.length) : path;
+  };
 }
 
 /** Zod issues → field problems; a missing required field is a 400 per both specs, anything else a 422. */
@@ -68,6 +85,7 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   const rawBodyPaths = options.rawBodyPaths ?? [];
 
   const app = new OpenAPIHono<AppEnv>({
+    getPath: pathWithout(options.mountPath ?? ""),
     defaultHook: (result) => {
       // zod-validator hands the raw input over as `data`; it tells a missing field from an invalid one.
       if (!result.success) throw validationFailure(result.error as ZodError, (result as { data?: unknown }).data, result.target);
@@ -79,9 +97,15 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     c.set("requestId", requestId);
     c.set("service", service);
-    await next();
+    // Headers set before the response exists keep @hono/node-server on its fast path; changing
+    // `c.res.headers` afterwards would materialise a full Response for every request.
     c.header("X-Request-Id", requestId);
     c.header("Service-Version", API_VERSION);
+    await next();
+    if (!c.res.headers.has("x-request-id")) {
+      c.res.headers.set("X-Request-Id", requestId);
+      c.res.headers.set("Service-Version", API_VERSION);
+    }
   });
 
   app.use("*", async (c, next) => {
@@ -92,15 +116,15 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     await next();
   });
 
-  app.use(
-    "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new BadRequestError(`Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (4.5 MB).`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      throw new BadRequestError(`Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (4.5 MB).`);
+    },
+  });
+  // Only bodies are limited: touching `c.req.raw.body` on a GET would make the Node adapter build a full
+  // Request for nothing, which costs more than the rest of the request.
+  app.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" || c.req.method === "DELETE" ? next() : limitBody(c, next)));
 
   app.use("*", async (c, next) => {
     const method = c.req.method;
@@ -156,7 +180,7 @@ function authenticate(service: "mail" | "ads", deps: CoreDeps, publicPaths: (str
     if (isPublicPath(c.req.path, publicPaths)) return next();
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S{1,200})$/i.exec(header);
-    const principal = match?.[1] ? await authenticateApiKey(deps.db, match[1], service) : null;
+    const principal = match?.[1] ? await authenticateApiKey(deps.db, match[1], service, deps.principals) : null;
     if (!principal) {
       throw new ApiError("unauthorized", "API key missing, invalid or revoked. Send Authorization: Bearer <key>.", {
         headers: { "WWW-Authenticate": 'Bearer realm="api"' },
@@ -165,25 +189,30 @@ function authenticate(service: "mail" | "ads", deps: CoreDeps, publicPaths: (str
     c.set("principal", principal);
 
     const decision = await deps.rateLimiter.limit(`${service}:${principal.customerId}`);
-    if (decision) {
+    const headers = decision ? rateLimitHeaders(decision, deps.rateLimiter.policy) : {};
+    if (decision && !decision.allowed) {
       const { limit, windowSeconds } = deps.rateLimiter.policy;
-      const headers: Record<string, string> = {
-        "X-RateLimit-Limit": String(decision.limit),
-        "X-RateLimit-Remaining": String(decision.remaining),
-        "X-RateLimit-Reset": String(decision.resetSeconds),
-        "RateLimit-Policy": `"per-customer";q=${limit};w=${windowSeconds}`,
-        RateLimit: `"per-customer";r=${decision.remaining};t=${decision.resetSeconds}`,
-      };
-      if (!decision.allowed) {
-        throw new ApiError("rate_limited", `Rate limit of ${limit} requests per ${windowSeconds} s reached; retry after ${decision.resetSeconds} s.`, {
-          headers: { ...headers, "Retry-After": String(decision.resetSeconds) },
-        });
-      }
-      await next();
-      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-      return;
+      throw new ApiError("rate_limited", `Rate limit of ${limit} requests per ${windowSeconds} s reached; retry after ${decision.resetSeconds} s.`, {
+        headers: { ...headers, "Retry-After": String(decision.resetSeconds) },
+      });
     }
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
     await next();
+    if (decision && !c.res.headers.has("x-ratelimit-limit")) {
+      // A handler that built its own Response (an idempotent replay, a file) did not get the prepared headers.
+      for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+    }
+  };
+}
+
+/** The legacy `X-RateLimit-*` trio plus the IETF `RateLimit-Policy` / `RateLimit` pair. */
+function rateLimitHeaders(decision: RateLimitDecision, policy: RateLimitPolicy): Record<string, string> {
+  return {
+    "X-RateLimit-Limit": String(decision.limit),
+    "X-RateLimit-Remaining": String(decision.remaining),
+    "X-RateLimit-Reset": String(decision.resetSeconds),
+    "RateLimit-Policy": `"per-customer";q=${policy.limit};w=${policy.windowSeconds}`,
+    RateLimit: `"per-customer";r=${decision.remaining};t=${decision.resetSeconds}`,
   };
 }
 

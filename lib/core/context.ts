@@ -5,6 +5,7 @@ import type { Clock } from "./clock";
 import type { Config } from "./config";
 import type { ServiceName } from "./errors";
 import type { Logger } from "./logger";
+import type { PrincipalCache } from "./api-keys";
 import type { SecretBox } from "./secrets";
 
 /** What every service needs, built once per process (or per test) by `createCoreDeps`. */
@@ -16,6 +17,7 @@ export type CoreDeps = {
   secrets: SecretBox;
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
+  principals: PrincipalCache;
 };
 
 export type Scope = "full" | "reporting";

@@ -1,11 +1,15 @@
 import { createPostgresIdempotencyStore, createUpstashIdempotencyStore } from "../adapters/idempotency";
 import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/ratelimit";
 import type { Database } from "../db/client";
+import { PrincipalCache } from "./api-keys";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
 import type { CoreDeps } from "./context";
 import type { Logger } from "./logger";
 import { SecretBox } from "./secrets";
+
+/** How long an authenticated key is trusted without a database lookup (see `PrincipalCache`). */
+export const PRINCIPAL_TTL_MS = 10_000;
 
 /**
  * Chooses the adapters in one place: Upstash when its variables are set, the embedded defaults
@@ -28,5 +32,6 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
       ? createUpstashRateLimiter(policy, upstash, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS, clock, logger })
       : createMemoryRateLimiter(policy, clock),
     idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
+    principals: new PrincipalCache(PRINCIPAL_TTL_MS, 10_000, () => clock.now().getTime()),
   };
 }

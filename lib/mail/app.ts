@@ -19,6 +19,7 @@ Headers: \`X-Request-Id\` (1–128 characters of \`A-Za-z0-9._:-\`) is echoed, o
 export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({
     service: "mail",
+    mountPath: "/mail",
     deps,
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
   });

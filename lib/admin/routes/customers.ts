@@ -76,6 +76,7 @@ export function registerCustomerRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDe
     async (c) => {
       const customer = await updateCustomer(deps.db, c.req.valid("param").id, c.req.valid("json"), deps.clock.now());
       if (!customer) throw new NotFoundError("Customer");
+      deps.principals.invalidateCustomer(customer.id);
       return c.json({ data: customer, request_id: c.get("requestId") }, 200);
     },
   );

@@ -61,6 +61,7 @@ export function registerKeyRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDeps): 
     async (c) => {
       const revoked = await revokeApiKey(deps.db, c.req.valid("param").id, deps.clock.now());
       if (!revoked) throw new NotFoundError("API key");
+      deps.principals.invalidateCustomer(revoked.customer_id);
       return c.json({ data: revoked, request_id: c.get("requestId") }, 200);
     },
   );

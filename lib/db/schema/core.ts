@@ -1,6 +1,6 @@
 import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
-const createdAt = () => timestamp({ withTimezone: true, mode: "date" }).notNull().defaultNow();
+const createdAt = () => timestamp({ withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow();
 
 export const customers = pgTable("customers", {
   id: uuid().primaryKey().defaultRandom(),
@@ -48,7 +48,7 @@ export const apiKeys = pgTable(
     /** SHA-256 hex of the whole key; the key itself is never stored. */
     hash: text().notNull().unique(),
     createdAt: createdAt(),
-    revokedAt: timestamp({ withTimezone: true, mode: "date" }),
+    revokedAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }),
   },
   (t) => [index().on(t.customerId)],
 );
@@ -68,7 +68,7 @@ export const idempotencyRecords = pgTable(
     responseHeaders: jsonb().$type<Record<string, string>>(),
     responseBody: text(),
     createdAt: createdAt(),
-    expiresAt: timestamp({ withTimezone: true, mode: "date" }).notNull(),
+    expiresAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.customerId, t.route, t.key] }), index().on(t.expiresAt)],
 );
