@@ -57,7 +57,7 @@ export async function benchHealth(seconds = 5): Promise<void> {
   } finally {
     bareServer.server.close();
     ourServer.server.close();
-    await runtime.database.close();
+    await runtime.close();
   }
 }
 

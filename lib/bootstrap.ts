@@ -6,6 +6,7 @@ import { createCoreDeps } from "./core/deps";
 import { createLogger } from "./core/logger";
 import { generateEncryptionKey, randomToken } from "./core/secrets";
 import { openDatabase, type DatabaseHandle } from "./db/client";
+import { startProviders } from "./providers";
 import { createRootApp, type RuntimeDeps } from "./runtime";
 
 export type Runtime = {
@@ -15,6 +16,8 @@ export type Runtime = {
   app: ReturnType<typeof createRootApp>;
   /** Where the operator token came from, for the start-up banner (never the token itself). */
   adminTokenSource: string;
+  /** Stops the embedded simulators and closes the database. */
+  close(): Promise<void>;
 };
 
 /** A secret from the environment, or generated once into DATA_DIR with mode 0600 (embedded mode). */
@@ -46,11 +49,23 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
   const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite") });
   const logger = createLogger(config.LOG_LEVEL);
+  const providers = await startProviders(config, { embedded: !onVercel });
   const deps: RuntimeDeps = {
     ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,
+    providers,
   };
-  return { config, deps, database, app: createRootApp(deps), adminTokenSource: adminToken.source };
+  return {
+    config,
+    deps,
+    database,
+    app: createRootApp(deps),
+    adminTokenSource: adminToken.source,
+    close: async () => {
+      await providers.close();
+      await database.close();
+    },
+  };
 }
 
 let shared: Promise<Runtime> | null = null;

@@ -2,11 +2,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { createAdminApp } from "./admin/app";
 import { createAdsApp } from "./ads/app";
 import type { AppEnv, CoreDeps } from "./core/context";
+import type { Providers } from "./providers";
 import { ApiError, errorBody } from "./core/errors";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
 
-export type RuntimeDeps = CoreDeps & { adminToken: string };
+export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers };
 
 /**
  * The whole HTTP surface of one deployment: `/mail/v1`, `/ads/v1`, `/admin/v1` and `/api/*`

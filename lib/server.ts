@@ -24,6 +24,8 @@ async function main(): Promise<void> {
       `  webhooks:      ${base}/api/postmark/webhook, ${base}/api/platform/webhook`,
       `  workers/crons: ${base}/api/queue/*, ${base}/api/cron/*`,
       `  operator token: ${runtime.adminTokenSource}`,
+      `  Postmark:      ${deps.providers.postmarkSimulator ? `simulator at ${deps.providers.postmarkApiUrl} (sent mail: ${deps.providers.postmarkApiUrl}/__sim/messages)` : deps.providers.postmarkApiUrl}`,
+      `  Graph API:     ${deps.providers.graphSimulator ? `simulator at ${deps.providers.graphApiUrl}` : deps.providers.graphApiUrl}`,
       `  data:          ${config.DATABASE_URL ? "DATABASE_URL" : `${config.DATA_DIR}/ (PGlite)`}`,
     ];
     if (demo.keys) {
@@ -45,7 +47,7 @@ async function main(): Promise<void> {
   const stop = () => {
     stopScheduler();
     server.close();
-    void runtime.database.close().finally(() => process.exit(0));
+    void runtime.close().finally(() => process.exit(0));
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

@@ -76,7 +76,7 @@ async function main(): Promise<number> {
       headers: { authorization: `Bearer ${runtime.deps.adminToken}`, ...(call.body ? { "content-type": "application/json" } : {}) },
       body: call.body ? JSON.stringify(call.body) : undefined,
     });
-    await runtime.database.close();
+    await runtime.close();
   }
   const text = await response.text();
   process.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);

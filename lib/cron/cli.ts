@@ -12,7 +12,7 @@ async function main(): Promise<number> {
   const runtime = await bootRuntime();
   const result = await job.run(runtime.deps);
   process.stdout.write(`${JSON.stringify({ job: job.name, result })}\n`);
-  await runtime.database.close();
+  await runtime.close();
   return 0;
 }
 

@@ -4,6 +4,7 @@ import { createCoreDeps } from "../../lib/core/deps";
 import { createLogger } from "../../lib/core/logger";
 import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
 import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
+import { startProviders } from "../../lib/providers";
 import { createRootApp, type RuntimeDeps } from "../../lib/runtime";
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
@@ -22,7 +23,8 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
   const adminToken = randomToken(32);
-  const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken };
+  const providers = await startProviders(config, { embedded: true });
+  const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken, providers };
   const { root } = createRootApp(deps);
 
   async function call(method: string, path: string, options: CallOptions = {}) {
@@ -65,7 +67,11 @@ export async function createHarness(options: { env?: Record<string, string>; clo
     };
   }
 
-  return { deps, root, call, admin, customer, clock, logLines, db: handle.db, close: () => handle.close() };
+  return { deps, root, call, admin, customer, clock, logLines, db: handle.db, close: async () => {
+      await providers.close();
+      await handle.close();
+    },
+  };
 }
 
 /** Prints the whole response on failure, as STYLE asks. */

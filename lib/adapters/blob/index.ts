@@ -1,0 +1,76 @@
+/**
+ * Files, per DESIGN §2: Vercel Blob in production, a directory served by the app in the embedded mode.
+ * The asset service runs the same three steps against either store:
+ *   1. `createUploadTarget` hands the customer a signed PUT (URL + headers) for one pathname;
+ *   2. the customer PUTs the raw bytes there, straight to the store (never through our 4.5 MB request cap);
+ *   3. `readUpload` fetches those bytes, the service optimises them, `put` publishes the result under a
+ *      content-addressed pathname and `delete` removes the raw upload.
+ */
+
+export type PutOptions = {
+  contentType: string;
+  /** Seconds browsers and the CDN may cache the file; content-addressed files use a year. */
+  cacheControlMaxAge: number;
+};
+
+export type UploadTargetRequest = {
+  /** Where the raw bytes land; the upload is valid for this one pathname only. */
+  pathname: string;
+  /** The only content type the PUT may declare. */
+  contentType: string;
+  maxBytes: number;
+  expiresAt: Date;
+  assetId: string;
+  customerId?: string;
+};
+
+/** What the customer's server sends: `PUT url` with exactly these headers and the raw bytes as the body. */
+export type UploadTarget = { method: "PUT"; url: string; headers: Record<string, string> };
+
+export type ReceivedUpload = { bytes: Uint8Array; contentType: string | null };
+
+export type BlobStore = {
+  /**
+   * Stores `bytes` publicly and returns the public https address. An existing file at the same pathname is
+   * replaced: published pathnames are content-addressed, so a repeat writes identical bytes.
+   */
+  put(pathname: string, bytes: Uint8Array, options: PutOptions): Promise<{ url: string }>;
+  /** Removes a file by its public URL or pathname; a file that is already gone is not an error. */
+  delete(urlOrPathname: string): Promise<void>;
+  createUploadTarget(request: UploadTargetRequest): Promise<UploadTarget>;
+  /**
+   * The raw bytes a customer uploaded to `pathname`, or `null` while nothing has been uploaded (the
+   * service answers 409 to a `complete` before the upload). Throws `UploadTooLargeError` rather than
+   * reading more than `maxBytes` into memory.
+   */
+  readUpload(request: { pathname: string; maxBytes: number }): Promise<ReceivedUpload | null>;
+};
+
+/** A year: published files never change under their content-addressed name. */
+export const PUBLISHED_FILE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+
+export class UploadTooLargeError extends Error {
+  readonly maxBytes: number;
+  constructor(pathname: string, maxBytes: number) {
+    super(`The upload at ${pathname} is larger than ${maxBytes} bytes`);
+    this.name = "UploadTooLargeError";
+    this.maxBytes = maxBytes;
+  }
+}
+
+const PATHNAME_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+/**
+ * Pathnames come from our own code (asset ids, content hashes), never from customers, but the local store
+ * maps them onto the filesystem, so every segment must start with a letter or digit: no `..`, no hidden
+ * files, no absolute paths, no empty segments.
+ */
+export function assertValidPathname(pathname: string): void {
+  const segments = pathname.split("/");
+  if (pathname.length > 512 || !segments.every((segment) => PATHNAME_SEGMENT.test(segment))) {
+    throw new Error(`Invalid blob pathname: ${JSON.stringify(pathname)}`);
+  }
+}
+
+export { createLocalBlobStore, type LocalBlob, type LocalBlobStore, type LocalBlobStoreOptions } from "./local";
+export { createVercelBlobStore, type VercelBlobStoreOptions } from "./vercel";

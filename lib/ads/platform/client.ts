@@ -1,0 +1,313 @@
+import { z } from "zod";
+import type { Logger } from "../../core/logger";
+import { PlatformError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
+import { adAccountPath, appSecretProof, encodeGraphParams, objectPath, type GraphParamValue } from "./graph-params";
+import {
+  GRAPH_PRODUCTION_BASE_URL,
+  type AdAccountView,
+  type AdCreateParams,
+  type AdCreativeCreateParams,
+  type AdImage,
+  type AdSetCreateParams,
+  type AdSetUpdateParams,
+  type AdStatusView,
+  type AdUpdateParams,
+  type AdVideo,
+  type PlatformCredentials,
+  type TokenOwner,
+  type UploadedImage,
+} from "./types";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+export type GraphClientOptions = {
+  /** `https://graph.facebook.com/v25.0` in production; the simulator's `/v25.0` URL otherwise. */
+  baseUrl?: string;
+  fetch?: FetchLike;
+  /** Per attempt. */
+  timeoutMs?: number;
+  /** Total attempts for retryable failures (rate limits, transient errors), including the first. */
+  maxAttempts?: number;
+  baseDelayMs?: number;
+  /** A rate limit Graph says lasts longer than this is not waited out inside a request: it is thrown. */
+  maxDelayMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  logger?: Pick<Logger, "warn">;
+};
+
+/** Calls made with one customer's credentials. */
+export type GraphSession = {
+  /** The token's owner (`GET /me`): proves the token and the app secret proof are accepted. */
+  verifyToken(): Promise<TokenOwner>;
+  getAdAccount(account: string): Promise<AdAccountView>;
+  /** Bytes travel base64-encoded; the hash is the image's identity inside this ad account. */
+  uploadImage(account: string, bytes: Uint8Array): Promise<UploadedImage>;
+  listImages(account: string, filter?: { hashes?: string[] }): Promise<AdImage[]>;
+  /** Graph fetches `fileUrl` itself; the video is usable once `getVideo` reports `ready`. */
+  createVideo(account: string, fileUrl: string, options?: { title?: string }): Promise<{ id: string }>;
+  getVideo(videoId: string): Promise<AdVideo>;
+  listVideos(account: string): Promise<AdVideo[]>;
+  createAdSet(account: string, params: AdSetCreateParams): Promise<{ id: string }>;
+  updateAdSet(adSetId: string, params: AdSetUpdateParams): Promise<void>;
+  createAdCreative(account: string, params: AdCreativeCreateParams): Promise<{ id: string }>;
+  createAd(account: string, params: AdCreateParams): Promise<{ id: string }>;
+  updateAd(adId: string, params: AdUpdateParams): Promise<void>;
+  getAd(adId: string): Promise<AdStatusView>;
+  /** Campaigns, ad sets and ads are archived, not deleted (`status=ARCHIVED`). */
+  archive(objectId: string): Promise<void>;
+};
+
+export type GraphClient = { connect(credentials: PlatformCredentials): GraphSession };
+
+const idResponse = z.object({ id: z.union([z.string(), z.number()]).transform(String) });
+const successResponse = z.object({ success: z.union([z.boolean(), z.literal("true")]) });
+const tokenOwner = z.object({ id: z.string(), name: z.string().default("") });
+const adAccount = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  account_status: z.number(),
+  currency: z.string().optional(),
+  timezone_name: z.string().optional(),
+});
+const uploadedImages = z.object({ images: z.record(z.string(), z.object({ hash: z.string(), url: z.string().default("") })) });
+const adImage = z.object({
+  hash: z.string(),
+  url: z.string().default(""),
+  width: z.number().default(0),
+  height: z.number().default(0),
+  name: z.string().default(""),
+  created_time: z.string(),
+});
+const adVideo = z.object({
+  id: z.string(),
+  status: z.looseObject({ video_status: z.string(), processing_progress: z.number().optional() }),
+  title: z.string().optional(),
+  length: z.number().optional(),
+  created_time: z.string(),
+});
+const adStatus = z.object({
+  id: z.string(),
+  effective_status: z.string(),
+  configured_status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]),
+  ad_review_feedback: z
+    .object({
+      global: z.record(z.string(), z.string()).optional(),
+      placement_specific: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+    })
+    .optional(),
+});
+const page = <T extends z.ZodType>(item: T) =>
+  z.object({
+    data: z.array(item),
+    paging: z.object({ cursors: z.object({ after: z.string().optional() }).optional(), next: z.string().optional() }).optional(),
+  });
+
+type CallSpec = {
+  method: "GET" | "POST";
+  path: string;
+  params?: Record<string, GraphParamValue>;
+  /**
+   * Whether repeating the call after a lost response is harmless. A create that timed out may exist
+   * upstream; repeating it could make a second ad set or ad, so it is never repeated blind.
+   */
+  idempotent: boolean;
+};
+
+/** Error codes of a connection that never reached Graph: repeating is safe for any call. */
+const NOT_SENT_CODES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN"]);
+
+function networkFailureCode(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const cause: unknown = error.cause;
+  if (cause && typeof cause === "object" && "code" in cause && typeof cause.code === "string") return cause.code;
+  return undefined;
+}
+
+/** `X-Business-Use-Case-Usage`: `{ "<id>": [{ estimated_time_to_regain_access: <minutes> }] }`. */
+function regainAccessSeconds(headers: Headers): number | undefined {
+  const raw = headers.get("x-business-use-case-usage");
+  if (!raw) return undefined;
+  try {
+    const usage = JSON.parse(raw) as unknown;
+    if (usage === null || typeof usage !== "object") return undefined;
+    let minutes = 0;
+    for (const entries of Object.values(usage)) {
+      if (!Array.isArray(entries)) continue;
+      for (const entry of entries) {
+        const value: unknown = entry && typeof entry === "object" ? (entry as Record<string, unknown>).estimated_time_to_regain_access : undefined;
+        if (typeof value === "number" && value > minutes) minutes = value;
+      }
+    }
+    return minutes > 0 ? minutes * 60 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export function createGraphClient(options: GraphClientOptions = {}): GraphClient {
+  const baseUrl = (options.baseUrl ?? GRAPH_PRODUCTION_BASE_URL).replace(/\/+$/, "");
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
+  const baseDelayMs = options.baseDelayMs ?? 500;
+  const maxDelayMs = options.maxDelayMs ?? 10_000;
+  const sleep = options.sleep ?? defaultSleep;
+  const random = options.random ?? Math.random;
+
+  /** Exponential backoff with "equal jitter": half fixed, half random, so retries never bunch up at zero. */
+  const backoff = (attempt: number) => {
+    const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(ceiling / 2 + random() * (ceiling / 2));
+  };
+
+  function connect(credentials: PlatformCredentials): GraphSession {
+    const secrets = [credentials.accessToken, credentials.appSecret];
+    const proof = appSecretProof(credentials.accessToken, credentials.appSecret);
+
+    async function attempt(spec: CallSpec): Promise<unknown> {
+      const params = encodeGraphParams({ ...spec.params, access_token: credentials.accessToken, appsecret_proof: proof });
+      const url = spec.method === "GET" ? `${baseUrl}/${spec.path}?${params.toString()}` : `${baseUrl}/${spec.path}`;
+      const init: RequestInit = { method: spec.method, signal: AbortSignal.timeout(timeoutMs), headers: { accept: "application/json" } };
+      if (spec.method === "POST") {
+        init.body = params.toString();
+        init.headers = { accept: "application/json", "content-type": "application/x-www-form-urlencoded" };
+      }
+
+      let response: Response;
+      try {
+        response = await doFetch(url, init);
+      } catch (error) {
+        // The URL (token in the query) and the raw cause never reach the error: only a neutral message.
+        const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+        const notSent = NOT_SENT_CODES.has(networkFailureCode(error) ?? "");
+        throw new PlatformError({
+          kind: "transient",
+          message: timedOut ? `Graph API did not answer within ${timeoutMs} ms` : "Graph API could not be reached",
+          outcomeUnknown: !spec.idempotent && !notSent,
+        });
+      }
+
+      const text = await response.text();
+      let body: unknown = undefined;
+      try {
+        body = text ? (JSON.parse(text) as unknown) : undefined;
+      } catch {
+        body = undefined;
+      }
+      const graphError = readGraphErrorBody(body);
+      if (graphError) {
+        throw platformErrorFromGraph(graphError, { httpStatus: response.status, retryAfterSeconds: regainAccessSeconds(response.headers), redact: secrets });
+      }
+      if (!response.ok || body === undefined) {
+        // A bodyless 5xx may come from a proxy after Graph did the work: a create is not repeated blind.
+        throw new PlatformError({
+          kind: response.status >= 500 ? "transient" : "unknown",
+          message: `Graph API answered HTTP ${response.status} without a readable body`,
+          httpStatus: response.status,
+          outcomeUnknown: response.status >= 500 && !spec.idempotent,
+        });
+      }
+      return body;
+    }
+
+    async function call(spec: CallSpec): Promise<unknown> {
+      for (let attemptNo = 1; ; attemptNo++) {
+        try {
+          return await attempt(spec);
+        } catch (error) {
+          if (!(error instanceof PlatformError) || !error.retryable || error.outcomeUnknown || attemptNo >= maxAttempts) throw error;
+          if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > maxDelayMs) throw error;
+          const delayMs = backoff(attemptNo);
+          options.logger?.warn("graph call retried", { path: spec.path, kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId, attempt: attemptNo, delay_ms: delayMs });
+          await sleep(delayMs);
+        }
+      }
+    }
+
+    async function parsed<T extends z.ZodType>(schema: T, spec: CallSpec): Promise<z.output<T>> {
+      const body = await call(spec);
+      const result = schema.safeParse(body);
+      if (!result.success) {
+        throw new PlatformError({ kind: "unknown", message: redactSecrets(`Graph API answered ${spec.path.split("/").pop() ?? ""} with an unexpected shape`, secrets) });
+      }
+      return result.data;
+    }
+
+    /** Follows `paging.cursors.after` while Graph says there is a next page; bounded against cursor loops. */
+    async function collect<T extends z.ZodType>(item: T, path: string, params: Record<string, GraphParamValue>): Promise<z.output<T>[]> {
+      const out: z.output<T>[] = [];
+      let after: string | undefined;
+      for (let pageNo = 0; pageNo < 100; pageNo++) {
+        const result = await parsed(page(item), { method: "GET", path, params: { ...params, limit: 100, after }, idempotent: true });
+        out.push(...result.data);
+        after = result.paging?.cursors?.after;
+        if (!result.paging?.next || !after) break;
+      }
+      return out;
+    }
+
+    const update = async (id: string, params: Record<string, GraphParamValue>) => {
+      await parsed(successResponse, { method: "POST", path: objectPath(id), params, idempotent: true });
+    };
+
+    return {
+      verifyToken: () => parsed(tokenOwner, { method: "GET", path: "me", params: { fields: "id,name" }, idempotent: true }),
+
+      getAdAccount: (account) =>
+        parsed(adAccount, {
+          method: "GET",
+          path: adAccountPath(account),
+          params: { fields: "id,account_id,name,account_status,currency,timezone_name" },
+          idempotent: true,
+        }),
+
+      async uploadImage(account, bytes) {
+        // Same bytes give the same hash, so a repeated upload is harmless.
+        const result = await parsed(uploadedImages, {
+          method: "POST",
+          path: `${adAccountPath(account)}/adimages`,
+          params: { bytes: Buffer.from(bytes).toString("base64") },
+          idempotent: true,
+        });
+        // A `bytes=` upload is keyed "bytes" (G3); fall back to the only entry should Graph key it otherwise.
+        const entry = result.images.bytes ?? Object.values(result.images)[0];
+        if (!entry) throw new PlatformError({ kind: "unknown", message: "Graph API answered the image upload without an image" });
+        return { hash: entry.hash, url: entry.url };
+      },
+
+      listImages: (account, filter = {}) =>
+        collect(adImage, `${adAccountPath(account)}/adimages`, {
+          fields: "hash,url,width,height,name,created_time",
+          hashes: filter.hashes && filter.hashes.length > 0 ? filter.hashes : undefined,
+        }),
+
+      createVideo: (account, fileUrl, videoOptions = {}) =>
+        parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/advideos`, params: { file_url: fileUrl, title: videoOptions.title }, idempotent: false }),
+
+      getVideo: (videoId) => parsed(adVideo, { method: "GET", path: objectPath(videoId), params: { fields: "id,status,title,length,created_time" }, idempotent: true }),
+
+      listVideos: (account) => collect(adVideo, `${adAccountPath(account)}/advideos`, { fields: "id,status,title,length,created_time" }),
+
+      createAdSet: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/adsets`, params, idempotent: false }),
+
+      updateAdSet: (adSetId, params) => update(adSetId, params),
+
+      createAdCreative: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/adcreatives`, params, idempotent: false }),
+
+      createAd: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/ads`, params, idempotent: false }),
+
+      updateAd: (adId, params) => update(adId, params),
+
+      getAd: (adId) =>
+        parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: "id,effective_status,configured_status,ad_review_feedback" }, idempotent: true }),
+
+      archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
+    };
+  }
+
+  return { connect };
+}

@@ -1,0 +1,15 @@
+/**
+ * The ads service's one interface to the ad platform: the Graph client and its errors. The simulator is
+ * imported from `./simulator/*` directly, so production bundles never load it.
+ */
+export { createGraphClient, type FetchLike, type GraphClient, type GraphClientOptions, type GraphSession } from "./client";
+export {
+  PlatformError,
+  classifyGraphError,
+  describePlatformError,
+  type PlatformErrorDescription,
+  type PlatformErrorKind,
+} from "./errors";
+export { appSecretProof, encodeGraphParams } from "./graph-params";
+export { CREATIVE_RATIOS, buildPlacementCreative, type CreativeRatio, type PlacementCreativeInput, type PlacementMedia } from "./placement-creative";
+export * from "./types";

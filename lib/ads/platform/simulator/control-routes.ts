@@ -1,0 +1,83 @@
+import type { Hono } from "hono";
+import { z } from "zod";
+import type { GraphSimulatorControls } from "./app";
+
+const campaignBody = z.object({
+  id: z.string().regex(/^\d+$/).optional(),
+  name: z.string().optional(),
+  objective: z.string().optional(),
+  status: z.enum(["ACTIVE", "PAUSED"]).optional(),
+  dailyBudget: z.number().int().positive().optional(),
+  lifetimeBudget: z.number().int().positive().optional(),
+});
+
+const bodies = {
+  failNext: z.object({
+    code: z.number().int(),
+    subcode: z.number().int().optional(),
+    message: z.string().optional(),
+    type: z.string().optional(),
+    httpStatus: z.number().int().min(400).max(599).optional(),
+    isTransient: z.boolean().optional(),
+    userTitle: z.string().optional(),
+    userMessage: z.string().optional(),
+    estimatedTimeToRegainAccess: z.number().min(0).optional(),
+    count: z.number().int().min(1).optional(),
+    match: z.object({ method: z.string().optional(), path: z.string().optional() }).optional(),
+  }),
+  ms: z.object({ ms: z.number().min(0) }),
+  app: z.object({ appId: z.string().optional(), appSecret: z.string().min(1), accessTokens: z.array(z.string().min(1)).min(1) }),
+  adAccount: z.object({
+    id: z.string().regex(/^(act_)?\d+$/),
+    name: z.string().optional(),
+    currency: z.string().optional(),
+    timezoneName: z.string().optional(),
+    pageIds: z.array(z.string()).optional(),
+    campaigns: z.array(campaignBody).optional(),
+  }),
+  campaign: campaignBody,
+  expireToken: z.object({ token: z.string().min(1), subcode: z.number().int().optional() }),
+};
+
+/**
+ * `/__sim/*`: the simulator's controls over HTTP, for portal developers and tests in other processes.
+ * Control requests are local tooling, so a malformed one gets a plain 400, not a Graph error.
+ */
+export function registerControlRoutes(app: Hono, controls: GraphSimulatorControls): void {
+  function post<T extends z.ZodType>(path: string, schema: T, act: (body: z.output<T>, param: (name: string) => string) => Record<string, unknown> | Response) {
+    app.post(`/__sim/${path}`, async (c) => {
+      const result = schema.safeParse(await c.req.json().catch(() => undefined));
+      if (!result.success) return c.json({ error: "invalid control request", issues: result.error.issues }, 400);
+      const outcome = act(result.data, (name) => c.req.param(name) ?? "");
+      return outcome instanceof Response ? outcome : c.json(outcome);
+    });
+  }
+
+  app.post("/__sim/reset", (c) => {
+    controls.reset();
+    return c.json({ ok: true });
+  });
+  post("fail-next", bodies.failNext, (body) => (controls.failNext(body), { ok: true }));
+  post("latency", bodies.ms, (body) => (controls.setLatency(body.ms), { ok: true }));
+  post("advance", bodies.ms, (body) => (controls.advance(body.ms), { ok: true, now: controls.now().toISOString() }));
+  post("apps", bodies.app, (body) => (controls.addApp(body), { ok: true }));
+  post("ad-accounts", bodies.adAccount, (body) => (controls.addAdAccount(body), { ok: true }));
+  post("ad-accounts/:id/campaigns", bodies.campaign, (body, param) => {
+    const accountId = param("id").replace(/^act_/, "");
+    if (!controls.state.adAccounts.has(accountId)) return Response.json({ error: "unknown ad account" }, { status: 404 });
+    return { id: controls.addCampaign(accountId, body) };
+  });
+  post("expire-token", bodies.expireToken, (body) => (controls.expireToken(body.token, body.subcode), { ok: true }));
+
+  app.get("/__sim/requests", (c) => c.json({ data: controls.requests() }));
+  app.delete("/__sim/requests", (c) => {
+    controls.clearRequests();
+    return c.json({ ok: true });
+  });
+  // Stands in for Graph's temporary CDN URL of an uploaded image.
+  app.get("/__sim/images/:hash", (c) => {
+    const image = [...controls.state.images.values()].find((entry) => entry.hash === c.req.param("hash"));
+    if (!image) return c.notFound();
+    return new Response(new Uint8Array(image.bytes), { headers: { "content-type": image.contentType } });
+  });
+}

@@ -1,0 +1,143 @@
+import type { GraphErrorBody } from "../types";
+
+/**
+ * An error the simulator answers with, in Graph's shape. Codes and subcodes follow Meta's error
+ * reference where one is documented; where none is (budgets, required parameters), the simulator answers
+ * like Graph's parameter checks: code 100, no subcode, a `(#100) …` message and a blamed field.
+ */
+export class GraphFault extends Error {
+  readonly httpStatus: number;
+  readonly body: Omit<GraphErrorBody, "fbtrace_id">;
+  readonly headers: Record<string, string>;
+
+  constructor(httpStatus: number, body: Omit<GraphErrorBody, "fbtrace_id">, headers: Record<string, string> = {}) {
+    super(body.message ?? "Graph error");
+    this.httpStatus = httpStatus;
+    this.body = body;
+    this.headers = headers;
+  }
+}
+
+type UserFacing = { title: string; message: string; field?: string[]; subcode?: number };
+
+/** Code 100 with the user-facing pair; `error_data` is JSON-encoded as a string, as Graph sends it (G1). */
+export function invalidParameter({ title, message, field, subcode }: UserFacing): GraphFault {
+  return new GraphFault(400, {
+    message: "Invalid parameter",
+    type: "OAuthException",
+    code: 100,
+    ...(subcode !== undefined ? { error_subcode: subcode } : {}),
+    is_transient: false,
+    error_user_title: title,
+    error_user_msg: message,
+    ...(field ? { error_data: JSON.stringify({ blame_field_specs: [field] }) } : {}),
+  });
+}
+
+/** A failed parameter check (`(#100) The parameter name is required`), not meant for end users. */
+export function parameterCheck(message: string, field?: string): GraphFault {
+  return new GraphFault(400, {
+    message: `(#100) ${message}`,
+    type: "OAuthException",
+    code: 100,
+    ...(field ? { error_data: JSON.stringify({ blame_field_specs: [[field]] }) } : {}),
+  });
+}
+
+/** 100/33: the documented answer for an id that does not exist or is outside the token's reach. */
+export function unsupportedRequest(method: "get" | "post", id: string): GraphFault {
+  return new GraphFault(400, {
+    message: `Unsupported ${method} request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+    type: "GraphMethodException",
+    code: 100,
+    error_subcode: 33,
+  });
+}
+
+export function unknownPath(path: string): GraphFault {
+  return new GraphFault(400, { message: `Unknown path components: /${path}`, type: "OAuthException", code: 2500 });
+}
+
+export function deprecatedVersion(latest: string): GraphFault {
+  return new GraphFault(400, {
+    message: `(#2635) You are calling a deprecated version of the Ads API. Please update to the latest version: ${latest}.`,
+    type: "OAuthException",
+    code: 2635,
+  });
+}
+
+/** 190 never echoes the token. `WWW-Authenticate` is what Graph adds to OAuth failures. */
+export function invalidToken(subcode?: number): GraphFault {
+  const message =
+    subcode === 463
+      ? "Error validating access token: Session has expired."
+      : subcode === 460
+        ? "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons."
+        : "Invalid OAuth access token - Cannot parse access token";
+  return new GraphFault(
+    400,
+    { message, type: "OAuthException", code: 190, ...(subcode !== undefined ? { error_subcode: subcode } : {}) },
+    { "www-authenticate": `OAuth "Facebook Platform" "invalid_token" "${message}"` },
+  );
+}
+
+export function missingToken(): GraphFault {
+  return new GraphFault(400, { message: "An access token is required to request this resource.", type: "OAuthException", code: 104 });
+}
+
+/** Both appsecret_proof failures are code 100 `GraphMethodException` (observed Graph answers). */
+export function missingProof(): GraphFault {
+  return new GraphFault(400, { message: "API calls from the server require an appsecret_proof argument", type: "GraphMethodException", code: 100 });
+}
+
+export function invalidProof(): GraphFault {
+  return new GraphFault(400, { message: "Invalid appsecret_proof provided in the API argument", type: "GraphMethodException", code: 100 });
+}
+
+export type InjectedFaultSpec = {
+  code: number;
+  subcode?: number;
+  message?: string;
+  type?: string;
+  httpStatus?: number;
+  isTransient?: boolean;
+  userTitle?: string;
+  userMessage?: string;
+  /** Minutes, reported in `X-Business-Use-Case-Usage` like Graph's own estimate. */
+  estimatedTimeToRegainAccess?: number;
+};
+
+const defaultMessages: Record<number, string> = {
+  1: "An unknown error occurred",
+  2: "An unexpected error has occurred. Please retry your request later.",
+  4: "(#4) Application request limit reached",
+  17: "(#17) User request limit reached",
+  341: "(#341) Application limit reached",
+  613: "(#613) Calls to this api have exceeded the rate limit.",
+  80004:
+    "(#80004) There have been too many calls to this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting#ads-management.",
+};
+
+export function injectedFault(spec: InjectedFaultSpec, adAccountId: string | undefined): GraphFault {
+  const rateLimited = [4, 17, 32, 341, 613].includes(spec.code) || (spec.code >= 80000 && spec.code <= 80014);
+  const httpStatus = spec.httpStatus ?? (spec.code === 1 ? 500 : spec.code === 2 ? 503 : 400);
+  const headers: Record<string, string> = {};
+  if (rateLimited && adAccountId) {
+    headers["x-business-use-case-usage"] = JSON.stringify({
+      [adAccountId]: [{ type: "ads_management", call_count: 100, total_cputime: 34, total_time: 41, estimated_time_to_regain_access: spec.estimatedTimeToRegainAccess ?? 0 }],
+    });
+  }
+  return new GraphFault(
+    httpStatus,
+    {
+      message: spec.message ?? defaultMessages[spec.code] ?? `(#${spec.code}) Simulated error`,
+      type: spec.type ?? "OAuthException",
+      code: spec.code,
+      ...(spec.subcode !== undefined ? { error_subcode: spec.subcode } : {}),
+      is_transient: spec.isTransient ?? (rateLimited || spec.code === 1 || spec.code === 2),
+      ...(spec.userTitle ? { error_user_title: spec.userTitle } : {}),
+      ...(spec.userMessage ? { error_user_msg: spec.userMessage } : {}),
+    },
+    headers,
+  );
+}

@@ -1,0 +1,31 @@
+/**
+ * Controllable outcomes of the Graph simulator. Portal developers put these into their own data to
+ * exercise the unhappy paths offline.
+ */
+
+/**
+ * Ad copy containing this text is disapproved at the end of review. `SIM_DISAPPROVE:TEXT_OVERLAY` picks
+ * the policy code that appears as the key of `ad_review_feedback.global`.
+ */
+export const SIM_DISAPPROVE = "SIM_DISAPPROVE";
+
+/** Default policy code and description of a simulated disapproval (codes as in Ad Review Feedback). */
+export const SIM_DEFAULT_DISAPPROVAL = {
+  code: "MISLEADING_CLAIMS",
+  description: "Ads must not contain deceptive, false or misleading claims.",
+} as const;
+
+/** A video whose `file_url` contains this text ends its processing with `video_status: "error"`. */
+export const SIM_VIDEO_FAIL = "sim-fail";
+
+/**
+ * EU member states: DSA transparency (`dsa_beneficiary`, `dsa_payor`) is required when an ad set reaches
+ * any of them. EEA-only states (IS, LI, NO) are outside the DSA and not listed.
+ */
+export const EU_COUNTRIES: ReadonlySet<string> = new Set([
+  "AT", "BE", "BG", "HR", "CY", "CZ", "DK", "EE", "FI", "FR", "DE", "GR", "HU", "IE",
+  "IT", "LV", "LT", "LU", "MT", "NL", "PL", "PT", "RO", "SK", "SI", "ES", "SE",
+]);
+
+/** `geo_locations.country_groups` values that include EU member states. */
+export const EU_COUNTRY_GROUPS: ReadonlySet<string> = new Set(["worldwide", "europe", "eu", "eea", "euro_area", "schengen"]);
