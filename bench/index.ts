@@ -1,4 +1,6 @@
 import { benchHealth } from "./health";
+import { benchRender } from "./render";
 
 /** `npm run bench`: every figure the design targets name, printed in one run on this machine. */
 await benchHealth();
+await benchRender();
