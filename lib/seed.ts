@@ -3,6 +3,7 @@ import { issueApiKey } from "./core/api-keys";
 import type { CoreDeps } from "./core/context";
 import { customers } from "./db/schema";
 import { createCustomer } from "./admin/customers";
+import { seedDemoMail } from "./mail/seed";
 
 export const DEMO_CUSTOMER_NAME = "Demo";
 
@@ -17,6 +18,7 @@ export async function seedDemo(deps: CoreDeps): Promise<{ customerId: string; ke
   const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
   if (existing) return { customerId: existing.id, keys: null };
   const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
+  await seedDemoMail(deps, demo.id);
   const key = async (service: "mail" | "ads", scope: "full" | "reporting") =>
     (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
   return {

@@ -2,6 +2,7 @@ import { serve } from "@hono/node-server";
 import { bootRuntime } from "./bootstrap";
 import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
+import { registerSimulatorServers } from "./mail/seed";
 import { seedDemo } from "./seed";
 
 /**
@@ -11,6 +12,7 @@ async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
   const demo = await seedDemo(deps);
+  await registerSimulatorServers(deps);
   const stopScheduler = startScheduler(deps);
 
   const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {

@@ -1,10 +1,15 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
 import type { AppEnv, CoreDeps } from "../core/context";
+import type { Providers } from "../providers";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
+import { createPostmarkProvider } from "./provider/postmark";
+import { registerCatalogRoutes } from "./routes/catalog";
+import { registerTemplateRoutes } from "./routes/templates";
 
-export type MailDeps = CoreDeps;
+/** What the mail service needs beyond the core: where the providers are (`lib/providers.ts`). */
+export type MailDeps = CoreDeps & { providers: Providers };
 
 export const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
 
@@ -24,6 +29,8 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
   });
   registerGetHealth(app, deps, "mail");
+  registerCatalogRoutes(app, deps);
+  registerTemplateRoutes(app, deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }));
   registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
   return app;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAdsApp } from "../../lib/ads/app";
 import { createUpstashIdempotencyStore } from "../../lib/adapters/idempotency";
 import { ManualClock } from "../../lib/core/clock";
-import type { CoreDeps } from "../../lib/core/context";
+import type { RuntimeDeps } from "../../lib/runtime";
 import { envelope, errorResponses } from "../../lib/core/openapi";
 import { serviceRoute } from "../../lib/core/route";
 import { createMailApp } from "../../lib/mail/app";
@@ -21,7 +21,7 @@ const clock = new ManualClock("2026-03-01T12:00:00Z");
 
 const Echo = z.object({ text: z.string().min(1).max(20), count: z.number().int().optional() }).openapi("Echo");
 
-function probeApp(service: "mail" | "ads", deps: CoreDeps = h.deps) {
+function probeApp(service: "mail" | "ads", deps: RuntimeDeps = h.deps) {
   const app = service === "mail" ? createMailApp(deps) : createAdsApp(deps);
   for (const [access, path] of [
     ["write", "/v1/probe/write"],
@@ -168,7 +168,7 @@ describe("request bodies", () => {
 });
 
 let upstash: Awaited<ReturnType<typeof startUpstashFake>>;
-const stores: [string, () => CoreDeps][] = [
+const stores: [string, () => RuntimeDeps][] = [
   ["postgres", () => h.deps],
   ["upstash", () => ({ ...h.deps, idempotency: createUpstashIdempotencyStore({ url: upstash.url, token: "t" }) })],
 ];

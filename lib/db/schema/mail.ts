@@ -1,0 +1,187 @@
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { customers } from "./core";
+
+const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
+const customerRef = () =>
+  uuid()
+    .notNull()
+    .references(() => customers.id, { onDelete: "cascade" });
+
+export type BlockParamRecord = {
+  name: string;
+  label: string;
+  type: "string" | "text" | "url" | "image";
+  required: boolean;
+  fallback: string | null;
+  hide_if_missing: boolean;
+  example: string;
+};
+export type TagRecord = { slug: string; label: string };
+/** Contract parameters take the same value types as block parameters (image parameters take a URL). */
+export type ContractEntry = { name: string; label: string; type: BlockParamRecord["type"]; required: boolean; example: string };
+export type StackRecord = { block_id: string; values: Record<string, string> }[];
+export type SenderRecord = { email: string; name: string };
+export type BrandRecord = {
+  company_name: string;
+  logo_url: string | null;
+  website_url: string | null;
+  imprint: string;
+  address: string;
+};
+
+/** Blocks are global (admin-maintained) and fit every customer; customers use the ones enabled for them. */
+export const mailBlocks = pgTable("mail_blocks", {
+  id: uuid().primaryKey().defaultRandom(),
+  slug: text().notNull(),
+  name: text().notNull(),
+  description: text(),
+  mjml: text().notNull(),
+  params: jsonb().$type<BlockParamRecord[]>().notNull(),
+  tags: jsonb().$type<TagRecord[]>().notNull(),
+  series: jsonb().$type<TagRecord | null>(),
+  version: integer().notNull().default(1),
+  active: boolean().notNull().default(true),
+  createdAt: at().notNull().defaultNow(),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+export const mailBlockEnablements = pgTable(
+  "mail_block_enablements",
+  {
+    customerId: customerRef(),
+    blockId: uuid()
+      .notNull()
+      .references(() => mailBlocks.id, { onDelete: "cascade" }),
+    enabledAt: at().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.blockId] })],
+);
+
+/** Partial overrides over the complete default tokens; `version` feeds the tile cache key. */
+export const mailDesignRules = pgTable("mail_design_rules", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  overrides: jsonb().$type<Record<string, string>>().notNull(),
+  version: integer().notNull().default(1),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+export const mailFrames = pgTable("mail_frames", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  headerMjml: text(),
+  newsletterFooterMjml: text().notNull(),
+  transactionalFooterMjml: text().notNull(),
+  brand: jsonb().$type<BrandRecord>().notNull(),
+  version: integer().notNull().default(1),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+/** The customer's Postmark server; the token is sealed with AES-256-GCM and never returned. */
+export const mailProviderConfigs = pgTable("mail_provider_configs", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  serverTokenSealed: text(),
+  transactionalStream: text(),
+  broadcastStream: text(),
+  verifiedSenders: jsonb().$type<string[]>().notNull().default([]),
+  verifiedDomains: jsonb().$type<string[]>().notNull().default([]),
+  defaultNewsletterFrom: jsonb().$type<SenderRecord | null>(),
+  defaultTransactionalFrom: jsonb().$type<SenderRecord | null>(),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+export const mailTemplates = pgTable(
+  "mail_templates",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    name: text().notNull(),
+    kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
+    origin: text({ enum: ["admin", "customer"] }).notNull(),
+    subject: text().notNull(),
+    status: text({ enum: ["draft", "active", "archived"] }).notNull().default("active"),
+    params: jsonb().$type<ContractEntry[]>().notNull().default([]),
+    blocks: jsonb().$type<StackRecord | null>(),
+    from: jsonb().$type<SenderRecord | null>(),
+    /** Global values of a builder stack (spec: preview `values`), kept with the template. */
+    values: jsonb().$type<Record<string, string>>().notNull().default({}),
+    version: integer().notNull().default(1),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+    deletedAt: at(),
+  },
+  (t) => [index().on(t.customerId, t.createdAt)],
+);
+
+export const messageStatuses = ["pending", "sending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"] as const;
+
+/**
+ * One row per e-mail. `sending` is the in-flight mark set before the provider call: a row found in
+ * `sending` after a crash becomes `unknown` and is never sent again. The address itself is not kept here;
+ * `recipientHash` (SHA-256 of the normalised address) is.
+ */
+export const mailMessages = pgTable(
+  "mail_messages",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
+    mode: text({ enum: ["live", "sandbox"] }).notNull(),
+    status: text({ enum: messageStatuses }).notNull(),
+    templateId: uuid().notNull(),
+    sendJobId: uuid(),
+    subject: text().notNull(),
+    recipientHash: text().notNull(),
+    providerMessageId: text(),
+    bounceType: text(),
+    error: text(),
+    createdAt: at().notNull().defaultNow(),
+    acceptedAt: at(),
+    deliveredAt: at(),
+    firstOpenedAt: at(),
+    firstClickedAt: at(),
+    bouncedAt: at(),
+    complainedAt: at(),
+  },
+  (t) => [index().on(t.customerId, t.acceptedAt), index().on(t.sendJobId, t.status)],
+);
+
+export type MessageEventRecord = { type: string; at: string; details: Record<string, unknown> };
+
+/** Provider events per message, stored idempotently by the provider's event identity. */
+export const mailMessageEvents = pgTable(
+  "mail_message_events",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    messageId: uuid().notNull(),
+    customerId: customerRef(),
+    type: text().notNull(),
+    occurredAt: at().notNull(),
+    identity: text().notNull(),
+    details: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    receivedAt: at().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.messageId, t.identity), index().on(t.messageId, t.occurredAt)],
+);
+
+/**
+ * The suppression mirror: one current row per (customer, stream, address) plus the change feed order
+ * (`changedAt`, `id`). Addresses are stored normalised (lower-case).
+ */
+export const mailSuppressions = pgTable(
+  "mail_suppressions",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    stream: text({ enum: ["newsletter", "transactional"] }).notNull(),
+    email: text().notNull(),
+    active: boolean().notNull(),
+    reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }).notNull(),
+    changedAt: at().notNull(),
+  },
+  (t) => [uniqueIndex().on(t.customerId, t.stream, t.email), index().on(t.customerId, t.stream, t.changedAt, t.id)],
+);

@@ -1,0 +1,55 @@
+import { and, asc, eq, gte, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { mailMessageEvents, mailMessages } from "../../db/schema";
+import { NotFoundError } from "../../core/errors";
+
+export type MessageRow = typeof mailMessages.$inferSelect;
+
+/** Message history is kept this long; state is kept permanently. */
+export const MESSAGE_HISTORY_DAYS = 90;
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+/** `sending` is internal (the in-flight mark); callers see it as `pending`. */
+export function publicStatus(status: MessageRow["status"]) {
+  return status === "sending" ? "pending" : status;
+}
+
+export async function getMessage(db: Database, customerId: string, id: string, now: Date) {
+  const [row] = await db.select().from(mailMessages).where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.id, id)));
+  if (!row) throw new NotFoundError("Message");
+  const since = new Date(now.getTime() - MESSAGE_HISTORY_DAYS * 86_400_000);
+  const events = await db
+    .select()
+    .from(mailMessageEvents)
+    .where(and(eq(mailMessageEvents.messageId, id), gte(mailMessageEvents.occurredAt, since)))
+    .orderBy(asc(mailMessageEvents.occurredAt), asc(mailMessageEvents.id));
+  return {
+    id: row.id,
+    kind: row.kind,
+    mode: row.mode,
+    status: publicStatus(row.status),
+    template_id: row.templateId,
+    send_job_id: row.sendJobId,
+    subject: row.subject,
+    bounce_type: row.bounceType,
+    error: row.error,
+    created_at: row.createdAt.toISOString(),
+    delivered_at: iso(row.deliveredAt),
+    first_opened_at: iso(row.firstOpenedAt),
+    first_clicked_at: iso(row.firstClickedAt),
+    bounced_at: iso(row.bouncedAt),
+    complained_at: iso(row.complainedAt),
+    events: events.map((e) => ({ type: e.type, at: e.occurredAt.toISOString(), details: e.details })),
+  };
+}
+
+/** Accepted live e-mails of the calendar month (UTC) containing `now`: what usage and quotas count. */
+export async function acceptedLiveThisMonth(db: Database, customerId: string, now: Date): Promise<number> {
+  const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(mailMessages)
+    .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.mode, "live"), gte(mailMessages.acceptedAt, monthStart)));
+  return row?.n ?? 0;
+}

@@ -1,0 +1,62 @@
+/**
+ * The Postmark simulator: an HTTP server speaking the part of Postmark's API our mail service uses, for
+ * offline development and as the provider in tests. Point the real client at it:
+ * `new ServerClient(token, { useHttps: false, requestHost: "127.0.0.1:<port>" })`.
+ *
+ * Postmark API (shapes, casing and error codes as Postmark's): `POST /email`, `POST /email/batch` (≤ 500,
+ * one result per message, HTTP 200), `GET /message-streams/{stream}/suppressions/dump`,
+ * `POST /message-streams/{stream}/suppressions`, `POST /message-streams/{stream}/suppressions/delete`.
+ * Token `POSTMARK_API_TEST` validates and answers but records and posts nothing; a Sandbox server records
+ * mail but posts no Delivery events (test addresses still bounce, as in Postmark's sandbox mode).
+ *
+ * Test addresses (see `test-addresses.ts`): Postmark's black hole `<type>@bounce-testing.postmarkapp.com`
+ * (`hardbounce`, `softbounce`, `transient`, `blocked`, …; unknown local part = HardBounce), plus
+ * `spamcomplaint@…`, an ignored `+tag`, and `hardbounce` / `softbounce` / `spamcomplaint` on any domain.
+ *
+ * Control endpoints (no token; loopback only):
+ * - `GET /__sim/messages?to=&stream=&tag=&server_id=&metadata_key=&metadata_value=&limit=&offset=`,
+ *   `GET /__sim/messages/{MessageID}` (with HtmlBody/TextBody while still stored)
+ * - `POST /__sim/messages/{MessageID}/open|click|unsubscribe|bounce|complain` with `{ recipient?, url?,
+ *   location?, platform?, type? }`: the reader's actions, posted as Postmark webhooks
+ * - `GET /__sim/stats` (`received`, `duplicates_by_metadata_message_id`, …), `POST /__sim/reset`
+ * - `POST /__sim/faults { mode: slow|error500|drop|none, count?, delay_ms?, after_accept? }`
+ * - `GET /__sim/webhooks?limit=` (log of posted events), `PUT /__sim/webhook { url, username?, password? } | null`
+ * - `POST /__sim/servers { token, id?, name?, deliveryType?, streams: [{ id, type }] }`
+ *
+ * Webhooks: one event per POST, Basic auth, in order per message, never blocking a send; a non-2xx answer
+ * or network error is retried after 100 ms, 500 ms and 2 s (configurable), a 403 stops retries at once.
+ */
+export {
+  DEFAULT_SIMULATOR_SERVERS,
+  MAX_BATCH_MESSAGES,
+  POSTMARK_API_TEST_TOKEN,
+  PostmarkSimulator,
+  SIMULATOR_SERVER_TOKEN,
+  createPostmarkSimulator,
+  type ActiveFault,
+  type BounceOptions,
+  type ClickOptions,
+  type ControlResult,
+  type EngagementOptions,
+  type FaultMode,
+  type FaultSettings,
+  type PostmarkSimulatorOptions,
+  type RecipientOption,
+  type SimulatorServerConfig,
+  type SimulatorStats,
+} from "./simulator";
+export { startPostmarkSimulator, type RunningPostmarkSimulator, type StartPostmarkSimulatorOptions } from "./server";
+export {
+  BOUNCE_TESTING_DOMAIN,
+  BOUNCE_TYPES,
+  SIMULATOR_TEST_ADDRESSES,
+  SPAM_COMPLAINT,
+  classifyTestAddress,
+  simulatorTestAddress,
+  type BounceType,
+  type TestOutcome,
+} from "./test-addresses";
+export { METADATA_MESSAGE_ID_KEY, type MessageFilter, type SimulatedMessage, type SimulatedMessageDetail } from "./store";
+export { SimulatorControlError } from "./errors";
+export type { WebhookDelivery, WebhookTarget } from "./webhook-dispatcher";
+export type * from "./postmark-shapes";

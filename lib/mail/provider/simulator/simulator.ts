@@ -1,0 +1,568 @@
+import type { Hono } from "hono";
+import { systemClock, type Clock } from "../../../core/clock";
+import { parseAddressList } from "./addresses";
+import { createSimulatorApp, droppedResponses, type SimulatorEnv } from "./app";
+import {
+  INVALID_SUPPRESSION_ADDRESS,
+  POSTMARK_ERRORS,
+  SPAM_COMPLAINT_DELETE_REFUSED,
+  SimulatorControlError,
+  allRecipientsInactive,
+  someRecipientsInactive,
+} from "./errors";
+import { isPostmarkError, validateOutbound, type ValidatedMessage } from "./outbound";
+import type {
+  DeliveryType,
+  PostmarkError,
+  SendResponse,
+  StreamType,
+  Suppression,
+  SuppressionStatus,
+  SuppressionOrigin,
+  SuppressionReason,
+  WebhookPayload,
+} from "./postmark-shapes";
+import {
+  SimulatorStore,
+  type MessageFilter,
+  type SimulatedMessage,
+  type SimulatedMessageDetail,
+  type SimulatorServer,
+  type SimulatorStream,
+  type StoredMessage,
+} from "./store";
+import { classifyTestAddress, type BounceType, type TestOutcome } from "./test-addresses";
+import { WebhookDispatcher, type WebhookDelivery, type WebhookTarget } from "./webhook-dispatcher";
+import {
+  bouncePayload,
+  clickPayload,
+  deliveryPayload,
+  openPayload,
+  spamComplaintPayload,
+  subscriptionChangePayload,
+  suppressedByMessagePayload,
+} from "./webhook-payloads";
+
+/** Postmark's documented test token: the request is validated and answered, nothing is sent (API overview). */
+export const POSTMARK_API_TEST_TOKEN = "POSTMARK_API_TEST";
+/** Token of the server a simulator gets when no `servers` are configured. */
+export const SIMULATOR_SERVER_TOKEN = "simulator-server-token";
+export const MAX_BATCH_MESSAGES = 500;
+
+export type SimulatorServerConfig = {
+  token: string;
+  /** `ServerID` in webhooks; defaults to one more than the highest so far (1 for the first). */
+  id?: number;
+  name?: string;
+  /** Sandbox servers accept and record mail but deliver nothing (no Delivery webhooks). */
+  deliveryType?: DeliveryType;
+  streams: { id: string; type: StreamType }[];
+};
+
+export type PostmarkSimulatorOptions = {
+  servers?: SimulatorServerConfig[];
+  /** Where provider events are POSTed; null keeps them in the log only (`GET /__sim/webhooks`). */
+  webhook?: WebhookTarget | null;
+  /** False turns webhook posting off entirely (state changes still happen), e.g. for benchmarks. */
+  webhooks?: boolean;
+  /** Time between accepting a request and its Delivery/Bounce events. */
+  deliveryDelayMs?: number;
+  /** Bodies (HtmlBody/TextBody) are kept only for this many latest messages; metadata is kept for all. */
+  maxStoredMessages?: number;
+  clock?: Clock;
+  webhookConcurrency?: number;
+  webhookRetryDelaysMs?: readonly number[];
+  webhookTimeoutMs?: number;
+};
+
+export const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
+  {
+    token: SIMULATOR_SERVER_TOKEN,
+    name: "Simulator",
+    deliveryType: "Live",
+    // Postmark's default stream ids for a new server's transactional and broadcast streams.
+    streams: [
+      { id: "outbound", type: "Transactional" },
+      { id: "broadcast", type: "Broadcasts" },
+    ],
+  },
+];
+
+export type FaultMode = "slow" | "error500" | "drop" | "none";
+export type FaultSettings = {
+  mode: FaultMode;
+  /** How many of the next send requests (`/email`, `/email/batch`) the fault applies to; default 1. */
+  count?: number;
+  /** For `slow`: how long to wait before handling the request. Default 2000. */
+  delayMs?: number;
+  /** For `drop`: accept the request first, then drop the connection (the provider sent, the caller cannot know). */
+  afterAccept?: boolean;
+};
+export type ActiveFault = { mode: Exclude<FaultMode, "none">; delayMs: number; afterAccept: boolean };
+
+export type SimulatorStats = {
+  received: number;
+  rejected: number;
+  api_test: number;
+  duplicates_by_metadata_message_id: Record<string, number>;
+  webhooks: { pending: number; delivered: number; failed: number; skipped: number };
+};
+
+export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
+export type Authenticated = SimulatorServer | typeof POSTMARK_API_TEST_TOKEN;
+
+export type RecipientOption = { recipient?: string };
+export type EngagementOptions = RecipientOption & { platform?: string };
+export type ClickOptions = EngagementOptions & { url: string; location?: "HTML" | "Text" };
+export type BounceOptions = RecipientOption & { type?: BounceType };
+/** What a control action caused: the webhook bodies it emitted, in order (empty when nothing changed). */
+export type ControlResult = { webhooks: WebhookPayload[] };
+
+const DEFAULT_FAULT_DELAY_MS = 2000;
+
+/**
+ * An in-memory Postmark: the send and suppression endpoints the `postmark` client calls, Postmark's error
+ * codes, per-stream suppressions, and webhooks for delivery, bounces, complaints, opens, clicks and
+ * subscription changes. Portal developers run it offline; our tests use it as the provider.
+ */
+export class PostmarkSimulator {
+  readonly app: Hono<SimulatorEnv>;
+  /** The Hono app's fetch, wrapped so that a dropped connection rejects like a network error. */
+  readonly fetch: (request: Request, env?: SimulatorEnv["Bindings"]) => Promise<Response>;
+  #servers = new Map<string, SimulatorServer>();
+  readonly store: SimulatorStore;
+  #clock: Clock;
+  #dispatcher: WebhookDispatcher;
+  #webhooksEnabled: boolean;
+  #deliveryDelayMs: number;
+  #timers = new Set<NodeJS.Timeout>();
+  #timerWaiters: (() => void)[] = [];
+  #generation = 0;
+  #bounceId = 0;
+  #fault: (ActiveFault & { remaining: number }) | null = null;
+
+  constructor(options: PostmarkSimulatorOptions = {}) {
+    for (const server of options.servers ?? DEFAULT_SIMULATOR_SERVERS) this.addServer(server);
+    this.store = new SimulatorStore(options.maxStoredMessages ?? 1000);
+    this.#clock = options.clock ?? systemClock;
+    this.#webhooksEnabled = options.webhooks ?? true;
+    this.#deliveryDelayMs = options.deliveryDelayMs ?? 50;
+    this.#dispatcher = new WebhookDispatcher(
+      {
+        concurrency: options.webhookConcurrency ?? 8,
+        retryDelaysMs: options.webhookRetryDelaysMs ?? [100, 500, 2000],
+        timeoutMs: options.webhookTimeoutMs ?? 10_000,
+        logSize: 1000,
+      },
+      options.webhook ?? null,
+    );
+    this.app = createSimulatorApp(this);
+    this.fetch = async (request, env) => {
+      const response = await this.app.fetch(request, env);
+      if (!env?.incoming && droppedResponses.has(response)) throw new TypeError("fetch failed: connection dropped by the Postmark simulator");
+      return response;
+    };
+  }
+
+  get servers(): ReadonlyMap<string, SimulatorServer> {
+    return this.#servers;
+  }
+
+  /**
+   * Registers a Postmark server (the embedded mode adds one per customer as accounts are configured).
+   * Adding a known token again updates it in place, keeping its ServerID, messages and suppressions.
+   */
+  addServer(config: SimulatorServerConfig): SimulatorServer {
+    const streams = new Map(config.streams.map((stream) => [stream.id, { id: stream.id, type: stream.type }]));
+    const existing = this.#servers.get(config.token);
+    if (existing) {
+      Object.assign(existing, { name: config.name ?? existing.name, deliveryType: config.deliveryType ?? existing.deliveryType, streams });
+      return existing;
+    }
+    const id = config.id ?? Math.max(0, ...[...this.#servers.values()].map((server) => server.id)) + 1;
+    const server: SimulatorServer = { id, token: config.token, name: config.name ?? `Server ${id}`, deliveryType: config.deliveryType ?? "Live", streams };
+    this.#servers.set(config.token, server);
+    return server;
+  }
+
+  /** For the send endpoints, where Postmark's test token is valid too. */
+  authenticate(token: string | undefined): Authenticated | PostmarkError {
+    if (token === POSTMARK_API_TEST_TOKEN) return POSTMARK_API_TEST_TOKEN;
+    return this.authenticateServer(token);
+  }
+
+  /** For every other endpoint: only a real server token works. */
+  authenticateServer(token: string | undefined): SimulatorServer | PostmarkError {
+    if (!token) return POSTMARK_ERRORS.missingToken;
+    return this.#servers.get(token) ?? POSTMARK_ERRORS.invalidToken;
+  }
+
+  // ---- sending -------------------------------------------------------------------------------
+
+  sendEmail(auth: Authenticated, input: unknown): ApiResult<SendResponse> {
+    const accepted: StoredMessage[] = [];
+    const result = this.#submit(auth, input, accepted);
+    this.#scheduleOutcomes(accepted);
+    return { status: result.ErrorCode === 0 ? 200 : 422, body: result };
+  }
+
+  /** One result per message, in order; each carries its own ErrorCode and the HTTP status stays 200 (P12). */
+  sendBatch(auth: Authenticated, input: unknown): ApiResult<(SendResponse | PostmarkError)[]> {
+    if (!Array.isArray(input)) return { status: 422, body: POSTMARK_ERRORS.incompatibleJson };
+    if (input.length > MAX_BATCH_MESSAGES) return { status: 422, body: POSTMARK_ERRORS.tooManyBatchMessages };
+    const accepted: StoredMessage[] = [];
+    const results = input.map((message: unknown) => this.#submit(auth, message, accepted));
+    this.#scheduleOutcomes(accepted);
+    return { status: 200, body: results };
+  }
+
+  #submit(auth: Authenticated, input: unknown, accepted: StoredMessage[]): SendResponse | PostmarkError {
+    const validated = validateOutbound(input);
+    if (isPostmarkError(validated)) {
+      this.store.rejected += 1;
+      return validated;
+    }
+    const now = this.#clock.now();
+    const response = (messageId: string): SendResponse => ({ To: validated.to, SubmittedAt: now.toISOString(), MessageID: messageId, ErrorCode: 0, Message: "OK" });
+    if (auth === POSTMARK_API_TEST_TOKEN) {
+      this.store.apiTest += 1;
+      return response(crypto.randomUUID());
+    }
+    const stream = auth.streams.get(validated.streamId);
+    if (!stream) {
+      this.store.rejected += 1;
+      return POSTMARK_ERRORS.unknownStream;
+    }
+    const inactive = validated.recipients.filter((recipient) => this.store.suppression(auth, stream, recipient));
+    if (inactive.length === validated.recipients.length) {
+      this.store.rejected += 1;
+      return allRecipientsInactive(inactive);
+    }
+    const recipients = inactive.length === 0 ? validated.recipients : validated.recipients.filter((recipient) => !inactive.includes(recipient));
+    const message = this.#record(auth, stream, validated, recipients, now);
+    accepted.push(message);
+    return inactive.length === 0 ? response(message.id) : { ...response(message.id), ...someRecipientsInactive(inactive) };
+  }
+
+  #record(server: SimulatorServer, stream: SimulatorStream, validated: ValidatedMessage, recipients: string[], now: Date): StoredMessage {
+    const message: StoredMessage = {
+      id: crypto.randomUUID(),
+      server,
+      stream,
+      from: validated.from,
+      to: validated.to,
+      cc: validated.cc,
+      bcc: validated.bcc,
+      recipients,
+      subject: validated.subject,
+      tag: validated.tag,
+      metadata: validated.metadata,
+      receivedAtMs: now.getTime(),
+      settled: false,
+    };
+    const outcomes = recipients.map((recipient) => classifyTestAddress(recipient, validated.bounceTypeHeader));
+    if (outcomes.some((outcome) => outcome !== null)) message.testOutcomes = outcomes;
+    this.store.record(message, { HtmlBody: validated.htmlBody, TextBody: validated.textBody });
+    return message;
+  }
+
+  /** One timer per request, not per message: a 500-message batch costs one setTimeout. */
+  #scheduleOutcomes(messages: StoredMessage[]): void {
+    if (messages.length === 0) return;
+    const generation = this.#generation;
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (generation === this.#generation) for (const message of messages) this.#deliver(message);
+      if (this.#timers.size === 0) for (const resolve of this.#timerWaiters.splice(0)) resolve();
+    }, this.#deliveryDelayMs);
+    this.#timers.add(timer);
+  }
+
+  /**
+   * What happens to each recipient after acceptance. Sandbox servers deliver nothing (no Delivery event),
+   * but test addresses still bounce there, as Postmark's sandbox mode lets you test bounce handling.
+   */
+  #deliver(message: StoredMessage): void {
+    if (message.settled) return;
+    message.settled = true;
+    const at = this.#clock.now();
+    const live = message.server.deliveryType === "Live";
+    message.recipients.forEach((recipient, index) => {
+      const outcome = message.testOutcomes?.[index] ?? null;
+      // A complaint comes from a reader, so the mail was delivered first.
+      if (live && this.#webhooksEnabled && outcome?.kind !== "bounce") this.#emit(message.id, deliveryPayload(message, recipient, at));
+      if (outcome) this.#applyOutcome(message, recipient, outcome, at);
+    });
+  }
+
+  /**
+   * P5: Bounce and SpamComplaint webhooks exist only on transactional streams; broadcast streams report
+   * the resulting suppression through SubscriptionChange alone. Only hard bounces and complaints suppress.
+   */
+  #applyOutcome(message: StoredMessage, recipient: string, outcome: TestOutcome, at: Date): WebhookPayload[] {
+    const emitted: WebhookPayload[] = [];
+    const transactional = message.stream.type === "Transactional";
+    this.#bounceId += 1;
+    if (outcome.kind === "bounce") {
+      if (transactional) emitted.push(bouncePayload(message, recipient, outcome.type, this.#bounceId, at));
+      if (outcome.type === "HardBounce") emitted.push(...this.#suppressFromMessage(message, recipient, "HardBounce", "Recipient", at));
+    } else {
+      if (transactional) emitted.push(spamComplaintPayload(message, recipient, this.#bounceId, at));
+      emitted.push(...this.#suppressFromMessage(message, recipient, "SpamComplaint", "Recipient", at));
+    }
+    for (const payload of emitted) this.#emit(message.id, payload);
+    return emitted;
+  }
+
+  #suppressFromMessage(message: StoredMessage, recipient: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date): WebhookPayload[] {
+    const suppression = this.store.suppress(message.server, message.stream, recipient, reason, origin, at);
+    return suppression ? [suppressedByMessagePayload(message, suppression)] : [];
+  }
+
+  #emit(key: string, payload: WebhookPayload): void {
+    if (this.#webhooksEnabled) this.#dispatcher.enqueue(key, payload);
+  }
+
+  // ---- faults --------------------------------------------------------------------------------
+
+  setFaults(settings: FaultSettings): void {
+    if (settings.mode === "none") {
+      this.#fault = null;
+      return;
+    }
+    this.#fault = {
+      mode: settings.mode,
+      remaining: settings.count ?? 1,
+      delayMs: settings.delayMs ?? DEFAULT_FAULT_DELAY_MS,
+      afterAccept: settings.afterAccept ?? false,
+    };
+  }
+
+  /** Consumes one use of the armed fault, if any; called once per send request. */
+  takeFault(): ActiveFault | null {
+    const fault = this.#fault;
+    if (!fault) return null;
+    fault.remaining -= 1;
+    if (fault.remaining <= 0) this.#fault = null;
+    return { mode: fault.mode, delayMs: fault.delayMs, afterAccept: fault.afterAccept };
+  }
+
+  // ---- inspection ----------------------------------------------------------------------------
+
+  messages(filter: MessageFilter = {}): { total: number; messages: SimulatedMessage[] } {
+    return this.store.list(filter);
+  }
+
+  message(messageId: string): SimulatedMessageDetail {
+    return this.store.view(this.#lookup(messageId));
+  }
+
+  stats(): SimulatorStats {
+    return {
+      received: this.store.received,
+      rejected: this.store.rejected,
+      api_test: this.store.apiTest,
+      duplicates_by_metadata_message_id: this.store.duplicatesByMetadataMessageId(),
+      webhooks: { pending: this.#dispatcher.pending, ...this.#dispatcher.counts },
+    };
+  }
+
+  metadataMessageIdCount(id: string): number {
+    return this.store.metadataMessageIdCount(id);
+  }
+
+  webhookDeliveries(limit = 100): WebhookDelivery[] {
+    return this.#dispatcher.log(limit);
+  }
+
+  setWebhook(target: WebhookTarget | null): void {
+    this.#dispatcher.setTarget(target);
+  }
+
+  /** Forgets messages, suppressions, counters, faults and every event not yet posted. */
+  reset(): void {
+    this.#cancelPending();
+    this.store.reset();
+    this.#dispatcher.clearLog();
+    this.#fault = null;
+  }
+
+  /** Resolves when no Delivery/Bounce timer is pending and every webhook was posted (or gave up). */
+  async whenIdle(): Promise<void> {
+    while (this.#timers.size > 0 || this.#dispatcher.pending > 0) {
+      if (this.#timers.size > 0) await new Promise<void>((resolve) => this.#timerWaiters.push(resolve));
+      else await this.#dispatcher.whenIdle();
+    }
+  }
+
+  /** Stops timers and webhook posting; the HTTP server (if any) is closed by its owner. */
+  close(): void {
+    this.#cancelPending();
+    this.#dispatcher.close();
+  }
+
+  #cancelPending(): void {
+    this.#generation += 1;
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    for (const resolve of this.#timerWaiters.splice(0)) resolve();
+    this.#dispatcher.cancel();
+  }
+
+  // ---- recipient actions ---------------------------------------------------------------------
+
+  #lookup(messageId: string): StoredMessage {
+    const message = this.store.get(messageId);
+    if (!message) throw new SimulatorControlError(404, `No message with MessageID ${messageId}.`);
+    return message;
+  }
+
+  /** A message for a reader's action; its delivery runs first if still pending, so events keep their real order. */
+  #find(messageId: string): StoredMessage {
+    const message = this.#lookup(messageId);
+    this.#deliver(message);
+    return message;
+  }
+
+  #recipientOf(message: StoredMessage, requested: string | undefined): string {
+    if (requested === undefined) return message.recipients[0];
+    const match = message.recipients.find((recipient) => recipient.toLowerCase() === requested.toLowerCase());
+    if (!match) throw new SimulatorControlError(422, `${requested} is not a recipient of message ${message.id}.`);
+    return match;
+  }
+
+  /** Every open is posted, with `FirstOpen` true only the first time (Postmark with PostFirstOpenOnly off, P10). */
+  open(messageId: string, options: EngagementOptions = {}): ControlResult {
+    const message = this.#find(messageId);
+    const recipient = this.#recipientOf(message, options.recipient);
+    message.opened ??= new Set();
+    const firstOpen = !message.opened.has(recipient.toLowerCase());
+    message.opened.add(recipient.toLowerCase());
+    const payload = openPayload(message, recipient, firstOpen, options.platform ?? "Desktop", this.#clock.now());
+    this.#emit(message.id, payload);
+    return { webhooks: [payload] };
+  }
+
+  /** One Click per unique link per recipient (P10); a repeat click posts nothing. */
+  click(messageId: string, options: ClickOptions): ControlResult {
+    const message = this.#find(messageId);
+    const recipient = this.#recipientOf(message, options.recipient);
+    const key = `${recipient.toLowerCase()}\n${options.url}`;
+    message.clicked ??= new Set();
+    if (message.clicked.has(key)) return { webhooks: [] };
+    message.clicked.add(key);
+    const payload = clickPayload(message, recipient, options.url, options.location ?? "HTML", options.platform ?? "Desktop", this.#clock.now());
+    this.#emit(message.id, payload);
+    return { webhooks: [payload] };
+  }
+
+  /** The reader used the unsubscribe link: ManualSuppression with Origin Recipient on the message's stream (P7). */
+  unsubscribe(messageId: string, options: RecipientOption = {}): ControlResult {
+    const message = this.#find(messageId);
+    const recipient = this.#recipientOf(message, options.recipient);
+    const emitted = this.#suppressFromMessage(message, recipient, "ManualSuppression", "Recipient", this.#clock.now());
+    for (const payload of emitted) this.#emit(message.id, payload);
+    return { webhooks: emitted };
+  }
+
+  /** A bounce arriving later for an accepted message (default HardBounce). */
+  bounce(messageId: string, options: BounceOptions = {}): ControlResult {
+    const message = this.#find(messageId);
+    const recipient = this.#recipientOf(message, options.recipient);
+    return { webhooks: this.#applyOutcome(message, recipient, { kind: "bounce", type: options.type ?? "HardBounce" }, this.#clock.now()) };
+  }
+
+  /** The reader marks the message as spam. */
+  complain(messageId: string, options: RecipientOption = {}): ControlResult {
+    const message = this.#find(messageId);
+    const recipient = this.#recipientOf(message, options.recipient);
+    return { webhooks: this.#applyOutcome(message, recipient, { kind: "spam_complaint" }, this.#clock.now()) };
+  }
+
+  // ---- Suppressions API ----------------------------------------------------------------------
+
+  /** `GET /message-streams/{stream}/suppressions/dump`; filters as Postmark's (query names case-insensitive). */
+  dumpSuppressions(server: SimulatorServer, streamId: string, query: Record<string, string>): ApiResult<{ Suppressions: Suppression[] }> {
+    const stream = server.streams.get(streamId);
+    if (!stream) return { status: 422, body: POSTMARK_ERRORS.streamNotFound };
+    const filter = Object.fromEntries(Object.entries(query).map(([key, value]) => [key.toLowerCase(), value]));
+    const from = filter.fromdate ? new Date(filter.fromdate).getTime() : -Infinity;
+    // A date-only `todate` includes that whole day.
+    const to = filter.todate ? new Date(filter.todate).getTime() + (filter.todate.length <= 10 ? 86_400_000 : 1) : Infinity;
+    const suppressions = this.store.suppressions(server, stream).filter((entry) => {
+      const created = Date.parse(entry.CreatedAt);
+      return (
+        (!filter.suppressionreason || entry.SuppressionReason === filter.suppressionreason) &&
+        (!filter.origin || entry.Origin === filter.origin) &&
+        (!filter.emailaddress || entry.EmailAddress.toLowerCase() === filter.emailaddress.toLowerCase()) &&
+        created >= from &&
+        created < to
+      );
+    });
+    return { status: 200, body: { Suppressions: suppressions } };
+  }
+
+  /** Suppressions made through the API are ManualSuppression with Origin Customer (P12). */
+  createSuppressions(server: SimulatorServer, streamId: string, input: unknown): ApiResult<{ Suppressions: SuppressionStatus[] }> {
+    return this.#changeSuppressions(server, streamId, input, (stream, address, at) => {
+      const suppression = this.store.suppress(server, stream, address, "ManualSuppression", "Customer", at);
+      if (suppression) {
+        const change = { suppressSending: true, reason: "ManualSuppression", origin: "Customer" } as const;
+        this.#emit(`suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
+      }
+      return { EmailAddress: address, Status: "Suppressed", Message: null };
+    });
+  }
+
+  /**
+   * A spam complaint cannot be lifted (P6, P12). Deleting a HardBounce is reactivating the bounce; an address
+   * that was never suppressed deletes as `Deleted` too. A real deletion posts a reactivation SubscriptionChange.
+   */
+  deleteSuppressions(server: SimulatorServer, streamId: string, input: unknown): ApiResult<{ Suppressions: SuppressionStatus[] }> {
+    return this.#changeSuppressions(server, streamId, input, (stream, address, at) => {
+      if (this.store.suppression(server, stream, address)?.SuppressionReason === "SpamComplaint") {
+        return { EmailAddress: address, Status: "Failed", Message: SPAM_COMPLAINT_DELETE_REFUSED };
+      }
+      if (this.store.unsuppress(server, stream, address)) {
+        const change = { suppressSending: false, reason: null, origin: "Customer" } as const;
+        this.#emit(`suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
+      }
+      return { EmailAddress: address, Status: "Deleted", Message: null };
+    });
+  }
+
+  /** Postmark applies these asynchronously ("can take a minute"); the simulator applies them at once. */
+  #changeSuppressions(
+    server: SimulatorServer,
+    streamId: string,
+    input: unknown,
+    change: (stream: SimulatorStream, address: string, at: Date) => SuppressionStatus,
+  ): ApiResult<{ Suppressions: SuppressionStatus[] }> {
+    const stream = server.streams.get(streamId);
+    if (!stream) return { status: 422, body: POSTMARK_ERRORS.streamNotFound };
+    const entries = suppressionEntries(input);
+    if (!entries) return { status: 422, body: POSTMARK_ERRORS.incompatibleJson };
+    const at = this.#clock.now();
+    const results = entries.map((entry): SuppressionStatus => {
+      const addresses = parseAddressList(entry);
+      if (!addresses || addresses.length !== 1) return { EmailAddress: entry, Status: "Failed", Message: INVALID_SUPPRESSION_ADDRESS };
+      return change(stream, addresses[0], at);
+    });
+    return { status: 200, body: { Suppressions: results } };
+  }
+}
+
+/** `{ Suppressions: [{ EmailAddress }] }` → the addresses, or null when the body has another shape. */
+function suppressionEntries(input: unknown): string[] | null {
+  if (input === null || typeof input !== "object" || !("Suppressions" in input) || !Array.isArray(input.Suppressions)) return null;
+  const addresses: string[] = [];
+  for (const entry of input.Suppressions as unknown[]) {
+    if (entry === null || typeof entry !== "object" || !("EmailAddress" in entry) || typeof entry.EmailAddress !== "string") return null;
+    addresses.push(entry.EmailAddress);
+  }
+  return addresses;
+}
+
+export function createPostmarkSimulator(options: PostmarkSimulatorOptions = {}): PostmarkSimulator {
+  return new PostmarkSimulator(options);
+}

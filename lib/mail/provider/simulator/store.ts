@@ -1,0 +1,219 @@
+import type { DeliveryType, Metadata, StreamType, Suppression, SuppressionOrigin, SuppressionReason } from "./postmark-shapes";
+import type { ValidatedMessage } from "./outbound";
+import type { TestOutcome } from "./test-addresses";
+
+export type SimulatorStream = { id: string; type: StreamType };
+
+export type SimulatorServer = {
+  id: number;
+  token: string;
+  name: string;
+  deliveryType: DeliveryType;
+  streams: Map<string, SimulatorStream>;
+};
+
+/**
+ * What the simulator keeps for every accepted message, kept small on purpose: 100,000 of these must fit
+ * comfortably. Bodies live in `SimulatorStore.#bodies`, bounded separately.
+ */
+export type StoredMessage = Pick<ValidatedMessage, "from" | "to" | "cc" | "bcc" | "subject" | "tag" | "metadata"> & {
+  id: string;
+  server: SimulatorServer;
+  stream: SimulatorStream;
+  /** Bare addresses that were accepted (inactive ones of a partial 406 are left out). */
+  recipients: string[];
+  receivedAtMs: number;
+  /** True once Delivery/Bounce outcomes ran; a reader's action first settles a message still in flight. */
+  settled: boolean;
+  /** Aligned with `recipients`; only present when a recipient is a test address. */
+  testOutcomes?: (TestOutcome | null)[];
+  /** Lower-cased recipients that opened; drives `FirstOpen`. */
+  opened?: Set<string>;
+  /** `recipient\nurl` pairs already clicked: Postmark posts one Click per unique link per recipient (P10). */
+  clicked?: Set<string>;
+};
+
+export type MessageBodies = { HtmlBody: string | null; TextBody: string | null };
+
+/** The control API's view of a message (Postmark casing, like the Messages API). */
+export type SimulatedMessage = {
+  MessageID: string;
+  ServerID: number;
+  MessageStream: string;
+  From: string;
+  To: string;
+  Cc: string;
+  Bcc: string;
+  Recipients: string[];
+  Subject: string;
+  Tag: string;
+  Metadata: Metadata;
+  ReceivedAt: string;
+  Sandboxed: boolean;
+  /** Null once the body was evicted (only the latest `maxStoredMessages` bodies are kept). */
+  HtmlBody: string | null;
+};
+
+export type SimulatedMessageDetail = SimulatedMessage & { TextBody: string | null };
+
+export type MessageFilter = {
+  to?: string;
+  stream?: string;
+  tag?: string;
+  serverId?: number;
+  metadataKey?: string;
+  metadataValue?: string;
+  limit?: number;
+  offset?: number;
+};
+
+export const METADATA_MESSAGE_ID_KEY = "message_id";
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 1000;
+
+function suppressionKey(server: SimulatorServer, stream: SimulatorStream): string {
+  return `${server.id}/${stream.id}`;
+}
+
+/** Spam complaints outrank every other reason: they can never be lifted (P6). */
+function outranks(next: SuppressionReason, current: SuppressionReason): boolean {
+  return next === "SpamComplaint" && current !== "SpamComplaint";
+}
+
+/** All state of one simulator: messages, bounded bodies, per-stream suppressions and counters. */
+export class SimulatorStore {
+  #messages = new Map<string, StoredMessage>();
+  #order: StoredMessage[] = [];
+  #bodies = new Map<string, MessageBodies>();
+  #maxBodies: number;
+  #suppressions = new Map<string, Map<string, Suppression>>();
+  #metadataIdCounts = new Map<string, number>();
+  #duplicates = new Map<string, number>();
+  received = 0;
+  rejected = 0;
+  apiTest = 0;
+
+  constructor(maxStoredMessages: number) {
+    this.#maxBodies = maxStoredMessages;
+  }
+
+  record(message: StoredMessage, bodies: MessageBodies): void {
+    this.#messages.set(message.id, message);
+    this.#order.push(message);
+    this.received += 1;
+    if (this.#maxBodies > 0) {
+      this.#bodies.set(message.id, bodies);
+      // Maps iterate in insertion order, so the first key is the oldest body.
+      if (this.#bodies.size > this.#maxBodies) this.#bodies.delete(this.#bodies.keys().next().value as string);
+    }
+    const metadataId = message.metadata[METADATA_MESSAGE_ID_KEY];
+    if (typeof metadataId === "string") {
+      const count = (this.#metadataIdCounts.get(metadataId) ?? 0) + 1;
+      this.#metadataIdCounts.set(metadataId, count);
+      if (count > 1) this.#duplicates.set(metadataId, count);
+    }
+  }
+
+  get(id: string): StoredMessage | undefined {
+    return this.#messages.get(id);
+  }
+
+  /** How many accepted messages carried `Metadata.message_id === id`; exactly-once tests expect 1. */
+  metadataMessageIdCount(id: string): number {
+    return this.#metadataIdCounts.get(id) ?? 0;
+  }
+
+  duplicatesByMetadataMessageId(): Record<string, number> {
+    return Object.fromEntries(this.#duplicates);
+  }
+
+  view(message: StoredMessage): SimulatedMessageDetail {
+    const bodies = this.#bodies.get(message.id);
+    return {
+      MessageID: message.id,
+      ServerID: message.server.id,
+      MessageStream: message.stream.id,
+      From: message.from,
+      To: message.to,
+      Cc: message.cc,
+      Bcc: message.bcc,
+      Recipients: message.recipients,
+      Subject: message.subject,
+      Tag: message.tag,
+      Metadata: message.metadata,
+      ReceivedAt: new Date(message.receivedAtMs).toISOString(),
+      Sandboxed: message.server.deliveryType === "Sandbox",
+      HtmlBody: bodies?.HtmlBody ?? null,
+      TextBody: bodies?.TextBody ?? null,
+    };
+  }
+
+  /** Newest first, like Postmark's Messages API. */
+  list(filter: MessageFilter): { total: number; messages: SimulatedMessage[] } {
+    const to = filter.to?.toLowerCase();
+    const matches = (message: StoredMessage): boolean =>
+      (to === undefined || message.recipients.some((recipient) => recipient.toLowerCase() === to)) &&
+      (filter.stream === undefined || message.stream.id === filter.stream) &&
+      (filter.tag === undefined || message.tag === filter.tag) &&
+      (filter.serverId === undefined || message.server.id === filter.serverId) &&
+      (filter.metadataKey === undefined ||
+        (filter.metadataKey in message.metadata &&
+          (filter.metadataValue === undefined || String(message.metadata[filter.metadataKey]) === filter.metadataValue)));
+    const limit = Math.min(Math.max(filter.limit ?? DEFAULT_LIST_LIMIT, 1), MAX_LIST_LIMIT);
+    const offset = Math.max(filter.offset ?? 0, 0);
+    const page: SimulatedMessage[] = [];
+    let total = 0;
+    for (let index = this.#order.length - 1; index >= 0; index -= 1) {
+      const message = this.#order[index];
+      if (!matches(message)) continue;
+      if (total >= offset && page.length < limit) {
+        const { TextBody: _text, ...summary } = this.view(message);
+        page.push(summary);
+      }
+      total += 1;
+    }
+    return { total, messages: page };
+  }
+
+  suppression(server: SimulatorServer, stream: SimulatorStream, address: string): Suppression | undefined {
+    return this.#suppressions.get(suppressionKey(server, stream))?.get(address.toLowerCase());
+  }
+
+  /** Adds or strengthens a suppression; returns the entry when something changed, null when not. */
+  suppress(server: SimulatorServer, stream: SimulatorStream, address: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date): Suppression | null {
+    const key = suppressionKey(server, stream);
+    let entries = this.#suppressions.get(key);
+    if (!entries) {
+      entries = new Map();
+      this.#suppressions.set(key, entries);
+    }
+    const current = entries.get(address.toLowerCase());
+    if (current && !outranks(reason, current.SuppressionReason)) return null;
+    const entry: Suppression = { EmailAddress: address, SuppressionReason: reason, Origin: origin, CreatedAt: at.toISOString() };
+    entries.set(address.toLowerCase(), entry);
+    return entry;
+  }
+
+  unsuppress(server: SimulatorServer, stream: SimulatorStream, address: string): Suppression | undefined {
+    const entries = this.#suppressions.get(suppressionKey(server, stream));
+    const current = entries?.get(address.toLowerCase());
+    if (current) entries?.delete(address.toLowerCase());
+    return current;
+  }
+
+  suppressions(server: SimulatorServer, stream: SimulatorStream): Suppression[] {
+    return [...(this.#suppressions.get(suppressionKey(server, stream))?.values() ?? [])];
+  }
+
+  reset(): void {
+    this.#messages.clear();
+    this.#order = [];
+    this.#bodies.clear();
+    this.#suppressions.clear();
+    this.#metadataIdCounts.clear();
+    this.#duplicates.clear();
+    this.received = 0;
+    this.rejected = 0;
+    this.apiTest = 0;
+  }
+}

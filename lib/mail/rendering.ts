@@ -1,0 +1,72 @@
+import type { Database } from "../db/client";
+import type { BlockRow } from "./setup/blocks";
+import { usableBlocksById } from "./setup/blocks";
+import { getDesignRules } from "./setup/design";
+import { getFrame } from "./setup/frame";
+import { ForbiddenError } from "../core/errors";
+import { compileStack, createMjmlCache, LruCache, type CompileResult } from "./render";
+import { renderTile, tileCacheKey, type Tile } from "./render/tile";
+import { defaultFrame } from "./blocks/library";
+import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./render/types";
+
+/**
+ * The one rendering pipeline of the mail service: preview, templates and sends all come through here,
+ * so a preview is byte-for-byte what a send of the same stack produces.
+ */
+const mjmlCache = createMjmlCache(512);
+const tileCache = new LruCache<Tile>(2048);
+
+export function toBlockDefinition(row: BlockRow): BlockDefinition {
+  return { id: row.id, slug: row.slug, mjml: row.mjml, params: row.params, tags: row.tags.map((t) => t.slug) };
+}
+
+/** The customer's frame, or the default frame with the customer's name until an admin sets one. */
+export async function frameFor(db: Database, customerId: string, customerName: string): Promise<Frame> {
+  const frame = await getFrame(db, customerId);
+  if (frame) return frame;
+  return { ...defaultFrame, brand: { ...defaultFrame.brand, company_name: customerName } };
+}
+
+export type StackRenderInput = {
+  kind: TemplateKind;
+  stack: { block_id: string; values: Record<string, string> }[];
+  values?: Record<string, string>;
+  params?: Record<string, string>;
+  contract?: TemplateParam[];
+};
+
+/** Phase 1 for a customer: only enabled, active blocks (403 otherwise), their design rules and frame. */
+export async function renderForCustomer(db: Database, customer: { id: string; name: string }, input: StackRenderInput): Promise<CompileResult> {
+  const ids = [...new Set(input.stack.map((entry) => entry.block_id))];
+  const usable = await usableBlocksById(db, customer.id, ids);
+  const unusable = ids.filter((id) => !usable.has(id));
+  if (unusable.length > 0) {
+    throw new ForbiddenError("The stack references blocks that are not enabled or not active for this account.", { block_ids: unusable });
+  }
+  const [design, frame] = await Promise.all([getDesignRules(db, customer.id), frameFor(db, customer.id, customer.name)]);
+  return compileStack(
+    {
+      kind: input.kind,
+      stack: input.stack,
+      blocks: [...usable.values()].map(toBlockDefinition),
+      values: input.values,
+      params: input.params,
+      contract: input.contract,
+      tokens: design.tokens,
+      frame,
+    },
+    { cache: mjmlCache },
+  );
+}
+
+/** A block with its example values in the customer's design; cached by block version + design hash. */
+export async function tileForCustomer(db: Database, customer: { id: string; name: string }, block: BlockRow): Promise<{ key: string; tile: Tile }> {
+  const [design, frame] = await Promise.all([getDesignRules(db, customer.id), frameFor(db, customer.id, customer.name)]);
+  const key = tileCacheKey(block, design.tokens, frame.brand);
+  let tile = tileCache.get(key);
+  if (!tile) {
+    tile = await renderTile(toBlockDefinition(block), design.tokens, frame.brand, { cache: mjmlCache });
+    tileCache.set(key, tile);
+  }
+  return { key, tile };
+}

@@ -1,0 +1,127 @@
+import { and, eq } from "drizzle-orm";
+import { mailMessageEvents, mailMessages } from "../../db/schema";
+import type { Principal } from "../../core/context";
+import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from "../../core/errors";
+import type { MailDeps } from "../app";
+import { acceptedLiveThisMonth } from "../messages/service";
+import { POSTMARK_TEST_TOKEN, type PostmarkProvider, type SendOutcome } from "../provider/postmark";
+import { personaliseSubject } from "../render";
+import { renderForCustomer } from "../rendering";
+import { requireReadyProvider } from "../setup/provider-config";
+import { isSuppressed } from "../suppressions/mirror";
+import { getTemplateRow } from "../templates/service";
+import { formatMailbox, parseRecipient, recipientHash } from "./address";
+
+export type SendInput = { to: string; params: Record<string, string> };
+export type SendResult = { message_id: string; status: "accepted" | "suppressed" | "invalid" };
+
+/**
+ * One transactional mail, synchronously. Order matters: everything that can refuse the request without
+ * creating a message (template, contract, readiness, quota) comes first; then a message row exists for
+ * every outcome, and the provider is called at most once per message: the row is marked `sending`
+ * before the call, so a crash or a lost answer leaves `unknown`, never a second send.
+ */
+export async function sendTransactional(deps: MailDeps, postmark: PostmarkProvider, principal: Principal, templateId: string, input: SendInput): Promise<SendResult> {
+  const { db, clock } = deps;
+  const customerId = principal.customerId;
+  const template = await getTemplateRow(db, customerId, templateId);
+  if (template.status !== "active") {
+    throw new ValidationError(`The template is ${template.status}; only active templates can be sent.`, [{ path: "template_id", message: "Template is not active." }]);
+  }
+  if (template.kind !== "transactional") {
+    throw new ValidationError("Newsletter templates are sent with send jobs (POST /v1/send-jobs).", [{ path: "template_id", message: "Template is a newsletter." }]);
+  }
+  const known = new Set(template.params.map((p) => p.name));
+  const unknown = Object.keys(input.params).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new ValidationError("Unknown template parameters.", unknown.map((name) => ({ path: `params.${name}`, message: "Not a parameter of this template." })));
+  }
+
+  const credentials = await requireReadyProvider(db, deps.secrets, customerId);
+  const sender = template.from ?? credentials.defaultTransactionalFrom ?? credentials.defaultNewsletterFrom;
+  if (!sender) throw new ForbiddenError("No sender is configured for transactional mail.", { missing: ["default_transactional_from"] });
+
+  // Rendering validates the contract (missing required params → 422) before anything is recorded.
+  const rendered = await renderForCustomer(db, { id: customerId, name: principal.customerName }, {
+    kind: "transactional",
+    stack: template.blocks ?? [],
+    values: template.values,
+    params: input.params,
+    contract: template.params,
+  });
+  const subject = personaliseSubject(template.subject, { ...template.values, ...input.params });
+
+  const mode = principal.mail?.mode ?? "live";
+  const now = clock.now();
+  if (mode === "live") {
+    const limit = principal.mail?.monthlyLimit ?? 0;
+    const sent = await acceptedLiveThisMonth(db, customerId, now);
+    if (sent >= limit) {
+      throw new QuotaExceededError(`The monthly sending limit of ${limit} e-mails is reached; an administrator can raise it.`, { limit, sent });
+    }
+  }
+
+  const recipient = parseRecipient(input.to);
+  const base = { customerId, kind: "transactional" as const, mode, templateId, subject, createdAt: now };
+  if (!recipient) {
+    const [row] = await db.insert(mailMessages).values({ ...base, status: "invalid", recipientHash: recipientHash(input.to), error: "The recipient address could not be parsed." }).returning({ id: mailMessages.id });
+    return { message_id: row?.id ?? "", status: "invalid" };
+  }
+  if (await isSuppressed(db, customerId, "transactional", recipient.address)) {
+    const [row] = await db.insert(mailMessages).values({ ...base, status: "suppressed", recipientHash: recipientHash(recipient.address), error: "The address is suppressed on the transactional stream." }).returning({ id: mailMessages.id });
+    return { message_id: row?.id ?? "", status: "suppressed" };
+  }
+
+  const [message] = await db.insert(mailMessages).values({ ...base, status: "sending", recipientHash: recipientHash(recipient.address) }).returning({ id: mailMessages.id });
+  if (!message) throw new Error("message insert returned nothing");
+  const outcome = await postmark.send(mode === "sandbox" ? POSTMARK_TEST_TOKEN : credentials.serverToken, {
+    From: formatMailbox(sender.email, sender.name),
+    To: formatMailbox(recipient.address, recipient.name),
+    Subject: subject,
+    HtmlBody: rendered.html,
+    MessageStream: credentials.transactionalStream,
+    Metadata: { message_id: message.id },
+  });
+  await recordOutcome(deps, message.id, outcome);
+  return resultOf(deps, message.id, outcome);
+}
+
+/** One conditional update from `sending`: a late duplicate answer can never overwrite a final state. */
+export async function recordOutcome(deps: MailDeps, messageId: string, outcome: SendOutcome): Promise<void> {
+  const now = deps.clock.now();
+  const set =
+    outcome.kind === "accepted"
+      ? { status: "accepted" as const, providerMessageId: outcome.providerMessageId, acceptedAt: now }
+      : outcome.kind === "unknown"
+        ? { status: "unknown" as const, error: outcome.message }
+        : outcome.kind === "failed"
+          ? { status: "failed" as const, error: `Postmark error ${outcome.code}: ${outcome.message}` }
+          : { status: outcome.kind, error: outcome.message };
+  const [row] = await deps.db
+    .update(mailMessages)
+    .set(set)
+    .where(and(eq(mailMessages.id, messageId), eq(mailMessages.status, "sending")))
+    .returning({ customerId: mailMessages.customerId });
+  if (row) {
+    await deps.db
+      .insert(mailMessageEvents)
+      .values({ messageId, customerId: row.customerId, type: set.status, occurredAt: now, identity: `send:${set.status}`, details: outcome.kind === "accepted" ? {} : { reason: set.error } })
+      .onConflictDoNothing();
+  }
+}
+
+function resultOf(deps: MailDeps, messageId: string, outcome: SendOutcome): SendResult {
+  switch (outcome.kind) {
+    case "accepted":
+      return { message_id: messageId, status: "accepted" };
+    case "suppressed":
+    case "invalid":
+      return { message_id: messageId, status: outcome.kind };
+    case "unknown":
+      // The key stays bound (the body carries message_id): a retry must not send again.
+      throw new ApiError("internal_error", "The provider did not answer; the outcome is unknown and the mail will not be sent again. Read it with GET /v1/messages/{id}.", { extra: { message_id: messageId } });
+    case "failed":
+      deps.logger.error("postmark refused a transactional send", { message_id: messageId, code: outcome.code, status: outcome.status });
+      throw new ApiError("internal_error", "The provider refused the mail for a reason on our side; it was not sent. Retry later.");
+  }
+}

@@ -1,0 +1,136 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { mailFrames, mailProviderConfigs, type SenderRecord } from "../../db/schema";
+import { ForbiddenError } from "../../core/errors";
+import type { SecretBox } from "../../core/secrets";
+
+export type ProviderConfigInput = {
+  server_token?: string;
+  transactional_stream?: string;
+  broadcast_stream?: string;
+  verified_senders?: string[];
+  verified_domains?: string[];
+  default_newsletter_from?: SenderRecord | null;
+  default_transactional_from?: SenderRecord | null;
+};
+
+/** What the admin sees: never the token, only whether one is set. */
+export type ProviderConfigView = {
+  server_token_set: boolean;
+  transactional_stream: string | null;
+  broadcast_stream: string | null;
+  verified_senders: string[];
+  verified_domains: string[];
+  default_newsletter_from: SenderRecord | null;
+  default_transactional_from: SenderRecord | null;
+};
+
+export type ProviderCredentials = {
+  serverToken: string;
+  transactionalStream: string;
+  broadcastStream: string;
+  verifiedSenders: string[];
+  verifiedDomains: string[];
+  defaultNewsletterFrom: SenderRecord | null;
+  defaultTransactionalFrom: SenderRecord | null;
+};
+
+/** The readiness items in the order they are reported. */
+export const readinessItems = [
+  "server_token",
+  "transactional_stream",
+  "broadcast_stream",
+  "verified_senders",
+  "default_newsletter_from",
+  "newsletter_footer",
+  "transactional_footer",
+] as const;
+
+export type ReadinessItem = { item: (typeof readinessItems)[number]; status: "green" | "red"; message: string };
+
+type Row = typeof mailProviderConfigs.$inferSelect;
+
+function view(row: Row | undefined): ProviderConfigView {
+  return {
+    server_token_set: Boolean(row?.serverTokenSealed),
+    transactional_stream: row?.transactionalStream ?? null,
+    broadcast_stream: row?.broadcastStream ?? null,
+    verified_senders: row?.verifiedSenders ?? [],
+    verified_domains: row?.verifiedDomains ?? [],
+    default_newsletter_from: row?.defaultNewsletterFrom ?? null,
+    default_transactional_from: row?.defaultTransactionalFrom ?? null,
+  };
+}
+
+export async function getProviderConfig(db: Database, customerId: string): Promise<ProviderConfigView> {
+  const [row] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
+  return view(row);
+}
+
+/** Partial update; the server token is sealed before it touches the database. */
+export async function setProviderConfig(db: Database, secrets: SecretBox, customerId: string, input: ProviderConfigInput, now: Date): Promise<ProviderConfigView> {
+  const values = {
+    ...(input.server_token !== undefined && { serverTokenSealed: secrets.seal(input.server_token) }),
+    ...(input.transactional_stream !== undefined && { transactionalStream: input.transactional_stream }),
+    ...(input.broadcast_stream !== undefined && { broadcastStream: input.broadcast_stream }),
+    ...(input.verified_senders !== undefined && { verifiedSenders: input.verified_senders.map((s) => s.toLowerCase()) }),
+    ...(input.verified_domains !== undefined && { verifiedDomains: input.verified_domains.map((d) => d.toLowerCase()) }),
+    ...(input.default_newsletter_from !== undefined && { defaultNewsletterFrom: input.default_newsletter_from }),
+    ...(input.default_transactional_from !== undefined && { defaultTransactionalFrom: input.default_transactional_from }),
+    updatedAt: now,
+  };
+  await db.insert(mailProviderConfigs).values({ customerId, ...values }).onConflictDoUpdate({ target: mailProviderConfigs.customerId, set: values });
+  return getProviderConfig(db, customerId);
+}
+
+/** A sender is verified when its address is, or its domain is. */
+export function senderIsVerified(email: string, config: { verifiedSenders: string[]; verifiedDomains: string[] }): boolean {
+  const address = email.toLowerCase();
+  const domain = address.slice(address.lastIndexOf("@") + 1);
+  return config.verifiedSenders.includes(address) || config.verifiedDomains.includes(domain);
+}
+
+/**
+ * The spec's precondition for sending: provider server, streams, verified senders and both footers.
+ * Each item is green or red with what to do; the admin API shows the list and sends answer 403 naming
+ * the red items.
+ */
+export async function readiness(db: Database, customerId: string): Promise<ReadinessItem[]> {
+  const [row] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
+  const [frame] = await db.select().from(mailFrames).where(eq(mailFrames.customerId, customerId));
+  const config = view(row);
+  const item = (name: ReadinessItem["item"], ok: boolean, message: string): ReadinessItem => ({ item: name, status: ok ? "green" : "red", message: ok ? "ok" : message });
+  const newsletterFrom = config.default_newsletter_from;
+  return [
+    item("server_token", config.server_token_set, "Set the Postmark server token."),
+    item("transactional_stream", Boolean(config.transactional_stream), "Set the transactional message stream id."),
+    item("broadcast_stream", Boolean(config.broadcast_stream), "Set the broadcast message stream id."),
+    item("verified_senders", config.verified_senders.length + config.verified_domains.length > 0, "Add at least one verified sender address or domain."),
+    item(
+      "default_newsletter_from",
+      Boolean(newsletterFrom && senderIsVerified(newsletterFrom.email, { verifiedSenders: config.verified_senders, verifiedDomains: config.verified_domains })),
+      "Set a default newsletter sender on a verified address or domain.",
+    ),
+    item("newsletter_footer", Boolean(frame?.newsletterFooterMjml), "Set the frame's newsletter footer (with the unsubscribe link)."),
+    item("transactional_footer", Boolean(frame?.transactionalFooterMjml), "Set the frame's transactional footer."),
+  ];
+}
+
+/** Credentials for a send, or 403 naming every red readiness item. */
+export async function requireReadyProvider(db: Database, secrets: SecretBox, customerId: string): Promise<ProviderCredentials> {
+  const items = await readiness(db, customerId);
+  const missing = items.filter((i) => i.status === "red").map((i) => i.item);
+  const [row] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
+  if (missing.length > 0 || !row?.serverTokenSealed || !row.transactionalStream || !row.broadcastStream) {
+    throw new ForbiddenError("Sending is not set up for this account yet; an administrator must complete the items in details.missing.", { missing });
+  }
+  return {
+    serverToken: secrets.open(row.serverTokenSealed),
+    transactionalStream: row.transactionalStream,
+    broadcastStream: row.broadcastStream,
+    verifiedSenders: row.verifiedSenders,
+    verifiedDomains: row.verifiedDomains,
+    defaultNewsletterFrom: row.defaultNewsletterFrom ?? null,
+    defaultTransactionalFrom: row.defaultTransactionalFrom ?? null,
+  };
+}
