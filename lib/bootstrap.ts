@@ -62,6 +62,7 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
     app: createRootApp(deps),
     adminTokenSource: adminToken.source,
     close: async () => {
+      deps.queue.close();
       await providers.close();
       await database.close();
     },

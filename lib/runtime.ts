@@ -4,6 +4,7 @@ import { createAdsApp } from "./ads/app";
 import type { AppEnv, CoreDeps } from "./core/context";
 import type { Providers } from "./providers";
 import { ApiError, errorBody } from "./core/errors";
+import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
 
@@ -24,6 +25,15 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
   root.route("/api/cron", createCronRoutes(deps));
+  root.route(
+    "/api/queue",
+    createQueueRoutes(deps.queue, {
+      currentSigningKey: deps.config.QSTASH_CURRENT_SIGNING_KEY,
+      nextSigningKey: deps.config.QSTASH_NEXT_SIGNING_KEY,
+      publicBaseUrl: deps.publicBaseUrl,
+      logger: deps.logger,
+    }),
+  );
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);

@@ -1,5 +1,6 @@
 import type { Database } from "../db/client";
 import type { IdempotencyStore } from "../adapters/idempotency";
+import type { Queue } from "../adapters/queue";
 import type { RateLimiter } from "../adapters/ratelimit";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
@@ -18,6 +19,9 @@ export type CoreDeps = {
   rateLimiter: RateLimiter;
   idempotency: IdempotencyStore;
   principals: PrincipalCache;
+  queue: Queue;
+  /** Public origin of this deployment (links, upload URLs, QStash callbacks). */
+  publicBaseUrl: string;
 };
 
 export type Scope = "full" | "reporting";

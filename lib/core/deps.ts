@@ -1,4 +1,5 @@
 import { createPostgresIdempotencyStore, createUpstashIdempotencyStore } from "../adapters/idempotency";
+import { createLocalQueue, createQstashQueue } from "../adapters/queue";
 import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/ratelimit";
 import type { Database } from "../db/client";
 import { PrincipalCache } from "./api-keys";
@@ -18,6 +19,7 @@ export const PRINCIPAL_TTL_MS = 10_000;
 export function createCoreDeps(input: { config: Config; db: Database; clock: Clock; logger: Logger; encryptionKey: string }): CoreDeps {
   const { config, db, clock, logger } = input;
   const policy = { limit: config.RATE_LIMIT_PER_MINUTE, windowSeconds: 60 };
+  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");
   const upstash =
     config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN
       ? { url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN }
@@ -32,6 +34,10 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
       ? createUpstashRateLimiter(policy, upstash, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS, clock, logger })
       : createMemoryRateLimiter(policy, clock),
     idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
+    queue: config.QSTASH_TOKEN
+      ? createQstashQueue({ token: config.QSTASH_TOKEN, publicBaseUrl, qstashUrl: config.QSTASH_URL })
+      : createLocalQueue({ logger }),
+    publicBaseUrl,
     principals: new PrincipalCache(PRINCIPAL_TTL_MS, 10_000, () => clock.now().getTime()),
   };
 }

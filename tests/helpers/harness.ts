@@ -68,6 +68,7 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   }
 
   return { deps, root, call, admin, customer, clock, logLines, db: handle.db, close: async () => {
+      deps.queue.close();
       await providers.close();
       await handle.close();
     },

@@ -1,0 +1,84 @@
+import type { Logger } from "../../core/logger";
+import { TOPIC, type PublishOptions, type Queue, type QueueBody, type QueueHandler } from "./index";
+
+/**
+ * In-process dispatcher for `npm start` and tests. A failing handler is retried with exponential backoff
+ * (like QStash) up to `maxAttempts`; after that the failure is logged and the message dropped — the
+ * domain's start-up recovery finds work that never finished.
+ */
+export function createLocalQueue(options: { logger: Logger; maxAttempts?: number; retryBaseMs?: number }): Queue {
+  const handlers = new Map<string, QueueHandler>();
+  const timers = new Set<NodeJS.Timeout>();
+  const dedupe = new Map<string, number>();
+  let running = 0;
+  let waiters: (() => void)[] = [];
+  let closed = false;
+  const maxAttempts = options.maxAttempts ?? 5;
+  const retryBaseMs = options.retryBaseMs ?? 1000;
+
+  const settle = () => {
+    if (running === 0 && timers.size === 0) {
+      const done = waiters;
+      waiters = [];
+      for (const w of done) w();
+    }
+  };
+
+  const schedule = (topic: string, body: QueueBody, delayMs: number, attempt: number) => {
+    if (closed) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void run(topic, body, attempt);
+    }, delayMs);
+    timers.add(timer);
+  };
+
+  const run = async (topic: string, body: QueueBody, attempt: number) => {
+    const handler = handlers.get(topic);
+    running++;
+    try {
+      if (!handler) throw new Error(`no handler registered for topic ${topic}`);
+      await handler(body, { attempt });
+    } catch (error) {
+      if (attempt < maxAttempts) {
+        options.logger.warn("queue handler failed; retrying", { topic, attempt, error: String(error) });
+        schedule(topic, body, retryBaseMs * 2 ** (attempt - 1), attempt + 1);
+      } else {
+        options.logger.error("queue handler failed for good", { topic, attempt, error: String(error) });
+      }
+    } finally {
+      running--;
+      settle();
+    }
+  };
+
+  return {
+    kind: "local",
+    async publish(topic: string, body: QueueBody, publishOptions: PublishOptions = {}) {
+      if (!TOPIC.test(topic)) throw new Error(`invalid queue topic ${topic}`);
+      if (publishOptions.deduplicationId) {
+        const now = Date.now();
+        const seen = dedupe.get(publishOptions.deduplicationId);
+        if (seen !== undefined && now - seen < 10 * 60_000) return;
+        dedupe.set(publishOptions.deduplicationId, now);
+      }
+      schedule(topic, structuredClone(body), (publishOptions.delaySeconds ?? 0) * 1000, 1);
+    },
+    register(topic, handler) {
+      handlers.set(topic, handler);
+    },
+    handler(topic) {
+      return handlers.get(topic);
+    },
+    idle() {
+      if (running === 0 && timers.size === 0) return Promise.resolve();
+      return new Promise((resolve) => waiters.push(resolve));
+    },
+    close() {
+      closed = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      settle();
+    },
+  };
+}
