@@ -101,7 +101,7 @@ export async function seedDemoMail(deps: CoreDeps, customerId: string): Promise<
  * Embedded mode: the simulator is in memory, so on every start (and whenever an operator changes a
  * provider configuration) each configured account's server is registered with it, streams included.
  */
-export async function registerSimulatorServers(deps: CoreDeps & { providers: Providers }, customerId?: string): Promise<number> {
+export async function registerSimulatorServers(deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }, customerId?: string): Promise<number> {
   const simulator = deps.providers.postmarkSimulator?.simulator;
   if (!simulator) return 0;
   const rows = await deps.db
