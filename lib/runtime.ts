@@ -7,6 +7,8 @@ import { ApiError, errorBody } from "./core/errors";
 import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
+import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
+import { createPublicFilesRoutes } from "./mail/routes/assets/files";
 
 export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers };
 
@@ -16,7 +18,9 @@ export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers 
  * build it here, so they serve the same routes.
  */
 export function createRootApp(deps: RuntimeDeps) {
-  const mail = createMailApp(deps);
+  // The one blob store of the process (Vercel Blob or DATA_DIR/blobs), chosen from config here.
+  const assets = createAssetStorage(deps);
+  const mail = createMailApp({ ...deps, assets });
   const ads = createAdsApp(deps);
   const admin = createAdminApp(deps);
   const root = new OpenAPIHono<AppEnv>();
@@ -34,6 +38,8 @@ export function createRootApp(deps: RuntimeDeps) {
       logger: deps.logger,
     }),
   );
+  // Embedded mode: published images are served by the app itself (production: Vercel Blob's CDN).
+  if (assets.local) root.route(FILES_PATH, createPublicFilesRoutes(assets.local));
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);

@@ -34,7 +34,8 @@ export const configSchema = z.object({
   QSTASH_URL: optionalUrl.describe("QStash API URL override"),
   QSTASH_CURRENT_SIGNING_KEY: z.string().optional().describe("QStash signature verification key (current)"),
   QSTASH_NEXT_SIGNING_KEY: z.string().optional().describe("QStash signature verification key (next)"),
-  BLOB_READ_WRITE_TOKEN: z.string().optional().describe("Vercel Blob token; unset = local files under DATA_DIR"),
+  BLOB_READ_WRITE_TOKEN: z.string().regex(/^vercel_blob_rw_[A-Za-z0-9]+_\S+$/, "must look like vercel_blob_rw_<storeId>_<secret>").optional().describe("Vercel Blob token; unset = local files under DATA_DIR"),
+  VERCEL_BLOB_API_URL: optionalUrl.describe("Vercel Blob API base the @vercel/blob SDK and our upload URLs use; unset = https://vercel.com/api/blob (tests point it at a local fake)"),
   POSTMARK_API_URL: optionalUrl.describe("Postmark API origin; unset = the embedded Postmark simulator"),
   POSTMARK_WEBHOOK_USERNAME: z.string().optional().describe("Basic-auth user Postmark uses on /api/postmark/webhook"),
   POSTMARK_WEBHOOK_PASSWORD: z.string().optional().describe("Basic-auth password for /api/postmark/webhook"),
@@ -45,6 +46,11 @@ export const configSchema = z.object({
   BILLING_URL: optionalUrl.describe("Where the daily accepted-mail count is posted; unset = not posted"),
   BILLING_SECRET: z.string().optional().describe("HMAC secret for billing posts"),
   ALLOW_LOOPBACK_OUTBOUND: flag.describe("TEST ONLY: lets the SSRF-safe client reach loopback"),
+  OUTBOUND_TRUSTED_CA: z
+    .string()
+    .includes("-----BEGIN CERTIFICATE-----", { message: "must be a PEM certificate" })
+    .optional()
+    .describe("TEST ONLY: one extra CA (PEM text) the SSRF-safe client trusts, for a self-signed local image server"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
 });
 

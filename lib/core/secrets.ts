@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** SHA-256 hex; API keys are stored only as this hash. */
 export function sha256Hex(value: string | Uint8Array): string {
@@ -31,6 +31,15 @@ export class SecretBox {
     const cipher = createCipheriv("aes-256-gcm", this.#key, iv);
     const body = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()]);
     return ["v1", iv.toString("base64url"), cipher.getAuthTag().toString("base64url"), body.toString("base64url")].join(".");
+  }
+
+  /**
+   * A key for another purpose (e.g. signing upload URLs), derived with HKDF-SHA256 and bound to `purpose`:
+   * one configured secret serves several uses, while the encryption key itself never leaves the box and a
+   * derived key reveals nothing about it or about the keys of other purposes.
+   */
+  deriveKey(purpose: string, bytes = 32): Buffer {
+    return Buffer.from(hkdfSync("sha256", this.#key, Buffer.alloc(0), purpose, bytes));
   }
 
   open(sealed: string): string {

@@ -7,9 +7,15 @@ import { registerGetHealth } from "../core/health";
 import { createPostmarkProvider } from "./provider/postmark";
 import { registerCatalogRoutes } from "./routes/catalog";
 import { registerTemplateRoutes } from "./routes/templates";
+import { createAssetStorage, type AssetStorage } from "./assets/storage";
+import { ASSET_UPLOAD_PATH, registerAssetRoutes } from "./routes/assets";
 
 /** What the mail service needs beyond the core: where the providers are (`lib/providers.ts`). */
-export type MailDeps = CoreDeps & { providers: Providers };
+export type MailDeps = CoreDeps & {
+  providers: Providers;
+  /** The files of image assets, chosen once by `createRootApp`; a standalone app builds its own from config. */
+  assets?: AssetStorage;
+};
 
 export const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
 
@@ -26,11 +32,13 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     service: "mail",
     mountPath: "/mail",
     deps,
-    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
+    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", ASSET_UPLOAD_PATH],
+    rawBodyPaths: [ASSET_UPLOAD_PATH],
   });
   registerGetHealth(app, deps, "mail");
   registerCatalogRoutes(app, deps);
   registerTemplateRoutes(app, deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }));
+  registerAssetRoutes(app, { ...deps, assets: deps.assets ?? createAssetStorage(deps) });
   registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
   return app;
 }

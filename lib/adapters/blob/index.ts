@@ -58,6 +58,24 @@ export class UploadTooLargeError extends Error {
   }
 }
 
+/** Reads a body stream but never more than `maxBytes` of it into memory. */
+export async function readCapped(body: ReadableStream<Uint8Array>, pathname: string, maxBytes: number): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new UploadTooLargeError(pathname, maxBytes);
+    }
+    chunks.push(value);
+  }
+  return new Uint8Array(Buffer.concat(chunks, total));
+}
+
 const PATHNAME_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
 
 /**

@@ -2,6 +2,7 @@ import { BlobNotFoundError, del, head, put } from "@vercel/blob";
 import { generateClientTokenFromReadWriteToken } from "@vercel/blob/client";
 import {
   assertValidPathname,
+  readCapped,
   UploadTooLargeError,
   type BlobStore,
   type PutOptions,
@@ -110,25 +111,8 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
       const response = await fetch(meta.url, { signal: AbortSignal.timeout(downloadTimeoutMs) });
       if (response.status === 404) return null;
       if (!response.ok || !response.body) throw new Error(`Vercel Blob download of ${pathname} failed with ${response.status}`);
+      // Capped whatever `head` said about the size.
       return { bytes: await readCapped(response.body, pathname, maxBytes), contentType: meta.contentType || null };
     },
   };
-}
-
-/** Reads a body but stops at `maxBytes`, whatever `head` said about the size. */
-async function readCapped(body: ReadableStream<Uint8Array>, pathname: string, maxBytes: number): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel();
-      throw new UploadTooLargeError(pathname, maxBytes);
-    }
-    chunks.push(value);
-  }
-  return new Uint8Array(Buffer.concat(chunks, total));
 }

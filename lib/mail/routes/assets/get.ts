@@ -1,0 +1,26 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../core/context";
+import { envelope, errorResponses } from "../../../core/openapi";
+import { serviceRoute } from "../../../core/route";
+import { getAsset } from "../../assets/service";
+import type { AssetRouteDeps } from "./deps";
+import { Asset, AssetIdParam } from "./schema";
+
+export function registerGetAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {
+  const route = serviceRoute(deps, "read", {
+    method: "get",
+    path: "/v1/assets/{id}",
+    tags: ["Assets"],
+    summary: "Get one asset",
+    description: "The asset in any status: `pending` (announced, maybe uploaded, not completed), `ready` (with `url`, `width`, `height`, `bytes`) or `failed` (the file was rejected at `complete`). Another customer's asset answers 404.",
+    request: { params: AssetIdParam },
+    responses: {
+      200: { description: "The asset.", content: { "application/json": { schema: envelope(Asset) } } },
+      ...errorResponses("mail", [401, 404, 422, 429, 500]),
+    },
+  });
+  router.openapi(route, async (c) => {
+    const asset = await getAsset(deps.db, c.get("principal").customerId, c.req.valid("param").id);
+    return c.json({ data: asset, request_id: c.get("requestId") }, 200);
+  });
+}

@@ -1,0 +1,52 @@
+import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../core/context";
+import { envelope, errorResponses } from "../../../core/openapi";
+import { receiveUpload } from "../../assets/upload";
+import { ACCEPTED_UPLOAD_CONTENT_TYPES, UPLOAD_TOKEN_PARAM } from "../../assets/upload-signature";
+import type { AssetRouteDeps } from "./deps";
+import { AssetUploadReceipt } from "./schema";
+
+export type AssetUploadReceiptResponse = z.infer<typeof AssetUploadReceipt>;
+
+/** Public (signed, no API key) and raw-bodied: `createMailApp` lists it in `publicPaths` and `rawBodyPaths`. */
+export const ASSET_UPLOAD_PATH = /^\/v1\/uploads\/[^/]+$/;
+
+const RawImage = z.string().openapi({ format: "binary", description: "The raw image file.", example: "<binary>" });
+const rawImageContent = Object.fromEntries(ACCEPTED_UPLOAD_CONTENT_TYPES.map((type) => [type, { schema: RawImage }]));
+
+export function registerUploadAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {
+  // Not a `serviceRoute`: there is no API key (so no principal, scope or idempotency); the signed token in
+  // the URL is the whole authorisation, and single use is enforced by the asset's state.
+  const route = createRoute({
+    method: "put",
+    path: "/v1/uploads/{id}",
+    tags: ["Assets"],
+    summary: "Upload an asset's file to its signed URL (step 2 of 3, embedded mode)",
+    description: `The address \`upload.url\` from \`POST /v1/assets\` points here in the embedded mode (\`npm start\`); in production it points at Vercel Blob, and this endpoint answers 404. Send the raw file as the body with \`upload.headers\` (its \`content-type\`) and **no** API key; use the URL unchanged.
+
+The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expiry), valid for 15 minutes and for one file. Refusals store nothing: a wrong or tampered signature or an expired URL → 403 (\`details.reason\` \`bad_signature\` or \`expired\`); a content type other than the announced one → 400 (\`content_type_mismatch\`); more than 20 MiB → 400 (\`too_large\`, checked from \`Content-Length\` and while reading); an empty body → 400; a second upload to the same URL → 409 (\`upload_already_used\`). A refused upload does not use the URL up.`,
+    security: [],
+    request: {
+      params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, description: "Asset id, as in `upload.url`.", example: "3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10" }) }),
+      query: z.object({
+        [UPLOAD_TOKEN_PARAM]: z.string().openapi({ description: "Signed upload grant, as in `upload.url`.", example: "eyJ2IjoxLCJhc3NldCI6IjNmNmMyYTllIn0.kX2r…" }),
+      }),
+      body: { required: true, content: rawImageContent },
+    },
+    responses: {
+      200: { description: "The file is stored; next, complete the asset.", content: { "application/json": { schema: envelope(AssetUploadReceipt) } } },
+      ...errorResponses("mail", [400, 403, 404, 409, 500]),
+    },
+  });
+  router.openapi(route, async (c) => {
+    const length = c.req.header("content-length");
+    const receipt = await receiveUpload(deps, {
+      assetId: c.req.valid("param").id,
+      token: c.req.valid("query")[UPLOAD_TOKEN_PARAM],
+      contentType: c.req.header("content-type") ?? null,
+      contentLength: length === undefined || !/^\d+$/.test(length) ? null : Number(length),
+      body: c.req.raw.body,
+    });
+    return c.json({ data: receipt, request_id: c.get("requestId") }, 200);
+  });
+}

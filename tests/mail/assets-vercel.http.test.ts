@@ -1,0 +1,226 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getPayloadFromClientToken } from "@vercel/blob/client";
+import sharp from "sharp";
+import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
+import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+
+/**
+ * The production path at the HTTP level: BLOB_READ_WRITE_TOKEN set, so the runtime picks Vercel Blob, and
+ * the real `@vercel/blob` SDK talks to a fake of the Blob API on 127.0.0.1 (`VERCEL_BLOB_API_URL`, which
+ * the SDK reads itself). The fake checks client tokens as Vercel does (HMAC under the read-write token,
+ * then pathname, content types, size cap, expiry, no overwrite), so an upload it accepts or refuses shows
+ * the scope of the token the API handed to the caller.
+ */
+
+const STORE = "AssetsStore7";
+const SECRET = "rwSecretPart0123456789";
+const RW_TOKEN = `vercel_blob_rw_${STORE}_${SECRET}`;
+const MAX_UPLOAD = 20 * 1024 * 1024;
+
+type Seen = { method: string; url: string; authorization: string; headers: IncomingMessage["headers"]; body: Buffer };
+type Blob = { bytes: Buffer; contentType: string; maxAge: string | undefined };
+
+let fake: Server;
+let api: string;
+let h: Harness;
+let customer: Awaited<ReturnType<Harness["customer"]>>;
+const seen: Seen[] = [];
+const blobs = new Map<string, Blob>();
+
+/** Why Vercel would refuse this client-token PUT, or null when it would store it. */
+function refusal(token: string, pathname: string, contentType: string, size: number): string | null {
+  const encoded = token.slice(`vercel_blob_client_${STORE}_`.length);
+  if (!token.startsWith(`vercel_blob_client_${STORE}_`)) return "token of another store";
+  const [signature = "", payload = ""] = Buffer.from(encoded, "base64").toString("utf8").split(".");
+  const expected = createHmac("sha256", RW_TOKEN).update(payload).digest();
+  const given = Buffer.from(signature, "hex");
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "invalid token signature";
+  const grant = getPayloadFromClientToken(token);
+  if (grant.pathname !== pathname) return `pathname ${pathname} is not the token's`;
+  if (grant.validUntil <= Date.now()) return "token expired";
+  if (!grant.allowedContentTypes?.includes(contentType)) return `content type ${contentType} not allowed`;
+  if (grant.maximumSizeInBytes !== undefined && size > grant.maximumSizeInBytes) return `larger than ${grant.maximumSizeInBytes} bytes`;
+  if (!grant.allowOverwrite && blobs.has(pathname)) return "blob already exists";
+  return null;
+}
+
+function reply(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+}
+
+function serve(req: IncomingMessage, res: ServerResponse, body: Buffer) {
+  const url = new URL(req.url ?? "/", api);
+  const authorization = req.headers.authorization ?? "";
+  const token = authorization.replace(/^Bearer /, "");
+  seen.push({ method: req.method ?? "", url: req.url ?? "", authorization, headers: req.headers, body });
+  const blobJson = (pathname: string, blob: Blob) => ({
+    url: `${api}/public/${pathname}`,
+    downloadUrl: `${api}/public/${pathname}?download=1`,
+    pathname,
+    size: blob.bytes.length,
+    contentType: blob.contentType,
+    contentDisposition: "inline",
+    cacheControl: `public, max-age=${blob.maxAge ?? 2592000}`,
+    uploadedAt: new Date().toISOString(),
+    etag: '"e"',
+  });
+
+  if (req.method === "GET" && url.pathname.startsWith("/public/")) {
+    const blob = blobs.get(url.pathname.slice("/public/".length));
+    if (!blob) return reply(res, 404, { error: { code: "not_found", message: "The requested blob does not exist" } });
+    return void res.writeHead(200, { "content-type": blob.contentType }).end(blob.bytes);
+  }
+  const pathname = url.searchParams.get("pathname") ?? url.searchParams.get("url") ?? "";
+  const contentType = String(req.headers["x-content-type"] ?? "");
+  if (req.method === "PUT" && token !== RW_TOKEN) {
+    const problem = refusal(token, pathname, contentType, body.length);
+    if (problem) return reply(res, 400, { error: { code: "bad_request", message: problem } });
+  } else if (token !== RW_TOKEN) {
+    return reply(res, 403, { error: { code: "forbidden", message: "Access denied" } });
+  }
+  if (req.method === "PUT") {
+    const blob = { bytes: body, contentType, maxAge: req.headers["x-cache-control-max-age"] as string | undefined };
+    blobs.set(pathname, blob);
+    return reply(res, 200, blobJson(pathname, blob));
+  }
+  if (req.method === "GET") {
+    const blob = blobs.get(pathname);
+    return blob ? reply(res, 200, blobJson(pathname, blob)) : reply(res, 404, { error: { code: "not_found", message: "The requested blob does not exist" } });
+  }
+  if (req.method === "POST" && url.pathname === "/delete") {
+    for (const target of (JSON.parse(body.toString("utf8")) as { urls: string[] }).urls) blobs.delete(target.replace(`${api}/public/`, ""));
+    return reply(res, 200, {});
+  }
+  reply(res, 400, { error: { code: "bad_request", message: `unexpected ${req.method} ${req.url}` } });
+}
+
+beforeAll(async () => {
+  fake = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => serve(req, res, Buffer.concat(chunks)));
+  });
+  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
+  api = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  vi.stubEnv("VERCEL_BLOB_API_URL", api);
+  // A refused request must surface at once, not after the SDK's retries with backoff.
+  vi.stubEnv("VERCEL_BLOB_RETRIES", "0");
+  h = await createHarness({ env: { BLOB_READ_WRITE_TOKEN: RW_TOKEN, VERCEL_BLOB_API_URL: api } });
+  customer = await h.customer("Vercel assets");
+});
+
+afterAll(async () => {
+  await h.close();
+  vi.unstubAllEnvs();
+  fake.closeAllConnections();
+  await new Promise<void>((resolve) => fake.close(() => resolve()));
+});
+
+beforeEach(() => {
+  seen.length = 0;
+});
+
+async function announce(contentType = "image/jpeg"): Promise<AnnouncedAssetResponse> {
+  const r = await h.call("POST", "/mail/v1/assets", { key: customer.mailFull, body: { filename: "photo", content_type: contentType } });
+  expect(r.status, describeResponse(r)).toBe(201);
+  expect(r.text).not.toContain(SECRET);
+  return r.json.data as AnnouncedAssetResponse;
+}
+
+/** The caller's step 2, exactly as documented: PUT upload.url with upload.headers, straight to the store. */
+async function putToStore(url: string, headers: Record<string, string>, body: Uint8Array) {
+  const response = await fetch(url, { method: "PUT", headers, body: new Uint8Array(body) });
+  return { status: response.status, text: await response.text() };
+}
+
+const photo = () => sharp({ create: { width: 2000, height: 1000, channels: 3, background: "#3a6ea5" } }).jpeg().toBuffer();
+
+describe("assets on Vercel Blob", () => {
+  test("the upload target is a client token scoped to one pathname, type, size and expiry, made without a request", async () => {
+    const announced = await announce("image/png");
+    expect(seen).toEqual([]);
+    expect(announced.upload.url).toBe(`${api}/?pathname=uploads%2F${announced.id}`);
+    const token = announced.upload.headers.authorization?.replace(/^Bearer /, "") ?? "";
+    expect(token.startsWith(`vercel_blob_client_${STORE}_`)).toBe(true);
+    expect(announced.upload.headers).toEqual({
+      authorization: `Bearer ${token}`,
+      "x-api-version": "12",
+      "x-vercel-blob-store-id": STORE,
+      "x-vercel-blob-access": "public",
+      "x-content-type": "image/png",
+    });
+    expect(getPayloadFromClientToken(token)).toEqual({
+      pathname: `uploads/${announced.id}`,
+      allowedContentTypes: ["image/png"],
+      maximumSizeInBytes: MAX_UPLOAD,
+      validUntil: Date.parse(announced.upload.expires_at),
+      addRandomSuffix: false,
+      allowOverwrite: false,
+    });
+    expect(Date.parse(announced.upload.expires_at) - h.clock.now().getTime()).toBe(15 * 60 * 1000);
+  });
+
+  test("the store refuses the token for another pathname, another type, more than 20 MiB and a second upload", async () => {
+    const announced = await announce();
+    const { url, headers } = announced.upload;
+    const elsewhere = await putToStore(`${api}/?pathname=assets%2Fhijack.jpg`, headers, await photo());
+    expect(elsewhere).toMatchObject({ status: 400, text: expect.stringContaining("is not the token's") });
+    const svg = await putToStore(url, { ...headers, "x-content-type": "image/svg+xml" }, Buffer.from("<svg/>"));
+    expect(svg).toMatchObject({ status: 400, text: expect.stringContaining("not allowed") });
+    const huge = await putToStore(url, headers, new Uint8Array(MAX_UPLOAD + 1));
+    expect(huge).toMatchObject({ status: 400, text: expect.stringContaining(`larger than ${MAX_UPLOAD}`) });
+    expect(blobs.has(`uploads/${announced.id}`)).toBe(false);
+
+    expect((await putToStore(url, headers, await photo())).status).toBe(200);
+    const again = await putToStore(url, headers, await photo());
+    expect(again).toMatchObject({ status: 400, text: expect.stringContaining("already exists") });
+  });
+
+  test("complete reads the upload with the read-write token, publishes the optimised image for a year and removes the upload", async () => {
+    const announced = await announce();
+    const early = await h.call("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
+    expect(early.status, describeResponse(early)).toBe(409);
+
+    expect((await putToStore(announced.upload.url, announced.upload.headers, await photo())).status).toBe(200);
+    seen.length = 0;
+    const done = await h.call("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
+    expect(done.status, describeResponse(done)).toBe(200);
+    const url: string = done.json.data.url;
+    expect(done.json.data).toEqual({ url: expect.stringMatching(new RegExp(`^${api}/public/assets/[0-9a-f]{64}\\.jpg$`)), width: 1360, height: 680 });
+
+    const pathname = url.slice(`${api}/public/`.length);
+    expect(seen.map((s) => `${s.method} ${decodeURIComponent(s.url)}`)).toEqual([
+      `GET /?url=uploads/${announced.id}`,
+      `GET /public/uploads/${announced.id}`,
+      `PUT /?pathname=${pathname}`,
+      "POST /delete",
+    ]);
+    const publish = seen[2];
+    expect(publish?.authorization).toBe(`Bearer ${RW_TOKEN}`);
+    expect(publish?.headers).toMatchObject({ "x-content-type": "image/jpeg", "x-cache-control-max-age": "31536000", "x-allow-overwrite": "1" });
+    expect(JSON.parse(seen[3]?.body.toString("utf8") ?? "{}")).toEqual({ urls: [`uploads/${announced.id}`] });
+    expect(blobs.has(`uploads/${announced.id}`)).toBe(false);
+
+    const file = await fetch(url);
+    expect(file.headers.get("content-type")).toBe("image/jpeg");
+    expect((await sharp(Buffer.from(await file.arrayBuffer())).metadata()).width).toBe(1360);
+
+    const again = await h.call("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
+    expect(again.json.data, describeResponse(again)).toEqual(done.json.data);
+
+    const deleted = await h.call("DELETE", `/mail/v1/assets/${announced.id}`, { key: customer.mailFull });
+    expect(deleted.status, describeResponse(deleted)).toBe(200);
+    expect(JSON.parse(seen.at(-1)?.body.toString("utf8") ?? "{}")).toEqual({ urls: [url] });
+    expect(blobs.has(pathname)).toBe(false);
+  });
+
+  test("the embedded upload route and files route are not in service", async () => {
+    const announced = await announce();
+    const upload = await h.root.request(`/mail/v1/uploads/${announced.id}?token=x`, { method: "PUT", headers: { "content-type": "image/jpeg" }, body: new Uint8Array([1]) });
+    expect(upload.status, await upload.clone().text()).toBe(404);
+    expect((await h.root.request("/files/assets/x.jpg")).status).toBe(404);
+  });
+});
