@@ -116,6 +116,26 @@ describe("POST /v1/render/preview", () => {
     expect(reporting.status).toBe(403);
   });
 
+  test("MJML findings come back in errors with line and tagName; the HTML is still produced", async () => {
+    const created = await h.admin("POST", "/v1/mail/blocks", {
+      slug: "odd-block",
+      name: "Odd block",
+      description: null,
+      mjml: '<mj-section>\n  <mj-column>\n    <mj-text colour="red">{{body}}</mj-text>\n  </mj-column>\n</mj-section>',
+      params: [{ name: "body", label: "Body", type: "text", required: false, fallback: null, hide_if_missing: false, example: "x" }],
+      tags: [],
+      series: null,
+    });
+    expect(created.status, describeResponse(created)).toBe(201);
+    await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${created.json.data.id}`);
+    const r = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks: [{ block_id: created.json.data.id, values: { body: "Hi" } }] } });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data.errors.length).toBeGreaterThan(0);
+    expect(r.json.data.errors[0]).toMatchObject({ line: expect.any(Number), tagName: "mj-text" });
+    expect(r.json.data.errors[0].message).toMatch(/colour/);
+    expect(r.json.data.html).toContain("Hi");
+  });
+
   test("values are HTML-escaped", async () => {
     const r = await h.call("POST", "/mail/v1/render/preview", {
       key: c.mailFull,
