@@ -48,12 +48,16 @@ export async function benchHealth(seconds = 5): Promise<void> {
   try {
     await load(`${bareServer.url}/health`, {}, 1);
     await load(`${ourServer.url}/mail/v1/health`, { authorization: `Bearer ${demo.keys.mailFull}` }, 1);
+    const auth = { authorization: `Bearer ${demo.keys.mailFull}` };
     const bareRps = await load(`${bareServer.url}/health`, {}, seconds);
-    const ourRps = await load(`${ourServer.url}/mail/v1/health`, { authorization: `Bearer ${demo.keys.mailFull}` }, seconds);
+    const ourRps = await load(`${ourServer.url}/mail/v1/health`, auth, seconds);
+    await load(`${ourServer.url}/mail/v1/design-rules`, auth, 1);
+    const readRps = await load(`${ourServer.url}/mail/v1/design-rules`, auth, seconds);
     console.log("## GET /mail/v1/health (key auth with cache, rate limit, envelope) vs a bare Hono handler");
-    console.log(`bare Hono handler:      ${bareRps.toFixed(0)} req/s`);
-    console.log(`GET /mail/v1/health:    ${ourRps.toFixed(0)} req/s (${runtime.database.driver})`);
-    console.log(`ratio:                  ${((ourRps / bareRps) * 100).toFixed(1)} % (target ≥ 50 %)`);
+    console.log(`bare Hono handler:          ${bareRps.toFixed(0)} req/s`);
+    console.log(`GET /mail/v1/health:        ${ourRps.toFixed(0)} req/s (${runtime.database.driver})`);
+    console.log(`ratio:                      ${((ourRps / bareRps) * 100).toFixed(1)} % (target ≥ 50 %)`);
+    console.log(`GET /mail/v1/design-rules:  ${readRps.toFixed(0)} req/s, one database read per request (${((readRps / bareRps) * 100).toFixed(1)} % of bare)`);
   } finally {
     bareServer.server.close();
     ourServer.server.close();
