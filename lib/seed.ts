@@ -4,6 +4,8 @@ import type { CoreDeps } from "./core/context";
 import { customers } from "./db/schema";
 import { createCustomer } from "./admin/customers";
 import { seedDemoMail } from "./mail/seed";
+import { seedDemoAds } from "./ads/seed";
+import type { Providers } from "./providers";
 
 export const DEMO_CUSTOMER_NAME = "Demo";
 
@@ -12,13 +14,18 @@ export type DemoKeys = { mailFull: string; mailReporting: string; adsFull: strin
 /**
  * First start: the `Demo` customer with one full and one reporting key per service. The keys exist only
  * in this return value (they are stored hashed), so the caller prints them once. Later starts find the
- * customer and create nothing.
+ * customer and create nothing (only the in-memory simulators learn the demo's accounts again).
  */
-export async function seedDemo(deps: CoreDeps): Promise<{ customerId: string; keys: DemoKeys | null }> {
+export async function seedDemo(deps: CoreDeps & { providers: Providers }): Promise<{ customerId: string; keys: DemoKeys | null }> {
   const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
-  if (existing) return { customerId: existing.id, keys: null };
+  if (existing) {
+    // The embedded simulators forget everything on exit: the demo's ad account is registered on every start.
+    await seedDemoAds(deps, existing.id);
+    return { customerId: existing.id, keys: null };
+  }
   const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
   await seedDemoMail(deps, demo.id);
+  await seedDemoAds(deps, demo.id);
   const key = async (service: "mail" | "ads", scope: "full" | "reporting") =>
     (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
   return {

@@ -5,13 +5,14 @@ import { registerDocs } from "../core/docs";
 import { ApiError } from "../core/errors";
 import { safeEqual } from "../core/secrets";
 import type { Providers } from "../providers";
+import { registerAdsAdminRoutes } from "./routes/ads-routes";
 import { registerCustomerRoutes } from "./routes/customers";
 import { registerKeyRoutes } from "./routes/keys";
 import { registerMailAdminRoutes } from "./routes/mail-routes";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
-export type AdminDeps = CoreDeps & { adminToken: string; providers: Pick<Providers, "postmarkSimulator"> };
+export type AdminDeps = CoreDeps & { adminToken: string; providers: Pick<Providers, "graphApiUrl" | "postmarkSimulator"> };
 
 /** The operator API: customers, settings and keys (later: blocks, design rules, frames, targets). */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
@@ -28,6 +29,7 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   registerCustomerRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerMailAdminRoutes(app, deps);
+  registerAdsAdminRoutes(app, deps);
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
     type: "http",
     scheme: "bearer",

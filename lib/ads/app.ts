@@ -1,14 +1,20 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
-import type { AppEnv, CoreDeps } from "../core/context";
+import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
+import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
+import { registerAdsRoutes } from "./routes";
 
-export type AdsDeps = CoreDeps;
+export type { AdsDeps };
 
 export const ADS_DESCRIPTION = `Meta's Marketing API (Graph API v25.0) behind a uniform, versioned API: media, ad sets, creatives, ads, template-rendered creatives, audiences, targeting, insights, status webhooks and plan.
 
-Conventions: every response is \`{ data, request_id }\`; lists take \`limit\` (default 25, max 100) and \`offset\` (default 0). Errors are \`{ error: { code, message, details }, request_id }\` where \`details\` is \`[{ field, issue }]\` for validation errors, \`{ missing }\` for incomplete onboarding, \`{ locked_fields }\` for fields set by the target configuration. A missing required field answers 400; present but invalid fields answer 422. Another customer's id answers 404. A known path with the wrong method answers 405 with \`Allow\`. Every group is also served under \`/v1/platform/{group}\` (alias of \`/v1/{group}\`).
+Conventions: every response is \`{ data, request_id }\`; lists take \`limit\` (default 25, max 100) and \`offset\` (default 0). Errors are \`{ error: { code, message, details }, request_id }\` where \`details\` is \`[{ field, issue }]\` for validation errors, \`{ missing }\` for incomplete onboarding, \`{ locked_fields }\` for fields set by the target configuration. A missing required field answers 400; present but invalid fields answer 422. Another customer's id answers 404. A known path with the wrong method answers 405 with \`Allow\`. Every group is also served under \`/v1/platform/{group}\` (\`/v1/platform/adsets\`, \`/v1/platform/media/images\`, …): an alias of \`/v1/{group}\` with the same behaviour, not listed separately in this document; \`/v1/{group}\` is canonical.
+
+Onboarding: the operator connects the customer's ad account (token, app secret, ad account, page, Instagram account, DSA beneficiary/payor, legal name) and sets up targets. Until then media calls answer 422 with \`details.missing\` for the token and ad account, ad sets and ads for anything missing. Names of ad sets and ads follow the operator's naming convention (default \`{target}-{YYYYMMDD}-{seq}\` and \`{adset}-ad{seq}\`).
+
+Platform errors: a problem the platform blames on a field answers 422 with that field in \`details\` (Graph names translated, e.g. \`daily_budget\` → \`daily_budget_cents\`); platform rate limits are retried with backoff, then answer 429 with \`Retry-After\`; everything else (credentials, outages) answers 500 \`internal_error\`, and credential problems are logged for the operator.
 
 Write access: a deactivated account, overdue payment, open checkout or ended contract answers 402 \`payment_required\` on writes; reads stay available while deactivated or overdue. Publishing beyond the plan's included ads answers 402 \`quota_exceeded\`.
 
@@ -16,7 +22,8 @@ Rate limit: 1,000 requests per minute per customer with \`X-RateLimit-*\` and \`
 
 Idempotency: \`Idempotency-Key\` on POST/PUT/PATCH; the first response is kept 24 hours and replayed with \`Idempotent-Replayed: true\`; another body under the same key answers 409.`;
 
-export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
+export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
+  const deps = createAdsDeps(input);
   const app = createServiceApp({
     service: "ads",
     mountPath: "/ads",
@@ -24,6 +31,7 @@ export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
   });
   registerGetHealth(app, deps, "ads");
+  registerAdsRoutes(app, deps);
   registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -1,3 +1,4 @@
 export * from "./core";
 export * from "./mail";
+export * from "./ads";
 export * from "./assets";

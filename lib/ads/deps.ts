@@ -1,0 +1,30 @@
+import type { CoreDeps } from "../core/context";
+import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
+import type { Providers } from "../providers";
+import { createGraphClient, type GraphClient } from "./platform";
+
+/** What the ads service needs beyond the core: the platform client and the one SSRF-safe fetch. */
+export type AdsDeps = CoreDeps & {
+  graph: GraphClient;
+  /** For image URLs customers hand us (DESIGN §4): https only, public addresses only, pinned DNS. */
+  safeFetch: SafeFetch;
+  /** Test-only switch mirrored from the config, for URL checks that do not fetch (video URLs). */
+  allowLoopbackOutbound: boolean;
+};
+
+export type AdsDepsInput = CoreDeps & { providers: Pick<Providers, "graphApiUrl"> };
+
+/**
+ * Built once per app from the runtime's providers: the Graph client points at `GRAPH_API_URL` or the
+ * embedded simulator. Loopback and the extra CA are test-only settings and off unless configured.
+ */
+export function createAdsDeps(input: AdsDepsInput): AdsDeps {
+  const { providers, ...core } = input;
+  const allowLoopbackOutbound = core.config.ALLOW_LOOPBACK_OUTBOUND;
+  return {
+    ...core,
+    graph: createGraphClient({ baseUrl: providers.graphApiUrl, logger: core.logger }),
+    safeFetch: createSafeFetch({ allowLoopbackForTests: allowLoopbackOutbound, trustedCa: core.config.OUTBOUND_TRUSTED_CA }),
+    allowLoopbackOutbound,
+  };
+}

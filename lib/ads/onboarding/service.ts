@@ -1,0 +1,211 @@
+import { eq } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { adsAccounts } from "../../db/schema";
+import { ValidationError } from "../../core/errors";
+import type { AdsDeps } from "../deps";
+import { PlatformError, type GraphSession } from "../platform";
+import { toApiError } from "../upstream";
+
+/**
+ * What complete onboarding consists of, in the order `details.missing` lists it. `access_token` counts as
+ * present only once the platform accepted it together with the app secret.
+ */
+export const ONBOARDING_ITEMS = [
+  "access_token",
+  "app_secret",
+  "ad_account_id",
+  "page_id",
+  "instagram_account_id",
+  "dsa_beneficiary",
+  "dsa_payor",
+  "legal_name",
+] as const;
+export type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
+
+/** Media calls only need a working token on an ad account. */
+const MEDIA_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret", "ad_account_id"];
+
+export type OnboardingInput = {
+  access_token?: string;
+  app_secret?: string;
+  ad_account_id?: string | null;
+  page_id?: string | null;
+  instagram_account_id?: string | null;
+  dsa_beneficiary?: string | null;
+  dsa_payor?: string | null;
+  legal_name?: string | null;
+};
+
+export type OnboardingView = {
+  access_token_set: boolean;
+  app_secret_set: boolean;
+  token_verified_at: string | null;
+  ad_account_id: string | null;
+  page_id: string | null;
+  instagram_account_id: string | null;
+  dsa_beneficiary: string | null;
+  dsa_payor: string | null;
+  legal_name: string | null;
+  complete: boolean;
+  present: OnboardingItem[];
+  missing: OnboardingItem[];
+};
+
+type Row = typeof adsAccounts.$inferSelect;
+
+function isPresent(row: Row | undefined, item: OnboardingItem): boolean {
+  if (!row) return false;
+  switch (item) {
+    case "access_token":
+      return Boolean(row.accessTokenSealed) && row.tokenVerifiedAt !== null;
+    case "app_secret":
+      return Boolean(row.appSecretSealed);
+    case "ad_account_id":
+      return Boolean(row.adAccountId);
+    case "page_id":
+      return Boolean(row.pageId);
+    case "instagram_account_id":
+      return Boolean(row.instagramAccountId);
+    case "dsa_beneficiary":
+      return Boolean(row.dsaBeneficiary);
+    case "dsa_payor":
+      return Boolean(row.dsaPayor);
+    case "legal_name":
+      return Boolean(row.legalName);
+  }
+}
+
+function toView(row: Row | undefined): OnboardingView {
+  const present = ONBOARDING_ITEMS.filter((item) => isPresent(row, item));
+  const missing = ONBOARDING_ITEMS.filter((item) => !isPresent(row, item));
+  return {
+    access_token_set: Boolean(row?.accessTokenSealed),
+    app_secret_set: Boolean(row?.appSecretSealed),
+    token_verified_at: row?.tokenVerifiedAt?.toISOString() ?? null,
+    ad_account_id: row?.adAccountId ?? null,
+    page_id: row?.pageId ?? null,
+    instagram_account_id: row?.instagramAccountId ?? null,
+    dsa_beneficiary: row?.dsaBeneficiary ?? null,
+    dsa_payor: row?.dsaPayor ?? null,
+    legal_name: row?.legalName ?? null,
+    complete: missing.length === 0,
+    present,
+    missing,
+  };
+}
+
+async function loadRow(db: Database, customerId: string): Promise<Row | undefined> {
+  const [row] = await db.select().from(adsAccounts).where(eq(adsAccounts.customerId, customerId));
+  return row;
+}
+
+export async function getOnboarding(db: Database, customerId: string): Promise<OnboardingView> {
+  return toView(await loadRow(db, customerId));
+}
+
+/** `act_123` and `123` are the same ad account; we keep the bare number. */
+export function normaliseAdAccountId(id: string): string {
+  return id.startsWith("act_") ? id.slice(4) : id;
+}
+
+/**
+ * Partial update. Whenever the token, the app secret or the ad account changes and both secrets are
+ * known, the platform is asked before anything is stored: `GET /me` proves token and `appsecret_proof`,
+ * `GET act_{id}` proves the token reaches the ad account. A refusal is a 422 on the field to fix and
+ * nothing is saved; secrets are sealed before they touch the database.
+ */
+export async function updateOnboarding(deps: AdsDeps, customerId: string, input: OnboardingInput): Promise<OnboardingView> {
+  const current = await loadRow(deps.db, customerId);
+  const accessToken = input.access_token ?? (current?.accessTokenSealed ? deps.secrets.open(current.accessTokenSealed) : undefined);
+  const appSecret = input.app_secret ?? (current?.appSecretSealed ? deps.secrets.open(current.appSecretSealed) : undefined);
+  const adAccountId = input.ad_account_id === undefined ? (current?.adAccountId ?? null) : input.ad_account_id && normaliseAdAccountId(input.ad_account_id);
+  const credentialsChanged = input.access_token !== undefined || input.app_secret !== undefined || (input.ad_account_id !== undefined && adAccountId !== current?.adAccountId);
+
+  let tokenVerifiedAt = current?.tokenVerifiedAt ?? null;
+  if (credentialsChanged) {
+    tokenVerifiedAt = null;
+    if (accessToken && appSecret) {
+      await verifyCredentials(deps, customerId, deps.graph.connect({ accessToken, appSecret }), adAccountId);
+      tokenVerifiedAt = deps.clock.now();
+    }
+  }
+
+  const values = {
+    ...(input.access_token !== undefined && { accessTokenSealed: deps.secrets.seal(input.access_token) }),
+    ...(input.app_secret !== undefined && { appSecretSealed: deps.secrets.seal(input.app_secret) }),
+    ...(input.ad_account_id !== undefined && { adAccountId }),
+    ...(input.page_id !== undefined && { pageId: input.page_id }),
+    ...(input.instagram_account_id !== undefined && { instagramAccountId: input.instagram_account_id }),
+    ...(input.dsa_beneficiary !== undefined && { dsaBeneficiary: input.dsa_beneficiary }),
+    ...(input.dsa_payor !== undefined && { dsaPayor: input.dsa_payor }),
+    ...(input.legal_name !== undefined && { legalName: input.legal_name }),
+    tokenVerifiedAt,
+    updatedAt: deps.clock.now(),
+  };
+  await deps.db.insert(adsAccounts).values({ customerId, ...values }).onConflictDoUpdate({ target: adsAccounts.customerId, set: values });
+  return getOnboarding(deps.db, customerId);
+}
+
+async function verifyCredentials(deps: AdsDeps, customerId: string, session: GraphSession, adAccountId: string | null): Promise<void> {
+  const refused = (field: "access_token" | "ad_account_id", error: PlatformError) =>
+    error.kind === "transient" || error.kind === "rate_limited"
+      ? toApiError(error, { logger: deps.logger, customerId, action: "verify onboarding" })
+      : new ValidationError(field === "access_token" ? "The ad platform refused the access token with this app secret." : "The access token cannot reach this ad account.", [
+          {
+            path: field,
+            message: `Not accepted by the platform (Graph code ${error.code ?? "?"}${error.subcode ? `/${error.subcode}` : ""}${error.userMessage ? `: ${error.userMessage}` : ""}).`,
+          },
+        ]);
+  // `GET /me` fails for a bad token and for a wrong app secret alike (the proof does not match).
+  await session.verifyToken().catch((error: unknown) => {
+    throw error instanceof PlatformError ? refused("access_token", error) : error;
+  });
+  if (!adAccountId) return;
+  await session.getAdAccount(adAccountId).catch((error: unknown) => {
+    throw error instanceof PlatformError ? refused("ad_account_id", error) : error;
+  });
+}
+
+/** A customer's ad account, ready for platform calls. */
+export type ConnectedAccount = {
+  customerId: string;
+  session: GraphSession;
+  adAccountId: string;
+  pageId: string;
+  instagramAccountId: string;
+  dsaBeneficiary: string;
+  dsaPayor: string;
+};
+
+function missingError(missing: OnboardingItem[]): ValidationError {
+  return new ValidationError(`Ad account onboarding is incomplete (missing: ${missing.join(", ")}); the operator completes it.`, { missing });
+}
+
+/** For media: token, app secret and ad account are enough. */
+export async function connectForMedia(deps: AdsDeps, customerId: string): Promise<{ session: GraphSession; adAccountId: string }> {
+  const row = await loadRow(deps.db, customerId);
+  const missing = MEDIA_ITEMS.filter((item) => !isPresent(row, item));
+  if (!row?.accessTokenSealed || !row.appSecretSealed || !row.adAccountId || missing.length > 0) throw missingError(missing);
+  return { session: connect(deps, row.accessTokenSealed, row.appSecretSealed), adAccountId: row.adAccountId };
+}
+
+/** For ad sets and ads: complete onboarding, else 422 with `details.missing`. */
+export async function connectAccount(deps: AdsDeps, customerId: string): Promise<ConnectedAccount> {
+  const row = await loadRow(deps.db, customerId);
+  const missing = ONBOARDING_ITEMS.filter((item) => !isPresent(row, item));
+  if (!row || missing.length > 0) throw missingError(missing);
+  const { accessTokenSealed, appSecretSealed, adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor } = row;
+  if (!accessTokenSealed || !appSecretSealed || !adAccountId || !pageId || !instagramAccountId || !dsaBeneficiary || !dsaPayor) throw missingError(missing);
+  return { customerId, session: connect(deps, accessTokenSealed, appSecretSealed), adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor };
+}
+
+/** Archiving and status reads work with credentials alone, so they keep working if onboarding data changes. */
+export async function connectCredentials(deps: AdsDeps, customerId: string): Promise<GraphSession> {
+  const row = await loadRow(deps.db, customerId);
+  if (!row?.accessTokenSealed || !row.appSecretSealed) throw missingError(ONBOARDING_ITEMS.filter((item) => !isPresent(row, item)));
+  return connect(deps, row.accessTokenSealed, row.appSecretSealed);
+}
+
+function connect(deps: AdsDeps, accessTokenSealed: string, appSecretSealed: string): GraphSession {
+  return deps.graph.connect({ accessToken: deps.secrets.open(accessTokenSealed), appSecret: deps.secrets.open(appSecretSealed) });
+}

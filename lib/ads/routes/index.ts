@@ -1,0 +1,16 @@
+import type { AdsDeps } from "../deps";
+import { registerAdRoutes } from "./ads";
+import { registerAdSetRoutes } from "./adsets";
+import { registerCreativeRoutes } from "./creatives";
+import { registerMediaRoutes } from "./media";
+import type { AdsRouter } from "./shared";
+import { registerGetAdStatus } from "./status/get";
+
+/** Media, ad sets, creatives, ads and status, each under `/v1/{group}` and `/v1/platform/{group}`. */
+export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
+  registerMediaRoutes(router, deps);
+  registerAdSetRoutes(router, deps);
+  registerCreativeRoutes(router, deps);
+  registerAdRoutes(router, deps);
+  registerGetAdStatus(router, deps);
+}

@@ -1,0 +1,82 @@
+import type { CoreDeps } from "../core/context";
+import type { Providers } from "../providers";
+import { createAdsDeps } from "./deps";
+import { getOnboarding, updateOnboarding } from "./onboarding/service";
+import { createTarget, findTargetByKey } from "./targets/service";
+
+/**
+ * The Demo customer's ad account on the embedded Graph simulator. These values exist only in the
+ * simulator; they are not secrets of any real system.
+ */
+export const DEMO_ADS = {
+  accessToken: "EAADemoSimulatorAccessToken0000000000000000",
+  appSecret: "demo-simulator-app-secret",
+  adAccountId: "1000000000001",
+  pageId: "100000000000001",
+  instagramAccountId: "17841400000000001",
+  campaignId: "120200000000000101",
+  pausedCampaignId: "120200000000000102",
+  legalName: "Demo GmbH",
+} as const;
+
+/** The demo targets: `demo` accepts ad sets and ads; `demo-paused` answers 409, to try that path. */
+export const DEMO_TARGETS = [
+  { key: "demo", campaignId: DEMO_ADS.campaignId, status: "ACTIVE" },
+  { key: "demo-paused", campaignId: DEMO_ADS.pausedCampaignId, status: "PAUSED" },
+] as const;
+
+/**
+ * Onboards the Demo customer against the embedded simulator so every ads endpoint works right after
+ * `npm start`. The simulator lives in memory, so its app, token, ad account, page and campaigns are
+ * registered on every start; the database rows are created once. Without the simulator (a real
+ * `GRAPH_API_URL`) there is nothing to onboard against and nothing happens.
+ */
+export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, customerId: string): Promise<void> {
+  const simulator = deps.providers.graphSimulator?.simulator;
+  if (!simulator) return;
+  const controls = simulator.controls;
+  if (!controls.state.tokens.has(DEMO_ADS.accessToken)) {
+    controls.addApp({ appSecret: DEMO_ADS.appSecret, accessTokens: [DEMO_ADS.accessToken] });
+    controls.addAdAccount({
+      id: DEMO_ADS.adAccountId,
+      name: "Demo ad account",
+      currency: "EUR",
+      pageIds: [DEMO_ADS.pageId],
+      campaigns: DEMO_TARGETS.map((target) => ({ id: target.campaignId, name: `Demo campaign (${target.key})`, status: target.status })),
+    });
+  }
+
+  const adsDeps = createAdsDeps(deps);
+  const onboarding = await getOnboarding(deps.db, customerId);
+  if (!onboarding.complete) {
+    await updateOnboarding(adsDeps, customerId, {
+      access_token: DEMO_ADS.accessToken,
+      app_secret: DEMO_ADS.appSecret,
+      ad_account_id: DEMO_ADS.adAccountId,
+      page_id: DEMO_ADS.pageId,
+      instagram_account_id: DEMO_ADS.instagramAccountId,
+      dsa_beneficiary: DEMO_ADS.legalName,
+      dsa_payor: DEMO_ADS.legalName,
+      legal_name: DEMO_ADS.legalName,
+    });
+  }
+  for (const target of DEMO_TARGETS) {
+    if (await findTargetByKey(deps.db, customerId, target.key)) continue;
+    await createTarget(deps.db, customerId, {
+      key: target.key,
+      platform_campaign_id: target.campaignId,
+      status: target.status,
+      config: {
+        optimization_goal: "LINK_CLICKS",
+        billing_event: "IMPRESSIONS",
+        bid_strategy: "LOWEST_COST_WITHOUT_CAP",
+        geo_locations: { countries: ["DE", "AT", "CH"] },
+        publisher_platforms: ["facebook", "instagram"],
+        facebook_positions: ["feed", "story", "facebook_reels"],
+        instagram_positions: ["stream", "story", "reels"],
+        device_platforms: ["mobile", "desktop"],
+        advantage_audience: 0,
+      },
+    });
+  }
+}

@@ -1,0 +1,199 @@
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import type { GeoLocations, PromotedObject } from "../../ads/platform/types";
+import { customers } from "./core";
+
+const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
+const customerRef = () =>
+  uuid()
+    .notNull()
+    .references(() => customers.id, { onDelete: "cascade" });
+
+/**
+ * The stored part of a target: what fills the locked ad set fields. Graph names, as they go upstream.
+ * `advantage_audience` is the opt-in Graph requires on every ad set since v23 (0 keeps the targeting
+ * exactly as given).
+ */
+export type TargetConfigRecord = {
+  optimization_goal: string;
+  billing_event: string;
+  bid_strategy: string | null;
+  promoted_object: PromotedObject | null;
+  geo_locations: GeoLocations;
+  publisher_platforms: string[] | null;
+  facebook_positions: string[] | null;
+  instagram_positions: string[] | null;
+  device_platforms: string[] | null;
+  advantage_audience: 0 | 1;
+};
+
+/** The customer-chosen part of an ad set's targeting (everything else comes from the target). */
+export type CustomerTargetingRecord = {
+  age_min?: number;
+  age_max?: number;
+  genders?: (1 | 2)[];
+  flexible_spec?: { interests?: { id: string; name: string }[]; behaviors?: { id: string; name: string }[]; life_events?: { id: string; name: string }[] }[];
+};
+
+export const creativeRatios = ["1:1", "4:5", "9:16"] as const;
+/** One medium per placement ratio; a plain upload uses the same medium for all three. */
+export type RatioMediaRecord = Record<(typeof creativeRatios)[number], string>;
+
+/**
+ * Onboarding of one customer's ad account. The access token and the app secret are sealed with
+ * AES-256-GCM and never returned; `tokenVerifiedAt` is set only after the platform accepted both.
+ */
+export const adsAccounts = pgTable("ads_accounts", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  accessTokenSealed: text(),
+  appSecretSealed: text(),
+  tokenVerifiedAt: at(),
+  adAccountId: text(),
+  pageId: text(),
+  instagramAccountId: text(),
+  dsaBeneficiary: text(),
+  dsaPayor: text(),
+  legalName: text(),
+  /** Null means the documented default pattern. */
+  adSetNamePattern: text(),
+  adNamePattern: text(),
+  createdAt: at().notNull().defaultNow(),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+export const targetStatuses = ["ACTIVE", "PAUSED"] as const;
+
+/** A target is the operator's campaign; customers reference it by `key`. */
+export const adsTargets = pgTable(
+  "ads_targets",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    key: text().notNull(),
+    platformCampaignId: text().notNull(),
+    status: text({ enum: targetStatuses }).notNull(),
+    config: jsonb().$type<TargetConfigRecord>().notNull(),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.customerId, t.key)],
+);
+
+/** Counters behind the naming convention's `{seq}`; one row per customer and scope (target + day, ad set). */
+export const adsNameSequences = pgTable(
+  "ads_name_sequences",
+  {
+    customerId: customerRef(),
+    scope: text().notNull(),
+    value: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.scope] })],
+);
+
+/** Images uploaded through us; the bytes live upstream only. One row per image hash (same bytes, same row). */
+export const adsImages = pgTable(
+  "ads_images",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    imageHash: text().notNull(),
+    url: text().notNull(),
+    width: integer().notNull(),
+    height: integer().notNull(),
+    bytes: integer().notNull(),
+    format: text().notNull(),
+    createdAt: at().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.customerId, t.imageHash)],
+);
+
+export const videoStatuses = ["PROCESSING", "READY", "FAILED"] as const;
+
+export const adsVideos = pgTable(
+  "ads_videos",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    platformVideoId: text().notNull(),
+    status: text({ enum: videoStatuses }).notNull(),
+    title: text(),
+    processedAt: at(),
+    createdAt: at().notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex().on(t.customerId, t.platformVideoId), index().on(t.customerId, t.createdAt)],
+);
+
+export const adSetStatuses = ["ACTIVE", "PAUSED", "ARCHIVED"] as const;
+
+export const adsAdSets = pgTable(
+  "ads_ad_sets",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    targetId: uuid()
+      .notNull()
+      .references(() => adsTargets.id),
+    name: text().notNull(),
+    dailyBudgetCents: bigint({ mode: "number" }),
+    lifetimeBudgetCents: bigint({ mode: "number" }),
+    startTime: at(),
+    endTime: at(),
+    targeting: jsonb().$type<CustomerTargetingRecord>().notNull(),
+    status: text({ enum: adSetStatuses }).notNull(),
+    platformAdSetId: text().notNull(),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+  },
+  (t) => [index().on(t.customerId, t.createdAt)],
+);
+
+export const creativeStatuses = ["DRAFT", "ACTIVE", "ARCHIVED"] as const;
+
+/**
+ * A creative is a draft (media only) until the first ad is built from it; then it carries the platform
+ * creative built with that ad's copy and link, and later ads reuse it as it is.
+ */
+export const adsCreatives = pgTable(
+  "ads_creatives",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    name: text().notNull(),
+    type: text({ enum: ["IMAGE", "VIDEO"] }).notNull(),
+    status: text({ enum: creativeStatuses }).notNull(),
+    imageHashes: jsonb().$type<RatioMediaRecord>(),
+    videoIds: jsonb().$type<RatioMediaRecord>(),
+    thumbnailHashes: jsonb().$type<Partial<RatioMediaRecord>>(),
+    platformCreativeId: text(),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+  },
+  (t) => [index().on(t.customerId, t.createdAt)],
+);
+
+export const adStatuses = ["ACTIVE", "PAUSED", "ARCHIVED"] as const;
+
+export const adsAds = pgTable(
+  "ads_ads",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    adSetId: uuid()
+      .notNull()
+      .references(() => adsAdSets.id),
+    creativeId: uuid()
+      .notNull()
+      .references(() => adsCreatives.id),
+    name: text().notNull(),
+    status: text({ enum: adStatuses }).notNull(),
+    /** Cached from the platform; refreshed by GET /v1/status/{ad_id} and status changes. */
+    effectiveStatus: text().notNull(),
+    disapprovalReason: text(),
+    statusCheckedAt: at(),
+    platformAdId: text().notNull(),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+  },
+  (t) => [index().on(t.customerId, t.createdAt), index().on(t.adSetId)],
+);

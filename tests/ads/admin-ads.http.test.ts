@@ -1,0 +1,197 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describeResponse } from "../helpers/harness";
+import { TARGET_CONFIG, createAdsWorld, type AdsWorld } from "./support/ads-world";
+
+let world: AdsWorld;
+beforeAll(async () => {
+  world = await createAdsWorld();
+});
+afterAll(async () => world.close());
+
+const UNKNOWN = "00000000-0000-4000-8000-000000000000";
+
+function registerAccount(suffix: string) {
+  const token = `EAAadmin${suffix}${"0".repeat(20)}`;
+  const secret = `admin-secret-${suffix}`;
+  const adAccount = `77${suffix}0000001`;
+  world.sim.addApp({ appSecret: secret, accessTokens: [token] });
+  world.sim.addAdAccount({ id: adAccount });
+  return { token, secret, adAccount };
+}
+
+describe("ad account onboarding", () => {
+  test("a new customer has nothing; every item is listed as missing", async () => {
+    const c = await world.h.customer("Onboarding empty");
+    const r = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data).toMatchObject({
+      access_token_set: false,
+      app_secret_set: false,
+      token_verified_at: null,
+      complete: false,
+      present: [],
+      missing: ["access_token", "app_secret", "ad_account_id", "page_id", "instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"],
+    });
+  });
+
+  test("token and secret are verified with the platform, sealed, and never returned", async () => {
+    const c = await world.h.customer("Onboarding verified");
+    const { token, secret, adAccount } = registerAccount("11");
+    world.sim.clearRequests();
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: secret, ad_account_id: `act_${adAccount}`, page_id: "123456" });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data).toMatchObject({ access_token_set: true, app_secret_set: true, ad_account_id: adAccount, page_id: "123456", complete: false });
+    expect(r.json.data.token_verified_at).toEqual(expect.any(String));
+    expect(r.json.data.present).toEqual(["access_token", "app_secret", "ad_account_id", "page_id"]);
+    expect(r.json.data.missing).toEqual(["instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"]);
+    expect(r.text).not.toContain(token);
+    expect(r.text).not.toContain(secret);
+    const paths = world.sim.requests().map((request) => request.path);
+    expect(paths).toEqual(["/v25.0/me", `/v25.0/act_${adAccount}`]);
+
+    const stored = await world.h.db.execute(sql`select access_token_sealed, app_secret_sealed from ads_accounts where customer_id = ${c.id}`);
+    expect(JSON.stringify(stored)).not.toContain(token);
+    expect(JSON.stringify(stored)).not.toContain(secret);
+    const shown = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    expect(shown.text).not.toContain(token);
+  });
+
+  test("a token the platform refuses is a 422 on access_token and nothing is stored", async () => {
+    const c = await world.h.customer("Onboarding refused");
+    const { secret, adAccount } = registerAccount("12");
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: "EAAnot-a-known-token-000000", app_secret: secret, ad_account_id: adAccount });
+    expect(r.status, describeResponse(r)).toBe(422);
+    expect(r.json.error.details).toEqual([{ path: "access_token", message: expect.stringContaining("190") }]);
+    const after = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    expect(after.json.data.access_token_set).toBe(false);
+  });
+
+  test("a wrong app secret fails the appsecret_proof check: 422", async () => {
+    const c = await world.h.customer("Onboarding bad proof");
+    const { token } = registerAccount("13");
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: "wrong-secret-1234" });
+    expect(r.status, describeResponse(r)).toBe(422);
+    expect(r.json.error.details[0].path).toBe("access_token");
+  });
+
+  test("an ad account the token cannot reach is a 422 on ad_account_id", async () => {
+    const c = await world.h.customer("Onboarding foreign account");
+    const { token, secret } = registerAccount("14");
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: secret, ad_account_id: "999999999" });
+    expect(r.status, describeResponse(r)).toBe(422);
+    expect(r.json.error.details[0].path).toBe("ad_account_id");
+  });
+
+  test("a token alone is stored but not verified until the app secret arrives", async () => {
+    const c = await world.h.customer("Onboarding stepwise");
+    const { token, secret } = registerAccount("15");
+    const first = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token });
+    expect(first.json.data, describeResponse(first)).toMatchObject({ access_token_set: true, token_verified_at: null });
+    expect(first.json.data.missing).toContain("access_token");
+    const second = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { app_secret: secret });
+    expect(second.json.data.token_verified_at, describeResponse(second)).toEqual(expect.any(String));
+    const cleared = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: "X GmbH" });
+    expect(cleared.json.data.token_verified_at, "an unrelated change keeps the verification").toEqual(second.json.data.token_verified_at);
+    const nulled = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: null });
+    expect(nulled.json.data.legal_name).toBeNull();
+  });
+
+  test.each([
+    ["unknown field", { page: "1" }],
+    ["non-numeric page", { page_id: "my-page" }],
+    ["malformed ad account", { ad_account_id: "acct-1" }],
+  ])("422 for %s", async (_label, body) => {
+    const c = await world.h.customer("Onboarding invalid");
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, body);
+    expect(r.status, describeResponse(r)).toBe(422);
+  });
+
+  test("unknown customer 404, no operator token 401", async () => {
+    expect((await world.h.admin("GET", `/v1/customers/${UNKNOWN}/ads/account`)).status).toBe(404);
+    expect((await world.h.admin("PATCH", `/v1/customers/${UNKNOWN}/ads/account`, { legal_name: "X" })).status).toBe(404);
+    const r = await world.h.call("GET", `/admin/v1/customers/${UNKNOWN}/ads/account`);
+    expect(r.status, describeResponse(r)).toBe(401);
+  });
+});
+
+describe("targets", () => {
+  test("create, read, list and change a target; the configuration is completed with nulls", async () => {
+    const c = await world.h.customer("Targets");
+    const created = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "spring", platform_campaign_id: "120200000000000900", config: TARGET_CONFIG });
+    expect(created.status, describeResponse(created)).toBe(201);
+    expect(created.json.data).toMatchObject({
+      key: "spring",
+      status: "ACTIVE",
+      platform_campaign_id: "120200000000000900",
+      config: { ...TARGET_CONFIG, bid_strategy: null, promoted_object: null, facebook_positions: null, instagram_positions: null, advantage_audience: 0 },
+    });
+    const got = await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets/spring`);
+    expect(got.json.data, describeResponse(got)).toEqual(created.json.data);
+
+    const paused = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/targets/spring`, { status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] } } });
+    expect(paused.status, describeResponse(paused)).toBe(200);
+    expect(paused.json.data).toMatchObject({ status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] }, optimization_goal: "LINK_CLICKS" } });
+
+    await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "autumn", platform_campaign_id: "120200000000000901", status: "PAUSED", config: TARGET_CONFIG });
+    const list = await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets`);
+    expect(list.json.data.map((t: { key: string }) => t.key), describeResponse(list)).toEqual(["autumn", "spring"]);
+  });
+
+  test("a key taken twice is 409; another customer may use it", async () => {
+    const c = await world.h.customer("Targets dup");
+    const body = { key: "dup", platform_campaign_id: "120200000000000902", config: TARGET_CONFIG };
+    expect((await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, body)).status).toBe(201);
+    const again = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, body);
+    expect(again.status, describeResponse(again)).toBe(409);
+    const other = await world.h.customer("Targets other");
+    expect((await world.h.admin("POST", `/v1/customers/${other.id}/ads/targets`, body)).status).toBe(201);
+  });
+
+  test.each([
+    ["no location", { ...TARGET_CONFIG, geo_locations: {} }],
+    ["lower-case goal", { ...TARGET_CONFIG, optimization_goal: "link_clicks" }],
+    ["unknown platform", { ...TARGET_CONFIG, publisher_platforms: ["myspace"] }],
+    ["unknown field", { ...TARGET_CONFIG, budget: 5 }],
+  ])("422 for a configuration with %s", async (_label, config) => {
+    const c = await world.h.customer("Targets invalid");
+    const r = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "bad", platform_campaign_id: "1", config });
+    expect(r.status, describeResponse(r)).toBe(422);
+  });
+
+  test("400 without a configuration, 422 for a bad key, 404 for unknown targets and customers", async () => {
+    const c = await world.h.customer("Targets errors");
+    expect((await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "x", platform_campaign_id: "1" })).status).toBe(400);
+    expect((await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "Has Space", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(422);
+    expect((await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets/nope`)).status).toBe(404);
+    expect((await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/targets/nope`, { status: "PAUSED" })).status).toBe(404);
+    expect((await world.h.admin("POST", `/v1/customers/${UNKNOWN}/ads/targets`, { key: "x", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(404);
+  });
+});
+
+describe("naming convention", () => {
+  test("defaults, a custom pattern, and null back to the default", async () => {
+    const c = await world.h.customer("Naming");
+    const defaults = await world.h.admin("GET", `/v1/customers/${c.id}/ads/naming`);
+    expect(defaults.json.data, describeResponse(defaults)).toEqual({
+      adset_pattern: "{target}-{date}-{seq}",
+      ad_pattern: "{adset}-ad{seq}",
+      adset_pattern_is_default: true,
+      ad_pattern_is_default: true,
+    });
+    const set = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: "acme_{target}_{seq}" });
+    expect(set.json.data, describeResponse(set)).toMatchObject({ adset_pattern: "acme_{target}_{seq}", adset_pattern_is_default: false, ad_pattern_is_default: true });
+    const reset = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: null });
+    expect(reset.json.data.adset_pattern_is_default).toBe(true);
+  });
+
+  test.each([
+    ["no {seq}", { adset_pattern: "{target}-{date}" }],
+    ["an unknown token", { ad_pattern: "{adset}-{seq}-{campaign}" }],
+    ["{adset} in an ad set pattern", { adset_pattern: "{adset}-{seq}" }],
+  ])("422 for %s", async (_label, body) => {
+    const c = await world.h.customer("Naming invalid");
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, body);
+    expect(r.status, describeResponse(r)).toBe(422);
+  });
+});

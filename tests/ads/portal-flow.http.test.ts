@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { SIM_DISAPPROVE } from "../../lib/ads/platform/simulator/markers";
+import { DEMO_ADS, seedDemoAds } from "../../lib/ads/seed";
+import { describeResponse } from "../helpers/harness";
+import { createAdsWorld, type AdsWorld } from "./support/ads-world";
+
+/**
+ * The issue's "done when": the Demo onboarding against the embedded simulator, then the portal flow —
+ * image by URL from a local https server with its own certificate, ad set, creative, ad — and the review
+ * outcome, watched through GET /v1/status while the simulator's clock moves on.
+ */
+let world: AdsWorld;
+beforeAll(async () => {
+  world = await createAdsWorld();
+});
+afterAll(async () => world.close());
+
+const REVIEW_MS = 30_000;
+
+test("the Demo onboarding is idempotent and re-registers the simulator's side", async () => {
+  const { h, sim } = world;
+  const c = await h.customer("Demo onboarding");
+  await seedDemoAds(h.deps, c.id);
+  await seedDemoAds(h.deps, c.id);
+  const account = await h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+  expect(account.json.data, describeResponse(account)).toMatchObject({ complete: true, missing: [], ad_account_id: DEMO_ADS.adAccountId });
+  const targets = await h.admin("GET", `/v1/customers/${c.id}/ads/targets`);
+  expect(targets.json.data.map((t: { key: string; status: string }) => [t.key, t.status]), describeResponse(targets)).toEqual([
+    ["demo", "ACTIVE"],
+    ["demo-paused", "PAUSED"],
+  ]);
+  expect(sim.state.tokens.has(DEMO_ADS.accessToken)).toBe(true);
+  expect(sim.state.campaigns.get(DEMO_ADS.campaignId)?.status).toBe("ACTIVE");
+});
+
+test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DISAPPROVED with the marker", async () => {
+  const { h, sim, images } = world;
+  const c = await h.customer("Portal");
+  await seedDemoAds(h.deps, c.id);
+  const key = c.adsFull;
+
+  const image = await h.call("POST", "/ads/v1/media/images", { key, body: { url: images.url("/square.jpg") } });
+  expect(image.status, describeResponse(image)).toBe(201);
+  expect(image.json.data).toEqual({ id: expect.any(String), image_hash: expect.any(String), url: expect.any(String) });
+
+  const adSet = await h.call("POST", "/ads/v1/adsets", { key, body: { target: "demo", daily_budget_cents: 2500, targeting: { age_min: 25, age_max: 54, genders: [2] } } });
+  expect(adSet.status, describeResponse(adSet)).toBe(201);
+  expect(adSet.json.data.name).toMatch(/^demo-\d{8}-001$/);
+
+  const creative = await h.call("POST", "/ads/v1/creatives", { key, body: { image_hash: image.json.data.image_hash, name: "Summer square" } });
+  expect(creative.status, describeResponse(creative)).toBe(201);
+  expect(creative.json.data).toMatchObject({ type: "IMAGE", status: "DRAFT", platform_creative_id: null });
+
+  const approved = await h.call("POST", "/ads/v1/ads", {
+    key,
+    body: { ad_set_id: adSet.json.data.id, creative_id: creative.json.data.id, link: "https://shop.example.com/summer", message: "Summer sale: 30 % off.", headline: "Summer sale", status: "ACTIVE" },
+  });
+  expect(approved.status, describeResponse(approved)).toBe(201);
+  expect(approved.json.data).toMatchObject({ status: "ACTIVE", effective_status: "PENDING_REVIEW", platform_ad_id: expect.any(String), platform_creative_id: expect.any(String) });
+
+  const secondCreative = await h.call("POST", "/ads/v1/creatives", { key, body: { image_hash: image.json.data.image_hash } });
+  const rejected = await h.call("POST", "/ads/v1/ads", {
+    key,
+    body: { ad_set_id: adSet.json.data.id, creative_id: secondCreative.json.data.id, link: "https://shop.example.com/miracle", message: `Lose 10 kg overnight ${SIM_DISAPPROVE}`, status: "ACTIVE" },
+  });
+  expect(rejected.status, describeResponse(rejected)).toBe(201);
+
+  for (const ad of [approved, rejected]) {
+    const pending = await h.call("GET", `/ads/v1/status/${ad.json.data.id}`, { key: c.adsReporting });
+    expect(pending.json.data, describeResponse(pending)).toMatchObject({ effective_status: "PENDING_REVIEW", disapproval_reason: null });
+  }
+
+  sim.advance(REVIEW_MS);
+
+  const active = await h.call("GET", `/ads/v1/status/${approved.json.data.id}`, { key: c.adsReporting });
+  expect(active.status, describeResponse(active)).toBe(200);
+  expect(active.json.data).toMatchObject({ id: approved.json.data.id, status: "ACTIVE", effective_status: "ACTIVE", disapproval_reason: null });
+
+  const disapproved = await h.call("GET", `/ads/v1/status/${rejected.json.data.id}`, { key: c.adsReporting });
+  expect(disapproved.json.data, describeResponse(disapproved)).toMatchObject({ effective_status: "DISAPPROVED", disapproval_reason: expect.stringContaining("MISLEADING_CLAIMS") });
+
+  // The live reads refreshed the cached values the list shows.
+  const list = await h.call("GET", `/ads/v1/ads?adset_id=${adSet.json.data.id}`, { key: c.adsReporting });
+  const byId = new Map(list.json.data.map((ad: { id: string; effective_status: string }) => [ad.id, ad.effective_status]));
+  expect(byId.get(approved.json.data.id), describeResponse(list)).toBe("ACTIVE");
+  expect(byId.get(rejected.json.data.id)).toBe("DISAPPROVED");
+});
