@@ -1,6 +1,8 @@
 import { benchHealth } from "./health";
 import { benchRender } from "./render";
+import { benchSendJobs } from "./send-jobs";
 
 /** `npm run bench`: every figure the design targets name, printed in one run on this machine. */
 await benchHealth();
 await benchRender();
+await benchSendJobs();

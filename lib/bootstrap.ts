@@ -47,6 +47,12 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   }
   const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
+  // The Postmark webhook receiver's Basic credentials; on Vercel they must come from the environment
+  // (without them the receiver refuses everything). `GET /admin/v1/mail/postmark-webhook` shows the URL.
+  if (!onVercel) {
+    config.POSTMARK_WEBHOOK_USERNAME ??= "postmark";
+    config.POSTMARK_WEBHOOK_PASSWORD = fileSecret(config.DATA_DIR, "postmark-webhook-password", config.POSTMARK_WEBHOOK_PASSWORD, () => randomToken(24)).value;
+  }
   const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite") });
   const logger = createLogger(config.LOG_LEVEL);
   const providers = await startProviders(config, { embedded: !onVercel });

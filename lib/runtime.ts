@@ -7,6 +7,7 @@ import { ApiError, errorBody } from "./core/errors";
 import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
+import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
 import { createPublicFilesRoutes } from "./mail/routes/assets/files";
 
@@ -29,6 +30,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
   root.route("/api/cron", createCronRoutes(deps));
+  root.route("/api/postmark", createPostmarkWebhookRoutes(deps));
   root.route(
     "/api/queue",
     createQueueRoutes(deps.queue, {

@@ -2,7 +2,10 @@ import { serve } from "@hono/node-server";
 import { bootRuntime } from "./bootstrap";
 import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
+import { FILES_PATH } from "./mail/assets/storage";
+import { pointSimulatorAtReceiver } from "./mail/events/receiver";
 import { registerSimulatorServers } from "./mail/seed";
+import { recoverAfterRestart } from "./mail/send-jobs/engine";
 import { seedDemo } from "./seed";
 
 /**
@@ -13,10 +16,19 @@ async function main(): Promise<void> {
   const { config, deps } = runtime;
   const demo = await seedDemo(deps);
   await registerSimulatorServers(deps);
+  // The in-process queue lost its messages with the previous process: in-flight sends become unknown,
+  // running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
+  if (deps.queue.kind === "local") {
+    const recovered = await recoverAfterRestart(deps);
+    if (recovered.resumed + recovered.completed + recovered.unknown > 0) deps.logger.info("recovered send jobs after restart", { ...recovered });
+  }
   const stopScheduler = startScheduler(deps);
 
   const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
+    // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
+    const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+    pointSimulatorAtReceiver(deps.providers, config, `http://${host}:${info.port}`);
     const lines = [
       "",
       "Mail and ads middleware is running (embedded mode).",
@@ -25,6 +37,7 @@ async function main(): Promise<void> {
       `  admin API:     ${base}/admin/v1  (docs: ${base}/admin/v1/docs)`,
       `  webhooks:      ${base}/api/postmark/webhook, ${base}/api/platform/webhook`,
       `  workers/crons: ${base}/api/queue/*, ${base}/api/cron/*`,
+      `  image files:   ${config.BLOB_READ_WRITE_TOKEN ? "Vercel Blob (BLOB_READ_WRITE_TOKEN)" : `${base}${FILES_PATH}/assets/<sha256>.jpg|png (stored in ${config.DATA_DIR}/blobs)`}`,
       `  operator token: ${runtime.adminTokenSource}`,
       `  Postmark:      ${deps.providers.postmarkSimulator ? `simulator at ${deps.providers.postmarkApiUrl} (sent mail: ${deps.providers.postmarkApiUrl}/__sim/messages)` : deps.providers.postmarkApiUrl}`,
       `  Graph API:     ${deps.providers.graphSimulator ? `simulator at ${deps.providers.graphApiUrl}` : deps.providers.graphApiUrl}`,

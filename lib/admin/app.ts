@@ -9,6 +9,7 @@ import { registerAdsAdminRoutes } from "./routes/ads-routes";
 import { registerCustomerRoutes } from "./routes/customers";
 import { registerKeyRoutes } from "./routes/keys";
 import { registerMailAdminRoutes } from "./routes/mail-routes";
+import { registerMailPostmarkWebhookRoutes } from "./routes/mail-postmark-webhook";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
@@ -29,6 +30,7 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   registerCustomerRoutes(app, deps);
   registerKeyRoutes(app, deps);
   registerMailAdminRoutes(app, deps);
+  registerMailPostmarkWebhookRoutes(app, deps);
   registerAdsAdminRoutes(app, deps);
   app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
     type: "http",

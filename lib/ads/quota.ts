@@ -1,11 +1,18 @@
-import { and, count, eq, gte } from "drizzle-orm";
-import type { Database } from "../db/client";
-import { adsAds } from "../db/schema";
-import type { AdsAccess } from "../core/context";
+import { and, count, eq, gte, lte, sql } from "drizzle-orm";
+import type { Database, Tx } from "../db/client";
+import { adsAds, adsPublishReservations } from "../db/schema";
+import type { AdsAccess, CoreDeps } from "../core/context";
 import { QuotaExceededError } from "../core/errors";
 
 /** Included ads per calendar month by stage (plan table); enterprise is set per customer. */
 export const INCLUDED_ADS: Record<Exclude<AdsAccess["stage"], "enterprise">, number> = { starter: 5, growth: 25, scale: 100 };
+
+/**
+ * How long a slot stays held for an ad being published. Longer than the slowest publish can take (three
+ * Graph calls of at most three 30 s attempts each, plus backoff), so it only ever expires for a process
+ * that died mid-publish.
+ */
+export const PUBLISH_RESERVATION_TTL_MS = 15 * 60_000;
 
 /** `null` means no cap: an enterprise customer whose operator has not set `enterprise_included_ads`. */
 export function includedAds(access: Pick<AdsAccess, "stage" | "enterpriseIncludedAds">): number | null {
@@ -16,26 +23,90 @@ export function monthStartUtc(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 
-export async function adsPublishedThisMonth(db: Database, customerId: string, now: Date): Promise<number> {
-  const [row] = await db
+/**
+ * Ads recorded this month plus those being published right now: what the next publish is counted against.
+ * One statement, so one snapshot: an ad row and the slot it settles swap in a single commit, and the count
+ * sees exactly one of the two even while that commit lands (two separate counts could see neither).
+ */
+export async function adsPublishedThisMonth(db: Database | Tx, customerId: string, now: Date): Promise<number> {
+  const since = monthStartUtc(now);
+  const parts = await db
     .select({ value: count() })
     .from(adsAds)
-    .where(and(eq(adsAds.customerId, customerId), gte(adsAds.createdAt, monthStartUtc(now))));
-  return row?.value ?? 0;
+    .where(and(eq(adsAds.customerId, customerId), gte(adsAds.createdAt, since)))
+    .unionAll(
+      db
+        .select({ value: count() })
+        .from(adsPublishReservations)
+        .where(and(eq(adsPublishReservations.customerId, customerId), gte(adsPublishReservations.createdAt, since))),
+    );
+  return parts.reduce((sum, part) => sum + part.value, 0);
 }
 
 /**
- * Every ad created through the API in the running calendar month (UTC) counts, archived ones included:
- * publishing is what the plan limits. The count is read before the platform call, so two requests racing
- * for the last included ad can both pass; holding a lock across a platform call would cost more.
+ * Takes one of the month's included ads, or answers 402 `quota_exceeded`. Count and reservation happen in
+ * one transaction under a per-customer advisory lock, so concurrent requests for the last slot queue up
+ * and only the first finds it free. The lock is held for milliseconds: the platform calls run after it.
  */
-export async function assertAdQuota(db: Database, customerId: string, access: AdsAccess, now: Date): Promise<void> {
+async function reserve(db: Database, customerId: string, access: AdsAccess, now: Date): Promise<string | null> {
   const included = includedAds(access);
-  if (included === null) return;
-  const published = await adsPublishedThisMonth(db, customerId, now);
-  if (published < included) return;
-  throw new QuotaExceededError(
-    `The ${access.stage} stage includes ${included} ads per month and ${published} were published this month; upgrade with POST /v1/plan/upgrade to publish more.`,
-    { stage: access.stage, included_ads: included, published_this_month: published, month: now.toISOString().slice(0, 7) },
-  );
+  if (included === null) return null;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ads-quota:${customerId}`}, 0))`);
+    await tx.delete(adsPublishReservations).where(and(eq(adsPublishReservations.customerId, customerId), lte(adsPublishReservations.expiresAt, now)));
+    const published = await adsPublishedThisMonth(tx, customerId, now);
+    if (published >= included) {
+      throw new QuotaExceededError(
+        `The ${access.stage} stage includes ${included} ads per month and ${published} were published this month; upgrade with POST /v1/plan/upgrade to publish more.`,
+        { stage: access.stage, included_ads: included, published_this_month: published, month: now.toISOString().slice(0, 7) },
+      );
+    }
+    const [row] = await tx
+      .insert(adsPublishReservations)
+      .values({ customerId, createdAt: now, expiresAt: new Date(now.getTime() + PUBLISH_RESERVATION_TTL_MS) })
+      .returning({ id: adsPublishReservations.id });
+    if (!row) throw new Error("reservation insert returned nothing");
+    return row.id;
+  });
+}
+
+async function release(db: Database | Tx, customerId: string, reservationId: string): Promise<void> {
+  await db.delete(adsPublishReservations).where(and(eq(adsPublishReservations.customerId, customerId), eq(adsPublishReservations.id, reservationId)));
+}
+
+/**
+ * Publishes one ad within the included ads of the running calendar month (UTC). Every ad created through
+ * the API counts, archived ones included: publishing is what the plan limits.
+ *
+ * `publish` makes the platform calls and then records the ad; it must call `settle(tx)` inside the
+ * transaction that inserts the ad row, which turns the held slot into that row atomically. If `publish`
+ * fails at any point the slot is released, so a failed or refused platform call never leaves a counted
+ * phantom; a crash mid-publish leaves one that expires after `PUBLISH_RESERVATION_TTL_MS`.
+ */
+export async function publishWithinQuota<T>(
+  deps: Pick<CoreDeps, "db" | "logger">,
+  customerId: string,
+  access: AdsAccess,
+  now: Date,
+  publish: (settle: (tx: Tx) => Promise<void>) => Promise<T>,
+): Promise<T> {
+  const reservationId = await reserve(deps.db, customerId, access, now);
+  const settle = async (tx: Tx) => {
+    if (reservationId !== null) await release(tx, customerId, reservationId);
+  };
+  try {
+    return await publish(settle);
+  } catch (error) {
+    if (reservationId !== null) {
+      // The original error is what the caller needs; a failed release only costs the slot until it expires.
+      await release(deps.db, customerId, reservationId).catch((releaseError: unknown) =>
+        deps.logger.warn("could not release an ad publish reservation; it expires on its own", {
+          customer_id: customerId,
+          reservation_id: reservationId,
+          error: releaseError instanceof Error ? releaseError.message : String(releaseError),
+        }),
+      );
+    }
+    throw error;
+  }
 }

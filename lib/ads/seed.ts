@@ -2,7 +2,7 @@ import type { CoreDeps } from "../core/context";
 import type { Providers } from "../providers";
 import { createAdsDeps } from "./deps";
 import { getOnboarding, updateOnboarding } from "./onboarding/service";
-import { createTarget, findTargetByKey } from "./targets/service";
+import { createTarget, findTargetByKey, listTargets } from "./targets/service";
 
 /**
  * The Demo customer's ad account on the embedded Graph simulator. These values exist only in the
@@ -36,13 +36,15 @@ export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, cus
   if (!simulator) return;
   const controls = simulator.controls;
   if (!controls.state.tokens.has(DEMO_ADS.accessToken)) {
+    // Target status is mirrored to the campaign, so a restart brings the campaigns back as the operator left the targets.
+    const stored = new Map((await listTargets(deps.db, customerId)).map((target) => [target.key, target.status]));
     controls.addApp({ appSecret: DEMO_ADS.appSecret, accessTokens: [DEMO_ADS.accessToken] });
     controls.addAdAccount({
       id: DEMO_ADS.adAccountId,
       name: "Demo ad account",
       currency: "EUR",
       pageIds: [DEMO_ADS.pageId],
-      campaigns: DEMO_TARGETS.map((target) => ({ id: target.campaignId, name: `Demo campaign (${target.key})`, status: target.status })),
+      campaigns: DEMO_TARGETS.map((target) => ({ id: target.campaignId, name: `Demo campaign (${target.key})`, status: stored.get(target.key) ?? target.status })),
     });
   }
 
@@ -62,7 +64,7 @@ export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, cus
   }
   for (const target of DEMO_TARGETS) {
     if (await findTargetByKey(deps.db, customerId, target.key)) continue;
-    await createTarget(deps.db, customerId, {
+    await createTarget(adsDeps, customerId, {
       key: target.key,
       platform_campaign_id: target.campaignId,
       status: target.status,

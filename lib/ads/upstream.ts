@@ -24,7 +24,9 @@ export type UpstreamContext = { logger: Logger; customerId: string; action: stri
  * Runs one platform call and turns a `PlatformError` into the ads API's error: 422 with the blamed field,
  * 429 with `Retry-After`, or a 5xx. Credential and permission problems are the operator's to fix: they are
  * logged with what the operator needs (customer, Graph code, trace id) and never with the token, which the
- * client has already removed from every message.
+ * client has already removed from every message. A code-190 refusal has also been recorded on the
+ * onboarding by then (the session's `onTokenRejected`), so later calls answer 422 `missing` without
+ * sending the dead token again.
  */
 export async function upstream<T>(context: UpstreamContext, call: () => Promise<T>): Promise<T> {
   try {
@@ -40,7 +42,9 @@ export function toApiError(error: PlatformError, context: UpstreamContext): ApiE
   if (error.kind === "auth" || error.kind === "permission") {
     context.logger.error(
       error.kind === "auth"
-        ? "ad platform refused the customer's access token: set a new one with PATCH /admin/v1/customers/{id}/ads/account"
+        ? error.code === 190
+          ? "ad platform refused the customer's access token (recorded: the onboarding lists access_token as missing until a new one is set with PATCH /admin/v1/customers/{id}/ads/account)"
+          : "ad platform refused the customer's access token: set a new one with PATCH /admin/v1/customers/{id}/ads/account"
         : "ad platform denied access to the customer's ad account, page or object: check the onboarding and the system user's permissions",
       { ...fields, platform_message: error.message },
     );

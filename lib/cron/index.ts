@@ -1,6 +1,12 @@
 import { lte } from "drizzle-orm";
 import type { CoreDeps } from "../core/context";
 import { idempotencyRecords } from "../db/schema";
+import { pruneMessageHistory } from "../mail/events/prune";
+import { republishDueDeliveries } from "../mail/webhooks/delivery";
+import { recoverSendJobs, STALL_MS } from "../mail/send-jobs/engine";
+import { reportDailyUsage } from "../mail/usage/billing";
+import { cleanUpAssets } from "../mail/assets/cleanup";
+import { createAssetStorage } from "../mail/assets/storage";
 
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
@@ -29,6 +35,46 @@ export const cronJobs: CronJob[] = [
         .returning({ key: idempotencyRecords.key });
       return { deleted: deleted.length };
     },
+  },
+  {
+    name: "mail-history-prune",
+    schedule: "41 3 * * *",
+    everyMinutes: 24 * 60,
+    description: "Deletes mail message history (events) older than 90 days, keeping message state, and finished webhook deliveries older than 30 days.",
+    run: (deps) => pruneMessageHistory(deps),
+  },
+  {
+    name: "mail-webhook-retries",
+    schedule: "*/10 * * * *",
+    everyMinutes: 10,
+    description: "Re-publishes due outgoing webhook deliveries whose queue message was lost (restart, crash mid-attempt); retries normally run from the queue.",
+    async run(deps) {
+      return { republished: await republishDueDeliveries(deps) };
+    },
+  },
+  {
+    name: "send-jobs-sweep",
+    schedule: "* * * * *",
+    everyMinutes: 1,
+    description: "Starts scheduled send jobs whose time has come (when their delayed queue message is missing) and resumes running jobs without progress for 5 minutes: their in-flight messages become unknown (never re-sent), the rest is sent under new batches.",
+    run: async (deps) => ({ ...(await recoverSendJobs(deps, { stalledForMs: STALL_MS })) }),
+  },
+  {
+    name: "billing-report",
+    schedule: "15 0 * * *",
+    everyMinutes: 60,
+    description: "Posts each customer's accepted live e-mails of the previous UTC day to BILLING_URL, signed with BILLING_SECRET; the same day is posted once, a failed post is retried with the same body and Idempotency-Key.",
+    async run(deps) {
+      const { skipped, ...result } = await reportDailyUsage(deps);
+      return skipped ? { ...result, skipped } : result;
+    },
+  },
+  {
+    name: "mail-assets-cleanup",
+    schedule: "23 * * * *",
+    everyMinutes: 60,
+    description: "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
+    run: async (deps) => ({ ...(await cleanUpAssets({ ...deps, assets: createAssetStorage(deps) })) }),
   },
 ];
 

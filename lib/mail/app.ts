@@ -9,6 +9,12 @@ import { registerCatalogRoutes } from "./routes/catalog";
 import { registerTemplateRoutes } from "./routes/templates";
 import { createAssetStorage, type AssetStorage } from "./assets/storage";
 import { ASSET_UPLOAD_PATH, registerAssetRoutes } from "./routes/assets";
+import { registerSuppressionRoutes } from "./routes/suppressions";
+import { registerWebhookRoutes } from "./routes/webhooks";
+import { registerWebhookWorker } from "./webhooks/delivery";
+import { registerSendJobRoutes } from "./routes/send-jobs";
+import { registerUsageRoutes } from "./routes/usage";
+import { registerSendJobWorkers } from "./send-jobs/engine";
 
 /** What the mail service needs beyond the core: where the providers are (`lib/providers.ts`). */
 export type MailDeps = CoreDeps & {
@@ -37,8 +43,15 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
   });
   registerGetHealth(app, deps, "mail");
   registerCatalogRoutes(app, deps);
-  registerTemplateRoutes(app, deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }));
+  const postmark = createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl });
+  registerTemplateRoutes(app, deps, postmark);
   registerAssetRoutes(app, { ...deps, assets: deps.assets ?? createAssetStorage(deps) });
+  registerSuppressionRoutes(app, deps);
+  registerWebhookRoutes(app, deps);
+  registerWebhookWorker(deps);
+  registerSendJobRoutes(app, deps);
+  registerUsageRoutes(app, deps);
+  registerSendJobWorkers(deps, postmark);
   registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
   return app;
 }

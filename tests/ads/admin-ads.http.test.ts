@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { describeResponse } from "../helpers/harness";
-import { TARGET_CONFIG, createAdsWorld, type AdsWorld } from "./support/ads-world";
+import { TARGET_CONFIG, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
 beforeAll(async () => {
@@ -116,36 +116,129 @@ describe("ad account onboarding", () => {
 });
 
 describe("targets", () => {
+  const targets = (c: { id: string }) => `/v1/customers/${c.id}/ads/targets`;
+
   test("create, read, list and change a target; the configuration is completed with nulls", async () => {
-    const c = await world.h.customer("Targets");
-    const created = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "spring", platform_campaign_id: "120200000000000900", config: TARGET_CONFIG });
+    const c = await onboardedCustomer(world, "Targets");
+    const spring = world.sim.addCampaign(c.adAccountId);
+    const created = await world.h.admin("POST", targets(c), { key: "spring", platform_campaign_id: spring, config: TARGET_CONFIG });
     expect(created.status, describeResponse(created)).toBe(201);
     expect(created.json.data).toMatchObject({
       key: "spring",
       status: "ACTIVE",
-      platform_campaign_id: "120200000000000900",
+      platform_campaign_id: spring,
       config: { ...TARGET_CONFIG, bid_strategy: null, promoted_object: null, facebook_positions: null, instagram_positions: null, advantage_audience: 0 },
     });
-    const got = await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets/spring`);
+    const got = await world.h.admin("GET", `${targets(c)}/spring`);
     expect(got.json.data, describeResponse(got)).toEqual(created.json.data);
 
-    const paused = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/targets/spring`, { status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] } } });
+    const paused = await world.h.admin("PATCH", `${targets(c)}/spring`, { status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] } } });
     expect(paused.status, describeResponse(paused)).toBe(200);
     expect(paused.json.data).toMatchObject({ status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] }, optimization_goal: "LINK_CLICKS" } });
+    const cleared = await world.h.admin("PATCH", `${targets(c)}/spring`, { config: { bid_strategy: null } });
+    expect(cleared.json.data.config, describeResponse(cleared)).toMatchObject({ bid_strategy: null, geo_locations: { countries: ["CH"] } });
 
-    await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "autumn", platform_campaign_id: "120200000000000901", status: "PAUSED", config: TARGET_CONFIG });
-    const list = await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets`);
-    expect(list.json.data.map((t: { key: string }) => t.key), describeResponse(list)).toEqual(["autumn", "spring"]);
+    const autumn = world.sim.addCampaign(c.adAccountId, { status: "PAUSED" });
+    await world.h.admin("POST", targets(c), { key: "autumn", platform_campaign_id: autumn, status: "PAUSED", config: TARGET_CONFIG });
+    const list = await world.h.admin("GET", targets(c));
+    expect(list.json.data.map((t: { key: string }) => t.key), describeResponse(list)).toEqual(["autumn", "main", "paused", "spring"]);
   });
 
-  test("a key taken twice is 409; another customer may use it", async () => {
-    const c = await world.h.customer("Targets dup");
-    const body = { key: "dup", platform_campaign_id: "120200000000000902", config: TARGET_CONFIG };
-    expect((await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, body)).status).toBe(201);
-    const again = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, body);
+  test("the campaign is read first and follows the target's status on the platform", async () => {
+    const c = await onboardedCustomer(world, "Targets mirror");
+    const campaign = world.sim.addCampaign(c.adAccountId);
+    const upstreamStatus = () => world.sim.state.campaigns.get(campaign)?.status;
+    world.sim.clearRequests();
+    const created = await world.h.admin("POST", targets(c), { key: "mirror", platform_campaign_id: campaign, status: "PAUSED", config: TARGET_CONFIG });
+    expect(created.status, describeResponse(created)).toBe(201);
+    const calls = world.sim.requests();
+    expect(calls.map((r) => `${r.method} ${r.path}`), JSON.stringify(calls)).toEqual([`GET /v25.0/${campaign}`, `POST /v25.0/${campaign}`]);
+    expect(calls[0]?.query.fields).toContain("account_id");
+    expect(calls[1]?.form.status).toBe("PAUSED");
+    expect(upstreamStatus()).toBe("PAUSED");
+
+    const resumed = await world.h.admin("PATCH", `${targets(c)}/mirror`, { status: "ACTIVE" });
+    expect(resumed.json.data.status, describeResponse(resumed)).toBe("ACTIVE");
+    expect(upstreamStatus()).toBe("ACTIVE");
+
+    // Pausing the target stops delivery of what customers already run under it.
+    const adSet = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "mirror", daily_budget_cents: 2500 } });
+    expect(adSet.status, describeResponse(adSet)).toBe(201);
+    await world.h.admin("PATCH", `${targets(c)}/mirror`, { status: "PAUSED" });
+    expect(upstreamStatus()).toBe("PAUSED");
+    expect(world.sim.state.view(adSet.json.data.platform_adset_id)?.effective_status).toBe("CAMPAIGN_PAUSED");
+
+    world.sim.clearRequests();
+    const configOnly = await world.h.admin("PATCH", `${targets(c)}/mirror`, { config: { billing_event: "LINK_CLICKS" } });
+    expect(configOnly.status, describeResponse(configOnly)).toBe(200);
+    expect(world.sim.requests(), "a configuration change needs no platform call").toEqual([]);
+
+    // Someone resumed the campaign on the platform directly: sending the status again re-aligns it.
+    const drifted = world.sim.state.campaigns.get(campaign);
+    if (drifted) drifted.status = "ACTIVE";
+    const realigned = await world.h.admin("PATCH", `${targets(c)}/mirror`, { status: "PAUSED" });
+    expect(realigned.status, describeResponse(realigned)).toBe(200);
+    expect(upstreamStatus()).toBe("PAUSED");
+  });
+
+  test("a campaign matching the status already is only read", async () => {
+    const c = await onboardedCustomer(world, "Targets in sync");
+    const campaign = world.sim.addCampaign(c.adAccountId, { status: "PAUSED" });
+    world.sim.clearRequests();
+    const created = await world.h.admin("POST", targets(c), { key: "synced", platform_campaign_id: campaign, status: "PAUSED", config: TARGET_CONFIG });
+    expect(created.status, describeResponse(created)).toBe(201);
+    expect(world.sim.requests().map((r) => r.method)).toEqual(["GET"]);
+  });
+
+  const campaignCases: [string, (c: OnboardedCustomer) => Promise<string>][] = [
+    ["an unknown id", async () => "120299999999999999"],
+    ["a campaign of another ad account", async () => (await onboardedCustomer(world, "Targets foreign")).campaignId],
+    [
+      "an archived campaign",
+      async (c) => {
+        const id = world.sim.addCampaign(c.adAccountId);
+        const campaign = world.sim.state.campaigns.get(id);
+        if (campaign) campaign.status = "ARCHIVED";
+        return id;
+      },
+    ],
+    ["a campaign holding the budget", async (c) => world.sim.addCampaign(c.adAccountId, { dailyBudget: 10_000 })],
+  ];
+
+  test.each(campaignCases)("422 on platform_campaign_id for %s; nothing is stored or changed", async (_label, pick) => {
+    const c = await onboardedCustomer(world, "Targets bad campaign");
+    const campaign = await pick(c);
+    const created = await world.h.admin("POST", targets(c), { key: "bad", platform_campaign_id: campaign, config: TARGET_CONFIG });
+    expect(created.status, describeResponse(created)).toBe(422);
+    expect(created.json.error.details).toEqual([{ path: "platform_campaign_id", message: expect.any(String) }]);
+    expect((await world.h.admin("GET", `${targets(c)}/bad`)).status).toBe(404);
+
+    const moved = await world.h.admin("PATCH", `${targets(c)}/main`, { platform_campaign_id: campaign, status: "PAUSED" });
+    expect(moved.status, describeResponse(moved)).toBe(422);
+    const main = await world.h.admin("GET", `${targets(c)}/main`);
+    expect(main.json.data, describeResponse(main)).toMatchObject({ platform_campaign_id: c.campaignId, status: "ACTIVE" });
+    expect(world.sim.state.campaigns.get(c.campaignId)?.status).toBe("ACTIVE");
+  });
+
+  test("the campaign is verified with the customer's credentials: without them 422 details.missing", async () => {
+    const c = await world.h.customer("Targets not onboarded");
+    const r = await world.h.admin("POST", targets(c), { key: "early", platform_campaign_id: "120200000000000900", config: TARGET_CONFIG });
+    expect(r.status, describeResponse(r)).toBe(422);
+    expect(r.json.error.details).toEqual({ missing: ["access_token", "app_secret", "ad_account_id"] });
+    expect((await world.h.admin("GET", targets(c))).json.data).toEqual([]);
+  });
+
+  test("a key taken twice is 409 before any platform call; another customer may use the key", async () => {
+    const c = await onboardedCustomer(world, "Targets dup");
+    const body = { key: "dup", platform_campaign_id: world.sim.addCampaign(c.adAccountId), config: TARGET_CONFIG };
+    expect((await world.h.admin("POST", targets(c), body)).status).toBe(201);
+    world.sim.clearRequests();
+    const again = await world.h.admin("POST", targets(c), body);
     expect(again.status, describeResponse(again)).toBe(409);
-    const other = await world.h.customer("Targets other");
-    expect((await world.h.admin("POST", `/v1/customers/${other.id}/ads/targets`, body)).status).toBe(201);
+    expect(world.sim.requests()).toEqual([]);
+    const other = await onboardedCustomer(world, "Targets other");
+    const otherCreate = await world.h.admin("POST", targets(other), { ...body, platform_campaign_id: other.campaignId });
+    expect(otherCreate.status, describeResponse(otherCreate)).toBe(201);
   });
 
   test.each([
@@ -155,16 +248,16 @@ describe("targets", () => {
     ["unknown field", { ...TARGET_CONFIG, budget: 5 }],
   ])("422 for a configuration with %s", async (_label, config) => {
     const c = await world.h.customer("Targets invalid");
-    const r = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "bad", platform_campaign_id: "1", config });
+    const r = await world.h.admin("POST", targets(c), { key: "bad", platform_campaign_id: "1", config });
     expect(r.status, describeResponse(r)).toBe(422);
   });
 
   test("400 without a configuration, 422 for a bad key, 404 for unknown targets and customers", async () => {
     const c = await world.h.customer("Targets errors");
-    expect((await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "x", platform_campaign_id: "1" })).status).toBe(400);
-    expect((await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "Has Space", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(422);
-    expect((await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets/nope`)).status).toBe(404);
-    expect((await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/targets/nope`, { status: "PAUSED" })).status).toBe(404);
+    expect((await world.h.admin("POST", targets(c), { key: "x", platform_campaign_id: "1" })).status).toBe(400);
+    expect((await world.h.admin("POST", targets(c), { key: "Has Space", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(422);
+    expect((await world.h.admin("GET", `${targets(c)}/nope`)).status).toBe(404);
+    expect((await world.h.admin("PATCH", `${targets(c)}/nope`, { status: "PAUSED" })).status).toBe(404);
     expect((await world.h.admin("POST", `/v1/customers/${UNKNOWN}/ads/targets`, { key: "x", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(404);
   });
 });

@@ -354,9 +354,68 @@ describe("credential failures", () => {
     expect(describePlatformError(error).status).toBe(502);
   });
 
+  it("tells the session's onTokenRejected about a 190 before throwing, and only about 190", async () => {
+    const rejected: PlatformError[] = [];
+    const graph = client().connect({ accessToken: TOKEN, appSecret: APP_SECRET }, { onTokenRejected: async (error) => void rejected.push(error) });
+    await platformError(graph.getCampaign("120299999999999999"));
+    expect(rejected, "a 100/33 is not a token problem").toEqual([]);
+    running.simulator.controls.expireToken(TOKEN);
+    const error = await platformError(graph.getCampaign(CAMPAIGN));
+    expect(rejected).toEqual([error]);
+    expect([error.code, error.subcode]).toEqual([190, 463]);
+  });
+
+  it("keeps the platform error when the hook itself fails, and logs that", async () => {
+    const warnings: string[] = [];
+    const graph = client({ logger: { warn: (message) => void warnings.push(message) } }).connect(
+      { accessToken: TOKEN, appSecret: APP_SECRET },
+      {
+        onTokenRejected: async () => {
+          throw new Error("database unavailable");
+        },
+      },
+    );
+    running.simulator.controls.expireToken(TOKEN);
+    const error = await platformError(graph.verifyToken());
+    expect([error.kind, error.code], show(error)).toEqual(["auth", 190]);
+    expect(warnings).toEqual(["recording a rejected access token failed"]);
+  });
+
   it("classifies an ad account out of reach (100/33) as permission", async () => {
     const error = await platformError(session().getAdAccount("act_999"));
     expect([error.kind, error.code, error.subcode], show(error)).toEqual(["permission", 100, 33]);
+  });
+});
+
+describe("campaigns", () => {
+  it("reads a campaign with the requested fields only, and with the default fields", async () => {
+    const graph = session();
+    const view = await graph.getCampaign(CAMPAIGN, ["name", "account_id", "configured_status", "effective_status"]);
+    expect(view, show(view)).toEqual({ id: CAMPAIGN, name: "Target spring", account_id: "4242424242", configured_status: "ACTIVE", effective_status: "ACTIVE" });
+    expect(running.simulator.controls.requests()[0]?.query.fields).toBe("name,account_id,configured_status,effective_status");
+
+    const full = await graph.getCampaign(CAMPAIGN);
+    expect(full, show(full)).toMatchObject({ id: CAMPAIGN, objective: "OUTCOME_TRAFFIC", status: "ACTIVE", account_id: "4242424242" });
+    expect(full, "no campaign budget: the ad sets hold theirs").not.toHaveProperty("daily_budget");
+  });
+
+  it("answers an unknown campaign id with 100/33, classified as permission", async () => {
+    const error = await platformError(session().getCampaign("120299999999999999"));
+    expect([error.kind, error.code, error.subcode], show(error)).toEqual(["permission", 100, 33]);
+    const update = await platformError(session().updateCampaign("120299999999999999", { status: "PAUSED" }));
+    expect([update.code, update.subcode], show(update)).toEqual([100, 33]);
+  });
+
+  it("pauses and resumes a campaign; its ad sets read CAMPAIGN_PAUSED meanwhile", async () => {
+    const graph = session();
+    const adset = await graph.createAdSet(ACCOUNT, adSetParams({ status: "ACTIVE" }));
+    await graph.updateCampaign(CAMPAIGN, { status: "PAUSED" });
+    expect(running.simulator.controls.requests().at(-1)?.form.status).toBe("PAUSED");
+    expect(await graph.getCampaign(CAMPAIGN, ["configured_status", "effective_status"])).toEqual({ id: CAMPAIGN, configured_status: "PAUSED", effective_status: "PAUSED" });
+    expect(running.simulator.controls.state.view(adset.id)?.effective_status).toBe("CAMPAIGN_PAUSED");
+    await graph.updateCampaign(CAMPAIGN, { status: "ACTIVE" });
+    expect((await graph.getCampaign(CAMPAIGN, ["effective_status"])).effective_status).toBe("ACTIVE");
+    expect(running.simulator.controls.state.view(adset.id)?.effective_status).toBe("ACTIVE");
   });
 });
 

@@ -179,6 +179,32 @@ describe("objects", () => {
     expect((second.body.paging as { next?: string }).next).toBeUndefined();
   });
 
+  it("reads a campaign in Graph's shape, narrowed to the fields asked for; an unknown id is 100/33", async () => {
+    const answer = await graph("GET", `/v25.0/${CAMPAIGN}`, { fields: "name,account_id,objective,configured_status,effective_status,daily_budget" });
+    expect(answer.status, show(answer)).toBe(200);
+    expect(answer.body).toEqual({
+      id: CAMPAIGN,
+      name: `Campaign ${CAMPAIGN}`,
+      account_id: ACCOUNT.slice(4),
+      objective: "OUTCOME_TRAFFIC",
+      configured_status: "ACTIVE",
+      effective_status: "ACTIVE",
+    });
+    const unknown = await graph("GET", "/v25.0/120299999999999999", { fields: "name" });
+    expect(unknown.status, show(unknown)).toBe(400);
+    expect(errorOf(unknown)).toMatchObject({ code: 100, error_subcode: 33, type: "GraphMethodException" });
+    expect(String(errorOf(unknown).message)).toContain("120299999999999999");
+  });
+
+  it("pauses a campaign with POST /{id} status, refuses other values, and 100/33 for an unknown id", async () => {
+    expect((await graph("POST", `/v25.0/${CAMPAIGN}`, { status: "PAUSED" })).body).toEqual({ success: true });
+    expect((await graph("GET", `/v25.0/${CAMPAIGN}`, { fields: "status,effective_status" })).body).toEqual({ id: CAMPAIGN, status: "PAUSED", effective_status: "PAUSED" });
+    const bogus = await graph("POST", `/v25.0/${CAMPAIGN}`, { status: "SLEEPING" });
+    expect(errorOf(bogus), show(bogus)).toMatchObject({ code: 100 });
+    const unknown = await graph("POST", "/v25.0/120299999999999999", { status: "PAUSED" });
+    expect(errorOf(unknown), show(unknown)).toMatchObject({ code: 100, error_subcode: 33 });
+  });
+
   it("updates with { success: true } and deletes", async () => {
     const id = await createAdSet();
     const update = await graph("POST", `/v25.0/${id}`, { daily_budget: "3000" });

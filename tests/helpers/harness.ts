@@ -1,3 +1,5 @@
+import { serve, type ServerType } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
 import { ManualClock } from "../../lib/core/clock";
 import { loadConfig, type Config } from "../../lib/core/config";
 import { createCoreDeps } from "../../lib/core/deps";
@@ -6,6 +8,7 @@ import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
 import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
 import { startProviders } from "../../lib/providers";
 import { createRootApp, type RuntimeDeps } from "../../lib/runtime";
+import { pointSimulatorAtReceiver } from "../../lib/mail/events/receiver";
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
@@ -16,8 +19,14 @@ export type CallOptions = { key?: string | null; body?: unknown; rawBody?: strin
  * or the server in `DATABASE_URL` when CI runs the suite against PostgreSQL), embedded adapters, and the
  * same root app `npm start` serves. Each test makes its own customers, so tests share no ids.
  */
-export async function createHarness(options: { env?: Record<string, string>; clock?: ManualClock } = {}) {
-  const config: Config = loadConfig({ LOG_LEVEL: "silent", ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}), ...options.env });
+export async function createHarness(options: { env?: Record<string, string>; clock?: ManualClock; postmarkWebhooks?: boolean } = {}) {
+  const config: Config = loadConfig({
+    LOG_LEVEL: "silent",
+    POSTMARK_WEBHOOK_USERNAME: "postmark",
+    POSTMARK_WEBHOOK_PASSWORD: randomToken(18),
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...options.env,
+  });
   const handle: DatabaseHandle = await openDatabase({ url: config.DATABASE_URL });
   const clock = options.clock ?? new ManualClock(new Date());
   const logLines: string[] = [];
@@ -26,6 +35,15 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   const providers = await startProviders(config, { embedded: true });
   const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken, providers };
   const { root } = createRootApp(deps);
+  // `postmarkWebhooks`: the simulator posts its events to this app over loopback, as in `npm start`.
+  let receiver: ServerType | null = null;
+  if (options.postmarkWebhooks) {
+    const listening = await new Promise<{ server: ServerType; port: number }>((resolve) => {
+      const server = serve({ fetch: root.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    });
+    receiver = listening.server;
+    pointSimulatorAtReceiver(providers, config, `http://127.0.0.1:${listening.port}`);
+  }
 
   async function call(method: string, path: string, options: CallOptions = {}) {
     const headers: Record<string, string> = { ...options.headers };
@@ -70,6 +88,7 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   return { deps, root, call, admin, customer, clock, logLines, db: handle.db, close: async () => {
       deps.queue.close();
       await providers.close();
+      await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
       await handle.close();
     },
   };

@@ -1,10 +1,10 @@
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createLocalBlobStore, PUBLISHED_FILE_MAX_AGE_SECONDS, UploadTooLargeError, type LocalBlobStore } from "../../lib/adapters/blob";
 import { ManualClock } from "../../lib/core/clock";
-import { localUploadUrlSigner, uploadPathname, UPLOAD_TOKEN_PARAM, verifyUpload } from "../../lib/mail/assets/upload-signature";
+import { localUploadUrlSigner, newUploadPathname, UPLOAD_TOKEN_PARAM, verifyUpload } from "../../lib/mail/assets/upload-signature";
 
 const SECRET = "local-upload-secret-0123456789abcdef";
 const clock = new ManualClock("2026-03-01T12:00:00.000Z");
@@ -43,6 +43,29 @@ describe("local blob store", () => {
     await expect(store.delete("assets/gone.jpg")).resolves.toBeUndefined();
   });
 
+  test("delete takes many files in one call", async () => {
+    for (const name of ["assets/one.jpg", "assets/two.jpg"]) await store.put(name, new Uint8Array([1]), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
+    await store.delete(["assets/one.jpg", "http://localhost:3000/files/assets/two.jpg", "assets/never.jpg"]);
+    expect([await store.get("assets/one.jpg"), await store.get("assets/two.jpg")]).toEqual([null, null]);
+    await expect(store.delete([])).resolves.toBeUndefined();
+  });
+
+  test("listPathnames lists the files under a prefix, nested ones too, but no write in progress and nothing elsewhere", async () => {
+    const listed = async (prefix: string) => {
+      const all: string[] = [];
+      for await (const page of store.listPathnames(prefix)) all.push(...page);
+      return all.sort();
+    };
+    expect(await listed("listing/")).toEqual([]);
+    for (const name of ["listing/a", "listing/b", "listing/deeper/c", "elsewhere/d"]) {
+      await store.put(name, new Uint8Array([1]), { contentType: "image/png", cacheControlMaxAge: 0 });
+    }
+    await writeFile(join(directory, "objects", "listing", "e.0c1d2e3f.tmp"), "half written");
+    expect(await listed("listing/")).toEqual(["listing/a", "listing/b", "listing/deeper/c"]);
+    await expect(listed("listing")).rejects.toThrow(/ends with/);
+    await expect(listed("../")).rejects.toThrow(/Invalid blob pathname/);
+  });
+
   test("no temporary files are left behind", async () => {
     await store.put("assets/tidy.jpg", new Uint8Array(10), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
     const names = await readdir(join(directory, "objects", "assets"));
@@ -64,7 +87,7 @@ describe("local blob store", () => {
 
 describe("three-step upload in the embedded mode", () => {
   const assetId = "0d6b1c2e-8f0a-4c57-9e3b-2a1f4d5c6b7a";
-  const pathname = uploadPathname(assetId);
+  const pathname = newUploadPathname(assetId);
 
   test("the target is the app's signed PUT URL; the route verifies it and stores the bytes; readUpload returns them", async () => {
     const target = await store.createUploadTarget({

@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { createVercelBlobStore, PUBLISHED_FILE_MAX_AGE_SECONDS, UploadTooLargeError, type BlobStore } from "../../lib/adapters/blob";
 import { contentAddressedPathname, optimiseImage } from "../../lib/mail/assets/optimise";
-import { MAX_UPLOAD_BYTES, uploadPathname } from "../../lib/mail/assets/upload-signature";
+import { MAX_UPLOAD_BYTES, newUploadPathname } from "../../lib/mail/assets/upload-signature";
 
 /**
  * The production adapter runs the real `@vercel/blob` client against an HTTP-level fake of the Vercel Blob
@@ -87,6 +87,19 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
       contentType,
       contentDisposition: `inline; filename="${pathname.split("/").pop() ?? ""}"`,
       etag: `"${randomUUID()}"`,
+    });
+  }
+  const prefix = url.searchParams.get("prefix");
+  if (req.method === "GET" && url.pathname === "/" && prefix !== null && bearer === RW_TOKEN) {
+    // Keyset pages of at most two (the API may return fewer than `limit`), so the adapter must follow the cursor.
+    const after = url.searchParams.get("cursor") ?? "";
+    const matching = [...blobs.keys()].filter((p) => p.startsWith(prefix) && p > after).sort();
+    const page = matching.slice(0, Math.min(2, Number(url.searchParams.get("limit") ?? 1000)));
+    const hasMore = matching.length > page.length;
+    return json(res, 200, {
+      blobs: page.map((p) => ({ url: publicUrl(p), downloadUrl: `${publicUrl(p)}?download=1`, pathname: p, size: blobs.get(p)?.bytes.length ?? 0, uploadedAt: new Date().toISOString(), etag: '"etag"' })),
+      hasMore,
+      ...(hasMore ? { cursor: page.at(-1) } : {}),
     });
   }
   const lookup = url.searchParams.get("url");
@@ -187,17 +200,43 @@ describe("Vercel Blob adapter over HTTP", () => {
     await expect(store.delete(url)).resolves.toBeUndefined();
   });
 
+  test("delete takes many URLs or pathnames in one request; none is no request", async () => {
+    for (const name of ["assets/many-1.jpg", "assets/many-2.jpg"]) await store.put(name, new Uint8Array([1]), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
+    requests.length = 0;
+    await store.delete([`${base}/public/assets/many-1.jpg`, "assets/many-2.jpg"]);
+    expect(JSON.parse(onlyRequest().body.toString("utf8"))).toEqual({ urls: [`${base}/public/assets/many-1.jpg`, "assets/many-2.jpg"] });
+    expect([blobs.has("assets/many-1.jpg"), blobs.has("assets/many-2.jpg")]).toEqual([false, false]);
+    requests.length = 0;
+    await store.delete([]);
+    expect(requests).toEqual([]);
+  });
+
+  test("listPathnames follows the cursor through every page of the prefix, with the read-write token", async () => {
+    const names = ["sweep/a", "sweep/b", "sweep/c", "sweep/d", "sweep/e"];
+    for (const name of [...names, "other/x"]) await store.put(name, new Uint8Array([1]), { contentType: "image/png", cacheControlMaxAge: 60 });
+    requests.length = 0;
+    const pages: string[][] = [];
+    for await (const page of store.listPathnames("sweep/")) pages.push(page);
+    expect(pages).toEqual([["sweep/a", "sweep/b"], ["sweep/c", "sweep/d"], ["sweep/e"]]);
+    expect(requests.map((r) => `${r.method} ${decodeURIComponent(r.path)} ${r.headers.authorization}`)).toEqual([
+      `GET /?limit=1000&prefix=sweep/ Bearer ${RW_TOKEN}`,
+      `GET /?limit=1000&prefix=sweep/&cursor=sweep/b Bearer ${RW_TOKEN}`,
+      `GET /?limit=1000&prefix=sweep/&cursor=sweep/d Bearer ${RW_TOKEN}`,
+    ]);
+  });
+
   test("the upload target carries a client token scoped to one pathname, one content type, a size cap and an expiry", async () => {
     const assetId = randomUUID();
     const expiresAt = inOneHour();
-    const target = await store.createUploadTarget({ pathname: uploadPathname(assetId), assetId, contentType: "image/webp", maxBytes: MAX_UPLOAD_BYTES, expiresAt });
+    const pathname = newUploadPathname(assetId);
+    const target = await store.createUploadTarget({ pathname, assetId, contentType: "image/webp", maxBytes: MAX_UPLOAD_BYTES, expiresAt });
     expect(target.method).toBe("PUT");
-    expect(target.url).toBe(`${base}/?pathname=uploads%2F${assetId}`);
+    expect(target.url).toBe(`${base}/?pathname=${encodeURIComponent(pathname)}`);
     const clientToken = target.headers.authorization?.replace(/^Bearer /, "") ?? "";
     expect(clientToken.startsWith(`vercel_blob_client_${STORE_ID}_`)).toBe(true);
     expect(clientToken).not.toContain(RW_TOKEN.split("_")[4]);
     expect(getPayloadFromClientToken(clientToken)).toEqual({
-      pathname: `uploads/${assetId}`,
+      pathname,
       allowedContentTypes: ["image/webp"],
       maximumSizeInBytes: MAX_UPLOAD_BYTES,
       validUntil: expiresAt.getTime(),
@@ -216,7 +255,7 @@ describe("Vercel Blob adapter over HTTP", () => {
 
   test("the target is exactly the request @vercel/blob/client put() makes with that token", async () => {
     const assetId = randomUUID();
-    const pathname = uploadPathname(assetId);
+    const pathname = newUploadPathname(assetId);
     const target = await store.createUploadTarget({ pathname, assetId, contentType: "image/png", maxBytes: 1000, expiresAt: inOneHour() });
     const clientToken = target.headers.authorization?.replace(/^Bearer /, "") ?? "";
     await clientPut(pathname, Buffer.from([1, 2, 3]), { access: "public", token: clientToken, contentType: "image/png" });
@@ -236,7 +275,7 @@ describe("Vercel Blob adapter over HTTP", () => {
   describe("the three steps end to end", () => {
     test("customer PUT with the target, readUpload, optimise, publish, delete the raw upload", async () => {
       const assetId = randomUUID();
-      const pathname = uploadPathname(assetId);
+      const pathname = newUploadPathname(assetId);
       const target = await store.createUploadTarget({ pathname, assetId, contentType: "image/jpeg", maxBytes: MAX_UPLOAD_BYTES, expiresAt: inOneHour() });
       expect(await store.readUpload({ pathname, maxBytes: MAX_UPLOAD_BYTES })).toBeNull();
 
@@ -268,7 +307,7 @@ describe("Vercel Blob adapter over HTTP", () => {
       ["more bytes than the cap", { size: 101 }, /cannot be greater than 100/],
     ])("the store refuses a PUT with the token to %s", async (_name, change, message) => {
       const assetId = randomUUID();
-      const pathname = uploadPathname(assetId);
+      const pathname = newUploadPathname(assetId);
       const target = await store.createUploadTarget({ pathname, assetId, contentType: "image/png", maxBytes: 100, expiresAt: inOneHour() });
       const url = "pathname" in change ? `${base}/?pathname=${encodeURIComponent(change.pathname)}` : target.url;
       const headers = "contentType" in change ? { ...target.headers, "x-content-type": change.contentType } : target.headers;
@@ -281,7 +320,7 @@ describe("Vercel Blob adapter over HTTP", () => {
 
     test("the store refuses a second PUT to the same upload and an expired token", async () => {
       const assetId = randomUUID();
-      const pathname = uploadPathname(assetId);
+      const pathname = newUploadPathname(assetId);
       const target = await store.createUploadTarget({ pathname, assetId, contentType: "image/png", maxBytes: 100, expiresAt: inOneHour() });
       expect((await fetch(target.url, { method: "PUT", headers: target.headers, body: new Uint8Array(5) })).status).toBe(200);
       const again = await fetch(target.url, { method: "PUT", headers: target.headers, body: new Uint8Array(5) });
@@ -289,7 +328,7 @@ describe("Vercel Blob adapter over HTTP", () => {
 
       const expiredId = randomUUID();
       const expired = await store.createUploadTarget({
-        pathname: uploadPathname(expiredId),
+        pathname: newUploadPathname(expiredId),
         assetId: expiredId,
         contentType: "image/png",
         maxBytes: 100,
@@ -300,7 +339,7 @@ describe("Vercel Blob adapter over HTTP", () => {
     });
 
     test("readUpload refuses an upload over the cap from its size alone, without downloading it", async () => {
-      const pathname = uploadPathname(randomUUID());
+      const pathname = newUploadPathname(randomUUID());
       await store.put(pathname, new Uint8Array(2048), { contentType: "image/png", cacheControlMaxAge: 60 });
       requests.length = 0;
       await expect(store.readUpload({ pathname, maxBytes: 1024 })).rejects.toBeInstanceOf(UploadTooLargeError);

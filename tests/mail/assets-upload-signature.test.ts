@@ -7,7 +7,8 @@ import {
   MAX_UPLOAD_BYTES,
   signUpload,
   UPLOAD_TOKEN_PARAM,
-  uploadPathname,
+  newUploadPathname,
+  assetIdOfUploadPathname,
   verifyUpload,
   type UploadGrant,
   type UploadRejection,
@@ -19,7 +20,7 @@ const clock = new ManualClock("2026-03-01T12:00:00.000Z");
 const grant: UploadGrant = {
   assetId,
   customerId: "c6f1d7a2-1111-4b7e-9a55-0c1d2e3f4a5b",
-  pathname: uploadPathname(assetId),
+  pathname: newUploadPathname(assetId),
   contentType: "image/png",
   maxBytes: MAX_UPLOAD_BYTES,
   expiresAt: new Date("2026-03-01T12:15:00.000Z"),
@@ -95,7 +96,7 @@ describe("signed upload tokens", () => {
         const issued: UploadGrant = {
           assetId: g.assetId,
           ...(g.customerId === undefined ? {} : { customerId: g.customerId }),
-          pathname: uploadPathname(g.assetId),
+          pathname: newUploadPathname(g.assetId),
           contentType: g.contentType,
           maxBytes: g.maxBytes,
           expiresAt: new Date(clock.now().getTime() + g.expiresInMs),
@@ -128,6 +129,22 @@ describe("signed upload tokens", () => {
   test("an empty or short secret is a configuration error, not a weak signature", () => {
     expect(() => signUpload(grant, "")).toThrow(/at least 16 characters/);
     expect(() => verifyUpload(signUpload(grant, SECRET), request, "short", clock)).toThrow(/at least 16 characters/);
+  });
+});
+
+describe("raw upload pathnames", () => {
+  test("carry the asset id and 128 random bits, a fresh name for every announcement", () => {
+    const names = Array.from({ length: 50 }, () => newUploadPathname(assetId));
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(new RegExp(`^uploads/${assetId}-[0-9a-f]{32}$`));
+  });
+
+  test("name their asset back, also in the unsuffixed form of uploads announced before the suffix; anything else names none", () => {
+    expect(assetIdOfUploadPathname(newUploadPathname(assetId))).toBe(assetId);
+    expect(assetIdOfUploadPathname(`uploads/${assetId}`)).toBe(assetId);
+    for (const other of [`assets/${assetId}-${"0".repeat(32)}`, `uploads/${assetId}-short`, "uploads/someone-else", `uploads/${assetId}/x`, "uploads/"]) {
+      expect(assetIdOfUploadPathname(other), other).toBeNull();
+    }
   });
 });
 

@@ -1,9 +1,11 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getPayloadFromClientToken } from "@vercel/blob/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { sweepRawUploads } from "../../lib/mail/assets/cleanup";
+import { createAssetStorage } from "../../lib/mail/assets/storage";
 import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
@@ -86,6 +88,11 @@ function serve(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     blobs.set(pathname, blob);
     return reply(res, 200, blobJson(pathname, blob));
   }
+  if (req.method === "GET" && url.searchParams.has("prefix")) {
+    const prefix = url.searchParams.get("prefix") ?? "";
+    const listed = [...blobs.entries()].filter(([name]) => name.startsWith(prefix));
+    return reply(res, 200, { blobs: listed.map(([name, blob]) => blobJson(name, blob)), hasMore: false });
+  }
   if (req.method === "GET") {
     const blob = blobs.get(pathname);
     return blob ? reply(res, 200, blobJson(pathname, blob)) : reply(res, 404, { error: { code: "not_found", message: "The requested blob does not exist" } });
@@ -136,13 +143,28 @@ async function putToStore(url: string, headers: Record<string, string>, body: Ui
   return { status: response.status, text: await response.text() };
 }
 
-const photo = () => sharp({ create: { width: 2000, height: 1000, channels: 3, background: "#3a6ea5" } }).jpeg().toBuffer();
+/** The raw upload's pathname, as signed into the client token handed to the caller. */
+function uploadPathnameOf(announced: AnnouncedAssetResponse): string {
+  return getPayloadFromClientToken(announced.upload.headers.authorization?.replace(/^Bearer /, "") ?? "").pathname;
+}
+
+/**
+ * A 2000×1000 JPEG nobody else uploads: published files are content-addressed and shared by identical
+ * images, and the database may hold other runs' assets, so a shared image would keep its file alive.
+ */
+const photo = () =>
+  sharp(randomBytes(200 * 100 * 3), { raw: { width: 200, height: 100, channels: 3 } })
+    .resize(2000, 1000)
+    .jpeg()
+    .toBuffer();
 
 describe("assets on Vercel Blob", () => {
   test("the upload target is a client token scoped to one pathname, type, size and expiry, made without a request", async () => {
     const announced = await announce("image/png");
     expect(seen).toEqual([]);
-    expect(announced.upload.url).toBe(`${api}/?pathname=uploads%2F${announced.id}`);
+    const pathname = uploadPathnameOf(announced);
+    expect(pathname).toMatch(new RegExp(`^uploads/${announced.id}-[0-9a-f]{32}$`));
+    expect(announced.upload.url).toBe(`${api}/?pathname=${encodeURIComponent(pathname)}`);
     const token = announced.upload.headers.authorization?.replace(/^Bearer /, "") ?? "";
     expect(token.startsWith(`vercel_blob_client_${STORE}_`)).toBe(true);
     expect(announced.upload.headers).toEqual({
@@ -153,7 +175,7 @@ describe("assets on Vercel Blob", () => {
       "x-content-type": "image/png",
     });
     expect(getPayloadFromClientToken(token)).toEqual({
-      pathname: `uploads/${announced.id}`,
+      pathname,
       allowedContentTypes: ["image/png"],
       maximumSizeInBytes: MAX_UPLOAD,
       validUntil: Date.parse(announced.upload.expires_at),
@@ -172,7 +194,9 @@ describe("assets on Vercel Blob", () => {
     expect(svg).toMatchObject({ status: 400, text: expect.stringContaining("not allowed") });
     const huge = await putToStore(url, headers, new Uint8Array(MAX_UPLOAD + 1));
     expect(huge).toMatchObject({ status: 400, text: expect.stringContaining(`larger than ${MAX_UPLOAD}`) });
-    expect(blobs.has(`uploads/${announced.id}`)).toBe(false);
+    expect(blobs.has(uploadPathnameOf(announced))).toBe(false);
+    const guessed = await putToStore(`${api}/?pathname=uploads%2F${announced.id}`, headers, await photo());
+    expect(guessed).toMatchObject({ status: 400, text: expect.stringContaining("is not the token's") });
 
     expect((await putToStore(url, headers, await photo())).status).toBe(200);
     const again = await putToStore(url, headers, await photo());
@@ -192,17 +216,18 @@ describe("assets on Vercel Blob", () => {
     expect(done.json.data).toEqual({ url: expect.stringMatching(new RegExp(`^${api}/public/assets/[0-9a-f]{64}\\.jpg$`)), width: 1360, height: 680 });
 
     const pathname = url.slice(`${api}/public/`.length);
+    const raw = uploadPathnameOf(announced);
     expect(seen.map((s) => `${s.method} ${decodeURIComponent(s.url)}`)).toEqual([
-      `GET /?url=uploads/${announced.id}`,
-      `GET /public/uploads/${announced.id}`,
+      `GET /?url=${raw}`,
+      `GET /public/${raw}`,
       `PUT /?pathname=${pathname}`,
       "POST /delete",
     ]);
     const publish = seen[2];
     expect(publish?.authorization).toBe(`Bearer ${RW_TOKEN}`);
     expect(publish?.headers).toMatchObject({ "x-content-type": "image/jpeg", "x-cache-control-max-age": "31536000", "x-allow-overwrite": "1" });
-    expect(JSON.parse(seen[3]?.body.toString("utf8") ?? "{}")).toEqual({ urls: [`uploads/${announced.id}`] });
-    expect(blobs.has(`uploads/${announced.id}`)).toBe(false);
+    expect(JSON.parse(seen[3]?.body.toString("utf8") ?? "{}")).toEqual({ urls: [raw] });
+    expect(blobs.has(raw)).toBe(false);
 
     const file = await fetch(url);
     expect(file.headers.get("content-type")).toBe("image/jpeg");
@@ -215,6 +240,43 @@ describe("assets on Vercel Blob", () => {
     expect(deleted.status, describeResponse(deleted)).toBe(200);
     expect(JSON.parse(seen.at(-1)?.body.toString("utf8") ?? "{}")).toEqual({ urls: [url] });
     expect(blobs.has(pathname)).toBe(false);
+  });
+
+  test("the raw upload is public only under its unguessable name: the asset id alone finds nothing", async () => {
+    const announced = await announce();
+    expect((await putToStore(announced.upload.url, announced.upload.headers, await photo())).status).toBe(200);
+    expect((await fetch(`${api}/public/${uploadPathnameOf(announced)}`)).status).toBe(200);
+    expect((await fetch(`${api}/public/uploads/${announced.id}`)).status).toBe(404);
+    expect(uploadPathnameOf(await announce())).not.toBe(uploadPathnameOf(announced));
+  });
+
+  test("a second PUT after complete or delete (the token cannot be revoked) leaves no orphan: the sweep removes it, the pending upload stays", async () => {
+    const completed = await announce();
+    const deleted = await announce();
+    const pending = await announce();
+    for (const announced of [completed, deleted, pending]) {
+      expect((await putToStore(announced.upload.url, announced.upload.headers, await photo())).status).toBe(200);
+    }
+    const done = await h.call("POST", `/mail/v1/assets/${completed.id}/complete`, { key: customer.mailFull });
+    expect(done.status, describeResponse(done)).toBe(200);
+    const removed = await h.call("DELETE", `/mail/v1/assets/${deleted.id}`, { key: customer.mailFull });
+    expect(removed.status, describeResponse(removed)).toBe(200);
+    expect([blobs.has(uploadPathnameOf(completed)), blobs.has(uploadPathnameOf(deleted))]).toEqual([false, false]);
+
+    // Within the token's 15 minutes the store takes the same upload once more.
+    for (const announced of [completed, deleted]) {
+      expect((await putToStore(announced.upload.url, announced.upload.headers, await photo())).status).toBe(200);
+      expect(blobs.has(uploadPathnameOf(announced))).toBe(true);
+    }
+    const swept = await sweepRawUploads({ db: h.deps.db, assets: createAssetStorage(h.deps) });
+    expect(swept).toBe(2);
+    expect([completed, deleted, pending].map((x) => blobs.has(uploadPathnameOf(x)))).toEqual([false, false, true]);
+    expect(await sweepRawUploads({ db: h.deps.db, assets: createAssetStorage(h.deps) })).toBe(0);
+
+    const again = await h.call("POST", `/mail/v1/assets/${completed.id}/complete`, { key: customer.mailFull });
+    expect(again.json.data, describeResponse(again)).toEqual(done.json.data);
+    const later = await h.call("POST", `/mail/v1/assets/${pending.id}/complete`, { key: customer.mailFull });
+    expect(later.status, describeResponse(later)).toBe(200);
   });
 
   test("the embedded upload route and files route are not in service", async () => {

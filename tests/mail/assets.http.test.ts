@@ -6,13 +6,14 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { generateEncryptionKey, SecretBox } from "../../lib/core/secrets";
-import { mailTemplates } from "../../lib/db/schema";
+import { mailAssets, mailTemplates } from "../../lib/db/schema";
+import { demoBlocks } from "../../lib/mail/blocks/library";
 import { uploadSigningSecret } from "../../lib/mail/assets/storage";
 import { localUploadUrlSigner } from "../../lib/mail/assets/upload-signature";
-import { compileStack, defaultDesignTokens } from "../../lib/mail/render";
 import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import type { AssetResponse } from "../../lib/mail/routes/assets/list";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { readyMailCustomer } from "../helpers/mail";
 
 /**
  * The three steps over HTTP in the embedded mode: announce, the unauthenticated signed PUT served by the
@@ -206,28 +207,22 @@ describe("the three-step flow", () => {
     expect((await complete(a.mailFull, announced.id)).status).toBe(200);
   });
 
-  test("the asset URL is accepted by an image parameter of a block", async () => {
-    const { published } = await publish(a.mailFull, await uniqueJpeg(), { filename: "hero.jpg", content_type: "image/jpeg" });
-    const block = {
-      id: randomUUID(),
-      slug: "hero",
-      tags: [],
-      params: [{ name: "image", label: "Image", type: "image" as const, required: true, fallback: null, hide_if_missing: false, example: "" }],
-      mjml: `<mj-section><mj-column><mj-image src="{{image}}" alt="" /></mj-column></mj-section>`,
-    };
-    const rendered = await compileStack({
-      kind: "transactional",
-      blocks: [block],
-      stack: [{ block_id: block.id, values: { image: published.url } }],
-      tokens: defaultDesignTokens,
-      frame: {
-        header_mjml: null,
-        newsletter_footer_mjml: `<mj-section><mj-column><mj-text>{{{ pm:unsubscribe }}}</mj-text></mj-column></mj-section>`,
-        transactional_footer_mjml: `<mj-section><mj-column><mj-text>Footer</mj-text></mj-column></mj-section>`,
-        brand: { company_name: "A", logo_url: null, website_url: null, imprint: "I", address: "S" },
-      },
-    });
-    expect(rendered.html).toContain(`src="${published.url}"`);
+  test("the asset URL is accepted by the image parameter of a block (preview) and of a saved template, which then protects it", async () => {
+    const customer = await readyMailCustomer(h, "Assets in templates");
+    const imageBlock = demoBlocks.find((block) => block.slug === "image");
+    if (!imageBlock) throw new Error("the demo library has an image block");
+    const { id, published } = await publish(customer.mailFull, await uniqueJpeg(), { filename: "hero.jpg", content_type: "image/jpeg" });
+    const blocks = [{ block_id: imageBlock.id, values: { image_url: published.url, alt: "Hero" } }];
+
+    const preview = await h.call("POST", "/mail/v1/render/preview", { key: customer.mailFull, body: { blocks } });
+    expect(preview.status, describeResponse(preview)).toBe(200);
+    expect(preview.json.data.html).toContain(`src="${published.url}"`);
+
+    const template = await h.call("POST", "/mail/v1/templates", { key: customer.mailFull, body: { name: "With hero", subject: "Hello", blocks } });
+    expect(template.status, describeResponse(template)).toBe(201);
+    const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
+    expect(refused.status, describeResponse(refused)).toBe(409);
+    expect(refused.json.error.details).toEqual({ reason: "asset_in_use", template_ids: [template.json.data.id] });
   });
 });
 
@@ -303,7 +298,9 @@ describe("the signed PUT", () => {
 
   test("URLs are signed with a key derived from the deployment's encryption key; another key's signature is refused", async () => {
     const announced = await announce(a.mailFull);
-    const grant = { pathname: `uploads/${announced.id}`, contentType: "image/jpeg", maxBytes: MAX_UPLOAD, expiresAt: new Date(Date.parse(announced.upload.expires_at)), assetId: announced.id, customerId: a.id };
+    const [row] = await h.db.select({ uploadPathname: mailAssets.uploadPathname }).from(mailAssets).where(eq(mailAssets.id, announced.id));
+    expect(row?.uploadPathname).toMatch(new RegExp(`^uploads/${announced.id}-[0-9a-f]{32}$`));
+    const grant = { pathname: row?.uploadPathname ?? "", contentType: "image/jpeg", maxBytes: MAX_UPLOAD, expiresAt: new Date(Date.parse(announced.upload.expires_at)), assetId: announced.id, customerId: a.id };
     const signWith = (secrets: SecretBox) => localUploadUrlSigner({ uploadsBaseUrl: `${BASE}/mail/v1/uploads`, secret: uploadSigningSecret(secrets) })(grant);
     const foreign = await put(signWith(new SecretBox(generateEncryptionKey())), await uniqueJpeg(), announced.upload.headers);
     expect(foreign.status, describeResponse(foreign)).toBe(403);
@@ -365,6 +362,60 @@ describe("the signed PUT", () => {
     expect((await h.call("DELETE", `/mail/v1/assets/${announced.id}`, { key: a.mailFull })).status).toBe(200);
     const r = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
     expect(r.status, describeResponse(r)).toBe(404);
+  });
+});
+
+describe("browser uploads: CORS on the signed PUT", () => {
+  const ORIGIN = "https://portal.example.com";
+  const corsHeaders = (headers: Headers) => {
+    const found: Record<string, string> = {};
+    headers.forEach((value, name) => {
+      if (name.startsWith("access-control-")) found[name] = value;
+    });
+    return found;
+  };
+
+  test("the preflight allows PUT with Content-Type from any origin, cached for 10 minutes, and stores nothing", async () => {
+    const announced = await announce(a.mailFull);
+    const r = await raw(
+      await h.root.request(local(announced.upload.url), {
+        method: "OPTIONS",
+        headers: { origin: ORIGIN, "access-control-request-method": "PUT", "access-control-request-headers": "content-type" },
+      }),
+    );
+    expect(r.status, describeResponse(r)).toBe(204);
+    expect(corsHeaders(r.headers)).toEqual({
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "PUT",
+      "access-control-allow-headers": "Content-Type",
+      "access-control-expose-headers": "X-Request-Id",
+      "access-control-max-age": "600",
+    });
+    expect(Object.keys(announced.upload.headers)).toEqual(["content-type"]);
+    expect((await complete(a.mailFull, announced.id)).json.error?.details?.reason).toBe("not_uploaded");
+  });
+
+  test("a cross-origin PUT is stored, and the page can read every answer, refusals included", async () => {
+    const announced = await announce(a.mailFull);
+    const headers = { ...announced.upload.headers, origin: ORIGIN };
+    const forged = await put(`${announced.upload.url}x`, await uniqueJpeg(), headers);
+    const wrongType = await put(announced.upload.url, await uniqueJpeg(), { origin: ORIGIN, "content-type": "image/png" });
+    const stored = await put(announced.upload.url, await uniqueJpeg(), headers);
+    const again = await put(announced.upload.url, await uniqueJpeg(), headers);
+    expect([forged.status, wrongType.status, stored.status, again.status], describeResponse(stored)).toEqual([403, 400, 200, 409]);
+    for (const r of [forged, wrongType, stored, again]) {
+      expect(corsHeaders(r.headers), describeResponse(r)).toEqual({ "access-control-allow-origin": "*", "access-control-expose-headers": "X-Request-Id" });
+      expect(r.headers.get("x-request-id")).toBe(r.json.request_id);
+    }
+    expect((await complete(a.mailFull, announced.id)).status).toBe(200);
+  });
+
+  test("the authenticated API answers no CORS: API keys belong on servers", async () => {
+    const body = { filename: "a.jpg", content_type: "image/jpeg" };
+    const created = await h.call("POST", "/mail/v1/assets", { key: a.mailFull, body, headers: { origin: ORIGIN } });
+    expect(created.status, describeResponse(created)).toBe(201);
+    const preflight = await h.call("OPTIONS", "/mail/v1/assets", { headers: { origin: ORIGIN, "access-control-request-method": "POST" } });
+    for (const r of [created, preflight]) expect(corsHeaders(r.headers), describeResponse(r)).toEqual({});
   });
 });
 

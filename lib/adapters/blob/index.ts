@@ -35,8 +35,10 @@ export type BlobStore = {
    * replaced: published pathnames are content-addressed, so a repeat writes identical bytes.
    */
   put(pathname: string, bytes: Uint8Array, options: PutOptions): Promise<{ url: string }>;
-  /** Removes a file by its public URL or pathname; a file that is already gone is not an error. */
-  delete(urlOrPathname: string): Promise<void>;
+  /** Removes files by public URL or pathname (one call for many); a file that is already gone is not an error. */
+  delete(urlOrPathname: string | string[]): Promise<void>;
+  /** Pathnames of the complete files under `prefix` (ending with `/`), a page at a time; for sweeps. */
+  listPathnames(prefix: string): AsyncIterable<string[]>;
   createUploadTarget(request: UploadTargetRequest): Promise<UploadTarget>;
   /**
    * The raw bytes a customer uploaded to `pathname`, or `null` while nothing has been uploaded (the

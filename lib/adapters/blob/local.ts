@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
 import { z } from "zod";
 import {
   assertValidPathname,
@@ -33,6 +33,8 @@ export type LocalBlobStore = BlobStore & {
   get(pathname: string): Promise<LocalBlob | null>;
 };
 
+const LIST_PAGE_SIZE = 1000;
+
 const sidecarSchema = z.object({ contentType: z.string(), cacheControl: z.string() });
 
 function cacheControlOf(maxAgeSeconds: number): string {
@@ -49,7 +51,8 @@ function cacheControlOf(maxAgeSeconds: number): string {
  */
 export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobStore {
   const filesBaseUrl = options.filesBaseUrl.replace(/\/+$/, "");
-  const objectPath = (pathname: string) => join(options.directory, "objects", pathname);
+  const objectsRoot = join(options.directory, "objects");
+  const objectPath = (pathname: string) => join(objectsRoot, pathname);
   const sidecarPath = (pathname: string) => join(options.directory, "meta", `${pathname}.json`);
 
   // Write to a unique temporary name and rename: a reader never sees half a file, and two writers of the
@@ -103,10 +106,28 @@ export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobS
 
     get: (pathname: string) => read(pathname, Number.POSITIVE_INFINITY),
 
-    async delete(urlOrPathname: string) {
-      const pathname = pathnameOf(urlOrPathname);
-      await rm(sidecarPath(pathname), { force: true });
-      await rm(objectPath(pathname), { force: true });
+    async delete(urlOrPathname: string | string[]) {
+      for (const pathname of (Array.isArray(urlOrPathname) ? urlOrPathname : [urlOrPathname]).map(pathnameOf)) {
+        await rm(sidecarPath(pathname), { force: true });
+        await rm(objectPath(pathname), { force: true });
+      }
+    },
+
+    async *listPathnames(prefix: string) {
+      if (!prefix.endsWith("/")) throw new Error(`A listing prefix ends with "/": ${JSON.stringify(prefix)}`);
+      assertValidPathname(prefix.slice(0, -1));
+      let entries;
+      try {
+        entries = await readdir(objectPath(prefix.slice(0, -1)), { recursive: true, withFileTypes: true });
+      } catch (error) {
+        if (isMissingFile(error)) return;
+        throw error;
+      }
+      const pathnames = entries
+        // A `.tmp` file is a write in progress (see writeAtomically), not a file of the store.
+        .filter((entry) => entry.isFile() && !entry.name.endsWith(".tmp"))
+        .map((entry) => relative(objectsRoot, join(entry.parentPath, entry.name)).split(sep).join("/"));
+      for (let start = 0; start < pathnames.length; start += LIST_PAGE_SIZE) yield pathnames.slice(start, start + LIST_PAGE_SIZE);
     },
 
     async createUploadTarget(request: UploadTargetRequest): Promise<UploadTarget> {

@@ -1,4 +1,4 @@
-import { BlobNotFoundError, del, head, put } from "@vercel/blob";
+import { BlobNotFoundError, del, head, list, put } from "@vercel/blob";
 import { generateClientTokenFromReadWriteToken } from "@vercel/blob/client";
 import {
   assertValidPathname,
@@ -25,6 +25,8 @@ export type VercelBlobStoreOptions = {
  */
 const VERCEL_BLOB_API_VERSION = "12";
 const DEFAULT_VERCEL_BLOB_API_URL = "https://vercel.com/api/blob";
+/** The most `list` returns per call. */
+const LIST_PAGE_SIZE = 1000;
 
 /**
  * The SDK reads its API base from these variables on every call and offers no per-call option; the upload
@@ -60,13 +62,23 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
       return { url: blob.url };
     },
 
-    async delete(urlOrPathname: string) {
+    async delete(urlOrPathname: string | string[]) {
+      if (Array.isArray(urlOrPathname) && urlOrPathname.length === 0) return;
       try {
         await del(urlOrPathname, { token });
       } catch (error) {
         // Whether the API answers a missing blob with success or with `not_found`, it is gone, as asked.
         if (!(error instanceof BlobNotFoundError)) throw error;
       }
+    },
+
+    async *listPathnames(prefix: string) {
+      let cursor: string | undefined;
+      do {
+        const page = await list({ prefix, cursor, limit: LIST_PAGE_SIZE, token });
+        yield page.blobs.map((blob) => blob.pathname);
+        cursor = page.hasMore ? page.cursor : undefined;
+      } while (cursor);
     },
 
     async createUploadTarget(request: UploadTargetRequest): Promise<UploadTarget> {
@@ -80,7 +92,9 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
         maximumSizeInBytes: request.maxBytes,
         validUntil: request.expiresAt.getTime(),
         addRandomSuffix: false,
-        // Single use on the store side too: a second PUT to the same pathname is refused by Vercel.
+        // A second PUT is refused while the first file exists. A token cannot be revoked, so once the
+        // service has removed the file the token may put one back until it expires; the asset cleanup
+        // cron sweeps such files (see `sweepRawUploads`).
         allowOverwrite: false,
       });
       // Exactly the request `put(pathname, body, { access: "public", token: clientToken, contentType })`

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { AD_NAME_TOKENS, AD_SET_NAME_TOKENS, patternProblems } from "../../ads/naming";
-import { ONBOARDING_ITEMS } from "../../ads/onboarding/service";
+import { ONBOARDING_ITEMS, TOKEN_STATUSES } from "../../ads/onboarding/service";
 
 const graphId = (description: string, example: string) => z.string().regex(/^\d{1,30}$/, "Must be a numeric platform id.").openapi({ description, example });
 const text = (description: string, example: string) => z.string().trim().min(1).max(200).openapi({ description, example });
@@ -10,6 +10,14 @@ export const AdsOnboarding = z
     access_token_set: z.boolean().openapi({ description: "Whether an access token is stored (it is never returned).", example: true }),
     app_secret_set: z.boolean().openapi({ description: "Whether an app secret is stored (it is never returned).", example: true }),
     token_verified_at: z.string().nullable().openapi({ description: "When the platform last accepted token and app secret (ISO 8601); null = not verified.", example: "2026-01-15T10:00:00.000Z" }),
+    token_status: z.enum(TOKEN_STATUSES).openapi({
+      description:
+        "`missing` (no token), `unverified` (stored, the app secret is still missing), `verified` (accepted by the platform), `invalid` (accepted once, then refused by a later call with Graph code 190, e.g. expired or revoked; `access_token` is then listed in `missing` and creates answer 422 until a new token is set).",
+      example: "verified",
+    }),
+    token_invalid_at: z.string().nullable().openapi({ description: "When a platform call first refused the stored token (ISO 8601); null unless `token_status` is `invalid`.", example: "2026-02-01T08:00:00.000Z" }),
+    token_error_code: z.number().int().nullable().openapi({ description: "Graph error code of that refusal (190).", example: 190 }),
+    token_error_subcode: z.number().int().nullable().openapi({ description: "Graph error subcode of that refusal, e.g. 463 expired, 460 password changed, 458 app removed; null when Graph gave none.", example: 463 }),
     ad_account_id: z.string().nullable().openapi({ description: "Ad account id (without `act_`).", example: "1234567890" }),
     page_id: z.string().nullable().openapi({ description: "Facebook page the ads run for.", example: "100200300400500" }),
     instagram_account_id: z.string().nullable().openapi({ description: "Second social account: the Instagram account id.", example: "17841400000000000" }),
@@ -130,8 +138,10 @@ const targetKey = z
   .string()
   .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "1–64 of a-z, 0-9, _ and -, starting with a letter or digit.")
   .openapi({ description: "Key customers use as `target`.", example: "demo" });
-const targetStatus = z.enum(["ACTIVE", "PAUSED"]).openapi({ description: "PAUSED refuses creating and changing ad sets and ads under the target (409 for customers).", example: "ACTIVE" });
-const campaignId = graphId("The platform campaign the target's ad sets are created in.", "120200000000000001");
+const targetStatus = z
+  .enum(["ACTIVE", "PAUSED"])
+  .openapi({ description: "Mirrored to the campaign on the platform. PAUSED pauses the campaign and refuses creating and changing ad sets and ads under the target (409 for customers).", example: "ACTIVE" });
+const campaignId = graphId("The platform campaign the target's ad sets are created in; read from the platform and checked to belong to the customer's ad account.", "120200000000000001");
 
 export const AdminTarget = z
   .object({

@@ -19,15 +19,15 @@ export function registerAdsTargetRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
       tags: ["Ads targets"],
       summary: "Create a target",
       description:
-        "A target is a platform campaign the operator maintains, known to the customer by `key`, with the configuration that fills the locked ad set fields. The campaign id is not checked here: a wrong one surfaces as the platform's error on the first ad set. A key already taken → 409.",
+        "A target is a platform campaign the operator maintains, known to the customer by `key`, with the configuration that fills the locked ad set fields. The campaign is read from the platform with the customer's token before anything is stored (so the ad account onboarding — token, app secret, ad account — comes first, else 422 `details.missing`): an unknown id, one out of the token's reach, a campaign of another ad account, an archived or deleted one, or one holding a campaign budget (customers give each ad set its own budget) answers 422 on `platform_campaign_id`; a token the platform refuses answers 422 `details.missing: [\"access_token\"]`. The target's status is mirrored to the campaign: when the campaign's configured status differs, it is set to the target's (ACTIVE or PAUSED) on the platform. A key already taken → 409.",
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(CreateAdminTarget) } },
-      responses: { 201: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [400, 401, 404, 409, 422]) },
+      responses: { 201: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [400, 401, 404, 409, 422, 429, 500]) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
       await requireCustomer(deps, id);
-      return c.json({ data: await createTarget(deps.db, id, c.req.valid("json")), request_id: c.get("requestId") }, 201);
+      return c.json({ data: await createTarget(deps, id, c.req.valid("json")), request_id: c.get("requestId") }, 201);
     },
   );
 
@@ -74,14 +74,14 @@ export function registerAdsTargetRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
       tags: ["Ads targets"],
       summary: "Change a target",
       description:
-        "Partial update: campaign, status and configuration fields (null clears an optional one). Pausing a target makes customers' creates and changes under it answer 409; it does not change the campaign on the platform, which the operator maintains. Configuration changes apply to ad sets created afterwards.",
+        "Partial update: campaign, status and configuration fields (null clears an optional one). Status is mirrored to the campaign on the platform: PAUSED pauses the campaign (nothing under it delivers; its ad sets and ads read `CAMPAIGN_PAUSED`) and makes customers' creates and changes under the target answer 409; ACTIVE resumes it. Whenever `platform_campaign_id` or `status` is sent, the (new) campaign is verified as on create — 422 on `platform_campaign_id` and nothing stored when it cannot back the target — and set to the target's status if it differs, which also re-aligns a campaign changed on the platform directly. Moving a target to another campaign leaves the old campaign and the ad sets already in it as they are. Configuration changes apply to ad sets created afterwards and need no platform call.",
       security,
       request: { params: TargetKeyParams, body: { required: true, content: json(UpdateAdminTarget) } },
-      responses: { 200: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      responses: { 200: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [400, 401, 404, 422, 429, 500]) },
     }),
     async (c) => {
       const { id, key } = c.req.valid("param");
-      return c.json({ data: await updateTarget(deps.db, id, key, c.req.valid("json"), deps.clock.now()), request_id: c.get("requestId") }, 200);
+      return c.json({ data: await updateTarget(deps, id, key, c.req.valid("json")), request_id: c.get("requestId") }, 200);
     },
   );
 }

@@ -10,7 +10,7 @@ import type { AdsDeps } from "../deps";
 import { getNaming, nextName } from "../naming";
 import { connectAccount, connectCredentials, type ConnectedAccount } from "../onboarding/service";
 import { buildPlacementCreative, type AdReviewFeedback, type AdStatusView, type PlacementMedia } from "../platform";
-import { assertAdQuota } from "../quota";
+import { publishWithinQuota } from "../quota";
 import { assertTargetActive, type TargetRow } from "../targets/service";
 import { upstream } from "../upstream";
 
@@ -166,10 +166,10 @@ function checkLink(link: string | undefined): void {
 }
 
 /**
- * Publishes an ad: checks quota, onboarding, ad set, target and creative; builds the final creative from a
- * draft (copy fields are ignored once a creative is final); creates the ad upstream, PAUSED unless
- * `status: ACTIVE`. The platform reviews every new ad, so its cached effective status starts as
- * PENDING_REVIEW.
+ * Publishes an ad: checks onboarding, ad set, target and creative, then holds one of the month's included
+ * ads (402 when none is left) while it builds the final creative from a draft (copy fields are ignored once
+ * a creative is final) and creates the ad upstream, PAUSED unless `status: ACTIVE`. The platform reviews
+ * every new ad, so its cached effective status starts as PENDING_REVIEW.
  */
 export async function createAd(deps: AdsDeps, customerId: string, access: AdsAccess, input: CreateAdInput): Promise<AdView> {
   checkLink(input.link);
@@ -184,32 +184,34 @@ export async function createAd(deps: AdsDeps, customerId: string, access: AdsAcc
   if (!creative) throw invalid("creative_id", "No creative with this id.");
   if (creative.status === "ARCHIVED") throw archivedConflict("creative");
   if (creative.platformCreativeId === null && !input.link) throw linkRequired();
-  await assertAdQuota(deps.db, customerId, access, now);
 
-  const platformCreativeId = creative.platformCreativeId ?? (await buildFinalCreative(deps, account, creative, target, input));
-  const naming = await getNaming(deps.db, customerId);
-  const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
-  const status = input.status ?? "PAUSED";
-  const created = await upstream({ logger: deps.logger, customerId, action: "create ad" }, () =>
-    account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: platformCreativeId }, status }),
-  );
+  return publishWithinQuota(deps, customerId, access, now, async (settle) => {
+    const platformCreativeId = creative.platformCreativeId ?? (await buildFinalCreative(deps, account, creative, target, input));
+    const naming = await getNaming(deps.db, customerId);
+    const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
+    const status = input.status ?? "PAUSED";
+    const created = await upstream({ logger: deps.logger, customerId, action: "create ad" }, () =>
+      account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: platformCreativeId }, status }),
+    );
 
-  const row = await deps.db.transaction(async (tx) => {
-    const [inserted] = await tx
-      .insert(adsAds)
-      .values({ customerId, adSetId: adSet.id, creativeId: creative.id, name, status, effectiveStatus: "PENDING_REVIEW", platformAdId: created.id, createdAt: now, updatedAt: now })
-      .returning();
-    if (creative.platformCreativeId === null) {
-      // Conditional: if another ad finalised the same draft meanwhile, its creative stays the recorded one.
-      await tx
-        .update(adsCreatives)
-        .set({ platformCreativeId, status: "ACTIVE", updatedAt: now })
-        .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, creative.id), isNull(adsCreatives.platformCreativeId)));
-    }
-    return inserted;
+    const row = await deps.db.transaction(async (tx) => {
+      const [inserted] = await tx
+        .insert(adsAds)
+        .values({ customerId, adSetId: adSet.id, creativeId: creative.id, name, status, effectiveStatus: "PENDING_REVIEW", platformAdId: created.id, createdAt: now, updatedAt: now })
+        .returning();
+      await settle(tx);
+      if (creative.platformCreativeId === null) {
+        // Conditional: if another ad finalised the same draft meanwhile, its creative stays the recorded one.
+        await tx
+          .update(adsCreatives)
+          .set({ platformCreativeId, status: "ACTIVE", updatedAt: now })
+          .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, creative.id), isNull(adsCreatives.platformCreativeId)));
+      }
+      return inserted;
+    });
+    if (!row) throw new Error("ad insert returned nothing");
+    return toView(row, platformCreativeId);
   });
-  if (!row) throw new Error("ad insert returned nothing");
-  return toView(row, platformCreativeId);
 }
 
 async function findAd(db: Database, customerId: string, id: string): Promise<{ ad: Row; platformCreativeId: string | null } | undefined> {

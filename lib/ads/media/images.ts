@@ -5,7 +5,7 @@ import { adsImages } from "../../db/schema";
 import { ValidationError } from "../../core/errors";
 import { OutboundError } from "../../core/outbound/safe-fetch";
 import type { AdsDeps } from "../deps";
-import { connectForMedia } from "../onboarding/service";
+import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
 
 export const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
@@ -86,7 +86,7 @@ async function fetchImage(deps: AdsDeps, url: string): Promise<{ bytes: Buffer; 
  * the image's identity there, so uploading the same file again returns the same record.
  */
 export async function uploadImageFromUrl(deps: AdsDeps, customerId: string, url: string): Promise<UploadedImageView> {
-  const account = await connectForMedia(deps, customerId);
+  const account = await connectAdAccount(deps, customerId);
   const image = await fetchImage(deps, url);
   const uploaded = await upstream({ logger: deps.logger, customerId, action: "upload image" }, () => account.session.uploadImage(account.adAccountId, image.bytes));
   const values = { url: uploaded.url, width: image.width, height: image.height, bytes: image.bytes.length, format: image.format };
@@ -106,7 +106,7 @@ export function isoFromGraph(time: string): string {
 
 /** Live from the ad account, as the spec asks (not from our table). */
 export async function listImages(deps: AdsDeps, customerId: string, hash: string | undefined): Promise<ImageListItem[]> {
-  const account = await connectForMedia(deps, customerId);
+  const account = await connectAdAccount(deps, customerId);
   const images = await upstream({ logger: deps.logger, customerId, action: "list images" }, () =>
     account.session.listImages(account.adAccountId, hash ? { hashes: [hash] } : {}),
   );

@@ -4,7 +4,7 @@ import { adsVideos } from "../../db/schema";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { OutboundError, assertOutboundUrl } from "../../core/outbound/safe-fetch";
 import type { AdsDeps } from "../deps";
-import { connectForMedia } from "../onboarding/service";
+import { connectAdAccount } from "../onboarding/service";
 import type { AdVideo, GraphSession } from "../platform";
 import { upstream } from "../upstream";
 import { isoFromGraph } from "./images";
@@ -55,7 +55,7 @@ export async function createVideo(deps: AdsDeps, customerId: string, url: string
     if (error instanceof OutboundError) throw new ValidationError("The video URL cannot be used; see details.", [{ path: "url", message: error.message }]);
     throw error;
   }
-  const account = await connectForMedia(deps, customerId);
+  const account = await connectAdAccount(deps, customerId);
   const title = titleFrom(new URL(url));
   const created = await upstream({ logger: deps.logger, customerId, action: "create video" }, () => account.session.createVideo(account.adAccountId, url, { title }));
   const now = deps.clock.now();
@@ -95,7 +95,7 @@ async function settle(deps: AdsDeps, row: Row, status: VideoStatus): Promise<Row
 /** A PROCESSING video is asked upstream; READY and FAILED are final and answered from our record. */
 export async function refreshVideo(deps: AdsDeps, row: Row, session?: GraphSession): Promise<Row> {
   if (row.status !== "PROCESSING") return row;
-  const connected = session ?? (await connectForMedia(deps, row.customerId)).session;
+  const connected = session ?? (await connectAdAccount(deps, row.customerId)).session;
   const video = await upstream({ logger: deps.logger, customerId: row.customerId, action: "read video" }, () => connected.getVideo(row.platformVideoId));
   return settle(deps, row, videoStatusOf(video));
 }
@@ -108,7 +108,7 @@ export async function getVideo(deps: AdsDeps, customerId: string, id: string): P
 
 /** Live from the ad account, joined with our ids (null for videos not created through this API). */
 export async function listVideos(deps: AdsDeps, customerId: string): Promise<VideoListItem[]> {
-  const account = await connectForMedia(deps, customerId);
+  const account = await connectAdAccount(deps, customerId);
   const videos = await upstream({ logger: deps.logger, customerId, action: "list videos" }, () => account.session.listVideos(account.adAccountId));
   const rows = await deps.db.select().from(adsVideos).where(eq(adsVideos.customerId, customerId)).orderBy(desc(adsVideos.createdAt));
   const byVideoId = new Map(rows.map((row) => [row.platformVideoId, row]));

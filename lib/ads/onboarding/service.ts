@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { adsAccounts } from "../../db/schema";
 import { ValidationError } from "../../core/errors";
@@ -8,7 +8,8 @@ import { toApiError } from "../upstream";
 
 /**
  * What complete onboarding consists of, in the order `details.missing` lists it. `access_token` counts as
- * present only once the platform accepted it together with the app secret.
+ * present only once the platform accepted it together with the app secret, and no longer once a later
+ * call was refused with code 190.
  */
 export const ONBOARDING_ITEMS = [
   "access_token",
@@ -22,8 +23,15 @@ export const ONBOARDING_ITEMS = [
 ] as const;
 export type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
 
-/** Media calls only need a working token on an ad account. */
-const MEDIA_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret", "ad_account_id"];
+/** Media calls and the operator's campaign checks only need a working token on an ad account. */
+const AD_ACCOUNT_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret", "ad_account_id"];
+
+/**
+ * `missing`: no token; `unverified`: stored, waiting for the app secret; `verified`: accepted by the
+ * platform; `invalid`: accepted once, then refused with code 190 (expired or revoked).
+ */
+export const TOKEN_STATUSES = ["missing", "unverified", "verified", "invalid"] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export type OnboardingInput = {
   access_token?: string;
@@ -40,6 +48,10 @@ export type OnboardingView = {
   access_token_set: boolean;
   app_secret_set: boolean;
   token_verified_at: string | null;
+  token_status: TokenStatus;
+  token_invalid_at: string | null;
+  token_error_code: number | null;
+  token_error_subcode: number | null;
   ad_account_id: string | null;
   page_id: string | null;
   instagram_account_id: string | null;
@@ -57,7 +69,7 @@ function isPresent(row: Row | undefined, item: OnboardingItem): boolean {
   if (!row) return false;
   switch (item) {
     case "access_token":
-      return Boolean(row.accessTokenSealed) && row.tokenVerifiedAt !== null;
+      return tokenStatus(row) === "verified";
     case "app_secret":
       return Boolean(row.appSecretSealed);
     case "ad_account_id":
@@ -75,6 +87,12 @@ function isPresent(row: Row | undefined, item: OnboardingItem): boolean {
   }
 }
 
+function tokenStatus(row: Row | undefined): TokenStatus {
+  if (!row?.accessTokenSealed) return "missing";
+  if (row.tokenInvalidAt !== null) return "invalid";
+  return row.tokenVerifiedAt === null ? "unverified" : "verified";
+}
+
 function toView(row: Row | undefined): OnboardingView {
   const present = ONBOARDING_ITEMS.filter((item) => isPresent(row, item));
   const missing = ONBOARDING_ITEMS.filter((item) => !isPresent(row, item));
@@ -82,6 +100,10 @@ function toView(row: Row | undefined): OnboardingView {
     access_token_set: Boolean(row?.accessTokenSealed),
     app_secret_set: Boolean(row?.appSecretSealed),
     token_verified_at: row?.tokenVerifiedAt?.toISOString() ?? null,
+    token_status: tokenStatus(row),
+    token_invalid_at: row?.tokenInvalidAt?.toISOString() ?? null,
+    token_error_code: row?.tokenErrorCode ?? null,
+    token_error_subcode: row?.tokenErrorSubcode ?? null,
     ad_account_id: row?.adAccountId ?? null,
     page_id: row?.pageId ?? null,
     instagram_account_id: row?.instagramAccountId ?? null,
@@ -112,7 +134,9 @@ export function normaliseAdAccountId(id: string): string {
  * Partial update. Whenever the token, the app secret or the ad account changes and both secrets are
  * known, the platform is asked before anything is stored: `GET /me` proves token and `appsecret_proof`,
  * `GET act_{id}` proves the token reaches the ad account. A refusal is a 422 on the field to fix and
- * nothing is saved; secrets are sealed before they touch the database.
+ * nothing is saved; secrets are sealed before they touch the database. Any such change clears a recorded
+ * token refusal: it described credentials that are no longer the stored ones, or that the platform has
+ * just accepted again.
  */
 export async function updateOnboarding(deps: AdsDeps, customerId: string, input: OnboardingInput): Promise<OnboardingView> {
   const current = await loadRow(deps.db, customerId);
@@ -139,6 +163,7 @@ export async function updateOnboarding(deps: AdsDeps, customerId: string, input:
     ...(input.dsa_beneficiary !== undefined && { dsaBeneficiary: input.dsa_beneficiary }),
     ...(input.dsa_payor !== undefined && { dsaPayor: input.dsa_payor }),
     ...(input.legal_name !== undefined && { legalName: input.legal_name }),
+    ...(credentialsChanged && { tokenInvalidAt: null, tokenErrorCode: null, tokenErrorSubcode: null }),
     tokenVerifiedAt,
     updatedAt: deps.clock.now(),
   };
@@ -181,12 +206,12 @@ function missingError(missing: OnboardingItem[]): ValidationError {
   return new ValidationError(`Ad account onboarding is incomplete (missing: ${missing.join(", ")}); the operator completes it.`, { missing });
 }
 
-/** For media: token, app secret and ad account are enough. */
-export async function connectForMedia(deps: AdsDeps, customerId: string): Promise<{ session: GraphSession; adAccountId: string }> {
+/** For media and the operator's campaign checks: a working token on the ad account is enough. */
+export async function connectAdAccount(deps: AdsDeps, customerId: string): Promise<{ session: GraphSession; adAccountId: string }> {
   const row = await loadRow(deps.db, customerId);
-  const missing = MEDIA_ITEMS.filter((item) => !isPresent(row, item));
+  const missing = AD_ACCOUNT_ITEMS.filter((item) => !isPresent(row, item));
   if (!row?.accessTokenSealed || !row.appSecretSealed || !row.adAccountId || missing.length > 0) throw missingError(missing);
-  return { session: connect(deps, row.accessTokenSealed, row.appSecretSealed), adAccountId: row.adAccountId };
+  return { session: connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed), adAccountId: row.adAccountId };
 }
 
 /** For ad sets and ads: complete onboarding, else 422 with `details.missing`. */
@@ -196,16 +221,36 @@ export async function connectAccount(deps: AdsDeps, customerId: string): Promise
   if (!row || missing.length > 0) throw missingError(missing);
   const { accessTokenSealed, appSecretSealed, adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor } = row;
   if (!accessTokenSealed || !appSecretSealed || !adAccountId || !pageId || !instagramAccountId || !dsaBeneficiary || !dsaPayor) throw missingError(missing);
-  return { customerId, session: connect(deps, accessTokenSealed, appSecretSealed), adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor };
+  return { customerId, session: connect(deps, customerId, accessTokenSealed, appSecretSealed), adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor };
 }
 
-/** Archiving and status reads work with credentials alone, so they keep working if onboarding data changes. */
+/**
+ * Archiving and status reads need a working token and the app secret only, so they keep working if other
+ * onboarding data changes. A token the platform has refused is not sent again: 422 `missing` as for creates.
+ */
 export async function connectCredentials(deps: AdsDeps, customerId: string): Promise<GraphSession> {
   const row = await loadRow(deps.db, customerId);
-  if (!row?.accessTokenSealed || !row.appSecretSealed) throw missingError(ONBOARDING_ITEMS.filter((item) => !isPresent(row, item)));
-  return connect(deps, row.accessTokenSealed, row.appSecretSealed);
+  const missing = (["access_token", "app_secret"] as const).filter((item) => !isPresent(row, item));
+  if (!row?.accessTokenSealed || !row.appSecretSealed || missing.length > 0) throw missingError(missing);
+  return connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed);
 }
 
-function connect(deps: AdsDeps, accessTokenSealed: string, appSecretSealed: string): GraphSession {
-  return deps.graph.connect({ accessToken: deps.secrets.open(accessTokenSealed), appSecret: deps.secrets.open(appSecretSealed) });
+/**
+ * Records a code-190 refusal of the stored token: when, and Graph's code and subcode (never the token or
+ * Graph's message). Conditional on the sealed token being the one the call used, so a refusal that arrives
+ * after the operator set a new token changes nothing, and the first refusal's time is kept.
+ */
+async function recordTokenRejected(deps: AdsDeps, customerId: string, accessTokenSealed: string, error: PlatformError): Promise<void> {
+  const now = deps.clock.now();
+  await deps.db
+    .update(adsAccounts)
+    .set({ tokenInvalidAt: now, tokenErrorCode: error.code ?? null, tokenErrorSubcode: error.subcode ?? null, updatedAt: now })
+    .where(and(eq(adsAccounts.customerId, customerId), eq(adsAccounts.accessTokenSealed, accessTokenSealed), isNull(adsAccounts.tokenInvalidAt)));
+}
+
+function connect(deps: AdsDeps, customerId: string, accessTokenSealed: string, appSecretSealed: string): GraphSession {
+  return deps.graph.connect(
+    { accessToken: deps.secrets.open(accessTokenSealed), appSecret: deps.secrets.open(appSecretSealed) },
+    { onTokenRejected: (error) => recordTokenRejected(deps, customerId, accessTokenSealed, error) },
+  );
 }

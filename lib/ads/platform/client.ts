@@ -13,6 +13,9 @@ import {
   type AdStatusView,
   type AdUpdateParams,
   type AdVideo,
+  type CampaignField,
+  type CampaignUpdateParams,
+  type CampaignView,
   type PlatformCredentials,
   type TokenOwner,
   type UploadedImage,
@@ -41,6 +44,10 @@ export type GraphSession = {
   /** The token's owner (`GET /me`): proves the token and the app secret proof are accepted. */
   verifyToken(): Promise<TokenOwner>;
   getAdAccount(account: string): Promise<AdAccountView>;
+  /** An unknown id, or one outside the token's reach, is Graph's 100/33 (kind `permission`). */
+  getCampaign(campaignId: string, fields?: readonly CampaignField[]): Promise<CampaignView>;
+  /** `POST /{campaign_id}`: status (ACTIVE/PAUSED/ARCHIVED) and name; repeating it is harmless. */
+  updateCampaign(campaignId: string, params: CampaignUpdateParams): Promise<void>;
   /** Bytes travel base64-encoded; the hash is the image's identity inside this ad account. */
   uploadImage(account: string, bytes: Uint8Array): Promise<UploadedImage>;
   listImages(account: string, filter?: { hashes?: string[] }): Promise<AdImage[]>;
@@ -58,7 +65,23 @@ export type GraphSession = {
   archive(objectId: string): Promise<void>;
 };
 
-export type GraphClient = { connect(credentials: PlatformCredentials): GraphSession };
+/** What a session tells its owner about, besides answering or throwing. */
+export type SessionHooks = {
+  /**
+   * Graph refused the access token (code 190: expired, revoked, password changed). Awaited before the
+   * error is thrown, so the owner can record it first; its own failure is logged and never replaces the
+   * platform error.
+   */
+  onTokenRejected?(error: PlatformError): Promise<void>;
+};
+
+export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks): GraphSession };
+
+/** What `getCampaign` reads when no fields are given. */
+export const CAMPAIGN_FIELDS: readonly CampaignField[] = ["name", "account_id", "objective", "status", "configured_status", "effective_status", "daily_budget", "lifetime_budget"];
+
+/** Code 190 is the token itself; 102/104 (session key, no token) are our own bugs and not recorded. */
+const TOKEN_REJECTED_CODE = 190;
 
 const idResponse = z.object({ id: z.union([z.string(), z.number()]).transform(String) });
 const successResponse = z.object({ success: z.union([z.boolean(), z.literal("true")]) });
@@ -87,10 +110,24 @@ const adVideo = z.object({
   length: z.number().optional(),
   created_time: z.string(),
 });
+const configuredStatus = z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]);
+const campaign = z.object({
+  id: z.union([z.string(), z.number()]).transform(String),
+  name: z.string().optional(),
+  account_id: z.union([z.string(), z.number()]).transform(String).optional(),
+  objective: z.string().optional(),
+  status: configuredStatus.optional(),
+  configured_status: configuredStatus.optional(),
+  effective_status: z.string().optional(),
+  daily_budget: z.union([z.string(), z.number()]).transform(String).optional(),
+  lifetime_budget: z.union([z.string(), z.number()]).transform(String).optional(),
+  created_time: z.string().optional(),
+  updated_time: z.string().optional(),
+});
 const adStatus = z.object({
   id: z.string(),
   effective_status: z.string(),
-  configured_status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]),
+  configured_status: configuredStatus,
   ad_review_feedback: z
     .object({
       global: z.record(z.string(), z.string()).optional(),
@@ -164,7 +201,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
     return Math.round(ceiling / 2 + random() * (ceiling / 2));
   };
 
-  function connect(credentials: PlatformCredentials): GraphSession {
+  function connect(credentials: PlatformCredentials, hooks: SessionHooks = {}): GraphSession {
     const secrets = [credentials.accessToken, credentials.appSecret];
     const proof = appSecretProof(credentials.accessToken, credentials.appSecret);
 
@@ -214,11 +251,21 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       return body;
     }
 
+    async function reportRejectedToken(error: PlatformError): Promise<void> {
+      if (!hooks.onTokenRejected) return;
+      try {
+        await hooks.onTokenRejected(error);
+      } catch (hookError) {
+        options.logger?.warn("recording a rejected access token failed", { code: error.code, subcode: error.subcode, error: hookError instanceof Error ? hookError.message : String(hookError) });
+      }
+    }
+
     async function call(spec: CallSpec): Promise<unknown> {
       for (let attemptNo = 1; ; attemptNo++) {
         try {
           return await attempt(spec);
         } catch (error) {
+          if (error instanceof PlatformError && error.code === TOKEN_REJECTED_CODE) await reportRejectedToken(error);
           if (!(error instanceof PlatformError) || !error.retryable || error.outcomeUnknown || attemptNo >= maxAttempts) throw error;
           if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > maxDelayMs) throw error;
           const delayMs = backoff(attemptNo);
@@ -264,6 +311,11 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
           params: { fields: "id,account_id,name,account_status,currency,timezone_name" },
           idempotent: true,
         }),
+
+      getCampaign: (campaignId, fields = CAMPAIGN_FIELDS) =>
+        parsed(campaign, { method: "GET", path: objectPath(campaignId), params: { fields: fields.join(",") }, idempotent: true }),
+
+      updateCampaign: (campaignId, params) => update(campaignId, params),
 
       async uploadImage(account, bytes) {
         // Same bytes give the same hash, so a repeated upload is harmless.

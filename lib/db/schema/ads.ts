@@ -41,6 +41,8 @@ export type RatioMediaRecord = Record<(typeof creativeRatios)[number], string>;
 /**
  * Onboarding of one customer's ad account. The access token and the app secret are sealed with
  * AES-256-GCM and never returned; `tokenVerifiedAt` is set only after the platform accepted both.
+ * `tokenInvalidAt` and the Graph code/subcode record that a later call was refused with code 190 (expired,
+ * revoked): the token then counts as missing until the operator sets one the platform accepts again.
  */
 export const adsAccounts = pgTable("ads_accounts", {
   customerId: uuid()
@@ -49,6 +51,9 @@ export const adsAccounts = pgTable("ads_accounts", {
   accessTokenSealed: text(),
   appSecretSealed: text(),
   tokenVerifiedAt: at(),
+  tokenInvalidAt: at(),
+  tokenErrorCode: integer(),
+  tokenErrorSubcode: integer(),
   adAccountId: text(),
   pageId: text(),
   instagramAccountId: text(),
@@ -196,4 +201,21 @@ export const adsAds = pgTable(
     updatedAt: at().notNull().defaultNow(),
   },
   (t) => [index().on(t.customerId, t.createdAt), index().on(t.adSetId)],
+);
+
+/**
+ * One of the month's included ads held while an ad is being published upstream. It is taken together with
+ * the count under a per-customer advisory lock, so two requests never both see the last free slot; it
+ * turns into the ad row in the transaction that records the ad, and is released when publishing fails.
+ * One left behind by a crashed process stops counting at `expiresAt`.
+ */
+export const adsPublishReservations = pgTable(
+  "ads_publish_reservations",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    createdAt: at().notNull(),
+    expiresAt: at().notNull(),
+  },
+  (t) => [index().on(t.customerId, t.createdAt)],
 );

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { customers } from "./core";
 
@@ -26,8 +27,14 @@ export const mailAssets = pgTable(
     status: text({ enum: assetStatuses }).notNull().default("pending"),
     uploadExpiresAt: at().notNull(),
     /**
+     * Where the raw upload lands (`uploads/<id>-<random suffix>`), chosen at announcement and signed into
+     * the upload URL; the suffix keeps the raw file (with its EXIF) unguessable on the public store.
+     */
+    uploadPathname: text().notNull(),
+    /**
      * Embedded mode: set when the signed PUT claims the upload, which makes the URL single-use (a
-     * conditional update from null). Vercel Blob enforces single use itself, so it stays null there.
+     * conditional update from null). Vercel Blob refuses a second PUT while the first file exists, so it
+     * stays null there (a PUT after the service removed the file is swept by the cleanup cron).
      */
     uploadedAt: at(),
     /** Published image; null until `ready`. */
@@ -42,5 +49,10 @@ export const mailAssets = pgTable(
     createdAt: at().notNull().defaultNow(),
     completedAt: at(),
   },
-  (t) => [index().on(t.customerId, t.createdAt), index().on(t.pathname)],
+  // The cleanup cron finds abandoned announcements by age among the (few) pending rows.
+  (t) => [
+    index().on(t.customerId, t.createdAt),
+    index().on(t.pathname),
+    index("mail_assets_pending_created_at_index").on(t.createdAt).where(sql`${t.status} = 'pending'`),
+  ],
 );

@@ -165,7 +165,7 @@ export const mailMessageEvents = pgTable(
     details: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     receivedAt: at().notNull().defaultNow(),
   },
-  (t) => [uniqueIndex().on(t.messageId, t.identity), index().on(t.messageId, t.occurredAt)],
+  (t) => [uniqueIndex().on(t.messageId, t.identity), index().on(t.messageId, t.occurredAt), index().on(t.occurredAt)],
 );
 
 /**
@@ -182,6 +182,8 @@ export const mailSuppressions = pgTable(
     active: boolean().notNull(),
     reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }).notNull(),
     changedAt: at().notNull(),
+    /** When the provider made the change now mirrored; an older change arriving late is ignored. */
+    sourceAt: at(),
   },
   (t) => [uniqueIndex().on(t.customerId, t.stream, t.email), index().on(t.customerId, t.stream, t.changedAt, t.id)],
 );

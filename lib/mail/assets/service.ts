@@ -8,7 +8,7 @@ import type { Database, Tx } from "../../db/client";
 import { mailAssets, mailTemplates } from "../../db/schema";
 import { contentAddressedPathname, ImageRejectedError, optimiseImage } from "./optimise";
 import type { AssetStorage } from "./storage";
-import { MAX_UPLOAD_BYTES, uploadPathname, type AcceptedUploadContentType } from "./upload-signature";
+import { MAX_UPLOAD_BYTES, newUploadPathname, type AcceptedUploadContentType } from "./upload-signature";
 
 /** How long an upload URL stays valid; long enough for a 20 MiB PUT on a slow line, short enough to leak little. */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
@@ -57,9 +57,10 @@ export async function announceAsset(
   input: { filename: string; contentType: AcceptedUploadContentType },
 ): Promise<AnnouncedAsset> {
   const id = randomUUID();
+  const uploadPathname = newUploadPathname(id);
   const expiresAt = new Date(deps.clock.now().getTime() + UPLOAD_URL_LIFETIME_MS);
   const target = await deps.assets.blobs.createUploadTarget({
-    pathname: uploadPathname(id),
+    pathname: uploadPathname,
     contentType: input.contentType,
     maxBytes: MAX_UPLOAD_BYTES,
     expiresAt,
@@ -71,6 +72,7 @@ export async function announceAsset(
     customerId,
     filename: input.filename,
     uploadContentType: input.contentType,
+    uploadPathname,
     uploadExpiresAt: expiresAt,
     createdAt: deps.clock.now(),
   });
@@ -135,14 +137,14 @@ async function isPathnameReferenced(tx: Tx, pathname: string): Promise<boolean> 
 
 /**
  * The raw upload is useless once the asset is settled. A failure to remove it must not fail the answer
- * (the asset is settled already), but a leftover still has its EXIF data and is private by obscurity only,
- * so it is logged for the operator.
+ * (the asset is settled already); the leftover still has its EXIF data, so it is logged, and the cleanup
+ * cron removes it on its next run (it belongs to no pending asset).
  */
-async function removeRawUpload(deps: AssetDeps, id: string): Promise<void> {
+async function removeRawUpload(deps: AssetDeps, row: Pick<AssetRow, "id" | "uploadPathname">): Promise<void> {
   try {
-    await deps.assets.blobs.delete(uploadPathname(id));
+    await deps.assets.blobs.delete(row.uploadPathname);
   } catch (error) {
-    deps.logger.warn("raw asset upload not deleted", { asset_id: id, error: error instanceof Error ? error.message : String(error) });
+    deps.logger.warn("raw asset upload not deleted", { asset_id: row.id, error: error instanceof Error ? error.message : String(error) });
   }
 }
 
@@ -158,10 +160,10 @@ export async function completeAsset(deps: AssetDeps, customerId: string, id: str
 
   let upload: Awaited<ReturnType<AssetStorage["blobs"]["readUpload"]>>;
   try {
-    upload = await deps.assets.blobs.readUpload({ pathname: uploadPathname(id), maxBytes: MAX_UPLOAD_BYTES });
+    upload = await deps.assets.blobs.readUpload({ pathname: row.uploadPathname, maxBytes: MAX_UPLOAD_BYTES });
   } catch (error) {
     if (!(error instanceof UploadTooLargeError)) throw error;
-    return failAsset(deps, customerId, id, `The file is larger than ${MAX_UPLOAD_BYTES} bytes`);
+    return failAsset(deps, row, `The file is larger than ${MAX_UPLOAD_BYTES} bytes`);
   }
   if (!upload) {
     // A concurrent complete may have published and removed the upload in between.
@@ -183,7 +185,7 @@ export async function completeAsset(deps: AssetDeps, customerId: string, id: str
     image = await optimiseImage(upload.bytes);
   } catch (error) {
     if (!(error instanceof ImageRejectedError)) throw error;
-    return failAsset(deps, customerId, id, error.message);
+    return failAsset(deps, row, error.message);
   }
 
   const pathname = contentAddressedPathname(image);
@@ -211,17 +213,18 @@ export async function completeAsset(deps: AssetDeps, customerId: string, id: str
     if (!updated && !(await isPathnameReferenced(tx, pathname))) await deps.assets.blobs.delete(url);
     return updated ? { url, width: image.width, height: image.height } : null;
   });
-  await removeRawUpload(deps, id);
+  await removeRawUpload(deps, row);
   return published ?? settle(deps.db, customerId, id);
 }
 
 /** Marks the asset failed (terminal: the raw upload is removed) and answers the stored 422. */
-async function failAsset(deps: AssetDeps, customerId: string, id: string, message: string): Promise<PublishedAsset> {
+async function failAsset(deps: AssetDeps, row: AssetRow, message: string): Promise<PublishedAsset> {
+  const { id, customerId } = row;
   await deps.db
     .update(mailAssets)
     .set({ status: "failed", error: message, completedAt: deps.clock.now() })
     .where(and(eq(mailAssets.id, id), eq(mailAssets.customerId, customerId), eq(mailAssets.status, "pending")));
-  await removeRawUpload(deps, id);
+  await removeRawUpload(deps, row);
   // Whichever complete settled the asset first decides the answer every later call gets.
   return settle(deps.db, customerId, id);
 }
@@ -286,6 +289,6 @@ export async function deleteAsset(deps: AssetDeps, customerId: string, id: strin
     }
     return removed;
   });
-  if (deleted.status === "pending") await removeRawUpload(deps, id);
+  if (deleted.status === "pending") await removeRawUpload(deps, deleted);
   return { id, deleted: true };
 }

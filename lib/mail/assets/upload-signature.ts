@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { UploadTargetRequest } from "../../adapters/blob";
 import { systemClock, type Clock } from "../../core/clock";
@@ -22,12 +22,23 @@ export type AcceptedUploadContentType = (typeof ACCEPTED_UPLOAD_CONTENT_TYPES)[n
 /** The query parameter of the signed upload URL that carries the token. */
 export const UPLOAD_TOKEN_PARAM = "token";
 
+/** Where raw uploads live; the cleanup cron sweeps this prefix. */
+export const RAW_UPLOAD_PREFIX = "uploads/";
+
 /**
- * Where a raw upload lands before `complete`: one per asset, private by obscurity only (the store is
- * public), so the service deletes it right after publishing the optimised image.
+ * Where a raw upload lands before `complete`: `uploads/<assetId>-<128 random bits>`, a fresh name per
+ * announcement, stored with the asset and signed into its upload grant (embedded) or client token (Vercel).
+ * The store is public, and the asset id alone appears in API answers and logs, so the suffix is what keeps
+ * a raw upload (still carrying its EXIF and GPS data) unreadable to anyone but the uploader until the
+ * service deletes it.
  */
-export function uploadPathname(assetId: string): string {
-  return `uploads/${assetId}`;
+export function newUploadPathname(assetId: string): string {
+  return `${RAW_UPLOAD_PREFIX}${assetId}-${randomBytes(16).toString("hex")}`;
+}
+
+/** The asset a raw upload's pathname names, or null for a name we never hand out. */
+export function assetIdOfUploadPathname(pathname: string): string | null {
+  return /^uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-[0-9a-f]{32})?$/.exec(pathname)?.[1] ?? null;
 }
 
 export function isAcceptedUploadContentType(value: string): value is AcceptedUploadContentType {

@@ -24,14 +24,26 @@ export async function getMessage(db: Database, customerId: string, id: string, n
     .from(mailMessageEvents)
     .where(and(eq(mailMessageEvents.messageId, id), gte(mailMessageEvents.occurredAt, since)))
     .orderBy(asc(mailMessageEvents.occurredAt), asc(mailMessageEvents.id));
+  const { status, bounce_type, error, ...times } = messageOutcome(row);
   return {
     id: row.id,
     kind: row.kind,
     mode: row.mode,
-    status: publicStatus(row.status),
+    status,
     template_id: row.templateId,
     send_job_id: row.sendJobId,
     subject: row.subject,
+    bounce_type,
+    error,
+    ...times,
+    events: events.map((e) => ({ type: e.type, at: e.occurredAt.toISOString(), details: e.details })),
+  };
+}
+
+/** A message's state and times as the API shows them (the message itself and the list of a send job's messages). */
+export function messageOutcome(row: MessageRow) {
+  return {
+    status: publicStatus(row.status),
     bounce_type: row.bounceType,
     error: row.error,
     created_at: row.createdAt.toISOString(),
@@ -40,7 +52,6 @@ export async function getMessage(db: Database, customerId: string, id: string, n
     first_clicked_at: iso(row.firstClickedAt),
     bounced_at: iso(row.bouncedAt),
     complained_at: iso(row.complainedAt),
-    events: events.map((e) => ({ type: e.type, at: e.occurredAt.toISOString(), details: e.details })),
   };
 }
 

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Errors, Models, ServerClient } from "postmark";
 
 /**
@@ -34,11 +36,19 @@ export const POSTMARK_TEST_TOKEN = "POSTMARK_API_TEST";
 export type PostmarkProvider = {
   send(serverToken: string, email: OutgoingEmail): Promise<SendOutcome>;
   sendBatch(serverToken: string, emails: OutgoingEmail[]): Promise<SendOutcome[]>;
+  /**
+   * `POST /email/batch` with a body the caller assembled: a JSON array of `count` messages of the
+   * `OutgoingEmail` shape. Send jobs build it from pre-escaped template chunks (see
+   * `lib/mail/send-jobs/batch-payload.ts`) instead of serialising 500 copies of the same HTML.
+   */
+  sendBatchJson(serverToken: string, body: Uint8Array, count: number): Promise<SendOutcome[]>;
 };
 
 export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds?: number }): PostmarkProvider {
   const url = new URL(options.apiUrl);
-  const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: options.timeoutSeconds ?? 20 };
+  const timeoutSeconds = options.timeoutSeconds ?? 20;
+  const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds };
+  const batchUrl = new URL("/email/batch", url);
   const clients = new Map<string, ServerClient>();
   const client = (token: string) => {
     let c = clients.get(token);
@@ -71,7 +81,74 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
         return emails.map(() => outcome);
       }
     },
+    async sendBatchJson(serverToken, body, count) {
+      const all = (outcome: SendOutcome) => Array.from({ length: count }, () => outcome);
+      let answer: { status: number; text: string };
+      try {
+        answer = await postJson(batchUrl, serverToken, body, timeoutSeconds * 1000);
+      } catch (error) {
+        return all(errorOutcome(error));
+      }
+      if (answer.status >= 500) return all({ kind: "unknown", message: `Postmark answered ${answer.status}.` });
+      const parsed = parseJson(answer.text);
+      if (answer.status !== 200) {
+        // The request as a whole was refused (token, JSON, batch size): nothing was sent.
+        const error = isPostmarkAnswer(parsed) ? parsed : { ErrorCode: -1, Message: `Postmark answered ${answer.status} without an error body.` };
+        return all({ kind: "failed", code: error.ErrorCode, status: answer.status, message: error.Message });
+      }
+      // A 200 we cannot read may still have sent everything.
+      if (!Array.isArray(parsed)) return all({ kind: "unknown", message: "Postmark answered 200 with an unreadable body." });
+      return Array.from({ length: count }, (_, i): SendOutcome => {
+        const r: unknown = parsed[i];
+        if (!isPostmarkAnswer(r)) return { kind: "unknown", message: "No result for this message in the batch answer." };
+        return itemOutcome(r.ErrorCode, r.Message, r.MessageID, r.SubmittedAt);
+      });
+    },
   };
+}
+
+const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+/**
+ * One JSON POST with node's http client: tens of megabytes per batch go out as one buffer (the fetch
+ * implementation copies such bodies through a stream and is several times slower). Rejects when no
+ * answer arrives in time; the caller cannot know then whether Postmark processed the request.
+ */
+function postJson(url: URL, serverToken: string, body: Uint8Array, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(
+      url,
+      {
+        method: "POST",
+        agent: url.protocol === "https:" ? agents.https : agents.http,
+        headers: { accept: "application/json", "content-type": "application/json", "content-length": body.byteLength, "x-postmark-server-token": serverToken },
+        timeout: timeoutMs,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        response.on("error", reject);
+      },
+    );
+    request.on("timeout", () => request.destroy(new Error(`No answer from Postmark within ${timeoutMs} ms.`)));
+    request.on("error", reject);
+    request.end(body);
+  });
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** Postmark's answer object (a whole-request error, or one batch item): `ErrorCode` and `Message` at least. */
+function isPostmarkAnswer(value: unknown): value is { ErrorCode: number; Message: string; MessageID?: string; SubmittedAt?: string } {
+  return typeof value === "object" && value !== null && typeof (value as { ErrorCode?: unknown }).ErrorCode === "number" && typeof (value as { Message?: unknown }).Message === "string";
 }
 
 function itemOutcome(code: number, message: string, messageId: string | undefined, submittedAt: string | undefined): SendOutcome {

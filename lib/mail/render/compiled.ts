@@ -46,7 +46,11 @@ type Op =
   | { code: OpCode.Text; text: string }
   | { code: OpCode.Slot; key: string; path: readonly string[] | null; escape: (value: string) => string }
   | { code: OpCode.Section; test: Test; body: Op[] }
-  | { code: OpCode.Url; kind: UrlKind; body: Op[] };
+  | { code: OpCode.Url; kind: UrlKind; body: Op[]; encode: Encode };
+
+/** Applied to everything a personaliser writes (identity for HTML; JSON string escaping for provider batch bodies). */
+type Encode = (text: string) => string;
+const asIs: Encode = (text) => text;
 
 type Test = (data: RecipientData, defaults: RecipientData | undefined) => boolean;
 
@@ -95,12 +99,16 @@ function compileCondition(condition: Condition): Test {
   return (data, defaults) => tests.every((test) => test(data, defaults));
 }
 
-function compileNodes(nodes: readonly OutputNode[]): Op[] {
+function compileNodes(nodes: readonly OutputNode[], encode: Encode): Op[] {
   return nodes.map((node): Op => {
-    if (typeof node === "string") return { code: OpCode.Text, text: node };
-    if ("slot" in node) return { code: OpCode.Slot, key: node.slot, path: pathOf(node.slot), escape: escapers[node.mode] };
-    if ("when" in node) return { code: OpCode.Section, test: compileCondition(node.when), body: compileNodes(node.then) };
-    return { code: OpCode.Url, kind: node.url, body: compileNodes(node.parts) };
+    if (typeof node === "string") return { code: OpCode.Text, text: encode(node) };
+    if ("slot" in node) {
+      const escape = escapers[node.mode];
+      return { code: OpCode.Slot, key: node.slot, path: pathOf(node.slot), escape: encode === asIs ? escape : (value) => encode(escape(value)) };
+    }
+    if ("when" in node) return { code: OpCode.Section, test: compileCondition(node.when), body: compileNodes(node.then, encode) };
+    // A URL is checked as a mail client reads it, so its parts are assembled unencoded and encoded once.
+    return { code: OpCode.Url, kind: node.url, body: compileNodes(node.parts, asIs), encode };
   });
 }
 
@@ -131,8 +139,47 @@ function run(ops: readonly Op[], data: RecipientData, defaults: RecipientData | 
 
 /** Precompiles once; the returned function renders one recipient. `defaults` (e.g. job params) lose to `data`. */
 export function createPersonaliser(compiled: CompiledTemplate): Personaliser {
-  const ops = compileNodes(compiled.nodes);
+  const ops = compileNodes(compiled.nodes, asIs);
   return (data, defaults) => run(ops, data, defaults);
+}
+
+/**
+ * Where a streaming personaliser writes. `fixed` gets the template's static text: always the same string
+ * objects, encoded once at compile time, so a sink can keep their bytes; `value` gets everything that
+ * depends on the recipient, already escaped and encoded.
+ */
+export type PersonaliserSink = { fixed(text: string): void; value(text: string): void };
+export type StreamingPersonaliser = (sink: PersonaliserSink, data: RecipientData, defaults?: RecipientData) => void;
+
+/**
+ * Phase 2 written piece by piece into a sink, with `encode` (a character-by-character encoding such as
+ * JSON string escaping) applied to all of it: static text once here, values per recipient. Send jobs
+ * write provider batch bodies this way: the static HTML is copied as bytes, never re-escaped.
+ */
+export function createStreamingPersonaliser(compiled: CompiledTemplate, encode: (text: string) => string): StreamingPersonaliser {
+  const write = (sink: PersonaliserSink, ops: readonly Op[], data: RecipientData, defaults: RecipientData | undefined): void => {
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i];
+      switch (op.code) {
+        case OpCode.Text:
+          sink.fixed(op.text);
+          break;
+        case OpCode.Slot:
+          sink.value(op.escape(lookup(data, defaults, op.key, op.path)));
+          break;
+        case OpCode.Section:
+          if (op.test(data, defaults)) write(sink, op.body, data, defaults);
+          break;
+        case OpCode.Url: {
+          const url = run(op.body, data, defaults);
+          sink.value(op.encode(urlProblem(url, op.kind) === null ? url : refusedUrl));
+          break;
+        }
+      }
+    }
+  };
+  const ops = compileNodes(compiled.nodes, encode);
+  return (sink, data, defaults) => write(sink, ops, data, defaults);
 }
 
 const personalisers = new WeakMap<CompiledTemplate, Personaliser>();

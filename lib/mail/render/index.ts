@@ -6,8 +6,8 @@
 export { contentHash, LruCache } from "./cache";
 export { assertContract, assertNewsletterFooter, compileStack, createMjmlCache } from "./compile";
 export type { CompiledMjml, CompileResult, RenderOptions } from "./compile";
-export { createPersonaliser, personalise, refusedUrl } from "./compiled";
-export type { CompiledTemplate, Condition, OutputNode, Personaliser, RecipientData } from "./compiled";
+export { createPersonaliser, createStreamingPersonaliser, personalise, refusedUrl } from "./compiled";
+export type { CompiledTemplate, Condition, OutputNode, Personaliser, PersonaliserSink, RecipientData, StreamingPersonaliser } from "./compiled";
 export { escapeUrl, urlProblem } from "./escape";
 export type { EscapeMode, UrlKind } from "./escape";
 export { RenderValidationError } from "./errors";

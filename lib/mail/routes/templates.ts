@@ -6,6 +6,7 @@ import { serviceRoute } from "../../core/route";
 import type { MailDeps } from "../app";
 import { getMessage } from "../messages/service";
 import type { PostmarkProvider } from "../provider/postmark";
+import { templateInUse } from "../send-jobs/service";
 import { sendTransactional } from "../sending/transactional";
 import { createTemplate, deleteTemplate, getTemplateRow, listTemplates, toTemplate, updateTemplate } from "../templates/service";
 import { CreateTemplate, IdParam, Message, SendRequest, SendResult, Template, UpdateTemplate } from "./schema";
@@ -84,7 +85,7 @@ export function registerTemplateRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps,
       path: "/v1/templates/{id}",
       tags: ["Templates"],
       summary: "Delete a customer-origin template",
-      description: "The template stops answering (404); messages sent from it keep their `template_id`. Admin-origin templates answer 403; a template used by a running or scheduled send job answers 409.",
+      description: "The template stops answering (404); messages sent from it keep their `template_id`. Admin-origin templates answer 403; a template used by a scheduled, running or paused send job answers 409 (`details.reason = template_in_use`).",
       request: { params: IdParam },
       responses: {
         200: { description: "Deleted.", content: json(envelope(z.object({ id: z.uuid().openapi({ description: "The deleted template.", example: "7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c" }), deleted: z.boolean().openapi({ description: "Always true.", example: true }) }).openapi("TemplateDeleted"))) },
@@ -93,7 +94,8 @@ export function registerTemplateRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps,
     }),
     async (c) => {
       const id = c.req.valid("param").id;
-      await deleteTemplate(deps.db, c.get("principal").customerId, id, deps.clock.now());
+      const customerId = c.get("principal").customerId;
+      await deleteTemplate(deps.db, customerId, id, deps.clock.now(), (templateId) => templateInUse(deps.db, customerId, templateId));
       return c.json({ data: { id, deleted: true }, request_id: c.get("requestId") }, 200);
     },
   );

@@ -27,7 +27,7 @@ export const Asset = z
       example: "image/jpeg",
     }),
     status: z.enum(["pending", "ready", "failed"]).openapi({
-      description: "`pending` until `complete` succeeds (`ready`) or rejects the file (`failed`, terminal: announce it again).",
+      description: "`pending` until `complete` succeeds (`ready`) or rejects the file (`failed`, terminal: announce it again). A `pending` asset is deleted 24 hours after its announcement.",
       example: "ready",
     }),
     url: z.url().nullable().openapi({ description: "Public immutable address of the optimised image once `ready`; put it into an image parameter.", example: URL_EXAMPLE }),
@@ -44,7 +44,7 @@ export const AssetUploadTarget = z
   .object({
     url: z.url().openapi({
       description: "Signed address to PUT the raw file to, without an API key. Valid for 15 minutes and for one file.",
-      example: "https://vercel.com/api/blob/?pathname=uploads%2F3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10",
+      example: "https://vercel.com/api/blob/?pathname=uploads%2F3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10-5d41402abc4b2a76b9719d911017c592",
     }),
     headers: z.record(z.string(), z.string()).openapi({
       description: "Headers to send with the PUT exactly as given (they carry the content type and, in production, the upload token).",

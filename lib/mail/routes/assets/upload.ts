@@ -1,4 +1,5 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { cors } from "hono/cors";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { receiveUpload } from "../../assets/upload";
@@ -10,6 +11,20 @@ export type AssetUploadReceiptResponse = z.infer<typeof AssetUploadReceipt>;
 
 /** Public (signed, no API key) and raw-bodied: `createMailApp` lists it in `publicPaths` and `rawBodyPaths`. */
 export const ASSET_UPLOAD_PATH = /^\/v1\/uploads\/[^/]+$/;
+
+/**
+ * CORS for browsers that PUT the file themselves (the point of a signed URL: the file never passes the
+ * server that holds the API key). Any origin: the URL is the credential, sent without cookies, so the
+ * origin adds nothing to check. Only what `upload.headers` contains may be sent; the preflight is cached
+ * briefly because the URL is short-lived anyway.
+ */
+export const UPLOAD_CORS = {
+  origin: "*",
+  allowMethods: ["PUT"],
+  allowHeaders: ["Content-Type"],
+  exposeHeaders: ["X-Request-Id"],
+  maxAge: 600,
+};
 
 const RawImage = z.string().openapi({ format: "binary", description: "The raw image file.", example: "<binary>" });
 const rawImageContent = Object.fromEntries(ACCEPTED_UPLOAD_CONTENT_TYPES.map((type) => [type, { schema: RawImage }]));
@@ -24,7 +39,9 @@ export function registerUploadAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
     summary: "Upload an asset's file to its signed URL (step 2 of 3, embedded mode)",
     description: `The address \`upload.url\` from \`POST /v1/assets\` points here in the embedded mode (\`npm start\`); in production it points at Vercel Blob, and this endpoint answers 404. Send the raw file as the body with \`upload.headers\` (its \`content-type\`) and **no** API key; use the URL unchanged.
 
-The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expiry), valid for 15 minutes and for one file. Refusals store nothing: a wrong or tampered signature or an expired URL → 403 (\`details.reason\` \`bad_signature\` or \`expired\`); a content type other than the announced one → 400 (\`content_type_mismatch\`); more than 20 MiB → 400 (\`too_large\`, checked from \`Content-Length\` and while reading); an empty body → 400; a second upload to the same URL → 409 (\`upload_already_used\`). A refused upload does not use the URL up.`,
+The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expiry), valid for 15 minutes and for one file. Refusals store nothing: a wrong or tampered signature or an expired URL → 403 (\`details.reason\` \`bad_signature\` or \`expired\`); a content type other than the announced one → 400 (\`content_type_mismatch\`); more than 20 MiB → 400 (\`too_large\`, checked from \`Content-Length\` and while reading); an empty body → 400; a second upload to the same URL → 409 (\`upload_already_used\`), also after \`complete\`; a URL whose asset was deleted → 404. A refused upload does not use the URL up.
+
+**From a browser.** The endpoint answers CORS for any origin (the signed URL is the credential; no cookies, no API key): a preflight \`OPTIONS\` gets 204 allowing \`PUT\` with \`Content-Type\` (the only header in \`upload.headers\`), cached for 10 minutes, and every answer to the PUT, refusals included, carries \`Access-Control-Allow-Origin: *\` and exposes \`X-Request-Id\`. So a portal's page can send the file straight here with \`fetch(upload.url, { method: "PUT", headers: upload.headers, body: file })\`. The authenticated endpoints answer no CORS: API keys belong on servers. In production the same call goes to Vercel Blob, whose client uploads are made for browsers (\`upload.headers\` are the headers \`@vercel/blob/client\` sends from a page).`,
     security: [],
     request: {
       params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, description: "Asset id, as in `upload.url`.", example: "3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10" }) }),
@@ -38,6 +55,7 @@ The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expi
       ...errorResponses("mail", [400, 403, 404, 409, 500]),
     },
   });
+  router.use("/v1/uploads/:id", cors(UPLOAD_CORS));
   router.openapi(route, async (c) => {
     const length = c.req.header("content-length");
     const receipt = await receiveUpload(deps, {

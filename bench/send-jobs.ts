@@ -1,0 +1,267 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { Agent, request } from "node:http";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { eq, sql } from "drizzle-orm";
+import { bootRuntime, type Runtime } from "../lib/bootstrap";
+import { mailProviderConfigs, mailSendJobs, type SendJobRender } from "../lib/db/schema";
+import { demoBlocks } from "../lib/mail/blocks/library";
+import { createBatchWriter, jsonStringBody } from "../lib/mail/send-jobs/batch-payload";
+import { timeOrderedUuid } from "../lib/mail/send-jobs/ids";
+import { escapeText } from "../lib/mail/render/escape";
+import { createPersonaliser } from "../lib/mail/render";
+import { sha256Hex } from "../lib/core/secrets";
+import { seedDemo } from "../lib/seed";
+
+/**
+ * DESIGN §6 send-job target: 100,000 recipients ingested through the API (20 calls of 5,000) and sent to
+ * completion, embedded mode (PGlite under a temporary DATA_DIR, in-process queue), against the Postmark
+ * simulator in its own process (webhooks off, zero latency). Then the floor on the same database: the same
+ * rows inserted, claimed and recorded with raw SQL, plus the same provider payload bytes assembled and
+ * POSTed to a sink on loopback, one after the other; our total is reported as a ratio of it.
+ */
+
+const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
+const PER_CALL = 5_000;
+const BATCH = 500;
+
+type Child = { process: ChildProcess; line: string };
+
+/** Starts a child process and waits for the stdout line starting with `marker`. */
+function startChild(command: string, args: string[], marker: string): Promise<Child> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
+    let buffered = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      const line = buffered.split("\n").find((l) => l.startsWith(marker));
+      if (line) resolve({ process: child, line: line.slice(marker.length).trim() });
+    });
+    child.once("exit", (code) => reject(new Error(`${command} ${args.join(" ")} exited with ${code} before printing ${marker}`)));
+  });
+}
+
+const SINK = `require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end("[]"); }); }).listen(0, "127.0.0.1", function () { console.log("SINK " + this.address().port); });`;
+
+function stack() {
+  const id = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
+  const examples = (slug: string) => Object.fromEntries((demoBlocks.find((b) => b.slug === slug)?.params ?? []).map((p) => [p.name, p.example]));
+  const slugs = ["header-logo", "heading", "text", "image", "button", "two-columns", "divider", "heading", "text", "image", "button", "text"];
+  return slugs.map((slug, i) => ({
+    block_id: id(slug),
+    values: { ...examples(slug), ...(slug === "heading" && i === 1 ? { title: "Hello {{first_name}}, here is the news" } : {}), ...(slug === "text" && i === 2 ? { body: "Dear {{first_name}}, lorem ipsum dolor sit amet, consectetur adipiscing elit." } : {}) },
+  }));
+}
+
+async function api(runtime: Runtime, method: string, path: string, key: string, body?: string): Promise<Record<string, any>> {
+  const response = await runtime.app.root.request(path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+  const json = (await response.json()) as Record<string, any>;
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json).slice(0, 500)}`);
+  return json;
+}
+
+function sampleRss(): { peak: () => number; stop: () => void } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 20);
+  return { peak: () => Math.max(peak, process.memoryUsage().rss), stop: () => clearInterval(timer) };
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+export async function benchSendJobs(): Promise<void> {
+  const simulators = await startChild(process.execPath, ["--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks", "--max-stored-messages", "50"], "SIMULATORS ");
+  const sink = await startChild(process.execPath, ["-e", SINK], "SINK ");
+  const urls = JSON.parse(simulators.line) as { postmark: string; graph: string };
+  const runtime = await bootRuntime({
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-send-jobs-")),
+    POSTMARK_API_URL: urls.postmark,
+    GRAPH_API_URL: urls.graph,
+    RATE_LIMIT_PER_MINUTE: "100000000",
+    LOG_LEVEL: "warn",
+  });
+  try {
+    const { db } = runtime.deps;
+    const demo = await seedDemo(runtime.deps);
+    if (!demo.keys) throw new Error("bench needs a fresh demo customer");
+    const key = demo.keys.mailFull;
+    const [config] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, demo.customerId));
+    if (!config?.serverTokenSealed) throw new Error("demo customer has no server token");
+    await fetch(`${urls.postmark}/__sim/servers`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: runtime.deps.secrets.open(config.serverTokenSealed), streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] }),
+    });
+    await runtime.app.root.request(`/admin/v1/customers/${demo.customerId}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${runtime.deps.adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ mail: { monthly_limit: 10 * RECIPIENTS, max_per_job: 2 * RECIPIENTS } }),
+    });
+    const template = await api(runtime, "POST", "/mail/v1/templates", key, JSON.stringify({ name: "Bench", subject: "News for {{first_name}}", blocks: stack() }));
+    const job = await api(runtime, "POST", "/mail/v1/send-jobs", key, JSON.stringify({ template_id: template.data.id }));
+    const jobId: string = job.data.id;
+    const bodies = Array.from({ length: RECIPIENTS / PER_CALL }, (_, call) =>
+      JSON.stringify({ recipients: Array.from({ length: PER_CALL }, (_, i) => ({ email: `reader${call * PER_CALL + i}@example.com`, data: { first_name: `Reader ${call * PER_CALL + i}` } })) }),
+    );
+
+    const rssBefore = process.memoryUsage().rss;
+    const rss = sampleRss();
+    let started = performance.now();
+    for (const body of bodies) await api(runtime, "POST", `/mail/v1/send-jobs/${jobId}/recipients`, key, body);
+    const ingestMs = performance.now() - started;
+    started = performance.now();
+    await api(runtime, "POST", `/mail/v1/send-jobs/${jobId}/start`, key);
+    await runtime.deps.queue.idle();
+    const sendMs = performance.now() - started;
+    rss.stop();
+    const [done] = await db.select().from(mailSendJobs).where(eq(mailSendJobs.id, jobId));
+    if (done?.status !== "completed" || done.accepted !== RECIPIENTS) throw new Error(`bench job ended ${done?.status} with ${done?.accepted} accepted`);
+    const stats = (await (await fetch(`${urls.postmark}/__sim/stats`)).json()) as { received: number; duplicates_by_metadata_message_id: Record<string, number> };
+    const ours = ingestMs + sendMs;
+
+    const floor = await measureFloor(runtime, `http://127.0.0.1:${sink.line}/email/batch`, done.compiled, demo.customerId, done.templateId);
+
+    console.log(`## Send job: ${RECIPIENTS.toLocaleString("en")} recipients (${RECIPIENTS / PER_CALL} calls of ${PER_CALL.toLocaleString("en")}), embedded mode (${runtime.database.driver}), Postmark simulator in its own process, zero latency`);
+    console.log(`ingest:    ${Math.round(RECIPIENTS / (ingestMs / 1000)).toLocaleString("en")} recipients/s (${seconds(ingestMs)})`);
+    console.log(`send:      ${Math.round(RECIPIENTS / (sendMs / 1000)).toLocaleString("en")} messages/s (${seconds(sendMs)}, ${done.batchesCompleted} batches; simulator received ${stats.received.toLocaleString("en")}, duplicates ${Object.keys(stats.duplicates_by_metadata_message_id).length})`);
+    console.log(`total:     ${seconds(ours)} (target < 20 s)`);
+    console.log(`peak RSS:  ${mb(rss.peak())} (${mb(rssBefore)} before ingest)`);
+    console.log(
+      `floor:     ${seconds(floor.total)} = raw SQL ${seconds(floor.sql)} (insert ${seconds(floor.insert)}, claim ${seconds(floor.claim)}, record ${seconds(floor.record)}) + payload assembly ${seconds(floor.assemble)} + POST to a loopback sink ${seconds(floor.post)}; ${mb(floor.bytes)} of provider JSON`,
+    );
+    console.log(`ratio:     ${(ours / floor.total).toFixed(2)}× the floor (target ≤ 1.5×)`);
+  } finally {
+    simulators.process.kill("SIGTERM");
+    sink.process.kill("SIGTERM");
+    await runtime.close();
+  }
+}
+
+/**
+ * The floor, on the same database: a scratch job whose rows are written with the statements the engine's
+ * bulk paths reduce to, and the same provider bytes built from the same template split once into
+ * JSON-escaped chunks around the one placeholder, POSTed one batch after the other.
+ */
+async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRender | null, customerId: string, templateId: string) {
+  if (!render) throw new Error("the bench job has no render");
+  const { db } = runtime.deps;
+  const [job] = await db.insert(mailSendJobs).values({ id: timeOrderedUuid(), customerId, mode: "live", templateId, from: { email: "news@demo.example.com", name: "Demo GmbH" } }).returning();
+  if (!job) throw new Error("floor job insert failed");
+  const names = Array.from({ length: RECIPIENTS }, (_, i) => `Reader ${i}`);
+  const emails = names.map((_, i) => `reader${i}@example.com`);
+  const ids = names.map(() => timeOrderedUuid());
+  const hashes = emails.map((email) => sha256Hex(email));
+
+  const chunkText = (from: number, to: number) => JSON.stringify(ids.slice(from, to).map((id, k) => [id, emails[from + k], null, { first_name: names[from + k] }]));
+  let started = performance.now();
+  for (let from = 0; from < RECIPIENTS; from += PER_CALL) {
+    const to = from + PER_CALL;
+    const chunks: string[] = [];
+    for (let at = from; at < to; at += BATCH) chunks.push(chunkText(at, at + BATCH));
+    // The duplicate set: 32 bytes per recipient so far, rewritten by every call.
+    const set = Buffer.alloc(32 * to, 7).toString("base64");
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`insert into mail_messages (id, customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, created_at)
+        select unnest(${sql.param(ids.slice(from, to))}::uuid[]), ${customerId}, 'newsletter', 'live', 'pending', ${templateId}, ${job.id}, 'News', unnest(${sql.param(hashes.slice(from, to))}::text[]), now()`);
+      await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${job.id}, unnest(${sql.param(chunks)}::text[])`);
+      await tx.execute(sql`insert into mail_send_job_address_sets (send_job_id, entries, count) values (${job.id}, ${set}, ${to})
+        on conflict (send_job_id) do update set entries = excluded.entries, count = excluded.count`);
+    });
+  }
+  const insert = performance.now() - started;
+
+  // The same bytes as the engine's batch writer produces, from the template split once at its one
+  // placeholder into JSON-escaped, UTF-8-encoded chunks; checked against the writer for one recipient.
+  const marker = "\u0001slot\u0001";
+  const chunks = jsonStringBody(createPersonaliser(render.html)({ first_name: marker }))
+    .split(jsonStringBody(marker))
+    .map((chunk) => Buffer.from(chunk));
+  const head = Buffer.from(`{"From":"Demo GmbH <news@demo.example.com>","To":`);
+  const subjectField = Buffer.from(`,"Subject":`);
+  const htmlField = Buffer.from(`,"HtmlBody":"`);
+  const tail = Buffer.from(`","MessageStream":"broadcast","TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":"${job.id}","message_id":"`);
+  const close = Buffer.from(`"}}`);
+  const perMessage = head.length + tail.length + chunks.reduce((n, c) => n + c.length, 0) + 1024;
+  const floorBody = (from: number, to: number): Buffer => {
+    const out = Buffer.allocUnsafe(perMessage * (to - from) + 2);
+    let at = out.write("[");
+    for (let i = from; i < to; i++) {
+      if (i > from) at += out.write(",", at);
+      at += head.copy(out, at);
+      at += out.write(JSON.stringify(emails[i]), at);
+      at += subjectField.copy(out, at);
+      at += out.write(JSON.stringify(`News for ${names[i]}`), at);
+      at += htmlField.copy(out, at);
+      const name = jsonStringBody(escapeText(names[i] ?? ""));
+      chunks.forEach((chunk, k) => {
+        if (k > 0) at += out.write(name, at);
+        at += chunk.copy(out, at);
+      });
+      at += tail.copy(out, at);
+      at += out.write(ids[i] ?? "", at);
+      at += close.copy(out, at);
+    }
+    at += out.write("]", at);
+    return out.subarray(0, at);
+  };
+  const writer = createBatchWriter({ compiled: render.html, subject: "News for {{first_name}}", defaults: {}, from: { email: "news@demo.example.com", name: "Demo GmbH" }, replyTo: null, stream: "broadcast", sendJobId: job.id });
+  if (!writer.write([{ messageId: ids[7] ?? "", email: emails[7] ?? "", name: null, data: { first_name: names[7] } }]).body.equals(floorBody(7, 8))) {
+    throw new Error("the floor's payload differs from the engine's");
+  }
+
+  let claim = 0;
+  let record = 0;
+  let assemble = 0;
+  let post = 0;
+  let bytes = 0;
+  for (let from = 0; from < RECIPIENTS; from += BATCH) {
+    const batchIds = ids.slice(from, from + BATCH);
+    started = performance.now();
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`delete from mail_send_job_chunks where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} order by seq limit 1) returning recipients`);
+      await tx.execute(sql`update mail_messages set status = 'sending' where id = any(${sql.param(batchIds)}::uuid[])`);
+    });
+    claim += performance.now() - started;
+
+    started = performance.now();
+    const body = floorBody(from, from + BATCH);
+    assemble += performance.now() - started;
+    bytes += body.length;
+    started = performance.now();
+    await postToSink(sinkUrl, body);
+    post += performance.now() - started;
+
+    started = performance.now();
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`update mail_messages m set status = v.status, provider_message_id = v.pid, subject = v.subject, accepted_at = now()
+        from unnest(${sql.param(batchIds)}::uuid[], ${sql.param(batchIds.map(() => "accepted"))}::text[], ${sql.param(batchIds)}::text[], ${sql.param(batchIds.map((_, i) => `News for ${names[from + i]}`))}::text[]) as v(id, status, pid, subject)
+        where m.id = v.id and m.status = 'sending'`);
+      await tx.execute(sql`insert into mail_message_events (id, message_id, customer_id, type, occurred_at, identity, details)
+        select unnest(${sql.param(batchIds.map(() => timeOrderedUuid()))}::uuid[]), unnest(${sql.param(batchIds)}::uuid[]), ${customerId}, 'accepted', now(), 'send:accepted', '{}'::jsonb`);
+      await tx.execute(sql`update mail_send_jobs set accepted = accepted + ${batchIds.length}, pending = pending - ${batchIds.length} where id = ${job.id}`);
+    });
+    record += performance.now() - started;
+  }
+  const sqlMs = insert + claim + record;
+  return { insert, claim, record, sql: sqlMs, assemble, post, bytes, total: sqlMs + assemble + post };
+}
+
+/** The floor's POST: node's http client with keep-alive, one buffer per batch, answer read to the end. */
+const sinkAgent = new Agent({ keepAlive: true });
+function postToSink(url: string, body: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", agent: sinkAgent, headers: { "content-type": "application/json", "content-length": body.length } }, (res) => {
+      res.resume();
+      res.on("end", () => resolve());
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await benchSendJobs();

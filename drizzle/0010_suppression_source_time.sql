@@ -1,0 +1,2 @@
+ALTER TABLE "mail_suppressions" ADD COLUMN "source_at" timestamp (3) with time zone;--> statement-breakpoint
+CREATE INDEX "mail_message_events_occurred_at_index" ON "mail_message_events" USING btree ("occurred_at");

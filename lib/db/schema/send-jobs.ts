@@ -1,0 +1,112 @@
+import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import type { CompiledTemplate } from "../../mail/render/compiled";
+import { customers } from "./core";
+import type { SenderRecord } from "./mail";
+
+const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
+const counter = () => integer().notNull().default(0);
+
+export const sendJobStatuses = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"] as const;
+export const sendJobPauseReasons = ["sending_blocked", "monthly_limit", "provider_not_ready"] as const;
+
+/** Phase 1 of the job's template, fixed at start: the compiled HTML and the template's fixed values (the subject is filled with them too). */
+export type SendJobRender = { html: CompiledTemplate; values: Record<string, string> };
+
+/**
+ * A newsletter send job (DESIGN §5). The counters are kept with the job and change in the same
+ * transaction as the messages they count, so `total = accepted + suppressed + invalid + failed + unknown
+ * + pending` holds at every commit. `compiled` is phase 1 of the template, rendered once at start; the
+ * batches only personalise it. `run` numbers the batch lanes of one stretch of running (start, resume,
+ * recovery): a batch descriptor of an earlier run is stale and does nothing. `subject` is the template's
+ * subject, filled per recipient.
+ */
+export const mailSendJobs = pgTable(
+  "mail_send_jobs",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    status: text({ enum: sendJobStatuses }).notNull().default("draft"),
+    mode: text({ enum: ["live", "sandbox"] }).notNull(),
+    templateId: uuid().notNull(),
+    params: jsonb().$type<Record<string, string>>().notNull().default({}),
+    from: jsonb().$type<SenderRecord>().notNull(),
+    replyTo: text(),
+    scheduledAt: at(),
+    subject: text(),
+    compiled: jsonb().$type<SendJobRender>(),
+    pauseReason: text({ enum: sendJobPauseReasons }),
+    error: text(),
+    run: integer().notNull().default(0),
+    total: counter(),
+    accepted: counter(),
+    suppressed: counter(),
+    invalid: counter(),
+    failed: counter(),
+    unknown: counter(),
+    pending: counter(),
+    batchesCompleted: counter(),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+    startedAt: at(),
+    completedAt: at(),
+    /** Last claim or record of a batch: a running job without progress for a while has a lost batch. */
+    lastProgressAt: at(),
+  },
+  (t) => [index().on(t.customerId, t.createdAt), index().on(t.status, t.scheduledAt)],
+);
+
+/**
+ * The transient part of a job's recipients, in rows of up to 500 (one provider batch): a JSON array of
+ * `[message_id, address, display name | null, data]`. A batch claims a row by deleting it, so addresses
+ * leave the database as they are handed to the provider; whatever is left goes when the job ends.
+ * Unparsable addresses have no row (nothing to send), only an `invalid` message.
+ */
+export const mailSendJobChunks = pgTable(
+  "mail_send_job_chunks",
+  {
+    sendJobId: uuid()
+      .notNull()
+      .references(() => mailSendJobs.id, { onDelete: "cascade" }),
+    seq: bigint({ mode: "number" }).generatedAlwaysAsIdentity(),
+    recipients: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sendJobId, t.seq] })],
+);
+
+/**
+ * Duplicate detection of a draft job: its recipients as one sorted set (base64 of 32-byte entries: the
+ * first 16 bytes of the address hash, then the message id), read and rewritten by each add under the job
+ * row's lock. A unique index over 100,000 random hashes costs several times more than the rest of the
+ * ingest; one sorted blob per job costs a binary search per address. Deleted when the job ends.
+ */
+export const mailSendJobAddressSets = pgTable("mail_send_job_address_sets", {
+  sendJobId: uuid()
+    .primaryKey()
+    .references(() => mailSendJobs.id, { onDelete: "cascade" }),
+  entries: text().notNull(),
+  count: integer().notNull(),
+});
+
+/**
+ * One billing report per customer and UTC day: the body (and its idempotency key) is fixed when the row
+ * is first written, so posting the same day again sends exactly the same request.
+ */
+export const mailBillingReports = pgTable(
+  "mail_billing_reports",
+  {
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    day: date({ mode: "string" }).notNull(),
+    accepted: integer().notNull(),
+    body: text().notNull(),
+    idempotencyKey: text().notNull(),
+    attempts: counter(),
+    lastError: text(),
+    createdAt: at().notNull().defaultNow(),
+    postedAt: at(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.day] }), index().on(t.postedAt)],
+);

@@ -1,0 +1,52 @@
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../core/context";
+import { envelope, errorResponses } from "../../core/openapi";
+import { serviceRoute } from "../../core/route";
+import type { MailDeps } from "../app";
+import { getUsage, PREVIOUS_MONTHS } from "../usage/service";
+
+const count = (description: string, example: number) => z.number().int().openapi({ description, example });
+
+export const Usage = z
+  .object({
+    month: z.string().openapi({ description: "The current UTC month (`YYYY-MM`).", example: "2026-03" }),
+    sent: count("Accepted live e-mails this month (transactional and newsletters; sandbox never counts).", 41250),
+    projection: count(
+      "Expected for the whole month: `sent` extrapolated at this month's daily average to the month's end (days elapsed counted from the 1st, at least one), plus the pending recipients of scheduled, running and paused live jobs.",
+      98000,
+    ),
+    limit: count("Monthly sending limit (set by an administrator).", 100000),
+    remaining: count("What can still be added this month: `limit` − `sent` − `reserved`, at least 0. Adding recipients or starting a job beyond it answers 429.", 53750),
+    reserved: count("Pending recipients of this account's open live jobs (draft, scheduled, running, paused): counted against the limit before they are sent.", 5000),
+    max_per_job: count("Most recipients to send one job may hold.", 50000),
+    previous: z
+      .array(
+        z.object({
+          month: z.string().openapi({ description: "UTC month (`YYYY-MM`).", example: "2026-02" }),
+          sent: count("Accepted live e-mails in that month.", 88010),
+        }),
+      )
+      .openapi({ description: `The ${PREVIOUS_MONTHS} months before this one, newest first (0 for months without mail).` }),
+  })
+  .openapi("Usage", { description: "Sent quantities: this month, projection, previous months, the monthly limit and what remains. No monetary amounts." });
+
+export function registerUsageRoutes(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
+  const route = serviceRoute(deps, "read", {
+    method: "get",
+    path: "/v1/usage",
+    tags: ["Usage"],
+    summary: "Sent quantities and the monthly limit",
+    description:
+      "Accepted live e-mails of the current UTC month, the projection for the month, the previous 12 months, the monthly limit, the per-job maximum and what remains. A message counts in the month it was accepted by the provider. The daily counts are reported to the billing system separately; there are no amounts here.",
+    responses: {
+      200: { description: "Usage.", content: { "application/json": { schema: envelope(Usage) } } },
+      ...errorResponses("mail", [401, 429, 500]),
+    },
+  });
+  router.openapi(route, async (c) => {
+    const principal = c.get("principal");
+    const limits = { monthlyLimit: principal.mail?.monthlyLimit ?? 0, maxPerJob: principal.mail?.maxPerJob ?? 0 };
+    const usage = await getUsage(deps.db, principal.customerId, limits, deps.clock.now());
+    return c.json({ data: usage, request_id: c.get("requestId") }, 200);
+  });
+}

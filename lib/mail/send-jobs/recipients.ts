@@ -1,0 +1,125 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Database } from "../../db/client";
+import { mailSendJobAddressSets, mailSendJobs } from "../../db/schema";
+import type { Principal } from "../../core/context";
+import { ConflictError } from "../../core/errors";
+import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/address";
+import { assertSendQuota } from "../usage/quota";
+import { addAddresses, addressKey, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress } from "./address-set";
+import { timeOrderedUuid } from "./ids";
+import { BATCH_SIZE, counters, getSendJobRow, ownJob, type RecipientCounters } from "./model";
+
+export const MAX_RECIPIENTS_PER_CALL = 5000;
+const INVALID_ADDRESS = "The recipient address could not be parsed.";
+
+export type RecipientInput = { email: string; data?: Record<string, unknown> };
+
+export type AddRecipientsResult = {
+  recipients: { email: string; message_id: string }[];
+  counts: { received: number; added: number; duplicates: number; invalid: number };
+  job: RecipientCounters;
+};
+
+// RFC 5322 dot-atom local part and an LDH host name with a dot: what nearly every list consists of.
+const SIMPLE_ADDRESS =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+/**
+ * `parseRecipient` for lists: a plain `local@domain.tld` that the pattern above accepts is a mailbox the
+ * RFC parser also accepts, with the same address and no name, so it is taken as it is; everything else
+ * (display names, quoting, comments, non-ASCII) goes through the full parser. That parser costs ~25 µs an
+ * address, which alone would be seconds for a 100,000-recipient job.
+ */
+export function parseListAddress(input: string): ParsedRecipient | null {
+  const trimmed = input.trim();
+  if (trimmed.length <= 254 && SIMPLE_ADDRESS.test(trimmed)) return { address: trimmed, name: null };
+  return parseRecipient(input);
+}
+
+type Entry = { hash: string; messageId: string; recipient: ParsedRecipient | null; data: Record<string, unknown>; fresh: boolean };
+
+/** One recipient in a `mail_send_job_chunks` row: message id, address, display name, data. */
+export type ChunkEntry = [messageId: string, address: string, name: string | null, data: Record<string, unknown>];
+
+function chunksOf(entries: readonly Entry[]): string[] {
+  const chunks: string[] = [];
+  for (let from = 0; from < entries.length; from += BATCH_SIZE) {
+    chunks.push(JSON.stringify(entries.slice(from, from + BATCH_SIZE).map((e): ChunkEntry => [e.messageId, e.recipient?.address ?? "", e.recipient?.name ?? null, e.data])));
+  }
+  return chunks;
+}
+
+/**
+ * Adds up to 5,000 recipients to a draft job in one transaction. The job row is locked first, so adds
+ * and the start of one job are serialised. Addresses collapse by their hash (normalised address): a
+ * repeat within the call or of an earlier call answers with the existing message id and adds nothing.
+ * Unparsable addresses become `invalid` messages. Sendable recipients are stored in rows of one batch
+ * (500). Quotas are checked on the result inside the same transaction, so a refused call leaves nothing.
+ */
+export async function addRecipients(db: Database, principal: Principal, jobId: string, input: readonly RecipientInput[], now: Date): Promise<AddRecipientsResult> {
+  const customerId = principal.customerId;
+  const byHash = new Map<string, Entry>();
+  const hashes = input.map((item) => {
+    const recipient = parseListAddress(item.email);
+    const hash = recipientHash(recipient?.address ?? item.email);
+    if (!byHash.has(hash)) byHash.set(hash, { hash, messageId: timeOrderedUuid(), recipient, data: item.data ?? {}, fresh: true });
+    return hash;
+  });
+  const entries = [...byHash.values()];
+
+  return db.transaction(async (tx) => {
+    const [job] = await tx
+      .update(mailSendJobs)
+      .set({ updatedAt: now })
+      .where(and(ownJob(customerId, jobId), eq(mailSendJobs.status, "draft")))
+      .returning();
+    if (!job) {
+      const current = await getSendJobRow(tx, customerId, jobId);
+      throw new ConflictError(`Recipients can only be added to a draft job; this one is ${current.status}.`, { reason: "job_not_draft", status: current.status });
+    }
+
+    const [stored] = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId));
+    const known = stored ? decodeAddressSet(stored.entries, stored.count) : emptyAddressSet();
+    for (const entry of entries) {
+      const existing = findAddress(known, addressKey(entry.hash));
+      if (existing !== null) Object.assign(entry, { messageId: existing, fresh: false });
+    }
+    const fresh = entries.filter((e) => e.fresh);
+    const sendable = fresh.filter((e) => e.recipient !== null);
+    const invalid = fresh.length - sendable.length;
+    if (fresh.length > 0) {
+      await tx.execute(sql`insert into mail_messages (id, customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, error, created_at)
+          select unnest(${sql.param(fresh.map((e) => e.messageId))}::uuid[]), ${customerId}, 'newsletter', ${job.mode},
+                 unnest(${sql.param(fresh.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId}, ${job.subject ?? ""},
+                 unnest(${sql.param(fresh.map((e) => e.hash))}::text[]), unnest(${sql.param(fresh.map((e) => (e.recipient ? null : INVALID_ADDRESS)))}::text[]), ${now}`);
+      if (sendable.length > 0) {
+        await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`);
+      }
+      const updatedSet = addAddresses(known, fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
+      const values = { entries: encodeAddressSet(updatedSet), count: updatedSet.count };
+      await tx
+        .insert(mailSendJobAddressSets)
+        .values({ sendJobId: jobId, ...values })
+        .onConflictDoUpdate({ target: mailSendJobAddressSets.sendJobId, set: values });
+    }
+
+    const [updated] = await tx
+      .update(mailSendJobs)
+      .set({
+        total: sql`${mailSendJobs.total} + ${fresh.length}`,
+        pending: sql`${mailSendJobs.pending} + ${sendable.length}`,
+        invalid: sql`${mailSendJobs.invalid} + ${invalid}`,
+      })
+      .where(eq(mailSendJobs.id, jobId))
+      .returning();
+    if (!updated) throw new Error("send job vanished inside its own transaction");
+    const limits = { monthlyLimit: principal.mail?.monthlyLimit ?? 0, maxPerJob: principal.mail?.maxPerJob ?? 0 };
+    await assertSendQuota(tx, { customerId, mode: updated.mode, jobPending: updated.pending, limits, now });
+
+    return {
+      recipients: input.map((item, i) => ({ email: item.email, message_id: byHash.get(hashes[i] ?? "")?.messageId ?? "" })),
+      counts: { received: input.length, added: fresh.length, duplicates: input.length - fresh.length, invalid },
+      job: counters(updated),
+    };
+  });
+}

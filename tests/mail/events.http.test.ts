@@ -1,0 +1,297 @@
+import { and, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { mailMessageEvents, mailMessages, mailSuppressions } from "../../lib/db/schema";
+import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { readyMailCustomer } from "../helpers/mail";
+import { newsletterMessage, postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
+
+let h: Harness;
+let c: Awaited<ReturnType<typeof readyMailCustomer>>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  c = await readyMailCustomer(h, "Events Co");
+});
+afterAll(async () => h.close());
+
+const message = (id: string, key = c.mailReporting) => h.call("GET", `/mail/v1/messages/${id}`, { key });
+const storedEvents = (messageId: string) => h.db.select().from(mailMessageEvents).where(eq(mailMessageEvents.messageId, messageId));
+const mirrorRow = (customerId: string, stream: "newsletter" | "transactional", email: string) =>
+  h.db
+    .select()
+    .from(mailSuppressions)
+    .where(and(eq(mailSuppressions.customerId, customerId), eq(mailSuppressions.stream, stream), eq(mailSuppressions.email, email)))
+    .then((rows) => rows[0]);
+
+describe("authentication of POST /api/postmark/webhook", () => {
+  test("no, wrong or malformed Basic credentials answer 401 with a challenge and store nothing", async () => {
+    const id = await sendTransactional(h, c);
+    const before = (await storedEvents(id)).length;
+    const body = postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z");
+    const wrong = `Basic ${Buffer.from(`postmark:${"x".repeat(24)}`).toString("base64")}`;
+    for (const authorization of [null, wrong, "Bearer abc", "Basic !!!", `Basic ${Buffer.from("no-colon").toString("base64")}`]) {
+      const r = await postEvent(h, body, { authorization });
+      expect(r.status, describeResponse(r)).toBe(401);
+      expect(r.json.error.code).toBe("unauthorized");
+      expect(r.headers.get("www-authenticate")).toMatch(/^Basic /);
+    }
+    expect(await storedEvents(id)).toHaveLength(before);
+    expect((await message(id)).json.data.status).toBe("accepted");
+  });
+
+  test("the optional IP allow-list admits listed addresses and ranges only (401 otherwise, never 403)", async () => {
+    const listed = await createHarness({ env: { POSTMARK_WEBHOOK_ALLOWED_IPS: "203.0.113.0/24, 2001:db8::1" } });
+    try {
+      const body = postmarkEvent.delivery({}, "2026-11-22T10:00:00Z");
+      const from = (ip: string) => postEvent(listed, body, { headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+      for (const ip of ["203.0.113.9", "2001:db8::1", "::ffff:203.0.113.200"]) {
+        const r = await from(ip);
+        expect(r.status, `${ip}: ${describeResponse(r)}`).toBe(200);
+      }
+      for (const ip of ["198.51.100.1", "2001:db8::2", "not-an-ip"]) {
+        const r = await from(ip);
+        expect(r.status, `${ip}: ${describeResponse(r)}`).toBe(401);
+      }
+      const noHeader = await postEvent(listed, body);
+      expect(noHeader.status, describeResponse(noHeader)).toBe(401);
+      const listedButWrongPassword = await postEvent(listed, body, { authorization: "Basic cG9zdG1hcms6bm9wZQ==", headers: { "x-forwarded-for": "203.0.113.9" } });
+      expect(listedButWrongPassword.status).toBe(401);
+    } finally {
+      await listed.close();
+    }
+  });
+
+  test("a deployment without receiver credentials refuses everything", async () => {
+    const open = await createHarness({ env: { POSTMARK_WEBHOOK_USERNAME: "", POSTMARK_WEBHOOK_PASSWORD: "" } });
+    try {
+      const r = await postEvent(open, postmarkEvent.delivery({}, "2026-11-22T10:00:00Z"), { authorization: `Basic ${Buffer.from(":").toString("base64")}` });
+      expect(r.status, describeResponse(r)).toBe(401);
+    } finally {
+      await open.close();
+    }
+  });
+});
+
+describe("payloads", () => {
+  test("malformed JSON 400; a body that is not an object 400; a known record type without its fields 400; nothing stored", async () => {
+    const id = await sendTransactional(h, c);
+    const before = (await storedEvents(id)).length;
+    const cases: [string, unknown, string | undefined][] = [
+      ["malformed JSON", undefined, '{"RecordType": "Delivery",'],
+      ["array", [postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z")], undefined],
+      ["missing DeliveredAt", { ...postmarkEvent.delivery({ message_id: id }, "x"), DeliveredAt: undefined }, undefined],
+      ["unparsable timestamp", postmarkEvent.delivery({ message_id: id }, "22.11.2026 10:00"), undefined],
+      ["impossible date", postmarkEvent.delivery({ message_id: id }, "2026-02-30T10:00:00Z"), undefined],
+      ["Bounce without Inactive", { ...postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:00Z" }), Inactive: "yes" }, undefined],
+    ];
+    for (const [name, body, raw] of cases) {
+      const r = await postEvent(h, body, { raw });
+      expect(r.status, `${name}: ${describeResponse(r)}`).toBe(400);
+      expect(r.json.error.code).toBe("bad_request");
+    }
+    expect(await storedEvents(id)).toHaveLength(before);
+  });
+
+  test("unknown record types, unknown or missing message ids and foreign streams are acknowledged (200) and ignored", async () => {
+    const id = await sendTransactional(h, c);
+    const cases: [string, unknown][] = [
+      ["inbound (no RecordType)", { From: "a@example.com", MessageID: "x", Subject: "Hi" }],
+      ["unknown RecordType", { RecordType: "SMTPApiError", Metadata: { message_id: id } }],
+      ["unknown message id", postmarkEvent.delivery({ message_id: crypto.randomUUID() }, "2026-11-22T10:00:00Z")],
+      ["no Metadata", { ...postmarkEvent.delivery({}, "2026-11-22T10:00:00Z"), Metadata: undefined }],
+      ["numeric message_id (P8)", postmarkEvent.delivery({ message_id: 43 as unknown as string }, "2026-11-22T10:00:00Z")],
+      ["foreign stream", postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z", "some-other-stream")],
+      ["open of a transactional mail", postmarkEvent.open({ message_id: id }, { at: "2026-11-22T10:00:00Z", stream: "outbound" })],
+    ];
+    for (const [name, body] of cases) {
+      const r = await postEvent(h, body);
+      expect(r.status, `${name}: ${describeResponse(r)}`).toBe(200);
+      expect(r.json.data.outcome, name).toBe("ignored");
+    }
+    const after = await message(id);
+    expect(after.json.data.status, describeResponse(after)).toBe("accepted");
+    expect(after.json.data.first_opened_at).toBeNull();
+    expect((await storedEvents(id)).map((e) => e.type)).toEqual(["accepted"]);
+  });
+
+  test("on a customer's own URL, another customer's message is ignored; a malformed customer id is 404", async () => {
+    const other = await readyMailCustomer(h, "Other Co");
+    const id = await sendTransactional(h, c);
+    const foreign = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: other.id });
+    expect(foreign.status, describeResponse(foreign)).toBe(200);
+    expect(foreign.json.data.outcome).toBe("ignored");
+    expect((await message(id)).json.data.status).toBe("accepted");
+    const own = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: c.id });
+    expect(own.json.data.outcome, describeResponse(own)).toBe("stored");
+    const malformed = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: "not-a-uuid" });
+    expect(malformed.status, describeResponse(malformed)).toBe(404);
+  });
+});
+
+describe("message state", () => {
+  test("Delivery with 7 fraction digits and an offset sets delivered_at; a repeated delivery changes nothing", async () => {
+    const id = await sendTransactional(h, c);
+    const body = postmarkEvent.delivery({ message_id: id }, "2026-11-22T05:33:54.9070259-05:00");
+    const first = await postEvent(h, body);
+    expect(first.status, describeResponse(first)).toBe(200);
+    expect(first.json.data).toMatchObject({ outcome: "stored", record_type: "Delivery", message_id: id });
+    const again = await postEvent(h, body);
+    expect(again.json.data.outcome, describeResponse(again)).toBe("duplicate");
+    const m = await message(id);
+    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", delivered_at: "2026-11-22T10:33:54.907Z", bounced_at: null });
+    expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(["accepted", "delivered"]);
+    expect(m.text).not.toContain("jane@example.com");
+  });
+
+  test("a hard bounce (Inactive) makes the message bounced, suppresses the address on the transactional stream and blocks the next send", async () => {
+    const to = "gone-forever@example.com";
+    const id = await sendTransactional(h, c, to);
+    await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00.1Z"));
+    const r = await postEvent(h, postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:01.4178645Z", email: "Gone-Forever@example.com", id: 1001 }));
+    expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
+    const m = await message(id);
+    expect(m.json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce", bounced_at: "2026-11-22T10:00:01.417Z", delivered_at: "2026-11-22T10:00:00.100Z" });
+    const bounced = m.json.data.events.find((e: { type: string }) => e.type === "bounced");
+    expect(bounced.details).toMatchObject({ bounce_type: "HardBounce", type_code: 1, inactive: true, source: "bounce" });
+    expect(JSON.stringify(bounced.details)).not.toContain("example.com");
+
+    expect(await mirrorRow(c.id, "transactional", to)).toMatchObject({ active: true, reason: "hard_bounce" });
+    expect(await mirrorRow(c.id, "newsletter", to)).toBeUndefined();
+    const next = await h.call("POST", `/mail/v1/suppressions/lookup`, { key: c.mailReporting, body: { emails: [to], stream: "transactional" } });
+    expect(next.json.data[0], describeResponse(next)).toMatchObject({ suppressed: true, reason: "hard_bounce", reactivatable: true });
+    const before = c.simulator.stats().received;
+    const [template] = (await h.call("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
+    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, { key: c.mailFull, body: { to, params: { order_number: "A-2", order_url: "https://shop.example.com/o/A-2" } } });
+    expect(send.json.data.status, describeResponse(send)).toBe("suppressed");
+    expect(c.simulator.stats().received).toBe(before);
+  });
+
+  test("a soft bounce is a bounce without suppression; a transient one (delayed) changes no state", async () => {
+    const soft = await sendTransactional(h, c, "full-mailbox@example.com");
+    await postEvent(h, postmarkEvent.bounce({ message_id: soft }, { at: "2026-11-22T10:00:00Z", type: "SoftBounce", typeCode: 4096, inactive: false, id: 2001, email: "full-mailbox@example.com" }));
+    expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
+    expect(await mirrorRow(c.id, "transactional", "full-mailbox@example.com")).toBeUndefined();
+
+    const delayed = await sendTransactional(h, c, "slow@example.com");
+    await postEvent(h, postmarkEvent.bounce({ message_id: delayed }, { at: "2026-11-22T10:00:00Z", type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }));
+    await postEvent(h, postmarkEvent.delivery({ message_id: delayed }, "2026-11-22T11:00:00Z"));
+    const m = await message(delayed);
+    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", bounce_type: null, bounced_at: null });
+    expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(["accepted", "bounce_notice", "delivered"]);
+  });
+
+  test("a spam complaint (matched on RecordType, not TypeCode 512) makes the message complained and suppresses for good", async () => {
+    const id = await sendTransactional(h, c, "angry@example.com");
+    await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"));
+    const r = await postEvent(h, postmarkEvent.complaint({ message_id: id }, { at: "2026-11-22T12:00:00+02:00", email: "angry@example.com", id: 3001 }));
+    expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
+    expect((await message(id)).json.data).toMatchObject({ status: "complained", complained_at: "2026-11-22T10:00:00.000Z" });
+    expect(await mirrorRow(c.id, "transactional", "angry@example.com")).toMatchObject({ active: true, reason: "spam_complaint" });
+  });
+
+  test("opens and clicks are recorded for newsletters only, with first_opened_at / first_clicked_at the earliest", async () => {
+    const id = await newsletterMessage(h, c.id);
+    await postEvent(h, postmarkEvent.open({ message_id: id }, { at: "2026-11-22T12:00:00Z", firstOpen: false }));
+    await postEvent(h, postmarkEvent.open({ message_id: id }, { at: "2026-11-22T11:00:00.5Z", firstOpen: true }));
+    await postEvent(h, postmarkEvent.click({ message_id: id }, { at: "2026-11-22T11:05:00Z", url: "https://shop.example.com/spring" }));
+    const m = await message(id);
+    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "accepted", first_opened_at: "2026-11-22T11:00:00.500Z", first_clicked_at: "2026-11-22T11:05:00.000Z" });
+    const click = m.json.data.events.find((e: { type: string }) => e.type === "clicked");
+    expect(click.details).toMatchObject({ url: "https://shop.example.com/spring", location: "HTML" });
+    expect(m.json.data.events.filter((e: { type: string }) => e.type === "opened")).toHaveLength(2);
+    expect(m.text).not.toContain("188.2.95.4");
+  });
+
+  test("a newsletter's hard bounce and complaint arrive as SubscriptionChange (broadcast streams have no Bounce webhook)", async () => {
+    const bounced = await newsletterMessage(h, c.id);
+    const r = await postEvent(h, postmarkEvent.subscriptionChange({ metadata: { message_id: bounced }, at: "2026-11-22T10:00:00Z", suppress: true, reason: "HardBounce", recipient: "nl-bounce@example.com" }));
+    expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
+    expect((await message(bounced)).json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce" });
+    expect(await mirrorRow(c.id, "newsletter", "nl-bounce@example.com")).toMatchObject({ active: true, reason: "hard_bounce" });
+
+    const complained = await newsletterMessage(h, c.id);
+    await postEvent(h, postmarkEvent.subscriptionChange({ metadata: { message_id: complained }, at: "2026-11-22T10:00:00Z", suppress: true, reason: "SpamComplaint", recipient: "nl-spam@example.com" }));
+    expect((await message(complained)).json.data.status).toBe("complained");
+
+    const unsubscribed = await newsletterMessage(h, c.id);
+    await postEvent(h, postmarkEvent.subscriptionChange({ metadata: { message_id: unsubscribed }, at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Recipient", recipient: "nl-bye@example.com" }));
+    const m = await message(unsubscribed);
+    expect(m.json.data.status, describeResponse(m)).toBe("accepted");
+    expect(m.json.data.events.map((e: { type: string }) => e.type)).toContain("unsubscribed");
+    expect(await mirrorRow(c.id, "newsletter", "nl-bye@example.com")).toMatchObject({ active: true, reason: "unsubscribe" });
+  });
+
+  test("an `unknown` message (Postmark's answer was lost) is corrected by a later event and then counts as accepted", async () => {
+    c.simulator.setFaults({ mode: "error500" });
+    const [template] = (await h.call("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
+    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, { key: c.mailFull, body: { to: "lost@example.com", params: { order_number: "A-3", order_url: "https://shop.example.com/o/A-3" } } });
+    expect(send.status, describeResponse(send)).toBe(500);
+    const id = send.json.error.message_id;
+    expect((await message(id)).json.data.status).toBe("unknown");
+    const r = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"));
+    expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
+    const m = await message(id);
+    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", error: null });
+    expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(["unknown", "accepted", "delivered"]));
+    const [row] = await h.db.select().from(mailMessages).where(eq(mailMessages.id, id));
+    expect(row?.acceptedAt).toEqual(row?.createdAt);
+  });
+
+  test("an event for a message still marked `sending` answers 503 (Postmark retries) and stores nothing", async () => {
+    const id = await newsletterMessage(h, c.id, "sending");
+    const r = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z", "broadcast"));
+    expect(r.status, describeResponse(r)).toBe(503);
+    expect(await storedEvents(id)).toHaveLength(0);
+    await h.db.update(mailMessages).set({ status: "accepted" }).where(eq(mailMessages.id, id));
+    const retried = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z", "broadcast"));
+    expect(retried.json.data.outcome, describeResponse(retried)).toBe("stored");
+  });
+
+  test("a reactivation (null MessageID, reason and tag, `{}` metadata) is attributed by the customer's URL only", async () => {
+    const email = "welcome-back@example.com";
+    await postEvent(h, postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: email }), { customerId: c.id });
+    expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: true, reason: "unsubscribe" });
+    const lift = postmarkEvent.subscriptionChange({ at: "2026-11-22T11:00:00Z", suppress: false, messageId: null, recipient: email });
+    const bare = await postEvent(h, lift);
+    expect(bare.json.data.outcome, describeResponse(bare)).toBe("ignored");
+    expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: true });
+    const own = await postEvent(h, lift, { customerId: c.id });
+    expect(own.json.data.outcome, describeResponse(own)).toBe("stored");
+    expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: false, reason: "unsubscribe" });
+    const again = await postEvent(h, lift, { customerId: c.id });
+    expect(again.json.data.outcome).toBe("ignored");
+  });
+});
+
+describe("GET /admin/v1/mail/postmark-webhook", () => {
+  test("shows the exact URL with credentials: the customer's own URL with its streams, or the shared one", async () => {
+    const { POSTMARK_WEBHOOK_USERNAME: user, POSTMARK_WEBHOOK_PASSWORD: password } = h.deps.config;
+    const own = await h.admin("GET", `/v1/mail/postmark-webhook?customer_id=${c.id}`);
+    expect(own.status, describeResponse(own)).toBe(200);
+    expect(own.json.data).toMatchObject({
+      url: `http://${user}:${password}@localhost:3000/api/postmark/webhook/${c.id}`,
+      configured: true,
+      username: user,
+      password,
+      customer_id: c.id,
+      attribution: "customer_url",
+      message_streams: ["outbound", "broadcast"],
+      record_types: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"],
+    });
+    const shared = await h.admin("GET", "/v1/mail/postmark-webhook");
+    expect(shared.json.data).toMatchObject({ url: `http://${user}:${password}@localhost:3000/api/postmark/webhook`, customer_id: null, attribution: "message_metadata" });
+
+    // The URL works as Postmark would use it: credentials out of the URL into Basic auth.
+    const url = new URL(own.json.data.url);
+    const posted = await postEvent(h, postmarkEvent.delivery({}, "2026-11-22T10:00:00Z"), {
+      customerId: c.id,
+      authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`,
+    });
+    expect(posted.status, describeResponse(posted)).toBe(200);
+
+    expect((await h.admin("GET", `/v1/mail/postmark-webhook?customer_id=${crypto.randomUUID()}`)).status).toBe(404);
+    expect((await h.admin("GET", "/v1/mail/postmark-webhook?customer_id=nope")).status).toBe(422);
+    expect((await h.call("GET", "/admin/v1/mail/postmark-webhook")).status).toBe(401);
+    expect((await h.call("GET", "/admin/v1/mail/postmark-webhook", { key: c.mailFull })).status).toBe(401);
+  });
+});

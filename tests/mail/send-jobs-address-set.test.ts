@@ -1,0 +1,42 @@
+import fc from "fast-check";
+import { expect, test } from "vitest";
+import { sha256Hex } from "../../lib/core/secrets";
+import { addAddresses, addressKey, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, type AddressSet } from "../../lib/mail/send-jobs/address-set";
+import { parseListAddress } from "../../lib/mail/send-jobs/recipients";
+import { parseRecipient } from "../../lib/mail/sending/address";
+
+test("the address set answers like a map from hash to message id, across any sequence of adds and encodings", () => {
+  fc.assert(
+    fc.property(fc.array(fc.array(fc.tuple(fc.string(), fc.uuid()), { maxLength: 30 }), { maxLength: 8 }), (calls) => {
+      const model = new Map<string, string>();
+      let set: AddressSet = emptyAddressSet();
+      for (const call of calls) {
+        const fresh = new Map<string, string>();
+        for (const [address, id] of call) {
+          const hash = sha256Hex(address);
+          if (!model.has(hash) && !fresh.has(hash)) fresh.set(hash, id);
+        }
+        set = addAddresses(set, [...fresh].map(([hash, messageId]) => ({ key: addressKey(hash), messageId })));
+        for (const [hash, id] of fresh) model.set(hash, id);
+        set = decodeAddressSet(encodeAddressSet(set), set.count);
+      }
+      expect(set.count).toBe(model.size);
+      for (const [hash, id] of model) expect(findAddress(set, addressKey(hash))).toBe(id);
+      expect(findAddress(set, addressKey(sha256Hex("never added \u0000")))).toBeNull();
+    }),
+  );
+});
+
+test("the list fast path agrees with the RFC parser wherever it applies", () => {
+  const local = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]{1,10}(\.[A-Za-z0-9_-]{1,5}){0,2}$/);
+  const domain = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z]{2,6}){1,2}$/);
+  fc.assert(
+    fc.property(local, domain, fc.constantFrom("", " ", "\t"), (l, d, pad) => {
+      const input = `${pad}${l}@${d}${pad}`;
+      expect(parseListAddress(input)).toEqual(parseRecipient(input));
+    }),
+  );
+  for (const input of ["Jane <jane@example.com>", "jane@localhost", "not an address", "a..b@example.com", "\"quoted local\"@example.com", "jäne@example.com"]) {
+    expect(parseListAddress(input)).toEqual(parseRecipient(input));
+  }
+});

@@ -1,0 +1,248 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSuppressions } from "../../lib/db/schema";
+import { recoverSendJobs } from "../../lib/mail/send-jobs/engine";
+import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { readyMailCustomer } from "../helpers/mail";
+import { addRecipients, createJob, createNewsletter, holdBatches, people, transientRows } from "../helpers/send-jobs";
+
+/*
+ * The engine under the at-least-once queue, made deterministic: batch descriptors are held and run by the
+ * test, as often and in whatever order it likes. The provider is the Postmark simulator, through the real
+ * client; its record of what it received (`metadataMessageIdCount`) is what "sent at most once" means.
+ */
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h.close());
+
+async function preparedJob(name: string, recipients: { email: string; data?: Record<string, unknown> }[], on: Harness = h) {
+  const c = await readyMailCustomer(on, name);
+  const tpl = await createNewsletter(on, c.mailFull);
+  const job = await createJob(on, c.mailFull, { template_id: tpl });
+  const added = await addRecipients(on, c.mailFull, job.id, recipients);
+  const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
+  const read = async () => (await on.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+  const start = () => on.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
+  return { c, job, ids, read, start };
+}
+
+function consistent(job: { recipients: Record<string, number> }) {
+  const r = job.recipients;
+  expect(r.total).toBe(r.accepted + r.suppressed + r.invalid + r.failed + r.unknown + r.pending);
+}
+
+async function statuses(ids: readonly string[]) {
+  const rows = await h.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, [...ids]));
+  return new Map(rows.map((row) => [row.id, row.status]));
+}
+
+describe("exactly once towards the provider", () => {
+  test("a batch descriptor delivered twice, one after the other and at the same time, sends nothing twice", async () => {
+    const batches = holdBatches(h);
+    try {
+      const { c, ids, read, start } = await preparedJob("Twice", people(1200));
+      expect((await start()).status).toBe(200);
+      await h.deps.queue.idle();
+      // 1,200 recipients: three batches, so three lanes were published.
+      expect(batches.held).toHaveLength(3);
+      const [first, second] = batches.held.splice(0, 2);
+      if (!first || !second) throw new Error("descriptors missing");
+      await batches.run(first);
+      await batches.run(first);
+      await Promise.all([batches.run(second), batches.run(second), batches.run(second)]);
+      await batches.drain();
+      const job = await read();
+      expect(job).toMatchObject({ status: "completed", recipients: { total: 1200, accepted: 1200, pending: 0 } });
+      consistent(job);
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      expect(c.simulator.stats().duplicates_by_metadata_message_id).toEqual({});
+    } finally {
+      batches.release();
+    }
+  });
+
+  test("a lost answer (connection dropped after the provider accepted): the batch is `unknown`, never sent again; the job goes on", async () => {
+    // Its own deployment: after a batch without any answer the next one is published 30 s later, and that
+    // delayed message would keep this queue busy for the other tests.
+    const own = await createHarness();
+    try {
+      const batches = holdBatches(own);
+      const { c, ids, read, start } = await preparedJob("Dropped", people(700), own);
+      await start();
+      await own.deps.queue.idle();
+      const [lane1, lane2] = batches.held.splice(0, batches.held.length);
+      if (!lane1 || !lane2) throw new Error("expected two lanes");
+      c.simulator.setFaults({ mode: "drop", afterAccept: true, count: 1 });
+      await batches.run(lane1);
+      await batches.run(lane2);
+      const job = await read();
+      expect(job).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 500, accepted: 200, pending: 0 } });
+      consistent(job);
+      const rows = await own.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, ids));
+      const unknown = rows.filter((row) => row.status === "unknown").map((row) => row.id);
+      expect(unknown).toHaveLength(500);
+      // The provider did get them, once; we never asked again.
+      expect(unknown.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      const [event] = await own.db.select().from(mailMessageEvents).where(and(eq(mailMessageEvents.messageId, unknown[0] ?? ""), eq(mailMessageEvents.type, "unknown")));
+      expect(event?.identity).toBe("send:unknown");
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("a crash between the provider call and the record: recovery marks the in-flight messages unknown and resumes under a new run; the old run's descriptors do nothing", async () => {
+    const batches = holdBatches(h);
+    try {
+      const { c, job, ids, read, start } = await preparedJob("Crash", people(900));
+      await start();
+      await h.deps.queue.idle();
+      const [lane1] = batches.held.splice(0, batches.held.length);
+      if (!lane1) throw new Error("no descriptor");
+      c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
+      const inFlight = batches.run(lane1);
+      await vi.waitFor(async () => expect([...(await statuses(ids)).values()].filter((s) => s === "sending")).toHaveLength(500), { timeout: 5000, interval: 20 });
+
+      const recovered = await recoverSendJobs(h.deps, { stalledForMs: 0, customerId: c.id });
+      expect(recovered).toMatchObject({ unknown: 500, resumed: 1 });
+      await inFlight;
+      await batches.run(lane1);
+      await batches.drain();
+
+      const done = await read();
+      expect(done).toMatchObject({ id: job.id, status: "completed", recipients: { total: 900, unknown: 500, accepted: 400, pending: 0 } });
+      consistent(done);
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) <= 1)).toBe(true);
+      expect(await transientRows(h, job.id)).toBe(0);
+    } finally {
+      batches.release();
+    }
+  });
+});
+
+describe("suppressions, refusals and the provider's answers", () => {
+  test("an address suppressed in the newsletter mirror is `suppressed` without a provider call; one suppressed only for transactional mail is sent", async () => {
+    const { c, ids, read, start } = await preparedJob("Mirror", [{ email: "gone@example.com" }, { email: "Transactional-Only@example.com" }, { email: "kept@example.com" }]);
+    const now = h.clock.now();
+    await h.db.insert(mailSuppressions).values([
+      { customerId: c.id, stream: "newsletter", email: "gone@example.com", active: true, reason: "unsubscribe", changedAt: now },
+      { customerId: c.id, stream: "transactional", email: "transactional-only@example.com", active: true, reason: "hard_bounce", changedAt: now },
+    ]);
+    await start();
+    await h.deps.queue.idle();
+    const job = await read();
+    expect(job).toMatchObject({ status: "completed", recipients: { suppressed: 1, accepted: 2 } });
+    expect(c.simulator.metadataMessageIdCount(ids[0] ?? "")).toBe(0);
+    const message = await h.call("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
+    expect(message.json.data).toMatchObject({ status: "suppressed", error: "The address is suppressed on the newsletter stream.", subject: "News for " });
+  });
+
+  test("Postmark's own suppression (406) makes the message `suppressed`", async () => {
+    const { c, ids, read, start } = await preparedJob("Provider suppression", [{ email: "inactive@example.com" }, { email: "active@example.com" }]);
+    const server = c.simulator.servers.get(c.serverToken);
+    if (!server) throw new Error("server not registered");
+    c.simulator.createSuppressions(server, "broadcast", { Suppressions: [{ EmailAddress: "inactive@example.com" }] });
+    await start();
+    await h.deps.queue.idle();
+    expect((await read()).recipients).toMatchObject({ suppressed: 1, accepted: 1 });
+    expect((await statuses(ids)).get(ids[0] ?? "")).toBe("suppressed");
+  });
+
+  test("the provider refusing the job as a whole (unknown server token) fails the job; every recipient ends `failed`", async () => {
+    const { c, read, start } = await preparedJob("Refused", people(600));
+    await h.db.update(mailProviderConfigs).set({ serverTokenSealed: h.deps.secrets.seal("not-a-registered-token") }).where(eq(mailProviderConfigs.customerId, c.id));
+    await start();
+    await h.deps.queue.idle();
+    const job = await read();
+    expect(job).toMatchObject({ status: "failed", recipients: { total: 600, failed: 600, pending: 0 } });
+    expect(job.error).toContain("Postmark error 10");
+    consistent(job);
+  });
+
+  test("sandbox jobs go through Postmark's test token: accepted, nothing recorded by the provider, not counted in usage", async () => {
+    const c = await readyMailCustomer(h, "Sandbox jobs");
+    await h.admin("PATCH", `/v1/customers/${c.id}`, { mail: { mode: "sandbox" } });
+    const job = await createJob(h, c.mailFull, { template_id: await createNewsletter(h, c.mailFull) });
+    const added = await addRecipients(h, c.mailFull, job.id, people(3));
+    const apiTest = c.simulator.stats().api_test;
+    expect((await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull })).status).toBe(200);
+    await h.deps.queue.idle();
+    const done = (await h.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+    expect(done).toMatchObject({ status: "completed", mode: "sandbox", recipients: { accepted: 3 } });
+    expect(c.simulator.stats().api_test).toBe(apiTest + 3);
+    expect(added.recipients.every((r: { message_id: string }) => c.simulator.metadataMessageIdCount(r.message_id) === 0)).toBe(true);
+    const usage = await h.call("GET", "/mail/v1/usage", { key: c.mailReporting });
+    expect(usage.json.data.sent).toBe(0);
+  });
+});
+
+describe("pause and resume", () => {
+  test("sending blocked mid-job pauses it (recipients stay pending); start resumes once unblocked", async () => {
+    const batches = holdBatches(h);
+    try {
+      const { c, job, read, start } = await preparedJob("Paused by block", people(700));
+      await start();
+      await h.deps.queue.idle();
+      await h.admin("PATCH", `/v1/customers/${c.id}`, { mail: { sending_blocked: true } });
+      await batches.drain();
+      expect(await read()).toMatchObject({ status: "paused", pause_reason: "sending_blocked", recipients: { pending: 700 } });
+      expect((await start()).status).toBe(403);
+      await h.admin("PATCH", `/v1/customers/${c.id}`, { mail: { sending_blocked: false } });
+      const resumed = await start();
+      expect(resumed.status, describeResponse(resumed)).toBe(200);
+      expect(resumed.json.data).toMatchObject({ status: "running", pause_reason: null });
+      await batches.drain();
+      expect(await read()).toMatchObject({ id: job.id, status: "completed", recipients: { accepted: 700 } });
+    } finally {
+      batches.release();
+    }
+  });
+
+  test("the monthly limit reached mid-job: the batch takes what is left, the job pauses; resume is 429 until the limit is raised", async () => {
+    const batches = holdBatches(h);
+    try {
+      const { c, read, start } = await preparedJob("Paused by limit", people(700));
+      await start();
+      await h.deps.queue.idle();
+      await h.admin("PATCH", `/v1/customers/${c.id}`, { mail: { monthly_limit: 300 } });
+      await batches.drain();
+      const paused = await read();
+      expect(paused).toMatchObject({ status: "paused", pause_reason: "monthly_limit", recipients: { accepted: 300, pending: 400 } });
+      consistent(paused);
+      const refused = await start();
+      expect(refused.status, describeResponse(refused)).toBe(429);
+      await h.admin("PATCH", `/v1/customers/${c.id}`, { mail: { monthly_limit: 10_000 } });
+      expect((await start()).status).toBe(200);
+      await batches.drain();
+      expect(await read()).toMatchObject({ status: "completed", recipients: { accepted: 700, pending: 0 } });
+    } finally {
+      batches.release();
+    }
+  });
+
+  test("cancel while running: the batch in flight is recorded, the rest fails with `cancelled`", async () => {
+    const batches = holdBatches(h);
+    try {
+      const { c, read, start, job } = await preparedJob("Cancelled mid-job", people(1100));
+      await start();
+      await h.deps.queue.idle();
+      const [lane1, ...others] = batches.held.splice(0, batches.held.length);
+      if (!lane1) throw new Error("no descriptor");
+      c.simulator.setFaults({ mode: "slow", delayMs: 500, count: 1 });
+      const inFlight = batches.run(lane1);
+      await vi.waitFor(async () => expect((await h.db.select().from(mailMessages).where(and(eq(mailMessages.sendJobId, job.id), eq(mailMessages.status, "sending")))).length).toBe(500));
+      const cancelled = await h.call("POST", `/mail/v1/send-jobs/${job.id}/cancel`, { key: c.mailFull });
+      expect(cancelled.json.data).toMatchObject({ status: "cancelled", recipients: { failed: 600, pending: 500 } });
+      await inFlight;
+      for (const descriptor of others) await batches.run(descriptor);
+      const done = await read();
+      expect(done).toMatchObject({ status: "cancelled", recipients: { accepted: 500, failed: 600, pending: 0 } });
+      consistent(done);
+    } finally {
+      batches.release();
+    }
+  });
+});
