@@ -52,7 +52,9 @@ test("SIGKILL mid-job and restart: every recipient ends in exactly one final sta
     fetch(`${urls.postmark}${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, any>>);
 
   const adminToken = randomToken(32);
-  const env = { DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", POSTMARK_API_URL: urls.postmark, GRAPH_API_URL: urls.graph, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" };
+  // Always PGlite under DATA_DIR: the restart recovers every in-flight send it finds, which must never
+  // touch a database other tests share (an empty DATABASE_URL counts as unset).
+  const env = { DATABASE_URL: "", DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", POSTMARK_API_URL: urls.postmark, GRAPH_API_URL: urls.graph, ADMIN_TOKEN: adminToken, LOG_LEVEL: "warn" };
   const startService = () => startProcess("lib/server.ts", [], env, /mail service:/);
 
   const origin = (started: Started) => valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";

@@ -1,6 +1,5 @@
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Errors, Models, ServerClient } from "postmark";
+import { postJsonOffThread } from "./batch-transport";
 
 /**
  * Our one way to talk to Postmark: the official `postmark` client, pointed at the real API or at the
@@ -39,7 +38,8 @@ export type PostmarkProvider = {
   /**
    * `POST /email/batch` with a body the caller assembled: a JSON array of `count` messages of the
    * `OutgoingEmail` shape. Send jobs build it from pre-escaped template chunks (see
-   * `lib/mail/send-jobs/batch-payload.ts`) instead of serialising 500 copies of the same HTML.
+   * `lib/mail/send-jobs/batch-payload.ts`) instead of serialising 500 copies of the same HTML. The body is
+   * handed over (it may be moved to the sending thread): do not use it afterwards.
    */
   sendBatchJson(serverToken: string, body: Uint8Array, count: number): Promise<SendOutcome[]>;
 };
@@ -85,7 +85,8 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       const all = (outcome: SendOutcome) => Array.from({ length: count }, () => outcome);
       let answer: { status: number; text: string };
       try {
-        answer = await postJson(batchUrl, serverToken, body, timeoutSeconds * 1000);
+        const headers = { accept: "application/json", "content-type": "application/json", "x-postmark-server-token": serverToken };
+        answer = await postJsonOffThread(batchUrl, headers, body, timeoutSeconds * 1000);
       } catch (error) {
         return all(errorOutcome(error));
       }
@@ -105,37 +106,6 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       });
     },
   };
-}
-
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-
-/**
- * One JSON POST with node's http client: tens of megabytes per batch go out as one buffer (the fetch
- * implementation copies such bodies through a stream and is several times slower). Rejects when no
- * answer arrives in time; the caller cannot know then whether Postmark processed the request.
- */
-function postJson(url: URL, serverToken: string, body: Uint8Array, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const request = send(
-      url,
-      {
-        method: "POST",
-        agent: url.protocol === "https:" ? agents.https : agents.http,
-        headers: { accept: "application/json", "content-type": "application/json", "content-length": body.byteLength, "x-postmark-server-token": serverToken },
-        timeout: timeoutMs,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-        response.on("error", reject);
-      },
-    );
-    request.on("timeout", () => request.destroy(new Error(`No answer from Postmark within ${timeoutMs} ms.`)));
-    request.on("error", reject);
-    request.end(body);
-  });
 }
 
 function parseJson(text: string): unknown {

@@ -64,12 +64,13 @@ class ByteBuilder {
   length = 0;
 
   constructor(capacity: number) {
-    this.buffer = Buffer.allocUnsafe(Math.max(1024, capacity));
+    // Outside node's buffer pool: the finished body owns its memory and can be handed to another thread.
+    this.buffer = Buffer.allocUnsafeSlow(Math.max(16 * 1024, capacity));
   }
 
   private reserve(bytes: number): void {
     if (this.length + bytes <= this.buffer.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    const grown = Buffer.allocUnsafeSlow(Math.max(this.buffer.length * 2, this.length + bytes));
     this.buffer.copy(grown, 0, 0, this.length);
     this.buffer = grown;
   }

@@ -18,7 +18,7 @@ export function timeOrderedUuid(now = Date.now()): string {
   }
   const bytes = pool.subarray(poolOffset, poolOffset + 16);
   poolOffset += 16;
-  // A 12-bit counter within one millisecond keeps ids from one process strictly increasing.
+  // A 12-bit counter keeps the ids one process makes within a millisecond in creation order (up to 4,096).
   if (now > lastMs) {
     lastMs = now;
     sequence = bytes[6] & 0x07;
