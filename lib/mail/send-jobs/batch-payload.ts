@@ -47,11 +47,15 @@ export type BatchWriter = {
   write(recipients: readonly BatchRecipient[]): BatchBody;
 };
 
-/** Characters of static text in a compiled template (all sections counted): sizes the batch buffer. */
+/**
+ * Bytes of static text in a compiled template as it is written (JSON-escaped, all sections counted):
+ * sizes the batch buffer so that it is allocated once and never grown (growing a 20 MB buffer means
+ * a fresh allocation and a copy of everything written so far).
+ */
 function staticLength(nodes: readonly OutputNode[]): number {
   let length = 0;
   for (const node of nodes) {
-    if (typeof node === "string") length += node.length;
+    if (typeof node === "string") length += Buffer.byteLength(jsonStringBody(node));
     else if ("when" in node) length += staticLength(node.then);
     else if ("parts" in node) length += staticLength(node.parts);
   }
