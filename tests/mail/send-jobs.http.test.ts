@@ -4,7 +4,7 @@ import { mailMessages, mailSendJobs, mailWebhookDeliveries } from "../../lib/db/
 import { METADATA_MESSAGE_ID_KEY } from "../../lib/mail/provider/simulator";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
-import { addRecipients, createJob, createNewsletter, people, transientRows, waitForJob } from "../helpers/send-jobs";
+import { addRecipients, createJob, createNewsletter, newsletterBody, people, transientRows, waitForJob } from "../helpers/send-jobs";
 
 let h: Harness;
 let c: Awaited<ReturnType<typeof readyMailCustomer>>;
@@ -84,6 +84,35 @@ describe("a newsletter end to end", () => {
 
     const message = await h.call("GET", `/mail/v1/messages/${ann}`, { key: c.mailReporting });
     expect(message.json.data).toMatchObject({ kind: "newsletter", send_job_id: draft.id, subject: "News for Ann" });
+  });
+});
+
+describe("preview and send agree", () => {
+  test("the HTML a recipient receives is byte for byte the preview of the same stack with the same values", async () => {
+    const { blocks } = newsletterBody();
+    const preview = async (values: Record<string, string>) => {
+      const r = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks, values } });
+      expect(r.status, describeResponse(r)).toBe(200);
+      return r.json.data.html as string;
+    };
+    const draft = await createJob(h, c.mailFull, { template_id: templateId, params: { campaign: "Equal" } });
+    const added = await addRecipients(h, c.mailFull, draft.id, [{ email: "eve@example.com", data: { first_name: "Eve <3", city: "Köln & Bonn" } }, { email: "max@example.com" }]);
+    const [eve, max] = added.recipients.map((r: { message_id: string }) => r.message_id);
+    expect((await h.call("POST", `/mail/v1/send-jobs/${draft.id}/start`, { key: c.mailFull })).status).toBe(200);
+    await waitForJob(h, c.mailReporting, draft.id, "completed");
+    const received = (messageId: string) => {
+      const [sent] = c.simulator.messages({ metadataKey: METADATA_MESSAGE_ID_KEY, metadataValue: messageId }).messages;
+      return c.simulator.message(sent?.MessageID ?? "").HtmlBody ?? "";
+    };
+
+    const toEve = received(eve);
+    expect(toEve).toContain("Hello Eve &lt;3");
+    expect(toEve).toBe(await preview({ first_name: "Eve <3", city: "Köln & Bonn", campaign: "Equal" }));
+    // Without recipient data the conditional section is dropped in both, and the placeholder is empty.
+    const toMax = received(max);
+    expect(toMax).not.toContain("Greetings to");
+    expect(toMax).toBe(await preview({ campaign: "Equal" }));
+    expect(toMax).not.toBe(toEve);
   });
 });
 
