@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { systemClock } from "./core/clock";
-import { loadConfig, type Config } from "./core/config";
+import { ConfigError, loadConfig, type Config } from "./core/config";
 import { createCoreDeps } from "./core/deps";
 import { createLogger } from "./core/logger";
 import { generateEncryptionKey, randomToken } from "./core/secrets";
@@ -32,23 +32,30 @@ function fileSecret(dataDir: string, name: string, fromEnv: string | undefined, 
 }
 
 /**
+ * What production must get from the environment, because nothing may be generated or kept on a function's
+ * disk: the database, the operator token, the key for secrets at rest, and the Basic credentials of the
+ * Postmark webhook receiver (without them it would refuse every event, silently stopping message states
+ * and the suppression mirror).
+ */
+const PRODUCTION_REQUIRED_ENV = ["DATABASE_URL", "ADMIN_TOKEN", "ENCRYPTION_KEY", "POSTMARK_WEBHOOK_USERNAME", "POSTMARK_WEBHOOK_PASSWORD"] as const;
+
+/**
  * Builds a runtime from the environment. Embedded defaults: PGlite persisted under DATA_DIR and secrets
- * generated there. On Vercel (`VERCEL` set) nothing may be generated or kept on local disk, so the
- * database URL and secrets must come from the environment.
+ * generated there. On Vercel (`VERCEL` set) start-up refuses without every `PRODUCTION_REQUIRED_ENV`.
  */
 export async function bootRuntime(env: Record<string, string | undefined> = process.env): Promise<Runtime> {
   const config = loadConfig(env);
   const onVercel = Boolean(env.VERCEL);
   if (onVercel) {
-    const missing = ["DATABASE_URL", "ADMIN_TOKEN", "ENCRYPTION_KEY"].filter((name) => !env[name]);
-    if (missing.length > 0) throw new Error(`Missing environment for production: ${missing.join(", ")}`);
+    const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !config[name]);
+    if (missing.length > 0) throw new ConfigError(`Missing environment for production: ${missing.join(", ")}`);
   } else {
     mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
   }
   const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
-  // The Postmark webhook receiver's Basic credentials; on Vercel they must come from the environment
-  // (without them the receiver refuses everything). `GET /admin/v1/mail/postmark-webhook` shows the URL.
+  // The Postmark webhook receiver's Basic credentials, generated in embedded mode (on Vercel they come
+  // from the environment, checked above). `GET /admin/v1/mail/postmark-webhook` shows the URL.
   if (!onVercel) {
     config.POSTMARK_WEBHOOK_USERNAME ??= "postmark";
     config.POSTMARK_WEBHOOK_PASSWORD = fileSecret(config.DATA_DIR, "postmark-webhook-password", config.POSTMARK_WEBHOOK_PASSWORD, () => randomToken(24)).value;

@@ -221,11 +221,16 @@ describe("POST /v1/suppressions/reactivate", () => {
 });
 
 describe("out-of-order webhooks", () => {
+  /** SubscriptionChanges for one address on the broadcast stream, made by Postmark at `at`, on the customer's own URL. */
+  const changesOf =
+    (customerId: string, recipient: string) =>
+    (at: string, suppress: boolean, reason: "ManualSuppression" | "HardBounce" = "ManualSuppression") =>
+      postEvent(h, postmarkEvent.subscriptionChange({ at, suppress, reason, origin: "Recipient", messageId: null, recipient, stream: "broadcast" }), { customerId });
+
   test("a suppression older than the mirrored lift arrives late (a retry) and is ignored", async () => {
     const customer = await readyMailCustomer(h, "Order Co");
     const recipient = "late@example.com";
-    const change = (at: string, suppress: boolean) =>
-      postEvent(h, postmarkEvent.subscriptionChange({ at, suppress, reason: "ManualSuppression", origin: "Recipient", messageId: null, recipient, stream: "broadcast" }), { customerId: customer.id });
+    const change = changesOf(customer.id, recipient);
     await change("2026-03-01T10:00:00Z", true);
     await change("2026-03-01T12:00:00.1234567+00:00", false);
     await change("2026-03-01T11:00:00Z", true);
@@ -234,5 +239,41 @@ describe("out-of-order webhooks", () => {
     expect(r.json.data[0]).toEqual({ email: recipient, suppressed: false });
     const entries: Entry[] = (await feed(customer, `since=${since}`)).json.data;
     expect(entries.filter((e) => e.email === recipient).map((e) => e.active)).toEqual([false]);
+  });
+
+  test("a lift for an address never suppressed in the mirror, then the older suppression late: not suppressed, no feed entry; a newer suppression still applies", async () => {
+    const customer = await readyMailCustomer(h, "Order Co 2");
+    const recipient = "never-seen@example.com";
+    const change = changesOf(customer.id, recipient);
+    const lift = await change("2026-03-01T12:00:00Z", false);
+    expect(lift.status, describeResponse(lift)).toBe(200);
+    const late = await change("2026-03-01T11:00:00Z", true);
+    expect(late.status, describeResponse(late)).toBe(200);
+    expect(late.json.data.outcome, describeResponse(late)).toBe("ignored");
+    const r = await lookup(customer, { emails: [recipient] });
+    expect(r.json.data[0], describeResponse(r)).toEqual({ email: recipient, suppressed: false });
+    const quiet = await feed(customer, `since=${since}`);
+    expect(quiet.status, describeResponse(quiet)).toBe(200);
+    expect(quiet.json.data, describeResponse(quiet)).toEqual([]);
+
+    // The remembered lift only makes older changes stale: a newer one suppresses and enters the feed.
+    const newer = await change("2026-03-01T13:00:00Z", true, "HardBounce");
+    expect(newer.json.data.outcome, describeResponse(newer)).toBe("stored");
+    expect((await lookup(customer, { emails: [recipient] })).json.data[0]).toMatchObject({ email: recipient, suppressed: true, reason: "hard_bounce" });
+    const entries: Entry[] = (await feed(customer, `since=${since}`)).json.data;
+    expect(entries).toEqual([expect.objectContaining({ email: recipient, active: true, reason: "hard_bounce", reactivatable: true })]);
+  });
+
+  test("a newer lift on an already lifted address is remembered too: a suppression between the two, arriving late, is ignored", async () => {
+    const customer = await readyMailCustomer(h, "Order Co 3");
+    const recipient = "twice-lifted@example.com";
+    const change = changesOf(customer.id, recipient);
+    await change("2026-03-01T10:00:00Z", true);
+    await change("2026-03-01T11:00:00Z", false);
+    await change("2026-03-01T13:00:00Z", false);
+    await change("2026-03-01T12:00:00Z", true);
+    expect((await lookup(customer, { emails: [recipient] })).json.data[0]).toEqual({ email: recipient, suppressed: false });
+    const entries: Entry[] = (await feed(customer, `since=${since}`)).json.data;
+    expect(entries.map((e) => [e.email, e.active])).toEqual([[recipient, false]]);
   });
 });

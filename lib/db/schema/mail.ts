@@ -1,4 +1,5 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -170,7 +171,9 @@ export const mailMessageEvents = pgTable(
 
 /**
  * The suppression mirror: one current row per (customer, stream, address) plus the change feed order
- * (`changedAt`, `id`). Addresses are stored normalised (lower-case).
+ * (`changedAt`, `id`). Addresses are stored normalised (lower-case). A row without `changedAt` (and
+ * without `reason`) was never in the feed: the provider lifted a suppression the mirror never saw set, and
+ * the row only keeps that lift's time in `sourceAt`, so the set arriving late is recognised as stale.
  */
 export const mailSuppressions = pgTable(
   "mail_suppressions",
@@ -180,10 +183,15 @@ export const mailSuppressions = pgTable(
     stream: text({ enum: ["newsletter", "transactional"] }).notNull(),
     email: text().notNull(),
     active: boolean().notNull(),
-    reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }).notNull(),
-    changedAt: at().notNull(),
-    /** When the provider made the change now mirrored; an older change arriving late is ignored. */
+    reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }),
+    changedAt: at(),
+    /** When the provider made the latest change the mirror has seen; an older change arriving late is ignored. */
     sourceAt: at(),
   },
-  (t) => [uniqueIndex().on(t.customerId, t.stream, t.email), index().on(t.customerId, t.stream, t.changedAt, t.id)],
+  (t) => [
+    uniqueIndex().on(t.customerId, t.stream, t.email),
+    index().on(t.customerId, t.stream, t.changedAt, t.id),
+    // In the feed (changed_at set) exactly when a reason is known; an active suppression is always in it.
+    check("mail_suppressions_listed", sql`(${t.changedAt} is null) = (${t.reason} is null) and (${t.changedAt} is not null or not ${t.active})`),
+  ],
 );

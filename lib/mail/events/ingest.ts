@@ -227,7 +227,7 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
   const attributed = message?.id ?? null;
   if (duplicate) return { result: { outcome: "duplicate", record_type: recordType, message_id: attributed }, deliveries };
   if (stored || entry) return { result: { outcome: "stored", record_type: recordType, message_id: attributed }, deliveries };
-  return { result: ignored(recordType, change ? "The suppression mirror already had this state." : "Nothing to record for this message."), deliveries };
+  return { result: ignored(recordType, change ? "The suppression feed already had this state, or the change is older than the one mirrored." : "Nothing to record for this message."), deliveries };
 }
 
 /**

@@ -22,6 +22,8 @@ export async function isSuppressed(db: Database, customerId: string, stream: Str
 }
 
 type Row = typeof mailSuppressions.$inferSelect;
+/** A row that is in the feed: it has been set at least once, so it has a reason and a feed time. */
+type ListedRow = Omit<Row, "reason" | "changedAt"> & { reason: SuppressionReason; changedAt: Date };
 export type SuppressionEntry = MailEventPayloads["suppression.changed"];
 
 /** `at`: when the provider made the change (webhook time); our own changes (reactivate) use now. */
@@ -30,7 +32,17 @@ export type SuppressionChange = ({ active: true; reason: SuppressionReason } | {
 /** A spam complaint outranks a hard bounce, which outranks an unsubscribe: the stronger reason is kept. */
 const REASON_RANK: Record<SuppressionReason, number> = { unsubscribe: 0, hard_bounce: 1, spam_complaint: 2 };
 
-export function toEntry(row: Row): SuppressionEntry {
+/**
+ * Rows read by feed time or as active are listed (the table's check constraint: `changed_at` and `reason`
+ * are set together, and always for an active row); this narrows the type and fails loudly otherwise.
+ */
+function listed(row: Row): ListedRow {
+  const { reason, changedAt } = row;
+  if (reason === null || changedAt === null) throw new Error(`suppression row ${row.id} is not in the feed`);
+  return { ...row, reason, changedAt };
+}
+
+export function toEntry(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
   return {
     email: row.email,
     stream: row.stream,
@@ -43,11 +55,16 @@ export function toEntry(row: Row): SuppressionEntry {
 }
 
 /**
- * Applies one change to the mirror and returns the new entry, or null when nothing changed (a repeated
- * webhook, a weaker reason on an active suppression, lifting what is not set). Changes of one feed
+ * Applies one change to the mirror and returns the new entry, or null when the feed does not change (a
+ * repeated webhook, a weaker reason on an active suppression, lifting what is not set). Changes of one feed
  * (customer, stream) are serialised by a transaction-scoped advisory lock and get strictly increasing
  * `changed_at` values (at least the previous one plus 1 ms): the feed's order is the commit order, so a
  * reader paging by `(changed_at, id)` or by the last `changed_at` can never skip an entry that commits later.
+ *
+ * Webhooks arrive out of order (Postmark retries): the mirror keeps the time of the latest provider change
+ * it has seen (`source_at`), also when that change left the feed as it was, and ignores anything older.
+ * A lift for an address the mirror never had suppressed is remembered in a row outside the feed (no
+ * `changed_at`, no reason), so the suppression it lifted, arriving late, cannot suppress the address.
  */
 export async function applySuppressionChange(tx: Tx, customerId: string, stream: Stream, email: string, change: SuppressionChange, now: Date): Promise<SuppressionEntry | null> {
   const address = normaliseAddress(email);
@@ -57,32 +74,37 @@ export async function applySuppressionChange(tx: Tx, customerId: string, stream:
     .select()
     .from(mailSuppressions)
     .where(and(feed, eq(mailSuppressions.email, address)));
+  const key = { customerId, stream, email: address };
+  const target = [mailSuppressions.customerId, mailSuppressions.stream, mailSuppressions.email];
 
-  // Webhooks can arrive out of order (retries): a provider change older than the one mirrored is stale.
   // Our own changes (reactivate, after Postmark confirmed it) carry no `at` and always apply.
   const mirroredAt = existing?.sourceAt?.getTime() ?? -Infinity;
   if (change.at && change.at.getTime() < mirroredAt) return null;
   const sourceAt = new Date(Math.max(change.at?.getTime() ?? now.getTime(), mirroredAt));
 
-  let reason: SuppressionReason;
-  if (change.active) {
-    if (existing?.active && REASON_RANK[change.reason] <= REASON_RANK[existing.reason]) return null;
-    reason = change.reason;
-  } else {
-    if (!existing?.active) return null;
-    reason = existing.reason;
+  // The reason of the new feed entry: a set stronger than the active one, or a lift keeping the reason it had.
+  const setReason = existing?.active ? existing.reason : null;
+  const reason = change.active ? (setReason === null || REASON_RANK[change.reason] > REASON_RANK[setReason] ? change.reason : null) : setReason;
+  if (reason === null) {
+    // The feed stays as it is, but a newer provider time makes older changes still in flight stale.
+    if (sourceAt.getTime() > mirroredAt) {
+      await tx
+        .insert(mailSuppressions)
+        .values({ ...key, active: false, reason: null, changedAt: null, sourceAt })
+        .onConflictDoUpdate({ target, set: { sourceAt } });
+    }
+    return null;
   }
 
   const [last] = await tx.select({ at: max(mailSuppressions.changedAt) }).from(mailSuppressions).where(feed);
   const floor = last?.at ? last.at.getTime() + 1 : -Infinity;
   const changedAt = new Date(Math.max(now.getTime(), floor));
   const values = { active: change.active, reason, changedAt, sourceAt };
-  const [row] = await tx
+  await tx
     .insert(mailSuppressions)
-    .values({ customerId, stream, email: address, ...values })
-    .onConflictDoUpdate({ target: [mailSuppressions.customerId, mailSuppressions.stream, mailSuppressions.email], set: values })
-    .returning();
-  return row ? toEntry(row) : null;
+    .values({ ...key, ...values })
+    .onConflictDoUpdate({ target, set: values });
+  return toEntry({ ...key, ...values });
 }
 
 /**
@@ -103,7 +125,8 @@ export async function listSuppressionChanges(db: Database, customerId: string, i
     )
     .orderBy(asc(mailSuppressions.changedAt), asc(mailSuppressions.id))
     .limit(input.limit + 1);
-  const page = toPage(rows, input.limit, (row) => ({ at: row.changedAt.toISOString(), id: row.id }));
+  // `changed_at >= since` leaves out the rows that were never in the feed.
+  const page = toPage(rows.map(listed), input.limit, (row) => ({ at: row.changedAt.toISOString(), id: row.id }));
   return { items: page.items.map(toEntry), paging: page.paging };
 }
 
@@ -121,7 +144,7 @@ export async function lookupSuppressions(db: Database, customerId: string, strea
           .select()
           .from(mailSuppressions)
           .where(and(eq(mailSuppressions.customerId, customerId), eq(mailSuppressions.stream, stream), eq(mailSuppressions.active, true), inArray(mailSuppressions.email, addresses)));
-  const byAddress = new Map(rows.map((row) => [row.email, row]));
+  const byAddress = new Map(rows.map((row) => [row.email, listed(row)]));
   return emails.map((email) => {
     const row = byAddress.get(normaliseAddress(email));
     if (!row) return { email, suppressed: false };

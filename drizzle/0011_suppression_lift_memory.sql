@@ -1,0 +1,3 @@
+ALTER TABLE "mail_suppressions" ALTER COLUMN "reason" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "mail_suppressions" ALTER COLUMN "changed_at" DROP NOT NULL;--> statement-breakpoint
+ALTER TABLE "mail_suppressions" ADD CONSTRAINT "mail_suppressions_listed" CHECK (("mail_suppressions"."changed_at" is null) = ("mail_suppressions"."reason" is null) and ("mail_suppressions"."changed_at" is not null or not "mail_suppressions"."active"));
