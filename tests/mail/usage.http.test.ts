@@ -1,7 +1,3 @@
-import { once } from "node:events";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
-import { generate } from "selfsigned";
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
@@ -10,41 +6,20 @@ import { findCronJob } from "../../lib/cron";
 import { mailTemplates } from "../../lib/db/schema";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { startHttpsReceiver } from "../helpers/https-receiver";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, people, waitForJob } from "../helpers/send-jobs";
 
 /** The billing system: https on loopback with its own certificate, answering what the test says. */
-type Received = { headers: Record<string, string | string[] | undefined>; body: string };
 async function startBillingReceiver() {
-  const pems = await generate([{ name: "commonName", value: "billing.test" }], {
-    keyType: "ec",
-    algorithm: "sha256",
-    extensions: [
-      { name: "basicConstraints", cA: true },
-      { name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] },
-    ],
-  });
-  const received: Received[] = [];
   let status = 200;
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-      res.writeHead(status, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
+  const receiver = await startHttpsReceiver("billing.test", () => ({ status, body: "{}" }));
   return {
-    url: `https://127.0.0.1:${port}/usage`,
-    ca: pems.cert,
-    received,
+    ...receiver,
+    url: `${receiver.origin}/usage`,
     answer(next: number) {
       status = next;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 

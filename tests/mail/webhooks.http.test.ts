@@ -1,14 +1,10 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { once } from "node:events";
-import { createServer, type Server } from "node:https";
-import type { AddressInfo } from "node:net";
 import { eq } from "drizzle-orm";
-import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
 import { mailWebhookDeliveries } from "../../lib/db/schema";
 import { emitMailEvent } from "../../lib/mail/webhooks/emit";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { startHttpsReceiver, verifyStripeStyle } from "../helpers/https-receiver";
 import { readyMailCustomer } from "../helpers/mail";
 import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
 
@@ -21,7 +17,7 @@ import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark
 type Received = { event: string; delivery: string; signature: string; body: string; verified: boolean; timestamp: number; status: number };
 
 class Receiver {
-  server!: Server;
+  close: () => Promise<void> = async () => {};
   ca = "";
   origin = "";
   secrets = new Map<string, string>();
@@ -37,62 +33,30 @@ class Receiver {
   constructor(private readonly now: () => number) {}
 
   async start(): Promise<void> {
-    const pems = await generate([{ name: "commonName", value: "hooks.test" }], {
-      keyType: "ec",
-      algorithm: "sha256",
-      extensions: [
-        { name: "basicConstraints", cA: true },
-        { name: "subjectAltName", altNames: [{ type: 7, ip: "127.0.0.1" }] },
-      ],
+    const receiver = await startHttpsReceiver("hooks.test", (request) => {
+      const signature = String(request.headers["x-service-signature"] ?? "");
+      const delivery = String(request.headers["x-service-delivery"] ?? "");
+      const { verified, timestamp } = verifyStripeStyle(this.secrets.get(request.path) ?? "", request.body, signature, this.now() / 1000);
+      const queue = this.answers.get(request.path) ?? [200];
+      const status = queue.length > 1 ? (queue.shift() ?? 200) : (queue[0] ?? 200);
+      // A receiver processes a verified delivery once, whatever it answers, and skips repeats.
+      if (verified && !this.processed.has(delivery)) {
+        this.processed.add(delivery);
+        this.actions.push(delivery);
+      }
+      this.received.push({ event: String(request.headers["x-service-event"] ?? ""), delivery, signature, body: request.body, verified, timestamp, status });
+      for (const waiter of this.#waiters.filter((w) => this.received.length >= w.count)) waiter.resolve();
+      return status >= 300 && status < 400 ? { status, headers: { location: "https://example.com/elsewhere" } } : { status };
     });
-    this.ca = pems.cert;
-    this.server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
-      const chunks: Buffer[] = [];
-      req.on("data", (chunk: Buffer) => chunks.push(chunk));
-      req.on("end", () => {
-        const path = req.url ?? "/";
-        const body = Buffer.concat(chunks).toString("utf8");
-        const signature = String(req.headers["x-service-signature"] ?? "");
-        const delivery = String(req.headers["x-service-delivery"] ?? "");
-        const { verified, timestamp } = this.verify(this.secrets.get(path) ?? "", body, signature);
-        const queue = this.answers.get(path) ?? [200];
-        const status = queue.length > 1 ? (queue.shift() ?? 200) : (queue[0] ?? 200);
-        // A receiver processes a verified delivery once, whatever it answers, and skips repeats.
-        if (verified && !this.processed.has(delivery)) {
-          this.processed.add(delivery);
-          this.actions.push(delivery);
-        }
-        this.received.push({ event: String(req.headers["x-service-event"] ?? ""), delivery, signature, body, verified, timestamp, status });
-        if (status >= 300 && status < 400) res.writeHead(status, { location: "https://example.com/elsewhere" });
-        else res.writeHead(status, { "content-type": "application/json" });
-        res.end(status < 300 ? '{"ok":true}' : "");
-        for (const waiter of this.#waiters.filter((w) => this.received.length >= w.count)) waiter.resolve();
-      });
-    });
-    this.server.listen(0, "127.0.0.1");
-    await once(this.server, "listening");
-    this.origin = `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  /** Stripe's scheme: t and v1 from the header, HMAC-SHA256 over "<t>.<raw body>", 5-minute tolerance. */
-  verify(secret: string, body: string, header: string): { verified: boolean; timestamp: number } {
-    const parts = Object.fromEntries(header.split(",").map((part) => part.split("=", 2) as [string, string]));
-    const timestamp = Number(parts.t);
-    const expected = createHmac("sha256", secret).update(`${parts.t}.${body}`).digest();
-    const given = Buffer.from(parts.v1 ?? "", "hex");
-    const matches = secret !== "" && given.length === expected.length && timingSafeEqual(given, expected);
-    return { verified: matches && Math.abs(this.now() / 1000 - timestamp) <= 300, timestamp };
+    this.ca = receiver.ca;
+    this.origin = receiver.origin;
+    this.close = receiver.close;
   }
 
   /** Resolves once `count` requests have arrived in total (the test's timeout bounds the wait). */
   until(count: number): Promise<void> {
     if (this.received.length >= count) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ count, resolve }));
-  }
-
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
   }
 }
 
