@@ -129,7 +129,7 @@ export async function benchSendJobs(): Promise<void> {
 
     const htmlKb = done.compiled ? Buffer.byteLength(createPersonaliser(done.compiled.html)({ first_name: "Reader" })) / 1024 : 0;
     console.log(
-      `## Send job: ${RECIPIENTS.toLocaleString("en")} recipients (${RECIPIENTS / PER_CALL} calls of ${PER_CALL.toLocaleString("en")}), ${htmlKb.toFixed(1)} KB newsletter, embedded mode (${runtime.database.driver} under DATA_DIR, in-process queue), Postmark simulator in its own process (zero latency, webhooks off)`,
+      `## Send job: ${RECIPIENTS.toLocaleString("en")} recipients (${RECIPIENTS / PER_CALL} calls of ${PER_CALL.toLocaleString("en")}), ${htmlKb.toFixed(1)} KB newsletter, ${runtime.database.driver === "pglite" ? "embedded mode (PGlite under DATA_DIR" : `${runtime.database.driver} at DATABASE_URL (`}, in-process queue), Postmark simulator in its own process (zero latency, webhooks off)`,
     );
     console.log(`ingest:    ${Math.round(RECIPIENTS / (ingestMs / 1000)).toLocaleString("en")} recipients/s (${seconds(ingestMs)})`);
     console.log(`send:      ${Math.round(RECIPIENTS / (sendMs / 1000)).toLocaleString("en")} messages/s (${seconds(sendMs)}, ${done.batchesCompleted} batches; simulator received ${stats.received.toLocaleString("en")}, duplicates ${Object.keys(stats.duplicates_by_metadata_message_id).length})`);
