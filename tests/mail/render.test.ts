@@ -503,3 +503,21 @@ describe("tiles and caches", () => {
     expect(contentHash({ a: 1 })).not.toBe(contentHash({ a: 2 }));
   });
 });
+
+describe("indentation", () => {
+  it("drops MJML's indentation at line starts, and keeps values as given", async () => {
+    const definition = columnBlock(`<mj-text>Hello {{name}}</mj-text>`, [param("name", { required: true })]);
+    const { html } = await render(definition, { name: "A  B" });
+    expect(html).toContain("Hello A  B");
+    expect(html.split("\n").length).toBeGreaterThan(50);
+    expect(html).not.toMatch(/\n[ \t]/);
+  });
+
+  it("leaves a mail with <pre> or white-space: pre exactly as MJML wrote it", async () => {
+    for (const content of ["<mj-text><pre>a\n    indented</pre></mj-text>", '<mj-text><div style="white-space: pre-wrap">a\n    indented</div></mj-text>']) {
+      const { html } = await render(columnBlock(content));
+      expect(html).toContain("a\n    indented");
+      expect(html).toMatch(/\n {2,}</);
+    }
+  });
+});

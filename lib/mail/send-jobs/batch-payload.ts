@@ -12,7 +12,9 @@ import { formatMailbox } from "../sending/address";
 
 const needsEscape = /[^\x20-\x21\x23-\x5b\x5d-\x7e]/;
 const escapeAll = /[^\x20-\x21\x23-\x5b\x5d-\x7e]/g;
-const escapeChar = (c: string) => (c === '"' ? '\\"' : c === "\\" ? "\\\\" : `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/** JSON's two-character escapes, as `JSON.stringify` writes them: a newline is 2 bytes, not the 6 of `\u000a`. */
+const SHORT_ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f" };
+const escapeChar = (c: string) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 
 /**
  * The inside of a JSON string literal for `text` (the quotes left out), in ASCII: everything outside
