@@ -87,7 +87,8 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export async function benchSendJobs(): Promise<void> {
-  const simulators = await startChild(process.execPath, ["--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks", "--max-stored-messages", "50"], "SIMULATORS ");
+  // The flags of `npm run simulators` (see lib/simulators.ts).
+  const simulators = await startChild(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks", "--max-stored-messages", "50"], "SIMULATORS ");
   const sink = await startChild(process.execPath, ["-e", SINK], "SINK ");
   const urls = JSON.parse(simulators.line) as { postmark: string; graph: string };
   const runtime = await bootRuntime({
