@@ -27,6 +27,19 @@ test("the address set answers like a map from hash to message id, across any seq
   );
 });
 
+test("keys that share their first four bytes (where the fast comparison ties) are still told apart", () => {
+  const hash = fc.tuple(fc.constantFrom("00000000", "7fffffff", "80000000", "ffffffff"), fc.stringMatching(/^[0-9a-f]{56}$/)).map(([head, tail]) => head + tail);
+  fc.assert(
+    fc.property(fc.uniqueArray(hash, { maxLength: 60 }), fc.integer({ min: 0, max: 60 }), (hashes, split) => {
+      const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+      const entries = hashes.map((h, i) => ({ key: addressKey(h), messageId: id(i) }));
+      const set = addAddresses(addAddresses(emptyAddressSet(), entries.slice(0, split)), entries.slice(split));
+      hashes.forEach((h, i) => expect(findAddress(set, addressKey(h))).toBe(id(i)));
+      expect(findAddress(set, addressKey(`00000000${"e".repeat(56)}`))).toBe(hashes.indexOf(`00000000${"e".repeat(56)}`) >= 0 ? id(hashes.indexOf(`00000000${"e".repeat(56)}`)) : null);
+    }),
+  );
+});
+
 test("the list fast path agrees with the RFC parser wherever it applies", () => {
   const local = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]{1,10}(\.[A-Za-z0-9_-]{1,5}){0,2}$/);
   const domain = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,8}[a-z0-9])?(\.[a-z]{2,6}){1,2}$/);
