@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Errors, ServerClient } from "postmark";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -228,6 +228,50 @@ describe("POST /email through the postmark client", () => {
       body: JSON.stringify(mail("a@example.com")),
     });
     expect([wrongType.status, ((await wrongType.json()) as { ErrorCode: number }).ErrorCode]).toEqual([422, 409]);
+  });
+});
+
+/** A raw HTTP POST to the simulator: the body written in the given pieces, chunked (no Content-Length). */
+function chunkedSend(path: string, pieces: readonly Buffer[]): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${sim.url}${path}`, { method: "POST", headers: { "x-postmark-server-token": LIVE_TOKEN, "content-type": "application/json" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    (async () => {
+      for (const piece of pieces) if (!req.write(piece)) await new Promise((drained) => req.once("drain", drained));
+      req.end();
+    })().catch(reject);
+  });
+}
+
+describe("request bodies", () => {
+  it("reads ASCII and UTF-8 bodies alike, in any chunking, with or without a byte order mark, and never mixes two requests", async () => {
+    const tag = uniqueTag();
+    const large = mail(`large+${tag}@example.com`, { HtmlBody: `<p>${"x".repeat(300_000)}</p>` });
+    const accented = mail(`utf8+${tag}@example.com`, { Subject: "Grüße aus Köln ✉️", HtmlBody: "<p>Straße – naïve café 🎉</p>" });
+    const bytes = Buffer.from(JSON.stringify(accented));
+    // Split inside multi-byte characters: one byte at a time for the first 200 bytes, then the rest.
+    const pieces = [...Array.from({ length: 200 }, (_, i) => bytes.subarray(i, i + 1)), bytes.subarray(200)];
+    const bigFirst = await chunkedSend("/email", [Buffer.from(JSON.stringify(large))]);
+    const small = await chunkedSend("/email", pieces);
+    const withBom = await chunkedSend("/email", [Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
+    for (const response of [bigFirst, small, withBom]) expect(response.status, response.text).toBe(200);
+    const stored = (response: { text: string }) => sim.simulator.message((JSON.parse(response.text) as { MessageID: string }).MessageID);
+    expect(stored(bigFirst).HtmlBody).toBe(large.HtmlBody);
+    for (const response of [small, withBom]) {
+      expect(stored(response)).toMatchObject({ Subject: "Grüße aus Köln ✉️", HtmlBody: "<p>Straße – naïve café 🎉</p>" });
+    }
+  });
+
+  it("answers 413 for a body over Postmark's 50 MB limit sent without a Content-Length, and keeps serving", async () => {
+    const megabyte = Buffer.alloc(1024 * 1024, 0x20);
+    const response = await chunkedSend("/email/batch", [Buffer.from("["), ...Array.from({ length: 51 }, () => megabyte), Buffer.from("]")]);
+    expect(response.status, response.text).toBe(413);
+    const after = await live.sendEmail(mail(`after413+${uniqueTag()}@example.com`));
+    expect(after.ErrorCode).toBe(0);
   });
 });
 
