@@ -3,6 +3,7 @@ import { Agent, request } from "node:http";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { eq, sql } from "drizzle-orm";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
@@ -130,11 +131,13 @@ export async function benchSendJobs(): Promise<void> {
     const ingestMs = performance.now() - started;
     const simulatorCpuBefore = processCpuMs(simulators.process.pid);
     const serviceCpuBefore = process.cpuUsage();
+    const eluBefore = performance.eventLoopUtilization();
     started = performance.now();
     await api(runtime, "POST", `/mail/v1/send-jobs/${jobId}/start`, key);
     await runtime.deps.queue.idle();
     const sendMs = performance.now() - started;
     const serviceCpu = process.cpuUsage(serviceCpuBefore);
+    const mainThreadBusy = performance.eventLoopUtilization(eluBefore).active;
     const simulatorCpuAfter = processCpuMs(simulators.process.pid);
     rss.stop();
     const [done] = await db.select().from(mailSendJobs).where(eq(mailSendJobs.id, jobId));
@@ -151,7 +154,9 @@ export async function benchSendJobs(): Promise<void> {
     console.log(`ingest:    ${Math.round(RECIPIENTS / (ingestMs / 1000)).toLocaleString("en")} recipients/s (${seconds(ingestMs)})`);
     console.log(`send:      ${Math.round(RECIPIENTS / (sendMs / 1000)).toLocaleString("en")} messages/s (${seconds(sendMs)}, ${done.batchesCompleted} batches; simulator received ${stats.received.toLocaleString("en")}, duplicates ${Object.keys(stats.duplicates_by_metadata_message_id).length})`);
     const simulatorCpu = simulatorCpuBefore === null || simulatorCpuAfter === null ? "n/a" : seconds(simulatorCpuAfter - simulatorCpuBefore);
-    console.log(`CPU time during the send: service ${seconds((serviceCpu.user + serviceCpu.system) / 1000)} (all threads), Postmark simulator ${simulatorCpu}`);
+    console.log(
+      `CPU time during the send: service ${seconds((serviceCpu.user + serviceCpu.system) / 1000)} (all threads; its main thread busy ${seconds(mainThreadBusy)}), Postmark simulator ${simulatorCpu}`,
+    );
     console.log(`total:     ${seconds(ours)} (target < 20 s)`);
     console.log(`peak RSS:  ${mb(rss.peak())} (${mb(rssBefore)} before ingest)`);
     console.log(

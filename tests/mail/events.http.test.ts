@@ -131,14 +131,18 @@ describe("payloads", () => {
 describe("message state", () => {
   test("Delivery with 7 fraction digits and an offset sets delivered_at; a repeated delivery changes nothing", async () => {
     const id = await sendTransactional(h, c);
-    const body = postmarkEvent.delivery({ message_id: id }, "2026-11-22T05:33:54.9070259-05:00");
+    // Postmark's own format (seven fraction digits, the sender's offset), a minute after the send: the
+    // events list is chronological, and the `accepted` event carries the real time of the send.
+    const at = new Date(Math.floor(Date.now() / 1000) * 1000 + 60_907);
+    const eastern = new Date(at.getTime() - 5 * 3600_000).toISOString().slice(0, 23);
+    const body = postmarkEvent.delivery({ message_id: id }, `${eastern}0259-05:00`);
     const first = await postEvent(h, body);
     expect(first.status, describeResponse(first)).toBe(200);
     expect(first.json.data).toMatchObject({ outcome: "stored", record_type: "Delivery", message_id: id });
     const again = await postEvent(h, body);
     expect(again.json.data.outcome, describeResponse(again)).toBe("duplicate");
     const m = await message(id);
-    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", delivered_at: "2026-11-22T10:33:54.907Z", bounced_at: null });
+    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", delivered_at: at.toISOString(), bounced_at: null });
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(["accepted", "delivered"]);
     expect(m.text).not.toContain("jane@example.com");
   });
@@ -173,8 +177,10 @@ describe("message state", () => {
     expect(await mirrorRow(c.id, "transactional", "full-mailbox@example.com")).toBeUndefined();
 
     const delayed = await sendTransactional(h, c, "slow@example.com");
-    await postEvent(h, postmarkEvent.bounce({ message_id: delayed }, { at: "2026-11-22T10:00:00Z", type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }));
-    await postEvent(h, postmarkEvent.delivery({ message_id: delayed }, "2026-11-22T11:00:00Z"));
+    // After the send (the events list is chronological and `accepted` carries the real time of the send).
+    const later = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    await postEvent(h, postmarkEvent.bounce({ message_id: delayed }, { at: later(1), type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }));
+    await postEvent(h, postmarkEvent.delivery({ message_id: delayed }, later(60)));
     const m = await message(delayed);
     expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", bounce_type: null, bounced_at: null });
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(["accepted", "bounce_notice", "delivered"]);

@@ -1,7 +1,10 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
-import { mailMessages, mailTemplates } from "../../lib/db/schema";
+import { mailMessages, mailSendJobAddressSets, mailTemplates } from "../../lib/db/schema";
+import { recipientHash } from "../../lib/mail/sending/address";
+import { addAddresses, addressKey, decodeAddressSet, encodeAddressSet } from "../../lib/mail/send-jobs/address-set";
+import { timeOrderedUuid } from "../../lib/mail/send-jobs/ids";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/engine";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
@@ -102,6 +105,31 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
     expect(again.counts).toEqual({ received: 15, added: 5, duplicates: 10, invalid: 0 });
     expect(again.recipients.slice(0, 10)).toEqual(first.recipients.slice(0, 10));
     expect(again.job).toMatchObject({ total: 5005, pending: 5005 });
+  });
+
+  test("duplicates are found across instances and refused calls: another instance's add and a call refused by its quota both count", async () => {
+    const q = await readyMailCustomer(h, "Set Co");
+    const tpl = await createNewsletter(h, q.mailFull);
+    await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { max_per_job: 12 } });
+    const job = await createJob(h, q.mailFull, { template_id: tpl });
+    expect((await addRecipients(h, q.mailFull, job.id, people(10))).counts.added).toBe(10);
+
+    // Another instance of the service adds one recipient: the stored set grows behind this process's back.
+    const elsewhere = "elsewhere@example.org";
+    const elsewhereId = timeOrderedUuid();
+    const [stored] = await h.db.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, job.id));
+    if (!stored) throw new Error("no duplicate set stored");
+    const grown = addAddresses(decodeAddressSet(stored.entries, stored.count), [{ key: addressKey(recipientHash(elsewhere)), messageId: elsewhereId }]);
+    await h.db.update(mailSendJobAddressSets).set({ entries: encodeAddressSet(grown), count: grown.count }).where(eq(mailSendJobAddressSets.sendJobId, job.id));
+    const seen = await addRecipients(h, q.mailFull, job.id, [{ email: elsewhere }, ...people(1)]);
+    expect(seen.counts).toEqual({ received: 2, added: 0, duplicates: 2, invalid: 0 });
+    expect(seen.recipients[0].message_id).toBe(elsewhereId);
+
+    // Refused (past max_per_job): nothing of it is remembered, so the same addresses are new afterwards.
+    const refused = await post(`/send-jobs/${job.id}/recipients`, q.mailFull, { recipients: people(3, "example.net") });
+    expect(refused.status, describeResponse(refused)).toBe(429);
+    const later = await addRecipients(h, q.mailFull, job.id, people(1, "example.net"));
+    expect(later.counts).toEqual({ received: 1, added: 1, duplicates: 0, invalid: 0 });
   });
 
   test("after start (or cancel) → 409", async () => {

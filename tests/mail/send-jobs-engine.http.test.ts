@@ -1,6 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSuppressions } from "../../lib/db/schema";
+import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/engine";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
@@ -60,6 +60,29 @@ describe("exactly once towards the provider", () => {
       consistent(job);
       expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
       expect(c.simulator.stats().duplicates_by_metadata_message_id).toEqual({});
+    } finally {
+      batches.release();
+    }
+  });
+
+  test("a claimed row whose messages are partly no longer pending (a cancel raced the claim) sends only the pending ones", async () => {
+    const batches = holdBatches(h);
+    try {
+      const { c, ids, read, start } = await preparedJob("Raced", people(700));
+      await start();
+      await h.deps.queue.idle();
+      // What a cancel does to ten recipients of the first row, just before the row is claimed.
+      const released = ids.slice(0, 10);
+      await h.db.update(mailMessages).set({ status: "failed", error: "cancelled" }).where(inArray(mailMessages.id, released));
+      const [job] = await h.db.select().from(mailSendJobs).where(eq(mailSendJobs.id, (await read()).id));
+      await h.db.update(mailSendJobs).set({ failed: (job?.failed ?? 0) + 10, pending: (job?.pending ?? 0) - 10 }).where(eq(mailSendJobs.id, job?.id ?? ""));
+      await batches.drain();
+      const done = await read();
+      expect(done).toMatchObject({ status: "completed", recipients: { total: 700, accepted: 690, failed: 10, pending: 0 } });
+      consistent(done);
+      expect(released.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(released.map(() => 0));
+      expect(ids.slice(10).every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      expect([...(await statuses(released)).values()]).toEqual(released.map(() => "failed"));
     } finally {
       batches.release();
     }

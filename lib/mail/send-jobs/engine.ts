@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { CoreDeps } from "../../core/context";
 import { ForbiddenError } from "../../core/errors";
@@ -10,7 +10,7 @@ import { requireReadyProvider } from "../setup/provider-config";
 import { lookupSuppressions } from "../suppressions/mirror";
 import { monthlyAcceptedLive, noteAcceptedLive } from "../usage/meter";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
-import { createBatchWriter, type BatchRecipient } from "./batch-payload";
+import { createBatchWriter, type BatchRecipient, type BatchWriter } from "./batch-payload";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, type SendJobRow } from "./model";
 import type { ChunkEntry } from "./recipients";
@@ -109,6 +109,38 @@ async function startDueJob(deps: EngineDeps, id: string, customerId: string): Pr
   return true;
 }
 
+/** A running job as a batch reads it: everything but the rendered template (see `batchWriter`). */
+type BatchJob = Omit<SendJobRow, "compiled">;
+const { compiled: _compiled, ...batchJobColumns } = getTableColumns(mailSendJobs);
+
+/**
+ * Batch writers of recently sending jobs. A job's rendered template, subject, params, sender and
+ * reply-to are written when it starts and never change afterwards, so one writer serves every batch of
+ * a run on a stream; the template (tens of KB of JSON) is read from the database once per run instead of
+ * once per batch. Keyed by job, run and stream (a provider configuration change takes effect at the next
+ * batch); a few jobs at a time, the oldest dropped.
+ */
+const writers = new Map<string, BatchWriter>();
+const KEPT_WRITERS = 8;
+
+async function batchWriter(db: Database, job: BatchJob, stream: string): Promise<BatchWriter | { error: string }> {
+  const key = `${job.id}|${job.run}|${stream}`;
+  const kept = writers.get(key);
+  if (kept) return kept;
+  const [row] = await db.select({ compiled: mailSendJobs.compiled }).from(mailSendJobs).where(eq(mailSendJobs.id, job.id));
+  const render = row?.compiled;
+  if (!render || render.html.format !== 1) return { error: "The job's rendered template is missing or of an unknown format; it cannot be sent." };
+  let writer: BatchWriter;
+  try {
+    writer = createBatchWriter({ compiled: render.html, subject: job.subject ?? "", defaults: { ...render.values, ...job.params }, from: job.from, replyTo: job.replyTo, stream, sendJobId: job.id });
+  } catch (error) {
+    return { error: `The template could not be rendered: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  if (writers.size >= KEPT_WRITERS) writers.delete(writers.keys().next().value as string);
+  writers.set(key, writer);
+  return writer;
+}
+
 type Claim = { kind: "stale" } | { kind: "exhausted" } | { kind: "claimed"; rows: BatchRecipient[] };
 type Result = { messageId: string; status: "accepted" | "suppressed" | "invalid" | "failed" | "unknown"; providerMessageId: string | null; error: string | null; subject: string };
 
@@ -121,10 +153,15 @@ export async function runSendJobBatch(deps: MailDeps, postmark: PostmarkProvider
   }
   const descriptor = parsed.data;
   const { db } = deps;
-  const [job] = await db.select().from(mailSendJobs).where(and(eq(mailSendJobs.id, descriptor.job_id), eq(mailSendJobs.customerId, descriptor.customer_id)));
+  // The job with its customer's access switch and monthly limit, in one read.
+  const [found] = await db
+    .select({ job: batchJobColumns, settings: { sendingBlocked: mailSettings.sendingBlocked, monthlyLimit: mailSettings.monthlyLimit } })
+    .from(mailSendJobs)
+    .leftJoin(mailSettings, eq(mailSettings.customerId, mailSendJobs.customerId))
+    .where(and(eq(mailSendJobs.id, descriptor.job_id), eq(mailSendJobs.customerId, descriptor.customer_id)));
+  const job = found?.job;
   if (!job || job.status !== "running" || job.run !== descriptor.run) return;
-
-  const [settings] = await db.select().from(mailSettings).where(eq(mailSettings.customerId, job.customerId));
+  const settings = found.settings;
   if (!settings || settings.sendingBlocked) return pauseJob(deps, job, "sending_blocked");
   let serverToken: string;
   let stream: string;
@@ -136,14 +173,8 @@ export async function runSendJobBatch(deps: MailDeps, postmark: PostmarkProvider
     if (error instanceof ForbiddenError) return pauseJob(deps, job, "provider_not_ready");
     throw error;
   }
-  const render = job.compiled;
-  if (!render || render.html.format !== 1) return failJob(deps, job, "The job's rendered template is missing or of an unknown format; it cannot be sent.");
-  let writer: ReturnType<typeof createBatchWriter>;
-  try {
-    writer = createBatchWriter({ compiled: render.html, subject: job.subject ?? "", defaults: { ...render.values, ...job.params }, from: job.from, replyTo: job.replyTo, stream, sendJobId: job.id });
-  } catch (error) {
-    return failJob(deps, job, `The template could not be rendered: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const writer = await batchWriter(db, job, stream);
+  if ("error" in writer) return failJob(deps, job, writer.error);
 
   let size = BATCH_SIZE;
   if (job.mode === "live") {
@@ -189,19 +220,18 @@ export async function runSendJobBatch(deps: MailDeps, postmark: PostmarkProvider
 }
 
 function resultOf(messageId: string, subject: string, outcome: SendOutcome | undefined): Result {
-  const base = { messageId, subject, providerMessageId: null };
   switch (outcome?.kind) {
     case "accepted":
-      return { ...base, status: "accepted", providerMessageId: outcome.providerMessageId, error: null };
+      return { messageId, subject, status: "accepted", providerMessageId: outcome.providerMessageId, error: null };
     case "suppressed":
     case "invalid":
-      return { ...base, status: outcome.kind, error: outcome.message };
+      return { messageId, subject, status: outcome.kind, providerMessageId: null, error: outcome.message };
     case "failed":
-      return { ...base, status: "failed", error: `Postmark error ${outcome.code}: ${outcome.message}` };
+      return { messageId, subject, status: "failed", providerMessageId: null, error: `Postmark error ${outcome.code}: ${outcome.message}` };
     case "unknown":
-      return { ...base, status: "unknown", error: outcome.message };
+      return { messageId, subject, status: "unknown", providerMessageId: null, error: outcome.message };
     case undefined:
-      return { ...base, status: "unknown", error: "No result for this message in the batch answer." };
+      return { messageId, subject, status: "unknown", providerMessageId: null, error: "No result for this message in the batch answer." };
   }
 }
 
@@ -212,7 +242,7 @@ function resultOf(messageId: string, subject: string, outcome: SendOutcome | und
  * twice. Only `size` recipients are taken when the monthly limit leaves less than a row; the rest goes
  * back as a row of its own. The job row is locked for the claim, so lanes of one job claim in turn.
  */
-async function claimBatch(db: Database, job: SendJobRow, run: number, size: number, now: Date): Promise<Claim> {
+async function claimBatch(db: Database, job: BatchJob, run: number, size: number, now: Date): Promise<Claim> {
   return db.transaction(async (tx) => {
     const [locked] = await tx
       .update(mailSendJobs)
@@ -232,57 +262,72 @@ async function claimBatch(db: Database, job: SendJobRow, run: number, size: numb
       await tx.insert(mailSendJobChunks).values({ sendJobId: job.id, recipients: JSON.stringify(entries.slice(size)) });
       entries.length = size;
     }
-    const marked = await queryRows<{ id: string }>(
+    const ids = sql.param(entries.map((e) => e[0]));
+    // The count, not the ids: answering 500 rows costs more than the update itself.
+    const [marked] = await queryRows<{ count: number }>(
       tx,
-      sql`update mail_messages set status = 'sending' where id = any(${sql.param(entries.map((e) => e[0]))}::uuid[]) and status = 'pending' returning id`,
+      sql`with marked as (update mail_messages set status = 'sending' where id = any(${ids}::uuid[]) and status = 'pending' returning 1)
+          select count(*)::int as count from marked`,
     );
-    const ids = new Set(marked.map((m) => m.id));
-    return {
-      kind: "claimed",
-      rows: entries.filter((e) => ids.has(e[0])).map(([messageId, email, name, data]): BatchRecipient => ({ messageId, email, name, data })),
-    };
+    let claimed = entries;
+    if (marked?.count !== entries.length) {
+      // Some were no longer pending (a cancel raced the claim). The row was this claim's alone, so its
+      // messages now `sending` are exactly the ones just marked.
+      const sending = await queryRows<{ id: string }>(tx, sql`select id from mail_messages where id = any(${ids}::uuid[]) and status = 'sending'`);
+      const still = new Set(sending.map((m) => m.id));
+      claimed = entries.filter((e) => still.has(e[0]));
+    }
+    return { kind: "claimed", rows: claimed.map(([messageId, email, name, data]): BatchRecipient => ({ messageId, email, name, data })) };
   });
 }
 
-/** Writes each result (from `sending` only) with its send event, and the counters, in one transaction. */
-async function recordBatch(deps: EngineDeps, job: SendJobRow, results: readonly Result[]): Promise<Pick<SendJobRow, "status" | "pending" | "run">> {
+/**
+ * Writes each result (from `sending` only) with its send event, and the job's counters, in one statement
+ * (data-modifying CTEs run together, atomically): the messages updated, one event per message updated,
+ * the counters moved by what was updated.
+ */
+async function recordBatch(deps: EngineDeps, job: BatchJob, results: readonly Result[]): Promise<Pick<SendJobRow, "status" | "pending" | "run">> {
   const now = deps.clock.now();
-  const outcome = await deps.db.transaction(async (tx) => {
-    const recorded = await queryRows<{ id: string; status: Result["status"] }>(
-      tx,
-      sql`update mail_messages m
+  const [row] = await queryRows<{ status: SendJobRow["status"]; pending: number; run: number; accepted: number }>(
+    deps.db,
+    sql`with v as (
+          select * from unnest(${sql.param(results.map((r) => r.messageId))}::uuid[], ${sql.param(results.map((r) => r.status))}::text[],
+                               ${sql.param(results.map((r) => r.providerMessageId))}::text[], ${sql.param(results.map((r) => r.error))}::text[],
+                               ${sql.param(results.map((r) => r.subject))}::text[], ${sql.param(results.map(() => timeOrderedUuid()))}::uuid[])
+                   as v(id, status, provider_message_id, error, subject, event_id)
+        ),
+        recorded as (
+          update mail_messages m
           set status = v.status, provider_message_id = v.provider_message_id, error = v.error, subject = v.subject,
               accepted_at = case when v.status = 'accepted' then ${now}::timestamptz else m.accepted_at end
-          from unnest(${sql.param(results.map((r) => r.messageId))}::uuid[], ${sql.param(results.map((r) => r.status))}::text[],
-                      ${sql.param(results.map((r) => r.providerMessageId))}::text[], ${sql.param(results.map((r) => r.error))}::text[],
-                      ${sql.param(results.map((r) => r.subject))}::text[]) as v(id, status, provider_message_id, error, subject)
+          from v
           where m.id = v.id and m.status = 'sending'
-          returning m.id, m.status`,
-    );
-    const errorOf = new Map(results.map((r) => [r.messageId, r.error]));
-    await insertSendEvents(tx, job.customerId, recorded.map((r) => ({ messageId: r.id, status: r.status, error: errorOf.get(r.id) ?? null })), now);
-    const count = (status: Result["status"]) => recorded.filter((r) => r.status === status).length;
-    const accepted = count("accepted");
-    const [row] = await tx
-      .update(mailSendJobs)
-      .set({
-        accepted: sql`${mailSendJobs.accepted} + ${accepted}`,
-        suppressed: sql`${mailSendJobs.suppressed} + ${count("suppressed")}`,
-        invalid: sql`${mailSendJobs.invalid} + ${count("invalid")}`,
-        failed: sql`${mailSendJobs.failed} + ${count("failed")}`,
-        unknown: sql`${mailSendJobs.unknown} + ${count("unknown")}`,
-        pending: sql`${mailSendJobs.pending} - ${recorded.length}`,
-        batchesCompleted: sql`${mailSendJobs.batchesCompleted} + ${recorded.length > 0 ? 1 : 0}`,
-        lastProgressAt: now,
-        updatedAt: now,
-      })
-      .where(eq(mailSendJobs.id, job.id))
-      .returning({ status: mailSendJobs.status, pending: mailSendJobs.pending, run: mailSendJobs.run });
-    if (!row) throw new Error("send job vanished while recording a batch");
-    return { row, accepted };
-  });
-  if (job.mode === "live") noteAcceptedLive(job.customerId, now, outcome.accepted);
-  return outcome.row;
+          returning m.id, v.status, v.error, v.event_id
+        ),
+        events as (
+          insert into mail_message_events (id, message_id, customer_id, type, occurred_at, identity, details)
+          select event_id, id, ${job.customerId}, status, ${now}::timestamptz, 'send:' || status,
+                 case when error is null then '{}'::jsonb else jsonb_build_object('reason', error) end
+          from recorded
+          on conflict do nothing
+        ),
+        counts as (
+          select count(*) filter (where status = 'accepted') as accepted, count(*) filter (where status = 'suppressed') as suppressed,
+                 count(*) filter (where status = 'invalid') as invalid, count(*) filter (where status = 'failed') as failed,
+                 count(*) filter (where status = 'unknown') as unknown, count(*) as recorded
+          from recorded
+        )
+        update mail_send_jobs j
+        set accepted = j.accepted + c.accepted, suppressed = j.suppressed + c.suppressed, invalid = j.invalid + c.invalid,
+            failed = j.failed + c.failed, unknown = j.unknown + c.unknown, pending = j.pending - c.recorded,
+            batches_completed = j.batches_completed + least(c.recorded, 1), last_progress_at = ${now}::timestamptz, updated_at = ${now}::timestamptz
+        from counts c
+        where j.id = ${job.id}
+        returning j.status, j.pending, j.run, c.accepted::int as accepted`,
+  );
+  if (!row) throw new Error("send job vanished while recording a batch");
+  if (job.mode === "live") noteAcceptedLive(job.customerId, now, row.accepted);
+  return { status: row.status, pending: row.pending, run: row.run };
 }
 
 /** The send outcome as a message event (`accepted`, `suppressed`, …), as the transactional send writes it. */
@@ -296,7 +341,7 @@ async function insertSendEvents(db: Database, customerId: string, events: readon
       on conflict do nothing`);
 }
 
-async function pauseJob(deps: EngineDeps, job: SendJobRow, reason: NonNullable<SendJobRow["pauseReason"]>): Promise<void> {
+async function pauseJob(deps: EngineDeps, job: BatchJob, reason: NonNullable<SendJobRow["pauseReason"]>): Promise<void> {
   const now = deps.clock.now();
   const [paused] = await deps.db
     .update(mailSendJobs)
@@ -332,7 +377,7 @@ export async function releaseUnsent(tx: Database, jobId: string, error: string):
 }
 
 /** running|paused → failed: the template cannot render or the provider refused the job as a whole. */
-async function failJob(deps: EngineDeps, job: SendJobRow, error: string): Promise<void> {
+async function failJob(deps: EngineDeps, job: BatchJob, error: string): Promise<void> {
   const now = deps.clock.now();
   const failed = await deps.db.transaction(async (tx) => {
     const [row] = await tx

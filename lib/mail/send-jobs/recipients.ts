@@ -5,7 +5,7 @@ import type { Principal } from "../../core/context";
 import { ConflictError } from "../../core/errors";
 import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/address";
 import { assertSendQuota } from "../usage/quota";
-import { addAddresses, addressKey, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress } from "./address-set";
+import { addAddresses, addressKey, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, type AddressSet } from "./address-set";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob, type RecipientCounters } from "./model";
 
@@ -67,7 +67,8 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
   });
   const entries = [...byHash.values()];
 
-  return db.transaction(async (tx) => {
+  let updatedSet: AddressSet | null = null;
+  const result = await db.transaction(async (tx) => {
     const [job] = await tx
       .update(mailSendJobs)
       .set({ updatedAt: now })
@@ -78,8 +79,7 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
       throw new ConflictError(`Recipients can only be added to a draft job; this one is ${current.status}.`, { reason: "job_not_draft", status: current.status });
     }
 
-    const [stored] = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId));
-    const known = stored ? decodeAddressSet(stored.entries, stored.count) : emptyAddressSet();
+    const known = await readAddressSet(tx, jobId);
     for (const entry of entries) {
       const existing = findAddress(known, addressKey(entry.hash));
       if (existing !== null) Object.assign(entry, { messageId: existing, fresh: false });
@@ -95,7 +95,7 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
       if (sendable.length > 0) {
         await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`);
       }
-      const updatedSet = addAddresses(known, fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
+      updatedSet = addAddresses(known, fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
       const values = { entries: encodeAddressSet(updatedSet), count: updatedSet.count };
       await tx
         .insert(mailSendJobAddressSets)
@@ -122,4 +122,35 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
       job: counters(updated),
     };
   });
+  // Only what was committed: a call refused by its quota check rolled its set back.
+  if (updatedSet) keepAddressSet(jobId, updatedSet);
+  return result;
+}
+
+/**
+ * Duplicate sets of the jobs this process added to last. A set only grows, one call at a time under the
+ * job's row lock, so its count identifies it: when the stored count equals the kept one, the kept set is
+ * the stored set and the (up to 3 MB for 100,000 recipients) row need not be read and decoded again.
+ * Another instance's add changes the count and the row is read.
+ */
+const keptSets = new Map<string, AddressSet>();
+const KEPT_SETS = 4;
+/** 16 MB: a set of half a million recipients; larger ones are read each time rather than held. */
+const KEPT_SET_BYTES = 16 * 1024 * 1024;
+
+function keepAddressSet(jobId: string, set: AddressSet): void {
+  keptSets.delete(jobId);
+  if (set.entries.length > KEPT_SET_BYTES) return;
+  if (keptSets.size >= KEPT_SETS) keptSets.delete(keptSets.keys().next().value as string);
+  keptSets.set(jobId, set);
+}
+
+async function readAddressSet(tx: Database, jobId: string): Promise<AddressSet> {
+  const kept = keptSets.get(jobId);
+  if (kept) {
+    const [stored] = await tx.select({ count: mailSendJobAddressSets.count }).from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId));
+    if (stored?.count === kept.count) return kept;
+  }
+  const [stored] = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId));
+  return stored ? decodeAddressSet(stored.entries, stored.count) : emptyAddressSet();
 }

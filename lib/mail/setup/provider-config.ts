@@ -96,8 +96,22 @@ export function senderIsVerified(email: string, config: { verifiedSenders: strin
  * the red items.
  */
 export async function readiness(db: Database, customerId: string): Promise<ReadinessItem[]> {
+  return readinessOf(...(await readinessRows(db, customerId)));
+}
+
+type ConfigRow = typeof mailProviderConfigs.$inferSelect;
+type FrameRow = Pick<typeof mailFrames.$inferSelect, "newsletterFooterMjml" | "transactionalFooterMjml">;
+
+async function readinessRows(db: Database, customerId: string): Promise<[ConfigRow | undefined, FrameRow | undefined]> {
   const [row] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
-  const [frame] = await db.select().from(mailFrames).where(eq(mailFrames.customerId, customerId));
+  const [frame] = await db
+    .select({ newsletterFooterMjml: mailFrames.newsletterFooterMjml, transactionalFooterMjml: mailFrames.transactionalFooterMjml })
+    .from(mailFrames)
+    .where(eq(mailFrames.customerId, customerId));
+  return [row, frame];
+}
+
+function readinessOf(row: ConfigRow | undefined, frame: FrameRow | undefined): ReadinessItem[] {
   const config = view(row);
   const item = (name: ReadinessItem["item"], ok: boolean, message: string): ReadinessItem => ({ item: name, status: ok ? "green" : "red", message: ok ? "ok" : message });
   const newsletterFrom = config.default_newsletter_from;
@@ -118,9 +132,10 @@ export async function readiness(db: Database, customerId: string): Promise<Readi
 
 /** Credentials for a send, or 403 naming every red readiness item. */
 export async function requireReadyProvider(db: Database, secrets: SecretBox, customerId: string): Promise<ProviderCredentials> {
-  const items = await readiness(db, customerId);
-  const missing = items.filter((i) => i.status === "red").map((i) => i.item);
-  const [row] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
+  const [row, frame] = await readinessRows(db, customerId);
+  const missing = readinessOf(row, frame)
+    .filter((i) => i.status === "red")
+    .map((i) => i.item);
   if (missing.length > 0 || !row?.serverTokenSealed || !row.transactionalStream || !row.broadcastStream) {
     throw new ForbiddenError("Sending is not set up for this account yet; an administrator must complete the items in details.missing.", { missing });
   }

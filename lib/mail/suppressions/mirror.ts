@@ -143,7 +143,15 @@ export async function lookupSuppressions(db: Database, customerId: string, strea
       : await db
           .select()
           .from(mailSuppressions)
-          .where(and(eq(mailSuppressions.customerId, customerId), eq(mailSuppressions.stream, stream), eq(mailSuppressions.active, true), inArray(mailSuppressions.email, addresses)));
+          .where(
+            and(
+              eq(mailSuppressions.customerId, customerId),
+              eq(mailSuppressions.stream, stream),
+              eq(mailSuppressions.active, true),
+              // One array parameter rather than `in ($1, …, $500)`: a batch's lookup is one bind value.
+              sql`${mailSuppressions.email} = any(${sql.param(addresses)}::text[])`,
+            ),
+          );
   const byAddress = new Map(rows.map((row) => [row.email, listed(row)]));
   return emails.map((email) => {
     const row = byAddress.get(normaliseAddress(email));
