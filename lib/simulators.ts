@@ -9,7 +9,7 @@ import { startPostmarkSimulator } from "./mail/provider/simulator/server";
  *
  *   npm run simulators -- [--postmark-port 3001] [--graph-port 3002] [--no-webhooks]
  *                         [--webhook-url http://127.0.0.1:3000/api/postmark/webhook --webhook-user u --webhook-password p]
- *                         [--delivery-delay-ms 50] [--max-stored-messages 1000]
+ *                         [--delivery-delay-ms 50] [--max-stored-messages 1000] [--max-tracked-messages 10000]
  *
  * Port 0 picks a free port. The last line printed is `SIMULATORS {"postmark":…,"graph":…}` for programs.
  * Servers (tokens and streams) are registered over `POST /__sim/servers`; the built-in `simulator-server-token`
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     "webhook-password": { type: "string" },
     "delivery-delay-ms": { type: "string" },
     "max-stored-messages": { type: "string" },
+    "max-tracked-messages": { type: "string" },
   },
 });
 
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
     webhook: values["webhook-url"] ? { url: values["webhook-url"], username: values["webhook-user"], password: values["webhook-password"] } : null,
     deliveryDelayMs: optionalNumber("delivery-delay-ms", values["delivery-delay-ms"]),
     maxStoredMessages: optionalNumber("max-stored-messages", values["max-stored-messages"]),
+    maxTrackedMessages: optionalNumber("max-tracked-messages", values["max-tracked-messages"]),
   });
   const graph = await startGraphSimulator({ port: port("graph-port", values["graph-port"]) });
   process.stdout.write(

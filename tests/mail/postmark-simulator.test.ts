@@ -709,6 +709,27 @@ describe("inspection: messages, stats, reset", () => {
       await local.close();
     }
   });
+
+  it("tracks only the latest maxTrackedMessages: older ones answer 404 and take no reader actions, but counts and duplicate detection cover all", async () => {
+    const local = await startPostmarkSimulator({ port: 0, maxStoredMessages: 1, maxTrackedMessages: 3, deliveryDelayMs: 1, webhooks: false });
+    try {
+      const client = new ServerClient("simulator-server-token", { useHttps: false, requestHost: `127.0.0.1:${local.port}` });
+      const sent = [];
+      for (let index = 0; index < 5; index += 1) sent.push(await client.sendEmail(mail(`tracked${index}@example.com`, { Metadata: { message_id: `m${index % 4}` } })));
+      const forgotten = await fetch(`${local.url}/__sim/messages/${sent[1].MessageID}`);
+      expect(forgotten.status).toBe(404);
+      const open = await fetch(`${local.url}/__sim/messages/${sent[0].MessageID}/open`, { method: "POST" });
+      expect(open.status).toBe(404);
+      expect(local.simulator.message(sent[4].MessageID).To).toBe("tracked4@example.com");
+      const listed = await fetch(`${local.url}/__sim/messages`);
+      const page = (await listed.json()) as { total_count: number; messages: { To: string }[] };
+      expect([page.total_count, page.messages.map((m) => m.To)]).toEqual([3, ["tracked4@example.com", "tracked3@example.com", "tracked2@example.com"]]);
+      expect(local.simulator.stats()).toMatchObject({ received: 5, duplicates_by_metadata_message_id: { m0: 2 } });
+      expect(local.simulator.metadataMessageIdCount("m1")).toBe(1);
+    } finally {
+      await local.close();
+    }
+  });
 });
 
 describe("runtime configuration", () => {

@@ -67,8 +67,16 @@ export type PostmarkSimulatorOptions = {
   webhooks?: boolean;
   /** Time between accepting a request and its Delivery/Bounce events. */
   deliveryDelayMs?: number;
-  /** Bodies (HtmlBody/TextBody) are kept only for this many latest messages; metadata is kept for all. */
+  /** Bodies (HtmlBody/TextBody) are kept only for this many latest messages. */
   maxStoredMessages?: number;
+  /**
+   * Messages (everything but the bodies) kept for the control API, reader actions (open, click, bounce …)
+   * and `message(id)`: the latest this many, 10,000 by default; an older id answers 404. `stats()` and the
+   * per-`Metadata.message_id` counts cover every message ever accepted. A bound keeps a long-running
+   * simulator's memory flat, and its garbage collector fast: 100,000 kept messages made a quarter of the
+   * simulator's CPU time on the send-job bench.
+   */
+  maxTrackedMessages?: number;
   clock?: Clock;
   webhookConcurrency?: number;
   webhookRetryDelaysMs?: readonly number[];
@@ -143,7 +151,7 @@ export class PostmarkSimulator {
 
   constructor(options: PostmarkSimulatorOptions = {}) {
     for (const server of options.servers ?? DEFAULT_SIMULATOR_SERVERS) this.addServer(server);
-    this.store = new SimulatorStore(options.maxStoredMessages ?? 1000);
+    this.store = new SimulatorStore(options.maxStoredMessages ?? 1000, options.maxTrackedMessages ?? 10_000);
     this.#clock = options.clock ?? systemClock;
     this.#webhooksEnabled = options.webhooks ?? true;
     this.#deliveryDelayMs = options.deliveryDelayMs ?? 50;

@@ -82,8 +82,9 @@ function outranks(next: SuppressionReason, current: SuppressionReason): boolean 
 
 /** All state of one simulator: messages, bounded bodies, per-stream suppressions and counters. */
 export class SimulatorStore {
+  /** In arrival order (a Map iterates in insertion order), the latest `#maxMessages`. */
   #messages = new Map<string, StoredMessage>();
-  #order: StoredMessage[] = [];
+  #maxMessages: number;
   #bodies = new Map<string, MessageBodies>();
   #maxBodies: number;
   #suppressions = new Map<string, Map<string, Suppression>>();
@@ -93,13 +94,15 @@ export class SimulatorStore {
   rejected = 0;
   apiTest = 0;
 
-  constructor(maxStoredMessages: number) {
+  constructor(maxStoredMessages: number, maxTrackedMessages: number) {
     this.#maxBodies = maxStoredMessages;
+    this.#maxMessages = Math.max(maxTrackedMessages, maxStoredMessages, 1);
   }
 
   record(message: StoredMessage, bodies: MessageBodies): void {
     this.#messages.set(message.id, message);
-    this.#order.push(message);
+    // The oldest message is forgotten (a message still in flight keeps its delivery: its timer holds it).
+    if (this.#messages.size > this.#maxMessages) this.#messages.delete(this.#messages.keys().next().value as string);
     this.received += 1;
     if (this.#maxBodies > 0) {
       this.#bodies.set(message.id, bodies);
@@ -163,9 +166,10 @@ export class SimulatorStore {
     const offset = Math.max(filter.offset ?? 0, 0);
     const page: SimulatedMessage[] = [];
     let total = 0;
-    for (let index = this.#order.length - 1; index >= 0; index -= 1) {
-      const message = this.#order[index];
-      if (!matches(message)) continue;
+    const order = [...this.#messages.values()];
+    for (let index = order.length - 1; index >= 0; index -= 1) {
+      const message = order[index];
+      if (!message || !matches(message)) continue;
       if (total >= offset && page.length < limit) {
         const { TextBody: _text, ...summary } = this.view(message);
         page.push(summary);
@@ -207,7 +211,6 @@ export class SimulatorStore {
 
   reset(): void {
     this.#messages.clear();
-    this.#order = [];
     this.#bodies.clear();
     this.#suppressions.clear();
     this.#metadataIdCounts.clear();
