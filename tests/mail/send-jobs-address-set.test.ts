@@ -1,7 +1,17 @@
 import fc from "fast-check";
 import { expect, test } from "vitest";
 import { sha256Hex } from "../../lib/core/secrets";
-import { addAddresses, addressKey, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, type AddressSet } from "../../lib/mail/send-jobs/address-set";
+import {
+  addAddresses,
+  addressKey,
+  addressSetOf,
+  decodeAddressSet,
+  emptyAddressSet,
+  encodeAddressSet,
+  findAddress,
+  mergeAddressSets,
+  type AddressSet,
+} from "../../lib/mail/send-jobs/address-set";
 import { parseListAddress } from "../../lib/mail/send-jobs/recipients";
 import { parseRecipient } from "../../lib/mail/sending/address";
 
@@ -23,6 +33,19 @@ test("the address set answers like a map from hash to message id, across any seq
       expect(set.count).toBe(model.size);
       for (const [hash, id] of model) expect(findAddress(set, addressKey(hash))).toBe(id);
       expect(findAddress(set, addressKey(sha256Hex("never added \u0000")))).toBeNull();
+    }),
+  );
+});
+
+test("segments merged in any order give the same set as all entries at once, byte for byte", () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.string(), { maxLength: 80 }), fc.array(fc.integer({ min: 0, max: 80 }), { maxLength: 5 }), (addresses, cuts) => {
+      const entries = addresses.map((a, i) => ({ key: addressKey(sha256Hex(a)), messageId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
+      const bounds = [0, ...[...cuts].sort((a, b) => a - b).map((c) => Math.min(c, entries.length)), entries.length];
+      const segments = bounds.slice(1).map((to, i) => addressSetOf(entries.slice(bounds[i], to)));
+      const merged = [...segments].reverse().reduce((set, segment) => mergeAddressSets(set, segment), emptyAddressSet());
+      expect(merged.entries.equals(addressSetOf(entries).entries)).toBe(true);
+      expect(merged.count).toBe(entries.length);
     }),
   );
 });

@@ -76,18 +76,25 @@ export const mailSendJobChunks = pgTable(
 );
 
 /**
- * Duplicate detection of a draft job: its recipients as one sorted set (base64 of 32-byte entries: the
- * first 16 bytes of the address hash, then the message id), read and rewritten by each add under the job
- * row's lock. A unique index over 100,000 random hashes costs several times more than the rest of the
- * ingest; one sorted blob per job costs a binary search per address. Deleted when the job ends.
+ * Duplicate detection of a draft job: its recipients as sorted sets (base64 of 32-byte entries: the
+ * first 16 bytes of the address hash, then the message id), one segment per add call (`seq` 0, 1, …),
+ * written under the job row's lock. A unique index over 100,000 random hashes costs several times more
+ * than the rest of the ingest, and rewriting one growing set per call cost a third of it (3 MB written
+ * 20 times); a segment is written once and the sets are searched by binary search in memory. Deleted
+ * when the job ends.
  */
-export const mailSendJobAddressSets = pgTable("mail_send_job_address_sets", {
-  sendJobId: uuid()
-    .primaryKey()
-    .references(() => mailSendJobs.id, { onDelete: "cascade" }),
-  entries: text().notNull(),
-  count: integer().notNull(),
-});
+export const mailSendJobAddressSets = pgTable(
+  "mail_send_job_address_sets",
+  {
+    sendJobId: uuid()
+      .notNull()
+      .references(() => mailSendJobs.id, { onDelete: "cascade" }),
+    seq: integer().notNull().default(0),
+    entries: text().notNull(),
+    count: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sendJobId, t.seq] })],
+);
 
 /**
  * One billing report per customer and UTC day: the body (and its idempotency key) is fixed when the row

@@ -36,8 +36,8 @@ function compareKeyAt(entries: Buffer, index: number, key: Buffer): number {
 }
 
 /** Index of the first entry whose key is not below `key`. */
-function lowerBound(set: AddressSet, key: Buffer): number {
-  let low = 0;
+function lowerBound(set: AddressSet, key: Buffer, from = 0): number {
+  let low = from;
   let high = set.count;
   while (low < high) {
     const middle = (low + high) >>> 1;
@@ -58,19 +58,34 @@ export function findAddress(set: AddressSet, key: Buffer): string | null {
   return at < set.count && compareKeyAt(set.entries, at, key) === 0 ? uuidAt(set.entries, at) : null;
 }
 
-/** A new set with the given entries added; keys must be new to the set and distinct. */
-export function addAddresses(set: AddressSet, added: readonly { key: Buffer; messageId: string }[]): AddressSet {
+/** The given entries as a set (sorted by key); keys must be distinct. */
+export function addressSetOf(added: readonly { key: Buffer; messageId: string }[]): AddressSet {
   const sorted = [...added].sort((a, b) => a.key.readUInt32BE(0) - b.key.readUInt32BE(0) || Buffer.compare(a.key, b.key));
-  const entries = Buffer.allocUnsafe((set.count + sorted.length) * ENTRY);
+  const entries = Buffer.allocUnsafe(sorted.length * ENTRY);
+  sorted.forEach((entry, i) => {
+    entry.key.copy(entries, i * ENTRY, 0, KEY);
+    entries.write(entry.messageId.replaceAll("-", ""), i * ENTRY + KEY, KEY, "hex");
+  });
+  return { entries, count: sorted.length };
+}
+
+/** One set of two whose keys are distinct: `added`'s entries copied in between runs of `set`'s. */
+export function mergeAddressSets(set: AddressSet, added: AddressSet): AddressSet {
+  const entries = Buffer.allocUnsafe((set.count + added.count) * ENTRY);
   let from = 0;
   let to = 0;
-  for (const entry of sorted) {
-    const at = lowerBound(set, entry.key);
+  for (let i = 0; i < added.count; i++) {
+    const key = added.entries.subarray(i * ENTRY, i * ENTRY + KEY);
+    const at = lowerBound(set, key, from);
     to += set.entries.copy(entries, to, from * ENTRY, at * ENTRY);
     from = at;
-    to += entry.key.copy(entries, to, 0, KEY);
-    to += Buffer.from(entry.messageId.replaceAll("-", ""), "hex").copy(entries, to);
+    to += added.entries.copy(entries, to, i * ENTRY, (i + 1) * ENTRY);
   }
   set.entries.copy(entries, to, from * ENTRY);
-  return { entries, count: set.count + sorted.length };
+  return { entries, count: set.count + added.count };
+}
+
+/** A new set with the given entries added; keys must be new to the set and distinct. */
+export function addAddresses(set: AddressSet, added: readonly { key: Buffer; messageId: string }[]): AddressSet {
+  return mergeAddressSets(set, addressSetOf(added));
 }

@@ -5,7 +5,7 @@ import type { Principal } from "../../core/context";
 import { ConflictError } from "../../core/errors";
 import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/address";
 import { assertSendQuota } from "../usage/quota";
-import { addAddresses, addressKey, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, type AddressSet } from "./address-set";
+import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets, type AddressSet } from "./address-set";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob, type RecipientCounters } from "./model";
 
@@ -67,7 +67,7 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
   });
   const entries = [...byHash.values()];
 
-  let updatedSet: AddressSet | null = null;
+  let updatedSet: KnownSet | null = null;
   const result = await db.transaction(async (tx) => {
     const [job] = await tx
       .update(mailSendJobs)
@@ -81,7 +81,7 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
 
     const known = await readAddressSet(tx, jobId);
     for (const entry of entries) {
-      const existing = findAddress(known, addressKey(entry.hash));
+      const existing = findAddress(known.set, addressKey(entry.hash));
       if (existing !== null) Object.assign(entry, { messageId: existing, fresh: false });
     }
     const fresh = entries.filter((e) => e.fresh);
@@ -95,12 +95,9 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
       if (sendable.length > 0) {
         await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`);
       }
-      updatedSet = addAddresses(known, fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
-      const values = { entries: encodeAddressSet(updatedSet), count: updatedSet.count };
-      await tx
-        .insert(mailSendJobAddressSets)
-        .values({ sendJobId: jobId, ...values })
-        .onConflictDoUpdate({ target: mailSendJobAddressSets.sendJobId, set: values });
+      const segment = addressSetOf(fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
+      await tx.insert(mailSendJobAddressSets).values({ sendJobId: jobId, seq: known.segments, entries: encodeAddressSet(segment), count: segment.count });
+      updatedSet = { set: mergeAddressSets(known.set, segment), segments: known.segments + 1 };
     }
 
     const [updated] = await tx
@@ -127,30 +124,35 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
   return result;
 }
 
+/** A job's duplicate set as one sorted set in memory, and how many stored segments it was made of. */
+type KnownSet = { set: AddressSet; segments: number };
+
 /**
- * Duplicate sets of the jobs this process added to last. A set only grows, one call at a time under the
- * job's row lock, so its count identifies it: when the stored count equals the kept one, the kept set is
- * the stored set and the (up to 3 MB for 100,000 recipients) row need not be read and decoded again.
- * Another instance's add changes the count and the row is read.
+ * Duplicate sets of the jobs this process added to last. Segments are only ever added, one call at a
+ * time under the job's row lock, so their number identifies the set: when the stored number equals the
+ * kept one, the kept set is the stored set and nothing is read or merged again. Another instance's add
+ * changes the number and the segments are read.
  */
-const keptSets = new Map<string, AddressSet>();
+const keptSets = new Map<string, KnownSet>();
 const KEPT_SETS = 4;
 /** 16 MB: a set of half a million recipients; larger ones are read each time rather than held. */
 const KEPT_SET_BYTES = 16 * 1024 * 1024;
 
-function keepAddressSet(jobId: string, set: AddressSet): void {
+function keepAddressSet(jobId: string, known: KnownSet): void {
   keptSets.delete(jobId);
-  if (set.entries.length > KEPT_SET_BYTES) return;
+  if (known.set.entries.length > KEPT_SET_BYTES) return;
   if (keptSets.size >= KEPT_SETS) keptSets.delete(keptSets.keys().next().value as string);
-  keptSets.set(jobId, set);
+  keptSets.set(jobId, known);
 }
 
-async function readAddressSet(tx: Database, jobId: string): Promise<AddressSet> {
+async function readAddressSet(tx: Database, jobId: string): Promise<KnownSet> {
+  const [stored] = await tx
+    .select({ segments: sql<number>`count(*)::int`, entries: sql<number>`coalesce(sum(${mailSendJobAddressSets.count}), 0)::int` })
+    .from(mailSendJobAddressSets)
+    .where(eq(mailSendJobAddressSets.sendJobId, jobId));
   const kept = keptSets.get(jobId);
-  if (kept) {
-    const [stored] = await tx.select({ count: mailSendJobAddressSets.count }).from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId));
-    if (stored?.count === kept.count) return kept;
-  }
-  const [stored] = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId));
-  return stored ? decodeAddressSet(stored.entries, stored.count) : emptyAddressSet();
+  if (kept && kept.segments === stored?.segments && kept.set.count === stored.entries) return kept;
+  const rows = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId)).orderBy(mailSendJobAddressSets.seq);
+  const set = rows.reduce((merged, row) => mergeAddressSets(merged, decodeAddressSet(row.entries, row.count)), emptyAddressSet());
+  return { set, segments: rows.length };
 }
