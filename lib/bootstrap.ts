@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { sealPlainAccountFields } from "./ads/onboarding/service";
 import { systemClock } from "./core/clock";
 import { ConfigError, loadConfig, type Config } from "./core/config";
 import { createCoreDeps } from "./core/deps";
@@ -68,6 +69,9 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
     adminToken: adminToken.value,
     providers,
   };
+  // Ad account identifiers written before they were sealed (a no-op on a current store).
+  const resealed = await sealPlainAccountFields(deps);
+  if (resealed > 0) logger.info("sealed plain-text ad account fields", { accounts: resealed });
   return {
     config,
     deps,

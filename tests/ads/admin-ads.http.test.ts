@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sealPlainAccountFields } from "../../lib/ads/onboarding/service";
 import { describeResponse } from "../helpers/harness";
 import { TARGET_CONFIG, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
@@ -41,7 +42,7 @@ describe("ad account onboarding", () => {
     world.sim.clearRequests();
     const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: secret, ad_account_id: `act_${adAccount}`, page_id: "123456" });
     expect(r.status, describeResponse(r)).toBe(200);
-    expect(r.json.data).toMatchObject({ access_token_set: true, app_secret_set: true, ad_account_id: adAccount, page_id: "123456", complete: false });
+    expect(r.json.data).toMatchObject({ access_token_set: true, app_secret_set: true, complete: false });
     expect(r.json.data.token_verified_at).toEqual(expect.any(String));
     expect(r.json.data.present).toEqual(["access_token", "app_secret", "ad_account_id", "page_id"]);
     expect(r.json.data.missing).toEqual(["instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"]);
@@ -50,11 +51,31 @@ describe("ad account onboarding", () => {
     const paths = world.sim.requests().map((request) => request.path);
     expect(paths).toEqual(["/v25.0/me", `/v25.0/act_${adAccount}`]);
 
-    const stored = await world.h.db.execute(sql`select access_token_sealed, app_secret_sealed from ads_accounts where customer_id = ${c.id}`);
-    expect(JSON.stringify(stored)).not.toContain(token);
-    expect(JSON.stringify(stored)).not.toContain(secret);
+    const stored = await world.h.db.execute(sql`select * from ads_accounts where customer_id = ${c.id}`);
+    for (const plain of [token, secret, adAccount, "123456"]) expect(JSON.stringify(stored)).not.toContain(plain);
     const shown = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
-    expect(shown.text).not.toContain(token);
+    for (const plain of [token, secret, adAccount, "123456"]) expect(shown.text).not.toContain(plain);
+  });
+
+  test("account identifiers and legal details are sealed at rest and never returned; plain ones from older stores are sealed at start-up", async () => {
+    const c = await onboardedCustomer(world, "Sealed details");
+    const stored = async () => (await world.h.db.execute(sql`select * from ads_accounts where customer_id = ${c.id}`)) as unknown as { rows: Record<string, unknown>[] };
+    const before = (await stored()).rows[0] ?? {};
+    const plain = [c.adAccountId, c.pageId, "Sealed details GmbH"];
+    for (const value of plain) expect(JSON.stringify(before)).not.toContain(value);
+    for (const column of ["ad_account_id", "page_id", "instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"]) expect(String(before[column])).toMatch(/^v1\./);
+    const shown = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    expect(shown.json.data).toMatchObject({ complete: true, missing: [] });
+    for (const value of plain) expect(shown.text).not.toContain(value);
+
+    // A store written before the fields were sealed: plain values, sealed by the start-up pass, still usable.
+    await world.h.db.execute(sql`update ads_accounts set ad_account_id = ${c.adAccountId}, page_id = ${c.pageId}, legal_name = 'Sealed details GmbH' where customer_id = ${c.id}`);
+    expect(await sealPlainAccountFields(world.h.deps)).toBeGreaterThanOrEqual(1);
+    expect(await sealPlainAccountFields(world.h.deps)).toBe(0);
+    const after = (await stored()).rows[0] ?? {};
+    for (const value of plain) expect(JSON.stringify(after)).not.toContain(value);
+    const images = await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting });
+    expect(images.status, describeResponse(images)).toBe(200);
   });
 
   test("a token the platform refuses is a 422 on access_token and nothing is stored", async () => {
@@ -94,7 +115,7 @@ describe("ad account onboarding", () => {
     const cleared = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: "X GmbH" });
     expect(cleared.json.data.token_verified_at, "an unrelated change keeps the verification").toEqual(second.json.data.token_verified_at);
     const nulled = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: null });
-    expect(nulled.json.data.legal_name).toBeNull();
+    expect(nulled.json.data.missing).toContain("legal_name");
   });
 
   test.each([

@@ -23,7 +23,7 @@ test("the Demo onboarding is idempotent and re-registers the simulator's side", 
   await seedDemoAds(h.deps, c.id);
   await seedDemoAds(h.deps, c.id);
   const account = await h.admin("GET", `/v1/customers/${c.id}/ads/account`);
-  expect(account.json.data, describeResponse(account)).toMatchObject({ complete: true, missing: [], ad_account_id: DEMO_ADS.adAccountId });
+  expect(account.json.data, describeResponse(account)).toMatchObject({ complete: true, missing: [] });
   const targets = await h.admin("GET", `/v1/customers/${c.id}/ads/targets`);
   expect(targets.json.data.map((t: { key: string; status: string }) => [t.key, t.status]), describeResponse(targets)).toEqual([
     ["demo", "ACTIVE"],

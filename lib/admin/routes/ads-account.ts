@@ -23,7 +23,7 @@ export function registerAdsAccountRoutes(router: OpenAPIHono<AppEnv>, deps: AdsD
       tags: ["Ads onboarding"],
       summary: "Show a customer's ad account onboarding",
       description:
-        "Which onboarding items are present and which are missing; secrets only as `*_set` flags. `token_status` shows whether the platform accepts the stored token: when any platform call is refused with Graph code 190 (expired, revoked), the refusal is recorded here with its time and Graph code/subcode (never the token), `access_token` moves to `missing`, and customers' calls that need the platform answer 422 `details.missing: [\"access_token\"]` until a new token is set with PATCH.",
+        "Which onboarding items are present and which are missing. Nothing stored is returned: the token and app secret show as `*_set` flags, the account identifiers and legal details (sealed at rest like the secrets) only in `present`/`missing`. `token_status` shows whether the platform accepts the stored token: when any platform call is refused with Graph code 190 (expired, revoked), the refusal is recorded here with its time and Graph code/subcode (never the token), `access_token` moves to `missing`, and customers' calls that need the platform answer 422 `details.missing: [\"access_token\"]` until a new token is set with PATCH.",
       security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) }, ...errorResponses("admin", [401, 404, 422]) },
@@ -42,7 +42,7 @@ export function registerAdsAccountRoutes(router: OpenAPIHono<AppEnv>, deps: AdsD
       tags: ["Ads onboarding"],
       summary: "Set a customer's ad account onboarding",
       description:
-        "Partial update; null clears a field. Token and app secret are sealed (AES-256-GCM) and never returned. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it.",
+        "Partial update; null clears a field. Every field is sealed (AES-256-GCM) before it is stored and never returned; `present` and `missing` show what is set. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it.",
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateAdsOnboarding) } },
       responses: { 200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) }, ...errorResponses("admin", [400, 401, 404, 422, 429, 500]) },

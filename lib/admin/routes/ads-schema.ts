@@ -18,14 +18,12 @@ export const AdsOnboarding = z
     token_invalid_at: z.string().nullable().openapi({ description: "When a platform call first refused the stored token (ISO 8601); null unless `token_status` is `invalid`.", example: "2026-02-01T08:00:00.000Z" }),
     token_error_code: z.number().int().nullable().openapi({ description: "Graph error code of that refusal (190).", example: 190 }),
     token_error_subcode: z.number().int().nullable().openapi({ description: "Graph error subcode of that refusal, e.g. 463 expired, 460 password changed, 458 app removed; null when Graph gave none.", example: 463 }),
-    ad_account_id: z.string().nullable().openapi({ description: "Ad account id (without `act_`).", example: "1234567890" }),
-    page_id: z.string().nullable().openapi({ description: "Facebook page the ads run for.", example: "100200300400500" }),
-    instagram_account_id: z.string().nullable().openapi({ description: "Second social account: the Instagram account id.", example: "17841400000000000" }),
-    dsa_beneficiary: z.string().nullable().openapi({ description: "DSA beneficiary (who the ads promote).", example: "Acme GmbH" }),
-    dsa_payor: z.string().nullable().openapi({ description: "DSA payor (who pays for the ads).", example: "Acme GmbH" }),
-    legal_name: z.string().nullable().openapi({ description: "Legal name of the advertiser.", example: "Acme GmbH" }),
     complete: z.boolean().openapi({ description: "True when nothing is missing: ad sets and ads can be created.", example: false }),
-    present: z.array(z.enum(ONBOARDING_ITEMS)).openapi({ description: "Items that are in place.", example: ["access_token", "app_secret", "ad_account_id"] }),
+    present: z.array(z.enum(ONBOARDING_ITEMS)).openapi({
+      description:
+        "Items that are in place. The ad account, page, Instagram account, DSA beneficiary and payor and the legal name are stored sealed (AES-256-GCM) like the secrets and never returned: this list (and `missing`) is how to see them set.",
+      example: ["access_token", "app_secret", "ad_account_id"],
+    }),
     missing: z.array(z.enum(ONBOARDING_ITEMS)).openapi({ description: "Items still missing; the same list customers get in `details.missing`. `access_token` counts only once verified.", example: ["page_id"] }),
   })
   .openapi("AdsOnboarding");

@@ -52,12 +52,6 @@ export type OnboardingView = {
   token_invalid_at: string | null;
   token_error_code: number | null;
   token_error_subcode: number | null;
-  ad_account_id: string | null;
-  page_id: string | null;
-  instagram_account_id: string | null;
-  dsa_beneficiary: string | null;
-  dsa_payor: string | null;
-  legal_name: string | null;
   complete: boolean;
   present: OnboardingItem[];
   missing: OnboardingItem[];
@@ -104,16 +98,40 @@ function toView(row: Row | undefined): OnboardingView {
     token_invalid_at: row?.tokenInvalidAt?.toISOString() ?? null,
     token_error_code: row?.tokenErrorCode ?? null,
     token_error_subcode: row?.tokenErrorSubcode ?? null,
-    ad_account_id: row?.adAccountId ?? null,
-    page_id: row?.pageId ?? null,
-    instagram_account_id: row?.instagramAccountId ?? null,
-    dsa_beneficiary: row?.dsaBeneficiary ?? null,
-    dsa_payor: row?.dsaPayor ?? null,
-    legal_name: row?.legalName ?? null,
     complete: missing.length === 0,
     present,
     missing,
   };
+}
+
+/** The account identifiers and legal details are sealed like the secrets (AES-256-GCM) and never returned. */
+function sealField(deps: Pick<AdsDeps, "secrets">, value: string | null): string | null {
+  return value === null ? null : deps.secrets.seal(value);
+}
+
+function openField(deps: Pick<AdsDeps, "secrets">, sealed: string | null | undefined): string | null {
+  return sealed ? deps.secrets.open(sealed) : null;
+}
+
+const SEALED_FIELDS = ["adAccountId", "pageId", "instagramAccountId", "dsaBeneficiary", "dsaPayor", "legalName"] as const;
+
+/**
+ * Seals identifiers written in plain text before they were sealed (stores from before 2026-11-23); run at
+ * start-up, a no-op once done. A sealed value starts with `v1.` and has four dot-separated parts; a plain
+ * platform id or legal name does not.
+ */
+export async function sealPlainAccountFields(deps: Pick<AdsDeps, "db" | "secrets">): Promise<number> {
+  const isSealed = (value: string) => value.startsWith("v1.") && value.split(".").length === 4;
+  const rows = await deps.db.select().from(adsAccounts);
+  let sealed = 0;
+  for (const row of rows) {
+    const plain = SEALED_FIELDS.filter((field) => row[field] !== null && !isSealed(row[field] ?? ""));
+    if (plain.length === 0) continue;
+    const values = Object.fromEntries(plain.map((field) => [field, deps.secrets.seal(row[field] ?? "")]));
+    await deps.db.update(adsAccounts).set(values).where(eq(adsAccounts.customerId, row.customerId));
+    sealed += 1;
+  }
+  return sealed;
 }
 
 async function loadRow(db: Database, customerId: string): Promise<Row | undefined> {
@@ -142,8 +160,9 @@ export async function updateOnboarding(deps: AdsDeps, customerId: string, input:
   const current = await loadRow(deps.db, customerId);
   const accessToken = input.access_token ?? (current?.accessTokenSealed ? deps.secrets.open(current.accessTokenSealed) : undefined);
   const appSecret = input.app_secret ?? (current?.appSecretSealed ? deps.secrets.open(current.appSecretSealed) : undefined);
-  const adAccountId = input.ad_account_id === undefined ? (current?.adAccountId ?? null) : input.ad_account_id && normaliseAdAccountId(input.ad_account_id);
-  const credentialsChanged = input.access_token !== undefined || input.app_secret !== undefined || (input.ad_account_id !== undefined && adAccountId !== current?.adAccountId);
+  const currentAdAccountId = openField(deps, current?.adAccountId);
+  const adAccountId = input.ad_account_id === undefined ? currentAdAccountId : input.ad_account_id && normaliseAdAccountId(input.ad_account_id);
+  const credentialsChanged = input.access_token !== undefined || input.app_secret !== undefined || (input.ad_account_id !== undefined && adAccountId !== currentAdAccountId);
 
   let tokenVerifiedAt = current?.tokenVerifiedAt ?? null;
   if (credentialsChanged) {
@@ -157,12 +176,12 @@ export async function updateOnboarding(deps: AdsDeps, customerId: string, input:
   const values = {
     ...(input.access_token !== undefined && { accessTokenSealed: deps.secrets.seal(input.access_token) }),
     ...(input.app_secret !== undefined && { appSecretSealed: deps.secrets.seal(input.app_secret) }),
-    ...(input.ad_account_id !== undefined && { adAccountId }),
-    ...(input.page_id !== undefined && { pageId: input.page_id }),
-    ...(input.instagram_account_id !== undefined && { instagramAccountId: input.instagram_account_id }),
-    ...(input.dsa_beneficiary !== undefined && { dsaBeneficiary: input.dsa_beneficiary }),
-    ...(input.dsa_payor !== undefined && { dsaPayor: input.dsa_payor }),
-    ...(input.legal_name !== undefined && { legalName: input.legal_name }),
+    ...(input.ad_account_id !== undefined && { adAccountId: sealField(deps, adAccountId) }),
+    ...(input.page_id !== undefined && { pageId: sealField(deps, input.page_id) }),
+    ...(input.instagram_account_id !== undefined && { instagramAccountId: sealField(deps, input.instagram_account_id) }),
+    ...(input.dsa_beneficiary !== undefined && { dsaBeneficiary: sealField(deps, input.dsa_beneficiary) }),
+    ...(input.dsa_payor !== undefined && { dsaPayor: sealField(deps, input.dsa_payor) }),
+    ...(input.legal_name !== undefined && { legalName: sealField(deps, input.legal_name) }),
     ...(credentialsChanged && { tokenInvalidAt: null, tokenErrorCode: null, tokenErrorSubcode: null }),
     tokenVerifiedAt,
     updatedAt: deps.clock.now(),
@@ -211,7 +230,7 @@ export async function connectAdAccount(deps: AdsDeps, customerId: string): Promi
   const row = await loadRow(deps.db, customerId);
   const missing = AD_ACCOUNT_ITEMS.filter((item) => !isPresent(row, item));
   if (!row?.accessTokenSealed || !row.appSecretSealed || !row.adAccountId || missing.length > 0) throw missingError(missing);
-  return { session: connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed), adAccountId: row.adAccountId };
+  return { session: connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed), adAccountId: deps.secrets.open(row.adAccountId) };
 }
 
 /** For ad sets and ads: complete onboarding, else 422 with `details.missing`. */
@@ -221,7 +240,16 @@ export async function connectAccount(deps: AdsDeps, customerId: string): Promise
   if (!row || missing.length > 0) throw missingError(missing);
   const { accessTokenSealed, appSecretSealed, adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor } = row;
   if (!accessTokenSealed || !appSecretSealed || !adAccountId || !pageId || !instagramAccountId || !dsaBeneficiary || !dsaPayor) throw missingError(missing);
-  return { customerId, session: connect(deps, customerId, accessTokenSealed, appSecretSealed), adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor };
+  const open = (sealed: string) => deps.secrets.open(sealed);
+  return {
+    customerId,
+    session: connect(deps, customerId, accessTokenSealed, appSecretSealed),
+    adAccountId: open(adAccountId),
+    pageId: open(pageId),
+    instagramAccountId: open(instagramAccountId),
+    dsaBeneficiary: open(dsaBeneficiary),
+    dsaPayor: open(dsaPayor),
+  };
 }
 
 /**
