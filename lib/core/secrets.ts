@@ -42,13 +42,24 @@ export class SecretBox {
     return Buffer.from(hkdfSync("sha256", this.#key, Buffer.alloc(0), purpose, bytes));
   }
 
+  /** Whether `value` has the form `seal` writes (it may still fail to open under another key). */
+  isSealed(value: string): boolean {
+    return parseSealed(value) !== null;
+  }
+
   open(sealed: string): string {
-    const [version, iv, tag, body] = sealed.split(".");
-    if (version !== "v1" || !iv || !tag || body === undefined) throw new Error("unreadable sealed secret");
+    const parts = parseSealed(sealed);
+    if (!parts) throw new Error("unreadable sealed secret");
+    const { iv, tag, body } = parts;
     const decipher = createDecipheriv("aes-256-gcm", this.#key, Buffer.from(iv, "base64url"));
     decipher.setAuthTag(Buffer.from(tag, "base64url"));
     return Buffer.concat([decipher.update(Buffer.from(body, "base64url")), decipher.final()]).toString("utf8");
   }
+}
+
+function parseSealed(value: string): { iv: string; tag: string; body: string } | null {
+  const [version, iv, tag, body, extra] = value.split(".");
+  return version === "v1" && iv && tag && body !== undefined && extra === undefined ? { iv, tag, body } : null;
 }
 
 export function generateEncryptionKey(): string {

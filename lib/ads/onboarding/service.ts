@@ -117,15 +117,13 @@ const SEALED_FIELDS = ["adAccountId", "pageId", "instagramAccountId", "dsaBenefi
 
 /**
  * Seals identifiers written in plain text before they were sealed (stores from before 2026-11-23); run at
- * start-up, a no-op once done. A sealed value starts with `v1.` and has four dot-separated parts; a plain
- * platform id or legal name does not.
+ * start-up, a no-op once done. A plain platform id or legal name never has the sealed form.
  */
 export async function sealPlainAccountFields(deps: Pick<AdsDeps, "db" | "secrets">): Promise<number> {
-  const isSealed = (value: string) => value.startsWith("v1.") && value.split(".").length === 4;
   const rows = await deps.db.select().from(adsAccounts);
   let sealed = 0;
   for (const row of rows) {
-    const plain = SEALED_FIELDS.filter((field) => row[field] !== null && !isSealed(row[field] ?? ""));
+    const plain = SEALED_FIELDS.filter((field) => row[field] !== null && !deps.secrets.isSealed(row[field] ?? ""));
     if (plain.length === 0) continue;
     const values = Object.fromEntries(plain.map((field) => [field, deps.secrets.seal(row[field] ?? "")]));
     await deps.db.update(adsAccounts).set(values).where(eq(adsAccounts.customerId, row.customerId));
@@ -240,15 +238,15 @@ export async function connectAccount(deps: AdsDeps, customerId: string): Promise
   if (!row || missing.length > 0) throw missingError(missing);
   const { accessTokenSealed, appSecretSealed, adAccountId, pageId, instagramAccountId, dsaBeneficiary, dsaPayor } = row;
   if (!accessTokenSealed || !appSecretSealed || !adAccountId || !pageId || !instagramAccountId || !dsaBeneficiary || !dsaPayor) throw missingError(missing);
-  const open = (sealed: string) => deps.secrets.open(sealed);
+  const { secrets } = deps;
   return {
     customerId,
     session: connect(deps, customerId, accessTokenSealed, appSecretSealed),
-    adAccountId: open(adAccountId),
-    pageId: open(pageId),
-    instagramAccountId: open(instagramAccountId),
-    dsaBeneficiary: open(dsaBeneficiary),
-    dsaPayor: open(dsaPayor),
+    adAccountId: secrets.open(adAccountId),
+    pageId: secrets.open(pageId),
+    instagramAccountId: secrets.open(instagramAccountId),
+    dsaBeneficiary: secrets.open(dsaBeneficiary),
+    dsaPayor: secrets.open(dsaPayor),
   };
 }
 

@@ -84,8 +84,3 @@ export function mergeAddressSets(set: AddressSet, added: AddressSet): AddressSet
   set.entries.copy(entries, to, from * ENTRY);
   return { entries, count: set.count + added.count };
 }
-
-/** A new set with the given entries added; keys must be new to the set and distinct. */
-export function addAddresses(set: AddressSet, added: readonly { key: Buffer; messageId: string }[]): AddressSet {
-  return mergeAddressSets(set, addressSetOf(added));
-}

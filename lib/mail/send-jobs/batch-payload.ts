@@ -18,9 +18,9 @@ const escapeChar = (c: string) => SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toSt
 
 /**
  * The inside of a JSON string literal for `text` (the quotes left out), in ASCII: everything outside
- * printable ASCII becomes `\uXXXX`. The body then parses to the same strings, and the receiver decodes
- * it on the ASCII fast path: a 20 MB batch with a few non-ASCII characters in its HTML otherwise has to
- * go through a UTF-8 decoder at a few hundred MB/s.
+ * printable ASCII becomes a `\u` escape with four hex digits. The body then parses to the same strings,
+ * and the receiver decodes it on the ASCII fast path: a 20 MB batch with a few non-ASCII characters in
+ * its HTML otherwise has to go through a UTF-8 decoder at a few hundred MB/s.
  */
 export function jsonStringBody(text: string): string {
   return needsEscape.test(text) ? text.replace(escapeAll, escapeChar) : text;
