@@ -59,9 +59,12 @@ export const mailSendJobs = pgTable(
 
 /**
  * The transient part of a job's recipients, in rows of up to 500 (one provider batch): a JSON array of
- * `[message_id, address, display name | null, data]`. A batch claims a row by deleting it, so addresses
- * leave the database as they are handed to the provider; whatever is left goes when the job ends.
- * Unparsable addresses have no row (nothing to send), only an `invalid` message.
+ * `[message_id, address, display name | null, data]`. A batch claims a row by giving it a `batch_id`
+ * (sent to the provider in every message's `Metadata`) and `claimed_at`; the row is deleted when the
+ * batch's results are recorded. A row whose outcome is in doubt (no answer, a crash) keeps only the
+ * recipients still in doubt until reconciliation knows what the provider received, so a message the
+ * provider never got can be sent again. Whatever is left goes when the job ends. Unparsable addresses
+ * have no row (nothing to send), only an `invalid` message.
  */
 export const mailSendJobChunks = pgTable(
   "mail_send_job_chunks",
@@ -71,8 +74,12 @@ export const mailSendJobChunks = pgTable(
       .references(() => mailSendJobs.id, { onDelete: "cascade" }),
     seq: bigint({ mode: "number" }).generatedAlwaysAsIdentity(),
     recipients: text().notNull(),
+    /** Set when a batch claims the row: the `batch_id` in the provider's `Metadata`. */
+    batchId: uuid(),
+    /** When the claim was made, just before the provider call: the start of the reconciliation grace period. */
+    claimedAt: at(),
   },
-  (t) => [primaryKey({ columns: [t.sendJobId, t.seq] })],
+  (t) => [primaryKey({ columns: [t.sendJobId, t.seq] }), index().on(t.claimedAt)],
 );
 
 /**
