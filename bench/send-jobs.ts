@@ -207,13 +207,15 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
   // The same bytes as the engine's batch writer produces, from the template split once at its one
   // placeholder into JSON-escaped, UTF-8-encoded chunks; checked against the writer for one recipient.
   const marker = "\u0001slot\u0001";
+  // One batch id for every floor batch: the floor does not reconcile, the bytes per message are the same.
+  const FLOOR_BATCH_ID = "00000000-0000-4000-8000-000000000000";
   const chunks = jsonStringBody(createPersonaliser(render.html)({ first_name: marker }))
     .split(jsonStringBody(marker))
     .map((chunk) => Buffer.from(chunk));
   const head = Buffer.from(`{"From":"Demo GmbH <news@demo.example.com>","To":`);
   const subjectField = Buffer.from(`,"Subject":`);
   const htmlField = Buffer.from(`,"HtmlBody":"`);
-  const tail = Buffer.from(`","MessageStream":"broadcast","TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":"${job.id}","message_id":"`);
+  const tail = Buffer.from(`","MessageStream":"broadcast","TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":"${job.id}","batch_id":"${FLOOR_BATCH_ID}","message_id":"`);
   const close = Buffer.from(`"}}`);
   const perMessage = head.length + tail.length + chunks.reduce((n, c) => n + c.length, 0) + 1024;
   const floorBody = (from: number, to: number): Buffer => {
@@ -239,7 +241,7 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
     return out.subarray(0, at);
   };
   const writer = createBatchWriter({ compiled: render.html, subject: "News for {{first_name}}", defaults: {}, from: { email: "news@demo.example.com", name: "Demo GmbH" }, replyTo: null, stream: "broadcast", sendJobId: job.id });
-  if (!writer.write([{ messageId: ids[7] ?? "", email: emails[7] ?? "", name: null, data: { first_name: names[7] } }]).body.equals(floorBody(7, 8))) {
+  if (!writer.write([{ messageId: ids[7] ?? "", email: emails[7] ?? "", name: null, data: { first_name: names[7] } }], FLOOR_BATCH_ID).body.equals(floorBody(7, 8))) {
     throw new Error("the floor's payload differs from the engine's");
   }
 

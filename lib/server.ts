@@ -5,7 +5,8 @@ import { startScheduler } from "./cron";
 import { FILES_PATH } from "./mail/assets/storage";
 import { pointSimulatorAtReceiver } from "./mail/events/receiver";
 import { registerSimulatorServers } from "./mail/seed";
-import { recoverAfterRestart } from "./mail/send-jobs/engine";
+import { createPostmarkProvider } from "./mail/provider/postmark";
+import { recoverAfterRestart } from "./mail/send-jobs/recovery";
 import { seedDemo } from "./seed";
 
 /**
@@ -16,11 +17,11 @@ async function main(): Promise<void> {
   const { config, deps } = runtime;
   const demo = await seedDemo(deps);
   await registerSimulatorServers(deps);
-  // The in-process queue lost its messages with the previous process: in-flight sends become unknown,
-  // running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
+  // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
+  // Postmark, running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
   if (deps.queue.kind === "local") {
-    const recovered = await recoverAfterRestart(deps);
-    if (recovered.resumed + recovered.completed + recovered.unknown > 0) deps.logger.info("recovered send jobs after restart", { ...recovered });
+    const recovered = await recoverAfterRestart(deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }));
+    if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
   }
   const stopScheduler = startScheduler(deps);
 

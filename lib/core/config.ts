@@ -45,6 +45,13 @@ export const configSchema = z.object({
   CRON_SECRET: z.string().optional().describe("Bearer secret Vercel Cron sends to /api/cron/*"),
   BILLING_URL: optionalUrl.describe("Where the daily accepted-mail count is posted; unset = not posted"),
   BILLING_SECRET: z.string().optional().describe("HMAC secret for billing posts"),
+  SEND_RECONCILE_GRACE_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(86_400)
+    .default(120)
+    .describe("Seconds after a provider call whose outcome is in doubt before what Postmark's search does not show is sent again (its search index lags behind the send)"),
   ALLOW_LOOPBACK_OUTBOUND: flag.describe("TEST ONLY: lets the SSRF-safe client reach loopback"),
   OUTBOUND_TRUSTED_CA: z
     .string()

@@ -1,9 +1,10 @@
 import { lte } from "drizzle-orm";
-import type { CoreDeps } from "../core/context";
+import type { MailDeps } from "../mail/app";
 import { idempotencyRecords } from "../db/schema";
 import { pruneMessageHistory } from "../mail/events/prune";
 import { republishDueDeliveries } from "../mail/webhooks/delivery";
-import { recoverSendJobs, STALL_MS } from "../mail/send-jobs/engine";
+import { createPostmarkProvider } from "../mail/provider/postmark";
+import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs/recovery";
 import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
 import { createAssetStorage } from "../mail/assets/storage";
@@ -19,7 +20,7 @@ export type CronJob = {
   schedule: string;
   everyMinutes: number;
   description: string;
-  run(deps: CoreDeps): Promise<Record<string, number | string>>;
+  run(deps: MailDeps): Promise<Record<string, number | string>>;
 };
 
 export const cronJobs: CronJob[] = [
@@ -56,8 +57,9 @@ export const cronJobs: CronJob[] = [
     name: "send-jobs-sweep",
     schedule: "* * * * *",
     everyMinutes: 1,
-    description: "Starts scheduled send jobs whose time has come (when their delayed queue message is missing) and resumes running jobs without progress for 5 minutes: their in-flight messages become unknown (never re-sent), the rest is sent under new batches.",
-    run: async (deps) => ({ ...(await recoverSendJobs(deps, { stalledForMs: STALL_MS })) }),
+    description:
+      "Starts scheduled send jobs whose time has come (when their delayed queue message is missing); marks messages whose provider call lost its worker (in flight for over 2 minutes) unknown; reconciles every message in doubt with Postmark's Messages API (found: accepted; still missing after the grace period: sent again, or failed for a transactional mail); gives running jobs without progress for 5 minutes new batches.",
+    run: async (deps) => ({ ...(await recoverSendJobs(deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }), { stalledForMs: STALL_MS, inFlightForMs: IN_FLIGHT_LIMIT_MS })) }),
   },
   {
     name: "billing-report",
@@ -83,7 +85,7 @@ export function findCronJob(name: string): CronJob | undefined {
 }
 
 /** Embedded scheduler: runs each job on its interval, never two runs of one job at once. */
-export function startScheduler(deps: CoreDeps): () => void {
+export function startScheduler(deps: MailDeps): () => void {
   const timers = cronJobs.map((job) => {
     let running = false;
     return setInterval(() => {

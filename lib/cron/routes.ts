@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { CoreDeps } from "../core/context";
+import type { MailDeps } from "../mail/app";
 import { safeEqual } from "../core/secrets";
 import { findCronJob } from "./index";
 
@@ -7,7 +7,7 @@ import { findCronJob } from "./index";
  * `/api/cron/<name>`: Vercel Cron sends `Authorization: Bearer <CRON_SECRET>`. Without a configured
  * secret the endpoint refuses everything (embedded mode runs crons in-process instead).
  */
-export function createCronRoutes(deps: CoreDeps): Hono {
+export function createCronRoutes(deps: MailDeps): Hono {
   const app = new Hono();
   app.get("/:name", async (c) => {
     const secret = deps.config.CRON_SECRET;

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { expect, vi } from "vitest";
 import { mailSendJobAddressSets, mailSendJobChunks } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import { SEND_JOB_BATCH_TOPIC } from "../../lib/mail/send-jobs/engine";
+import { SEND_JOB_BATCH_TOPIC } from "../../lib/mail/send-jobs/transitions";
 import type { QueueBody, QueueHandler } from "../../lib/adapters/queue";
 import { describeResponse, type Harness } from "./harness";
 

@@ -5,7 +5,8 @@ import { mailMessages, mailSendJobAddressSets, mailTemplates } from "../../lib/d
 import { recipientHash } from "../../lib/mail/sending/address";
 import { addressKey, addressSetOf, encodeAddressSet } from "../../lib/mail/send-jobs/address-set";
 import { timeOrderedUuid } from "../../lib/mail/send-jobs/ids";
-import { recoverSendJobs } from "../../lib/mail/send-jobs/engine";
+import { createPostmarkProvider } from "../../lib/mail/provider/postmark";
+import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
@@ -245,9 +246,9 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     expect(again.status).toBe(409);
     expect(again.json.error.details.reason).toBe("already_scheduled");
 
-    expect(await recoverSendJobs(h.deps, { stalledForMs: 0, customerId: s.id })).toMatchObject({ started: 0 });
+    expect(await recoverSendJobs(h.deps, createPostmarkProvider({ apiUrl: h.deps.providers.postmarkApiUrl }), { stalledForMs: 0, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 0 });
     clock.set(at);
-    expect(await recoverSendJobs(h.deps, { stalledForMs: 60_000, customerId: s.id })).toMatchObject({ started: 1 });
+    expect(await recoverSendJobs(h.deps, createPostmarkProvider({ apiUrl: h.deps.providers.postmarkApiUrl }), { stalledForMs: 60_000, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 1 });
     expect(await waitForJob(h, s.mailReporting, job.id, "completed")).toMatchObject({ recipients: { accepted: 3 } });
 
     // A past scheduled_at starts at once; a near one is started by the delayed queue message.

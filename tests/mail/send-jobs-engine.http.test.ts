@@ -1,7 +1,8 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
-import { recoverSendJobs } from "../../lib/mail/send-jobs/engine";
+import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobChunks, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
+import { createPostmarkProvider } from "../../lib/mail/provider/postmark";
+import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people, transientRows } from "../helpers/send-jobs";
@@ -35,8 +36,8 @@ function consistent(job: { recipients: Record<string, number> }) {
   expect(r.total).toBe(r.accepted + r.suppressed + r.invalid + r.failed + r.unknown + r.pending);
 }
 
-async function statuses(ids: readonly string[]) {
-  const rows = await h.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, [...ids]));
+async function statuses(ids: readonly string[], on: Harness = h) {
+  const rows = await on.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, [...ids]));
   return new Map(rows.map((row) => [row.id, row.status]));
 }
 
@@ -88,7 +89,29 @@ describe("exactly once towards the provider", () => {
     }
   });
 
-  test("a lost answer (connection dropped after the provider accepted): the batch is `unknown`, never sent again; the job goes on", async () => {
+  /**
+   * Runs held batch descriptors (and those they publish) until the job completes. Unlike `drain` it does
+   * not wait for the queue to be idle: a delayed reconciliation or back-off message stays scheduled.
+   */
+  async function runUntilCompleted(batches: ReturnType<typeof holdBatches>, read: () => Promise<{ status: string }>) {
+    await vi.waitFor(
+      async () => {
+        while (batches.held.length > 0) {
+          const body = batches.held.shift();
+          if (body) await batches.run(body);
+        }
+        expect((await read()).status).toBe("completed");
+      },
+      { timeout: 20_000, interval: 20 },
+    );
+  }
+
+  /** One sweep as the cron runs it, but with every claim counted as lost (nothing else is in flight here). */
+  const sweep = (on: Harness, customerId: string) =>
+    recoverSendJobs(on.deps, createPostmarkProvider({ apiUrl: on.deps.providers.postmarkApiUrl }), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
+  const GRACE_MS = 120_000;
+
+  test("a lost answer (connection dropped after the provider accepted): the batch is `unknown` until reconciliation finds it at the provider: `accepted`, never sent again", async () => {
     // Its own deployment: after a batch without any answer the next one is published 30 s later, and that
     // delayed message would keep this queue busy for the other tests.
     const own = await createHarness();
@@ -102,46 +125,123 @@ describe("exactly once towards the provider", () => {
       c.simulator.setFaults({ mode: "drop", afterAccept: true, count: 1 });
       await batches.run(lane1);
       await batches.run(lane2);
-      const job = await read();
-      expect(job).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 500, accepted: 200, pending: 0 } });
-      consistent(job);
+      const inDoubt = await read();
+      expect(inDoubt).toMatchObject({ status: "running", recipients: { total: 700, unknown: 500, accepted: 200, pending: 0 } });
+      consistent(inDoubt);
       const rows = await own.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, ids));
       const unknown = rows.filter((row) => row.status === "unknown").map((row) => row.id);
       expect(unknown).toHaveLength(500);
-      // The provider did get them, once; we never asked again.
-      expect(unknown.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
       const [event] = await own.db.select().from(mailMessageEvents).where(and(eq(mailMessageEvents.messageId, unknown[0] ?? ""), eq(mailMessageEvents.type, "unknown")));
       expect(event?.identity).toBe("send:unknown");
+      // Their addresses are kept while the outcome is in doubt.
+      expect(await own.db.select().from(mailSendJobChunks).where(eq(mailSendJobChunks.sendJobId, inDoubt.id))).toHaveLength(1);
+
+      // Postmark's search shows the batch: accepted, with Postmark's MessageID; nothing is sent again.
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
+      const done = await read();
+      expect(done).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 0, accepted: 700, pending: 0 } });
+      consistent(done);
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      const [settled] = await own.db.select().from(mailMessages).where(eq(mailMessages.id, unknown[0] ?? ""));
+      expect(settled?.status).toBe("accepted");
+      expect(c.simulator.message(settled?.providerMessageId ?? "").Metadata).toMatchObject({ message_id: unknown[0] });
+      expect(await transientRows(own, inDoubt.id)).toBe(0);
+      expect((await own.call("GET", "/mail/v1/usage", { key: c.mailReporting })).json.data.sent).toBe(700);
     } finally {
       await own.close();
     }
   });
 
-  test("a crash between the provider call and the record: recovery marks the in-flight messages unknown and resumes under a new run; the old run's descriptors do nothing", async () => {
-    const batches = holdBatches(h);
+  test("the provider never got the batch (connection dropped before it was read): not found before the grace period (nothing happens), not found after it (sent again, once)", async () => {
+    const own = await createHarness();
+    const batches = holdBatches(own);
     try {
-      const { c, job, ids, read, start } = await preparedJob("Crash", people(900));
+      const { c, ids, read, start } = await preparedJob("Never", people(700), own);
       await start();
-      await h.deps.queue.idle();
+      await own.deps.queue.idle();
+      const [lane1, lane2] = batches.held.splice(0, batches.held.length);
+      if (!lane1 || !lane2) throw new Error("expected two lanes");
+      c.simulator.setFaults({ mode: "drop", count: 1 });
+      await batches.run(lane1);
+      await batches.run(lane2);
+      expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
+
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
+      expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
+
+      own.clock.set(new Date(own.clock.now().getTime() + GRACE_MS));
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
+      await runUntilCompleted(batches, read);
+      const done = await read();
+      expect(done).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 0, accepted: 700, pending: 0 } });
+      consistent(done);
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      expect(await transientRows(own, done.id)).toBe(0);
+    } finally {
+      batches.release();
+      await own.close();
+    }
+  });
+
+  test("Postmark's search lags behind the send, or cannot be asked: messages stay `unknown` (nothing re-sent) until it answers", async () => {
+    const own = await createHarness();
+    try {
+      const batches = holdBatches(own);
+      const { c, ids, read, start } = await preparedJob("Lagging", people(300), own);
+      await start();
+      await own.deps.queue.idle();
+      const [lane] = batches.held.splice(0, batches.held.length);
+      if (!lane) throw new Error("expected one lane");
+      c.simulator.setFaults({ mode: "drop", afterAccept: true, count: 1 });
+      c.simulator.setSearchDelay(60 * 60_000);
+      await batches.run(lane);
+      // Within the grace period an empty search proves nothing.
+      expect(await sweep(own, c.id)).toMatchObject({ waiting: 1 });
+      // Postmark unreachable with this customer's token (401): nothing can be concluded, even past the grace period.
+      own.clock.set(new Date(own.clock.now().getTime() + GRACE_MS));
+      const [config] = await own.db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, c.id));
+      await own.db.update(mailProviderConfigs).set({ serverTokenSealed: own.deps.secrets.seal("not-a-server-token") }).where(eq(mailProviderConfigs.customerId, c.id));
+      expect(await sweep(own, c.id)).toMatchObject({ unavailable: 1, reconciled: 0 });
+      expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 300 } });
+      await own.db.update(mailProviderConfigs).set({ serverTokenSealed: config?.serverTokenSealed }).where(eq(mailProviderConfigs.customerId, c.id));
+      c.simulator.setSearchDelay(0);
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
+      expect(await read()).toMatchObject({ status: "completed", recipients: { unknown: 0, accepted: 300 } });
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  test("a crash between the provider call and the record: recovery marks the in-flight messages unknown, the late answer still settles them; the job resumes under a new run and the old run's descriptors do nothing", async () => {
+    // Its own deployment: recovery publishes a delayed reconciliation that would keep a shared queue busy.
+    const own = await createHarness();
+    const batches = holdBatches(own);
+    try {
+      const { c, job, ids, read, start } = await preparedJob("Crash", people(900), own);
+      await start();
+      await own.deps.queue.idle();
       const [lane1] = batches.held.splice(0, batches.held.length);
       if (!lane1) throw new Error("no descriptor");
       c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
       const inFlight = batches.run(lane1);
-      await vi.waitFor(async () => expect([...(await statuses(ids)).values()].filter((s) => s === "sending")).toHaveLength(500), { timeout: 5000, interval: 20 });
+      await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), { timeout: 5000, interval: 20 });
 
-      const recovered = await recoverSendJobs(h.deps, { stalledForMs: 0, customerId: c.id });
-      expect(recovered).toMatchObject({ unknown: 500, resumed: 1 });
+      const recovered = await recoverSendJobs(own.deps, createPostmarkProvider({ apiUrl: own.deps.providers.postmarkApiUrl }), { stalledForMs: 0, inFlightForMs: 0, customerId: c.id });
+      // The provider has not handled the call yet: in doubt, and within the grace period.
+      expect(recovered).toMatchObject({ unknown: 500, waiting: 1, resumed: 1 });
       await inFlight;
       await batches.run(lane1);
-      await batches.drain();
+      await runUntilCompleted(batches, read);
 
       const done = await read();
-      expect(done).toMatchObject({ id: job.id, status: "completed", recipients: { total: 900, unknown: 500, accepted: 400, pending: 0 } });
+      expect(done).toMatchObject({ id: job.id, status: "completed", recipients: { total: 900, unknown: 0, accepted: 900, pending: 0 } });
       consistent(done);
-      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) <= 1)).toBe(true);
-      expect(await transientRows(h, job.id)).toBe(0);
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      expect(await transientRows(own, job.id)).toBe(0);
     } finally {
       batches.release();
+      await own.close();
     }
   });
 });

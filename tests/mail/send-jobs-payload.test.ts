@@ -46,7 +46,7 @@ test("a batch body parses to exactly the messages JSON.stringify would have writ
       const template = { compiled, subject: "News for {{first_name}}{{#city}} in {{city}}{{/city}}", defaults, from: { email: "news@example.com", name: "Ex \"ample\"" }, replyTo: "reply@example.com", stream: "broadcast", sendJobId: "job-1" };
       const writer = createBatchWriter(template);
       const withIds = recipients.map((r, i) => ({ ...r, messageId: `m-${i}` }));
-      const { body, subjects } = writer.write(withIds);
+      const { body, subjects } = writer.write(withIds, "batch-1");
       expect(body.every((byte) => byte < 0x80)).toBe(true);
       const html = createPersonaliser(compiled);
       const expected = withIds.map((r) => ({
@@ -58,7 +58,7 @@ test("a batch body parses to exactly the messages JSON.stringify would have writ
         ReplyTo: "reply@example.com",
         TrackOpens: true,
         TrackLinks: "HtmlOnly",
-        Metadata: { send_job_id: "job-1", message_id: r.messageId },
+        Metadata: { send_job_id: "job-1", batch_id: "batch-1", message_id: r.messageId },
       }));
       expect(JSON.parse(body.toString("utf8"))).toEqual(expected);
       expect(subjects).toEqual(expected.map((m) => m.Subject));

@@ -2,6 +2,9 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailSuppressions, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
+import { ManualClock } from "../../lib/core/clock";
+import { createPostmarkProvider } from "../../lib/mail/provider/postmark";
+import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
@@ -174,12 +177,13 @@ describe("POST /v1/templates/{id}/send", () => {
   });
 
   test.each([
-    ["a dropped connection", "drop"],
-    ["a 500", "error500"],
-  ] as const)("%s: 500 with message_id, status unknown, and a retry with the same key does not send again", async (_label, mode) => {
-    const f = await readyMailCustomer(h, `Fault ${mode}`);
+    ["a dropped connection before Postmark read it", "drop", false, "failed"],
+    ["a 500", "error500", false, "failed"],
+    ["a dropped connection after Postmark accepted", "drop", true, "accepted"],
+  ] as const)("%s: 500 with message_id, status unknown, a retry with the same key does not send again; reconciliation settles it as %s", async (_label, mode, afterAccept, settledAs) => {
+    const f = await readyMailCustomer(h, `Fault ${mode} ${afterAccept}`);
     const id = await templateIdOf(f.id);
-    f.simulator.setFaults({ mode, count: 1 });
+    f.simulator.setFaults({ mode, count: 1, afterAccept });
     const key = `send-${mode}`;
     const first = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: f.mailFull, body: { to: "a@example.com", params }, headers: { "idempotency-key": key } });
     expect(first.status, describeResponse(first)).toBe(500);
@@ -192,5 +196,18 @@ describe("POST /v1/templates/{id}/send", () => {
     expect(f.simulator.metadataMessageIdCount(messageId)).toBeLessThanOrEqual(1);
     const message = await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting });
     expect(message.json.data.status).toBe("unknown");
+
+    // Postmark's Messages API decides: found → accepted; still missing after the grace period → failed.
+    const postmark = createPostmarkProvider({ apiUrl: h.deps.providers.postmarkApiUrl });
+    const ref = { message_id: messageId, customer_id: f.id };
+    if (settledAs === "failed") {
+      expect(await reconcileMessage(h.deps, postmark, ref)).toBe("waiting");
+      expect((await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
+    }
+    const later = { ...h.deps, clock: new ManualClock(new Date(h.clock.now().getTime() + 120_000)) };
+    expect(await reconcileMessage(later, postmark, ref)).toBe("settled");
+    const settled = (await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data;
+    expect(settled.status).toBe(settledAs);
+    expect(f.simulator.metadataMessageIdCount(messageId)).toBe(settledAs === "accepted" ? 1 : 0);
   });
 });

@@ -29,12 +29,19 @@ export type SendOutcome =
   /** No answer or a 5xx: Postmark may or may not have accepted it. Never send again. */
   | { kind: "unknown"; message: string };
 
+/** A message Postmark has, as its Messages API lists it. */
+export type ProviderMessage = { providerMessageId: string; metadata: Record<string, unknown>; receivedAt: Date | null };
+
+export type SearchOutcome =
+  | { kind: "answered"; messages: ProviderMessage[] }
+  /** Postmark could not be asked (no answer, 5xx, refused token): nothing can be concluded. */
+  | { kind: "unavailable"; message: string };
+
 /** Postmark's API token that validates requests without sending (used for sandbox mode). */
 export const POSTMARK_TEST_TOKEN = "POSTMARK_API_TEST";
 
 export type PostmarkProvider = {
   send(serverToken: string, email: OutgoingEmail): Promise<SendOutcome>;
-  sendBatch(serverToken: string, emails: OutgoingEmail[]): Promise<SendOutcome[]>;
   /**
    * `POST /email/batch` with a body the caller assembled: a JSON array of `count` messages of the
    * `OutgoingEmail` shape. Send jobs build it from pre-escaped template chunks (see
@@ -42,7 +49,17 @@ export type PostmarkProvider = {
    * handed over (it may be moved to the sending thread): do not use it afterwards.
    */
   sendBatchJson(serverToken: string, body: Uint8Array, count: number): Promise<SendOutcome[]>;
+  /**
+   * What Postmark received with `Metadata[key] === value` (Messages API, `metadata_<key>=<value>`, pages of
+   * 500). Its search index lags behind the send, so an empty answer is only conclusive some time after
+   * the send (the caller's grace period).
+   */
+  searchByMetadata(serverToken: string, key: string, value: string): Promise<SearchOutcome>;
 };
+
+/** The Messages API pages by `count` (≤ 500) and `offset`, and `count + offset` may not pass 10,000. */
+const SEARCH_PAGE = 500;
+const SEARCH_WINDOW = 10_000;
 
 export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds?: number }): PostmarkProvider {
   const url = new URL(options.apiUrl);
@@ -68,18 +85,22 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
         return errorOutcome(error);
       }
     },
-    async sendBatch(serverToken, emails) {
+    async searchByMetadata(serverToken, key, value) {
+      const messages: ProviderMessage[] = [];
       try {
-        const responses = await client(serverToken).sendEmailBatch(emails);
-        // Postmark answers one result per message, in order; each must be inspected on its own.
-        return emails.map((_, i) => {
-          const r = responses[i];
-          return r ? itemOutcome(r.ErrorCode, r.Message, r.MessageID, r.SubmittedAt) : { kind: "unknown", message: "No result for this message in the batch answer." };
-        });
+        for (let offset = 0; offset + SEARCH_PAGE <= SEARCH_WINDOW; offset += SEARCH_PAGE) {
+          const filter: Models.OutboundMessagesFilteringParameters = { count: SEARCH_PAGE, offset, [`metadata_${key}`]: value };
+          const page = await client(serverToken).getOutboundMessages(filter);
+          for (const message of page.Messages ?? []) {
+            const receivedAt = message.ReceivedAt ? new Date(message.ReceivedAt) : null;
+            messages.push({ providerMessageId: message.MessageID, metadata: message.Metadata ?? {}, receivedAt: receivedAt && !Number.isNaN(receivedAt.getTime()) ? receivedAt : null });
+          }
+          if ((page.Messages ?? []).length < SEARCH_PAGE || messages.length >= Number(page.TotalCount)) break;
+        }
       } catch (error) {
-        const outcome = errorOutcome(error);
-        return emails.map(() => outcome);
+        return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
       }
+      return { kind: "answered", messages };
     },
     async sendBatchJson(serverToken, body, count) {
       const all = (outcome: SendOutcome) => Array.from({ length: count }, () => outcome);
@@ -95,7 +116,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       if (answer.status !== 200) {
         // The request as a whole was refused (token, JSON, batch size): nothing was sent.
         const error = isPostmarkAnswer(parsed) ? parsed : { ErrorCode: -1, Message: `Postmark answered ${answer.status} without an error body.` };
-        return all({ kind: "failed", code: error.ErrorCode, status: answer.status, message: error.Message });
+        return all({ kind: "failed", code: error.ErrorCode, status: answer.status, message: withoutAddresses(error.Message) });
       }
       // A 200 we cannot read may still have sent everything.
       if (!Array.isArray(parsed)) return all({ kind: "unknown", message: "Postmark answered 200 with an unreadable body." });
@@ -121,20 +142,31 @@ function isPostmarkAnswer(value: unknown): value is { ErrorCode: number; Message
   return typeof value === "object" && value !== null && typeof (value as { ErrorCode?: unknown }).ErrorCode === "number" && typeof (value as { Message?: unknown }).Message === "string";
 }
 
-function itemOutcome(code: number, message: string, messageId: string | undefined, submittedAt: string | undefined): SendOutcome {
+/**
+ * Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
+ * Outcomes are stored with the message, which outlives its address's retention, so addresses never
+ * leave this adapter in a text.
+ */
+export function withoutAddresses(text: string): string {
+  return text.replace(/[^\s'"<>(),;:[\]]+@[^\s'"<>(),;:[\]]+/g, "[address]");
+}
+
+function itemOutcome(code: number, rawMessage: string, messageId: string | undefined, submittedAt: string | undefined): SendOutcome {
   if (code === 0 && messageId) return { kind: "accepted", providerMessageId: messageId, submittedAt: submittedAt ?? null };
+  const message = withoutAddresses(rawMessage);
   if (code === 406) return { kind: "suppressed", message };
   if (code === 300) return { kind: "invalid", message };
   return { kind: "failed", code, status: 422, message };
 }
 
 function errorOutcome(error: unknown): SendOutcome {
-  if (error instanceof Errors.InactiveRecipientsError) return { kind: "suppressed", message: error.message };
-  if (error instanceof Errors.InvalidEmailRequestError) return { kind: "invalid", message: error.message };
+  const message = withoutAddresses(error instanceof Error ? error.message : "No answer from Postmark.");
+  if (error instanceof Errors.InactiveRecipientsError) return { kind: "suppressed", message };
+  if (error instanceof Errors.InvalidEmailRequestError) return { kind: "invalid", message };
   if (error instanceof Errors.InternalServerError || error instanceof Errors.ServiceUnavailablerError || error instanceof Errors.UnknownError) {
     return { kind: "unknown", message: `Postmark answered ${error.statusCode}.` };
   }
-  if (error instanceof Errors.HttpError) return { kind: "failed", code: error.code, status: error.statusCode, message: error.message };
+  if (error instanceof Errors.HttpError) return { kind: "failed", code: error.code, status: error.statusCode, message };
   // No HTTP answer at all (time-out, dropped connection): the request may have been processed.
-  return { kind: "unknown", message: error instanceof Error ? error.message : "No answer from Postmark." };
+  return { kind: "unknown", message };
 }

@@ -45,8 +45,11 @@ export type BatchBody = { body: Buffer; subjects: string[] };
 export type BatchWriter = {
   /** The recipient's subject (also for recipients that are not sent, e.g. suppressed ones). */
   subject(recipient: BatchRecipient): string;
-  /** The request body for these recipients, and the subject each one gets (recorded with the message). */
-  write(recipients: readonly BatchRecipient[]): BatchBody;
+  /**
+   * The request body for these recipients, and the subject each one gets (recorded with the message).
+   * Every message carries `batchId` in its `Metadata`: recovery asks the provider what it received by it.
+   */
+  write(recipients: readonly BatchRecipient[], batchId: string): BatchBody;
 };
 
 /**
@@ -95,8 +98,8 @@ class ByteBuilder {
 
 /**
  * Prepares a template once per batch. Field order and values match `OutgoingEmail` in the Postmark
- * adapter: tracking on (opens and HTML links feed the job statistics), the job and message ids in
- * `Metadata` so provider events find their message.
+ * adapter: tracking on (opens and HTML links feed the job statistics), the job, batch and message ids in
+ * `Metadata` so provider events find their message and recovery can ask what a batch delivered.
  */
 export function createBatchWriter(template: BatchTemplate): BatchWriter {
   const html = createStreamingPersonaliser(template.compiled, jsonStringBody);
@@ -110,9 +113,10 @@ export function createBatchWriter(template: BatchTemplate): BatchWriter {
     [
       `","MessageStream":${quoted(template.stream)}`,
       template.replyTo ? `,"ReplyTo":${quoted(template.replyTo)}` : "",
-      `,"TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":${quoted(template.sendJobId)},"message_id":"`,
+      `,"TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":${quoted(template.sendJobId)},"batch_id":"`,
     ].join(""),
   );
+  const messageIdField = bytes(`","message_id":"`);
   const close = bytes(`"}}`);
   const comma = bytes(",");
   const perMessage = head.length + tail.length + staticLength(template.compiled.nodes) + 1024;
@@ -123,7 +127,8 @@ export function createBatchWriter(template: BatchTemplate): BatchWriter {
     subject(recipient) {
       return subject(recipient.data, template.defaults);
     },
-    write(recipients) {
+    write(recipients, batchId) {
+      const batchIdBytes = bytes(jsonStringBody(batchId));
       const out = new ByteBuilder(perMessage * recipients.length + 2);
       const sink: PersonaliserSink = {
         fixed(text) {
@@ -151,6 +156,8 @@ export function createBatchWriter(template: BatchTemplate): BatchWriter {
         out.bytes(htmlField);
         html(sink, recipient.data, template.defaults);
         out.bytes(tail);
+        out.bytes(batchIdBytes);
+        out.bytes(messageIdField);
         out.text(recipient.messageId);
         out.bytes(close);
       });

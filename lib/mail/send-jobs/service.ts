@@ -12,7 +12,7 @@ import { parseRecipient } from "../sending/address";
 import { getProviderConfig, requireReadyProvider, senderIsVerified } from "../setup/provider-config";
 import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
-import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./engine";
+import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
 import { timeOrderedUuid } from "./ids";
 import { getSendJobRow, ownJob, toSendJob, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
 import { jobStats, jobTimeline, type JobStats, type TimelineEntry } from "./statistics";

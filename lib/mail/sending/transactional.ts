@@ -9,6 +9,7 @@ import { personaliseSubject } from "../render";
 import { renderForCustomer } from "../rendering";
 import { requireReadyProvider } from "../setup/provider-config";
 import { isSuppressed } from "../suppressions/mirror";
+import { publishMessageReconcile } from "../send-jobs/reconcile";
 import { getTemplateRow } from "../templates/service";
 import { formatMailbox, parseRecipient, recipientHash } from "./address";
 
@@ -83,6 +84,7 @@ export async function sendTransactional(deps: MailDeps, postmark: PostmarkProvid
     Metadata: { message_id: message.id },
   });
   await recordOutcome(deps, message.id, outcome);
+  if (outcome.kind === "unknown") await publishMessageReconcile(deps, { message_id: message.id, customer_id: customerId });
   return resultOf(deps, message.id, outcome);
 }
 
@@ -119,7 +121,11 @@ function resultOf(deps: MailDeps, messageId: string, outcome: SendOutcome): Send
       return { message_id: messageId, status: outcome.kind };
     case "unknown":
       // The key stays bound (the body carries message_id): a retry must not send again.
-      throw new ApiError("internal_error", "The provider did not answer; the outcome is unknown and the mail will not be sent again. Read it with GET /v1/messages/{id}.", { extra: { message_id: messageId } });
+      throw new ApiError(
+        "internal_error",
+        "The provider did not answer; the outcome is unknown and the mail is not sent again by this request. We ask Postmark what it received: GET /v1/messages/{id} shows `accepted` if it has the mail, or `failed` if it never got it (send again then).",
+        { extra: { message_id: messageId } },
+      );
     case "failed":
       deps.logger.error("postmark refused a transactional send", { message_id: messageId, code: outcome.code, status: outcome.status });
       throw new ApiError("internal_error", "The provider refused the mail for a reason on our side; it was not sent. Retry later.");

@@ -24,11 +24,12 @@ const MAX_SEND_BODY_BYTES = 50 * 1024 * 1024;
 const JSON_CONTENT_TYPES = ["application/json", "text/json", "text/x-json"];
 
 const FaultBody = z.object({
-  mode: z.enum(["slow", "error500", "drop", "none"]),
+  mode: z.enum(["slow", "stall", "error500", "drop", "none"]),
   count: z.number().int().positive().optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   after_accept: z.boolean().optional(),
 });
+const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
 const RecipientBody = z.object({ recipient: z.string().optional() });
 const EngagementBody = RecipientBody.extend({ platform: z.string().optional() });
 const ClickBody = EngagementBody.extend({ url: z.url(), location: z.enum(["HTML", "Text"]).optional() });
@@ -62,6 +63,12 @@ function sleep(ms: number): Promise<void> {
 
 function respond<T>(c: SimulatorContext, result: ApiResult<T>): Response {
   return c.json(result.body, result.status);
+}
+
+/** Under Node: the caller closed its connection (or it was reset) before we answered. */
+function callerGone(c: SimulatorContext): boolean {
+  const socket = c.env?.incoming?.socket;
+  return socket !== undefined && (socket.destroyed || socket.readableEnded || !socket.writable);
 }
 
 /** Destroys the socket without an answer; the caller sees a reset connection, as with a lost response. */
@@ -127,11 +134,18 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const fault = simulator.takeFault();
     if (fault?.mode === "error500") return c.text("Internal Server Error", 500);
     if (fault?.mode === "drop" && !fault.afterAccept) return drop(c);
-    if (fault?.mode === "slow") await sleep(fault.delayMs);
+    if (fault?.mode === "slow" && !fault.afterAccept) await sleep(fault.delayMs);
     const body = await readJson(c);
+    if (fault?.mode === "stall") {
+      // Read first, so the socket keeps reading and notices when the caller goes away.
+      await sleep(fault.delayMs);
+      // The caller died while the request hung: as if it never reached the provider.
+      if (callerGone(c)) return drop(c);
+    }
     if (!body.ok) return unreadable(c, body.reason);
     const result = handle(auth, body.value);
     if (fault?.mode === "drop") return drop(c);
+    if (fault?.mode === "slow" && fault.afterAccept) await sleep(fault.delayMs);
     return respond(c, result);
   }
 
@@ -146,6 +160,12 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const stream = c.req.param("stream") ?? "";
     return respond(c, change === "create" ? simulator.createSuppressions(server, stream, body.value) : simulator.deleteSuppressions(server, stream, body.value));
   }
+
+  app.get("/messages/outbound", (c) => {
+    const server = simulator.authenticateServer(c.req.header("x-postmark-server-token"));
+    if (isError(server)) return c.json(server, 401);
+    return respond(c, simulator.searchOutbound(server, c.req.query()));
+  });
 
   app.get("/message-streams/:stream/suppressions/dump", (c) => {
     const server = simulator.authenticateServer(c.req.header("x-postmark-server-token"));
@@ -182,6 +202,11 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const fault = await controlBody(c, FaultBody);
     simulator.setFaults({ mode: fault.mode, count: fault.count, delayMs: fault.delay_ms, afterAccept: fault.after_accept });
     return c.json({ mode: fault.mode, count: fault.mode === "none" ? 0 : (fault.count ?? 1) });
+  });
+  app.post("/__sim/search", async (c) => {
+    const { delay_ms } = await controlBody(c, SearchBody);
+    simulator.setSearchDelay(delay_ms);
+    return c.json({ delay_ms });
   });
   app.get("/__sim/webhooks", (c) => {
     const limit = Number(c.req.query("limit") ?? 100);

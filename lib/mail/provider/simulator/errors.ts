@@ -24,6 +24,11 @@ export const POSTMARK_ERRORS = {
   tooManyRecipients: { ErrorCode: 300, Message: "Maximum of 50 recipients allowed per email message." },
   unknownStream: { ErrorCode: 1235, Message: "The 'MessageStream' provided does not exist on this server." },
   streamNotFound: { ErrorCode: 1226, Message: "The message stream for the provided 'ID' was not found." },
+  // The Messages API's parameter errors: Postmark documents no code of their own for them; 403 is its
+  // generic "the request does not contain the fields we expect".
+  searchCount: { ErrorCode: 403, Message: "The 'count' parameter is required and must be between 1 and 500." },
+  searchOffset: { ErrorCode: 403, Message: "The 'offset' parameter is required; 'count' plus 'offset' may not exceed 10,000." },
+  searchOneMetadata: { ErrorCode: 403, Message: "Only one metadata field can be searched at a time." },
 } as const satisfies Record<string, PostmarkError>;
 
 export const INVALID_EMAIL_REQUEST = 300;

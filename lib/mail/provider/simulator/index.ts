@@ -5,7 +5,9 @@
  *
  * Postmark API (shapes, casing and error codes as Postmark's): `POST /email`, `POST /email/batch` (≤ 500,
  * one result per message, HTTP 200), `GET /message-streams/{stream}/suppressions/dump`,
- * `POST /message-streams/{stream}/suppressions`, `POST /message-streams/{stream}/suppressions/delete`.
+ * `POST /message-streams/{stream}/suppressions`, `POST /message-streams/{stream}/suppressions/delete`,
+ * `GET /messages/outbound` (the Messages API search: count/offset, recipient, tag, stream and one
+ * `metadata_<key>=<value>`, over the messages the simulator keeps).
  * Token `POSTMARK_API_TEST` validates and answers but records and posts nothing; a Sandbox server records
  * mail but posts no Delivery events (test addresses still bounce, as in Postmark's sandbox mode).
  *
@@ -19,7 +21,8 @@
  * - `POST /__sim/messages/{MessageID}/open|click|unsubscribe|bounce|complain` with `{ recipient?, url?,
  *   location?, platform?, type? }`: the reader's actions, posted as Postmark webhooks
  * - `GET /__sim/stats` (`received`, `duplicates_by_metadata_message_id`, …), `POST /__sim/reset`
- * - `POST /__sim/faults { mode: slow|error500|drop|none, count?, delay_ms?, after_accept? }`
+ * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept? }`
+ * - `POST /__sim/search { delay_ms }`: the Messages API search leaves out messages younger than this
  * - `GET /__sim/webhooks?limit=` (log of posted events), `PUT /__sim/webhook { url, username?, password? } | null`
  * - `POST /__sim/servers { token, id?, name?, deliveryType?, streams: [{ id, type }] }`
  *

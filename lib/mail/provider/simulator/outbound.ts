@@ -27,6 +27,7 @@ const OutboundMessage = z.object({
   Metadata: z.record(z.string(), z.unknown()).nullish(),
   Headers: z.array(z.object({ Name: z.string(), Value: z.string() })).nullish(),
   TrackOpens: z.boolean().nullish(),
+  TrackLinks: z.enum(["None", "HtmlAndText", "HtmlOnly", "TextOnly"]).nullish(),
 });
 
 export type ValidatedMessage = {
@@ -43,6 +44,8 @@ export type ValidatedMessage = {
   metadata: Metadata;
   /** Postmark's `X-PM-Bounce-Type` test header, honoured for the bounce-testing domain. */
   bounceTypeHeader: string | undefined;
+  trackOpens: boolean;
+  trackLinks: "None" | "HtmlAndText" | "HtmlOnly" | "TextOnly";
 };
 
 /**
@@ -87,6 +90,8 @@ export function validateOutbound(input: unknown): ValidatedMessage | PostmarkErr
     streamId: message.MessageStream || DEFAULT_STREAM_ID,
     metadata: message.Metadata ?? {},
     bounceTypeHeader: message.Headers?.find((header) => header.Name.toLowerCase() === "x-pm-bounce-type")?.Value,
+    trackOpens: message.TrackOpens ?? false,
+    trackLinks: message.TrackLinks ?? "None",
   };
 }
 

@@ -25,6 +25,7 @@ import type {
 import {
   SimulatorStore,
   type MessageFilter,
+  type OutboundMessageView,
   type SimulatedMessage,
   type SimulatedMessageDetail,
   type SimulatorServer,
@@ -96,14 +97,23 @@ export const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
   },
 ];
 
-export type FaultMode = "slow" | "error500" | "drop" | "none";
+/**
+ * Faults of the send endpoints, for crash and time-out tests:
+ * - `slow`: wait `delayMs`, then handle the request (also when the caller has gone meanwhile: the body
+ *   arrived, so Postmark has the mail); with `afterAccept`, handle it first and delay only the answer.
+ * - `stall`: wait `delayMs`, then handle the request only if the caller is still connected: a caller that
+ *   died meanwhile never reached the provider.
+ * - `error500`: answer 500 without handling. `drop`: drop the connection (with `afterAccept`, after
+ *   handling: the provider sent, the caller cannot know).
+ */
+export type FaultMode = "slow" | "stall" | "error500" | "drop" | "none";
 export type FaultSettings = {
   mode: FaultMode;
   /** How many of the next send requests (`/email`, `/email/batch`) the fault applies to; default 1. */
   count?: number;
-  /** For `slow`: how long to wait before handling the request. Default 2000. */
+  /** For `slow` and `stall`: how long to wait. Default 2000. */
   delayMs?: number;
-  /** For `drop`: accept the request first, then drop the connection (the provider sent, the caller cannot know). */
+  /** For `drop` and `slow`: handle (accept) the request first, then drop the connection or delay the answer. */
   afterAccept?: boolean;
 };
 export type ActiveFault = { mode: Exclude<FaultMode, "none">; delayMs: number; afterAccept: boolean };
@@ -148,6 +158,7 @@ export class PostmarkSimulator {
   #generation = 0;
   #bounceId = 0;
   #fault: (ActiveFault & { remaining: number }) | null = null;
+  #searchDelayMs = 0;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
     for (const server of options.servers ?? DEFAULT_SIMULATOR_SERVERS) this.addServer(server);
@@ -265,6 +276,8 @@ export class PostmarkSimulator {
       subject: validated.subject,
       tag: validated.tag,
       metadata: validated.metadata,
+      trackOpens: validated.trackOpens,
+      trackLinks: validated.trackLinks,
       receivedAtMs: now.getTime(),
       settled: false,
     };
@@ -355,6 +368,45 @@ export class PostmarkSimulator {
     return { mode: fault.mode, delayMs: fault.delayMs, afterAccept: fault.afterAccept };
   }
 
+  // ---- Messages API --------------------------------------------------------------------------
+
+  /**
+   * Postmark's search index lags behind the send ("the provider's search is not instant"): messages
+   * received less than `ms` ago are left out of `GET /messages/outbound`. 0 (the default) shows them at once.
+   */
+  setSearchDelay(ms: number): void {
+    this.#searchDelayMs = Math.max(0, ms);
+  }
+
+  /**
+   * `GET /messages/outbound`: `count` (1–500) and `offset` are required and `count + offset` may not pass
+   * 10,000, as in Postmark's Messages API; filters `recipient`, `fromemail`, `tag`, `subject`,
+   * `messagestream` and one `metadata_<key>=<value>` (query names case-insensitive, values exact).
+   */
+  searchOutbound(server: SimulatorServer, query: Record<string, string>): ApiResult<{ TotalCount: number; Messages: OutboundMessageView[] }> {
+    const lower = new Map(Object.entries(query).map(([key, value]) => [key.toLowerCase(), { key, value }]));
+    const count = Number(lower.get("count")?.value);
+    const offset = Number(lower.get("offset")?.value);
+    if (!Number.isInteger(count) || count < 1 || count > 500) return { status: 422, body: POSTMARK_ERRORS.searchCount };
+    if (!Number.isInteger(offset) || offset < 0 || count + offset > 10_000) return { status: 422, body: POSTMARK_ERRORS.searchOffset };
+    const metadata = [...lower.entries()].filter(([key]) => key.startsWith("metadata_") && key.length > "metadata_".length);
+    if (metadata.length > 1) return { status: 422, body: POSTMARK_ERRORS.searchOneMetadata };
+    const [pair] = metadata;
+    const result = this.store.outbound({
+      serverId: server.id,
+      count,
+      offset,
+      recipient: lower.get("recipient")?.value,
+      fromEmail: lower.get("fromemail")?.value,
+      tag: lower.get("tag")?.value,
+      subject: lower.get("subject")?.value,
+      stream: lower.get("messagestream")?.value,
+      metadata: pair ? { key: pair[1].key.slice("metadata_".length), value: pair[1].value } : undefined,
+      visibleBeforeMs: this.#clock.now().getTime() - this.#searchDelayMs,
+    });
+    return { status: 200, body: result };
+  }
+
   // ---- inspection ----------------------------------------------------------------------------
 
   messages(filter: MessageFilter = {}): { total: number; messages: SimulatedMessage[] } {
@@ -393,6 +445,7 @@ export class PostmarkSimulator {
     this.store.reset();
     this.#dispatcher.clearLog();
     this.#fault = null;
+    this.#searchDelayMs = 0;
   }
 
   /** Resolves when no Delivery/Bounce timer is pending and every webhook was posted (or gave up). */

@@ -16,7 +16,7 @@ export type SimulatorServer = {
  * What the simulator keeps for every accepted message, kept small on purpose: 100,000 of these must fit
  * comfortably. Bodies live in `SimulatorStore.#bodies`, bounded separately.
  */
-export type StoredMessage = Pick<ValidatedMessage, "from" | "to" | "cc" | "bcc" | "subject" | "tag" | "metadata"> & {
+export type StoredMessage = Pick<ValidatedMessage, "from" | "to" | "cc" | "bcc" | "subject" | "tag" | "metadata" | "trackOpens" | "trackLinks"> & {
   id: string;
   server: SimulatorServer;
   stream: SimulatorStream;
@@ -65,6 +65,42 @@ export type MessageFilter = {
   metadataValue?: string;
   limit?: number;
   offset?: number;
+};
+
+/** A search of the Messages API (`GET /messages/outbound`): Postmark's filters, as the simulator applies them. */
+export type OutboundSearch = {
+  serverId: number;
+  count: number;
+  offset: number;
+  recipient?: string;
+  tag?: string;
+  stream?: string;
+  fromEmail?: string;
+  subject?: string;
+  /** At most one `metadata_<key>=<value>` pair per search, as Postmark allows. */
+  metadata?: { key: string; value: string };
+  /** Messages received after this instant are not visible yet (the search index lags behind the send). */
+  visibleBeforeMs: number;
+};
+
+/** One message as the Messages API lists it (postmark.js `OutboundMessage`). */
+export type OutboundMessageView = {
+  Tag: string;
+  MessageID: string;
+  MessageStream: string;
+  To: { Email: string; Name: string | null }[];
+  Cc: { Email: string; Name: string | null }[];
+  Bcc: { Email: string; Name: string | null }[];
+  Recipients: string[];
+  ReceivedAt: string;
+  From: string;
+  Subject: string;
+  Attachments: string[];
+  Status: "Sent";
+  TrackOpens: boolean;
+  TrackLinks: string;
+  Metadata: Metadata;
+  Sandboxed: boolean;
 };
 
 export const METADATA_MESSAGE_ID_KEY = "message_id";
@@ -179,6 +215,34 @@ export class SimulatorStore {
     return { total, messages: page };
   }
 
+  /**
+   * The Messages API search, newest first, over the messages this simulator keeps (the latest
+   * `maxTrackedMessages`; Postmark keeps 45 days). `TotalCount` counts every match.
+   */
+  outbound(search: OutboundSearch): { TotalCount: number; Messages: OutboundMessageView[] } {
+    const recipient = search.recipient?.toLowerCase();
+    const fromEmail = search.fromEmail?.toLowerCase();
+    const matches = (message: StoredMessage): boolean =>
+      message.server.id === search.serverId &&
+      message.receivedAtMs <= search.visibleBeforeMs &&
+      (recipient === undefined || message.recipients.some((r) => r.toLowerCase() === recipient)) &&
+      (search.tag === undefined || message.tag === search.tag) &&
+      (search.stream === undefined || message.stream.id === search.stream) &&
+      (fromEmail === undefined || message.from.toLowerCase().includes(fromEmail)) &&
+      (search.subject === undefined || message.subject.includes(search.subject)) &&
+      (search.metadata === undefined || (search.metadata.key in message.metadata && String(message.metadata[search.metadata.key]) === search.metadata.value));
+    const page: OutboundMessageView[] = [];
+    let total = 0;
+    const order = [...this.#messages.values()];
+    for (let index = order.length - 1; index >= 0; index -= 1) {
+      const message = order[index];
+      if (!message || !matches(message)) continue;
+      if (total >= search.offset && page.length < search.count) page.push(outboundView(message));
+      total += 1;
+    }
+    return { TotalCount: total, Messages: page };
+  }
+
   suppression(server: SimulatorServer, stream: SimulatorStream, address: string): Suppression | undefined {
     return this.#suppressions.get(suppressionKey(server, stream))?.get(address.toLowerCase());
   }
@@ -219,4 +283,26 @@ export class SimulatorStore {
     this.rejected = 0;
     this.apiTest = 0;
   }
+}
+
+function outboundView(message: StoredMessage): OutboundMessageView {
+  const mailboxes = (list: string) => (list ? list.split(",").map((entry) => ({ Email: entry.trim(), Name: null })) : []);
+  return {
+    Tag: message.tag,
+    MessageID: message.id,
+    MessageStream: message.stream.id,
+    To: message.recipients.map((address) => ({ Email: address, Name: null })),
+    Cc: mailboxes(message.cc),
+    Bcc: mailboxes(message.bcc),
+    Recipients: message.recipients,
+    ReceivedAt: new Date(message.receivedAtMs).toISOString(),
+    From: message.from,
+    Subject: message.subject,
+    Attachments: [],
+    Status: "Sent",
+    TrackOpens: message.trackOpens,
+    TrackLinks: message.trackLinks,
+    Metadata: message.metadata,
+    Sandboxed: message.server.deliveryType === "Sandbox",
+  };
 }
