@@ -254,7 +254,8 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
     const batchIds = ids.slice(from, from + BATCH);
     started = performance.now();
     await db.transaction(async (tx) => {
-      await tx.execute(sql`delete from mail_send_job_chunks where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} order by seq limit 1) returning recipients`);
+      // The row is marked with the batch id (kept until the results are recorded), as the engine does.
+      await tx.execute(sql`update mail_send_job_chunks set batch_id = ${FLOOR_BATCH_ID}, claimed_at = now() where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} and batch_id is null order by seq limit 1) returning recipients`);
       await tx.execute(sql`update mail_messages set status = 'sending' where id = any(${sql.param(batchIds)}::uuid[])`);
     });
     claim += performance.now() - started;
@@ -275,6 +276,7 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
       await tx.execute(sql`insert into mail_message_events (id, message_id, customer_id, type, occurred_at, identity, details)
         select unnest(${sql.param(batchIds.map(() => timeOrderedUuid()))}::uuid[]), unnest(${sql.param(batchIds)}::uuid[]), ${customerId}, 'accepted', now(), 'send:accepted', '{}'::jsonb`);
       await tx.execute(sql`update mail_send_jobs set accepted = accepted + ${batchIds.length}, pending = pending - ${batchIds.length} where id = ${job.id}`);
+      await tx.execute(sql`delete from mail_send_job_chunks where send_job_id = ${job.id} and batch_id = ${FLOOR_BATCH_ID}`);
     });
     record += performance.now() - started;
   }
