@@ -199,20 +199,25 @@ export class SimulatorStore {
         (filter.metadataKey in message.metadata &&
           (filter.metadataValue === undefined || String(message.metadata[filter.metadataKey]) === filter.metadataValue)));
     const limit = Math.min(Math.max(filter.limit ?? DEFAULT_LIST_LIMIT, 1), MAX_LIST_LIMIT);
-    const offset = Math.max(filter.offset ?? 0, 0);
-    const page: SimulatedMessage[] = [];
+    const { total, page } = this.#newestFirst(matches, Math.max(filter.offset ?? 0, 0), limit, (message) => {
+      const { TextBody: _text, ...summary } = this.view(message);
+      return summary;
+    });
+    return { total, messages: page };
+  }
+
+  /** The matching messages' count, and one page of them (newest first) as `view` shows them. */
+  #newestFirst<T>(matches: (message: StoredMessage) => boolean, offset: number, limit: number, view: (message: StoredMessage) => T): { total: number; page: T[] } {
+    const page: T[] = [];
     let total = 0;
     const order = [...this.#messages.values()];
     for (let index = order.length - 1; index >= 0; index -= 1) {
       const message = order[index];
       if (!message || !matches(message)) continue;
-      if (total >= offset && page.length < limit) {
-        const { TextBody: _text, ...summary } = this.view(message);
-        page.push(summary);
-      }
+      if (total >= offset && page.length < limit) page.push(view(message));
       total += 1;
     }
-    return { total, messages: page };
+    return { total, page };
   }
 
   /**
@@ -231,15 +236,7 @@ export class SimulatorStore {
       (fromEmail === undefined || message.from.toLowerCase().includes(fromEmail)) &&
       (search.subject === undefined || message.subject.includes(search.subject)) &&
       (search.metadata === undefined || (search.metadata.key in message.metadata && String(message.metadata[search.metadata.key]) === search.metadata.value));
-    const page: OutboundMessageView[] = [];
-    let total = 0;
-    const order = [...this.#messages.values()];
-    for (let index = order.length - 1; index >= 0; index -= 1) {
-      const message = order[index];
-      if (!message || !matches(message)) continue;
-      if (total >= search.offset && page.length < search.count) page.push(outboundView(message));
-      total += 1;
-    }
+    const { total, page } = this.#newestFirst(matches, search.offset, search.count, outboundView);
     return { TotalCount: total, Messages: page };
   }
 
