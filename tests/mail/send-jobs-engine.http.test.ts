@@ -213,6 +213,29 @@ describe("exactly once towards the provider", () => {
     }
   });
 
+  test("provider events settle `unknown` messages first: the job counts them as accepted, and the next reconciliation ends the job", async () => {
+    const own = await createHarness({ postmarkWebhooks: true });
+    const batches = holdBatches(own);
+    try {
+      const { c, ids, read, start } = await preparedJob("Events first", people(200), own);
+      await start();
+      await own.deps.queue.idle();
+      const [lane] = batches.held.splice(0, batches.held.length);
+      if (!lane) throw new Error("expected one lane");
+      c.simulator.setFaults({ mode: "drop", afterAccept: true, count: 1 });
+      await batches.run(lane);
+      // The simulator posts a Delivery for each message it accepted; each corrects an `unknown` message.
+      await vi.waitFor(async () => expect((await read()).recipients).toMatchObject({ unknown: 0, accepted: 200 }), { timeout: 10_000, interval: 50 });
+      consistent(await read());
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
+      expect(await read()).toMatchObject({ status: "completed", recipients: { total: 200, accepted: 200, unknown: 0 } });
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+    } finally {
+      batches.release();
+      await own.close();
+    }
+  });
+
   test("a crash between the provider call and the record: recovery marks the in-flight messages unknown, the late answer still settles them; the job resumes under a new run and the old run's descriptors do nothing", async () => {
     // Its own deployment: recovery publishes a delayed reconciliation that would keep a shared queue busy.
     const own = await createHarness();

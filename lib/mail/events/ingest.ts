@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
 import type { Tx } from "../../db/client";
-import { mailMessageEvents, mailMessages, mailProviderConfigs } from "../../db/schema";
+import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobs } from "../../db/schema";
 import { applySuppressionChange, type Stream, type SuppressionChange, type SuppressionEntry } from "../suppressions/mirror";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { applyEvent, EVENT_DRIVEN_STATUSES, statusByPrecedence, type MessageState } from "./message-state";
@@ -153,6 +153,13 @@ async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, 
       .insert(mailMessageEvents)
       .values({ messageId: message.id, customerId: message.customerId, type: "accepted", occurredAt: message.createdAt, identity: "send:accepted", details: { corrected_from: "unknown" } })
       .onConflictDoNothing();
+    // The job counts it as accepted from now on: nothing of it is in doubt any more.
+    if (message.sendJobId) {
+      await tx
+        .update(mailSendJobs)
+        .set({ unknown: sql`${mailSendJobs.unknown} - 1`, accepted: sql`${mailSendJobs.accepted} + 1` })
+        .where(eq(mailSendJobs.id, message.sendJobId));
+    }
   }
   await tx
     .update(mailMessages)

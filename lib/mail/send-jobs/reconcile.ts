@@ -164,7 +164,9 @@ export async function reconcileBatch(deps: EngineDeps, postmark: PostmarkProvide
   if (states.some((s) => s.status === "sending")) return "waiting";
   const inDoubt = new Set(states.map((s) => s.id));
   if (inDoubt.size === 0) {
+    // Settled meanwhile (a provider event told us Postmark had them): the addresses go, the job may end.
     await db.delete(mailSendJobChunks).where(ofBatch);
+    await completeJob(deps, ref.job_id);
     return "settled";
   }
 
