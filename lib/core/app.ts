@@ -7,6 +7,7 @@ import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
 import { authenticateApiKey } from "./api-keys";
 import type { AppEnv, CoreDeps } from "./context";
 import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName } from "./errors";
+import { inputHygiene } from "./input-hygiene";
 
 export const API_VERSION = "v1";
 /** Vercel's request-body limit; larger bodies are refused before they are read. */
@@ -154,18 +155,19 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   if (service !== "admin") {
     app.use("*", authenticate(service, deps, publicPaths));
   }
+  app.use("*", inputHygiene(rawBodyPaths));
 
   app.notFound((c) => {
     const allowed = service === "ads" ? allowedMethods(app, c.req.path) : [];
     if (allowed.length > 0) {
       return respondError(
         c,
-        new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${c.req.path}.`, {
+        new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${c.req.path.slice(0, 200)}.`, {
           headers: { Allow: allowed.join(", ") },
         }),
       );
     }
-    return respondError(c, new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`));
+    return respondError(c, new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path.slice(0, 200)}.`));
   });
 
   app.onError((error, c) => {

@@ -24,7 +24,7 @@ export function openapiWithAlias<R extends RouteConfig>(router: AdsRouter, route
 /** `limit`/`offset` of the ads spec: default 25, at most 100; offset from 0. */
 export const offsetQuery = {
   limit: z.coerce.number().int().min(1).max(100).default(25).openapi({ description: "Page size, 1–100.", example: 25 }),
-  offset: z.coerce.number().int().min(0).default(0).openapi({ description: "Items to skip.", example: 0 }),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({ description: "Items to skip, 0–1,000,000.", example: 0 }),
 };
 
 export const idParam = (what: string) =>

@@ -1,0 +1,245 @@
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { readyMailCustomer } from "../helpers/mail";
+
+/*
+ * Every operation of the three OpenAPI documents, driven with generated hostile input: path ids, query
+ * strings and bodies derived from the operation's own schemas, with NUL characters, huge, negative and
+ * fractional numbers, wrong types, deep nesting and long strings mixed in. No answer may be a 5xx; every
+ * 4xx is the error envelope; afterwards both services still answer their health check.
+ */
+
+type Schema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  enum?: unknown[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  allOf?: Schema[];
+  nullable?: boolean;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  additionalProperties?: Schema | boolean;
+};
+type Parameter = { name: string; in: "path" | "query" | "header"; schema?: Schema; required?: boolean };
+type Operation = { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; security?: unknown[] };
+type Document = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, Schema> } };
+
+const RUNS_PER_OPERATION = Number(process.env.HOSTILE_RUNS ?? 25);
+const SEED = Number(process.env.HOSTILE_SEED ?? 20261124);
+
+/** JSON text nested `levels` deep (as text: serialising such a value would overflow the client's stack). */
+const deepText = (levels: number) => `${'{"a":['.repeat(levels)}1${"]}".repeat(levels)}`;
+
+const deep = (levels: number): unknown => {
+  let value: unknown = "bottom";
+  for (let i = 0; i < levels; i++) value = i % 2 === 0 ? { a: value } : [value];
+  return value;
+};
+
+/** Values that have broken services before, whatever the field's type. */
+const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.constantFrom(
+    "\u0000",
+    "a\u0000b",
+    "",
+    " ",
+    "x".repeat(10_000),
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \u202e ﷽",
+    "'; drop table customers; --",
+    "../../etc/passwd",
+    "{{#a}}{{/b}}{{{x}}}",
+    2 ** 31,
+    2 ** 31 - 1,
+    -(2 ** 31) - 1,
+    2 ** 53,
+    Number.MAX_SAFE_INTEGER + 2,
+    1e308,
+    -1,
+    0,
+    1.5,
+    true,
+    null,
+    [],
+    {},
+    { "\u0000": 1 },
+    deep(40),
+  ),
+  fc.string({ unit: "binary", maxLength: 40 }),
+  fc.integer(),
+  fc.double(),
+);
+
+function resolve(schema: Schema | undefined, doc: Document): Schema {
+  if (!schema) return {};
+  if (schema.$ref) return resolve(doc.components?.schemas?.[schema.$ref.split("/").pop() ?? ""], doc);
+  return schema;
+}
+
+/** A value shaped like `schema`, each leaf sometimes replaced by a hostile value. */
+function shaped(schema: Schema | undefined, doc: Document, depth = 0): fc.Arbitrary<unknown> {
+  const s = resolve(schema, doc);
+  const leaf = (arbitrary: fc.Arbitrary<unknown>) => fc.oneof({ weight: 3, arbitrary }, { weight: 1, arbitrary: hostileValue });
+  if (depth > 6) return hostileValue;
+  const choices = s.anyOf ?? s.oneOf;
+  if (choices && choices.length > 0) return fc.oneof(...choices.map((choice) => shaped(choice, doc, depth + 1)));
+  if (s.allOf && s.allOf.length > 0) return shaped(s.allOf[0], doc, depth + 1);
+  if (s.enum) return leaf(fc.constantFrom(...s.enum));
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+  switch (type) {
+    case "object": {
+      const properties = Object.entries(s.properties ?? {});
+      if (properties.length === 0) return leaf(fc.dictionary(fc.string({ maxLength: 8 }), hostileValue, { maxKeys: 3 }));
+      const record = Object.fromEntries(properties.map(([name, property]) => [name, shaped(property, doc, depth + 1)]));
+      return leaf(fc.record(record, { requiredKeys: s.required?.filter((name) => name in record) ?? [] }));
+    }
+    case "array":
+      return leaf(fc.array(shaped(s.items, doc, depth + 1), { maxLength: 3 }));
+    case "integer":
+      return leaf(fc.integer({ min: s.minimum ?? -1000, max: Math.min(s.maximum ?? 100_000, Number.MAX_SAFE_INTEGER) }));
+    case "number":
+      return leaf(fc.double({ noNaN: true, min: s.minimum ?? -1e6, max: s.maximum ?? 1e6 }));
+    case "boolean":
+      return leaf(fc.boolean());
+    case "string":
+      if (s.format === "uuid") return leaf(fc.uuid());
+      if (s.format === "uri" || s.format === "url") return leaf(fc.constantFrom("https://example.com/a", "http://127.0.0.1/", "javascript:alert(1)"));
+      if (s.format === "email") return leaf(fc.constantFrom("a@example.com", "not an address"));
+      if (s.format === "date-time") return leaf(fc.constantFrom("2026-11-24T10:00:00Z", "2026-13-45T99:99:99Z", "0000-00-00"));
+      return leaf(fc.string({ maxLength: 30 }));
+    default:
+      return hostileValue;
+  }
+}
+
+const pathId = fc.oneof(
+  fc.uuid(),
+  fc.constantFrom("x", "%00", "a%00b", "00000000-0000-0000-0000-000000000000", "9".repeat(400), "%F0%9D%94%98", "..", "%2e%2e", "-1", "1e308"),
+  fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).map(encodeURIComponent),
+);
+
+type Call = { path: string; query: [string, string][]; body: { json: unknown } | { raw: string } | null; auth: "own" | "other" | "none" };
+
+function operationArbitrary(path: string, operation: Operation, doc: Document): fc.Arbitrary<Call> {
+  const parameters = operation.parameters ?? [];
+  const pathNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
+  const ids = fc.tuple(...pathNames.map(() => pathId));
+  const queryParams = parameters.filter((p) => p.in === "query");
+  const queryValue = (p: Parameter) => fc.oneof(shaped(p.schema, doc).map((v) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")), fc.constantFrom("\u0000", "%00", "-1", "99999999999999999999", "[object Object]"));
+  const query = fc.array(
+    fc.oneof(
+      ...(queryParams.length > 0 ? [fc.constantFrom(...queryParams).chain((p) => queryValue(p).map((v): [string, string] => [p.name, v]))] : []),
+      fc.tuple(fc.constantFrom("unknown", "limit", "after", "\u0000"), fc.string({ maxLength: 10 })),
+    ),
+    { maxLength: 3 },
+  );
+  const content = operation.requestBody?.content ?? {};
+  const jsonSchema = content["application/json"]?.schema;
+  const body: fc.Arbitrary<Call["body"]> = jsonSchema
+    ? fc.oneof({ weight: 4, arbitrary: shaped(jsonSchema, doc).map((json) => ({ json })) }, { weight: 1, arbitrary: hostileValue.map((json) => ({ json })) }, { weight: 1, arbitrary: fc.constantFrom({ raw: "{" }, { raw: "[".repeat(100_000) }, { raw: "" }, { raw: deepText(5000) }, { raw: `{"name":${deepText(33)}}` }) })
+    : Object.keys(content).length > 0
+      ? fc.oneof(fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ raw: Buffer.from(bytes).toString("latin1") })), fc.constant({ raw: "" }))
+      : fc.constant(null);
+  const auth = fc.constantFrom<Call["auth"]>("own", "own", "own", "other", "none");
+  return fc.record({ ids, query, body, auth }).map(({ ids, query, body, auth }) => ({
+    path: pathNames.reduce((p, name, i) => p.replace(`{${name}}`, ids[i] ?? "x"), path),
+    query,
+    body,
+    auth,
+  }));
+}
+
+let h: Harness;
+let keys: { mail: string; ads: string; adsReporting: string; mailReporting: string };
+const documents: [service: "mail" | "ads" | "admin", doc: Document][] = [];
+
+beforeAll(async () => {
+  h = await createHarness();
+  const c = await readyMailCustomer(h, "Hostile input");
+  keys = { mail: c.mailFull, ads: c.adsFull, adsReporting: c.adsReporting, mailReporting: c.mailReporting };
+  for (const service of ["mail", "ads", "admin"] as const) {
+    const r = await h.call("GET", `/${service}/v1/openapi.json`);
+    expect(r.status, describeResponse(r)).toBe(200);
+    documents.push([service, r.json as Document]);
+  }
+});
+afterAll(async () => h.close());
+
+const METHODS = ["get", "post", "put", "patch", "delete"] as const;
+
+describe("hostile input never reaches a 5xx", () => {
+  test("every operation of the three documents, with generated hostile paths, queries and bodies", { timeout: 600_000 }, async () => {
+    let requests = 0;
+    const statuses = new Map<number, number>();
+    for (const [service, doc] of documents) {
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const method of METHODS) {
+          const operation = item[method];
+          if (!operation) continue;
+          const own = service === "admin" ? h.deps.adminToken : service === "mail" ? keys.mail : keys.ads;
+          const other = service === "admin" ? "not-the-admin-token-0123456789" : service === "mail" ? keys.mailReporting : keys.adsReporting;
+          await fc.assert(
+            fc.asyncProperty(operationArbitrary(path, operation, doc), async (call) => {
+              requests++;
+              const search = new URLSearchParams(call.query).toString();
+              const url = `/${service}${path.startsWith("/v1") ? "" : "/v1"}${call.path}${search ? `?${search}` : ""}`;
+              const key = call.auth === "own" ? own : call.auth === "other" ? other : null;
+              const headers: Record<string, string> = {};
+              let rawBody: string | undefined;
+              if (call.body && "json" in call.body) {
+                rawBody = JSON.stringify(call.body.json) ?? "null";
+                headers["content-type"] = "application/json";
+              } else if (call.body) {
+                rawBody = call.body.raw;
+                headers["content-type"] = "application/json";
+              }
+              const r = await h.call(method.toUpperCase(), url, { key, headers, rawBody });
+              statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+              const described = `${method.toUpperCase()} ${url} ${rawBody?.slice(0, 300) ?? ""} → ${describeResponse({ status: r.status, text: r.text.slice(0, 600) })}`;
+              expect(r.status, described).toBeLessThan(500);
+              if (r.status >= 400 && r.headers.get("content-type")?.includes("json")) {
+                expect(r.json?.error, described).toMatchObject({ code: expect.any(String), message: expect.any(String) });
+                expect(r.json?.error?.details, described).toBeDefined();
+                expect(r.json?.request_id, described).toEqual(expect.any(String));
+              }
+            }),
+            { numRuns: RUNS_PER_OPERATION, seed: SEED, endOnFailure: true },
+          );
+        }
+      }
+    }
+    expect(requests).toBeGreaterThan(500);
+    // Coverage: most requests get past authentication, and some are accepted.
+    process.stdout.write(`hostile input: ${requests} requests, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
+    expect([...statuses].filter(([status]) => status < 300).reduce((n, [, count]) => n + count, 0)).toBeGreaterThan(requests / 20);
+    for (const [service, key] of [["mail", keys.mail], ["ads", keys.ads]] as const) {
+      const health = await h.call("GET", `/${service}/v1/health`, { key });
+      expect(health.status, describeResponse(health)).toBe(200);
+    }
+  });
+
+  test("the core refuses NUL anywhere (422 naming the field), deep nesting (400) and integers past their column", async () => {
+    const mail = (body: unknown) => h.call("POST", "/mail/v1/templates", { key: keys.mail, body });
+    const nul = await mail({ name: "a\u0000b", subject: "Hi", blocks: [] });
+    expect(nul.status, describeResponse(nul)).toBe(422);
+    expect(nul.json.error.details).toEqual([{ path: "name", message: expect.stringContaining("NUL") }]);
+    const nested = await h.call("POST", "/ads/v1/adsets", { key: keys.ads, rawBody: `{"target":"demo","daily_budget_cents":100,"targeting":${deepText(5000)}}`, headers: { "content-type": "application/json" } });
+    expect(nested.status, describeResponse(nested)).toBe(400);
+    expect(nested.json.error.message).toContain("32 levels");
+    const adsNul = await h.call("POST", "/ads/v1/adsets", { key: keys.ads, body: { target: "de\u0000mo", daily_budget_cents: 100 } });
+    expect(adsNul.status, describeResponse(adsNul)).toBe(422);
+    expect(adsNul.json.error.details).toEqual([{ field: "target", issue: expect.stringContaining("NUL") }]);
+    const query = await h.call("GET", "/mail/v1/templates?after=%00", { key: keys.mail });
+    expect(query.status, describeResponse(query)).toBe(422);
+    const customer = await h.admin("POST", "/v1/customers", { name: "Big" });
+    const big = await h.admin("PATCH", `/v1/customers/${customer.json.data.id}`, { mail: { monthly_limit: 2 ** 31 } });
+    expect(big.status, describeResponse(big)).toBe(422);
+    const fits = await h.admin("PATCH", `/v1/customers/${customer.json.data.id}`, { mail: { monthly_limit: 2 ** 31 - 1 } });
+    expect(fits.status, describeResponse(fits)).toBe(200);
+  });
+});
