@@ -34,11 +34,10 @@ function fileSecret(dataDir: string, name: string, fromEnv: string | undefined, 
 
 /**
  * What production must get from the environment, because nothing may be generated or kept on a function's
- * disk: the database, the operator token, the key for secrets at rest, and the Basic credentials of the
- * Postmark webhook receiver (without them it would refuse every event, silently stopping message states
- * and the suppression mirror).
+ * disk: the database, the operator token and the key for secrets at rest (the Postmark webhook credentials
+ * are per customer, in the database, sealed with that key).
  */
-const PRODUCTION_REQUIRED_ENV = ["DATABASE_URL", "ADMIN_TOKEN", "ENCRYPTION_KEY", "POSTMARK_WEBHOOK_USERNAME", "POSTMARK_WEBHOOK_PASSWORD"] as const;
+const PRODUCTION_REQUIRED_ENV = ["DATABASE_URL", "ADMIN_TOKEN", "ENCRYPTION_KEY"] as const;
 
 /**
  * Builds a runtime from the environment. Embedded defaults: PGlite persisted under DATA_DIR and secrets
@@ -55,12 +54,6 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   }
   const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
-  // The Postmark webhook receiver's Basic credentials, generated in embedded mode (on Vercel they come
-  // from the environment, checked above). `GET /admin/v1/mail/postmark-webhook` shows the URL.
-  if (!onVercel) {
-    config.POSTMARK_WEBHOOK_USERNAME ??= "postmark";
-    config.POSTMARK_WEBHOOK_PASSWORD = fileSecret(config.DATA_DIR, "postmark-webhook-password", config.POSTMARK_WEBHOOK_PASSWORD, () => randomToken(24)).value;
-  }
   const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite") });
   const logger = createLogger(config.LOG_LEVEL);
   const providers = await startProviders(config, { embedded: !onVercel });

@@ -3,8 +3,7 @@ import { bootRuntime } from "./bootstrap";
 import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
 import { FILES_PATH } from "./mail/assets/storage";
-import { pointSimulatorAtReceiver } from "./mail/events/receiver";
-import { registerSimulatorServers } from "./mail/seed";
+import { pointSimulatorAtReceiver, registerSimulatorServers } from "./mail/seed";
 import { createPostmarkProvider } from "./mail/provider/postmark";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
 import { seedDemo } from "./seed";
@@ -29,14 +28,14 @@ async function main(): Promise<void> {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
-    pointSimulatorAtReceiver(deps.providers, config, `http://${host}:${info.port}`);
+    pointSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) => deps.logger.error("the Postmark simulator could not be pointed at the receiver", { error: String(error) }));
     const lines = [
       "",
       "Mail and ads middleware is running (embedded mode).",
       `  mail service:  ${base}/mail/v1   (docs: ${base}/mail/v1/docs)`,
       `  ads service:   ${base}/ads/v1    (docs: ${base}/ads/v1/docs)`,
       `  admin API:     ${base}/admin/v1  (docs: ${base}/admin/v1/docs)`,
-      `  webhooks:      ${base}/api/postmark/webhook, ${base}/api/platform/webhook`,
+      `  webhooks:      ${base}/api/postmark/webhook/<customer_id>, ${base}/api/platform/webhook`,
       `  workers/crons: ${base}/api/queue/*, ${base}/api/cron/*`,
       `  image files:   ${config.BLOB_READ_WRITE_TOKEN ? "Vercel Blob (BLOB_READ_WRITE_TOKEN)" : `${base}${FILES_PATH}/assets/<sha256>.jpg|png (stored in ${config.DATA_DIR}/blobs)`}`,
       `  operator token: ${runtime.adminTokenSource}`,

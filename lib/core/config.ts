@@ -37,8 +37,6 @@ export const configSchema = z.object({
   BLOB_READ_WRITE_TOKEN: z.string().regex(/^vercel_blob_rw_[A-Za-z0-9]+_\S+$/, "must look like vercel_blob_rw_<storeId>_<secret>").optional().describe("Vercel Blob token; unset = local files under DATA_DIR"),
   VERCEL_BLOB_API_URL: optionalUrl.describe("Vercel Blob API base the @vercel/blob SDK and our upload URLs use; unset = https://vercel.com/api/blob (tests point it at a local fake)"),
   POSTMARK_API_URL: optionalUrl.describe("Postmark API origin; unset = the embedded Postmark simulator"),
-  POSTMARK_WEBHOOK_USERNAME: z.string().optional().describe("Basic-auth user Postmark uses on /api/postmark/webhook"),
-  POSTMARK_WEBHOOK_PASSWORD: z.string().optional().describe("Basic-auth password for /api/postmark/webhook"),
   POSTMARK_WEBHOOK_ALLOWED_IPS: z.string().optional().describe("Optional comma-separated IP allow-list for the Postmark receiver"),
   GRAPH_API_URL: optionalUrl.describe("Graph API base incl. version; unset = the embedded platform simulator"),
   GRAPH_APP_SECRET: z.string().optional().describe("Meta app secret (webhook signature of /api/platform/webhook)"),

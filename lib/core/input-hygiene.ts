@@ -49,6 +49,18 @@ export function findNul(value: unknown, path = ""): string | null {
   return null;
 }
 
+/**
+ * A copy of parsed JSON without NUL characters in strings and keys, for input that must be accepted
+ * rather than refused (the provider webhook receiver: a refusal would make the provider retry forever).
+ * Depth is bounded by the caller (`jsonNestsDeeperThan`).
+ */
+export function withoutNul(value: unknown): unknown {
+  if (typeof value === "string") return value.includes(NUL) ? value.replaceAll(NUL, "") : value;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(withoutNul);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replaceAll(NUL, ""), withoutNul(item)]));
+}
+
 function nulError(path: string): ApiError {
   return new ApiError("validation_error", "Text may not contain NUL characters (\\u0000).", { details: [{ path, message: "Contains a NUL character (\\u0000)." }] });
 }

@@ -4,6 +4,8 @@ import type { CoreDeps } from "../core/context";
 import type { Providers } from "../providers";
 import { randomToken } from "../core/secrets";
 import { demoBlocks, demoBrand, defaultFrame } from "./blocks/library";
+import { postmarkWebhookUrl } from "./events/receiver";
+import { webhookCredentials } from "./events/receiver-credentials";
 import { setBlockEnabled } from "./setup/blocks";
 import { setDesignRules } from "./setup/design";
 import { setFrame } from "./setup/frame";
@@ -97,13 +99,19 @@ export async function seedDemoMail(deps: CoreDeps, customerId: string): Promise<
   }
 }
 
+/** The receiver origin each embedded simulator posts to, once the server listens. */
+const receiverOrigins = new WeakMap<object, string>();
+
 /**
  * Embedded mode: the simulator is in memory, so on every start (and whenever an operator changes a
- * provider configuration) each configured account's server is registered with it, streams included.
+ * provider configuration or rotates webhook credentials) each configured account's server is registered
+ * with it, streams included, and, once the receiver listens, with the customer's own webhook URL and
+ * credentials, exactly as an operator configures a server's webhook in Postmark.
  */
 export async function registerSimulatorServers(deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }, customerId?: string): Promise<number> {
   const simulator = deps.providers.postmarkSimulator?.simulator;
   if (!simulator) return 0;
+  const origin = receiverOrigins.get(simulator);
   const rows = await deps.db
     .select()
     .from(mailProviderConfigs)
@@ -115,8 +123,19 @@ export async function registerSimulatorServers(deps: CoreDeps & { providers: Pic
       ...(row.transactionalStream ? [{ id: row.transactionalStream, type: "Transactional" as const }] : []),
       ...(row.broadcastStream ? [{ id: row.broadcastStream, type: "Broadcasts" as const }] : []),
     ];
-    simulator.addServer({ token: deps.secrets.open(row.serverTokenSealed), name: `Customer ${row.customerId}`, streams });
+    const credentials = origin ? await webhookCredentials(deps, row.customerId) : null;
+    const webhook = origin && credentials ? { url: postmarkWebhookUrl(origin, row.customerId), username: credentials.username, password: credentials.password } : undefined;
+    simulator.addServer({ token: deps.secrets.open(row.serverTokenSealed), name: `Customer ${row.customerId}`, streams, webhook });
     registered++;
   }
   return registered;
+}
+
+/** Embedded mode: from now on each customer's simulated server posts its events to that customer's receiver URL. */
+export async function pointSimulatorAtReceiver(deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }, origin: string): Promise<boolean> {
+  const simulator = deps.providers.postmarkSimulator?.simulator;
+  if (!simulator) return false;
+  receiverOrigins.set(simulator, origin);
+  await registerSimulatorServers(deps);
+  return true;
 }

@@ -42,29 +42,3 @@ test("on Vercel, start-up refuses to generate secrets or use a local database", 
   await expect(bootRuntime({ PORT: "not-a-port" })).rejects.toThrow(ConfigError);
 });
 
-test("on Vercel, start-up refuses without the Postmark webhook credentials (embedded mode generates them) and names what is missing", async () => {
-  // Everything else production needs; the database URL is never opened because the check comes first.
-  const production = {
-    VERCEL: "1",
-    LOG_LEVEL: "silent",
-    DATABASE_URL: "postgres://user:password@127.0.0.1:1/none",
-    ADMIN_TOKEN: "a".repeat(32),
-    ENCRYPTION_KEY: Buffer.alloc(32, 7).toString("base64"),
-  };
-  const refused = bootRuntime(production);
-  await expect(refused).rejects.toThrow(ConfigError);
-  await expect(refused).rejects.toThrow("Missing environment for production: POSTMARK_WEBHOOK_USERNAME, POSTMARK_WEBHOOK_PASSWORD");
-  await expect(bootRuntime({ ...production, POSTMARK_WEBHOOK_USERNAME: "postmark" })).rejects.toThrow(/: POSTMARK_WEBHOOK_PASSWORD$/);
-  // An empty value counts as unset.
-  await expect(bootRuntime({ ...production, POSTMARK_WEBHOOK_USERNAME: "", POSTMARK_WEBHOOK_PASSWORD: "s3cret-s3cret" })).rejects.toThrow(/: POSTMARK_WEBHOOK_USERNAME$/);
-
-  const dataDir = mkdtempSync(join(tmpdir(), "boot-webhook-"));
-  const embedded = await bootRuntime({ DATA_DIR: dataDir, LOG_LEVEL: "silent" });
-  try {
-    expect(embedded.config.POSTMARK_WEBHOOK_USERNAME).toBe("postmark");
-    expect(embedded.config.POSTMARK_WEBHOOK_PASSWORD).toBe(readFileSync(join(dataDir, "postmark-webhook-password"), "utf8").trim());
-    expect(embedded.config.POSTMARK_WEBHOOK_PASSWORD?.length).toBeGreaterThanOrEqual(24);
-  } finally {
-    await embedded.close();
-  }
-}, 60_000);

@@ -8,7 +8,7 @@ import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
 import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
 import { startProviders } from "../../lib/providers";
 import { createRootApp, type RuntimeDeps } from "../../lib/runtime";
-import { pointSimulatorAtReceiver } from "../../lib/mail/events/receiver";
+import { pointSimulatorAtReceiver } from "../../lib/mail/seed";
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
@@ -22,8 +22,6 @@ export type CallOptions = { key?: string | null; body?: unknown; rawBody?: strin
 export async function createHarness(options: { env?: Record<string, string>; clock?: ManualClock; postmarkWebhooks?: boolean } = {}) {
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
-    POSTMARK_WEBHOOK_USERNAME: "postmark",
-    POSTMARK_WEBHOOK_PASSWORD: randomToken(18),
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...options.env,
   });
@@ -42,7 +40,7 @@ export async function createHarness(options: { env?: Record<string, string>; clo
       const server = serve({ fetch: root.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ server, port: info.port }));
     });
     receiver = listening.server;
-    pointSimulatorAtReceiver(providers, config, `http://127.0.0.1:${listening.port}`);
+    await pointSimulatorAtReceiver(deps, `http://127.0.0.1:${listening.port}`);
   }
 
   async function call(method: string, path: string, options: CallOptions = {}) {

@@ -121,13 +121,29 @@ export const postmarkEvent = {
   }),
 };
 
-/** Posts one body to the receiver with the harness's credentials (or the given Authorization). */
-export function postEvent(h: Harness, body: unknown, options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string } = {}) {
-  const { POSTMARK_WEBHOOK_USERNAME: user, POSTMARK_WEBHOOK_PASSWORD: password } = h.deps.config;
-  const authorization = options.authorization === undefined ? `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}` : options.authorization;
+/** The customer's webhook credentials as the operator sees them, as an `Authorization` header. */
+export async function webhookAuthorization(h: Harness, customerId: string): Promise<string> {
+  const r = await h.admin("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
+  if (r.status !== 200) throw new Error(describeResponse(r));
+  return `Basic ${Buffer.from(`${r.json.data.username}:${r.json.data.password}`).toString("base64")}`;
+}
+
+/**
+ * Posts one body to a customer's receiver URL with that customer's credentials (or the given
+ * Authorization), as Postmark would. The customer defaults to the owner of `Metadata.message_id`.
+ */
+export async function postEvent(h: Harness, body: unknown, options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string } = {}) {
+  let customerId = options.customerId;
+  if (!customerId) {
+    const messageId = (body as { Metadata?: { message_id?: unknown } } | null)?.Metadata?.message_id;
+    const [message] = typeof messageId === "string" ? await h.db.select({ customerId: mailMessages.customerId }).from(mailMessages).where(eq(mailMessages.id, messageId)) : [];
+    if (!message) throw new Error("postEvent: pass customerId for an event without a known Metadata.message_id");
+    customerId = message.customerId;
+  }
+  const authorization = options.authorization === undefined ? await webhookAuthorization(h, customerId) : options.authorization;
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
   if (authorization) headers.authorization = authorization;
-  const path = `/api/postmark/webhook${options.customerId ? `/${options.customerId}` : ""}`;
+  const path = `/api/postmark/webhook/${customerId}`;
   return options.raw !== undefined ? h.call("POST", path, { rawBody: options.raw, headers }) : h.call("POST", path, { body, headers });
 }
 

@@ -24,7 +24,7 @@ const timestamp = fc.record({ second: fc.integer({ min: 0, max: 3 }), digits: fc
   return offset ? `2026-11-22T12:00:0${second}${frac}+02:00` : `2026-11-22T10:00:0${second}${frac}Z`;
 });
 
-type Spec = { key: string; body: (messageId: string) => unknown; kind: "delivered" | "bounced" | "notice" | "complained" | "opened" | "clicked" | "unsubscribed" };
+type Spec = { key: string; body: (messageId: string) => unknown; kind: "delivered" | "bounced" | "soft" | "notice" | "complained" | "opened" | "clicked" | "unsubscribed" };
 
 const spec: fc.Arbitrary<Spec> = fc.oneof(
   timestamp.map((at): Spec => ({ key: `delivery ${at}`, kind: "delivered", body: (id) => postmarkEvent.delivery({ message_id: id }, at, "broadcast") })),
@@ -32,7 +32,8 @@ const spec: fc.Arbitrary<Spec> = fc.oneof(
     ([at, bounceId, type]): Spec => ({
       // Postmark's bounce ID identifies a bounce: a retried webhook repeats it with the same body.
       key: `bounce ${bounceId}`,
-      kind: type === "Transient" ? "notice" : "bounced",
+      // Only a final bounce (HardBounce, Inactive) outranks a delivery; SoftBounce and Blocked here are not.
+      kind: type === "Transient" ? "notice" : type === "HardBounce" ? "bounced" : "soft",
       body: (id) => postmarkEvent.bounce({ message_id: id }, { at, type, id: bounceId, inactive: type === "HardBounce", stream: "broadcast" }),
     }),
   ),
@@ -83,7 +84,7 @@ test("any permutation and duplication of a message's events yields the same fina
       expect(arrived).toEqual(canonical);
 
       const has = (kind: Spec["kind"]) => events.some((e) => e.kind === kind);
-      const expected = has("complained") ? "complained" : has("bounced") ? "bounced" : has("delivered") ? "delivered" : "accepted";
+      const expected = has("complained") ? "complained" : has("bounced") ? "bounced" : has("delivered") ? "delivered" : has("soft") ? "bounced" : "accepted";
       expect(canonical.state.status).toBe(expected);
       expect(canonical.state.accepted).toBe(true);
       expect(canonical.state.first_opened_at === null).toBe(!has("opened"));

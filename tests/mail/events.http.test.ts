@@ -1,9 +1,9 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailMessageEvents, mailMessages, mailSuppressions } from "../../lib/db/schema";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
-import { newsletterMessage, postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
+import { newsletterMessage, postEvent, postmarkEvent, sendTransactional, webhookAuthorization } from "../helpers/postmark-events";
 
 let h: Harness;
 let c: Awaited<ReturnType<typeof readyMailCustomer>>;
@@ -23,7 +23,7 @@ const mirrorRow = (customerId: string, stream: "newsletter" | "transactional", e
     .where(and(eq(mailSuppressions.customerId, customerId), eq(mailSuppressions.stream, stream), eq(mailSuppressions.email, email)))
     .then((rows) => rows[0]);
 
-describe("authentication of POST /api/postmark/webhook", () => {
+describe("authentication of POST /api/postmark/webhook/{customer_id}", () => {
   test("no, wrong or malformed Basic credentials answer 401 with a challenge and store nothing", async () => {
     const id = await sendTransactional(h, c);
     const before = (await storedEvents(id)).length;
@@ -39,11 +39,52 @@ describe("authentication of POST /api/postmark/webhook", () => {
     expect((await message(id)).json.data.status).toBe("accepted");
   });
 
+  test("each customer's URL takes only that customer's credentials: another customer's answer 401 and change nothing", async () => {
+    const other = await readyMailCustomer(h, "Neighbour Co");
+    const email = "victim@example.com";
+    const unsubscribe = postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: email });
+    // The neighbour's own, valid credentials, on this customer's URL.
+    const foreign = await postEvent(h, unsubscribe, { customerId: c.id, authorization: await webhookAuthorization(h, other.id) });
+    expect(foreign.status, describeResponse(foreign)).toBe(401);
+    expect(await mirrorRow(c.id, "newsletter", email)).toBeUndefined();
+    // And this customer's on the neighbour's URL.
+    const back = await postEvent(h, unsubscribe, { customerId: other.id, authorization: await webhookAuthorization(h, c.id) });
+    expect(back.status, describeResponse(back)).toBe(401);
+    expect(await mirrorRow(other.id, "newsletter", email)).toBeUndefined();
+    // The credentials of the two differ, and each works on its own URL.
+    expect(await webhookAuthorization(h, c.id)).not.toBe(await webhookAuthorization(h, other.id));
+    const own = await postEvent(h, unsubscribe, { customerId: other.id });
+    expect(own.json.data.outcome, describeResponse(own)).toBe("stored");
+    expect(await mirrorRow(other.id, "newsletter", email)).toMatchObject({ active: true, reason: "unsubscribe" });
+    expect(await mirrorRow(c.id, "newsletter", email)).toBeUndefined();
+  });
+
+  test("there is no shared URL: POST /api/postmark/webhook answers 404 with any credentials and changes nothing", async () => {
+    const id = await sendTransactional(h, c);
+    const body = postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z");
+    const r = await h.call("POST", "/api/postmark/webhook", { body, headers: { authorization: await webhookAuthorization(h, c.id) } });
+    expect(r.status, describeResponse(r)).toBe(404);
+    expect(r.json.error.message).toContain("/api/postmark/webhook/{customer_id}");
+    expect((await message(id)).json.data.status).toBe("accepted");
+  });
+
+  test("a malformed or unknown customer id, or a customer whose credentials were never made, answers 401", async () => {
+    const fresh = await h.customer("No webhook yet");
+    const body = postmarkEvent.delivery({}, "2026-11-22T10:00:00Z");
+    const anyCredentials = `Basic ${Buffer.from(`postmark-${fresh.id.slice(0, 8)}:guess`).toString("base64")}`;
+    for (const customerId of ["not-a-uuid", crypto.randomUUID(), fresh.id]) {
+      const r = await postEvent(h, body, { customerId, authorization: anyCredentials });
+      expect(r.status, `${customerId}: ${describeResponse(r)}`).toBe(401);
+    }
+  });
+
   test("the optional IP allow-list admits listed addresses and ranges only (401 otherwise, never 403)", async () => {
     const listed = await createHarness({ env: { POSTMARK_WEBHOOK_ALLOWED_IPS: "203.0.113.0/24, 2001:db8::1" } });
     try {
-      const body = postmarkEvent.delivery({}, "2026-11-22T10:00:00Z");
-      const from = (ip: string) => postEvent(listed, body, { headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
+      const { id: customerId } = await listed.customer("Listed Co");
+      const body = postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: false, messageId: null });
+      const authorization = await webhookAuthorization(listed, customerId);
+      const from = (ip: string) => postEvent(listed, body, { customerId, authorization, headers: { "x-forwarded-for": `${ip}, 10.0.0.1` } });
       for (const ip of ["203.0.113.9", "2001:db8::1", "::ffff:203.0.113.200"]) {
         const r = await from(ip);
         expect(r.status, `${ip}: ${describeResponse(r)}`).toBe(200);
@@ -52,22 +93,12 @@ describe("authentication of POST /api/postmark/webhook", () => {
         const r = await from(ip);
         expect(r.status, `${ip}: ${describeResponse(r)}`).toBe(401);
       }
-      const noHeader = await postEvent(listed, body);
+      const noHeader = await postEvent(listed, body, { customerId, authorization });
       expect(noHeader.status, describeResponse(noHeader)).toBe(401);
-      const listedButWrongPassword = await postEvent(listed, body, { authorization: "Basic cG9zdG1hcms6bm9wZQ==", headers: { "x-forwarded-for": "203.0.113.9" } });
+      const listedButWrongPassword = await postEvent(listed, body, { customerId, authorization: "Basic cG9zdG1hcms6bm9wZQ==", headers: { "x-forwarded-for": "203.0.113.9" } });
       expect(listedButWrongPassword.status).toBe(401);
     } finally {
       await listed.close();
-    }
-  });
-
-  test("a deployment without receiver credentials refuses everything", async () => {
-    const open = await createHarness({ env: { POSTMARK_WEBHOOK_USERNAME: "", POSTMARK_WEBHOOK_PASSWORD: "" } });
-    try {
-      const r = await postEvent(open, postmarkEvent.delivery({}, "2026-11-22T10:00:00Z"), { authorization: `Basic ${Buffer.from(":").toString("base64")}` });
-      expect(r.status, describeResponse(r)).toBe(401);
-    } finally {
-      await open.close();
     }
   });
 });
@@ -85,7 +116,7 @@ describe("payloads", () => {
       ["Bounce without Inactive", { ...postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:00Z" }), Inactive: "yes" }, undefined],
     ];
     for (const [name, body, raw] of cases) {
-      const r = await postEvent(h, body, { raw });
+      const r = await postEvent(h, body, { raw, customerId: c.id });
       expect(r.status, `${name}: ${describeResponse(r)}`).toBe(400);
       expect(r.json.error.code).toBe("bad_request");
     }
@@ -104,7 +135,7 @@ describe("payloads", () => {
       ["open of a transactional mail", postmarkEvent.open({ message_id: id }, { at: "2026-11-22T10:00:00Z", stream: "outbound" })],
     ];
     for (const [name, body] of cases) {
-      const r = await postEvent(h, body);
+      const r = await postEvent(h, body, { customerId: c.id });
       expect(r.status, `${name}: ${describeResponse(r)}`).toBe(200);
       expect(r.json.data.outcome, name).toBe("ignored");
     }
@@ -114,7 +145,7 @@ describe("payloads", () => {
     expect((await storedEvents(id)).map((e) => e.type)).toEqual(["accepted"]);
   });
 
-  test("on a customer's own URL, another customer's message is ignored; a malformed customer id is 404", async () => {
+  test("on a customer's own URL, another customer's message is ignored", async () => {
     const other = await readyMailCustomer(h, "Other Co");
     const id = await sendTransactional(h, c);
     const foreign = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: other.id });
@@ -123,8 +154,30 @@ describe("payloads", () => {
     expect((await message(id)).json.data.status).toBe("accepted");
     const own = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: c.id });
     expect(own.json.data.outcome, describeResponse(own)).toBe("stored");
-    const malformed = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: "not-a-uuid" });
-    expect(malformed.status, describeResponse(malformed)).toBe(404);
+  });
+
+  test("without our id in Metadata an event is attributed by Postmark's MessageID stored at send time, on the owner's URL only", async () => {
+    const other = await readyMailCustomer(h, "MessageID Co");
+    const id = await sendTransactional(h, c, "by-provider-id@example.com");
+    const [row] = await h.db.select().from(mailMessages).where(eq(mailMessages.id, id));
+    expect(row?.providerMessageId).toBeTruthy();
+    const body = { ...postmarkEvent.delivery({}, "2026-11-22T10:00:00Z", "outbound", "by-provider-id@example.com"), MessageID: row?.providerMessageId };
+    const foreign = await postEvent(h, body, { customerId: other.id });
+    expect(foreign.json.data.outcome, describeResponse(foreign)).toBe("ignored");
+    expect((await message(id)).json.data.status).toBe("accepted");
+    const own = await postEvent(h, body, { customerId: c.id });
+    expect(own.json.data, describeResponse(own)).toMatchObject({ outcome: "stored", message_id: id });
+    expect((await message(id)).json.data.status).toBe("delivered");
+  });
+
+  test("NUL characters are dropped, not refused: the event is stored and answered 200, so Postmark stops retrying", async () => {
+    const email = "nul\\u0000user@example.com";
+    const raw = JSON.stringify(postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: "x" })).replace('"x"', `"${email}"`);
+    const r = await postEvent(h, undefined, { customerId: c.id, raw });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(await mirrorRow(c.id, "newsletter", "nuluser@example.com")).toMatchObject({ active: true });
+    const deep = await postEvent(h, undefined, { customerId: c.id, raw: `${"[".repeat(40)}${"]".repeat(40)}` });
+    expect(deep.status, describeResponse(deep)).toBe(400);
   });
 });
 
@@ -170,15 +223,22 @@ describe("message state", () => {
     expect(c.simulator.stats().received).toBe(before);
   });
 
-  test("a soft bounce is a bounce without suppression; a transient one (delayed) changes no state", async () => {
+  test("a soft bounce is a bounce without suppression that a later delivery overrides; a transient one (delayed) changes no state", async () => {
     const soft = await sendTransactional(h, c, "full-mailbox@example.com");
-    await postEvent(h, postmarkEvent.bounce({ message_id: soft }, { at: "2026-11-22T10:00:00Z", type: "SoftBounce", typeCode: 4096, inactive: false, id: 2001, email: "full-mailbox@example.com" }));
+    const later = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+    await postEvent(h, postmarkEvent.bounce({ message_id: soft }, { at: later(1), type: "SoftBounce", typeCode: 4096, inactive: false, id: 2001, email: "full-mailbox@example.com" }));
     expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
     expect(await mirrorRow(c.id, "transactional", "full-mailbox@example.com")).toBeUndefined();
+    await postEvent(h, postmarkEvent.delivery({ message_id: soft }, later(30), "outbound", "full-mailbox@example.com"));
+    const delivered = await message(soft);
+    expect(delivered.json.data, describeResponse(delivered)).toMatchObject({ status: "delivered", bounce_type: "SoftBounce" });
+    expect(delivered.json.data.events.find((e: { type: string }) => e.type === "bounced").details).toMatchObject({ final: false, inactive: false });
+    // A bounce Postmark deactivated the address for (Inactive) is final even when its type is soft.
+    await postEvent(h, postmarkEvent.bounce({ message_id: soft }, { at: later(40), type: "SoftBounce", typeCode: 4096, inactive: true, id: 2003, email: "full-mailbox@example.com" }));
+    expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
 
     const delayed = await sendTransactional(h, c, "slow@example.com");
     // After the send (the events list is chronological and `accepted` carries the real time of the send).
-    const later = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
     await postEvent(h, postmarkEvent.bounce({ message_id: delayed }, { at: later(1), type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }));
     await postEvent(h, postmarkEvent.delivery({ message_id: delayed }, later(60)));
     const m = await message(delayed);
@@ -253,14 +313,11 @@ describe("message state", () => {
     expect(retried.json.data.outcome, describeResponse(retried)).toBe("stored");
   });
 
-  test("a reactivation (null MessageID, reason and tag, `{}` metadata) is attributed by the customer's URL only", async () => {
+  test("a reactivation (null MessageID, reason and tag, `{}` metadata) is attributed by the customer's URL", async () => {
     const email = "welcome-back@example.com";
     await postEvent(h, postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: email }), { customerId: c.id });
     expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: true, reason: "unsubscribe" });
     const lift = postmarkEvent.subscriptionChange({ at: "2026-11-22T11:00:00Z", suppress: false, messageId: null, recipient: email });
-    const bare = await postEvent(h, lift);
-    expect(bare.json.data.outcome, describeResponse(bare)).toBe("ignored");
-    expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: true });
     const own = await postEvent(h, lift, { customerId: c.id });
     expect(own.json.data.outcome, describeResponse(own)).toBe("stored");
     expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: false, reason: "unsubscribe" });
@@ -269,35 +326,64 @@ describe("message state", () => {
   });
 });
 
-describe("GET /admin/v1/mail/postmark-webhook", () => {
-  test("shows the exact URL with credentials: the customer's own URL with its streams, or the shared one", async () => {
-    const { POSTMARK_WEBHOOK_USERNAME: user, POSTMARK_WEBHOOK_PASSWORD: password } = h.deps.config;
-    const own = await h.admin("GET", `/v1/mail/postmark-webhook?customer_id=${c.id}`);
+describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
+  test("shows the customer's own URL with its own credentials and streams; the URL works as Postmark uses it", async () => {
+    const own = await h.admin("GET", `/v1/customers/${c.id}/mail/postmark-webhook`);
     expect(own.status, describeResponse(own)).toBe(200);
+    const { username, password } = own.json.data;
+    expect(password.length).toBeGreaterThanOrEqual(24);
     expect(own.json.data).toMatchObject({
-      url: `http://${user}:${password}@localhost:3000/api/postmark/webhook/${c.id}`,
-      configured: true,
-      username: user,
-      password,
+      url: `http://${username}:${password}@localhost:3000/api/postmark/webhook/${c.id}`,
       customer_id: c.id,
-      attribution: "customer_url",
+      previous_password_valid_until: null,
       message_streams: ["outbound", "broadcast"],
       record_types: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"],
     });
-    const shared = await h.admin("GET", "/v1/mail/postmark-webhook");
-    expect(shared.json.data).toMatchObject({ url: `http://${user}:${password}@localhost:3000/api/postmark/webhook`, customer_id: null, attribution: "message_metadata" });
+    // Stable until rotated.
+    expect((await h.admin("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data.password).toBe(password);
 
     // The URL works as Postmark would use it: credentials out of the URL into Basic auth.
     const url = new URL(own.json.data.url);
-    const posted = await postEvent(h, postmarkEvent.delivery({}, "2026-11-22T10:00:00Z"), {
+    const posted = await postEvent(h, postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: false, messageId: null }), {
       customerId: c.id,
       authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`,
     });
     expect(posted.status, describeResponse(posted)).toBe(200);
 
-    expect((await h.admin("GET", `/v1/mail/postmark-webhook?customer_id=${crypto.randomUUID()}`)).status).toBe(404);
-    expect((await h.admin("GET", "/v1/mail/postmark-webhook?customer_id=nope")).status).toBe(422);
-    expect((await h.call("GET", "/admin/v1/mail/postmark-webhook")).status).toBe(401);
-    expect((await h.call("GET", "/admin/v1/mail/postmark-webhook", { key: c.mailFull })).status).toBe(401);
+    expect((await h.admin("GET", `/v1/customers/${crypto.randomUUID()}/mail/postmark-webhook`)).status).toBe(404);
+    expect((await h.admin("POST", `/v1/customers/${crypto.randomUUID()}/mail/postmark-webhook/rotate`, {})).status).toBe(404);
+    expect((await h.admin("GET", "/v1/customers/nope/mail/postmark-webhook")).status).toBe(422);
+    expect((await h.call("GET", `/admin/v1/customers/${c.id}/mail/postmark-webhook`)).status).toBe(401);
+    expect((await h.call("GET", `/admin/v1/customers/${c.id}/mail/postmark-webhook`, { key: c.mailFull })).status).toBe(401);
+  });
+
+  // Last in the file: it moves the harness clock forward.
+  test("POST …/rotate makes a new password; the previous one works through the grace period and not after", async () => {
+    const owner = await readyMailCustomer(h, "Rotating Co");
+    const before = await webhookAuthorization(h, owner.id);
+    const rotated = await h.admin("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { grace_seconds: 600 });
+    expect(rotated.status, describeResponse(rotated)).toBe(200);
+    expect(rotated.json.data.previous_password_valid_until).toBe(new Date(h.clock.now().getTime() + 600_000).toISOString());
+    const after = await webhookAuthorization(h, owner.id);
+    expect(after).not.toBe(before);
+    const body = (at: string) => postmarkEvent.subscriptionChange({ at, suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: `rot-${at.slice(11, 13)}@example.com` });
+    expect((await postEvent(h, body("2026-11-22T10:00:00Z"), { customerId: owner.id, authorization: before })).status).toBe(200);
+    expect((await postEvent(h, body("2026-11-22T11:00:00Z"), { customerId: owner.id, authorization: after })).status).toBe(200);
+    h.clock.advance(601_000);
+    const late = await postEvent(h, body("2026-11-22T12:00:00Z"), { customerId: owner.id, authorization: before });
+    expect(late.status, describeResponse(late)).toBe(401);
+    expect(await mirrorRow(owner.id, "newsletter", "rot-12@example.com")).toBeUndefined();
+    expect((await postEvent(h, body("2026-11-22T13:00:00Z"), { customerId: owner.id, authorization: after })).status).toBe(200);
+    // Without a body the grace period is a day; 0 ends the previous password at once.
+    const now = await h.admin("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { grace_seconds: 0 });
+    expect(now.json.data.previous_password_valid_until, describeResponse(now)).toBeNull();
+    expect((await postEvent(h, body("2026-11-22T14:00:00Z"), { customerId: owner.id, authorization: after })).status).toBe(401);
+    const unbodied = await h.call("POST", `/admin/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { key: h.deps.adminToken });
+    expect(unbodied.json.data.previous_password_valid_until, describeResponse(unbodied)).toBe(new Date(h.clock.now().getTime() + 86_400_000).toISOString());
+    const tooLong = await h.admin("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { grace_seconds: 8 * 86_400 });
+    expect(tooLong.status, describeResponse(tooLong)).toBe(422);
+    // Rows hold only the sealed password.
+    const stored = JSON.stringify(await h.db.execute(sql`select * from mail_postmark_webhook_credentials where customer_id = ${owner.id}`));
+    expect(stored).not.toContain(Buffer.from(after.slice(6), "base64").toString().split(":")[1]);
   });
 });

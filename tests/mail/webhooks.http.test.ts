@@ -270,7 +270,7 @@ describe("delivery", () => {
     expect(got.every((r) => r.verified)).toBe(true);
     const byEvent = (event: string) => got.filter((r) => r.event === event).map(bodyOf);
     expect(byEvent("message.bounced")).toEqual([
-      { event: "message.bounced", delivery_id: expect.any(String), message_id: messageId, send_job_id: null, kind: "transactional", bounce_type: "HardBounce", bounced_at: "2002-03-01T10:00:01.123Z", occurred_at: expect.any(String) },
+      { event: "message.bounced", delivery_id: expect.any(String), message_id: messageId, send_job_id: null, kind: "transactional", bounce_type: "HardBounce", final: true, bounced_at: "2002-03-01T10:00:01.123Z", occurred_at: expect.any(String) },
     ]);
     const changes = byEvent("suppression.changed");
     expect(changes).toEqual([

@@ -1,52 +1,87 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { envelope, errorResponses } from "../../core/openapi";
-import { postmarkWebhookSetup } from "../../mail/events/webhook-setup";
+import { ROTATION_GRACE_SECONDS } from "../../mail/events/receiver-credentials";
+import { postmarkWebhookSetup, rotatePostmarkWebhook } from "../../mail/events/webhook-setup";
+import { registerSimulatorServers } from "../../mail/seed";
+import type { Providers } from "../../providers";
 import { requireCustomer } from "./mail-customer";
 import { json, security } from "./mail-schema";
+import { CustomerIdParam } from "./schema";
 
 const customerId = "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11";
+const tags = ["Mail provider"];
 
 export const MailPostmarkWebhook = z
   .object({
-    url: z
-      .string()
+    customer_id: z.uuid().openapi({ description: "The customer whose URL this is.", example: customerId }),
+    url: z.string().openapi({
+      description: "The exact URL to paste into the webhook settings of the customer's Postmark server (its credentials included).",
+      example: `https://postmark-3f0e8a52:3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c@mail.example.com/api/postmark/webhook/${customerId}`,
+    }),
+    username: z.string().openapi({ description: "HTTP Basic user (also in `url`); Postmark's webhook `HttpAuth.Username`.", example: "postmark-3f0e8a52" }),
+    password: z.string().openapi({ description: "HTTP Basic password (also in `url`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only.", example: "3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c" }),
+    previous_password_valid_until: z.iso
+      .datetime()
       .nullable()
-      .openapi({ description: "The exact URL to paste into Postmark (credentials included); null while the deployment has no receiver credentials.", example: `https://postmark:s3cr3t@mail.example.com/api/postmark/webhook/${customerId}` }),
-    configured: z.boolean().openapi({ description: "Whether the receiver has credentials; without them it refuses every event.", example: true }),
-    username: z.string().nullable().openapi({ description: "HTTP Basic user (also in `url`); Postmark's webhook `HttpAuth.Username`.", example: "postmark" }),
-    password: z.string().nullable().openapi({ description: "HTTP Basic password (also in `url`); Postmark's webhook `HttpAuth.Password`.", example: "s3cr3t" }),
-    customer_id: z.uuid().nullable().openapi({ description: "The customer whose URL this is, or null for the shared URL.", example: customerId }),
-    attribution: z
-      .enum(["customer_url", "message_metadata"])
-      .openapi({ description: "`customer_url`: every event is attributed to the customer of the URL. `message_metadata`: only events carrying our message id in `Metadata` can be attributed.", example: "customer_url" }),
+      .openapi({ description: "After a rotation: until when the previous password is still accepted; null when only the current one is.", example: null }),
+    rotated_at: z.iso.datetime().openapi({ description: "When the current password was made.", example: "2026-03-01T10:00:00.000Z" }),
     message_streams: z.array(z.string()).openapi({ description: "The customer's Postmark streams; add the webhook on each of them.", example: ["outbound", "broadcast"] }),
     record_types: z.array(z.string()).openapi({ description: "The webhook triggers to enable.", example: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"] }),
     allowed_ips: z.array(z.string()).openapi({ description: "The optional IP allow-list (`POSTMARK_WEBHOOK_ALLOWED_IPS`); empty = no IP check.", example: [] }),
   })
   .openapi("MailPostmarkWebhook");
 
-export function registerMailPostmarkWebhookRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
+const RotateBody = z
+  .object({
+    grace_seconds: z
+      .int()
+      .min(0)
+      .max(ROTATION_GRACE_SECONDS.max)
+      .default(ROTATION_GRACE_SECONDS.default)
+      .openapi({ description: `How long the previous password keeps working, 0–${ROTATION_GRACE_SECONDS.max} seconds (default ${ROTATION_GRACE_SECONDS.default}, one day). 0 ends it at once.`, example: 86400 }),
+  })
+  .openapi("MailPostmarkWebhookRotation");
+
+const about =
+  "Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself.";
+
+export function registerMailPostmarkWebhookRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
   router.openapi(
     createRoute({
       method: "get",
-      path: "/v1/mail/postmark-webhook",
-      tags: ["Mail provider"],
-      summary: "The Postmark webhook URL to configure",
-      description:
-        "Postmark does not sign webhooks; our receiver authenticates it with HTTP Basic credentials in the URL (constant-time comparison, optional IP allow-list). Pass `customer_id` to get that customer's own URL, `/api/postmark/webhook/{customer_id}`: recommended, because reactivations and manual suppressions arrive without a message id (only the stream and Postmark's server id) and the URL is then the only reliable way to know whose they are. Add one webhook per stream of the customer's Postmark server with the listed triggers. Without `customer_id` the answer is the shared URL, which attributes events through `Metadata.message_id` only and ignores the rest (the embedded simulator uses it). Embedded mode generates the credentials on first start under DATA_DIR; production sets `POSTMARK_WEBHOOK_USERNAME` and `POSTMARK_WEBHOOK_PASSWORD`. An unknown customer answers 404.",
+      path: "/v1/customers/{id}/mail/postmark-webhook",
+      tags,
+      summary: "The customer's Postmark webhook URL and credentials",
+      description: `${about} An unknown customer answers 404.`,
       security,
-      request: {
-        query: z.object({
-          customer_id: z.uuid().optional().openapi({ description: "The customer whose URL to show.", example: customerId }),
-        }),
-      },
+      request: { params: CustomerIdParam },
       responses: { 200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),
     async (c) => {
-      const id = c.req.valid("query").customer_id;
-      if (id) await requireCustomer(deps.db, id);
-      return c.json({ data: await postmarkWebhookSetup(deps, id ?? null), request_id: c.get("requestId") }, 200);
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      return c.json({ data: await postmarkWebhookSetup(deps, customer.id), request_id: c.get("requestId") }, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/customers/{id}/mail/postmark-webhook/rotate",
+      tags,
+      summary: "Rotate the customer's Postmark webhook password",
+      description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. ${about}`,
+      security,
+      request: { params: CustomerIdParam, body: { required: false, content: json(RotateBody) } },
+      responses: { 200: { description: "The new webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      const grace = (c.req.valid("json") as { grace_seconds?: number } | undefined)?.grace_seconds ?? ROTATION_GRACE_SECONDS.default;
+      const setup = await rotatePostmarkWebhook(deps, customer.id, grace);
+      // Embedded mode: the simulated server posts with the new credentials from now on.
+      await registerSimulatorServers(deps, customer.id);
+      return c.json({ data: setup, request_id: c.get("requestId") }, 200);
     },
   );
 }

@@ -95,6 +95,22 @@ export const mailProviderConfigs = pgTable("mail_provider_configs", {
   updatedAt: at().notNull().defaultNow(),
 });
 
+/**
+ * The HTTP Basic credentials of one customer's Postmark webhook URL (`/api/postmark/webhook/{customer_id}`).
+ * The password is sealed at rest; after a rotation the previous one keeps working until
+ * `previousValidUntil`, so the operator can update Postmark without losing events.
+ */
+export const mailPostmarkWebhookCredentials = pgTable("mail_postmark_webhook_credentials", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  username: text().notNull(),
+  passwordSealed: text().notNull(),
+  previousPasswordSealed: text(),
+  previousValidUntil: at(),
+  rotatedAt: at().notNull().defaultNow(),
+});
+
 export const mailTemplates = pgTable(
   "mail_templates",
   {
@@ -139,6 +155,8 @@ export const mailMessages = pgTable(
     recipientHash: text().notNull(),
     providerMessageId: text(),
     bounceType: text(),
+    /** Whether the bounce in `bouncedAt`/`bounceType` is final (HardBounce or `Inactive`); only a final one outranks a delivery. */
+    bounceFinal: boolean().notNull().default(false),
     error: text(),
     createdAt: at().notNull().defaultNow(),
     acceptedAt: at(),
@@ -148,7 +166,8 @@ export const mailMessages = pgTable(
     bouncedAt: at(),
     complainedAt: at(),
   },
-  (t) => [index().on(t.customerId, t.acceptedAt), index().on(t.sendJobId, t.status)],
+  // Provider events without our id in Metadata are attributed by Postmark's MessageID.
+  (t) => [index().on(t.customerId, t.acceptedAt), index().on(t.sendJobId, t.status), index().on(t.providerMessageId)],
 );
 
 export type MessageEventRecord = { type: string; at: string; details: Record<string, unknown> };

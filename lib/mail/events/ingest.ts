@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
 import type { Tx } from "../../db/client";
 import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobs } from "../../db/schema";
@@ -35,10 +35,15 @@ export class MessageInFlightError extends Error {}
 const NOT_A_FAILURE = new Set(["Transient", "AutoResponder", "AddressChange", "Subscribe", "Unsubscribe", "ChallengeVerification", "OpenRelayTest", "VirusNotification", "InboundError"]);
 
 type MessageRow = typeof mailMessages.$inferSelect;
-type NewEvent = { type: MessageEventType; at: Date; identity: string; details: Record<string, unknown>; bounceType?: string };
+type NewEvent = { type: MessageEventType; at: Date; identity: string; details: Record<string, unknown>; bounceType?: string; bounceFinal?: boolean };
 
-/** Where an event came from: `customerId` when it arrived on the customer's own webhook URL. */
-export type EventRoute = { customerId: string | null };
+/** Where an event came from: the customer whose webhook URL (and credentials) it arrived on. */
+export type EventRoute = { customerId: string };
+
+/** A bounce that ends delivery to the address for good; any other bounce can still be followed by a delivery. */
+function isFinalBounce(type: string, inactive: boolean): boolean {
+  return type === "HardBounce" || inactive;
+}
 
 function ignored(recordType: string | null, reason: string): IngestResult {
   return { outcome: "ignored", record_type: recordType, reason };
@@ -52,7 +57,8 @@ function messageEventOf(event: PostmarkEvent, message: MessageRow): NewEvent | n
     case "Bounce": {
       const details = { bounce_type: event.Type, type_code: event.TypeCode ?? null, description: event.Description ?? null };
       if (NOT_A_FAILURE.has(event.Type)) return { type: MESSAGE_EVENT.bounceNotice, at: event.BouncedAt.date, identity: `bounce:${event.ID}`, details };
-      return { type: MESSAGE_EVENT.bounced, at: event.BouncedAt.date, identity: `bounce:${event.ID}`, details: { ...details, inactive: event.Inactive, source: "bounce" }, bounceType: event.Type };
+      const bounceFinal = isFinalBounce(event.Type, event.Inactive);
+      return { type: MESSAGE_EVENT.bounced, at: event.BouncedAt.date, identity: `bounce:${event.ID}`, details: { ...details, inactive: event.Inactive, final: bounceFinal, source: "bounce" }, bounceType: event.Type, bounceFinal };
     }
     case "SpamComplaint":
       return { type: MESSAGE_EVENT.complained, at: event.BouncedAt.date, identity: `complaint:${event.ID}`, details: { source: "spam_complaint" } };
@@ -83,7 +89,7 @@ function messageEventOf(event: PostmarkEvent, message: MessageRow): NewEvent | n
       // transactional streams the Bounce/SpamComplaint record is the event and this is the mirror's part.
       if (message.kind !== "newsletter") return null;
       if (event.SuppressionReason === "HardBounce") {
-        return { type: MESSAGE_EVENT.bounced, at, identity, details: { bounce_type: "HardBounce", type_code: 1, description: null, inactive: true, source: "subscription_change" }, bounceType: "HardBounce" };
+        return { type: MESSAGE_EVENT.bounced, at, identity, details: { bounce_type: "HardBounce", type_code: 1, description: null, inactive: true, final: true, source: "subscription_change" }, bounceType: "HardBounce", bounceFinal: true };
       }
       if (event.SuppressionReason === "SpamComplaint") return { type: MESSAGE_EVENT.complained, at, identity, details: { source: "subscription_change" } };
       return null;
@@ -117,6 +123,7 @@ function stateOf(row: MessageRow): MessageState {
     deliveredAt: row.deliveredAt,
     bouncedAt: row.bouncedAt,
     bounceType: row.bounceType,
+    bounceFinal: row.bounceFinal,
     complainedAt: row.complainedAt,
     firstOpenedAt: row.firstOpenedAt,
     firstClickedAt: row.firstClickedAt,
@@ -146,7 +153,7 @@ async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, 
     .returning({ id: mailMessageEvents.id });
   if (!inserted) return false;
 
-  const merged = applyEvent(stateOf(message), { type: event.type, at: event.at, bounceType: event.bounceType });
+  const merged = applyEvent(stateOf(message), { type: event.type, at: event.at, bounceType: event.bounceType, bounceFinal: event.bounceFinal });
   const corrected = message.status === "unknown";
   if (corrected) {
     await tx
@@ -168,6 +175,7 @@ async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, 
       deliveredAt: merged.deliveredAt,
       bouncedAt: merged.bouncedAt,
       bounceType: merged.bounceType,
+      bounceFinal: merged.bounceFinal,
       complainedAt: merged.complainedAt,
       firstOpenedAt: merged.firstOpenedAt,
       firstClickedAt: merged.firstClickedAt,
@@ -181,18 +189,17 @@ type Effects = { result: IngestResult; deliveries: string[] };
 
 async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: PostmarkEvent): Promise<Effects> {
   const recordType = event.RecordType;
+  const customerId = route.customerId;
   const messageId = ourMessageId(event.Metadata);
-  let message: MessageRow | undefined;
-  if (messageId) {
-    // The row lock serialises concurrent events of one message, so each merges into the latest state.
-    [message] = await tx.select().from(mailMessages).where(eq(mailMessages.id, messageId)).for("update");
-    if (message && route.customerId && message.customerId !== route.customerId) {
-      return { result: ignored(recordType, "The message belongs to another customer than this webhook URL."), deliveries: [] };
-    }
-  }
-  const customerId = message?.customerId ?? route.customerId;
-  if (!customerId) {
-    return { result: ignored(recordType, messageId ? "Unknown message id." : "No message id in Metadata; use the customer's own webhook URL for changes without one."), deliveries: [] };
+  // The row lock serialises concurrent events of one message, so each merges into the latest state. Our
+  // id in Metadata first; else Postmark's MessageID, which we stored when Postmark accepted the message.
+  const [message] = messageId
+    ? await tx.select().from(mailMessages).where(eq(mailMessages.id, messageId)).for("update")
+    : event.MessageID
+      ? await tx.select().from(mailMessages).where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.providerMessageId, event.MessageID))).for("update")
+      : [];
+  if (message && message.customerId !== customerId) {
+    return { result: ignored(recordType, "The message belongs to another customer than this webhook URL."), deliveries: [] };
   }
   const stream = await streamOf(tx, customerId, event.MessageStream);
   if (!stream) return { result: ignored(recordType, `Stream ${event.MessageStream} is not one of this customer's streams.`), deliveries: [] };
@@ -213,6 +220,7 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
             send_job_id: message.sendJobId,
             kind: message.kind,
             bounce_type: messageEvent.bounceType ?? "Unknown",
+            final: messageEvent.bounceFinal ?? true,
             bounced_at: messageEvent.at.toISOString(),
           })),
         );
@@ -220,7 +228,7 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
     }
   } else if (event.RecordType === "Delivery" || event.RecordType === "Open" || event.RecordType === "Click") {
     // Without a message these say nothing; suppression changes and inactive bounces still feed the mirror.
-    return { result: ignored(recordType, messageId ? "Unknown message id." : "No message id in Metadata."), deliveries: [] };
+    return { result: ignored(recordType, messageId || event.MessageID ? "Unknown message." : "No message id in Metadata and no MessageID."), deliveries: [] };
   }
 
   // A repeated webhook changes nothing, not even the mirror: it could re-apply a suppression lifted since.
@@ -238,8 +246,8 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
 }
 
 /**
- * Ingests one Postmark webhook body: validates it, attributes it (our message id in `Metadata`, else the
- * customer of the webhook URL), and in one transaction stores the message event, moves the message's state,
+ * Ingests one Postmark webhook body that arrived on a customer's URL: validates it, attributes it to that
+ * customer's message (our message id in `Metadata`, else Postmark's `MessageID`), and in one transaction stores the message event, moves the message's state,
  * updates the suppression mirror and writes the outgoing webhook deliveries it causes. Unknown record
  * types, unknown messages and foreign streams are acknowledged and ignored.
  */

@@ -9,12 +9,14 @@ export type MessageState = {
   deliveredAt: Date | null;
   bouncedAt: Date | null;
   bounceType: string | null;
+  /** Whether the recorded bounce is final (HardBounce or `Inactive: true`): only then does it outrank a delivery. */
+  bounceFinal: boolean;
   complainedAt: Date | null;
   firstOpenedAt: Date | null;
   firstClickedAt: Date | null;
 };
 
-export type StateEvent = { type: MessageEventType; at: Date; bounceType?: string | null };
+export type StateEvent = { type: MessageEventType; at: Date; bounceType?: string | null; bounceFinal?: boolean };
 
 /** Statuses a provider event can move: the provider accepted the message (or we could not learn whether). */
 export const EVENT_DRIVEN_STATUSES: ReadonlySet<Status> = new Set(["accepted", "delivered", "bounced", "complained", "unknown"]);
@@ -23,10 +25,12 @@ const earliest = (current: Date | null, at: Date): Date => (current && current.g
 
 /**
  * Folds one event into the state. Every rule is commutative, associative and idempotent (earliest time
- * for delivery, complaint, first open and click; the latest bounce, ties broken by type name), so any
- * order and any duplication of the same events give the same state (DESIGN §5). The status follows
- * from the fields by precedence: complained > bounced > delivered > accepted. It works on the stored
- * fields rather than on the event history, so it stays right after history is pruned.
+ * for delivery, complaint, first open and click; of the bounces a final one over a soft one, then the
+ * latest, ties broken by type name), so any order and any duplication of the same events give the same
+ * state (DESIGN §5). The status follows from the fields by precedence: complained > final bounce >
+ * delivered > soft bounce > accepted — a soft bounce (SoftBounce, `Inactive: false`) is recorded, but a
+ * later delivery of the message shows `delivered`. It works on the stored fields rather than on the event
+ * history, so it stays right after history is pruned.
  */
 export function applyEvent(state: MessageState, event: StateEvent): MessageState {
   const next = { ...state };
@@ -45,11 +49,14 @@ export function applyEvent(state: MessageState, event: StateEvent): MessageState
       break;
     case MESSAGE_EVENT.bounced: {
       const type = event.bounceType ?? "Unknown";
+      const final = event.bounceFinal ?? true;
       const current = state.bouncedAt?.getTime() ?? -Infinity;
       const later = event.at.getTime() > current || (event.at.getTime() === current && type > (state.bounceType ?? ""));
-      if (later) {
+      const wins = state.bouncedAt === null || (final && !state.bounceFinal) || (final === state.bounceFinal && later);
+      if (wins) {
         next.bouncedAt = event.at;
         next.bounceType = type;
+        next.bounceFinal = final;
       }
       break;
     }
@@ -62,7 +69,8 @@ export function applyEvent(state: MessageState, event: StateEvent): MessageState
 
 export function statusByPrecedence(state: Omit<MessageState, "status">): Status {
   if (state.complainedAt) return "complained";
-  if (state.bouncedAt) return "bounced";
+  if (state.bouncedAt && state.bounceFinal) return "bounced";
   if (state.deliveredAt) return "delivered";
+  if (state.bouncedAt) return "bounced";
   return "accepted";
 }

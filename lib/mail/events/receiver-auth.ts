@@ -1,20 +1,13 @@
 import ipaddr from "ipaddr.js";
-import type { Config } from "../../core/config";
 import { safeEqual } from "../../core/secrets";
 
 /**
  * Postmark does not sign webhooks (PROVIDER-FACTS P1): the receiver authenticates with the HTTP Basic
- * credentials written into the webhook URL, and optionally checks an IP allow-list. Postmark's origin IP
- * can change between attempts, so the list is a second check, never the only one.
+ * credentials written into the webhook URL (each customer's own, `receiver-credentials.ts`), and
+ * optionally checks an IP allow-list. Postmark's origin IP can change between attempts, so the list is a
+ * second check, never the only one.
  */
 export type ReceiverCredentials = { username: string; password: string };
-
-/** Both set, or the receiver refuses every request (a deployment without credentials accepts nothing). */
-export function receiverCredentials(config: Pick<Config, "POSTMARK_WEBHOOK_USERNAME" | "POSTMARK_WEBHOOK_PASSWORD">): ReceiverCredentials | null {
-  const username = config.POSTMARK_WEBHOOK_USERNAME;
-  const password = config.POSTMARK_WEBHOOK_PASSWORD;
-  return username && password ? { username, password } : null;
-}
 
 /** Both parts are always compared, each in constant time, so timing tells nothing about which was wrong. */
 export function basicAuthMatches(header: string | undefined, expected: ReceiverCredentials): boolean {

@@ -52,7 +52,7 @@ const DELIVERY_RULES = `Every event is POSTed as JSON with the headers \`${WEBHO
 
 Bodies are \`{ event, delivery_id, …fields, occurred_at }\`:
 - \`job.completed\`: \`send_job_id\`, \`recipients: { total, accepted, suppressed }\` (the spec's shape).
-- \`message.bounced\`: \`message_id\`, \`send_job_id\` (null for transactional mail), \`kind\`, \`bounce_type\` (Postmark's type, e.g. \`HardBounce\`, \`SoftBounce\`), \`bounced_at\`. Sent once per bounce the provider reports.
+- \`message.bounced\`: \`message_id\`, \`send_job_id\` (null for transactional mail), \`kind\`, \`bounce_type\` (Postmark's type, e.g. \`HardBounce\`, \`SoftBounce\`), \`final\` (true for a HardBounce or when Postmark deactivated the address; a soft bounce can still be followed by a delivery, and the message then shows \`delivered\`), \`bounced_at\`. Sent once per bounce the provider reports.
 - \`suppression.changed\`: \`email\`, \`stream\`, \`active\`, \`reason\`, \`reactivatable\`, \`changed_at\`: exactly the entry that appears in \`GET /v1/suppressions\`.`;
 
 export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps): void {

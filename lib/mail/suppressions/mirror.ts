@@ -63,6 +63,7 @@ export function toEntry(row: Pick<ListedRow, "email" | "stream" | "active" | "re
  *
  * Webhooks arrive out of order (Postmark retries): the mirror keeps the time of the latest provider change
  * it has seen (`source_at`), also when that change left the feed as it was, and ignores anything older.
+ * Changes with the same provider time commute: a suppression wins over a lift, with the strongest reason.
  * A lift for an address the mirror never had suppressed is remembered in a row outside the feed (no
  * `changed_at`, no reason), so the suppression it lifted, arriving late, cannot suppress the address.
  */
@@ -82,9 +83,20 @@ export async function applySuppressionChange(tx: Tx, customerId: string, stream:
   if (change.at && change.at.getTime() < mirroredAt) return null;
   const sourceAt = new Date(Math.max(change.at?.getTime() ?? now.getTime(), mirroredAt));
 
-  // The reason of the new feed entry: a set stronger than the active one, or a lift keeping the reason it had.
-  const setReason = existing?.active ? existing.reason : null;
-  const reason = change.active ? (setReason === null || REASON_RANK[change.reason] > REASON_RANK[setReason] ? change.reason : null) : setReason;
+  // Two provider changes with the same time end the same way in either arrival order: the suppression
+  // wins over a lift, with the strongest reason in force at that time. So at a tie a lift of an active
+  // suppression is ignored, and a set after a lift at that time counts the reason the lift ended.
+  const tie = change.at !== undefined && change.at.getTime() === mirroredAt;
+  const inForce = existing?.active || tie ? (existing?.reason ?? null) : null;
+  let reason: SuppressionReason | null;
+  if (change.active) {
+    const strongest = inForce === null || REASON_RANK[change.reason] > REASON_RANK[inForce] ? change.reason : inForce;
+    // Already active with that reason: the feed stays as it is.
+    reason = existing?.active && existing.reason === strongest ? null : strongest;
+  } else {
+    // A lift keeps the reason it ended.
+    reason = existing?.active && !tie ? existing.reason : null;
+  }
   if (reason === null) {
     // The feed stays as it is, but a newer provider time makes older changes still in flight stale.
     if (sourceAt.getTime() > mirroredAt) {

@@ -23,6 +23,8 @@ export type MailEventPayloads = {
     send_job_id: string | null;
     kind: "transactional" | "newsletter";
     bounce_type: string;
+    /** HardBounce or `Inactive`: the address gets no more mail; a soft bounce may still be followed by a delivery. */
+    final: boolean;
     bounced_at: string;
   };
   "suppression.changed": {

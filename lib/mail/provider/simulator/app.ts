@@ -36,6 +36,7 @@ const ClickBody = EngagementBody.extend({ url: z.url(), location: z.enum(["HTML"
 const BounceBody = RecipientBody.extend({ type: z.enum(BOUNCE_TYPE_NAMES).optional() });
 const WebhookBody = z.object({ url: z.url(), username: z.string().optional(), password: z.string().optional() }).nullable();
 const ServerBody = z.object({
+  webhook: WebhookBody.optional(),
   token: z.string().min(1),
   id: z.number().int().positive().optional(),
   name: z.string().optional(),

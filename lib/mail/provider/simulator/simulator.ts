@@ -58,6 +58,8 @@ export type SimulatorServerConfig = {
   /** Sandbox servers accept and record mail but deliver nothing (no Delivery webhooks). */
   deliveryType?: DeliveryType;
   streams: { id: string; type: StreamType }[];
+  /** This server's webhook (URL and HTTP Basic credentials); unset = the simulator's default target. */
+  webhook?: WebhookTarget | null;
 };
 
 export type PostmarkSimulatorOptions = {
@@ -195,11 +197,11 @@ export class PostmarkSimulator {
     const streams = new Map(config.streams.map((stream) => [stream.id, { id: stream.id, type: stream.type }]));
     const existing = this.#servers.get(config.token);
     if (existing) {
-      Object.assign(existing, { name: config.name ?? existing.name, deliveryType: config.deliveryType ?? existing.deliveryType, streams });
+      Object.assign(existing, { name: config.name ?? existing.name, deliveryType: config.deliveryType ?? existing.deliveryType, streams, webhook: config.webhook === undefined ? existing.webhook : config.webhook });
       return existing;
     }
     const id = config.id ?? Math.max(0, ...[...this.#servers.values()].map((server) => server.id)) + 1;
-    const server: SimulatorServer = { id, token: config.token, name: config.name ?? `Server ${id}`, deliveryType: config.deliveryType ?? "Live", streams };
+    const server: SimulatorServer = { id, token: config.token, name: config.name ?? `Server ${id}`, deliveryType: config.deliveryType ?? "Live", streams, webhook: config.webhook };
     this.#servers.set(config.token, server);
     return server;
   }
@@ -311,7 +313,7 @@ export class PostmarkSimulator {
     message.recipients.forEach((recipient, index) => {
       const outcome = message.testOutcomes?.[index] ?? null;
       // A complaint comes from a reader, so the mail was delivered first.
-      if (live && this.#webhooksEnabled && outcome?.kind !== "bounce") this.#emit(message.id, deliveryPayload(message, recipient, at));
+      if (live && this.#webhooksEnabled && outcome?.kind !== "bounce") this.#emit(message.server, message.id, deliveryPayload(message, recipient, at));
       if (outcome) this.#applyOutcome(message, recipient, outcome, at);
     });
   }
@@ -331,7 +333,7 @@ export class PostmarkSimulator {
       if (transactional) emitted.push(spamComplaintPayload(message, recipient, this.#bounceId, at));
       emitted.push(...this.#suppressFromMessage(message, recipient, "SpamComplaint", "Recipient", at));
     }
-    for (const payload of emitted) this.#emit(message.id, payload);
+    for (const payload of emitted) this.#emit(message.server, message.id, payload);
     return emitted;
   }
 
@@ -340,8 +342,8 @@ export class PostmarkSimulator {
     return suppression ? [suppressedByMessagePayload(message, suppression)] : [];
   }
 
-  #emit(key: string, payload: WebhookPayload): void {
-    if (this.#webhooksEnabled) this.#dispatcher.enqueue(key, payload);
+  #emit(server: SimulatorServer, key: string, payload: WebhookPayload): void {
+    if (this.#webhooksEnabled) this.#dispatcher.enqueue(key, payload, server.webhook);
   }
 
   // ---- faults --------------------------------------------------------------------------------
@@ -500,7 +502,7 @@ export class PostmarkSimulator {
     const firstOpen = !message.opened.has(recipient.toLowerCase());
     message.opened.add(recipient.toLowerCase());
     const payload = openPayload(message, recipient, firstOpen, options.platform ?? "Desktop", this.#clock.now());
-    this.#emit(message.id, payload);
+    this.#emit(message.server, message.id, payload);
     return { webhooks: [payload] };
   }
 
@@ -513,7 +515,7 @@ export class PostmarkSimulator {
     if (message.clicked.has(key)) return { webhooks: [] };
     message.clicked.add(key);
     const payload = clickPayload(message, recipient, options.url, options.location ?? "HTML", options.platform ?? "Desktop", this.#clock.now());
-    this.#emit(message.id, payload);
+    this.#emit(message.server, message.id, payload);
     return { webhooks: [payload] };
   }
 
@@ -522,7 +524,7 @@ export class PostmarkSimulator {
     const message = this.#find(messageId);
     const recipient = this.#recipientOf(message, options.recipient);
     const emitted = this.#suppressFromMessage(message, recipient, "ManualSuppression", "Recipient", this.#clock.now());
-    for (const payload of emitted) this.#emit(message.id, payload);
+    for (const payload of emitted) this.#emit(message.server, message.id, payload);
     return { webhooks: emitted };
   }
 
@@ -569,7 +571,7 @@ export class PostmarkSimulator {
       const suppression = this.store.suppress(server, stream, address, "ManualSuppression", "Customer", at);
       if (suppression) {
         const change = { suppressSending: true, reason: "ManualSuppression", origin: "Customer" } as const;
-        this.#emit(`suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
+        this.#emit(server, `suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
       }
       return { EmailAddress: address, Status: "Suppressed", Message: null };
     });
@@ -586,7 +588,7 @@ export class PostmarkSimulator {
       }
       if (this.store.unsuppress(server, stream, address)) {
         const change = { suppressSending: false, reason: null, origin: "Customer" } as const;
-        this.#emit(`suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
+        this.#emit(server, `suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
       }
       return { EmailAddress: address, Status: "Deleted", Message: null };
     });

@@ -1,3 +1,4 @@
+import type { WebhookTarget } from "./webhook-dispatcher";
 import type { DeliveryType, Metadata, StreamType, Suppression, SuppressionOrigin, SuppressionReason } from "./postmark-shapes";
 import type { ValidatedMessage } from "./outbound";
 import type { TestOutcome } from "./test-addresses";
@@ -10,6 +11,8 @@ export type SimulatorServer = {
   name: string;
   deliveryType: DeliveryType;
   streams: Map<string, SimulatorStream>;
+  /** Where this server's events go (Postmark configures webhooks per server); unset = the simulator's default. */
+  webhook?: WebhookTarget | null;
 };
 
 /**

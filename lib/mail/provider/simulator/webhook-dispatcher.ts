@@ -86,6 +86,7 @@ class Fifo<T> {
 export class WebhookDispatcher {
   #options: WebhookDispatcherOptions;
   #target: Prepared | null = null;
+  #prepared = new WeakMap<WebhookTarget, Prepared>();
   #chains = new Map<string, Promise<void>>();
   #active = 0;
   #waiters = new Fifo<(granted: boolean) => void>();
@@ -113,9 +114,11 @@ export class WebhookDispatcher {
     return this.#pending;
   }
 
-  enqueue(key: string, payload: WebhookPayload): void {
+  /** `target`: where this event goes (a server's own webhook, as Postmark configures them per server); else the default. */
+  enqueue(key: string, payload: WebhookPayload, target?: WebhookTarget | null): void {
     const delivery = this.#remember(payload);
-    if (!this.#target) {
+    const prepared = target ? this.#prepare(target) : this.#target;
+    if (!prepared) {
       delivery.Status = "skipped";
       this.counts.skipped += 1;
       return;
@@ -123,7 +126,7 @@ export class WebhookDispatcher {
     const generation = this.#generation;
     this.#pending += 1;
     const previous = this.#chains.get(key);
-    const run = (): Promise<void> => this.#deliver(delivery, generation);
+    const run = (): Promise<void> => this.#deliver(delivery, prepared, generation);
     const chain = (previous ? previous.then(run) : run()).finally(() => {
       if (this.#chains.get(key) === chain) this.#chains.delete(key);
       this.#pending -= 1;
@@ -181,7 +184,16 @@ export class WebhookDispatcher {
     return delivery;
   }
 
-  async #deliver(delivery: WebhookDelivery, generation: number): Promise<void> {
+  #prepare(target: WebhookTarget): Prepared {
+    let prepared = this.#prepared.get(target);
+    if (!prepared) {
+      prepared = prepare(target);
+      this.#prepared.set(target, prepared);
+    }
+    return prepared;
+  }
+
+  async #deliver(delivery: WebhookDelivery, target: Prepared, generation: number): Promise<void> {
     const body = JSON.stringify(delivery.Payload);
     for (let attempt = 0; ; attempt += 1) {
       if (generation !== this.#generation || !(await this.#acquire())) {
@@ -190,7 +202,7 @@ export class WebhookDispatcher {
       }
       let status: number;
       try {
-        status = await this.#post(body);
+        status = await this.#post(target, body);
       } finally {
         this.#release();
       }
@@ -216,9 +228,7 @@ export class WebhookDispatcher {
    * rather than `fetch`: ~100 µs instead of ~550 µs per POST, which decides whether 100,000 Delivery events
    * drain in seconds or in a minute.
    */
-  #post(body: string): Promise<number> {
-    const target = this.#target;
-    if (!target) return Promise.resolve(0);
+  #post(target: Prepared, body: string): Promise<number> {
     const headers: Record<string, string | number> = {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
