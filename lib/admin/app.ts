@@ -2,6 +2,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
 import type { AppEnv, CoreDeps } from "../core/context";
 import { registerDocs } from "../core/docs";
+import { tooManyAuthFailures } from "../core/auth-throttle";
+import { clientAddress } from "../core/client-address";
 import { ApiError } from "../core/errors";
 import { safeEqual } from "../core/secrets";
 import type { Providers } from "../providers";
@@ -21,8 +23,13 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     mountPath: "/admin", deps });
   app.use("/v1/*", async (c, next) => {
     if (ADMIN_PUBLIC_PATHS.has(c.req.path)) return next();
+    const address = clientAddress(c) ?? "unknown";
+    const blocked = deps.authThrottle.retryAfter(address);
+    if (blocked > 0) throw tooManyAuthFailures(blocked, deps.config.AUTH_FAILURES_PER_MINUTE);
     const match = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "");
     if (!match?.[1] || !safeEqual(match[1], deps.adminToken)) {
+      const wait = await deps.authThrottle.failed(address);
+      if (wait > 0) throw tooManyAuthFailures(wait, deps.config.AUTH_FAILURES_PER_MINUTE);
       throw new ApiError("unauthorized", "Operator token missing or wrong. Send Authorization: Bearer <ADMIN_TOKEN>.");
     }
     await next();

@@ -5,6 +5,8 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
 import { authenticateApiKey } from "./api-keys";
+import { tooManyAuthFailures } from "./auth-throttle";
+import { clientAddress } from "./client-address";
 import type { AppEnv, CoreDeps } from "./context";
 import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName } from "./errors";
 import { inputHygiene } from "./input-hygiene";
@@ -192,10 +194,15 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
 function authenticate(service: "mail" | "ads", deps: CoreDeps, publicPaths: (string | RegExp)[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     if (isPublicPath(c.req.path, publicPaths)) return next();
+    const address = clientAddress(c) ?? "unknown";
+    const blocked = deps.authThrottle.retryAfter(address);
+    if (blocked > 0) throw tooManyAuthFailures(blocked, deps.config.AUTH_FAILURES_PER_MINUTE);
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer\s+(\S{1,200})$/i.exec(header);
     const principal = match?.[1] ? await authenticateApiKey(deps.db, match[1], service, deps.principals) : null;
     if (!principal) {
+      const wait = await deps.authThrottle.failed(address);
+      if (wait > 0) throw tooManyAuthFailures(wait, deps.config.AUTH_FAILURES_PER_MINUTE);
       throw new ApiError("unauthorized", "API key missing, invalid or revoked. Send Authorization: Bearer <key>.", {
         headers: { "WWW-Authenticate": 'Bearer realm="api"' },
       });

@@ -29,6 +29,7 @@ export const configSchema = z.object({
   UPSTASH_REDIS_REST_URL: optionalUrl.describe("Upstash Redis for rate limits and idempotency records"),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional().describe("Upstash Redis REST token"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000).describe("Requests per minute per customer"),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().max(1_000_000).default(60).describe("Requests with a missing or invalid API key or operator token per minute per client address before 429"),
   RATE_LIMIT_TIMEOUT_MS: z.coerce.number().int().positive().default(300).describe("Fail-open timeout of the rate limiter"),
   QSTASH_TOKEN: z.string().optional().describe("QStash token; unset = in-process queue"),
   QSTASH_URL: optionalUrl.describe("QStash API URL override"),

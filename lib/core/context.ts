@@ -8,6 +8,7 @@ import type { ServiceName } from "./errors";
 import type { Logger } from "./logger";
 import type { PrincipalCache } from "./api-keys";
 import type { SecretBox } from "./secrets";
+import type { AuthThrottle } from "./auth-throttle";
 
 /** What every service needs, built once per process (or per test) by `createCoreDeps`. */
 export type CoreDeps = {
@@ -17,6 +18,8 @@ export type CoreDeps = {
   logger: Logger;
   secrets: SecretBox;
   rateLimiter: RateLimiter;
+  /** Failed authentication per client address (`auth-throttle.ts`). */
+  authThrottle: AuthThrottle;
   idempotency: IdempotencyStore;
   principals: PrincipalCache;
   queue: Queue;

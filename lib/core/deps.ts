@@ -3,6 +3,7 @@ import { createLocalQueue, createQstashQueue } from "../adapters/queue";
 import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/ratelimit";
 import type { Database } from "../db/client";
 import { PrincipalCache } from "./api-keys";
+import { createAuthThrottle } from "./auth-throttle";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
 import type { CoreDeps } from "./context";
@@ -19,20 +20,22 @@ export const PRINCIPAL_TTL_MS = 10_000;
 export function createCoreDeps(input: { config: Config; db: Database; clock: Clock; logger: Logger; encryptionKey: string }): CoreDeps {
   const { config, db, clock, logger } = input;
   const policy = { limit: config.RATE_LIMIT_PER_MINUTE, windowSeconds: 60 };
+  const authPolicy = { limit: config.AUTH_FAILURES_PER_MINUTE, windowSeconds: 60 };
   const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");
   const upstash =
     config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN
       ? { url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN }
       : null;
+  const limiter = (limits: typeof policy) =>
+    upstash ? createUpstashRateLimiter(limits, upstash, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS, clock, logger }) : createMemoryRateLimiter(limits, clock);
   return {
     config,
     db,
     clock,
     logger,
     secrets: new SecretBox(input.encryptionKey),
-    rateLimiter: upstash
-      ? createUpstashRateLimiter(policy, upstash, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS, clock, logger })
-      : createMemoryRateLimiter(policy, clock),
+    rateLimiter: limiter(policy),
+    authThrottle: createAuthThrottle(limiter(authPolicy), clock),
     idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
     queue: config.QSTASH_TOKEN
       ? createQstashQueue({ token: config.QSTASH_TOKEN, publicBaseUrl, qstashUrl: config.QSTASH_URL })

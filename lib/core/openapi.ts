@@ -70,7 +70,7 @@ const descriptions: Record<number, string> = {
   405: "Method not allowed on this path; see the `Allow` header.",
   409: "Conflict with the resource's state or with an idempotency key.",
   422: "Fields present but invalid; see `details`.",
-  429: "Too many requests or a quota reached; wait `Retry-After` seconds.",
+  429: "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
   500: "Error at the service or the provider; retry with backoff.",
 };
 
@@ -92,8 +92,10 @@ export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 422 | 429 | 
 /** One response object per status, sharing the service's named error schema. */
 export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
   const schema = errorSchema(service);
+  // Wherever authentication can fail, failing too often answers 429 (failed authentications per address).
+  const all = statuses.includes(401) && !statuses.includes(429) ? [...statuses, 429 as const] : statuses;
   return Object.fromEntries(
-    statuses.map((status) => [
+    all.map((status) => [
       status,
       {
         description: descriptions[status],

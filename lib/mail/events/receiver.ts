@@ -39,7 +39,7 @@ export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" 
       return problem(c, 401, "unauthorized", "Missing or wrong HTTP Basic credentials for this webhook URL.");
     }
     if (allowList && !ipAllowed(allowList, clientAddress(c))) {
-      deps.logger.warn("postmark webhook from an address outside the allow-list", { address: clientAddress(c) ?? "unknown" });
+      deps.logger.warn("postmark webhook from an address outside the allow-list", { client_address: clientAddress(c) ?? "unknown" });
       return problem(c, 401, "unauthorized", "This address may not post provider events.");
     }
     if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return problem(c, 413, "bad_request", "Body too large.");

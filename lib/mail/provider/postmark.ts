@@ -1,5 +1,9 @@
 import { Errors, Models, ServerClient } from "postmark";
 import { postJsonOffThread } from "./batch-transport";
+// Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
+// Outcomes are stored with the message, which outlives its address's retention, so addresses never leave
+// this adapter in a text.
+import { withoutAddresses } from "../../core/personal-data";
 
 /**
  * Our one way to talk to Postmark: the official `postmark` client, pointed at the real API or at the
@@ -140,15 +144,6 @@ function parseJson(text: string): unknown {
 /** Postmark's answer object (a whole-request error, or one batch item): `ErrorCode` and `Message` at least. */
 function isPostmarkAnswer(value: unknown): value is { ErrorCode: number; Message: string; MessageID?: string; SubmittedAt?: string } {
   return typeof value === "object" && value !== null && typeof (value as { ErrorCode?: unknown }).ErrorCode === "number" && typeof (value as { Message?: unknown }).Message === "string";
-}
-
-/**
- * Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
- * Outcomes are stored with the message, which outlives its address's retention, so addresses never
- * leave this adapter in a text.
- */
-export function withoutAddresses(text: string): string {
-  return text.replace(/[^\s'"<>(),;:[\]]+@[^\s'"<>(),;:[\]]+/g, "[address]");
 }
 
 function itemOutcome(code: number, rawMessage: string, messageId: string | undefined, submittedAt: string | undefined): SendOutcome {
