@@ -38,7 +38,7 @@ export function matchRatio(width: number, height: number): ImageRatio | null {
   return IMAGE_RATIOS.find((candidate) => Math.abs(ratio - candidate.value) / candidate.value <= RATIO_TOLERANCE)?.label ?? null;
 }
 
-const urlProblem = (message: string) => new ValidationError("The image URL cannot be used; see details.", [{ path: "url", message }]);
+const urlProblem = (field: string, message: string) => new ValidationError("The image URL cannot be used; see details.", [{ path: field, message }]);
 
 function fetchProblem(error: OutboundError): string {
   switch (error.reason) {
@@ -55,28 +55,37 @@ function fetchProblem(error: OutboundError): string {
   }
 }
 
-/** Fetches through the SSRF-safe client and checks what the spec asks, before anything goes upstream. */
-async function fetchImage(deps: AdsDeps, url: string): Promise<{ bytes: Buffer; format: ImageFormat; width: number; height: number }> {
+/**
+ * Fetches through the SSRF-safe client and checks what the spec asks (JPG/PNG/WebP by content, at most
+ * 30 MB, decodable; for ad images one of the ad ratios), before anything goes upstream. Problems are 422
+ * on `field`. Also the one way template image parameters are fetched.
+ */
+export async function fetchImage(
+  deps: Pick<AdsDeps, "safeFetch">,
+  url: string,
+  options: { field?: string; anyRatio?: boolean } = {},
+): Promise<{ bytes: Buffer; format: ImageFormat; width: number; height: number }> {
+  const field = options.field ?? "url";
   let response;
   try {
     response = await deps.safeFetch(url, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 30_000, headers: { accept: "image/jpeg, image/png, image/webp" } });
   } catch (error) {
-    if (error instanceof OutboundError) throw urlProblem(fetchProblem(error));
+    if (error instanceof OutboundError) throw urlProblem(field, fetchProblem(error));
     throw error;
   }
-  if (response.status !== 200) throw urlProblem(`The URL answered HTTP ${response.status}, not 200.`);
+  if (response.status !== 200) throw urlProblem(field, `The URL answered HTTP ${response.status}, not 200.`);
   const bytes = response.body;
   const format = sniffImageFormat(bytes);
-  if (!format) throw urlProblem("The file is not a JPG, PNG or WebP image (checked by its content).");
+  if (!format) throw urlProblem(field, "The file is not a JPG, PNG or WebP image (checked by its content).");
   const meta = await sharp(bytes)
     .metadata()
     .catch(() => undefined);
   // EXIF orientation decides what the platform shows, so the ratio is checked on the oriented size.
   const width = meta?.autoOrient.width ?? meta?.width;
   const height = meta?.autoOrient.height ?? meta?.height;
-  if (!meta || !width || !height) throw urlProblem(`The ${format.toUpperCase()} file cannot be decoded.`);
-  if (!matchRatio(width, height)) {
-    throw urlProblem(`The image is ${width}×${height} (ratio ${(width / height).toFixed(3)}); allowed ratios are 1:1, 4:5, 9:16 and 1.91:1 (±3 %).`);
+  if (!meta || !width || !height) throw urlProblem(field, `The ${format.toUpperCase()} file cannot be decoded.`);
+  if (!options.anyRatio && !matchRatio(width, height)) {
+    throw urlProblem(field, `The image is ${width}×${height} (ratio ${(width / height).toFixed(3)}); allowed ratios are 1:1, 4:5, 9:16 and 1.91:1 (±3 %).`);
   }
   return { bytes, format, width, height };
 }

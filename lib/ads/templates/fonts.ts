@@ -1,0 +1,61 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import opentype from "opentype.js";
+import { FONT_WEIGHTS } from "./layout";
+
+/*
+ * Fonts ship with the project as npm packages (`@fontsource/inter`, WOFF: satori reads WOFF, not WOFF2)
+ * and are loaded once per process: satori caches parsed fonts per buffer, so the same buffers are handed
+ * to every render. No system fonts, no network.
+ */
+
+type Weight = (typeof FONT_WEIGHTS)[number];
+export type SatoriFont = { name: string; data: Buffer; weight: Weight; style: "normal" };
+
+const SUBSETS = ["latin", "latin-ext"] as const;
+
+let loaded: { satori: SatoriFont[]; metrics: Map<Weight, opentype.Font[]> } | null = null;
+
+function fontFile(weight: Weight, subset: string): Buffer {
+  const root = dirname(createRequire(import.meta.url).resolve("@fontsource/inter/package.json"));
+  return readFileSync(join(root, "files", `inter-${subset}-${weight}-normal.woff`));
+}
+
+function fonts() {
+  if (!loaded) {
+    const satori: SatoriFont[] = [];
+    const metrics = new Map<Weight, opentype.Font[]>();
+    for (const weight of FONT_WEIGHTS) {
+      for (const subset of SUBSETS) {
+        const data = fontFile(weight, subset);
+        satori.push({ name: "Inter", data, weight, style: "normal" });
+        const parsed = opentype.parse(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+        metrics.set(weight, [...(metrics.get(weight) ?? []), parsed]);
+      }
+    }
+    loaded = { satori, metrics };
+  }
+  return loaded;
+}
+
+export function satoriFonts(): SatoriFont[] {
+  return fonts().satori;
+}
+
+/**
+ * The advance width of a text in pixels, from the glyphs' advances (no kerning, which only narrows Inter:
+ * the estimate errs on the wide side, so text that fits here fits on the image).
+ */
+export function textWidth(text: string, fontSize: number, weight: Weight, letterSpacing = 0): number {
+  const faces = fonts().metrics.get(weight) ?? [];
+  let units = 0;
+  let count = 0;
+  for (const ch of text) {
+    count++;
+    const face = faces.find((f) => f.charToGlyphIndex(ch) > 0) ?? faces[0];
+    if (!face) continue;
+    units += ((face.charToGlyph(ch).advanceWidth ?? face.unitsPerEm / 2) / face.unitsPerEm) * fontSize;
+  }
+  return units + letterSpacing * count;
+}
