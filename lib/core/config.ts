@@ -19,7 +19,7 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional()
-    .describe("Postgres URL; unset = embedded PGlite; a neon.tech host uses the Neon driver, any other uses pg"),
+    .describe("Postgres URL; unset = embedded PGlite; a neon.tech host (or NEON_LOCAL_PROXY set) uses the Neon driver, any other uses pg"),
   ADMIN_TOKEN: z.string().min(24, "must be at least 24 characters").optional().describe("Operator token for /admin/v1"),
   ENCRYPTION_KEY: z
     .string()
@@ -57,16 +57,33 @@ export const configSchema = z.object({
     .includes("-----BEGIN CERTIFICATE-----", { message: "must be a PEM certificate" })
     .optional()
     .describe("TEST ONLY: one extra CA (PEM text) the SSRF-safe client trusts, for a self-signed local image server"),
+  NEON_LOCAL_PROXY: z
+    .string()
+    .regex(/^(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/, "must be a loopback host:port, e.g. 127.0.0.1:4444")
+    .optional()
+    .describe("TEST ONLY: host:port of the local WebSocket proxy (lib/db/neon-local-proxy.ts); when set, DATABASE_URL is opened with the Neon driver through it, as CI does"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
 });
 
 export type Config = z.infer<typeof configSchema>;
 
+/** The variables described `TEST ONLY:`: they loosen a production guard, so a Vercel deployment refuses them. */
+export const testOnlyVariables = Object.entries(configSchema.shape)
+  .filter(([, schema]) => schema.description?.startsWith("TEST ONLY:"))
+  .map(([name]) => name);
+
 export class ConfigError extends Error {}
 
-/** Parses the environment once; a bad value names the variable instead of failing later with a stack trace. */
+/**
+ * Parses the environment once; a bad value names the variable instead of failing later with a stack trace.
+ * On Vercel (`VERCEL` set) any `TEST ONLY:` variable is an error, whatever its value.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  if (cleaned.VERCEL) {
+    const present = testOnlyVariables.filter((name) => name in cleaned);
+    if (present.length > 0) throw new ConfigError(`Test-only variables are not allowed on Vercel: ${present.join(", ")}`);
+  }
   const result = configSchema.safeParse(cleaned);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);

@@ -17,18 +17,27 @@ export type DatabaseHandle = {
 
 export const migrationsFolder = fileURLToPath(new URL("../../drizzle", import.meta.url));
 
+export type OpenDatabaseOptions = {
+  url?: string;
+  dataDir?: string;
+  migrate?: boolean;
+  /** TEST ONLY (`NEON_LOCAL_PROXY`, from the config): `host:port` of `lib/db/neon-local-proxy.ts`. */
+  neonLocalProxy?: string;
+};
+
 /**
  * One factory, chosen by the URL: unset → PGlite (in memory, or persisted under `dataDir`);
  * a Neon host → `@neondatabase/serverless` over WebSockets (transactions need them); any other
  * `postgres://` → `pg`. Migrations from `drizzle/` are applied before the handle is returned.
+ * With a local Neon proxy any URL goes through the Neon driver, so CI runs what production runs.
  */
-export async function openDatabase(options: { url?: string; dataDir?: string; migrate?: boolean }): Promise<DatabaseHandle> {
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const handle = await connect(options);
   if (options.migrate !== false) await applyMigrations(handle);
   return handle;
 }
 
-async function connect(options: { url?: string; dataDir?: string }): Promise<DatabaseHandle> {
+async function connect(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const casing = "snake_case" as const;
   if (!options.url) {
     const { PGlite } = await import("@electric-sql/pglite");
@@ -37,11 +46,21 @@ async function connect(options: { url?: string; dataDir?: string }): Promise<Dat
     await client.waitReady;
     return { db: drizzle(client, { schema, casing }) as unknown as Database, driver: "pglite", close: () => client.close() };
   }
-  if (new URL(options.url).hostname.endsWith(".neon.tech")) {
+  const localProxy = options.neonLocalProxy;
+  if (localProxy || new URL(options.url).hostname.endsWith(".neon.tech")) {
     const { Pool, neonConfig } = await import("@neondatabase/serverless");
     const { drizzle } = await import("drizzle-orm/neon-serverless");
     const { WebSocket } = await import("ws");
     neonConfig.webSocketConstructor = WebSocket;
+    if (localProxy) {
+      // A plain PostgreSQL server behind a plain ws:// proxy: no TLS on either layer, and no pipelined
+      // start-up, which assumes Neon's cleartext password exchange (a local server trusts loopback).
+      neonConfig.wsProxy = (host, port) => `${localProxy}/v2?address=${host}:${port}`;
+      neonConfig.useSecureWebSocket = false;
+      neonConfig.forceDisablePgSSL = true;
+      neonConfig.pipelineConnect = false;
+      neonConfig.pipelineTLS = false;
+    }
     const pool = new Pool({ connectionString: options.url });
     return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "neon", close: () => pool.end() };
   }

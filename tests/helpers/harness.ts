@@ -23,9 +23,10 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    ...(process.env.NEON_LOCAL_PROXY ? { NEON_LOCAL_PROXY: process.env.NEON_LOCAL_PROXY } : {}),
     ...options.env,
   });
-  const handle: DatabaseHandle = await openDatabase({ url: config.DATABASE_URL });
+  const handle: DatabaseHandle = await openDatabase({ url: config.DATABASE_URL, neonLocalProxy: config.NEON_LOCAL_PROXY });
   const clock = options.clock ?? new ManualClock(new Date());
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
