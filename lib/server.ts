@@ -1,5 +1,5 @@
-import { serve } from "@hono/node-server";
-import { bootRuntime } from "./bootstrap";
+import { serve, type ServerType } from "@hono/node-server";
+import { bootRuntime, type Runtime } from "./bootstrap";
 import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
 import { FILES_PATH } from "./mail/assets/storage";
@@ -59,13 +59,55 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n\n`);
   });
 
-  const stop = () => {
-    stopScheduler();
-    server.close();
-    void runtime.close().finally(() => process.exit(0));
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A second signal means "now": whatever is unfinished stays in the database for `recoverAfterRestart`.
+    if (stopping) process.exit(signal === "SIGINT" ? 130 : 143);
+    stopping = true;
+    // The safety net if a close hangs; unref'd so it never keeps an otherwise finished process alive.
+    setTimeout(() => process.exit(1), HARD_EXIT_MS).unref();
+    void shutDown(runtime, server, stopScheduler).then(
+      (drained) => {
+        deps.logger.info("stopped", { signal, queueDrained: drained });
+        process.exit(0);
+      },
+      (error: unknown) => {
+        deps.logger.error("shutdown failed", { signal, error: String(error) });
+        process.exit(1);
+      },
+    );
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** Running queue handlers (send-job batches) get this long to finish after a stop signal. */
+const QUEUE_DRAIN_MS = 10_000;
+const HARD_EXIT_MS = 15_000;
+
+/**
+ * Stops in the order that loses nothing: no new requests, no new cron runs, no queued message started,
+ * running handlers given `QUEUE_DRAIN_MS`, then the simulators and the database. A batch still running at
+ * the bound was claimed but not recorded: `recoverAfterRestart` reconciles it on the next start, so no
+ * recipient is sent twice. Resolves whether the queue drained in time.
+ */
+async function shutDown(runtime: Runtime, server: ServerType, stopScheduler: () => void): Promise<boolean> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  if ("closeIdleConnections" in server) server.closeIdleConnections();
+  stopScheduler();
+  // Cancels delayed and not yet started messages; their work is in the database (recovered on start).
+  runtime.deps.queue.close();
+  let bound: NodeJS.Timeout | undefined;
+  const drained = await Promise.race([
+    runtime.deps.queue.idle().then(() => true),
+    new Promise<boolean>((resolve) => (bound = setTimeout(() => resolve(false), QUEUE_DRAIN_MS))),
+  ]);
+  clearTimeout(bound);
+  // Requests still open after the drain (a slow client, a held keep-alive) are cut.
+  if ("closeAllConnections" in server) server.closeAllConnections();
+  await closed;
+  await runtime.close();
+  return drained;
 }
 
 main().catch((error: unknown) => {

@@ -54,6 +54,21 @@ async function platformError(call: Promise<unknown>): Promise<PlatformError> {
 
 const show = (value: unknown) => JSON.stringify(value, null, 2);
 
+/**
+ * A session whose answers are the simulator's with `fields` left out (of the object, or of each listed
+ * item), as Graph leaves out a field it has no value for.
+ */
+function sessionWithout(fields: string[]): GraphSession {
+  const strip = (value: Record<string, unknown>) => Object.fromEntries(Object.entries(value).filter(([name]) => !fields.includes(name)));
+  return session({
+    fetch: async (url, init) => {
+      const answer = (await (await fetch(url, init)).json()) as Record<string, unknown>;
+      const body = Array.isArray(answer.data) ? { ...answer, data: (answer.data as Record<string, unknown>[]).map(strip) } : strip(answer);
+      return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+    },
+  });
+}
+
 async function png(width: number, height: number, color: string): Promise<Uint8Array> {
   return new Uint8Array(await sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer());
 }
@@ -182,6 +197,18 @@ describe("media", () => {
     expect(ready.length).toBeGreaterThan(0);
     const listed = await graph.listVideos(ACCOUNT);
     expect(listed.map((v) => v.id)).toEqual([id]);
+  });
+
+  it("reads a video and lists videos and images whose created_time Graph left out, as null", async () => {
+    const { id } = await session().createVideo(ACCOUNT, "https://cdn.example.test/untimed.mp4");
+    const { hash } = await session().uploadImage(ACCOUNT, await png(20, 20, "#445566"));
+    const graph = sessionWithout(["created_time"]);
+    const video = await graph.getVideo(id);
+    expect([video.id, video.status.video_status, video.created_time], show(video)).toEqual([id, "processing", null]);
+    const listed = await graph.listVideos(ACCOUNT);
+    expect(listed.find((v) => v.id === id)?.created_time, show(listed)).toBeNull();
+    const images = await graph.listImages(ACCOUNT, { hashes: [hash] });
+    expect(images.map((image) => [image.hash, image.created_time]), show(images)).toEqual([[hash, null]]);
   });
 
   it(`reports a video whose URL contains ${SIM_VIDEO_FAIL} as error once processing ends`, async () => {
@@ -461,6 +488,20 @@ describe("creatives, ads and review", () => {
     expect(await graph.getAd(ad.id)).toEqual({ id: ad.id, effective_status: "PENDING_REVIEW", configured_status: "ACTIVE" });
     running.simulator.controls.advance(REVIEW_MS);
     expect(await graph.getAd(ad.id)).toEqual({ id: ad.id, effective_status: "ACTIVE", configured_status: "ACTIVE" });
+  });
+
+  it("reads an ad whose configured_status Graph left out from status, else from a configured effective_status", async () => {
+    const { ad } = await buildAd(session(), { status: "PAUSED" });
+    expect(await sessionWithout(["configured_status"]).getAd(ad.id)).toEqual({ id: ad.id, effective_status: "PENDING_REVIEW", configured_status: "PAUSED" });
+    running.simulator.controls.advance(REVIEW_MS);
+    expect(await sessionWithout(["configured_status", "status"]).getAd(ad.id)).toEqual({ id: ad.id, effective_status: "PAUSED", configured_status: "PAUSED" });
+    expect(await sessionWithout(["effective_status"]).getAd(ad.id)).toEqual({ id: ad.id, effective_status: "PAUSED", configured_status: "PAUSED" });
+  });
+
+  it("refuses an ad answer from which no configured status can be told", async () => {
+    const { ad } = await buildAd(session());
+    const error = await platformError(sessionWithout(["configured_status", "status"]).getAd(ad.id));
+    expect([error.kind, error.message], show(error)).toEqual(["unknown", `Graph API answered ${ad.id} with an unexpected shape`]);
   });
 
   it("moves a new PAUSED ad to PAUSED after review, and to ACTIVE when activated", async () => {

@@ -21,7 +21,7 @@ export type ImageRatio = (typeof IMAGE_RATIOS)[number]["label"];
 export type ImageFormat = "jpeg" | "png" | "webp";
 
 export type UploadedImageView = { id: string; image_hash: string; url: string };
-export type ImageListItem = { image_hash: string; url: string; width: number; height: number; name: string; created_time: string };
+export type ImageListItem = { image_hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
 
 /** The type by content, never by name or Content-Type header: JPEG `FF D8 FF`, PNG signature, `RIFF…WEBP`. */
 export function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
@@ -108,9 +108,9 @@ export async function uploadImageFromUrl(deps: AdsDeps, customerId: string, url:
   return { id: row.id, image_hash: row.imageHash, url: row.url };
 }
 
-/** Graph writes `2026-01-15T10:00:00+0000`; we answer the extended form `+00:00`. */
-export function isoFromGraph(time: string): string {
-  return time.replace(/([+-]\d{2})(\d{2})$/, "$1:$2");
+/** Graph writes `2026-01-15T10:00:00+0000`; we answer the extended form `+00:00` (null: Graph left it out). */
+export function isoFromGraph(time: string | null): string | null {
+  return time === null ? null : time.replace(/([+-]\d{2})(\d{2})$/, "$1:$2");
 }
 
 /** Live from the ad account, as the spec asks (not from our table). */

@@ -11,7 +11,7 @@ import { isoFromGraph } from "./images";
 
 export type VideoStatus = (typeof adsVideos.$inferSelect)["status"];
 export type VideoView = { id: string; video_id: string; status: VideoStatus; title: string | null; processed_at: string | null; created_at: string };
-export type VideoListItem = { id: string | null; video_id: string; title: string; status: VideoStatus; length: number; created_time: string };
+export type VideoListItem = { id: string | null; video_id: string; title: string; status: VideoStatus; length: number; created_time: string | null };
 
 type Row = typeof adsVideos.$inferSelect;
 

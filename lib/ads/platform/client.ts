@@ -101,14 +101,14 @@ const adImage = z.object({
   width: z.number().default(0),
   height: z.number().default(0),
   name: z.string().default(""),
-  created_time: z.string(),
+  created_time: z.string().nullish().transform((time) => time ?? null),
 });
 const adVideo = z.object({
   id: z.string(),
   status: z.looseObject({ video_status: z.string(), processing_progress: z.number().optional() }),
   title: z.string().optional(),
   length: z.number().optional(),
-  created_time: z.string(),
+  created_time: z.string().nullish().transform((time) => time ?? null),
 });
 const configuredStatus = z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]);
 const campaign = z.object({
@@ -124,17 +124,33 @@ const campaign = z.object({
   created_time: z.string().optional(),
   updated_time: z.string().optional(),
 });
-const adStatus = z.object({
-  id: z.string(),
-  effective_status: z.string(),
-  configured_status: configuredStatus,
-  ad_review_feedback: z
-    .object({
-      global: z.record(z.string(), z.string()).optional(),
-      placement_specific: z.record(z.string(), z.record(z.string(), z.string())).optional(),
-    })
-    .optional(),
-});
+/**
+ * Graph leaves out fields it has no value for. An ad's configured status is `configured_status`, else
+ * `status` (the same value under its older name), else an `effective_status` that is one of them; the
+ * effective status falls back to the configured one. Without any of the three the answer is unusable.
+ */
+const adStatus = z
+  .object({
+    id: z.string(),
+    status: configuredStatus.optional(),
+    configured_status: configuredStatus.optional(),
+    effective_status: z.string().optional(),
+    ad_review_feedback: z
+      .object({
+        global: z.record(z.string(), z.string()).optional(),
+        placement_specific: z.record(z.string(), z.record(z.string(), z.string())).optional(),
+      })
+      .optional(),
+  })
+  .transform(({ id, status, configured_status, effective_status, ad_review_feedback }, ctx) => {
+    const fromEffective = configuredStatus.safeParse(effective_status);
+    const configured = configured_status ?? status ?? (fromEffective.success ? fromEffective.data : undefined);
+    if (!configured) {
+      ctx.addIssue({ code: "custom", message: "an ad without configured_status, status or a configured effective_status" });
+      return z.NEVER;
+    }
+    return { id, configured_status: configured, effective_status: effective_status ?? configured, ...(ad_review_feedback ? { ad_review_feedback } : {}) };
+  });
 const page = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),
@@ -355,7 +371,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       updateAd: (adId, params) => update(adId, params),
 
       getAd: (adId) =>
-        parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: "id,effective_status,configured_status,ad_review_feedback" }, idempotent: true }),
+        parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: "id,effective_status,configured_status,status,ad_review_feedback" }, idempotent: true }),
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
     };

@@ -215,11 +215,13 @@ export type TokenOwner = { id: string; name: string };
 
 export type UploadedImage = { hash: string; url: string };
 
-export type AdImage = { hash: string; url: string; width: number; height: number; name: string; created_time: string };
+/** `created_time` is null when Graph leaves it out. */
+export type AdImage = { hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
 
 export type VideoStatus = { video_status: "ready" | "processing" | "error" | "expired" | (string & {}); processing_progress?: number };
 
-export type AdVideo = { id: string; status: VideoStatus; title?: string; length?: number; created_time: string };
+/** `created_time` is null when Graph leaves it out. */
+export type AdVideo = { id: string; status: VideoStatus; title?: string; length?: number; created_time: string | null };
 
 /** The Graph error object, as received (before classification). */
 export type GraphErrorBody = {

@@ -18,7 +18,7 @@ export const MediaImageItem = z
     width: z.number().int().openapi({ description: "Width in pixels.", example: 1080 }),
     height: z.number().int().openapi({ description: "Height in pixels.", example: 1080 }),
     name: z.string().openapi({ description: "File name on the platform.", example: "2b4c3d8e9f10a1b2c3d4e5f60718293a.jpeg" }),
-    created_time: z.string().openapi({ description: "Upload time, ISO 8601 with numeric offset.", example: "2026-01-15T10:00:00+00:00" }),
+    created_time: z.string().nullable().openapi({ description: "Upload time, ISO 8601 with numeric offset; null when the platform does not report it.", example: "2026-01-15T10:00:00+00:00" }),
   })
   .openapi("MediaImageItem");
 
@@ -48,7 +48,7 @@ export const MediaVideoItem = z
     title: z.string().openapi({ description: "Title on the platform.", example: "summer-15s.mp4" }),
     status: VideoStatus,
     length: z.number().int().openapi({ description: "Length in seconds, rounded.", example: 15 }),
-    created_time: z.string().openapi({ description: "Creation time on the platform, ISO 8601 with numeric offset.", example: "2026-01-15T10:00:00+00:00" }),
+    created_time: z.string().nullable().openapi({ description: "Creation time on the platform, ISO 8601 with numeric offset; null when the platform does not report it.", example: "2026-01-15T10:00:00+00:00" }),
   })
   .openapi("MediaVideoItem");
 

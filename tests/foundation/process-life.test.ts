@@ -1,0 +1,217 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, test, vi } from "vitest";
+import { randomToken } from "../../lib/core/secrets";
+import { demoBlocks } from "../../lib/mail/blocks/library";
+
+/*
+ * `npm start` as an operator runs it: real processes, a signal to the npm process (what a process manager
+ * or `kill <pid>` sends). Afterwards npm has exited, no process of the tree is left, the port is free, and
+ * the PGlite data under DATA_DIR opens again. A send job with provider calls in flight at the signal still
+ * reaches every recipient exactly once after the restart.
+ */
+
+const repoRoot = join(import.meta.dirname, "..", "..");
+const started: ChildProcess[] = [];
+const dataDirs: string[] = [];
+afterAll(() => {
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "process-life-"));
+  dataDirs.push(dir);
+  return dir;
+}
+
+/** Resolves when `port` can be bound on loopback, i.e. nothing listens there any more. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Every process below `pid` (sh, node, tsx's esbuild service), read before the signal. */
+function descendants(pid: number): number[] {
+  let children: number[] = [];
+  try {
+    children = execFileSync("ps", ["-o", "pid=", "--ppid", String(pid)], { encoding: "utf8" })
+      .split("\n")
+      .map((line) => Number(line.trim()))
+      .filter((n) => n > 0);
+  } catch {
+    // `ps` exits 1 when there is no child.
+  }
+  return children.flatMap((child) => [child, ...descendants(child)]);
+}
+
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+type Process = { child: ChildProcess; lines: string[]; output: () => string };
+
+/** Starts a command and resolves once a stdout line matches `ready`. */
+function startProcess(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<Process> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    started.push(child);
+    const lines: string[] = [];
+    let pending = "";
+    let all = "";
+    const output = () => all.slice(-4000);
+    child.stderr?.on("data", (chunk: Buffer) => (all += chunk.toString("utf8")));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      all += text;
+      pending += text;
+      const complete = pending.split("\n");
+      pending = complete.pop() ?? "";
+      lines.push(...complete);
+      if (lines.some((line) => ready.test(line))) resolve({ child, lines, output });
+    });
+    child.once("exit", (code, signal) => reject(new Error(`${command} ${args.join(" ")} exited (${code ?? signal}) before it was ready:\n${output()}`)));
+  });
+}
+
+/** Ready at the last line of the start-up banner (first start: after the demo keys). */
+const startServer = (env: Record<string, string>) => startProcess("npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\(Issue more with|^Demo customer: /);
+
+const valueAfter = (lines: string[], label: string) => lines.find((line) => line.includes(label))?.split(label)[1]?.trim() ?? "";
+
+/** Sends `signal` to the npm process and checks that the whole tree is gone and the port free. */
+async function stopWith(server: Process, signal: NodeJS.Signals, port: number): Promise<void> {
+  const npmPid = server.child.pid;
+  if (npmPid === undefined) throw new Error("npm has no pid");
+  const tree = descendants(npmPid);
+  expect(tree.length, "npm start runs the server below npm").toBeGreaterThan(0);
+  const exited = new Promise<number | null>((resolve) => server.child.once("exit", (code) => resolve(code)));
+  server.child.kill(signal);
+  const within = new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), 20_000).unref());
+  const code = await Promise.race([exited, within]);
+  expect(code, `npm did not exit within 20 s of ${signal}:\n${server.output()}`).not.toBe("timeout");
+  expect(code, server.output()).toBe(0);
+  expect(server.output()).toMatch(new RegExp(`"message":"stopped","signal":"${signal}"`));
+  // The server exits before npm does; its esbuild service follows as soon as its stdin closes.
+  await vi.waitFor(() => expect(tree.filter(isAlive), `processes left after ${signal}`).toEqual([]), { timeout: 5000, interval: 100 });
+  expect(await portIsFree(port)).toBe(true);
+}
+
+describe("npm start stops on a signal to npm", () => {
+  const dataDir = tempDataDir();
+
+  test("SIGTERM, then a start on the same data and SIGINT: the tree exits, the port is freed, the data opens again", async () => {
+    const port = await freePort();
+    const env = { DATABASE_URL: "", DATA_DIR: dataDir, PORT: String(port) };
+
+    const first = await startServer(env);
+    const health = await fetch(`http://127.0.0.1:${port}/mail/v1/health`);
+    expect(health.status, "any answer proves the server listens; health needs a key").toBe(401);
+    const demoKey = valueAfter(first.lines, "mail full:");
+    expect(demoKey).toMatch(/^mk_live_/);
+    await stopWith(first, "SIGTERM", port);
+
+    // The second start finds the demo customer and its key in the database the first one closed.
+    const second = await startServer(env);
+    expect(second.lines.join("\n")).toMatch(/Demo customer: [0-9a-f-]{36} \(keys were printed on first start/);
+    const authorized = await fetch(`http://127.0.0.1:${port}/mail/v1/health`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect(authorized.status, await authorized.clone().text()).toBe(200);
+    await stopWith(second, "SIGINT", port);
+  }, 120_000);
+});
+
+/** How long the Postmark simulator holds each of the calls in flight at the signal (within the drain bound). */
+const HOLD_MS = 3000;
+
+test("SIGTERM with a send job's provider calls in flight, then restart: every recipient received exactly once", async () => {
+  // The provider runs in its own process so that its record of what it received outlives the service.
+  const simulators = await startProcess(process.execPath, ["--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks"], {}, /^SIMULATORS /);
+  const urls = JSON.parse(valueAfter(simulators.lines, "SIMULATORS ")) as { postmark: string; graph: string };
+  const sim = (path: string, body?: unknown) =>
+    fetch(`${urls.postmark}${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, any>>);
+
+  const port = await freePort();
+  const adminToken = randomToken(32);
+  const env = {
+    DATABASE_URL: "",
+    DATA_DIR: tempDataDir(),
+    PORT: String(port),
+    POSTMARK_API_URL: urls.postmark,
+    GRAPH_API_URL: urls.graph,
+    ADMIN_TOKEN: adminToken,
+    SEND_RECONCILE_GRACE_SECONDS: String((2 * HOLD_MS) / 1000),
+  };
+  let server = await startServer(env);
+  const base = `http://127.0.0.1:${port}`;
+  const key = valueAfter(server.lines, "mail full:");
+  const api = async (method: string, path: string, body?: unknown, token = key) => {
+    const response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return { status: response.status, json: (await response.json()) as Record<string, any> };
+  };
+
+  // The embedded seed registers the demo server with an in-process simulator only; this one is external.
+  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
+  const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
+  if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
+  const serverToken = `life-${randomToken(12)}`;
+  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
+  await sim("/__sim/servers", { token: serverToken, streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] });
+
+  const template = await api("POST", "/mail/v1/templates", {
+    name: "Process life",
+    subject: "Hello {{first_name}}",
+    blocks: [{ block_id: demoBlocks.find((b) => b.slug === "heading")?.id, values: { title: "Hello {{first_name}}", subtitle: "" } }],
+  });
+  expect(template.status, JSON.stringify(template.json)).toBe(201);
+  const job = await api("POST", "/mail/v1/send-jobs", { template_id: template.json.data.id });
+  const jobId = job.json.data.id as string;
+  // Five batches: three in flight at the signal, two whose queue messages the stop cancels.
+  const total = 2500;
+  const recipients = Array.from({ length: total }, (_, i) => ({ email: `reader${i}@example.com`, data: { first_name: `Reader ${i}` } }));
+  const added = await api("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { recipients });
+  expect(added.status, JSON.stringify(added.json)).toBe(200);
+
+  await sim("/__sim/faults", { mode: "slow", count: 3, delay_ms: HOLD_MS });
+  const start = await api("POST", `/mail/v1/send-jobs/${jobId}/start`);
+  expect(start.status, JSON.stringify(start.json)).toBe(200);
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  await stopWith(server, "SIGTERM", port);
+  const receivedAtStop = (await sim("/__sim/stats")).received as number;
+  expect(receivedAtStop, "the stop let the calls in flight finish").toBeGreaterThan(0);
+  expect(receivedAtStop).toBeLessThan(total);
+
+  server = await startServer(env);
+  const done = await vi.waitFor(
+    async () => {
+      const r = await api("GET", `/mail/v1/send-jobs/${jobId}`);
+      expect(r.json.data.status, JSON.stringify(r.json)).toBe("completed");
+      return r.json.data;
+    },
+    { timeout: 40_000, interval: 250 },
+  );
+  expect(done.recipients).toMatchObject({ total, accepted: total, unknown: 0, failed: 0, pending: 0 });
+  const stats = await sim("/__sim/stats");
+  expect(stats.duplicates_by_metadata_message_id).toEqual({});
+  expect(stats.received).toBe(total);
+  await stopWith(server, "SIGTERM", port);
+}, 120_000);
