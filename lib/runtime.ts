@@ -22,8 +22,8 @@ export function createRootApp(deps: RuntimeDeps) {
   // The one blob store of the process (Vercel Blob or DATA_DIR/blobs), chosen from config here.
   const assets = createAssetStorage(deps);
   const mail = createMailApp({ ...deps, assets });
-  const ads = createAdsApp(deps);
-  const admin = createAdminApp(deps);
+  const ads = createAdsApp({ ...deps, blobs: assets.blobs });
+  const admin = createAdminApp({ ...deps, blobs: assets.blobs });
   const root = new OpenAPIHono<AppEnv>();
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
   root.all("/mail/*", (c) => mail.fetch(c.req.raw, c.env));

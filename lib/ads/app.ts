@@ -5,6 +5,7 @@ import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
 import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
 import { registerAdsRoutes } from "./routes";
+import { PREVIEW_PNG_PATH } from "./routes/templates";
 
 export type { AdsDeps };
 
@@ -28,7 +29,7 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
     service: "ads",
     mountPath: "/ads",
     deps,
-    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"],
+    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", PREVIEW_PNG_PATH],
   });
   registerGetHealth(app, deps, "ads");
   registerAdsRoutes(app, deps);

@@ -1,5 +1,7 @@
 import type { CoreDeps } from "../core/context";
 import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
+import type { BlobStore } from "../adapters/blob";
+import { createAssetStorage } from "../mail/assets/storage";
 import type { Providers } from "../providers";
 import { createGraphClient, type GraphClient } from "./platform";
 
@@ -10,21 +12,25 @@ export type AdsDeps = CoreDeps & {
   safeFetch: SafeFetch;
   /** Test-only switch mirrored from the config, for URL checks that do not fetch (video URLs). */
   allowLoopbackOutbound: boolean;
+  /** Where rendered creatives and template previews are published (Vercel Blob, or files served by the app). */
+  blobs: BlobStore;
 };
 
-export type AdsDepsInput = CoreDeps & { providers: Pick<Providers, "graphApiUrl"> };
+export type AdsDepsInput = CoreDeps & { providers: Pick<Providers, "graphApiUrl">; blobs?: BlobStore };
 
 /**
  * Built once per app from the runtime's providers: the Graph client points at `GRAPH_API_URL` or the
  * embedded simulator. Loopback and the extra CA are test-only settings and off unless configured.
  */
 export function createAdsDeps(input: AdsDepsInput): AdsDeps {
-  const { providers, ...core } = input;
+  const { providers, blobs, ...core } = input;
   const allowLoopbackOutbound = core.config.ALLOW_LOOPBACK_OUTBOUND;
   return {
     ...core,
     graph: createGraphClient({ baseUrl: providers.graphApiUrl, logger: core.logger }),
     safeFetch: createSafeFetch({ allowLoopbackForTests: allowLoopbackOutbound, trustedCa: core.config.OUTBOUND_TRUSTED_CA }),
     allowLoopbackOutbound,
+    // The runtime hands over the process's one store; standalone (seeding) the same choice is made from the config.
+    blobs: blobs ?? createAssetStorage(core).blobs,
   };
 }

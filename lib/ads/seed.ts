@@ -3,6 +3,8 @@ import type { Providers } from "../providers";
 import { createAdsDeps } from "./deps";
 import { getOnboarding, updateOnboarding } from "./onboarding/service";
 import { createTarget, findTargetByKey, listTargets } from "./targets/service";
+import { DEMO_TEMPLATES, SALE_BANNER } from "./templates/demo";
+import { assignAdTemplate, createAdTemplate, listAdTemplates, setPreviewValues } from "./templates/service";
 
 /**
  * The Demo customer's ad account on the embedded Graph simulator. These values exist only in the
@@ -80,5 +82,21 @@ export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, cus
         advantage_audience: 0,
       },
     });
+  }
+  await seedDemoTemplates(adsDeps, customerId);
+}
+
+/**
+ * The demo templates exist once (by name) and are assigned to the Demo customer, the sale banner with
+ * stored preview values, so `GET /v1/templates` and the preview URLs show something right after start.
+ */
+async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
+  const existing = new Map((await listAdTemplates(deps.db)).map((t) => [t.name, t.id]));
+  for (const seed of DEMO_TEMPLATES) {
+    const id = existing.get(seed.name) ?? (await createAdTemplate(deps, { name: seed.name, description: seed.description, type: seed.type, params: seed.params, layouts: seed.layouts, highlight: seed.highlight })).id;
+    const assigned = await assignAdTemplate(deps, customerId, id);
+    if (seed === SALE_BANNER && Object.keys(assigned.preview_values).length === 0) {
+      await setPreviewValues(deps, customerId, id, { headline: "Demo [[Sale]]: sneakers for spring", price: "€ 59.00", brand_color: "#1d4ed8" });
+    }
   }
 }

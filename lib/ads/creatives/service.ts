@@ -56,7 +56,7 @@ export function sameForAllRatios(value: string): RatioMediaRecord {
 export async function insertCreativeDraft(
   db: Database | Tx,
   customerId: string,
-  draft: { name: string; type: CreativeType; imageHashes?: RatioMediaRecord; videoIds?: RatioMediaRecord; thumbnailHashes?: Partial<RatioMediaRecord> },
+  draft: { name: string; type: CreativeType; imageHashes?: RatioMediaRecord; videoIds?: RatioMediaRecord; thumbnailHashes?: Partial<RatioMediaRecord>; templateId?: string; formats?: RatioMediaRecord },
   now: Date,
 ): Promise<Row> {
   const [row] = await db
@@ -69,6 +69,8 @@ export async function insertCreativeDraft(
       imageHashes: draft.imageHashes ?? null,
       videoIds: draft.videoIds ?? null,
       thumbnailHashes: draft.thumbnailHashes ?? null,
+      templateId: draft.templateId ?? null,
+      formats: draft.formats ?? null,
       createdAt: now,
       updatedAt: now,
     })

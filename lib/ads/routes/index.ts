@@ -5,12 +5,14 @@ import { registerCreativeRoutes } from "./creatives";
 import { registerMediaRoutes } from "./media";
 import type { AdsRouter } from "./shared";
 import { registerGetAdStatus } from "./status/get";
+import { registerTemplateRoutes } from "./templates";
 
-/** Media, ad sets, creatives, ads and status, each under `/v1/{group}` and `/v1/platform/{group}`. */
+/** Media, ad sets, creatives, ads, status and templates, each under `/v1/{group}` and `/v1/platform/{group}`. */
 export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerMediaRoutes(router, deps);
   registerAdSetRoutes(router, deps);
   registerCreativeRoutes(router, deps);
   registerAdRoutes(router, deps);
   registerGetAdStatus(router, deps);
+  registerTemplateRoutes(router, deps);
 }

@@ -31,18 +31,18 @@ function problem(name: string, message: string): FieldProblem {
   return { path: `params.${name}`, message };
 }
 
+export type CheckedValues = { text: Map<string, Segment[]>; color: Map<string, string>; imageUrls: Map<string, string> };
+
 /**
- * Checks values against the template's parameters: unknown names, required ones missing, text length
- * (visible characters, highlight brackets not counted where they apply), colours, image URLs (fetched by
- * the SSRF-safe client, JPG/PNG/WebP by content, at most 30 MB, decoded with sharp's pixel limit).
- * `useExamples` fills what is missing with each parameter's example (previews).
+ * Checks values against the template's parameters without fetching anything: unknown names, required ones
+ * missing, text length (visible characters, highlight brackets not counted where they apply), colours,
+ * image URLs. `useExamples` fills what is missing with each parameter's example (previews).
  */
-export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: TemplateDefinition, input: Record<string, unknown>, options: { useExamples: boolean }): Promise<ResolvedValues> {
+export function checkValues(template: TemplateDefinition, input: Record<string, unknown>, options: { useExamples: boolean }): CheckedValues {
   const problems: FieldProblem[] = [];
   const byName = new Map(template.params.map((p) => [p.name, p]));
   for (const name of Object.keys(input)) if (!byName.has(name)) problems.push(problem(name, "Not a parameter of this template."));
-  const resolved: ResolvedValues = { text: new Map(), color: new Map(), image: new Map() };
-  const images: [string, string][] = [];
+  const checked: CheckedValues = { text: new Map(), color: new Map(), imageUrls: new Map() };
   for (const param of template.params) {
     let value = input[param.name];
     if ((value === undefined || value === null || value === "") && options.useExamples) value = param.example ?? undefined;
@@ -60,16 +60,16 @@ export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: 
         const length = [...visibleText(segments)].length;
         if (param.min_chars !== null && length < param.min_chars) problems.push(problem(param.name, `At least ${param.min_chars} characters (has ${length}).`));
         else if (param.max_chars !== null && length > param.max_chars) problems.push(problem(param.name, `At most ${param.max_chars} characters (has ${length}).`));
-        else resolved.text.set(param.name, segments);
+        else checked.text.set(param.name, segments);
         break;
       }
       case "color":
-        if (COLOR.test(value)) resolved.color.set(param.name, value.toLowerCase());
+        if (COLOR.test(value)) checked.color.set(param.name, value.toLowerCase());
         else problems.push(problem(param.name, "A colour is #rrggbb."));
         break;
       case "image":
         // The SSRF-safe client decides what may be fetched (https, public addresses).
-        if (URL.canParse(value)) images.push([param.name, value]);
+        if (URL.canParse(value)) checked.imageUrls.set(param.name, value);
         else problems.push(problem(param.name, "An image is an https URL."));
         break;
       case "video":
@@ -78,11 +78,21 @@ export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: 
     }
   }
   if (problems.length > 0) throw new ValidationError("The template values are invalid; see details.", problems);
+  return checked;
+}
+
+/**
+ * `checkValues`, then each image fetched by the SSRF-safe client (JPG/PNG/WebP by content, at most 30 MB,
+ * 422 naming the parameter otherwise), decoded with sharp's pixel limit and kept as a data URI.
+ */
+export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: TemplateDefinition, input: Record<string, unknown>, options: { useExamples: boolean }): Promise<ResolvedValues> {
+  const checked = checkValues(template, input, options);
+  const resolved: ResolvedValues = { text: checked.text, color: checked.color, image: new Map() };
   await Promise.all(
-    images.map(async ([name, url]) => {
+    [...checked.imageUrls].map(async ([name, url]) => {
       const image = await fetchImage(deps, url, { field: `params.${name}`, anyRatio: true });
+      const meta = await sharp(image.bytes, { limitInputPixels: 100_000_000 }).metadata();
       const decoded = sharp(image.bytes, { limitInputPixels: 100_000_000 }).rotate().resize({ width: MAX_IMAGE_EDGE, height: MAX_IMAGE_EDGE, fit: "inside", withoutEnlargement: true });
-      const meta = await sharp(image.bytes).metadata();
       const output = meta.hasAlpha ? await decoded.png().toBuffer() : await decoded.jpeg({ quality: 92 }).toBuffer();
       resolved.image.set(name, `data:image/${meta.hasAlpha ? "png" : "jpeg"};base64,${output.toString("base64")}`);
     }),

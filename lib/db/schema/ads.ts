@@ -170,6 +170,9 @@ export const adsCreatives = pgTable(
     imageHashes: jsonb().$type<RatioMediaRecord>(),
     videoIds: jsonb().$type<RatioMediaRecord>(),
     thumbnailHashes: jsonb().$type<Partial<RatioMediaRecord>>(),
+    /** Rendered from a template: which one, and the permanent URL of each format. */
+    templateId: uuid(),
+    formats: jsonb().$type<RatioMediaRecord>(),
     platformCreativeId: text(),
     createdAt: at().notNull().defaultNow(),
     updatedAt: at().notNull().defaultNow(),
@@ -219,3 +222,49 @@ export const adsPublishReservations = pgTable(
   },
   (t) => [index().on(t.customerId, t.createdAt)],
 );
+
+export const adTemplateStatuses = ["active", "inactive"] as const;
+
+/**
+ * Ad templates, maintained by the operator for all customers and assigned per customer. `params`,
+ * `layouts` and `highlight` are stored as validated on save and parsed again on read (lib/ads/templates).
+ * `revision` grows with every change: preview images are addressed by content, so a change gives new URLs.
+ */
+export const adsTemplates = pgTable("ads_templates", {
+  id: uuid().primaryKey().defaultRandom(),
+  name: text().notNull(),
+  description: text().notNull().default(""),
+  type: text({ enum: ["image", "video"] }).notNull(),
+  status: text({ enum: adTemplateStatuses }).notNull().default("active"),
+  params: jsonb().$type<unknown[]>().notNull(),
+  layouts: jsonb().$type<Record<string, unknown>>().notNull(),
+  highlight: jsonb().$type<Record<string, unknown> | null>(),
+  revision: integer().notNull().default(1),
+  createdAt: at().notNull().defaultNow(),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+export const adsTemplateAssignments = pgTable(
+  "ads_template_assignments",
+  {
+    customerId: customerRef(),
+    templateId: uuid()
+      .notNull()
+      .references(() => adsTemplates.id, { onDelete: "cascade" }),
+    /** The operator's preview values for this customer (the customer API only reads them); `{}` = none. */
+    previewValues: jsonb().$type<Record<string, string>>().notNull().default({}),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.templateId] })],
+);
+
+/**
+ * Rendered template images by content: the hash of the template revision, the values and the ratio. A
+ * preview is rendered on its first request and found here afterwards; its URL never changes.
+ */
+export const adsRenderedImages = pgTable("ads_rendered_images", {
+  contentHash: text().primaryKey(),
+  url: text().notNull(),
+  createdAt: at().notNull().defaultNow(),
+});

@@ -1,0 +1,16 @@
+import type { AdsDeps } from "../../deps";
+import type { AdsRouter } from "../shared";
+import { registerGetTemplate, registerGetTemplatePreview } from "./get";
+import { registerListTemplates } from "./list";
+import { registerGetTemplatePreviewImage } from "./preview-png";
+import { registerRenderTemplate } from "./render";
+
+export { PREVIEW_PNG_PATH } from "./preview-png";
+
+export function registerTemplateRoutes(router: AdsRouter, deps: AdsDeps): void {
+  registerListTemplates(router, deps);
+  registerRenderTemplate(router, deps);
+  registerGetTemplate(router, deps);
+  registerGetTemplatePreview(router, deps);
+  registerGetTemplatePreviewImage(router, deps);
+}
