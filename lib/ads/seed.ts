@@ -3,7 +3,12 @@ import type { Providers } from "../providers";
 import { createAdsDeps } from "./deps";
 import { getOnboarding, updateOnboarding } from "./onboarding/service";
 import { createTarget, findTargetByKey, listTargets } from "./targets/service";
+import { adsImages } from "../db/schema";
+import { connectAdAccount } from "./onboarding/service";
+import { CREATIVE_RATIOS } from "./platform/placement-creative";
 import { DEMO_TEMPLATES, SALE_BANNER } from "./templates/demo";
+import { RATIO_SIZES } from "./templates/layout";
+import { checkValues, renderTemplate, type ResolvedValues } from "./templates/render";
 import { assignAdTemplate, createAdTemplate, listAdTemplates, setPreviewValues } from "./templates/service";
 
 /**
@@ -84,6 +89,33 @@ export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, cus
     });
   }
   await seedDemoTemplates(adsDeps, customerId);
+  await seedSampleImages(adsDeps, customerId);
+}
+
+/**
+ * Three sample images (1:1, 4:5, 9:16: the sale banner rendered with its examples) in the Demo ad account,
+ * so `GET /v1/media/images` lists them and creatives and ads can be made right after start without an
+ * https image server. The simulator forgets images on restart, so they are uploaded again when missing
+ * (same bytes, same hashes, same rows).
+ */
+async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
+  const account = await connectAdAccount(deps, customerId);
+  if ((await account.session.listImages(account.adAccountId)).length >= CREATIVE_RATIOS.length) return;
+  // The examples hold no image URL, so nothing is fetched.
+  const { text, color } = checkValues(SALE_BANNER, {}, { useExamples: true });
+  const values: ResolvedValues = { text, color, image: new Map() };
+  const formats = await renderTemplate(SALE_BANNER, values);
+  const now = deps.clock.now();
+  for (const ratio of CREATIVE_RATIOS) {
+    const bytes = formats[ratio];
+    const image = await account.session.uploadImage(account.adAccountId, bytes);
+    const { width, height } = RATIO_SIZES[ratio];
+    const values = { url: image.url, width, height, bytes: bytes.length, format: "jpeg" };
+    await deps.db
+      .insert(adsImages)
+      .values({ customerId, imageHash: image.hash, ...values, createdAt: now })
+      .onConflictDoUpdate({ target: [adsImages.customerId, adsImages.imageHash], set: values });
+  }
 }
 
 /**

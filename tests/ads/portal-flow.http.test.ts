@@ -31,6 +31,12 @@ test("the Demo onboarding is idempotent and re-registers the simulator's side", 
   ]);
   expect(sim.state.tokens.has(DEMO_ADS.accessToken)).toBe(true);
   expect(sim.state.campaigns.get(DEMO_ADS.campaignId)?.status).toBe("ACTIVE");
+  // Three sample images, one per placement ratio, listed from the ad account (uploaded once, not per start).
+  const images = await h.call("GET", "/ads/v1/media/images", { key: c.adsReporting });
+  expect(images.json.data.map((i: { width: number; height: number }) => `${i.width}x${i.height}`).sort(), describeResponse(images)).toEqual(["1080x1080", "1080x1350", "1080x1920"]);
+  // And the demo templates, one with stored preview values.
+  const templates = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
+  expect(templates.json.data.map((t: { name: string }) => t.name), describeResponse(templates)).toEqual(expect.arrayContaining(["Quote card", "Sale banner"]));
 });
 
 test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DISAPPROVED with the marker", async () => {

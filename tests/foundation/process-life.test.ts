@@ -1,11 +1,11 @@
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
-import { demoBlocks } from "../../lib/mail/blocks/library";
+import { demoSendJob, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
 
 /*
  * `npm start` as an operator runs it: real processes, a signal to the npm process (what a process manager
@@ -14,7 +14,6 @@ import { demoBlocks } from "../../lib/mail/blocks/library";
  * reaches every recipient exactly once after the restart.
  */
 
-const repoRoot = join(import.meta.dirname, "..", "..");
 const started: ChildProcess[] = [];
 const dataDirs: string[] = [];
 afterAll(() => {
@@ -69,38 +68,12 @@ const isAlive = (pid: number) => {
   }
 };
 
-type Process = { child: ChildProcess; lines: string[]; output: () => string };
-
-/** Starts a command and resolves once a stdout line matches `ready`. */
-function startProcess(command: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<Process> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: repoRoot, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    started.push(child);
-    const lines: string[] = [];
-    let pending = "";
-    let all = "";
-    const output = () => all.slice(-4000);
-    child.stderr?.on("data", (chunk: Buffer) => (all += chunk.toString("utf8")));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      all += text;
-      pending += text;
-      const complete = pending.split("\n");
-      pending = complete.pop() ?? "";
-      lines.push(...complete);
-      if (lines.some((line) => ready.test(line))) resolve({ child, lines, output });
-    });
-    child.once("exit", (code, signal) => reject(new Error(`${command} ${args.join(" ")} exited (${code ?? signal}) before it was ready:\n${output()}`)));
-  });
-}
-
 /** Ready at the last line of the start-up banner (first start: after the demo keys). */
-const startServer = (env: Record<string, string>) => startProcess("npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\(Issue more with|^Demo customer: /);
+const startServer = (env: Record<string, string>) => startProcess(started, "npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\(Issue more with|^Demo customer: /);
 
-const valueAfter = (lines: string[], label: string) => lines.find((line) => line.includes(label))?.split(label)[1]?.trim() ?? "";
 
 /** Sends `signal` to the npm process and checks that the whole tree is gone and the port free. */
-async function stopWith(server: Process, signal: NodeJS.Signals, port: number): Promise<void> {
+async function stopWith(server: StartedProcess, signal: NodeJS.Signals, port: number): Promise<void> {
   const npmPid = server.child.pid;
   if (npmPid === undefined) throw new Error("npm has no pid");
   const tree = descendants(npmPid);
@@ -145,10 +118,7 @@ const HOLD_MS = 3000;
 
 test("SIGTERM with a send job's provider calls in flight, then restart: every recipient received exactly once", async () => {
   // The provider runs in its own process so that its record of what it received outlives the service.
-  const simulators = await startProcess(process.execPath, ["--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks"], {}, /^SIMULATORS /);
-  const urls = JSON.parse(valueAfter(simulators.lines, "SIMULATORS ")) as { postmark: string; graph: string };
-  const sim = (path: string, body?: unknown) =>
-    fetch(`${urls.postmark}${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, any>>);
+  const { urls, sim } = await startSimulatorsProcess(started);
 
   const port = await freePort();
   const adminToken = randomToken(32);
@@ -164,32 +134,10 @@ test("SIGTERM with a send job's provider calls in flight, then restart: every re
   let server = await startServer(env);
   const base = `http://127.0.0.1:${port}`;
   const key = valueAfter(server.lines, "mail full:");
-  const api = async (method: string, path: string, body?: unknown, token = key) => {
-    const response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: response.status, json: (await response.json()) as Record<string, any> };
-  };
-
-  // The embedded seed registers the demo server with an in-process simulator only; this one is external.
-  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
-  const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
-  if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
-  const serverToken = `life-${randomToken(12)}`;
-  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
-  await sim("/__sim/servers", { token: serverToken, streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] });
-
-  const template = await api("POST", "/mail/v1/templates", {
-    name: "Process life",
-    subject: "Hello {{first_name}}",
-    blocks: [{ block_id: demoBlocks.find((b) => b.slug === "heading")?.id, values: { title: "Hello {{first_name}}", subtitle: "" } }],
-  });
-  expect(template.status, JSON.stringify(template.json)).toBe(201);
-  const job = await api("POST", "/mail/v1/send-jobs", { template_id: template.json.data.id });
-  const jobId = job.json.data.id as string;
+  const api = serviceApi(() => base, key);
   // Five batches: three in flight at the signal, two whose queue messages the stop cancels.
   const total = 2500;
-  const recipients = Array.from({ length: total }, (_, i) => ({ email: `reader${i}@example.com`, data: { first_name: `Reader ${i}` } }));
-  const added = await api("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { recipients });
-  expect(added.status, JSON.stringify(added.json)).toBe(200);
+  const jobId = await demoSendJob(api, sim, adminToken, { name: "Process life", total });
 
   await sim("/__sim/faults", { mode: "slow", count: 3, delay_ms: HOLD_MS });
   const start = await api("POST", `/mail/v1/send-jobs/${jobId}/start`);

@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
-import { demoBlocks } from "../../lib/mail/blocks/library";
+import { demoSendJob, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
 
 /*
  * The kill-and-restart test. The service runs as `tsx lib/server.ts` (embedded mode: PGlite under a
@@ -26,41 +26,11 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Started = { child: ChildProcess; lines: string[] };
-
-/** Starts a node process running a TypeScript entry and resolves once a stdout line matches `ready`. */
-function startProcess(entry: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<Started> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", entry, ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    children.push(child);
-    const lines: string[] = [];
-    let pending = "";
-    let errors = "";
-    child.stderr?.on("data", (chunk: Buffer) => {
-      errors += chunk.toString("utf8");
-      if (process.env.CRASH_DEBUG) process.stdout.write(`[${entry}] ${chunk.toString("utf8")}`);
-    });
-    child.stdout?.on("data", (chunk: Buffer) => {
-      pending += chunk.toString("utf8");
-      const complete = pending.split("\n");
-      pending = complete.pop() ?? "";
-      lines.push(...complete);
-      if (lines.some((line) => ready.test(line))) resolve({ child, lines });
-    });
-    child.once("exit", (code) => reject(new Error(`${entry} exited with ${code} before it was ready:\n${errors.slice(-2000)}`)));
-  });
-}
-
-const valueAfter = (lines: string[], label: string) => lines.find((line) => line.includes(label))?.split(label)[1]?.trim() ?? "";
-
 /** How long the simulator holds a faulty call: the kill comes well within it, also on a busy machine. */
 const HOLD_MS = 4000;
 
 test("SIGKILL with provider calls in flight, at three points of the call, and restart: every recipient received exactly once, none unknown, usage equals the provider's count", async () => {
-  const simulators = await startProcess("lib/simulators.ts", ["--postmark-port", "0", "--graph-port", "0", "--no-webhooks"], {}, /^SIMULATORS /);
-  const urls = JSON.parse(valueAfter(simulators.lines, "SIMULATORS ")) as { postmark: string; graph: string };
-  const sim = (path: string, body?: unknown) =>
-    fetch(`${urls.postmark}${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, any>>);
+  const { urls, sim } = await startSimulatorsProcess(children);
 
   const adminToken = randomToken(32);
   // Always PGlite under DATA_DIR: the restart recovers every in-flight send it finds, which must never
@@ -77,39 +47,16 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
     LOG_LEVEL: "warn",
     SEND_RECONCILE_GRACE_SECONDS: String((2 * HOLD_MS) / 1000),
   };
-  const startService = () => startProcess("lib/server.ts", [], env, /mail service:/);
+  const startService = () => startProcess(children, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
 
-  const origin = (started: Started) => valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
+  const origin = (started: StartedProcess) => valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
   let service = await startService();
   let base = origin(service);
   const key = valueAfter(service.lines, "mail full:");
   expect(key).toMatch(/^mk_live_/);
-  const api = async (method: string, path: string, body?: unknown, token = key) => {
-    const response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
-    return { status: response.status, json: (await response.json()) as Record<string, any> };
-  };
-
-  // The embedded seed registers the demo server with an in-process simulator only; this one is external.
-  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
-  const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
-  if (!demo) throw new Error("no Demo customer");
-  const serverToken = `crash-${randomToken(12)}`;
-  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
-  await sim("/__sim/servers", { token: serverToken, streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] });
-
-  const template = await api("POST", "/mail/v1/templates", {
-    name: "Crash test",
-    subject: "Hello {{first_name}}",
-    blocks: [{ block_id: demoBlocks.find((b) => b.slug === "heading")?.id, values: { title: "Hello {{first_name}}", subtitle: "" } }],
-  });
-  expect(template.status, JSON.stringify(template.json)).toBe(201);
-  const job = await api("POST", "/mail/v1/send-jobs", { template_id: template.json.data.id });
-  const jobId = job.json.data.id as string;
+  const api = serviceApi(() => base, key);
   const total = 6000;
-  for (let offset = 0; offset < total; offset += 3000) {
-    const recipients = Array.from({ length: 3000 }, (_, i) => ({ email: `reader${offset + i}@example.com`, data: { first_name: `Reader ${offset + i}` } }));
-    expect((await api("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { recipients })).status).toBe(200);
-  }
+  const jobId = await demoSendJob(api, sim, adminToken, { name: "Crash test", total });
 
   /** Holds the next three provider calls (one per lane) at `point`, then kills the service inside them. */
   const killDuringCalls = async (fault: Record<string, unknown>) => {
