@@ -1,3 +1,4 @@
+import { benchAdTemplates } from "./ad-templates";
 import { benchHealth } from "./health";
 import { benchRender } from "./render";
 import { benchSendJobs } from "./send-jobs";
@@ -5,4 +6,5 @@ import { benchSendJobs } from "./send-jobs";
 /** `npm run bench`: every figure the design targets name, printed in one run on this machine. */
 await benchHealth();
 await benchRender();
+await benchAdTemplates();
 await benchSendJobs();

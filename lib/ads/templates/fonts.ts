@@ -48,14 +48,27 @@ export function satoriFonts(): SatoriFont[] {
  * the estimate errs on the wide side, so text that fits here fits on the image).
  */
 export function textWidth(text: string, fontSize: number, weight: Weight, letterSpacing = 0): number {
-  const faces = fonts().metrics.get(weight) ?? [];
-  let units = 0;
+  let ems = 0;
   let count = 0;
   for (const ch of text) {
     count++;
-    const face = faces.find((f) => f.charToGlyphIndex(ch) > 0) ?? faces[0];
-    if (!face) continue;
-    units += ((face.charToGlyph(ch).advanceWidth ?? face.unitsPerEm / 2) / face.unitsPerEm) * fontSize;
+    ems += advance(weight, ch);
   }
-  return units + letterSpacing * count;
+  return ems * fontSize + letterSpacing * count;
+}
+
+/** Advance widths in ems per weight and character, looked up in the font once. */
+const advances = new Map<string, number>();
+
+function advance(weight: Weight, ch: string): number {
+  const key = `${weight}:${ch}`;
+  let ems = advances.get(key);
+  if (ems === undefined) {
+    const faces = fonts().metrics.get(weight) ?? [];
+    const face = faces.find((f) => f.charToGlyphIndex(ch) > 0) ?? faces[0];
+    ems = face ? (face.charToGlyph(ch).advanceWidth ?? face.unitsPerEm / 2) / face.unitsPerEm : 0.5;
+    // Bounded: text is user input, and a map per distinct character could otherwise grow without end.
+    if (advances.size < 20_000) advances.set(key, ems);
+  }
+  return ems;
 }

@@ -100,7 +100,7 @@ export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: 
   return resolved;
 }
 
-type Element = { type: string; props: Record<string, unknown> };
+export type Element = { type: string; props: Record<string, unknown> };
 
 function colorOf(value: LayoutStyle["color"], values: ResolvedValues, params: Map<string, TemplateParam>): string | undefined {
   if (value === undefined) return undefined;
@@ -199,8 +199,11 @@ function elementOf(node: LayoutNode, template: TemplateDefinition, values: Resol
   }
 }
 
-/** One ratio to JPEG. */
-export async function renderRatio(template: TemplateDefinition, values: ResolvedValues, ratio: CreativeRatio): Promise<Buffer> {
+/**
+ * The satori element tree of one ratio, text sizes fitted; a text that does not fit even at its minimum
+ * is a 422 naming its parameter.
+ */
+export function layoutElement(template: TemplateDefinition, values: ResolvedValues, ratio: CreativeRatio): Element {
   const { width, height } = RATIO_SIZES[ratio];
   const params = new Map(template.params.map((p) => [p.name, p]));
   let root: Element | null;
@@ -216,6 +219,12 @@ export async function renderRatio(template: TemplateDefinition, values: Resolved
   if (!root) throw new Error("a layout root rendered nothing");
   (root.props.style as Record<string, unknown>).width = width;
   (root.props.style as Record<string, unknown>).height = height;
+  return root;
+}
+
+/** An element tree to JPEG: satori (SVG), resvg (pixels), sharp (JPEG, sRGB, white under transparency). */
+export async function drawElement(root: Element, ratio: CreativeRatio): Promise<Buffer> {
+  const { width, height } = RATIO_SIZES[ratio];
   const svg = await satori(root as never, { width, height, fonts: satoriFonts() });
   const pixels = new Resvg(svg, { fitTo: { mode: "original" }, background: "#ffffff" }).render();
   return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
@@ -225,8 +234,14 @@ export async function renderRatio(template: TemplateDefinition, values: Resolved
     .toBuffer();
 }
 
+/** One ratio to JPEG. */
+export async function renderRatio(template: TemplateDefinition, values: ResolvedValues, ratio: CreativeRatio): Promise<Buffer> {
+  return drawElement(layoutElement(template, values, ratio), ratio);
+}
+
 /** The three formats. Text fitting is checked for all of them before any is drawn. */
 export async function renderTemplate(template: TemplateDefinition, values: ResolvedValues): Promise<Record<CreativeRatio, Buffer>> {
-  const rendered = await Promise.all(CREATIVE_RATIOS.map((ratio) => renderRatio(template, values, ratio)));
+  const elements = CREATIVE_RATIOS.map((ratio) => layoutElement(template, values, ratio));
+  const rendered = await Promise.all(CREATIVE_RATIOS.map((ratio, i) => drawElement(elements[i] as Element, ratio)));
   return Object.fromEntries(CREATIVE_RATIOS.map((ratio, i) => [ratio, rendered[i]])) as Record<CreativeRatio, Buffer>;
 }

@@ -1,0 +1,103 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Resvg } from "@resvg/resvg-js";
+import { eq } from "drizzle-orm";
+import satori from "satori";
+import sharp from "sharp";
+import { SALE_BANNER } from "../lib/ads/templates/demo";
+import { satoriFonts } from "../lib/ads/templates/fonts";
+import { RATIO_SIZES } from "../lib/ads/templates/layout";
+import { checkValues, layoutElement, renderTemplate, type ResolvedValues } from "../lib/ads/templates/render";
+import { previewUrls } from "../lib/ads/templates/service";
+import { CREATIVE_RATIOS } from "../lib/ads/platform/placement-creative";
+import { bootRuntime } from "../lib/bootstrap";
+import { adsTemplates } from "../lib/db/schema";
+import { seedDemo } from "../lib/seed";
+
+/**
+ * DESIGN §6 / issue 13: an ad template render of three formats (target p50 ≤ 300 ms on 2 cores) beside a
+ * floor measured in the same run — satori, resvg and sharp called directly on the same element trees, so
+ * the ratio is what our engine adds (value checks, text fitting, element building); a cached
+ * `preview.png` through the whole app (target p50 ≤ 5 ms); and memory over 200 renders (flat).
+ */
+
+const runs = 40;
+const warmUp = 5;
+
+function percentile(samples: readonly number[], fraction: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? Number.NaN;
+}
+
+function values(headline: string): ResolvedValues {
+  const { text, color } = checkValues(SALE_BANNER, { headline, price: "€ 49.90", brand_color: "#0f766e", cta: "Shop now" }, { useExamples: false });
+  return { text, color, image: new Map() };
+}
+
+async function timed(run: () => Promise<unknown>): Promise<number[]> {
+  for (let i = 0; i < warmUp; i++) await run();
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await run();
+    samples.push(performance.now() - started);
+  }
+  return samples;
+}
+
+export async function benchAdTemplates(): Promise<void> {
+  const engine = await timed(() => renderTemplate(SALE_BANNER, values("Spring [[Sale]] on all shoes")));
+
+  // The floor: the three libraries on the same trees, nothing of ours in between.
+  const fixed = values("Spring [[Sale]] on all shoes");
+  const trees = CREATIVE_RATIOS.map((ratio) => layoutElement(SALE_BANNER, fixed, ratio));
+  const fonts = satoriFonts();
+  const floor = await timed(() =>
+    Promise.all(
+      CREATIVE_RATIOS.map(async (ratio, i) => {
+        const { width, height } = RATIO_SIZES[ratio];
+        const svg = await satori(trees[i] as never, { width, height, fonts });
+        const pixels = new Resvg(svg, { fitTo: { mode: "original" }, background: "#ffffff" }).render();
+        return sharp(pixels.pixels, { raw: { width, height, channels: 4 } }).flatten({ background: "#ffffff" }).toColourspace("srgb").jpeg({ quality: 90 }).toBuffer();
+      }),
+    ),
+  );
+
+  // Memory over 200 renders with changing text (nothing may accumulate per render).
+  const rss: number[] = [];
+  for (let i = 1; i <= 200; i++) {
+    await renderTemplate(SALE_BANNER, values(`Sale number ${i} [[today]]`));
+    if (i % 20 === 0) rss.push(process.memoryUsage().rss / 1024 / 1024);
+  }
+
+  // A cached preview.png through the app (auth-free route, token check, one database read, 302).
+  const runtime = await bootRuntime({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "bench-templates-")), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" });
+  const demo = await seedDemo(runtime.deps);
+  const [sale] = await runtime.deps.db.select({ id: adsTemplates.id }).from(adsTemplates).where(eq(adsTemplates.name, SALE_BANNER.name));
+  if (!sale) throw new Error("no demo sale banner");
+  const url = new URL(previewUrls(runtime.deps, demo.customerId, sale.id)["4:5"]);
+  const path = url.pathname + url.search;
+  const first = await runtime.app.root.request(path);
+  if (first.status !== 302) throw new Error(`preview.png answered ${first.status}`);
+  const cached: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    const started = performance.now();
+    const response = await runtime.app.root.request(path);
+    cached.push(performance.now() - started);
+    if (response.status !== 302) throw new Error(`preview.png answered ${response.status}`);
+  }
+  await runtime.close();
+
+  const p50 = percentile(engine, 0.5);
+  const floor50 = percentile(floor, 0.5);
+  const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(58)}${value}\n`);
+  process.stdout.write("\n== Ad templates (sale banner, three formats, in process)\n");
+  line("render, three formats p50 / p95", `${p50.toFixed(0)} ms / ${percentile(engine, 0.95).toFixed(0)} ms   (target p50 ≤ 300 ms)`);
+  line("floor: satori + resvg + sharp on the same trees p50", `${floor50.toFixed(0)} ms`);
+  line("engine / floor (p50)", `${(p50 / floor50).toFixed(2)}×   (target ≤ 1.2×)`);
+  line("cached preview.png through the app p50 / p95", `${percentile(cached, 0.5).toFixed(2)} ms / ${percentile(cached, 0.95).toFixed(2)} ms   (target p50 ≤ 5 ms)`);
+  line("RSS after 20 / 100 / 200 renders", `${rss[0]?.toFixed(0)} / ${rss[4]?.toFixed(0)} / ${rss[9]?.toFixed(0)} MB (peak ${Math.max(...rss).toFixed(0)} MB)`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchAdTemplates();
