@@ -222,11 +222,24 @@ export function layoutElement(template: TemplateDefinition, values: ResolvedValu
   return root;
 }
 
-/** An element tree to JPEG: satori (SVG), resvg (pixels), sharp (JPEG, sRGB, white under transparency). */
-export async function drawElement(root: Element, ratio: CreativeRatio): Promise<Buffer> {
+async function pixelsOf(root: Element, ratio: CreativeRatio, background: string | undefined) {
   const { width, height } = RATIO_SIZES[ratio];
   const svg = await satori(root as never, { width, height, fonts: satoriFonts() });
-  const pixels = new Resvg(svg, { fitTo: { mode: "original" }, background: "#ffffff" }).render();
+  return new Resvg(svg, { fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
+}
+
+/**
+ * A video template's layout as a PNG that keeps its transparency: the overlay ffmpeg puts on the
+ * background video (`video.ts`).
+ */
+export async function drawOverlay(root: Element, ratio: CreativeRatio): Promise<Buffer> {
+  const pixels = await pixelsOf(root, ratio, undefined);
+  return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } }).png().toBuffer();
+}
+
+/** An element tree to JPEG: satori (SVG), resvg (pixels), sharp (JPEG, sRGB, white under transparency). */
+export async function drawElement(root: Element, ratio: CreativeRatio): Promise<Buffer> {
+  const pixels = await pixelsOf(root, ratio, "#ffffff");
   return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
     .flatten({ background: "#ffffff" })
     .toColourspace("srgb")

@@ -1,0 +1,92 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ffmpeg from "@ffmpeg-installer/ffmpeg";
+import type { CreativeRatio } from "../platform/placement-creative";
+import { RATIO_SIZES } from "./layout";
+
+/*
+ * Video templates: the layout, drawn as a transparent overlay (`drawOverlay`), composed onto the
+ * customer's background video once per ratio by ffmpeg (shipped as an npm package, no system binary).
+ * The background is scaled to cover the format and cropped to it; the result is H.264 + AAC in MP4 with
+ * the index at the front (`+faststart`), which the platform ingests fastest.
+ */
+
+/** Longest output; the platform's in-feed limit is far above it, a render job's time is not. */
+export const MAX_VIDEO_SECONDS = 60;
+/** Composition of one ratio may take this long before it is given up. */
+const FFMPEG_TIMEOUT_MS = 5 * 60_000;
+
+export class VideoCompositionError extends Error {}
+
+/** Runs the shipped ffmpeg; rejects with the tail of its error output. */
+function run(args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ffmpeg.path, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let errors = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      errors = (errors + chunk.toString("utf8")).slice(-4000);
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), FFMPEG_TIMEOUT_MS);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new VideoCompositionError(`ffmpeg could not start: ${error.message}`));
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new VideoCompositionError(`ffmpeg failed (${code ?? signal}): ${errors.trim().split("\n").slice(-3).join(" ")}`));
+    });
+  });
+}
+
+/**
+ * The background video (bytes of any container ffmpeg reads) with the overlay PNG on top, in the ratio's
+ * size, at most `MAX_VIDEO_SECONDS`. Audio is kept when there is some (re-encoded to AAC).
+ */
+export async function composeVideo(background: Uint8Array, overlayPng: Uint8Array, ratio: CreativeRatio): Promise<Buffer> {
+  const { width, height } = RATIO_SIZES[ratio];
+  const dir = await mkdtemp(join(tmpdir(), "ad-video-"));
+  try {
+    const input = join(dir, "background");
+    const overlay = join(dir, "overlay.png");
+    const output = join(dir, "out.mp4");
+    await Promise.all([writeFile(input, background), writeFile(overlay, overlayPng)]);
+    const filter = `[0:v]scale=${width}:${height}:force_original_aspect_ratio=increase,crop=${width}:${height},setsar=1[bg];[bg][1:v]overlay=0:0,format=yuv420p[v]`;
+    await run([
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-i",
+      input,
+      "-i",
+      overlay,
+      "-filter_complex",
+      filter,
+      "-map",
+      "[v]",
+      "-map",
+      "0:a?",
+      "-t",
+      String(MAX_VIDEO_SECONDS),
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "23",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "128k",
+      "-movflags",
+      "+faststart",
+      output,
+    ]);
+    return await readFile(output);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
