@@ -6,6 +6,8 @@ import { FILES_PATH } from "./mail/assets/storage";
 import { pointSimulatorAtReceiver, registerSimulatorServers } from "./mail/seed";
 import { createPostmarkProvider } from "./mail/provider/postmark";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
+import { createAdsDeps } from "./ads/deps";
+import { resumeVideoRenders } from "./ads/templates/video-render";
 import { seedDemo } from "./seed";
 
 /**
@@ -21,6 +23,8 @@ async function main(): Promise<void> {
   if (deps.queue.kind === "local") {
     const recovered = await recoverAfterRestart(deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }));
     if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
+    const renders = await resumeVideoRenders(createAdsDeps(deps));
+    if (renders > 0) deps.logger.info("resumed video renders after restart", { renders });
   }
   const stopScheduler = startScheduler(deps);
 

@@ -6,6 +6,7 @@ import { registerGetHealth } from "../core/health";
 import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
 import { registerAdsRoutes } from "./routes";
 import { PREVIEW_PNG_PATH } from "./routes/templates";
+import { registerVideoRenderWorker } from "./templates/video-render";
 
 export type { AdsDeps };
 
@@ -33,6 +34,7 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   });
   registerGetHealth(app, deps, "ads");
   registerAdsRoutes(app, deps);
+  registerVideoRenderWorker(deps);
   registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -181,3 +181,8 @@ export function layoutProblems(params: readonly TemplateParam[], layouts: Layout
   if (params.some((p) => p.supports_highlight) && !highlight) problems.push({ path: "highlight", message: "A template with highlight parameters needs a highlight style." });
   return problems;
 }
+
+/** A stored template's definition, parsed again on read (rows hold what was validated on save). */
+export function definitionOf(row: { params: unknown; layouts: unknown; highlight: unknown }): { params: TemplateParam[]; layouts: Layouts; highlight: HighlightStyle | null } {
+  return { params: z.array(TemplateParam).parse(row.params), layouts: Layouts.parse(row.layouts) as Layouts, highlight: row.highlight ? HighlightStyle.parse(row.highlight) : null };
+}

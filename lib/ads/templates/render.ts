@@ -31,7 +31,7 @@ function problem(name: string, message: string): FieldProblem {
   return { path: `params.${name}`, message };
 }
 
-export type CheckedValues = { text: Map<string, Segment[]>; color: Map<string, string>; imageUrls: Map<string, string> };
+export type CheckedValues = { text: Map<string, Segment[]>; color: Map<string, string>; imageUrls: Map<string, string>; videoUrls: Map<string, string> };
 
 /**
  * Checks values against the template's parameters without fetching anything: unknown names, required ones
@@ -42,7 +42,7 @@ export function checkValues(template: TemplateDefinition, input: Record<string, 
   const problems: FieldProblem[] = [];
   const byName = new Map(template.params.map((p) => [p.name, p]));
   for (const name of Object.keys(input)) if (!byName.has(name)) problems.push(problem(name, "Not a parameter of this template."));
-  const checked: CheckedValues = { text: new Map(), color: new Map(), imageUrls: new Map() };
+  const checked: CheckedValues = { text: new Map(), color: new Map(), imageUrls: new Map(), videoUrls: new Map() };
   for (const param of template.params) {
     let value = input[param.name];
     if ((value === undefined || value === null || value === "") && options.useExamples) value = param.example ?? undefined;
@@ -73,7 +73,9 @@ export function checkValues(template: TemplateDefinition, input: Record<string, 
         else problems.push(problem(param.name, "An image is an https URL."));
         break;
       case "video":
-        problems.push(problem(param.name, "Video parameters are rendered by the video pipeline, which is not available yet."));
+        // Fetched by the render job, through the SSRF-safe client as well.
+        if (URL.canParse(value)) checked.videoUrls.set(param.name, value);
+        else problems.push(problem(param.name, "A video is an https URL."));
         break;
     }
   }

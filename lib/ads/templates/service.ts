@@ -10,8 +10,9 @@ import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
 import { upstream } from "../upstream";
-import { HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
-import { checkValues, renderRatio, renderTemplate, resolveValues, type TemplateDefinition } from "./render";
+import { definitionOf, HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
+import { checkValues, renderRatio, renderTemplate, resolveValues } from "./render";
+import { startVideoRender, type VideoRenderStarted } from "./video-render";
 
 /*
  * Ad templates: the operator maintains them and assigns them per customer (with preview values); a
@@ -34,9 +35,6 @@ export type TemplateInput = z.infer<typeof TemplateInput>;
 
 export type AdminTemplateView = TemplateInput & { id: string; status: "active" | "inactive"; revision: number; created_at: string; updated_at: string };
 
-function definitionOf(row: Row): TemplateDefinition {
-  return { params: z.array(TemplateParam).parse(row.params), layouts: Layouts.parse(row.layouts), highlight: row.highlight ? HighlightStyle.parse(row.highlight) : null };
-}
 
 function adminView(row: Row): AdminTemplateView {
   const definition = definitionOf(row);
@@ -56,6 +54,9 @@ function adminView(row: Row): AdminTemplateView {
 function assertLayouts(input: Pick<TemplateInput, "params" | "layouts" | "highlight" | "type">): void {
   const problems = layoutProblems(input.params, input.layouts, input.highlight);
   if (input.type === "image" && input.params.some((p) => p.type === "video")) problems.push({ path: "params", message: "Video parameters belong to video templates." });
+  if (input.type === "video" && input.params.filter((p) => p.type === "video" && p.required).length !== 1) {
+    problems.push({ path: "params", message: "A video template has exactly one required video parameter: the background the layout is drawn on." });
+  }
   if (problems.length > 0) throw new ValidationError("The template's layouts do not fit its parameters; see details.", problems);
 }
 
@@ -256,13 +257,11 @@ export type RenderedCreative = { id: string; template: string; type: "IMAGE"; fo
  * publishes them at permanent URLs and stores a creative draft with the three image hashes; `POST /v1/ads`
  * turns it into one placement-customised creative.
  */
-export async function renderCreative(deps: AdsDeps, customerId: string, input: RenderInput): Promise<RenderedCreative> {
+export async function renderCreative(deps: AdsDeps, customerId: string, input: RenderInput): Promise<RenderedCreative | VideoRenderStarted> {
   const found = await assignedActive(deps.db, customerId, input.template);
   if (!found) throw new ValidationError("The template cannot be rendered; see details.", [{ path: "template", message: "No active template with this id is assigned to this account." }]);
-  if (found.template.type === "video") {
-    throw new ValidationError("The template cannot be rendered; see details.", [{ path: "template", message: "Video templates are not available yet; use an image template." }]);
-  }
   const definition = definitionOf(found.template);
+  if (found.template.type === "video") return startVideoRender(deps, customerId, found.template, definition, input.params, input.name);
   const values = await resolveValues(deps, definition, input.params, { useExamples: false });
   const account = await connectAdAccount(deps, customerId);
   const formats = await renderTemplate(definition, values);

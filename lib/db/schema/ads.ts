@@ -268,3 +268,28 @@ export const adsRenderedImages = pgTable("ads_rendered_images", {
   url: text().notNull(),
   createdAt: at().notNull().defaultNow(),
 });
+
+export const videoRenderStatuses = ["PROCESSING", "READY", "FAILED"] as const;
+
+/**
+ * A video template render, run by a queued job; its id is the creative's (`creative_id` for POST /v1/ads).
+ * `params` are the values as sent (text, colours and URLs), kept until the job has run.
+ */
+export const adsVideoRenders = pgTable(
+  "ads_video_renders",
+  {
+    creativeId: uuid()
+      .primaryKey()
+      .references(() => adsCreatives.id, { onDelete: "cascade" }),
+    customerId: customerRef(),
+    templateId: uuid().notNull(),
+    status: text({ enum: videoRenderStatuses }).notNull(),
+    params: jsonb().$type<Record<string, string>>().notNull(),
+    reason: text(),
+    outputUrls: jsonb().$type<RatioMediaRecord>(),
+    videoIds: jsonb().$type<RatioMediaRecord>(),
+    createdAt: at().notNull().defaultNow(),
+    updatedAt: at().notNull().defaultNow(),
+  },
+  (t) => [index().on(t.status, t.updatedAt)],
+);

@@ -68,3 +68,34 @@ export const RenderedCreative = z
       .openapi({ description: "Permanent, content-addressed URLs of the three formats (JPEG, sRGB)." }),
   })
   .openapi("RenderedCreative");
+
+export const VideoRenderStarted = z
+  .object({
+    id: z.uuid().openapi({ description: "The render's id, also the `creative_id` of POST /v1/ads once READY.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
+    template: z.uuid().openapi({ description: "Template id.", example: templateId }),
+    type: z.literal("VIDEO").openapi({ description: "Always `VIDEO` for video templates.", example: "VIDEO" }),
+    status: z.literal("PROCESSING").openapi({ description: "Poll GET /v1/templates/render/{id}.", example: "PROCESSING" }),
+  })
+  .openapi("VideoRenderStarted");
+
+const videoFormat = (ratio: string) =>
+  z.object({
+    video_id: z.string().openapi({ description: "The platform's video id.", example: "120210000000000123" }),
+    output_url: z.url().openapi({ description: `Permanent URL of the ${ratio} MP4.`, example: "https://ads.example.com/files/creatives/9e8d….mp4" }),
+  });
+
+export const VideoRender = z
+  .object({
+    id: z.uuid().openapi({ description: "The render's (and creative's) id.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
+    template: z.uuid().openapi({ description: "Template id.", example: templateId }),
+    status: z.enum(["PROCESSING", "READY", "FAILED"]).openapi({ description: "`READY`: the creative can be used for an ad; `FAILED`: see `reason`.", example: "READY" }),
+    reason: z.string().nullable().openapi({ description: "Why it failed (the parameter it concerns first), else null.", example: null }),
+    video_id: z.string().nullable().openapi({ description: "The 1:1 video's platform id once READY.", example: "120210000000000123" }),
+    output_url: z.url().nullable().openapi({ description: "The 1:1 MP4 once READY.", example: "https://ads.example.com/files/creatives/9e8d….mp4" }),
+    formats: z
+      .object({ "1:1": videoFormat("1:1"), "4:5": videoFormat("4:5"), "9:16": videoFormat("9:16") })
+      .nullable()
+      .openapi({ description: "All three formats once READY (H.264 + AAC MP4, 1080×1080/1350/1920)." }),
+    platform_creative_id: z.string().nullable().openapi({ description: "The platform's creative id once an ad was built from it.", example: null }),
+  })
+  .openapi("VideoRender");

@@ -3,7 +3,7 @@ import type { LocalBlobStore } from "../../../adapters/blob";
 import { errorBody, NotFoundError } from "../../../core/errors";
 
 /** Published names only (`<folder>/<sha256>.<ext>`): raw uploads live in the same store but are never served. */
-const PUBLISHED_NAME = /^([0-9a-f]{64})\.(jpg|png)$/;
+const PUBLISHED_NAME = /^([0-9a-f]{64})\.(jpg|png|mp4)$/;
 
 /**
  * The embedded stand-in for Vercel Blob's public CDN: `GET /files/{assets,creatives}/<sha256>.<ext>` with the stored

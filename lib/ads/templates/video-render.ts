@@ -1,0 +1,155 @@
+import { and, eq, lt } from "drizzle-orm";
+import { NotFoundError, ValidationError } from "../../core/errors";
+import { OutboundError } from "../../core/outbound/safe-fetch";
+import { sha256Hex } from "../../core/secrets";
+import { adsCreatives, adsTemplates, adsVideoRenders, adsVideos } from "../../db/schema";
+import { insertCreativeDraft } from "../creatives/service";
+import type { AdsDeps } from "../deps";
+import { connectAdAccount } from "../onboarding/service";
+import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
+import { upstream } from "../upstream";
+import { definitionOf } from "./layout";
+import { checkValues, drawOverlay, layoutElement, resolveValues, type TemplateDefinition } from "./render";
+import { composeVideo, VideoCompositionError } from "./video";
+
+/*
+ * Video template renders run as queued jobs (the in-process queue embedded, QStash in production): the
+ * request checks the values and answers 202; the job fetches the background video, composes the three
+ * formats, publishes them, hands each to the ad account as a video (`file_url`) and stores their ids on
+ * the creative draft. `GET /v1/templates/render/{id}` shows PROCESSING → READY or FAILED with a reason.
+ */
+
+export const VIDEO_RENDER_TOPIC = "ads-video-render";
+/** Background videos for templates: fetched whole into memory by the job, so bounded well below the 4 GB uploads. */
+export const MAX_TEMPLATE_VIDEO_BYTES = 100 * 1024 * 1024;
+/** A PROCESSING render whose job has not touched it for this long is published again (after a restart). */
+const STALE_MS = 10 * 60_000;
+
+export type VideoRenderStarted = { id: string; template: string; type: "VIDEO"; status: "PROCESSING" };
+export type VideoRenderView = {
+  id: string;
+  template: string;
+  status: "PROCESSING" | "READY" | "FAILED";
+  reason: string | null;
+  video_id: string | null;
+  output_url: string | null;
+  formats: Record<CreativeRatio, { video_id: string; output_url: string }> | null;
+  platform_creative_id: string | null;
+};
+
+export async function startVideoRender(deps: AdsDeps, customerId: string, template: { id: string; name: string }, definition: TemplateDefinition, params: Record<string, unknown>, name: string | undefined): Promise<VideoRenderStarted> {
+  checkValues(definition, params, { useExamples: false });
+  // The job needs the ad account; an incomplete onboarding is the caller's 422 now, not a failed job later.
+  await connectAdAccount(deps, customerId);
+  const now = deps.clock.now();
+  const creative = await deps.db.transaction(async (tx) => {
+    const draft = await insertCreativeDraft(tx, customerId, { name: name ?? template.name, type: "VIDEO", templateId: template.id }, now);
+    await tx.insert(adsVideoRenders).values({ creativeId: draft.id, customerId, templateId: template.id, status: "PROCESSING", params: params as Record<string, string>, createdAt: now, updatedAt: now });
+    return draft;
+  });
+  await deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: creative.id });
+  return { id: creative.id, template: template.id, type: "VIDEO", status: "PROCESSING" };
+}
+
+function isVideoContainer(bytes: Uint8Array): boolean {
+  // MP4 and MOV: an ISO base media file starts with a box whose type is `ftyp` (or an old `moov`/`mdat`/`wide`).
+  const type = Buffer.from(bytes.subarray(4, 8)).toString("latin1");
+  return ["ftyp", "moov", "mdat", "wide", "free"].includes(type);
+}
+
+async function fail(deps: Pick<AdsDeps, "db" | "clock">, creativeId: string, reason: string): Promise<void> {
+  await deps.db.update(adsVideoRenders).set({ status: "FAILED", reason, updatedAt: deps.clock.now() }).where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
+}
+
+/** The job. A render not PROCESSING any more (done, or done by a duplicate message) is left alone. */
+export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise<void> {
+  const [render] = await deps.db.select().from(adsVideoRenders).where(eq(adsVideoRenders.creativeId, creativeId));
+  if (!render || render.status !== "PROCESSING") return;
+  await deps.db.update(adsVideoRenders).set({ updatedAt: deps.clock.now() }).where(eq(adsVideoRenders.creativeId, creativeId));
+  const [template] = await deps.db.select().from(adsTemplates).where(eq(adsTemplates.id, render.templateId));
+  if (!template) return fail(deps, creativeId, "The template no longer exists.");
+  const definition = definitionOf(template);
+  try {
+    const values = await resolveValues(deps, definition, render.params, { useExamples: false });
+    const [videoParam, videoUrl] = [...checkValues(definition, render.params, { useExamples: false }).videoUrls][0] ?? [];
+    if (!videoParam || !videoUrl) return fail(deps, creativeId, "No background video.");
+    let background: Buffer;
+    try {
+      const response = await deps.safeFetch(videoUrl, { maxBytes: MAX_TEMPLATE_VIDEO_BYTES, timeoutMs: 120_000, headers: { accept: "video/mp4, video/quicktime" } });
+      if (response.status !== 200) return fail(deps, creativeId, `params.${videoParam}: the URL answered HTTP ${response.status}, not 200.`);
+      background = response.body;
+    } catch (error) {
+      if (error instanceof OutboundError) return fail(deps, creativeId, `params.${videoParam}: ${error.reason === "too_large" ? `the file exceeds ${MAX_TEMPLATE_VIDEO_BYTES / 1024 / 1024} MB` : error.message}.`);
+      throw error;
+    }
+    if (!isVideoContainer(background)) return fail(deps, creativeId, `params.${videoParam}: the file is not an MP4 or MOV video (checked by its content).`);
+    const account = await connectAdAccount(deps, render.customerId);
+    const outputs = {} as Record<CreativeRatio, string>;
+    const videoIds = {} as Record<CreativeRatio, string>;
+    for (const ratio of CREATIVE_RATIOS) {
+      const overlay = await drawOverlay(layoutElement(definition, values, ratio), ratio);
+      const video = await composeVideo(background, overlay, ratio);
+      const { url } = await deps.blobs.put(`creatives/${sha256Hex(video)}.mp4`, video, { contentType: "video/mp4", cacheControlMaxAge: 31_536_000 });
+      const created = await upstream({ logger: deps.logger, customerId: render.customerId, action: "create video" }, () => account.session.createVideo(account.adAccountId, url, { title: `template-${ratio.replace(":", "x")}.mp4` }));
+      await deps.db
+        .insert(adsVideos)
+        .values({ customerId: render.customerId, platformVideoId: created.id, status: "PROCESSING", title: `template-${ratio.replace(":", "x")}.mp4`, createdAt: deps.clock.now() })
+        .onConflictDoNothing({ target: [adsVideos.customerId, adsVideos.platformVideoId] });
+      outputs[ratio] = url;
+      videoIds[ratio] = created.id;
+    }
+    const now = deps.clock.now();
+    await deps.db.transaction(async (tx) => {
+      await tx.update(adsCreatives).set({ videoIds, formats: outputs, updatedAt: now }).where(eq(adsCreatives.id, creativeId));
+      await tx.update(adsVideoRenders).set({ status: "READY", outputUrls: outputs, videoIds, reason: null, updatedAt: now }).where(eq(adsVideoRenders.creativeId, creativeId));
+    });
+  } catch (error) {
+    if (error instanceof ValidationError) {
+      const detail = Array.isArray(error.details) ? error.details.map((d) => ("path" in d ? `${d.path}: ${d.message}` : "")).join("; ") : "";
+      return fail(deps, creativeId, detail || error.message);
+    }
+    if (error instanceof VideoCompositionError) return fail(deps, creativeId, `The background video could not be composed: ${error.message}`);
+    throw error;
+  }
+}
+
+export function registerVideoRenderWorker(deps: AdsDeps): void {
+  deps.queue.register(VIDEO_RENDER_TOPIC, async (body) => {
+    const id = (body as { creative_id?: unknown }).creative_id;
+    if (typeof id === "string") await runVideoRender(deps, id);
+  });
+}
+
+/** After a restart (the in-process queue lost its messages): renders still PROCESSING and untouched for a while run again. */
+export async function resumeVideoRenders(deps: AdsDeps): Promise<number> {
+  const stale = await deps.db
+    .select({ id: adsVideoRenders.creativeId })
+    .from(adsVideoRenders)
+    .where(and(eq(adsVideoRenders.status, "PROCESSING"), lt(adsVideoRenders.updatedAt, new Date(deps.clock.now().getTime() - STALE_MS))));
+  for (const { id } of stale) await deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: id });
+  return stale.length;
+}
+
+export async function getVideoRender(deps: Pick<AdsDeps, "db">, customerId: string, id: string): Promise<VideoRenderView> {
+  const [row] = await deps.db
+    .select({ render: adsVideoRenders, platformCreativeId: adsCreatives.platformCreativeId })
+    .from(adsVideoRenders)
+    .innerJoin(adsCreatives, eq(adsCreatives.id, adsVideoRenders.creativeId))
+    .where(and(eq(adsVideoRenders.creativeId, id), eq(adsVideoRenders.customerId, customerId)));
+  if (!row) throw new NotFoundError("Render");
+  const { render } = row;
+  const formats =
+    render.outputUrls && render.videoIds
+      ? (Object.fromEntries(CREATIVE_RATIOS.map((ratio) => [ratio, { video_id: render.videoIds?.[ratio] ?? "", output_url: render.outputUrls?.[ratio] ?? "" }])) as VideoRenderView["formats"])
+      : null;
+  return {
+    id: render.creativeId,
+    template: render.templateId,
+    status: render.status,
+    reason: render.reason,
+    video_id: render.videoIds?.["1:1"] ?? null,
+    output_url: render.outputUrls?.["1:1"] ?? null,
+    formats,
+    platform_creative_id: row.platformCreativeId,
+  };
+}
