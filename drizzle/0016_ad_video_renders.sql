@@ -7,6 +7,7 @@ CREATE TABLE "ads_video_renders" (
 	"reason" text,
 	"output_urls" jsonb,
 	"video_ids" jsonb,
+	"leased_until" timestamp (3) with time zone,
 	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );

@@ -6,10 +6,12 @@ import { createTarget, findTargetByKey, listTargets } from "./targets/service";
 import { adsImages } from "../db/schema";
 import { connectAdAccount } from "./onboarding/service";
 import { CREATIVE_RATIOS } from "./platform/placement-creative";
-import { DEMO_TEMPLATES, SALE_BANNER } from "./templates/demo";
+import { DEMO_TEMPLATES, SALE_BANNER, VIDEO_PROMO } from "./templates/demo";
 import { RATIO_SIZES } from "./templates/layout";
 import { checkValues, renderTemplate, type ResolvedValues } from "./templates/render";
 import { assignAdTemplate, createAdTemplate, listAdTemplates, setPreviewValues } from "./templates/service";
+import { sampleBackgroundVideo } from "./templates/video";
+import { sha256Hex } from "../core/secrets";
 
 /**
  * The Demo customer's ad account on the embedded Graph simulator. These values exist only in the
@@ -119,8 +121,10 @@ async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customer
 }
 
 /**
- * The demo templates exist once (by name) and are assigned to the Demo customer, the sale banner with
- * stored preview values, so `GET /v1/templates` and the preview URLs show something right after start.
+ * The demo templates exist once (by name) and are assigned to the Demo customer, the sale banner and the
+ * video promo with stored preview values, so `GET /v1/templates` and the preview URLs show something right
+ * after start. The video promo's values name a sample background video published in our own store, so
+ * `GET /v1/templates/{id}/preview` hands over values that render as they are.
  */
 async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
   const existing = new Map((await listAdTemplates(deps.db)).map((t) => [t.name, t.id]));
@@ -129,6 +133,11 @@ async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, custome
     const assigned = await assignAdTemplate(deps, customerId, id);
     if (seed === SALE_BANNER && Object.keys(assigned.preview_values).length === 0) {
       await setPreviewValues(deps, customerId, id, { headline: "Demo [[Sale]]: sneakers for spring", price: "€ 59.00", brand_color: "#1d4ed8" });
+    }
+    if (seed === VIDEO_PROMO && Object.keys(assigned.preview_values).length === 0) {
+      const video = await sampleBackgroundVideo();
+      const { url } = await deps.blobs.put(`creatives/${sha256Hex(video)}.mp4`, video, { contentType: "video/mp4", cacheControlMaxAge: 31_536_000 });
+      await setPreviewValues(deps, customerId, id, { headline: "Demo [[video]] in three formats", subline: "Rendered on your own background", brand_color: "#e11d48", background_video: url });
     }
   }
 }

@@ -8,6 +8,8 @@ import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs
 import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
 import { createAssetStorage } from "../mail/assets/storage";
+import { createAdsDeps } from "../ads/deps";
+import { resumeVideoRenders } from "../ads/templates/video-render";
 
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
@@ -70,6 +72,13 @@ export const cronJobs: CronJob[] = [
       const { skipped, ...result } = await reportDailyUsage(deps);
       return skipped ? { ...result, skipped } : result;
     },
+  },
+  {
+    name: "ads-video-renders",
+    schedule: "*/5 * * * *",
+    everyMinutes: 5,
+    description: "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
+    run: async (deps) => ({ republished: await resumeVideoRenders(createAdsDeps(deps)) }),
   },
   {
     name: "mail-assets-cleanup",

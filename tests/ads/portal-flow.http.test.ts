@@ -36,7 +36,7 @@ test("the Demo onboarding is idempotent and re-registers the simulator's side", 
   expect(images.json.data.map((i: { width: number; height: number }) => `${i.width}x${i.height}`).sort(), describeResponse(images)).toEqual(["1080x1080", "1080x1350", "1080x1920"]);
   // And the demo templates, one with stored preview values.
   const templates = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
-  expect(templates.json.data.map((t: { name: string }) => t.name), describeResponse(templates)).toEqual(expect.arrayContaining(["Quote card", "Sale banner"]));
+  expect(templates.json.data.map((t: { name: string }) => t.name), describeResponse(templates)).toEqual(expect.arrayContaining(["Quote card", "Sale banner", "Video promo"]));
 });
 
 test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DISAPPROVED with the marker", async () => {
@@ -91,3 +91,41 @@ test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DI
   expect(byId.get(approved.json.data.id), describeResponse(list)).toBe("ACTIVE");
   expect(byId.get(rejected.json.data.id)).toBe("DISAPPROVED");
 });
+
+test("templates portal flow on the Demo seed: list, read, preview PNG without a key, render with a highlight, an ad from it, the video template to READY", async () => {
+  const { h, sim } = world;
+  const c = await h.customer("Template portal");
+  await seedDemoAds(h.deps, c.id);
+  const list = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
+  const byName = new Map<string, { id: string; type: string; preview_urls: Record<string, string> }>(list.json.data.map((t: { name: string }) => [t.name, t]));
+  const sale = byName.get("Sale banner");
+  const video = byName.get("Video promo");
+  expect(sale?.type, describeResponse(list)).toBe("image");
+  expect(video?.type).toBe("video");
+
+  const detail = await h.call("GET", `/ads/v1/templates/${sale?.id}`, { key: c.adsReporting });
+  expect(detail.json.data.params.map((p: { name: string }) => p.name), describeResponse(detail)).toEqual(["headline", "price", "cta", "brand_color", "product_image"]);
+  const previewUrl = new URL(sale?.preview_urls["9:16"] ?? "");
+  const png = await h.call("GET", previewUrl.pathname + previewUrl.search);
+  expect(png.status, describeResponse(png)).toBe(302);
+  expect((await h.root.request(new URL(png.headers.get("location") ?? "").pathname)).headers.get("content-type")).toBe("image/jpeg");
+
+  const rendered = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: sale?.id, params: { headline: "Our [[best]] price", price: "€ 29", brand_color: "#b91c1c" } } });
+  expect(rendered.status, describeResponse(rendered)).toBe(200);
+  const adSet = await h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "demo", daily_budget_cents: 2500 } });
+  const ad = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.json.data.id, creative_id: rendered.json.data.id, link: "https://shop.example.com/best" } });
+  expect(ad.status, describeResponse(ad)).toBe(201);
+
+  // The video promo's stored preview values name the Demo's sample background in our own store.
+  const values = await h.call("GET", `/ads/v1/templates/${video?.id}/preview`, { key: c.adsReporting });
+  expect(values.json.data.params.background_video, describeResponse(values)).toMatch(/\/files\/creatives\/[0-9a-f]{64}\.mp4$/);
+  const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: video?.id, params: values.json.data.params } });
+  expect(started.status, describeResponse(started)).toBe(202);
+  // A portal polls; here the in-process queue says when the job is done.
+  await h.deps.queue.idle();
+  const ready = await h.call("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
+  expect(ready.json.data, describeResponse(ready)).toMatchObject({ status: "READY", video_id: expect.any(String), output_url: expect.stringMatching(/\.mp4$/) });
+  sim.advance(10_000);
+  const videoAd = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.json.data.id, creative_id: started.json.data.id, link: "https://shop.example.com/video" } });
+  expect(videoAd.status, describeResponse(videoAd)).toBe(201);
+}, 120_000);

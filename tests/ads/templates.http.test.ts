@@ -1,6 +1,16 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import ffmpeg from "@ffmpeg-installer/ffmpeg";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { QUOTE_CARD, SALE_BANNER } from "../../lib/ads/templates/demo";
+import { createAdsDeps } from "../../lib/ads/deps";
+import { insertCreativeDraft } from "../../lib/ads/creatives/service";
+import { QUOTE_CARD, SALE_BANNER, VIDEO_PROMO } from "../../lib/ads/templates/demo";
+import { resumeVideoRenders, VIDEO_RENDER_TOPIC } from "../../lib/ads/templates/video-render";
+import { findCronJob } from "../../lib/cron";
+import { adsVideoRenders } from "../../lib/db/schema";
 import { describeResponse } from "../helpers/harness";
 import { createAdSet, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
@@ -189,5 +199,136 @@ describe("customer", () => {
     await h.admin("PATCH", `/v1/ads/templates/${quoteId}`, { status: "active" });
     expect((await h.admin("DELETE", `/v1/customers/${other.id}/ads/templates/${quoteId}`)).status).toBe(204);
     expect((await h.call("GET", `/ads/v1/templates/${quoteId}`, { key: other.adsReporting })).status).toBe(404);
+  }, 60_000);
+});
+
+describe("video templates", () => {
+  let videoId: string;
+  const dir = mkdtempSync(join(tmpdir(), "video-render-test-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const probe = (bytes: Buffer) => {
+    const file = join(dir, `${crypto.randomUUID()}.mp4`);
+    writeFileSync(file, bytes);
+    return spawnSync(ffmpeg.path, ["-hide_banner", "-i", file], { encoding: "utf8" }).stderr;
+  };
+  const values = (background: string) => ({ headline: "Big [[news]] today", subline: "From Friday", brand_color: "#0f766e", background_video: background });
+
+  beforeAll(async () => {
+    const { h, images } = world;
+    const created = await h.admin("POST", "/v1/ads/templates", { ...body(VIDEO_PROMO), name: `Video ${crypto.randomUUID()}` });
+    expect(created.status, describeResponse(created)).toBe(201);
+    videoId = created.json.data.id;
+    expect((await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${videoId}`)).status).toBe(200);
+    const background = join(dir, "bg.mp4");
+    const made = spawnSync(ffmpeg.path, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25:duration=1", "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", background], { encoding: "utf8" });
+    expect(made.status, made.stderr).toBe(0);
+    images.files.set("/bg.mp4", readFileSync(background));
+  }, 60_000);
+
+  test("202 PROCESSING, 409 for an ad while it runs, READY with three H.264 formats, then an ad with one placement-customised video creative", async () => {
+    const { h, sim, images } = world;
+    const release = images.hold("/bg.mp4");
+    const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, headers: { "Idempotency-Key": "video-1" }, body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" } });
+    expect(started.status, describeResponse(started)).toBe(202);
+    expect(started.json.data).toEqual({ id: expect.any(String), template: videoId, type: "VIDEO", status: "PROCESSING" });
+    const id = started.json.data.id as string;
+    const replay = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, headers: { "Idempotency-Key": "video-1" }, body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" } });
+    expect(replay.status).toBe(202);
+    expect(replay.json.data.id).toBe(id);
+
+    const processing = await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
+    expect(processing.json.data, describeResponse(processing)).toMatchObject({ id, template: videoId, status: "PROCESSING", video_id: null, output_url: null, formats: null, reason: null });
+    const adSet = await createAdSet(world, c);
+    const early = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video" } });
+    expect(early.status, describeResponse(early)).toBe(409);
+    expect(early.json.error.details).toMatchObject({ reason: "render_processing" });
+    expect((await h.call("GET", `/ads/v1/platform/templates/render/${id}`, { key: other.adsReporting })).status).toBe(404);
+
+    release();
+    await h.deps.queue.idle();
+    const ready = await h.call("GET", `/ads/v1/platform/templates/render/${id}`, { key: c.adsReporting });
+    expect(ready.json.data, describeResponse(ready)).toMatchObject({ status: "READY", reason: null, platform_creative_id: null });
+    const { formats } = ready.json.data as { formats: Record<string, { video_id: string; output_url: string }> };
+    expect(ready.json.data.video_id).toBe(formats["1:1"]?.video_id);
+    expect(new Set(Object.values(formats).map((f) => f.video_id)).size).toBe(3);
+    const sizes: Record<string, string> = {};
+    for (const [ratio, format] of Object.entries(formats)) {
+      const file = await follow(format.output_url);
+      expect(file.type).toBe("video/mp4");
+      const info = probe(file.bytes);
+      expect(info).toMatch(/Audio: aac/);
+      sizes[ratio] = /Video: h264 .*?(\d{3,4}x\d{3,4})/.exec(info)?.[1] ?? info;
+    }
+    expect(sizes).toEqual({ "1:1": "1080x1080", "4:5": "1080x1350", "9:16": "1080x1920" });
+    expect(sim.state.videos.size).toBeGreaterThanOrEqual(3);
+
+    // The platform processes the three videos before an ad may use them.
+    sim.advance(10_000);
+    const ad = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video", headline: "Promo" } });
+    expect(ad.status, describeResponse(ad)).toBe(201);
+    const spec = sim.state.creatives.get(ad.json.data.platform_creative_id)?.assetFeedSpec;
+    expect(spec?.optimization_type).toBe("PLACEMENT");
+    expect(spec?.videos?.map((v) => v.video_id).sort()).toEqual(Object.values(formats).map((f) => f.video_id).sort());
+    expect(spec?.asset_customization_rules?.length).toBeGreaterThan(1);
+    const after = await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
+    expect(after.json.data.platform_creative_id).toBe(ad.json.data.platform_creative_id);
+  }, 120_000);
+
+  test("a background that is not a video ends FAILED with a reason naming the parameter; an ad from it is 422", async () => {
+    const { h, images } = world;
+    const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: videoId, params: values(images.url("/not-an-image.jpg")) } });
+    expect(started.status, describeResponse(started)).toBe(202);
+    await h.deps.queue.idle();
+    const failed = await h.call("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
+    expect(failed.json.data, describeResponse(failed)).toMatchObject({ status: "FAILED", reason: expect.stringContaining("params.background_video"), formats: null });
+    const adSet = await createAdSet(world, c);
+    const ad = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: started.json.data.id, link: "https://shop.example.com/video" } });
+    expect(ad.status, describeResponse(ad)).toBe(422);
+    expect(ad.json.error.details[0]).toMatchObject({ field: "creative_id" });
+
+    // Values are checked before anything is queued: a missing background or a bad colour is a 422 now.
+    const missing = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: videoId, params: { headline: "Big news", brand_color: "#000000" } } });
+    expect(missing.status, describeResponse(missing)).toBe(422);
+    expect(missing.json.error.details.map((d: { field: string }) => d.field)).toEqual(["params.background_video"]);
+  }, 60_000);
+
+  test("a second delivery of the job's message composes nothing again; a render whose message was lost is published again by the sweep", async () => {
+    const { h, sim, images } = world;
+    images.files.set("/bg-2.mp4", images.files.get("/bg.mp4") ?? Buffer.alloc(0));
+    const release = images.hold("/bg-2.mp4");
+    const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: videoId, params: values(images.url("/bg-2.mp4")) } });
+    expect(started.status, describeResponse(started)).toBe(202);
+    const id = started.json.data.id as string;
+    const videosBefore = sim.state.videos.size;
+    // The job holds the render (blocked on the download); the same message again finds it leased.
+    await h.deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: id });
+    const sweep = findCronJob("ads-video-renders");
+    expect(await sweep?.run(h.deps)).toEqual({ republished: 0 });
+    release();
+    await h.deps.queue.idle();
+    expect((await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
+    expect(sim.state.videos.size - videosBefore).toBe(3);
+
+    // A render stored without its queue message (a crash between the two): the sweep publishes it after 2 minutes.
+    const adsDeps = createAdsDeps(h.deps);
+    const lost = await insertCreativeDraft(h.db, c.id, { name: "Lost", type: "VIDEO", templateId: videoId }, h.clock.now());
+    await h.db.insert(adsVideoRenders).values({ creativeId: lost.id, customerId: c.id, templateId: videoId, status: "PROCESSING", params: values(images.url("/bg.mp4")), createdAt: h.clock.now(), updatedAt: h.clock.now() });
+    expect(await resumeVideoRenders(adsDeps)).toBe(0);
+    h.clock.advance(3 * 60_000);
+    expect(await sweep?.run(h.deps)).toEqual({ republished: 1 });
+    await h.deps.queue.idle();
+    expect((await h.call("GET", `/ads/v1/templates/render/${lost.id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
+  }, 120_000);
+
+  test("the public preview of a video template needs no background: the overlay on a dark backdrop", async () => {
+    const { h } = world;
+    const { preview_urls: urls } = (await h.call("GET", `/ads/v1/templates/${videoId}/preview`, { key: c.adsReporting })).json.data;
+    const url = new URL(urls["9:16"]);
+    const r = await h.call("GET", url.pathname + url.search);
+    expect(r.status, describeResponse(r)).toBe(302);
+    const image = await follow(r.headers.get("location") ?? "");
+    expect(await sharp(image.bytes).metadata()).toMatchObject({ width: 1080, height: 1920, format: "jpeg" });
+    const corner = await sharp(image.bytes).extract({ left: 10, top: 10, width: 1, height: 1 }).raw().toBuffer();
+    expect(Math.max(...corner)).toBeLessThan(64);
   }, 60_000);
 });

@@ -36,6 +36,17 @@ describe("local blob store", () => {
     });
   });
 
+  test("readPublished reads a published file by its URL; raw uploads, other origins and missing files are null", async () => {
+    const name = `creatives/${"ab".repeat(32)}.mp4`;
+    await store.put(name, new Uint8Array([5, 6, 7]), { contentType: "video/mp4", cacheControlMaxAge: PUBLISHED_FILE_MAX_AGE_SECONDS });
+    await store.put("uploads/raw-upload", new Uint8Array([1]), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
+    expect(await store.readPublished(`http://localhost:3000/files/${name}`, 100)).toEqual(new Uint8Array([5, 6, 7]));
+    expect(await store.readPublished("http://localhost:3000/files/uploads/raw-upload", 100)).toBeNull();
+    expect(await store.readPublished(`https://elsewhere.example/files/${name}`, 100)).toBeNull();
+    expect(await store.readPublished(`http://localhost:3000/files/creatives/${"cd".repeat(32)}.mp4`, 100)).toBeNull();
+    await expect(store.readPublished(`http://localhost:3000/files/${name}`, 2)).rejects.toBeInstanceOf(UploadTooLargeError);
+  });
+
   test("delete by URL or pathname removes the file, and deleting again is fine", async () => {
     const { url } = await store.put("assets/gone.jpg", new Uint8Array([9]), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
     await store.delete(url);

@@ -46,7 +46,20 @@ export type BlobStore = {
    * reading more than `maxBytes` into memory.
    */
   readUpload(request: { pathname: string; maxBytes: number }): Promise<ReceivedUpload | null>;
+  /**
+   * The bytes of a file this store published (a `PUBLISHED_PATHNAME`), found by its public URL; `null` when
+   * the URL is not one of this store's published files (callers then fetch it like any other URL) or the
+   * file is gone. Lets a customer hand back a URL we gave out without a round trip through the network.
+   */
+  readPublished(url: string, maxBytes: number): Promise<Uint8Array | null>;
 };
+
+/**
+ * Published pathnames: content-addressed files in the public folders (mail assets, ad creatives and
+ * previews). Raw uploads live in the same store under other names and are never served or read back as
+ * published files.
+ */
+export const PUBLISHED_PATHNAME = /^(assets|creatives)\/([0-9a-f]{64})\.(jpg|png|mp4)$/;
 
 /** A year: published files never change under their content-addressed name. */
 export const PUBLISHED_FILE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;

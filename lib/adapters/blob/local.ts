@@ -5,6 +5,7 @@ import { z } from "zod";
 import {
   assertValidPathname,
   PUBLISHED_FILE_MAX_AGE_SECONDS,
+  PUBLISHED_PATHNAME,
   UploadTooLargeError,
   type BlobStore,
   type PutOptions,
@@ -138,6 +139,13 @@ export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobS
     async readUpload({ pathname, maxBytes }): Promise<ReceivedUpload | null> {
       const blob = await read(pathname, maxBytes);
       return blob && { bytes: blob.bytes, contentType: blob.contentType };
+    },
+
+    async readPublished(url: string, maxBytes: number): Promise<Uint8Array | null> {
+      if (!url.startsWith(`${filesBaseUrl}/`)) return null;
+      const pathname = url.slice(filesBaseUrl.length + 1);
+      if (!PUBLISHED_PATHNAME.test(pathname)) return null;
+      return (await read(pathname, maxBytes))?.bytes ?? null;
     },
   };
 }

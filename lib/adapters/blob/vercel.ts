@@ -128,5 +128,10 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
       // Capped whatever `head` said about the size.
       return { bytes: await readCapped(response.body, pathname, maxBytes), contentType: meta.contentType || null };
     },
+
+    // Published files are public https URLs on Vercel's CDN: callers fetch them like any other URL.
+    async readPublished(): Promise<Uint8Array | null> {
+      return null;
+    },
   };
 }

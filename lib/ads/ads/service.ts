@@ -11,6 +11,7 @@ import { getNaming, nextName } from "../naming";
 import { connectAccount, connectCredentials, type ConnectedAccount } from "../onboarding/service";
 import { buildPlacementCreative, type AdReviewFeedback, type AdStatusView, type PlacementMedia } from "../platform";
 import { publishWithinQuota } from "../quota";
+import { renderNotReady } from "../templates/video-render";
 import { assertTargetActive, type TargetRow } from "../targets/service";
 import { upstream } from "../upstream";
 
@@ -183,6 +184,8 @@ export async function createAd(deps: AdsDeps, customerId: string, access: AdsAcc
   const creative = await findCreative(deps.db, customerId, input.creative_id);
   if (!creative) throw invalid("creative_id", "No creative with this id.");
   if (creative.status === "ARCHIVED") throw archivedConflict("creative");
+  // A video template's render holds no videos until its job is READY.
+  if (creative.type === "VIDEO" && !creative.videoIds) throw await renderNotReady(deps, customerId, creative.id);
   if (creative.platformCreativeId === null && !input.link) throw linkRequired();
 
   return publishWithinQuota(deps, customerId, access, now, async (settle) => {

@@ -84,4 +84,34 @@ export const QUOTE_CARD: TemplateSeed = {
   highlight: null,
 };
 
-export const DEMO_TEMPLATES: readonly TemplateSeed[] = [SALE_BANNER, QUOTE_CARD];
+function videoLayout(height: number, headlineSize: number): LayoutNode {
+  return {
+    type: "box",
+    style: { width: 1080, height, flexDirection: "column", justifyContent: "flex-end", padding: 80, gap: 28 },
+    children: [
+      {
+        type: "text",
+        param: "headline",
+        style: { width: 920, height: headlineSize * 2 * 1.15 + 48, fontSize: headlineSize, fontWeight: 800, lineHeight: 1.15, color: "#ffffff", backgroundColor: { param: "brand_color" }, padding: 24, borderRadius: 16 },
+        min_font_size: 48,
+      },
+      { type: "text", param: "subline", style: { fontSize: 44, fontWeight: 700, color: "#ffffff" } },
+    ],
+  };
+}
+
+export const VIDEO_PROMO: TemplateSeed = {
+  name: "Video promo",
+  description: "A headline with a highlighted word and a subline in the brand colour over the customer's background video.",
+  type: "video",
+  params: [
+    param({ name: "headline", type: "text", label: "Headline", required: true, min_chars: 3, max_chars: 50, example: "New [[season]], new colours", supports_highlight: true, description: "Mark a word with [[…]] to highlight it." }),
+    param({ name: "subline", type: "text", label: "Subline", max_chars: 60, example: "In stores and online from Friday" }),
+    param({ name: "brand_color", type: "color", label: "Brand colour", required: true, example: "#e11d48" }),
+    param({ name: "background_video", type: "video", label: "Background video", required: true, description: "An MP4 or MOV over https, at most 100 MB; its first 60 seconds are used, scaled and cropped to each format." }),
+  ],
+  layouts: { "1:1": videoLayout(1080, 80), "4:5": videoLayout(1350, 88), "9:16": videoLayout(1920, 96) },
+  highlight: { backgroundColor: "#facc15", color: "#111827", paddingX: 10 },
+};
+
+export const DEMO_TEMPLATES: readonly TemplateSeed[] = [SALE_BANNER, QUOTE_CARD, VIDEO_PROMO];

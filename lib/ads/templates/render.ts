@@ -47,7 +47,8 @@ export function checkValues(template: TemplateDefinition, input: Record<string, 
     let value = input[param.name];
     if ((value === undefined || value === null || value === "") && options.useExamples) value = param.example ?? undefined;
     if (value === undefined || value === null || value === "") {
-      if (param.required) problems.push(problem(param.name, "Required."));
+      // Previews never draw the background video, so they need none.
+      if (param.required && !(options.useExamples && param.type === "video")) problems.push(problem(param.name, "Required."));
       continue;
     }
     if (typeof value !== "string") {
@@ -239,19 +240,19 @@ export async function drawOverlay(root: Element, ratio: CreativeRatio): Promise<
   return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } }).png().toBuffer();
 }
 
-/** An element tree to JPEG: satori (SVG), resvg (pixels), sharp (JPEG, sRGB, white under transparency). */
-export async function drawElement(root: Element, ratio: CreativeRatio): Promise<Buffer> {
-  const pixels = await pixelsOf(root, ratio, "#ffffff");
+/** An element tree to JPEG: satori (SVG), resvg (pixels), sharp (JPEG, sRGB, `backdrop` under transparency). */
+export async function drawElement(root: Element, ratio: CreativeRatio, backdrop = "#ffffff"): Promise<Buffer> {
+  const pixels = await pixelsOf(root, ratio, backdrop);
   return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
-    .flatten({ background: "#ffffff" })
+    .flatten({ background: backdrop })
     .toColourspace("srgb")
     .jpeg({ quality: 90, mozjpeg: false })
     .toBuffer();
 }
 
 /** One ratio to JPEG. */
-export async function renderRatio(template: TemplateDefinition, values: ResolvedValues, ratio: CreativeRatio): Promise<Buffer> {
-  return drawElement(layoutElement(template, values, ratio), ratio);
+export async function renderRatio(template: TemplateDefinition, values: ResolvedValues, ratio: CreativeRatio, backdrop?: string): Promise<Buffer> {
+  return drawElement(layoutElement(template, values, ratio), ratio, backdrop);
 }
 
 /** The three formats. Text fitting is checked for all of them before any is drawn. */

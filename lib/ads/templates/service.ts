@@ -224,7 +224,13 @@ async function publish(deps: Pick<AdsDeps, "blobs">, bytes: Buffer): Promise<str
 }
 
 /** Bumped when the engine draws differently, so cached previews are rendered again. */
-const ENGINE_REVISION = 1;
+const ENGINE_REVISION = 2;
+/**
+ * A video template's preview shows its overlay on this dark backdrop where the video would run: the
+ * public preview never fetches a background video (it is not signed by the customer's key and would cost
+ * a download and a composition per view).
+ */
+const VIDEO_PREVIEW_BACKDROP = "#1f2937";
 
 /**
  * `preview.png`: a wrong or missing token, an unknown ratio, or a template not (or no longer) assigned and
@@ -244,7 +250,7 @@ export async function previewImageUrl(deps: AdsDeps, input: { templateId: string
   if (cached) return cached.url;
   const definition = definitionOf(found.template);
   const values = await resolveValues(deps, definition, found.previewValues, { useExamples: true });
-  const url = await publish(deps, await renderRatio(definition, values, ratio));
+  const url = await publish(deps, await renderRatio(definition, values, ratio, found.template.type === "video" ? VIDEO_PREVIEW_BACKDROP : undefined));
   await deps.db.insert(adsRenderedImages).values({ contentHash, url, createdAt: deps.clock.now() }).onConflictDoNothing();
   return url;
 }

@@ -1,5 +1,6 @@
-import { and, eq, lt } from "drizzle-orm";
-import { NotFoundError, ValidationError } from "../../core/errors";
+import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { UploadTooLargeError } from "../../adapters/blob";
+import { ApiError, ConflictError, NotFoundError, statusOf, ValidationError } from "../../core/errors";
 import { OutboundError } from "../../core/outbound/safe-fetch";
 import { sha256Hex } from "../../core/secrets";
 import { adsCreatives, adsTemplates, adsVideoRenders, adsVideos } from "../../db/schema";
@@ -22,8 +23,13 @@ import { composeVideo, VideoCompositionError } from "./video";
 export const VIDEO_RENDER_TOPIC = "ads-video-render";
 /** Background videos for templates: fetched whole into memory by the job, so bounded well below the 4 GB uploads. */
 export const MAX_TEMPLATE_VIDEO_BYTES = 100 * 1024 * 1024;
-/** A PROCESSING render whose job has not touched it for this long is published again (after a restart). */
-const STALE_MS = 10 * 60_000;
+/**
+ * How long a job holds a render: three compositions of up to `FFMPEG_TIMEOUT_MS` each, the uploads and the
+ * platform calls fit in it. A job that dies leaves the lease to expire; the sweep then publishes it again.
+ */
+const LEASE_MS = 20 * 60_000;
+/** A render no job has taken for this long lost its queue message (a crash between insert and publish). */
+const UNCLAIMED_MS = 2 * 60_000;
 
 export type VideoRenderStarted = { id: string; template: string; type: "VIDEO"; status: "PROCESSING" };
 export type VideoRenderView = {
@@ -58,14 +64,32 @@ function isVideoContainer(bytes: Uint8Array): boolean {
 }
 
 async function fail(deps: Pick<AdsDeps, "db" | "clock">, creativeId: string, reason: string): Promise<void> {
-  await deps.db.update(adsVideoRenders).set({ status: "FAILED", reason, updatedAt: deps.clock.now() }).where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
+  await deps.db.update(adsVideoRenders).set({ status: "FAILED", reason, leasedUntil: null, updatedAt: deps.clock.now() }).where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
 }
 
-/** The job. A render not PROCESSING any more (done, or done by a duplicate message) is left alone. */
+/**
+ * The job. It first takes the render's lease (a conditional update): a render that is done, or held by
+ * another delivery of the same message, is left alone, so the three videos are composed and handed to the
+ * platform once. An unexpected error gives the lease back and is thrown, for the queue to retry.
+ */
 export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise<void> {
-  const [render] = await deps.db.select().from(adsVideoRenders).where(eq(adsVideoRenders.creativeId, creativeId));
-  if (!render || render.status !== "PROCESSING") return;
-  await deps.db.update(adsVideoRenders).set({ updatedAt: deps.clock.now() }).where(eq(adsVideoRenders.creativeId, creativeId));
+  const now = deps.clock.now();
+  const [render] = await deps.db
+    .update(adsVideoRenders)
+    .set({ leasedUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
+    .where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING"), or(isNull(adsVideoRenders.leasedUntil), lt(adsVideoRenders.leasedUntil, now))))
+    .returning();
+  if (!render) return;
+  try {
+    await compose(deps, render);
+  } catch (error) {
+    await deps.db.update(adsVideoRenders).set({ leasedUntil: null }).where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
+    throw error;
+  }
+}
+
+async function compose(deps: AdsDeps, render: typeof adsVideoRenders.$inferSelect): Promise<void> {
+  const { creativeId } = render;
   const [template] = await deps.db.select().from(adsTemplates).where(eq(adsTemplates.id, render.templateId));
   if (!template) return fail(deps, creativeId, "The template no longer exists.");
   const definition = definitionOf(template);
@@ -73,13 +97,20 @@ export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise
     const values = await resolveValues(deps, definition, render.params, { useExamples: false });
     const [videoParam, videoUrl] = [...checkValues(definition, render.params, { useExamples: false }).videoUrls][0] ?? [];
     if (!videoParam || !videoUrl) return fail(deps, creativeId, "No background video.");
-    let background: Buffer;
+    let background: Uint8Array;
     try {
-      const response = await deps.safeFetch(videoUrl, { maxBytes: MAX_TEMPLATE_VIDEO_BYTES, timeoutMs: 120_000, headers: { accept: "video/mp4, video/quicktime" } });
-      if (response.status !== 200) return fail(deps, creativeId, `params.${videoParam}: the URL answered HTTP ${response.status}, not 200.`);
-      background = response.body;
+      // A file we published ourselves (a rendered video, the Demo's sample) is read from the store.
+      const own = await deps.blobs.readPublished(videoUrl, MAX_TEMPLATE_VIDEO_BYTES);
+      if (own) background = own;
+      else {
+        const response = await deps.safeFetch(videoUrl, { maxBytes: MAX_TEMPLATE_VIDEO_BYTES, timeoutMs: 120_000, headers: { accept: "video/mp4, video/quicktime" } });
+        if (response.status !== 200) return fail(deps, creativeId, `params.${videoParam}: the URL answered HTTP ${response.status}, not 200.`);
+        background = response.body;
+      }
     } catch (error) {
-      if (error instanceof OutboundError) return fail(deps, creativeId, `params.${videoParam}: ${error.reason === "too_large" ? `the file exceeds ${MAX_TEMPLATE_VIDEO_BYTES / 1024 / 1024} MB` : error.message}.`);
+      const tooLarge = error instanceof UploadTooLargeError || (error instanceof OutboundError && error.reason === "too_large");
+      if (tooLarge) return fail(deps, creativeId, `params.${videoParam}: the file exceeds ${MAX_TEMPLATE_VIDEO_BYTES / 1024 / 1024} MB.`);
+      if (error instanceof OutboundError) return fail(deps, creativeId, `params.${videoParam}: ${error.message}.`);
       throw error;
     }
     if (!isVideoContainer(background)) return fail(deps, creativeId, `params.${videoParam}: the file is not an MP4 or MOV video (checked by its content).`);
@@ -101,7 +132,7 @@ export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise
     const now = deps.clock.now();
     await deps.db.transaction(async (tx) => {
       await tx.update(adsCreatives).set({ videoIds, formats: outputs, updatedAt: now }).where(eq(adsCreatives.id, creativeId));
-      await tx.update(adsVideoRenders).set({ status: "READY", outputUrls: outputs, videoIds, reason: null, updatedAt: now }).where(eq(adsVideoRenders.creativeId, creativeId));
+      await tx.update(adsVideoRenders).set({ status: "READY", outputUrls: outputs, videoIds, reason: null, leasedUntil: null, updatedAt: now }).where(eq(adsVideoRenders.creativeId, creativeId));
     });
   } catch (error) {
     if (error instanceof ValidationError) {
@@ -109,6 +140,9 @@ export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise
       return fail(deps, creativeId, detail || error.message);
     }
     if (error instanceof VideoCompositionError) return fail(deps, creativeId, `The background video could not be composed: ${error.message}`);
+    // The platform refused for good (credentials, permissions, a rule): a retry would be refused again.
+    const status = error instanceof ApiError ? statusOf(error.code, "ads") : 500;
+    if (status < 500 && status !== 429) return fail(deps, creativeId, `The ad platform refused the video: ${(error as ApiError).message}`);
     throw error;
   }
 }
@@ -120,12 +154,21 @@ export function registerVideoRenderWorker(deps: AdsDeps): void {
   });
 }
 
-/** After a restart (the in-process queue lost its messages): renders still PROCESSING and untouched for a while run again. */
+/**
+ * Renders whose queue message was lost (a restart of the in-process queue, a crash between insert and
+ * publish, a job that died holding its lease) are published again; run at start-up and by a cron.
+ */
 export async function resumeVideoRenders(deps: AdsDeps): Promise<number> {
+  const now = deps.clock.now();
   const stale = await deps.db
     .select({ id: adsVideoRenders.creativeId })
     .from(adsVideoRenders)
-    .where(and(eq(adsVideoRenders.status, "PROCESSING"), lt(adsVideoRenders.updatedAt, new Date(deps.clock.now().getTime() - STALE_MS))));
+    .where(
+      and(
+        eq(adsVideoRenders.status, "PROCESSING"),
+        or(and(isNull(adsVideoRenders.leasedUntil), lt(adsVideoRenders.createdAt, new Date(now.getTime() - UNCLAIMED_MS))), lt(adsVideoRenders.leasedUntil, now)),
+      ),
+    );
   for (const { id } of stale) await deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: id });
   return stale.length;
 }
@@ -152,4 +195,13 @@ export async function getVideoRender(deps: Pick<AdsDeps, "db">, customerId: stri
     formats,
     platform_creative_id: row.platformCreativeId,
   };
+}
+
+/** Why an ad cannot use a video render's creative yet: 409 while PROCESSING, 422 once FAILED. */
+export async function renderNotReady(deps: Pick<AdsDeps, "db">, customerId: string, creativeId: string): Promise<Error> {
+  const render = await getVideoRender(deps, customerId, creativeId);
+  if (render.status === "FAILED") {
+    return new ValidationError("The video render failed; render the template again.", [{ path: "creative_id", message: `The render of this creative failed: ${render.reason ?? "no reason given"}` }]);
+  }
+  return new ConflictError("The video render is still processing; poll GET /v1/templates/render/{id} until READY.", { reason: "render_processing", render_id: creativeId });
 }

@@ -90,3 +90,19 @@ export async function composeVideo(background: Uint8Array, overlayPng: Uint8Arra
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/**
+ * A short background video made by ffmpeg alone (an animated texture in blue with a tone): the Demo's
+ * sample, so a video template can be rendered right after start without a video server.
+ */
+export async function sampleBackgroundVideo(): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), "ad-video-sample-"));
+  try {
+    const output = join(dir, "sample.mp4");
+    const texture = "life=size=180x320:rate=12:ratio=0.3:death_color=#1d4ed8:life_color=#60a5fa:mold=10:mold_color=#0f172a,scale=360:640:flags=neighbor,boxblur=2,fps=25";
+    await run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", texture, "-f", "lavfi", "-i", "sine=frequency=220:duration=6", "-t", "6", "-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k", "-shortest", "-movflags", "+faststart", output]);
+    return await readFile(output);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

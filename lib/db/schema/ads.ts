@@ -288,6 +288,8 @@ export const adsVideoRenders = pgTable(
     reason: text(),
     outputUrls: jsonb().$type<RatioMediaRecord>(),
     videoIds: jsonb().$type<RatioMediaRecord>(),
+    /** A job is composing it until then: a second delivery of the queue message leaves it alone. */
+    leasedUntil: at(),
     createdAt: at().notNull().defaultNow(),
     updatedAt: at().notNull().defaultNow(),
   },

@@ -15,6 +15,8 @@ export type ImageServer = {
   ca: string;
   /** Bytes served under each path, to prove they reach the platform unchanged. */
   files: Map<string, Buffer>;
+  /** Holds the answers for `path` until the returned function is called (a slow origin, on cue). */
+  hold(path: string): () => void;
   url(path: string): string;
   close(): Promise<void>;
 };
@@ -48,8 +50,10 @@ export async function startImageServer(): Promise<ImageServer> {
     ["/not-an-image.jpg", Buffer.from("<html>surprise</html>")],
   ]);
 
-  const server: Server = createServer({ key: pems.private, cert: pems.cert }, (req, res) => {
+  const held = new Map<string, Promise<void>>();
+  const server: Server = createServer({ key: pems.private, cert: pems.cert }, async (req, res) => {
     const path = new URL(req.url ?? "/", "https://images.test").pathname;
+    await held.get(path);
     const file = files.get(path);
     if (file) {
       res.writeHead(200, { "content-type": "application/octet-stream", "content-length": file.length }).end(file);
@@ -70,6 +74,14 @@ export async function startImageServer(): Promise<ImageServer> {
     origin,
     ca: pems.cert,
     files,
+    hold(path) {
+      let release = () => {};
+      held.set(path, new Promise<void>((resolve) => (release = resolve)));
+      return () => {
+        held.delete(path);
+        release();
+      };
+    },
     url: (path) => `${origin}${path}`,
     close: async () => {
       server.closeAllConnections();
