@@ -74,18 +74,18 @@ export const cronJobs: CronJob[] = [
     },
   },
   {
-    name: "ads-video-renders",
-    schedule: "*/5 * * * *",
-    everyMinutes: 5,
-    description: "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
-    run: async (deps) => ({ republished: await resumeVideoRenders(createAdsDeps(deps)) }),
-  },
-  {
     name: "mail-assets-cleanup",
     schedule: "23 * * * *",
     everyMinutes: 60,
     description: "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
     run: async (deps) => ({ ...(await cleanUpAssets({ ...deps, assets: createAssetStorage(deps) })) }),
+  },
+  {
+    name: "ads-video-renders",
+    schedule: "*/5 * * * *",
+    everyMinutes: 5,
+    description: "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
+    run: async (deps) => ({ republished: await resumeVideoRenders(createAdsDeps(deps)) }),
   },
 ];
 

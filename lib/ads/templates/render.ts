@@ -163,27 +163,42 @@ function textElement(node: Extract<LayoutNode, { type: "text" }>, template: Temp
   style.alignItems = "center";
   style.alignContent = "flex-start";
   style.justifyContent = align === "center" ? "center" : align === "right" ? "flex-end" : "flex-start";
-  const words = shown.flatMap((segment) => segment.text.split(/\s+/).filter(Boolean).map((word) => ({ word, highlight: segment.highlight })));
+  // Words as typed: a highlight's boundary inside a word ("[[season]],") splits it without a space.
+  const words: { word: string; highlight: boolean; spaceBefore: boolean }[] = [];
+  let pendingSpace = false;
+  for (const segment of shown) {
+    for (const part of segment.text.split(/(\s+)/)) {
+      if (part === "") continue;
+      if (/^\s+$/.test(part)) pendingSpace = true;
+      else {
+        words.push({ word: part, highlight: segment.highlight, spaceBefore: pendingSpace && words.length > 0 });
+        pendingSpace = false;
+      }
+    }
+  }
   const highlight = template.highlight;
-  const children = words.map(({ word, highlight: marked }, i) => ({
-    type: "span",
-    props: {
-      style: {
-        marginRight: i < words.length - 1 ? space : 0,
-        ...(marked && highlight
-          ? {
-              backgroundColor: colorOf(highlight.backgroundColor, values, params),
-              color: colorOf(highlight.color, values, params) ?? style.color,
-              paddingLeft: highlight.paddingX,
-              paddingRight: highlight.paddingX,
-              marginLeft: -highlight.paddingX,
-              marginRight: (i < words.length - 1 ? space : 0) - highlight.paddingX,
-            }
-          : {}),
+  const children = words.map(({ word, highlight: marked }, i) => {
+    const gap = words[i + 1]?.spaceBefore ? space : 0;
+    return {
+      type: "span",
+      props: {
+        style: {
+          marginRight: gap,
+          ...(marked && highlight
+            ? {
+                backgroundColor: colorOf(highlight.backgroundColor, values, params),
+                color: colorOf(highlight.color, values, params) ?? style.color,
+                paddingLeft: highlight.paddingX,
+                paddingRight: highlight.paddingX,
+                marginLeft: -highlight.paddingX,
+                marginRight: gap - highlight.paddingX,
+              }
+            : {}),
+        },
+        children: word,
       },
-      children: word,
-    },
-  }));
+    };
+  });
   return { type: "div", props: { style, children } };
 }
 

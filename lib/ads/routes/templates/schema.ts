@@ -93,7 +93,11 @@ export const VideoRender = z
     video_id: z.string().nullable().openapi({ description: "The 1:1 video's platform id once READY.", example: "120210000000000123" }),
     output_url: z.url().nullable().openapi({ description: "The 1:1 MP4 once READY.", example: "https://ads.example.com/files/creatives/9e8d….mp4" }),
     formats: z
-      .object({ "1:1": videoFormat("1:1"), "4:5": videoFormat("4:5"), "9:16": videoFormat("9:16") })
+      .object({
+        "1:1": videoFormat("1:1").openapi({ description: "1080×1080, the default for every placement not named below." }),
+        "4:5": videoFormat("4:5").openapi({ description: "1080×1350, for the Facebook and Instagram feeds." }),
+        "9:16": videoFormat("9:16").openapi({ description: "1080×1920, for stories and reels." }),
+      })
       .nullable()
       .openapi({ description: "All three formats once READY (H.264 + AAC MP4, 1080×1080/1350/1920)." }),
     platform_creative_id: z.string().nullable().openapi({ description: "The platform's creative id once an ad was built from it.", example: null }),
