@@ -7,7 +7,9 @@ import { ValidationError } from "../../lib/core/errors";
 import { createSafeFetch } from "../../lib/core/outbound/safe-fetch";
 import { DEMO_TEMPLATES, QUOTE_CARD, SALE_BANNER } from "../../lib/ads/templates/demo";
 import { layoutProblems, type Layouts } from "../../lib/ads/templates/layout";
-import { renderRatio, renderTemplate, resolveValues } from "../../lib/ads/templates/render";
+import { draw } from "../../lib/ads/templates/draw";
+import { layoutElement, renderRatio, renderTemplate, resolveValues } from "../../lib/ads/templates/render";
+import { renderWorkerCount } from "../../lib/ads/templates/render-pool";
 import { segmentsOf, visibleText } from "../../lib/ads/templates/text";
 
 /**
@@ -139,4 +141,12 @@ test("layouts are checked on save: unknown and mistyped parameters, missing high
     ["highlight", "layouts.1:1.children.0.param", "layouts.1:1.children.1.style", "layouts.1:1.children.2", "layouts.1:1.style.backgroundColor.param", "layouts.1:1.style.width"].sort(),
   );
   for (const template of DEMO_TEMPLATES) expect(layoutProblems(template.params, template.layouts, template.highlight)).toEqual([]);
+});
+
+test("drawing runs on worker threads, one per core, and gives the bytes the calling thread would", async () => {
+  const values = await resolveValues(deps, SALE_BANNER, {}, { useExamples: true });
+  const onPool = await renderRatio(SALE_BANNER, values, "4:5");
+  expect(await renderWorkerCount()).toBeGreaterThanOrEqual(1);
+  const inline = await draw({ root: layoutElement(SALE_BANNER, values, "4:5"), ratio: "4:5", output: "jpeg", backdrop: "#ffffff" });
+  expect(onPool.equals(inline)).toBe(true);
 });

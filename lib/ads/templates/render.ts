@@ -1,11 +1,11 @@
-import { Resvg } from "@resvg/resvg-js";
-import satori from "satori";
 import sharp from "sharp";
 import { ValidationError, type FieldProblem } from "../../core/errors";
 import { fetchImage } from "../media/images";
 import type { AdsDeps } from "../deps";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
-import { satoriFonts, textWidth } from "./fonts";
+import type { Element } from "./draw";
+import { textWidth } from "./fonts";
+import { drawOffThread } from "./render-pool";
 import { RATIO_SIZES, type HighlightStyle, type LayoutNode, type LayoutStyle, type Layouts, type TemplateParam } from "./layout";
 import { fittingFontSize, segmentsOf, visibleText, type Segment } from "./text";
 
@@ -103,7 +103,7 @@ export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: 
   return resolved;
 }
 
-export type Element = { type: string; props: Record<string, unknown> };
+export type { Element } from "./draw";
 
 function colorOf(value: LayoutStyle["color"], values: ResolvedValues, params: Map<string, TemplateParam>): string | undefined {
   if (value === undefined) return undefined;
@@ -240,29 +240,17 @@ export function layoutElement(template: TemplateDefinition, values: ResolvedValu
   return root;
 }
 
-async function pixelsOf(root: Element, ratio: CreativeRatio, background: string | undefined) {
-  const { width, height } = RATIO_SIZES[ratio];
-  const svg = await satori(root as never, { width, height, fonts: satoriFonts() });
-  return new Resvg(svg, { fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
-}
-
 /**
  * A video template's layout as a PNG that keeps its transparency: the overlay ffmpeg puts on the
  * background video (`video.ts`).
  */
-export async function drawOverlay(root: Element, ratio: CreativeRatio): Promise<Buffer> {
-  const pixels = await pixelsOf(root, ratio, undefined);
-  return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } }).png().toBuffer();
+export function drawOverlay(root: Element, ratio: CreativeRatio): Promise<Buffer> {
+  return drawOffThread({ root, ratio, output: "png" });
 }
 
-/** An element tree to JPEG: satori (SVG), resvg (pixels), sharp (JPEG, sRGB, `backdrop` under transparency). */
-export async function drawElement(root: Element, ratio: CreativeRatio, backdrop = "#ffffff"): Promise<Buffer> {
-  const pixels = await pixelsOf(root, ratio, backdrop);
-  return sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } })
-    .flatten({ background: backdrop })
-    .toColourspace("srgb")
-    .jpeg({ quality: 90, mozjpeg: false })
-    .toBuffer();
+/** An element tree to JPEG (sRGB, `backdrop` under transparency), on the render pool. */
+export function drawElement(root: Element, ratio: CreativeRatio, backdrop = "#ffffff"): Promise<Buffer> {
+  return drawOffThread({ root, ratio, output: "jpeg", backdrop });
 }
 
 /** One ratio to JPEG. */

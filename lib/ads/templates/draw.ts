@@ -1,0 +1,27 @@
+import { Resvg } from "@resvg/resvg-js";
+import satori from "satori";
+import sharp from "sharp";
+import type { CreativeRatio } from "../platform/placement-creative";
+import { satoriFonts } from "./fonts";
+import { RATIO_SIZES } from "./layout";
+
+/*
+ * Drawing: a finished element tree (texts fitted, values and images filled in) → satori (SVG) → resvg
+ * (pixels) → sharp (JPEG or a transparent PNG). Pure and self-contained, so it runs the same in a render
+ * worker as on the calling thread.
+ */
+
+export type Element = { type: string; props: Record<string, unknown> };
+
+/** One drawing: a JPEG with `backdrop` under transparency (creatives, previews), or a PNG keeping it (video overlays). */
+export type DrawJob = { root: Element; ratio: CreativeRatio; output: "jpeg"; backdrop: string } | { root: Element; ratio: CreativeRatio; output: "png" };
+
+export async function draw(job: DrawJob): Promise<Buffer> {
+  const { width, height } = RATIO_SIZES[job.ratio];
+  const svg = await satori(job.root as never, { width, height, fonts: satoriFonts() });
+  const background = job.output === "jpeg" ? job.backdrop : undefined;
+  const pixels = new Resvg(svg, { fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
+  const image = sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } });
+  if (job.output === "png") return image.png().toBuffer();
+  return image.flatten({ background: job.backdrop }).toColourspace("srgb").jpeg({ quality: 90, mozjpeg: false }).toBuffer();
+}
