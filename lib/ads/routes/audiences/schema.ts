@@ -71,7 +71,10 @@ export const Audience = z
     platform_audience_id: z.string().openapi({ description: "The platform's audience id (for `custom_audiences` in targeting).", example: "120210000000000789" }),
     origin_audience_id: z.uuid().nullable().openapi({ description: "Lookalikes: the custom audience it is built on (null once that is deleted).", example: null }),
     lookalike: z
-      .object({ country: z.string().openapi({ example: "DE" }), ratio: z.number().openapi({ example: 0.01 }) })
+      .object({
+        country: z.string().openapi({ description: "Country the lookalike is built in (DE, AT or CH).", example: "DE" }),
+        ratio: z.number().openapi({ description: "Share of the country's population, 0.01–0.20.", example: 0.01 }),
+      })
       .nullable()
       .openapi({ description: "Lookalikes: country and ratio of the population." }),
     contacts: z
