@@ -52,14 +52,17 @@ const SECRETS = [
 ];
 const crowd = Array.from({ length: 120 }, (_, i) => ({ email: `crowd${i}@example.com` }));
 
+/** PGlite and pg answer `{ rows }`; other drivers a plain array. */
+const rowsOf = (result: unknown): unknown[] => (Array.isArray(result) ? result : ((result as { rows?: unknown[] }).rows ?? []));
+
 async function databaseText(): Promise<string> {
   const tables = await world.h.db.execute(sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`);
-  const names = ((Array.isArray(tables) ? tables : tables.rows) as { table_name: string }[]).map((row) => row.table_name);
+  const names = (rowsOf(tables) as { table_name: string }[]).map((row) => row.table_name);
   expect(names).toContain("ads_audiences");
   const parts: string[] = [];
   for (const name of names) {
     const rows = await world.h.db.execute(sql.raw(`select t::text as row from "${name}" t`));
-    parts.push(JSON.stringify(Array.isArray(rows) ? rows : rows.rows));
+    parts.push(JSON.stringify(rowsOf(rows)));
   }
   return parts.join("\n");
 }

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /**
  * CRM contacts as the platform matches them: each field normalised by the platform's rules, then SHA-256
@@ -41,11 +41,19 @@ export function normaliseEmail(raw: string): string | null {
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value) ? value : null;
 }
 
+/** At most 26 × 26 entries: whether a two-letter code is a region. */
+const knownRegions = new Map<string, boolean>();
+
 export function normaliseCountry(raw: string): string | null {
   const value = raw.trim().toLowerCase();
   if (!/^[a-z]{2}$/.test(value)) return null;
-  // A well-formed code the region table does not know comes back as the code itself.
-  return regionNames.of(value.toUpperCase()) === value.toUpperCase() ? null : value;
+  let known = knownRegions.get(value);
+  if (known === undefined) {
+    // A well-formed code the region table does not know comes back as the code itself.
+    known = regionNames.of(value.toUpperCase()) !== value.toUpperCase();
+    knownRegions.set(value, known);
+  }
+  return known ? value : null;
 }
 
 /**
@@ -123,8 +131,23 @@ export function normaliseContact(contact: Contact, today: Date): NormalisedConta
 }
 
 export function sha256(value: string): string {
-  return createHash("sha256").update(value, "utf8").digest("hex");
+  return hash("sha256", value, "hex");
 }
+
+/**
+ * Country and birth-date parts take a few hundred values in all, so their hashes are kept (bounded by
+ * construction: 26 × 26 codes, years 1900–now, 12 months, 31 days); identifying fields are always hashed anew.
+ */
+const lowCardinalityHashes = new Map<string, string>();
+function sha256Memo(value: string): string {
+  let digest = lowCardinalityHashes.get(value);
+  if (digest === undefined) {
+    digest = sha256(value);
+    lowCardinalityHashes.set(value, digest);
+  }
+  return digest;
+}
+const MEMO_KEYS: ReadonlySet<MatchKey> = new Set(["COUNTRY", "DOBY", "DOBM", "DOBD"]);
 
 /** One row of `payload.data` in `MATCH_SCHEMA` order: a hash per present key, `""` for the absent ones. */
 export function hashedRow(values: Contact): string[] {
@@ -143,7 +166,8 @@ export function hashedRow(values: Contact): string[] {
   };
   return MATCH_SCHEMA.map((key) => {
     const value = plain[key];
-    return value === undefined ? "" : sha256(value);
+    if (value === undefined) return "";
+    return MEMO_KEYS.has(key) ? sha256Memo(value) : sha256(value);
   });
 }
 
