@@ -188,6 +188,18 @@ describe("contacts, lookalikes, status", () => {
 });
 
 describe("list, rename, delete, isolation", () => {
+  test("removing contacts needs a JSON body; a NUL in it is refused like anywhere else", async () => {
+    const audience = await customAudience({ contacts: [] });
+    const bare = await world.h.call("DELETE", `/ads/v1/audiences/${audience.id}/contacts`, { key: c.adsFull });
+    expect(bare.status, describeResponse(bare)).toBe(400);
+    const broken = await world.h.call("DELETE", `/ads/v1/audiences/${audience.id}/contacts`, { key: c.adsFull, rawBody: "{", headers: { "content-type": "application/json" } });
+    expect(broken.status, describeResponse(broken)).toBe(400);
+    const nul = await call("DELETE", `/audiences/${audience.id}/contacts`, { contacts: [{ email: "a\u0000@b.de" }] });
+    expect(nul.status, describeResponse(nul)).toBe(422);
+    expect(nul.json.error.details).toEqual([{ field: "contacts.0.email", issue: expect.stringContaining("NUL") }]);
+  });
+
+
   test("list newest first with limit/offset and a type filter", async () => {
     const own = await onboardedCustomer(world, "Audience list");
     const first = await customAudience({ name: "A1", contacts: [] }, own.adsFull);
