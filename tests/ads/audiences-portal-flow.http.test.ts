@@ -32,6 +32,7 @@ test("portal flow: audiences and targeting lookups end to end", async () => {
   expect(removed.json.data, describeResponse(removed)).toMatchObject({ operation: "remove", sent: 1 });
   expect((await call("GET", `/audiences/${audienceId}`)).json.data).toMatchObject({ approximate_size: 151, contacts: { sent: 152, removed: 1, invalid: 1 } });
 
+  h.clock.advance(1_000);
   const lookalike = await call("POST", "/audiences/lookalike", { name: "Subscribers lookalike CH", origin_audience_id: audienceId, country: "CH", ratio: 0.01 });
   expect(lookalike.json.data, describeResponse(lookalike)).toMatchObject({ status: "POPULATING", approximate_size: null });
   sim.advance(30 * 60_000);
