@@ -270,3 +270,24 @@ describe("list, rename, delete, isolation", () => {
     expect(r.json.error.details.missing).toEqual(expect.arrayContaining(["access_token"]));
   });
 });
+
+describe("routing and documentation", () => {
+  test("served under /v1/platform/… too, 405 with Allow, documented once under /v1/…", async () => {
+    const audience = await customAudience({ contacts: [] });
+    const alias = await world.h.call("GET", `/ads/v1/platform/audiences/${audience.id}`, { key: c.adsReporting });
+    expect(alias.json.data, describeResponse(alias)).toMatchObject({ id: audience.id });
+    expect((await world.h.call("GET", "/ads/v1/platform/targeting/interests?q=yoga", { key: c.adsReporting })).status).toBe(200);
+    const put = await call("PUT", "/audiences", {});
+    expect(put.status, describeResponse(put)).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, HEAD");
+    expect((await call("PUT", `/audiences/${audience.id}/contacts`, {})).headers.get("allow")).toBe("DELETE, POST");
+
+    const doc = await world.h.call("GET", "/ads/v1/openapi.json");
+    const paths = doc.json.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    for (const path of ["/v1/audiences", "/v1/audiences/custom", "/v1/audiences/lookalike", "/v1/audiences/{id}", "/v1/audiences/{id}/contacts", "/v1/targeting/geo", "/v1/targeting/interests"]) {
+      expect(Object.keys(paths), path).toContain(path);
+    }
+    expect(Object.keys(paths["/v1/audiences/{id}/contacts"] ?? {}).sort()).toEqual(["delete", "post"]);
+    expect(Object.keys(paths["/v1/audiences/{id}/contacts"]?.post?.responses ?? {})).toEqual(expect.arrayContaining(["200", "404", "409", "422"]));
+  });
+});
