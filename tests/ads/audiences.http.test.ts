@@ -239,9 +239,13 @@ describe("list, rename, delete, isolation", () => {
     expect((await call("GET", `/audiences/${audience.id}`)).status).toBe(404);
   });
 
-  test("an audience already gone upstream is deleted here all the same", async () => {
+  test("an audience already gone upstream reads as UNAVAILABLE and is deleted here all the same", async () => {
     const audience = await customAudience({ contacts: [] });
     world.sim.state.audiences.delete(audience.platform_audience_id);
+    world.h.clock.advance(61_000);
+    const read = await call("GET", `/audiences/${audience.id}`);
+    expect(read.status, describeResponse(read)).toBe(200);
+    expect(read.json.data).toMatchObject({ status: "UNAVAILABLE", approximate_size: null, status_description: expect.stringContaining("delete it here too") });
     const r = await call("DELETE", `/audiences/${audience.id}`);
     expect(r.status, describeResponse(r)).toBe(200);
   });

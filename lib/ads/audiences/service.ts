@@ -125,12 +125,29 @@ async function requireRow(db: Database, customerId: string, id: string): Promise
   return row;
 }
 
+/** Graph's 100/33: the object does not exist (any more) or is out of the token's reach. */
+const isGone = (error: unknown) => error instanceof PlatformError && error.code === 100 && error.subcode === 33;
+
+const GONE: AudienceLiveRecord = {
+  status: "UNAVAILABLE",
+  description: "The platform does not know this audience any more (deleted in its own tools?); delete it here too.",
+  lower_bound: null,
+  upper_bound: null,
+  operation_code: null,
+  delivery_code: null,
+};
+
 async function refreshLive(deps: AdsDeps, customerId: string, session: GraphSession, row: Row): Promise<Row> {
-  const view = await platformCall(deps, customerId, "read audience", () => session.getCustomAudience(row.platformAudienceId));
+  const live = await platformCall(deps, customerId, "read audience", () =>
+    session.getCustomAudience(row.platformAudienceId).then(liveRecord, (error: unknown) => {
+      if (isGone(error)) return GONE;
+      throw error;
+    }),
+  );
   const now = deps.clock.now();
   const [updated] = await deps.db
     .update(adsAudiences)
-    .set({ live: liveRecord(view), liveFetchedAt: now })
+    .set({ live, liveFetchedAt: now })
     .where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, row.id)))
     .returning();
   return updated ?? row;
@@ -313,8 +330,7 @@ export async function deleteAudience(deps: AdsDeps, customerId: string, id: stri
   const session = await connectCredentials(deps, customerId);
   await platformCall(deps, customerId, "delete audience", () =>
     session.deleteCustomAudience(row.platformAudienceId).catch((error: unknown) => {
-      if (error instanceof PlatformError && error.code === 100 && error.subcode === 33) return;
-      throw error;
+      if (!isGone(error)) throw error;
     }),
   );
   await deps.db.delete(adsAudiences).where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)));

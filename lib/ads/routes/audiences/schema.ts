@@ -62,7 +62,7 @@ export const Audience = z
     type: z.enum(audienceTypes).openapi({ description: "`CUSTOM` (from contacts) or `LOOKALIKE`.", example: "CUSTOM" }),
     status: z.enum(audienceStatuses).nullable().openapi({
       description:
-        "The platform's state: `POPULATING` (a lookalike being built), `READY` (usable), `TOO_SMALL` (fewer matched people than the platform delivers to; add contacts), `RESTRICTED` (the platform blocked changes, operation status 471), `UNAVAILABLE` (any other platform state; see `status_description`). Null before the first read.",
+        "The platform's state: `POPULATING` (a lookalike being built), `READY` (usable), `TOO_SMALL` (fewer matched people than the platform delivers to; add contacts), `RESTRICTED` (the platform blocked changes, operation status 471), `UNAVAILABLE` (any other platform state, or the platform no longer knows the audience; see `status_description`). Null before the first read.",
       example: "READY",
     }),
     status_description: z.string().nullable().openapi({ description: "The platform's own words on the state.", example: "This audience is ready for use." }),
