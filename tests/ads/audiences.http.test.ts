@@ -98,6 +98,13 @@ describe("POST /v1/audiences/custom", () => {
     expect(r.status, describeResponse(r)).toBe(status);
   });
 
+  test("a failed status read after the create still answers 201, without status", async () => {
+    world.sim.failNext({ code: 2, isTransient: true, httpStatus: 503, count: 3, match: { method: "GET" } });
+    const data = await customAudience({ name: "Status later", contacts: contacts(2) });
+    expect(data).toMatchObject({ status: null, status_checked_at: null, upload: { sent: 2 } });
+    expect((await call("GET", `/audiences/${data.id}`)).json.data).toMatchObject({ status: "TOO_SMALL", approximate_size: 2 });
+  });
+
   test("a platform failure during the first upload leaves no audience behind", async () => {
     const before = world.sim.state.audiences.size;
     world.sim.failNext({ code: 2, isTransient: true, httpStatus: 503, count: 3, match: { path: "/users" } });

@@ -154,6 +154,20 @@ async function refreshLive(deps: AdsDeps, customerId: string, session: GraphSess
 }
 
 /**
+ * The status read right after a create is a courtesy: the audience exists by then, so a failed read must
+ * not turn the create into an error the caller would retry (making a second audience). It answers with
+ * `status: null` instead; the next detail read asks again.
+ */
+async function firstStatus(deps: AdsDeps, customerId: string, session: GraphSession, row: Row): Promise<Row> {
+  try {
+    return await refreshLive(deps, customerId, session, row);
+  } catch (error) {
+    deps.logger.warn("status read after creating an audience failed; answered without status", { customer_id: customerId, audience_id: row.id, error: error instanceof Error ? error.message : String(error) });
+    return row;
+  }
+}
+
+/**
  * Sends prepared rows in sessions of at most 10,000 rows per request (`batch_seq` from 1, the last one
  * flagged), as the platform asks for large uploads. Returns the platform's counts summed over the batches.
  */
@@ -242,8 +256,7 @@ export async function createCustomAudience(deps: AdsDeps, customerId: string, in
     await deps.db.delete(adsAudiences).where(eq(adsAudiences.id, row.id));
     throw error;
   }
-  const fresh = await refreshLive(deps, customerId, session, row);
-  return { ...toAudienceView(fresh), upload };
+  return { ...toAudienceView(await firstStatus(deps, customerId, session, row)), upload };
 }
 
 export async function createLookalikeAudience(deps: AdsDeps, customerId: string, input: CreateLookalikeInput): Promise<AudienceView> {
@@ -280,7 +293,7 @@ export async function createLookalikeAudience(deps: AdsDeps, customerId: string,
     })
     .returning();
   if (!row) throw new Error("audience insert returned nothing");
-  return toAudienceView(await refreshLive(deps, customerId, session, row));
+  return toAudienceView(await firstStatus(deps, customerId, session, row));
 }
 
 export async function listAudiences(db: Database, customerId: string, query: { type?: AudienceType; limit: number; offset: number }): Promise<AudienceView[]> {
