@@ -5,8 +5,7 @@ import type { Database } from "../../db/client";
 import { adsAudiences, type AudienceLiveRecord } from "../../db/schema";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount, connectCredentials } from "../onboarding/service";
-import { PlatformError, type GraphSession } from "../platform";
-import { AUDIENCE_USERS_MAX_ROWS, RESTRICTED_OPERATION_CODE, RESTRICTED_UPLOAD_SUBCODE, type CustomAudienceView } from "../platform/audiences";
+import { AUDIENCE_USERS_MAX_ROWS, PlatformError, RESTRICTED_OPERATION_CODE, RESTRICTED_UPLOAD_SUBCODE, type CustomAudienceView, type GraphSession } from "../platform";
 import { upstream } from "../upstream";
 import { MATCH_SCHEMA, prepareContacts, type Contact, type InvalidContact } from "./contacts";
 
