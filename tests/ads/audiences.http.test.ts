@@ -137,6 +137,8 @@ describe("contacts, lookalikes, status", () => {
     expect(removed.status, describeResponse(removed)).toBe(200);
     expect(removed.json.data).toMatchObject({ operation: "remove", received: 10, sent: 10 });
     expect(simUploads()[0]?.method).toBe("DELETE");
+    // An e-mail-only list sends only the EMAIL key.
+    expect(JSON.parse(simUploads()[0]?.form.payload ?? "{}")).toMatchObject({ schema: ["EMAIL"], data: [[expect.stringMatching(/^[0-9a-f]{64}$/)], ...Array(9).fill([expect.any(String)])] });
     const afterRemove = await call("GET", `/audiences/${seed.id}`);
     expect(afterRemove.json.data).toMatchObject({ approximate_size: 110, contacts: { sent: 120, removed: 10 } });
 

@@ -174,14 +174,19 @@ async function sendRows(deps: AdsDeps, customerId: string, session: GraphSession
   let received = 0;
   let invalid = 0;
   if (rows.length === 0) return { received, invalid };
+  // Only the match keys the upload uses go into the schema (an e-mail list sends `["EMAIL"]`), the same for
+  // every batch of the session.
+  const used = MATCH_SCHEMA.map((_, column) => rows.some((row) => row[column] !== ""));
+  const schema = MATCH_SCHEMA.filter((_, column) => used[column]);
+  const project = schema.length === MATCH_SCHEMA.length ? (row: string[]) => row : (row: string[]) => row.filter((_, column) => used[column]);
   // Graph's session ids are 64-bit integers; a random one within JSON's safe range cannot collide in practice.
   const sessionId = randomInt(1, 2 ** 48);
   const batches = Math.ceil(rows.length / AUDIENCE_USERS_MAX_ROWS);
   for (let index = 0; index < batches; index++) {
-    const data = rows.slice(index * AUDIENCE_USERS_MAX_ROWS, (index + 1) * AUDIENCE_USERS_MAX_ROWS);
+    const data = rows.slice(index * AUDIENCE_USERS_MAX_ROWS, (index + 1) * AUDIENCE_USERS_MAX_ROWS).map(project);
     const result = await platformCall(deps, customerId, operation === "add" ? "add audience contacts" : "remove audience contacts", () =>
       session.audienceUsers(platformAudienceId, operation, {
-        schema: MATCH_SCHEMA,
+        schema,
         data,
         session: { session_id: sessionId, batch_seq: index + 1, last_batch_flag: index === batches - 1, estimated_num_total: rows.length },
       }),
