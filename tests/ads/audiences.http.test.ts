@@ -255,6 +255,14 @@ describe("list, rename, delete, isolation", () => {
     const read = await call("GET", `/audiences/${audience.id}`);
     expect(read.status, describeResponse(read)).toBe(200);
     expect(read.json.data).toMatchObject({ status: "UNAVAILABLE", approximate_size: null, status_description: expect.stringContaining("delete it here too") });
+    for (const [method, path, body] of [
+      ["PATCH", `/audiences/${audience.id}`, { name: "Renamed" }],
+      ["POST", `/audiences/${audience.id}/contacts`, { contacts: contacts(1) }],
+    ] as const) {
+      const r = await call(method, path, body);
+      expect(r.status, describeResponse(r)).toBe(409);
+      expect(r.json.error.details).toEqual({ reason: "audience_gone" });
+    }
     const r = await call("DELETE", `/audiences/${audience.id}`);
     expect(r.status, describeResponse(r)).toBe(200);
   });

@@ -103,11 +103,23 @@ function restrictedConflict(): ConflictError {
   );
 }
 
-/** A restricted audience refuses membership changes with subcode 1713230: a 409 the customer can act on. */
-async function platformCall<T>(deps: AdsDeps, customerId: string, action: string, call: () => Promise<T>): Promise<T> {
+/** Graph's 100/33: the object does not exist (any more) or is out of the token's reach. */
+const isGone = (error: unknown) => error instanceof PlatformError && error.code === 100 && error.subcode === 33;
+
+function goneConflict(): ConflictError {
+  return new ConflictError("The platform does not know this audience any more (deleted in its own tools?); delete it here too, or create a new one.", { reason: "audience_gone" });
+}
+
+/**
+ * A restricted audience refuses membership changes with subcode 1713230, and an audience deleted in the
+ * platform's own tools answers 100/33 to calls on its id (`onAudience`): both are 409s the customer can
+ * act on. On an account-level call 100/33 stays what it is, a problem with the ad account's access.
+ */
+async function platformCall<T>(deps: AdsDeps, customerId: string, action: string, call: () => Promise<T>, options: { onAudience?: boolean } = {}): Promise<T> {
   return upstream({ logger: deps.logger, customerId, action }, () =>
     call().catch((error: unknown) => {
       if (error instanceof PlatformError && error.subcode === RESTRICTED_UPLOAD_SUBCODE) throw restrictedConflict();
+      if (options.onAudience && isGone(error)) throw goneConflict();
       throw error;
     }),
   );
@@ -123,9 +135,6 @@ async function requireRow(db: Database, customerId: string, id: string): Promise
   if (!row) throw new NotFoundError("Audience");
   return row;
 }
-
-/** Graph's 100/33: the object does not exist (any more) or is out of the token's reach. */
-const isGone = (error: unknown) => error instanceof PlatformError && error.code === 100 && error.subcode === 33;
 
 const GONE: AudienceLiveRecord = {
   status: "UNAVAILABLE",
@@ -190,6 +199,7 @@ async function sendRows(deps: AdsDeps, customerId: string, session: GraphSession
         data,
         session: { session_id: sessionId, batch_seq: index + 1, last_batch_flag: index === batches - 1, estimated_num_total: rows.length },
       }),
+      { onAudience: true },
     );
     received += result.num_received;
     invalid += result.num_invalid_entries;
@@ -323,11 +333,16 @@ export async function updateAudience(deps: AdsDeps, customerId: string, id: stri
   const row = await requireRow(deps.db, customerId, id);
   if (input.name === undefined && input.description === undefined) return toAudienceView(row);
   const session = await connectCredentials(deps, customerId);
-  await platformCall(deps, customerId, "update audience", () =>
-    session.updateCustomAudience(row.platformAudienceId, {
-      ...(input.name !== undefined && { name: input.name }),
-      ...(input.description !== undefined && { description: input.description ?? "" }),
-    }),
+  await platformCall(
+    deps,
+    customerId,
+    "update audience",
+    () =>
+      session.updateCustomAudience(row.platformAudienceId, {
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.description !== undefined && { description: input.description ?? "" }),
+      }),
+    { onAudience: true },
   );
   const [updated] = await deps.db
     .update(adsAudiences)

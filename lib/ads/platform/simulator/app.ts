@@ -468,7 +468,8 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
       throw unsupportedRequest("post", head);
     }
     if (!/^\d+$/.test(head)) throw unknownPath(segments.join("/"));
-    if (edge) throw parameterCheck(`Tried accessing nonexisting field (${edge})`);
+    // An edge of an object that does not exist is Graph's 100/33, like the object itself.
+    if (edge) throw state.view(head) ? parameterCheck(`Tried accessing nonexisting field (${edge})`) : unsupportedRequest(method === "GET" ? "get" : "post", head);
     if (method === "GET") {
       const view = state.view(head);
       if (!view) throw unsupportedRequest("get", head);
