@@ -1,4 +1,5 @@
 import { benchAdTemplates } from "./ad-templates";
+import { benchAdsAudiences } from "./ads-audiences";
 import { benchHealth } from "./health";
 import { benchRender } from "./render";
 import { benchSendJobs } from "./send-jobs";
@@ -8,3 +9,4 @@ await benchHealth();
 await benchRender();
 await benchAdTemplates();
 await benchSendJobs();
+await benchAdsAudiences();

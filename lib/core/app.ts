@@ -131,7 +131,8 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   // Raw uploads are exempt: in the embedded mode they stand in for the blob store, whose limit is larger.
   app.use("*", (c, next) => {
     const method = c.req.method;
-    if (method === "GET" || method === "HEAD" || method === "DELETE" || rawBodyPaths.some((p) => p.test(c.req.path))) return next();
+    // A DELETE carries a body only where a route takes one (e.g. the contacts to remove), always as JSON.
+    if (method === "GET" || method === "HEAD" || (method === "DELETE" && c.req.header("content-type") === undefined) || rawBodyPaths.some((p) => p.test(c.req.path))) return next();
     return limitBody(c, next);
   });
 

@@ -82,7 +82,7 @@ export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> 
     if (c.req.path.includes("%00") || c.req.path.includes(NUL)) throw nulError("path");
 
     const method = c.req.method;
-    if ((method === "POST" || method === "PUT" || method === "PATCH") && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "") && !rawBodyPaths.some((p) => p.test(c.req.path))) {
+    if ((method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE") && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "") && !rawBodyPaths.some((p) => p.test(c.req.path))) {
       const text = await c.req.text();
       if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw new BadRequestError(`JSON may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`);
       let parsed: unknown;

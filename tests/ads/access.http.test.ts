@@ -35,6 +35,12 @@ const WRITES: [method: string, path: string, body?: unknown][] = [
   ["POST", "/ads/v1/ads", { ad_set_id: id, creative_id: id, link: "https://shop.example.com/" }],
   ["PATCH", `/ads/v1/ads/${id}`, { status: "ACTIVE" }],
   ["DELETE", `/ads/v1/ads/${id}`],
+  ["POST", "/ads/v1/audiences/custom", { name: "CRM", contacts: [{ email: "a@example.com" }] }],
+  ["POST", "/ads/v1/audiences/lookalike", { name: "Twins", origin_audience_id: id, country: "DE", ratio: 0.01 }],
+  ["PATCH", `/ads/v1/audiences/${id}`, { name: "Renamed" }],
+  ["DELETE", `/ads/v1/audiences/${id}`],
+  ["POST", `/ads/v1/audiences/${id}/contacts`, { contacts: [{ email: "a@example.com" }] }],
+  ["DELETE", `/ads/v1/audiences/${id}/contacts`, { contacts: [{ email: "a@example.com" }] }],
 ];
 
 /** What an overdue (readable) account gets: the list answers, unknown ids are 404 like for anyone. */
@@ -46,6 +52,10 @@ const READS: [path: string, readable: number][] = [
   ["/ads/v1/creatives", 200],
   ["/ads/v1/ads", 200],
   [`/ads/v1/status/${id}`, 404],
+  ["/ads/v1/audiences", 200],
+  [`/ads/v1/audiences/${id}`, 404],
+  ["/ads/v1/targeting/geo?q=wien", 200],
+  ["/ads/v1/targeting/interests?q=yoga", 200],
 ];
 
 const call = (method: string, path: string, key: string | undefined, body?: unknown) => world.h.call(method, path, { key, body });

@@ -1,6 +1,20 @@
 import { z } from "zod";
 import type { Logger } from "../../core/logger";
 import { PlatformError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
+import {
+  audienceUsersResult,
+  customAudienceView,
+  geoLocationResult,
+  interestResult,
+  type AudienceUsersBatch,
+  type AudienceUsersResult,
+  type CustomAudienceCreateParams,
+  type CustomAudienceUpdateParams,
+  type CustomAudienceView,
+  type GeoLocationResult,
+  type InterestResult,
+  type LookalikeAudienceCreateParams,
+} from "./audiences";
 import { adAccountPath, appSecretProof, encodeGraphParams, objectPath, type GraphParamValue } from "./graph-params";
 import {
   GRAPH_PRODUCTION_BASE_URL,
@@ -63,6 +77,20 @@ export type GraphSession = {
   getAd(adId: string): Promise<AdStatusView>;
   /** Campaigns, ad sets and ads are archived, not deleted (`status=ARCHIVED`). */
   archive(objectId: string): Promise<void>;
+  /** `POST /act_{id}/customaudiences` with `subtype=CUSTOM`: an empty customer-file audience. */
+  createCustomAudience(account: string, params: CustomAudienceCreateParams): Promise<{ id: string }>;
+  /** `POST /act_{id}/customaudiences` with `subtype=LOOKALIKE`; it populates over time. */
+  createLookalikeAudience(account: string, params: LookalikeAudienceCreateParams): Promise<{ id: string }>;
+  getCustomAudience(audienceId: string): Promise<CustomAudienceView>;
+  updateCustomAudience(audienceId: string, params: CustomAudienceUpdateParams): Promise<void>;
+  /** Audiences are deleted for real (`DELETE /{id}`), unlike ads. */
+  deleteCustomAudience(audienceId: string): Promise<void>;
+  /** One batch of an upload session: `POST /{id}/users` adds, `DELETE /{id}/users` removes. */
+  audienceUsers(audienceId: string, operation: "add" | "remove", batch: AudienceUsersBatch): Promise<AudienceUsersResult>;
+  /** `GET /search?type=adgeolocation&location_types=["city"]`. */
+  searchCities(query: string, options: { countryCode?: string; limit: number }): Promise<GeoLocationResult[]>;
+  /** `GET /search?type=adinterest`. */
+  searchInterests(query: string, options: { limit: number }): Promise<InterestResult[]>;
 };
 
 /** What a session tells its owner about, besides answering or throwing. */
@@ -158,7 +186,7 @@ const page = <T extends z.ZodType>(item: T) =>
   });
 
 type CallSpec = {
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "DELETE";
   path: string;
   params?: Record<string, GraphParamValue>;
   /**
@@ -225,7 +253,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       const params = encodeGraphParams({ ...spec.params, access_token: credentials.accessToken, appsecret_proof: proof });
       const url = spec.method === "GET" ? `${baseUrl}/${spec.path}?${params.toString()}` : `${baseUrl}/${spec.path}`;
       const init: RequestInit = { method: spec.method, signal: AbortSignal.timeout(timeoutMs), headers: { accept: "application/json" } };
-      if (spec.method === "POST") {
+      if (spec.method !== "GET") {
         init.body = params.toString();
         init.headers = { accept: "application/json", "content-type": "application/x-www-form-urlencoded" };
       }
@@ -374,6 +402,46 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: "id,effective_status,configured_status,status,ad_review_feedback" }, idempotent: true }),
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
+
+      createCustomAudience: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
+
+      createLookalikeAudience: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
+
+      getCustomAudience: (audienceId) =>
+        parsed(customAudienceView, {
+          method: "GET",
+          path: objectPath(audienceId),
+          params: { fields: "id,name,description,subtype,approximate_count_lower_bound,approximate_count_upper_bound,operation_status,delivery_status" },
+          idempotent: true,
+        }),
+
+      updateCustomAudience: (audienceId, params) => update(audienceId, params),
+
+      async deleteCustomAudience(audienceId) {
+        await parsed(successResponse, { method: "DELETE", path: objectPath(audienceId), idempotent: true });
+      },
+
+      // Adding or removing the same hashed rows twice leaves the same membership, so a lost answer may be repeated.
+      audienceUsers: (audienceId, operation, batch) =>
+        parsed(audienceUsersResult, {
+          method: operation === "add" ? "POST" : "DELETE",
+          path: `${objectPath(audienceId)}/users`,
+          params: { payload: { schema: batch.schema, data: batch.data }, session: batch.session },
+          idempotent: true,
+        }),
+
+      searchCities: async (query, searchOptions) =>
+        (
+          await parsed(page(geoLocationResult), {
+            method: "GET",
+            path: "search",
+            params: { type: "adgeolocation", location_types: ["city"], q: query, country_code: searchOptions.countryCode, limit: searchOptions.limit },
+            idempotent: true,
+          })
+        ).data,
+
+      searchInterests: async (query, searchOptions) =>
+        (await parsed(page(interestResult), { method: "GET", path: "search", params: { type: "adinterest", q: query, limit: searchOptions.limit }, idempotent: true })).data,
     };
   }
 

@@ -13,3 +13,13 @@ export {
 export { appSecretProof, encodeGraphParams } from "./graph-params";
 export { CREATIVE_RATIOS, buildPlacementCreative, type CreativeRatio, type PlacementCreativeInput, type PlacementMedia } from "./placement-creative";
 export * from "./types";
+export {
+  AUDIENCE_USERS_MAX_ROWS,
+  RESTRICTED_OPERATION_CODE,
+  RESTRICTED_UPLOAD_SUBCODE,
+  type AudienceUsersBatch,
+  type CustomAudienceView,
+  type GeoLocationResult,
+  type InterestResult,
+  type LookalikeSpec,
+} from "./audiences";

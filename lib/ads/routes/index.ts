@@ -1,10 +1,12 @@
 import type { AdsDeps } from "../deps";
 import { registerAdRoutes } from "./ads";
 import { registerAdSetRoutes } from "./adsets";
+import { registerAudienceRoutes } from "./audiences";
 import { registerCreativeRoutes } from "./creatives";
 import { registerMediaRoutes } from "./media";
 import type { AdsRouter } from "./shared";
 import { registerGetAdStatus } from "./status/get";
+import { registerTargetingRoutes } from "./targeting";
 import { registerTemplateRoutes } from "./templates";
 
 /** Media, ad sets, creatives, ads, status and templates, each under `/v1/{group}` and `/v1/platform/{group}`. */
@@ -15,4 +17,6 @@ export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerAdRoutes(router, deps);
   registerGetAdStatus(router, deps);
   registerTemplateRoutes(router, deps);
+  registerAudienceRoutes(router, deps);
+  registerTargetingRoutes(router, deps);
 }

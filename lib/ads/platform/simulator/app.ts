@@ -20,7 +20,9 @@ import {
   unsupportedRequest,
   type InjectedFaultSpec,
 } from "./graph-faults";
+import { createSimAudiences } from "./audiences";
 import { registerControlRoutes } from "./control-routes";
+import { catalogueCityCountries, targetingSearch } from "./targeting-search";
 import { SimulatorState, fbtraceId, graphTime, type RecordedRequest, type SimAdAccount, type SimToken } from "./state";
 import {
   applyAdSetUpdate,
@@ -54,6 +56,8 @@ export type GraphSimulatorOptions = {
   reviewDelayMs?: number;
   /** How long a video stays `processing`. */
   videoProcessingMs?: number;
+  /** How long a new lookalike audience stays populating (operation status 441). */
+  lookalikeBuildMs?: number;
   /** The app setting "Require App Secret"; on by default because the service always sends the proof. */
   requireAppSecretProof?: boolean;
   /** Minimum daily budget in minor units (cents). */
@@ -176,8 +180,9 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const requireProof = options.requireAppSecretProof ?? true;
   const rules: AdSetRules = {
     minDailyBudget: options.minDailyBudget ?? 100,
-    geo: { cityCountries: new Map(Object.entries(options.cityCountries ?? {})) },
+    geo: { cityCountries: new Map([...catalogueCityCountries(), ...Object.entries(options.cityCountries ?? {})]) },
   };
+  const audiences = createSimAudiences(state, { lookalikeBuildMs: options.lookalikeBuildMs ?? 30 * 60_000 });
   const logger = options.logger ?? { error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
   const injections: Injection[] = [];
   const registeredAccounts: SimAdAccountOptions[] = [];
@@ -452,14 +457,19 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     const writeParams: Params = Object.fromEntries(Object.entries(params).filter(([key]) => key !== "fields"));
 
     if (head === "me" && !edge && method === "GET") return select({ id: caller.user.id, name: caller.user.name }, fields);
+    if (head === "search" && !edge && method === "GET") return targetingSearch(params);
+    const audience = audiences.object(method, head, edge, writeParams, (view) => select(view, fields));
+    if (audience !== undefined) return audience;
     if (head.startsWith("act_")) {
       const act = account(head, method === "GET" ? "get" : "post");
+      if (edge === "customaudiences" && method === "POST") return audiences.create(act.id, writeParams);
       if (edge) return accountEdge(method, act, edge, method === "GET" ? params : writeParams, files, requestUrl);
       if (method === "GET") return select(state.accountView(act), fields);
       throw unsupportedRequest("post", head);
     }
     if (!/^\d+$/.test(head)) throw unknownPath(segments.join("/"));
-    if (edge) throw parameterCheck(`Tried accessing nonexisting field (${edge})`);
+    // An edge of an object that does not exist is Graph's 100/33, like the object itself.
+    if (edge) throw state.view(head) ? parameterCheck(`Tried accessing nonexisting field (${edge})`) : unsupportedRequest(method === "GET" ? "get" : "post", head);
     if (method === "GET") {
       const view = state.view(head);
       if (!view) throw unsupportedRequest("get", head);

@@ -29,3 +29,9 @@ export const EU_COUNTRIES: ReadonlySet<string> = new Set([
 
 /** `geo_locations.country_groups` values that include EU member states. */
 export const EU_COUNTRY_GROUPS: ReadonlySet<string> = new Set(["worldwide", "europe", "eu", "eea", "euro_area", "schengen"]);
+
+/**
+ * A customer-file audience whose name contains this text is restricted (operation status 471): adding or
+ * removing users answers code 100, subcode 1713230 ("Audience Upload Blocked").
+ */
+export const SIM_RESTRICTED_AUDIENCE = "SIM_RESTRICTED";

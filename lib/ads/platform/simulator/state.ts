@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../../core/clock";
 import type { AdReviewFeedback, AssetFeedSpec, ConfiguredStatus, ObjectStorySpec, Targeting } from "../types";
+import type { SimAudience } from "./audiences";
 import { SIM_DEFAULT_DISAPPROVAL, SIM_DISAPPROVE, SIM_VIDEO_FAIL } from "./markers";
 
 export type SimApp = { appId: string; appSecret: string };
@@ -72,6 +73,7 @@ export class SimulatorState {
   readonly adsets = new Map<string, SimAdSet>();
   readonly creatives = new Map<string, SimCreative>();
   readonly ads = new Map<string, SimAd>();
+  readonly audiences = new Map<string, SimAudience>();
   readonly requests: RecordedRequest[] = [];
   #nextId = FIRST_ID;
   #offsetMs = 0;
@@ -102,7 +104,7 @@ export class SimulatorState {
 
   /** Clears objects and recorded requests; registered apps, tokens and ad accounts stay. */
   clearObjects(): void {
-    for (const store of [this.images, this.videos, this.campaigns, this.adsets, this.creatives, this.ads]) store.clear();
+    for (const store of [this.images, this.videos, this.campaigns, this.adsets, this.creatives, this.ads, this.audiences]) store.clear();
     this.requests.length = 0;
     for (const token of this.tokens.values()) delete token.expiredSubcode;
   }

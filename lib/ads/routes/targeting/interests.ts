@@ -1,0 +1,23 @@
+import { z } from "@hono/zod-openapi";
+import { envelope, errorResponses } from "../../../core/openapi";
+import { serviceRoute } from "../../../core/route";
+import type { AdsDeps } from "../../deps";
+import { LOOKUP_TTL_MS, searchInterests } from "../../targeting/service";
+import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { InterestItem, lookupQuery } from "./schema";
+
+export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): void {
+  const route = serviceRoute(deps, "read", {
+    method: "get",
+    path: "/v1/targeting/interests",
+    tags: ["Targeting"],
+    summary: "Look up interests",
+    description: `Interests from the platform's detailed-targeting search. Use \`{ id, name }\` in an ad set's \`targeting.flexible_spec[].interests\`. Answers are cached per query for ${LOOKUP_TTL_MS / 60_000} minutes. \`q\` missing → 400. Reporting scope suffices.`,
+    request: { query: z.object(lookupQuery) },
+    responses: { 200: { description: "Matching interests.", content: json(envelope(z.array(InterestItem))) }, ...errorResponses("ads", [400, 401, 402, 422, 429, 500]) },
+  });
+  openapiWithAlias(router, route, async (c) => {
+    const items = await searchInterests(deps, c.get("principal").customerId, c.req.valid("query"));
+    return c.json({ data: items, request_id: c.get("requestId") }, 200);
+  });
+}
