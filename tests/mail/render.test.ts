@@ -1,3 +1,4 @@
+import { LruCache } from "../../lib/core/lru-cache";
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { defaultFrame, demoBlocks, demoBrand, toBlockDefinition } from "../../lib/mail/blocks/library";
@@ -10,7 +11,6 @@ import {
   createMjmlCache,
   defaultDesignTokens,
   designTokensSchema,
-  LruCache,
   personalise,
   personaliseSubject,
   refusedUrl,

@@ -1,4 +1,4 @@
-import { LruCache } from "../../mail/render/cache";
+import { LruCache } from "../../core/lru-cache";
 import type { AdsDeps } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import type { GraphSession } from "../platform";

@@ -1,5 +1,6 @@
 import mjml2html from "mjml";
-import { contentHash, LruCache } from "./cache";
+import { LruCache } from "../../core/lru-cache";
+import { contentHash } from "./cache";
 import { personalise, placeholderNames } from "./compiled";
 import type { CompiledTemplate, OutputNode } from "./compiled";
 import { urlProblem, urlSchemeIsFixed } from "./escape";

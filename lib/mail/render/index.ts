@@ -3,7 +3,7 @@
  * values, tokens, brand and frame and compiles MJML; phase 2 (`personalise`, per recipient) fills what
  * recipient data decides. See scan.ts for how placeholders survive MJML, resolve.ts for name resolution.
  */
-export { contentHash, LruCache } from "./cache";
+export { contentHash } from "./cache";
 export { assertContract, assertNewsletterFooter, compileStack, createMjmlCache } from "./compile";
 export type { CompiledMjml, CompileResult, RenderOptions } from "./compile";
 export { createPersonaliser, createStreamingPersonaliser, personalise, refusedUrl } from "./compiled";

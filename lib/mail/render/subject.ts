@@ -1,4 +1,4 @@
-import { LruCache } from "./cache";
+import { LruCache } from "../../core/lru-cache";
 import { compileTextTemplate } from "./compiled";
 import type { Personaliser, RecipientData } from "./compiled";
 import { RenderValidationError } from "./errors";
