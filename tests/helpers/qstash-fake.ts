@@ -31,6 +31,11 @@ export type QstashFakeOptions = {
   currentSigningKey: string;
   /** Multiplies delays and retry backoffs (0.01 turns QStash's seconds into tens of milliseconds). */
   timeScale?: number;
+  /**
+   * Fault injection: called after a 2xx delivery; `true` treats it as failed (as when the answer is lost to
+   * a timeout after the function ran), so QStash delivers the same message again.
+   */
+  redeliver?: (message: QstashMessage) => boolean;
 };
 
 /** QStash keeps a deduplication id this long. */
@@ -119,7 +124,7 @@ export async function startQstashFake(options: QstashFakeOptions) {
       status = "network-error";
     }
     deliveries.push({ messageId: message.messageId, destination: message.destination, attempt, status, ms: performance.now() - started });
-    const ok = typeof status === "number" && status >= 200 && status < 300;
+    const ok = typeof status === "number" && status >= 200 && status < 300 && !options.redeliver?.(message);
     if (ok || closed) return;
     if (attempt >= message.retries) {
       deadLetters.push(message);
