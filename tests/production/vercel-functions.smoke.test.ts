@@ -13,6 +13,7 @@ import { startPostmarkSimulator, type RunningPostmarkSimulator } from "../../lib
 import { SEND_JOB_BATCH_TOPIC } from "../../lib/mail/send-jobs/transitions";
 import { TARGET_CONFIG } from "../ads/support/ads-world";
 import { startBlobFake } from "../helpers/blob-fake";
+import { postmarkEvent } from "../helpers/postmark-events";
 import { repoRoot } from "../helpers/processes";
 import { startQstashFake } from "../helpers/qstash-fake";
 import { startUpstashFake } from "../helpers/upstash-fake";
@@ -62,6 +63,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   let mailKey: string;
   let adsKey: string;
   let redeliveredBatches = 0;
+  let transactionalMessageId: string;
 
   const call = async (method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -235,11 +237,26 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const first = await send();
     expect(first.status, describeCall(first)).toBe(200);
     expect(first.json.data.status).toBe("accepted");
+    transactionalMessageId = first.json.data.message_id;
     const again = await send();
     expect(again.json.data.message_id).toBe(first.json.data.message_id);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(postmark.simulator.messages({ to: "jane@readers.example.com" }).messages).toHaveLength(1);
     expect(upstash.commands.some((command) => command[0]?.toLowerCase() === "set" && command.some((part) => part.toLowerCase() === "nx"))).toBe(true);
+  }, 60_000);
+
+  test("a Postmark delivery event reaches the receiver function with the customer's credentials", async () => {
+    const setup = await admin("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
+    expect(setup.status, describeCall(setup)).toBe(200);
+    const { username, password } = setup.json.data as { username: string; password: string };
+    const event = postmarkEvent.delivery({ message_id: transactionalMessageId }, new Date().toISOString(), "outbound", "jane@readers.example.com");
+    const post = (authorization: string) =>
+      fetch(`${site.url}/api/postmark/webhook/${customerId}`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify(event) });
+    expect((await post(`Basic ${Buffer.from(`${username}:wrong`).toString("base64")}`)).status).toBe(401);
+    const accepted = await post(`Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`);
+    expect(accepted.status, await accepted.clone().text()).toBe(200);
+    const message = await call("GET", `/mail/v1/messages/${transactionalMessageId}`, { key: mailKey });
+    expect(message.json.data?.status, describeCall(message)).toBe("delivered");
   }, 60_000);
 
   test(`a send job of ${RECIPIENTS} recipients fans out through QStash to the queue function and reaches each recipient once`, async () => {
