@@ -8,7 +8,8 @@ import { getPayloadFromClientToken } from "@vercel/blob/client";
  * `VERCEL_BLOB_API_URL` points at it: `PUT /?pathname=` with the read-write token or a client token, `GET
  * /?url=` (head), `GET /?prefix=` (list), `POST /delete`, and public reads under `/public/<pathname>`. Client
  * tokens are checked as Vercel does (HMAC-SHA256 of the payload under the read-write token, then pathname,
- * content types, size cap, expiry, no overwrite), so an upload it accepts shows the scope the token claims.
+ * content types, size cap, expiry, no overwrite), so an upload it accepts shows the scope the token claims;
+ * a read-write `put` replaces an existing blob only with `allowOverwrite` (`x-allow-overwrite: 1`).
  */
 
 export type FakeBlob = { bytes: Buffer; contentType: string; maxAge: string | undefined };
@@ -60,7 +61,7 @@ export async function startBlobFake(options: { storeId: string; readWriteToken: 
     const notFound = () => reply(res, 404, { error: { code: "not_found", message: "The requested blob does not exist" } });
 
     if (req.method === "GET" && url.pathname.startsWith("/public/")) {
-      const blob = blobs.get(url.pathname.slice("/public/".length));
+      const blob = blobs.get(decodeURIComponent(url.pathname.slice("/public/".length)));
       if (!blob) return notFound();
       return void res.writeHead(200, { "content-type": blob.contentType }).end(blob.bytes);
     }
@@ -69,6 +70,8 @@ export async function startBlobFake(options: { storeId: string; readWriteToken: 
     if (req.method === "PUT" && token !== readWriteToken) {
       const problem = refusal(token, pathname, contentType, body.length);
       if (problem) return reply(res, 400, { error: { code: "bad_request", message: problem } });
+    } else if (req.method === "PUT" && req.headers["x-allow-overwrite"] !== "1" && blobs.has(pathname)) {
+      return reply(res, 400, { error: { code: "bad_request", message: "This blob already exists" } });
     } else if (token !== readWriteToken) {
       return reply(res, 403, { error: { code: "forbidden", message: "Access denied" } });
     }
