@@ -64,6 +64,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   let adsKey: string;
   let redeliveredBatches = 0;
   let transactionalMessageId: string;
+  let blockId: string;
 
   const call = async (method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -217,8 +218,6 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const enabled = await admin("PUT", `/v1/customers/${customerId}/mail/blocks/${blockId}`);
     expect(enabled.status, describeCall(enabled)).toBe(200);
   }, 120_000);
-
-  let blockId: string;
 
   test("a preview, and a transactional send once under an idempotency key (Upstash)", async () => {
     const preview = await call("POST", "/mail/v1/render/preview", { key: mailKey, body: { blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }], params: { first_name: "Ann" } } });
