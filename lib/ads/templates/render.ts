@@ -1,5 +1,4 @@
 import { Resvg } from "@resvg/resvg-js";
-import satori from "satori";
 import sharp from "sharp";
 import { ValidationError, type FieldProblem } from "../../core/errors";
 import { fetchImage } from "../media/images";
@@ -226,6 +225,8 @@ export function layoutElement(template: TemplateDefinition, values: ResolvedValu
 
 async function pixelsOf(root: Element, ratio: CreativeRatio, background: string | undefined) {
   const { width, height } = RATIO_SIZES[ratio];
+  // Loaded on first use: satori takes ~0.45 s to import, which every function's cold start would pay.
+  const { default: satori } = await import("satori");
   const svg = await satori(root as never, { width, height, fonts: satoriFonts() });
   return new Resvg(svg, { fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
 }
