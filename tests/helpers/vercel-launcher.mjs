@@ -3,7 +3,8 @@
 // function's directory as the working directory, the handler from `.vc-config.json` imported on the first
 // request (a cold start), and its web-handler exports (`GET`, `POST`, …) called with a `Request`.
 // Usage: node vercel-launcher.mjs <function directory>; prints `LISTENING <port>` once ready and
-// `LOADED <ms>` after the handler module was imported.
+// `LOADED <ms>` after the handler module was imported. `GET /__launcher/load` on the instance's own port
+// imports the handler if needed and answers its exports (or the import error).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -27,6 +28,14 @@ function load() {
 }
 
 serve({ fetch: async (request) => {
+  // The launcher's own check (never reached through the router): does the handler module load, and what does it export?
+  if (new URL(request.url).pathname === "/__launcher/load") {
+    try {
+      return Response.json({ exports: Object.keys(await load()).sort() });
+    } catch (error) {
+      return Response.json({ error: String(error?.stack ?? error) }, { status: 500 });
+    }
+  }
   const module = await load();
   const handler = module[request.method];
   if (typeof handler !== "function") return new Response(null, { status: 405, headers: { allow: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].filter((m) => typeof module[m] === "function").join(", ") } });

@@ -385,6 +385,17 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     expect(qstash.published.length).toBeGreaterThan(0);
     expect(qstash.deadLetters).toEqual([]);
 
+    // Every built function loads under plain Node and exports HTTP handlers, also those the flow did not call
+    // (checked last, so the cold starts above were real first requests).
+    for (const fn of site.functions.values()) {
+      for (const instance of fn.instances) {
+        const loaded = await fetch(`http://127.0.0.1:${instance.port}/__launcher/load`);
+        const body = (await loaded.json()) as { exports?: string[]; error?: string };
+        expect(loaded.status, `${fn.path}: ${body.error ?? ""}`).toBe(200);
+        expect(body.exports?.some((name) => ["GET", "POST", "PUT", "PATCH", "DELETE"].includes(name)), `${fn.path} exports ${body.exports?.join(", ")}`).toBe(true);
+      }
+    }
+
     figures.coldStart = Object.fromEntries(
       [...site.functions.values()].map((fn) => [
         fn.path,
