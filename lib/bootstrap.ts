@@ -35,9 +35,24 @@ function fileSecret(dataDir: string, name: string, fromEnv: string | undefined, 
 /**
  * What production must get from the environment, because nothing may be generated or kept on a function's
  * disk: the database, the operator token and the key for secrets at rest (the Postmark webhook credentials
- * are per customer, in the database, sealed with that key).
+ * are per customer, in the database, sealed with that key); and every production adapter, because the
+ * embedded fallbacks do not survive a serverless platform: the in-process queue loses work when an instance
+ * stops, local files are not shared between instances (nor kept), a limiter in memory limits per instance,
+ * and without the cron secret Vercel Cron is refused. `PUBLIC_BASE_URL` is where QStash delivers.
  */
-const PRODUCTION_REQUIRED_ENV = ["DATABASE_URL", "ADMIN_TOKEN", "ENCRYPTION_KEY"] as const;
+export const PRODUCTION_REQUIRED_ENV = [
+  "DATABASE_URL",
+  "ADMIN_TOKEN",
+  "ENCRYPTION_KEY",
+  "PUBLIC_BASE_URL",
+  "CRON_SECRET",
+  "UPSTASH_REDIS_REST_URL",
+  "UPSTASH_REDIS_REST_TOKEN",
+  "QSTASH_TOKEN",
+  "QSTASH_CURRENT_SIGNING_KEY",
+  "QSTASH_NEXT_SIGNING_KEY",
+  "BLOB_READ_WRITE_TOKEN",
+] as const;
 
 /**
  * Builds a runtime from the environment. Embedded defaults: PGlite persisted under DATA_DIR and secrets

@@ -1,12 +1,11 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import { getPayloadFromClientToken } from "@vercel/blob/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { sweepRawUploads } from "../../lib/mail/assets/cleanup";
 import { createAssetStorage } from "../../lib/mail/assets/storage";
 import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
+import { startBlobFake, type BlobRequest, type FakeBlob } from "../helpers/blob-fake";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
 /**
@@ -22,96 +21,16 @@ const SECRET = "rwSecretPart0123456789";
 const RW_TOKEN = `vercel_blob_rw_${STORE}_${SECRET}`;
 const MAX_UPLOAD = 20 * 1024 * 1024;
 
-type Seen = { method: string; url: string; authorization: string; headers: IncomingMessage["headers"]; body: Buffer };
-type Blob = { bytes: Buffer; contentType: string; maxAge: string | undefined };
-
-let fake: Server;
+let fake: Awaited<ReturnType<typeof startBlobFake>>;
 let api: string;
 let h: Harness;
 let customer: Awaited<ReturnType<Harness["customer"]>>;
-const seen: Seen[] = [];
-const blobs = new Map<string, Blob>();
-
-/** Why Vercel would refuse this client-token PUT, or null when it would store it. */
-function refusal(token: string, pathname: string, contentType: string, size: number): string | null {
-  const encoded = token.slice(`vercel_blob_client_${STORE}_`.length);
-  if (!token.startsWith(`vercel_blob_client_${STORE}_`)) return "token of another store";
-  const [signature = "", payload = ""] = Buffer.from(encoded, "base64").toString("utf8").split(".");
-  const expected = createHmac("sha256", RW_TOKEN).update(payload).digest();
-  const given = Buffer.from(signature, "hex");
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return "invalid token signature";
-  const grant = getPayloadFromClientToken(token);
-  if (grant.pathname !== pathname) return `pathname ${pathname} is not the token's`;
-  if (grant.validUntil <= Date.now()) return "token expired";
-  if (!grant.allowedContentTypes?.includes(contentType)) return `content type ${contentType} not allowed`;
-  if (grant.maximumSizeInBytes !== undefined && size > grant.maximumSizeInBytes) return `larger than ${grant.maximumSizeInBytes} bytes`;
-  if (!grant.allowOverwrite && blobs.has(pathname)) return "blob already exists";
-  return null;
-}
-
-function reply(res: ServerResponse, status: number, body: unknown) {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-}
-
-function serve(req: IncomingMessage, res: ServerResponse, body: Buffer) {
-  const url = new URL(req.url ?? "/", api);
-  const authorization = req.headers.authorization ?? "";
-  const token = authorization.replace(/^Bearer /, "");
-  seen.push({ method: req.method ?? "", url: req.url ?? "", authorization, headers: req.headers, body });
-  const blobJson = (pathname: string, blob: Blob) => ({
-    url: `${api}/public/${pathname}`,
-    downloadUrl: `${api}/public/${pathname}?download=1`,
-    pathname,
-    size: blob.bytes.length,
-    contentType: blob.contentType,
-    contentDisposition: "inline",
-    cacheControl: `public, max-age=${blob.maxAge ?? 2592000}`,
-    uploadedAt: new Date().toISOString(),
-    etag: '"e"',
-  });
-
-  if (req.method === "GET" && url.pathname.startsWith("/public/")) {
-    const blob = blobs.get(url.pathname.slice("/public/".length));
-    if (!blob) return reply(res, 404, { error: { code: "not_found", message: "The requested blob does not exist" } });
-    return void res.writeHead(200, { "content-type": blob.contentType }).end(blob.bytes);
-  }
-  const pathname = url.searchParams.get("pathname") ?? url.searchParams.get("url") ?? "";
-  const contentType = String(req.headers["x-content-type"] ?? "");
-  if (req.method === "PUT" && token !== RW_TOKEN) {
-    const problem = refusal(token, pathname, contentType, body.length);
-    if (problem) return reply(res, 400, { error: { code: "bad_request", message: problem } });
-  } else if (token !== RW_TOKEN) {
-    return reply(res, 403, { error: { code: "forbidden", message: "Access denied" } });
-  }
-  if (req.method === "PUT") {
-    const blob = { bytes: body, contentType, maxAge: req.headers["x-cache-control-max-age"] as string | undefined };
-    blobs.set(pathname, blob);
-    return reply(res, 200, blobJson(pathname, blob));
-  }
-  if (req.method === "GET" && url.searchParams.has("prefix")) {
-    const prefix = url.searchParams.get("prefix") ?? "";
-    const listed = [...blobs.entries()].filter(([name]) => name.startsWith(prefix));
-    return reply(res, 200, { blobs: listed.map(([name, blob]) => blobJson(name, blob)), hasMore: false });
-  }
-  if (req.method === "GET") {
-    const blob = blobs.get(pathname);
-    return blob ? reply(res, 200, blobJson(pathname, blob)) : reply(res, 404, { error: { code: "not_found", message: "The requested blob does not exist" } });
-  }
-  if (req.method === "POST" && url.pathname === "/delete") {
-    for (const target of (JSON.parse(body.toString("utf8")) as { urls: string[] }).urls) blobs.delete(target.replace(`${api}/public/`, ""));
-    return reply(res, 200, {});
-  }
-  reply(res, 400, { error: { code: "bad_request", message: `unexpected ${req.method} ${req.url}` } });
-}
+let seen: BlobRequest[];
+let blobs: Map<string, FakeBlob>;
 
 beforeAll(async () => {
-  fake = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => serve(req, res, Buffer.concat(chunks)));
-  });
-  await new Promise<void>((resolve) => fake.listen(0, "127.0.0.1", resolve));
-  api = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+  fake = await startBlobFake({ storeId: STORE, readWriteToken: RW_TOKEN });
+  ({ url: api, seen, blobs } = fake);
   vi.stubEnv("VERCEL_BLOB_API_URL", api);
   // A refused request must surface at once, not after the SDK's retries with backoff.
   vi.stubEnv("VERCEL_BLOB_RETRIES", "0");
@@ -122,8 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h.close();
   vi.unstubAllEnvs();
-  fake.closeAllConnections();
-  await new Promise<void>((resolve) => fake.close(() => resolve()));
+  await fake.close();
 });
 
 beforeEach(() => {

@@ -1,5 +1,4 @@
 import { Resvg } from "@resvg/resvg-js";
-import satori from "satori";
 import sharp from "sharp";
 import type { CreativeRatio } from "../platform/placement-creative";
 import { satoriFonts } from "./fonts";
@@ -18,6 +17,8 @@ export type DrawJob = { root: Element; ratio: CreativeRatio; output: "jpeg"; bac
 
 export async function draw(job: DrawJob): Promise<Buffer> {
   const { width, height } = RATIO_SIZES[job.ratio];
+  // Loaded on first use: satori takes ~0.45 s to import, which every function's cold start would pay.
+  const { default: satori } = await import("satori");
   const svg = await satori(job.root as never, { width, height, fonts: satoriFonts() });
   const background = job.output === "jpeg" ? job.backdrop : undefined;
   const pixels = new Resvg(svg, { fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();

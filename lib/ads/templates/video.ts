@@ -2,7 +2,6 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import ffmpeg from "@ffmpeg-installer/ffmpeg";
 import type { CreativeRatio } from "../platform/placement-creative";
 import { RATIO_SIZES } from "./layout";
 
@@ -20,10 +19,24 @@ const FFMPEG_TIMEOUT_MS = 5 * 60_000;
 
 export class VideoCompositionError extends Error {}
 
+/**
+ * The shipped binary, loaded on first use: it is 66 MB, so only the Vercel function that runs render jobs
+ * (the queue worker) ships it (see vercel.json), and the others must not load it when they start.
+ */
+async function ffmpegPath(): Promise<string> {
+  try {
+    const { default: ffmpeg } = await import("@ffmpeg-installer/ffmpeg");
+    return ffmpeg.path;
+  } catch (error) {
+    throw new VideoCompositionError(`ffmpeg is not available here: ${String(error)}`);
+  }
+}
+
 /** Runs the shipped ffmpeg; rejects with the tail of its error output. */
-function run(args: string[]): Promise<void> {
+async function run(args: string[]): Promise<void> {
+  const binary = await ffmpegPath();
   return new Promise((resolve, reject) => {
-    const child = spawn(ffmpeg.path, args, { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
     let errors = "";
     child.stderr.on("data", (chunk: Buffer) => {
       errors = (errors + chunk.toString("utf8")).slice(-4000);

@@ -1,4 +1,4 @@
-import mjml2html from "mjml";
+import type mjml2html from "mjml";
 import { LruCache } from "../../core/lru-cache";
 import { contentHash } from "./cache";
 import { personalise, placeholderNames } from "./compiled";
@@ -214,9 +214,11 @@ async function renderFragments(phase: Phase1, fragments: readonly Fragment[], to
 
 async function compileMjml(document: string, markerPrefix: string): Promise<CompiledMjml> {
   let result: Awaited<ReturnType<typeof mjml2html>>;
+  // Loaded on first use: MJML takes ~0.6 s to import, which every function's cold start would pay.
+  const { default: compile } = await import("mjml");
   try {
     // ignoreIncludes: block MJML must never read files from the server (mj-include).
-    result = await mjml2html(document, { validationLevel: "soft", ignoreIncludes: true });
+    result = await compile(document, { validationLevel: "soft", ignoreIncludes: true });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new RenderValidationError([{ path: "mjml", message: `MJML could not be parsed: ${reason}` }]);

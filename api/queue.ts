@@ -1,4 +1,0 @@
-import { functionHandler } from "../lib/vercel";
-
-const handler = functionHandler("api");
-export { handler as POST };

@@ -1,0 +1,43 @@
+// One instance of a built Vercel function (`.vercel/output/functions/<name>.func`), run the way the platform's
+// Node launcher runs it: plain Node (no tsx, no loader hooks: the built files must load as they are), the
+// function's directory as the working directory, the handler from `.vc-config.json` imported on the first
+// request (a cold start), and its web-handler exports (`GET`, `POST`, …) called with a `Request`.
+// Usage: node vercel-launcher.mjs <function directory>; prints `LISTENING <port>` once ready and
+// `LOADED <ms>` after the handler module was imported. `GET /__launcher/load` on the instance's own port
+// imports the handler if needed and answers its exports (or the import error).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { serve } from "@hono/node-server";
+
+const [funcDir] = process.argv.slice(2);
+if (!funcDir) throw new Error("usage: vercel-launcher.mjs <function directory>");
+const config = JSON.parse(readFileSync(join(funcDir, ".vc-config.json"), "utf8"));
+if (config.launcherType !== "Nodejs") throw new Error(`unsupported launcher ${config.launcherType}`);
+process.chdir(funcDir);
+
+let loading = null;
+function load() {
+  loading ??= (async () => {
+    const started = performance.now();
+    const module = await import(pathToFileURL(join(funcDir, config.handler)).href);
+    console.log(`LOADED ${(performance.now() - started).toFixed(1)}`);
+    return module;
+  })();
+  return loading;
+}
+
+serve({ fetch: async (request) => {
+  // The launcher's own check (never reached through the router): does the handler module load, and what does it export?
+  if (new URL(request.url).pathname === "/__launcher/load") {
+    try {
+      return Response.json({ exports: Object.keys(await load()).sort() });
+    } catch (error) {
+      return Response.json({ error: String(error?.stack ?? error) }, { status: 500 });
+    }
+  }
+  const module = await load();
+  const handler = module[request.method];
+  if (typeof handler !== "function") return new Response(null, { status: 405, headers: { allow: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].filter((m) => typeof module[m] === "function").join(", ") } });
+  return handler(request);
+}, port: 0, hostname: "127.0.0.1" }, (info) => console.log(`LISTENING ${info.port}`));
