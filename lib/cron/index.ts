@@ -2,7 +2,8 @@ import { lte } from "drizzle-orm";
 import type { MailDeps } from "../mail/app";
 import { idempotencyRecords } from "../db/schema";
 import { pruneMessageHistory } from "../mail/events/prune";
-import { republishDueDeliveries } from "../mail/webhooks/delivery";
+import { republishDueDeliveries } from "../core/webhooks/engine";
+import { MAIL_WEBHOOKS } from "../mail/webhooks/emit";
 import { createPostmarkProvider } from "../mail/provider/postmark";
 import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs/recovery";
 import { reportDailyUsage } from "../mail/usage/billing";
@@ -50,7 +51,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 10,
     description: "Re-publishes due outgoing webhook deliveries whose queue message was lost (restart, crash mid-attempt); retries normally run from the queue.",
     async run(deps) {
-      return { republished: await republishDueDeliveries(deps) };
+      return { republished: await republishDueDeliveries(MAIL_WEBHOOKS, deps) };
     },
   },
   {
