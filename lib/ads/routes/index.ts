@@ -6,6 +6,7 @@ import { registerMediaRoutes } from "./media";
 import type { AdsRouter } from "./shared";
 import { registerGetAdStatus } from "./status/get";
 import { registerTemplateRoutes } from "./templates";
+import { registerWebhookRoutes } from "./webhooks";
 
 /** Media, ad sets, creatives, ads, status and templates, each under `/v1/{group}` and `/v1/platform/{group}`. */
 export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
@@ -15,4 +16,5 @@ export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerAdRoutes(router, deps);
   registerGetAdStatus(router, deps);
   registerTemplateRoutes(router, deps);
+  registerWebhookRoutes(router, deps);
 }

@@ -1,0 +1,4 @@
+import { functionHandler } from "../lib/vercel";
+
+const handler = functionHandler("api");
+export { handler as GET, handler as POST };
