@@ -4,6 +4,8 @@ import { serve, type ServerType } from "@hono/node-server";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { platformVerifyToken } from "../../lib/ads/webhooks/platform-receiver";
+import { createLocalQueue } from "../../lib/adapters/queue";
+import { createRootApp } from "../../lib/runtime";
 import { ManualClock } from "../../lib/core/clock";
 import { adsStatusChanges, adsWebhookDeliveries } from "../../lib/db/schema";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
@@ -300,5 +302,66 @@ describe("detection and delivery", () => {
     const list = await h.call("GET", "/ads/v1/webhooks", { key: c.adsReporting });
     expect(list.json.data[0], describeResponse(list)).toMatchObject({ id: c.hook.id, status: "inactive", active: false, failure_count: 8, last_delivery_at: null });
     expect(list.json.data[0].deactivation_reason).toMatch(/24 hours/);
+  });
+
+  test("the poll reads at most 50 ads a call and takes the accounts in turns", async () => {
+    const big = await customerWithHook("Many ads");
+    const small = await customerWithHook("One ad");
+    const first = await createAd(world, big, { status: "ACTIVE" });
+    const bigIds = new Set([first.platform_ad_id]);
+    for (let i = 0; i < 54; i++) {
+      // The creative is final after the first ad: reused as it is.
+      const r = await h.call("POST", "/ads/v1/ads", { key: big.adsFull, body: { ad_set_id: first.ad_set_id, creative_id: first.creative_id } });
+      expect(r.status, describeResponse(r)).toBe(201);
+      bigIds.add(r.json.data.platform_ad_id);
+    }
+    const lone = await createAd(world, small, { status: "ACTIVE" });
+    world.sim.advance(REVIEW_MS);
+    world.sim.clearRequests();
+    const result = await poll();
+    // Earlier tests' ads changed within 24 hours and are read again too; they change nothing now.
+    expect(result).toMatchObject({ changed: 56, deferred: 0 });
+    const owner = (ids: string[]) => (ids.includes(lone.platform_ad_id) ? "small" : ids.some((id) => bigIds.has(id)) ? "big" : "earlier");
+    const reads = world.sim.requests().filter((r) => r.method === "GET" && r.path === "/v25.0" && owner(r.query.ids?.split(",") ?? []) !== "earlier");
+    // One batch of each account, then the big account's second: neither waits for the other's backlog.
+    expect(reads.map((r) => [owner(r.query.ids?.split(",") ?? []), r.query.ids?.split(",").length])).toEqual([
+      ["big", 50],
+      ["small", 1],
+      ["big", 5],
+    ]);
+    await settled();
+    expect(eventsAt(big.path)).toHaveLength(55);
+    expect(new Set(eventsAt(big.path).map((d) => d.json.data.ad_id)).size).toBe(55);
+    expect(eventsAt(small.path).map((d) => d.json.data.ad_id)).toEqual([lone.id]);
+  });
+
+  // Last in the file: it stops this harness's queue, as a process that dies does.
+  test("deliveries survive a restart: a retry lost with the process is sent by the sweep of the next one", async () => {
+    const c = await customerWithHook("Restart");
+    answers.set(c.path, 503);
+    await createAd(world, c, { status: "ACTIVE" });
+    world.sim.advance(REVIEW_MS);
+    await poll();
+    await settled();
+    expect(eventsAt(c.path)).toHaveLength(1);
+
+    // The process dies: its queue and the delayed retry message in it are gone; the database stays.
+    h.deps.queue.close();
+    const next = createRootApp({ ...h.deps, queue: createLocalQueue({ logger: h.deps.logger }) });
+    answers.set(c.path, 200);
+    const [row] = await h.db.select().from(adsWebhookDeliveries).where(eq(adsWebhookDeliveries.webhookId, c.hook.id));
+    clock.set(row?.nextAttemptAt ?? clock.now());
+    const swept = await next.root.request("/api/cron/ads-webhook-retries", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    expect(swept.status).toBe(200);
+    expect(((await swept.json()) as { data: { result: unknown } }).data.result).toEqual({ republished: 1 });
+    while ((await h.db.select().from(adsWebhookDeliveries).where(eq(adsWebhookDeliveries.webhookId, c.hook.id)))[0]?.status !== "delivered") {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const got = eventsAt(c.path);
+    expect(got).toHaveLength(2);
+    expect(got[1]?.headers["x-service-delivery"]).toBe(got[0]?.headers["x-service-delivery"]);
+    expect(got.every((d) => d.verified)).toBe(true);
+    const list = await next.root.request("/ads/v1/webhooks", { headers: { authorization: `Bearer ${c.adsReporting}` } });
+    expect(((await list.json()) as { data: Record<string, unknown>[] }).data[0]).toMatchObject({ status: "active", failure_count: 0, last_delivery_at: clock.now().toISOString() });
   });
 });
