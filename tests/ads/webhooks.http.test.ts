@@ -304,6 +304,24 @@ describe("detection and delivery", () => {
     expect(list.json.data[0].deactivation_reason).toMatch(/24 hours/);
   });
 
+  test("our own pause and archive are changes too: one event each", async () => {
+    const c = await customerWithHook("Own changes");
+    const ad = await createAd(world, c, { status: "ACTIVE" });
+    world.sim.advance(REVIEW_MS);
+    const paused = await h.call("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "PAUSED" } });
+    expect(paused.json.data, describeResponse(paused)).toMatchObject({ status: "PAUSED", effective_status: "PAUSED" });
+    const archived = await h.call("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull });
+    expect(archived.json.data, describeResponse(archived)).toMatchObject({ status: "ARCHIVED", effective_status: "ARCHIVED" });
+    await poll();
+    await settled();
+    // Deliveries run concurrently, so they may arrive in either order; `created` and `previous_status` tell.
+    expect(eventsAt(c.path).map((d) => [d.json.data.previous_status, d.json.data.effective_status]).sort()).toEqual([
+      ["PAUSED", "ARCHIVED"],
+      ["PENDING_REVIEW", "PAUSED"],
+    ]);
+    expect((await changesOf(ad.id)).map((row) => row.source)).toEqual(["update", "update"]);
+  });
+
   test("the poll reads at most 50 ads a call and takes the accounts in turns", async () => {
     const big = await customerWithHook("Many ads");
     const small = await customerWithHook("One ad");

@@ -294,7 +294,9 @@ export async function archiveAd(deps: AdsDeps, customerId: string, id: string): 
   const session = await connectCredentials(deps, customerId);
   await upstream({ logger: deps.logger, customerId, action: "archive ad" }, () => session.archive(found.ad.platformAdId));
   const observed = { configuredStatus: "ARCHIVED", effectiveStatus: "ARCHIVED", disapprovalReason: found.ad.disapprovalReason, reason: null } as const;
-  await recordAdStatus(deps, { customerId, adId: id, observed, observedAt: deps.clock.now(), source: "update" });
+  // Our own archive is definitive: never older than what is stored, so the recorder always applies it.
+  const observedAt = new Date(Math.max(deps.clock.now().getTime(), found.ad.statusCheckedAt?.getTime() ?? 0));
+  await recordAdStatus(deps, { customerId, adId: id, observed, observedAt, source: "update" });
   const [row] = await deps.db.select().from(adsAds).where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, id)));
   if (!row) throw new NotFoundError("Ad");
   return toView(row, found.platformCreativeId);
