@@ -32,6 +32,7 @@ let h: Harness;
 let images: ImageServer;
 let receiver: Awaited<ReturnType<typeof startHttpsReceiver>>;
 let ourServer: ServerType;
+let ourOrigin = "";
 const secrets = new Map<string, string>();
 const answers = new Map<string, number>();
 const deliveries: Delivery[] = [];
@@ -51,7 +52,8 @@ beforeAll(async () => {
   const port = await new Promise<number>((resolve) => {
     ourServer = serve({ fetch: h.root.fetch, port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve(info.port));
   });
-  await world.sim.subscribeWebhooks({ url: `http://127.0.0.1:${port}/api/platform/webhook`, verifyToken: platformVerifyToken(h.deps) });
+  ourOrigin = `http://127.0.0.1:${port}`;
+  await world.sim.subscribeWebhooks({ url: `${ourOrigin}/api/platform/webhook`, verifyToken: platformVerifyToken(h.deps) });
 });
 afterAll(async () => {
   await new Promise((resolve) => {
@@ -263,6 +265,8 @@ describe("detection and delivery", () => {
     expect(ok.text).toBe("1158201444");
     expect((await h.call("GET", "/api/platform/webhook?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=wrong")).status).toBe(403);
     expect((await h.call("GET", `/api/platform/webhook?hub.mode=unsubscribe&hub.challenge=1&hub.verify_token=${encodeURIComponent(token)}`)).status).toBe(403);
+    // The simulator, like the platform, refuses a subscription whose handshake fails (and keeps the one it has).
+    await expect(world.sim.subscribeWebhooks({ url: `${ourOrigin}/api/platform/webhook`, verifyToken: "not-our-verify-token" })).rejects.toThrow(/verification failed/);
   });
 
   test("a receiver that is down gets retries on the backoff schedule with one delivery id, and its registration turns inactive after 24 hours", async () => {
