@@ -8,6 +8,7 @@ import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
 import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
+import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
 import { createPublicFilesRoutes } from "./mail/routes/assets/files";
 
@@ -31,6 +32,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
   root.route("/api/cron", createCronRoutes(deps));
   root.route("/api/postmark", createPostmarkWebhookRoutes(deps));
+  root.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
   root.route(
     "/api/queue",
     createQueueRoutes(deps.queue, {

@@ -8,6 +8,7 @@ import { createPostmarkProvider } from "./mail/provider/postmark";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
 import { createAdsDeps } from "./ads/deps";
 import { resumeVideoRenders } from "./ads/templates/video-render";
+import { pointGraphSimulatorAtReceiver } from "./ads/webhooks/platform-receiver";
 import { seedDemo } from "./seed";
 
 /**
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
     pointSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) => deps.logger.error("the Postmark simulator could not be pointed at the receiver", { error: String(error) }));
+    pointGraphSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) => deps.logger.error("the Graph simulator could not subscribe to the platform webhook receiver", { error: String(error) }));
     const lines = [
       "",
       "Mail and ads middleware is running (embedded mode).",

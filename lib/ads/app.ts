@@ -7,6 +7,8 @@ import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
 import { registerAdsRoutes } from "./routes";
 import { PREVIEW_PNG_PATH } from "./routes/templates";
 import { registerVideoRenderWorker } from "./templates/video-render";
+import { registerWebhookWorker } from "../core/webhooks/engine";
+import { ADS_WEBHOOKS } from "./webhooks/events";
 
 export type { AdsDeps };
 
@@ -35,6 +37,7 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   registerGetHealth(app, deps, "ads");
   registerAdsRoutes(app, deps);
   registerVideoRenderWorker(deps);
+  registerWebhookWorker(ADS_WEBHOOKS, deps);
   registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -41,6 +41,7 @@ export const configSchema = z.object({
   POSTMARK_WEBHOOK_ALLOWED_IPS: z.string().optional().describe("Optional comma-separated IP allow-list for the Postmark receiver"),
   GRAPH_API_URL: optionalUrl.describe("Graph API base incl. version; unset = the embedded platform simulator"),
   GRAPH_APP_SECRET: z.string().optional().describe("Meta app secret (webhook signature of /api/platform/webhook)"),
+  GRAPH_WEBHOOK_VERIFY_TOKEN: z.string().min(16).optional().describe("Verify token of the platform webhook subscription (GET /api/platform/webhook); unset = derived from ENCRYPTION_KEY"),
   CRON_SECRET: z.string().optional().describe("Bearer secret Vercel Cron sends to /api/cron/*"),
   BILLING_URL: optionalUrl.describe("Where the daily accepted-mail count is posted; unset = not posted"),
   BILLING_SECRET: z.string().optional().describe("HMAC secret for billing posts"),

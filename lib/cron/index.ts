@@ -2,13 +2,16 @@ import { lte } from "drizzle-orm";
 import type { MailDeps } from "../mail/app";
 import { idempotencyRecords } from "../db/schema";
 import { pruneMessageHistory } from "../mail/events/prune";
-import { republishDueDeliveries } from "../mail/webhooks/delivery";
+import { republishDueDeliveries } from "../core/webhooks/engine";
+import { MAIL_WEBHOOKS } from "../mail/webhooks/emit";
+import { createAdsDeps } from "../ads/deps";
+import { ADS_WEBHOOKS } from "../ads/webhooks/events";
+import { pollAdStatuses } from "../ads/webhooks/poll";
 import { createPostmarkProvider } from "../mail/provider/postmark";
 import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs/recovery";
 import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
 import { createAssetStorage } from "../mail/assets/storage";
-import { createAdsDeps } from "../ads/deps";
 import { resumeVideoRenders } from "../ads/templates/video-render";
 
 /**
@@ -52,8 +55,25 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 10,
     description: "Re-publishes due outgoing webhook deliveries whose queue message was lost (restart, crash mid-attempt); retries normally run from the queue.",
     async run(deps) {
-      return { republished: await republishDueDeliveries(deps) };
+      return { republished: await republishDueDeliveries(MAIL_WEBHOOKS, deps) };
     },
+  },
+  {
+    name: "ads-webhook-retries",
+    schedule: "*/10 * * * *",
+    everyMinutes: 10,
+    description: "Re-publishes due ad.status_changed deliveries whose queue message was lost (restart, crash mid-attempt); retries normally run from the queue.",
+    async run(deps) {
+      return { republished: await republishDueDeliveries(ADS_WEBHOOKS, deps) };
+    },
+  },
+  {
+    name: "ads-status-poll",
+    schedule: "* * * * *",
+    everyMinutes: 1,
+    description:
+      "Reads the effective status of ads under review, in post-processing or with issues, and of ads that changed in the last 24 hours, in batched platform reads (50 ids a call, at most 4 calls per ad account and run, accounts in turns); a change updates the cached status and emits one ad.status_changed.",
+    run: async (deps) => ({ ...(await pollAdStatuses(createAdsDeps(deps))) }),
   },
   {
     name: "send-jobs-sweep",

@@ -11,7 +11,8 @@ import { createAssetStorage, type AssetStorage } from "./assets/storage";
 import { ASSET_UPLOAD_PATH, registerAssetRoutes } from "./routes/assets";
 import { registerSuppressionRoutes } from "./routes/suppressions";
 import { registerWebhookRoutes } from "./routes/webhooks";
-import { registerWebhookWorker } from "./webhooks/delivery";
+import { registerWebhookWorker } from "../core/webhooks/engine";
+import { MAIL_WEBHOOKS } from "./webhooks/emit";
 import { registerSendJobRoutes } from "./routes/send-jobs";
 import { registerUsageRoutes } from "./routes/usage";
 import { registerSendJobWorkers } from "./send-jobs/engine";
@@ -48,7 +49,7 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
   registerAssetRoutes(app, { ...deps, assets: deps.assets ?? createAssetStorage(deps) });
   registerSuppressionRoutes(app, deps);
   registerWebhookRoutes(app, deps);
-  registerWebhookWorker(deps);
+  registerWebhookWorker(MAIL_WEBHOOKS, deps);
   registerSendJobRoutes(app, deps);
   registerUsageRoutes(app, deps);
   registerSendJobWorkers(deps, postmark);

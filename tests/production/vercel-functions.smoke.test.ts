@@ -160,7 +160,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
 
   test("the build has a function per entry, none with an embedded database, each well under the size limit", () => {
     const functions = listFunctions(outputDir);
-    expect(functions.map((f) => f.path)).toEqual(expect.arrayContaining(["/api/admin", "/api/ads", "/api/cron", "/api/mail", "/api/postmark", "/api/queue"]));
+    expect(functions.map((f) => f.path)).toEqual(expect.arrayContaining(["/api/admin", "/api/ads", "/api/cron", "/api/mail", "/api/platform", "/api/postmark", "/api/queue"]));
     figures.functionSizesMB = Object.fromEntries([...site.functions.values()].map((fn) => [fn.path, Math.round(fn.sizeBytes / 1e5) / 10]));
     for (const fn of site.functions.values()) {
       expect(existsSync(join(fn.dir, "node_modules", "@electric-sql", "pglite")), `${fn.path} ships PGlite`).toBe(false);

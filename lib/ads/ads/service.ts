@@ -14,6 +14,7 @@ import { publishWithinQuota } from "../quota";
 import { renderNotReady } from "../templates/video-render";
 import { assertTargetActive, type TargetRow } from "../targets/service";
 import { upstream } from "../upstream";
+import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
 
 type Row = typeof adsAds.$inferSelect;
 export type AdStatus = Row["status"];
@@ -249,19 +250,24 @@ function configuredStatus(view: AdStatusView): AdStatus {
   return view.configured_status === "DELETED" ? "ARCHIVED" : view.configured_status;
 }
 
-async function saveStatus(deps: AdsDeps, customerId: string, ad: Row, view: AdStatusView): Promise<Row> {
-  const now = deps.clock.now();
-  const [row] = await deps.db
-    .update(adsAds)
-    .set({
-      status: configuredStatus(view),
-      effectiveStatus: view.effective_status,
-      disapprovalReason: disapprovalReason(view.effective_status, view.ad_review_feedback),
-      statusCheckedAt: now,
-      updatedAt: now,
-    })
-    .where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, ad.id)))
-    .returning();
+/** What a platform read says, in the shape the status recorder stores. */
+export function observedStatus(view: AdStatusView): ObservedAdStatus {
+  const reviewReason = disapprovalReason(view.effective_status, view.ad_review_feedback);
+  return {
+    configuredStatus: configuredStatus(view),
+    effectiveStatus: view.effective_status,
+    disapprovalReason: reviewReason,
+    reason: reviewReason ?? (view.effective_status === "WITH_ISSUES" ? issuesReason(view.issues_info) : null),
+  };
+}
+
+/**
+ * Stores a platform read through the one status recorder (which emits `ad.status_changed` when the
+ * effective status changed) and answers the row as it is now. `readAt` is when the read started.
+ */
+async function saveStatus(deps: AdsDeps, customerId: string, ad: Row, view: AdStatusView, readAt: Date, source: StatusSource): Promise<Row> {
+  await recordAdStatus(deps, { customerId, adId: ad.id, observed: observedStatus(view), observedAt: readAt, source });
+  const [row] = await deps.db.select().from(adsAds).where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, ad.id)));
   return row ?? ad;
 }
 
@@ -278,8 +284,9 @@ export async function setAdStatus(deps: AdsDeps, customerId: string, id: string,
   const session = await connectCredentials(deps, customerId);
   const context = { logger: deps.logger, customerId, action: "update ad" };
   await upstream(context, () => session.updateAd(ad.platformAdId, { status }));
+  const readAt = deps.clock.now();
   const view = await upstream(context, () => session.getAd(ad.platformAdId));
-  return toView(await saveStatus(deps, customerId, ad, view), found.platformCreativeId);
+  return toView(await saveStatus(deps, customerId, ad, view, readAt, "update"), found.platformCreativeId);
 }
 
 /** Archived upstream, then here; archiving again answers the same record without a platform call. */
@@ -289,12 +296,11 @@ export async function archiveAd(deps: AdsDeps, customerId: string, id: string): 
   if (found.ad.status === "ARCHIVED") return toView(found.ad, found.platformCreativeId);
   const session = await connectCredentials(deps, customerId);
   await upstream({ logger: deps.logger, customerId, action: "archive ad" }, () => session.archive(found.ad.platformAdId));
-  const now = deps.clock.now();
-  const [row] = await deps.db
-    .update(adsAds)
-    .set({ status: "ARCHIVED", effectiveStatus: "ARCHIVED", updatedAt: now })
-    .where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, id)))
-    .returning();
+  const observed = { configuredStatus: "ARCHIVED", effectiveStatus: "ARCHIVED", disapprovalReason: found.ad.disapprovalReason, reason: null } as const;
+  // Our own archive is definitive: never older than what is stored, so the recorder always applies it.
+  const observedAt = new Date(Math.max(deps.clock.now().getTime(), found.ad.statusCheckedAt?.getTime() ?? 0));
+  await recordAdStatus(deps, { customerId, adId: id, observed, observedAt, source: "update" });
+  const [row] = await deps.db.select().from(adsAds).where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, id)));
   if (!row) throw new NotFoundError("Ad");
   return toView(row, found.platformCreativeId);
 }
@@ -304,8 +310,9 @@ export async function checkAdStatus(deps: AdsDeps, customerId: string, id: strin
   const found = await findAd(deps.db, customerId, id);
   if (!found) throw new NotFoundError("Ad");
   const session = await connectCredentials(deps, customerId);
+  const readAt = deps.clock.now();
   const view = await upstream({ logger: deps.logger, customerId, action: "read ad status" }, () => session.getAd(found.ad.platformAdId));
-  const row = await saveStatus(deps, customerId, found.ad, view);
+  const row = await saveStatus(deps, customerId, found.ad, view, readAt, "status_read");
   return {
     id: row.id,
     platform_ad_id: row.platformAdId,

@@ -91,7 +91,15 @@ export type GraphSession = {
   searchCities(query: string, options: { countryCode?: string; limit: number }): Promise<GeoLocationResult[]>;
   /** `GET /search?type=adinterest`. */
   searchInterests(query: string, options: { limit: number }): Promise<InterestResult[]>;
+  /**
+   * Status of up to `MAX_IDS_PER_READ` ads in one call (`GET /?ids=…&fields=…`), keyed by ad id. Graph
+   * refuses the whole call (code 100) when one id is unknown or out of reach.
+   */
+  getAds(adIds: readonly string[]): Promise<Map<string, AdStatusView>>;
 };
+
+/** Graph's limit of ids in one `?ids=` read. */
+export const MAX_IDS_PER_READ = 50;
 
 /** What a session tells its owner about, besides answering or throwing. */
 export type SessionHooks = {
@@ -107,6 +115,9 @@ export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: Se
 
 /** What `getCampaign` reads when no fields are given. */
 export const CAMPAIGN_FIELDS: readonly CampaignField[] = ["name", "account_id", "objective", "status", "configured_status", "effective_status", "daily_budget", "lifetime_budget"];
+
+/** What an ad's status read asks for, singly or batched. */
+const AD_STATUS_FIELDS = "id,effective_status,configured_status,status,ad_review_feedback,issues_info";
 
 /** Code 190 is the token itself; 102/104 (session key, no token) are our own bugs and not recorded. */
 const TOKEN_REJECTED_CODE = 190;
@@ -169,15 +180,31 @@ const adStatus = z
         placement_specific: z.record(z.string(), z.record(z.string(), z.string())).optional(),
       })
       .optional(),
+    issues_info: z
+      .array(
+        z.looseObject({
+          level: z.string().optional(),
+          error_code: z.union([z.string(), z.number()]).transform(String).optional(),
+          error_summary: z.string().optional(),
+          error_message: z.string().optional(),
+        }),
+      )
+      .optional(),
   })
-  .transform(({ id, status, configured_status, effective_status, ad_review_feedback }, ctx) => {
+  .transform(({ id, status, configured_status, effective_status, ad_review_feedback, issues_info }, ctx) => {
     const fromEffective = configuredStatus.safeParse(effective_status);
     const configured = configured_status ?? status ?? (fromEffective.success ? fromEffective.data : undefined);
     if (!configured) {
       ctx.addIssue({ code: "custom", message: "an ad without configured_status, status or a configured effective_status" });
       return z.NEVER;
     }
-    return { id, configured_status: configured, effective_status: effective_status ?? configured, ...(ad_review_feedback ? { ad_review_feedback } : {}) };
+    return {
+      id,
+      configured_status: configured,
+      effective_status: effective_status ?? configured,
+      ...(ad_review_feedback ? { ad_review_feedback } : {}),
+      ...(issues_info ? { issues_info: issues_info.map(({ level, error_code, error_summary, error_message }) => ({ level, error_code, error_summary, error_message })) } : {}),
+    };
   });
 const page = <T extends z.ZodType>(item: T) =>
   z.object({
@@ -399,7 +426,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       updateAd: (adId, params) => update(adId, params),
 
       getAd: (adId) =>
-        parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: "id,effective_status,configured_status,status,ad_review_feedback" }, idempotent: true }),
+        parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: AD_STATUS_FIELDS }, idempotent: true }),
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
 
@@ -442,6 +469,13 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
 
       searchInterests: async (query, searchOptions) =>
         (await parsed(page(interestResult), { method: "GET", path: "search", params: { type: "adinterest", q: query, limit: searchOptions.limit }, idempotent: true })).data,
+      async getAds(adIds) {
+        if (adIds.length === 0) return new Map();
+        if (adIds.length > MAX_IDS_PER_READ) throw new RangeError(`at most ${MAX_IDS_PER_READ} ids per read`);
+        const ids = adIds.map(objectPath).join(",");
+        const result = await parsed(z.record(z.string(), adStatus), { method: "GET", path: "", params: { ids, fields: AD_STATUS_FIELDS }, idempotent: true });
+        return new Map(Object.entries(result));
+      },
     };
   }
 

@@ -184,7 +184,11 @@ export type AdStatusView = {
   effective_status: EffectiveStatus;
   configured_status: ConfiguredStatus;
   ad_review_feedback?: AdReviewFeedback;
+  /** Why an object is WITH_ISSUES (G4): `error_code` is a number or a numeric string (W3). */
+  issues_info?: AdIssue[];
 };
+
+export type AdIssue = { level?: string; error_code?: string; error_summary?: string; error_message?: string };
 
 /**
  * A campaign as `GET /{campaign_id}?fields=…` answers it: only the requested fields (and `id`) are present.

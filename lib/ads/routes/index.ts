@@ -8,6 +8,7 @@ import type { AdsRouter } from "./shared";
 import { registerGetAdStatus } from "./status/get";
 import { registerTargetingRoutes } from "./targeting";
 import { registerTemplateRoutes } from "./templates";
+import { registerWebhookRoutes } from "./webhooks";
 
 /** Media, ad sets, creatives, ads, status and templates, each under `/v1/{group}` and `/v1/platform/{group}`. */
 export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
@@ -19,4 +20,5 @@ export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerTemplateRoutes(router, deps);
   registerAudienceRoutes(router, deps);
   registerTargetingRoutes(router, deps);
+  registerWebhookRoutes(router, deps);
 }

@@ -203,7 +203,7 @@ export const adsAds = pgTable(
     createdAt: at().notNull().defaultNow(),
     updatedAt: at().notNull().defaultNow(),
   },
-  (t) => [index().on(t.customerId, t.createdAt), index().on(t.adSetId)],
+  (t) => [index().on(t.customerId, t.createdAt), index().on(t.adSetId), index().on(t.platformAdId)],
 );
 
 /**

@@ -5,3 +5,4 @@ export * from "./assets";
 export * from "./mail-webhooks";
 export * from "./send-jobs";
 export * from "./audiences";
+export * from "./ads-webhooks";

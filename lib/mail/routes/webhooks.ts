@@ -3,10 +3,11 @@ import type { AppEnv } from "../../core/context";
 import { envelope, errorResponses } from "../../core/openapi";
 import { serviceRoute } from "../../core/route";
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../core/webhook-signature";
-import { mailWebhookEvents } from "../../db/schema";
+import { mailWebhookEvents, type MailWebhookEvent } from "../../db/schema";
 import type { MailDeps } from "../app";
-import { WEBHOOK_MAX_ATTEMPTS } from "../webhooks/delivery";
-import { createWebhook, deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_CUSTOMER } from "../webhooks/registrations";
+import { WEBHOOK_MAX_ATTEMPTS } from "../../core/webhooks/engine";
+import { createWebhook, deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_CUSTOMER } from "../../core/webhooks/registrations";
+import { MAIL_WEBHOOKS } from "../webhooks/emit";
 import { IdParam } from "./schema";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -22,6 +23,9 @@ export const Webhook = z
     active: z.boolean().openapi({ description: "False once deliveries failed for 24 hours; inactive endpoints receive nothing. Register the endpoint again to resume.", example: true }),
     deactivated_at: z.string().nullable().openapi({ description: "ISO 8601; when the endpoint was deactivated, else null.", example: null }),
     deactivation_reason: z.string().nullable().openapi({ description: "Why it was deactivated, else null.", example: null }),
+    status: z.enum(["active", "inactive"]).openapi({ description: "`active`, or `inactive` once deliveries failed for 24 hours (the same as `active`).", example: "active" }),
+    last_delivery_at: z.string().nullable().openapi({ description: "ISO 8601; the last successful delivery, else null.", example: "2026-03-01T10:05:00.000Z" }),
+    failure_count: z.number().int().openapi({ description: "Failed delivery attempts since the last successful one.", example: 0 }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
   })
   .openapi("Webhook");
@@ -67,7 +71,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
       responses: { 201: { description: "The endpoint with its secret (shown this once).", content: json(envelope(WebhookWithSecret)) }, ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]) },
     }),
     async (c) => {
-      const webhook = await createWebhook(deps, c.get("principal").customerId, c.req.valid("json"));
+      const webhook = await createWebhook(MAIL_WEBHOOKS, deps, c.get("principal").customerId, c.req.valid("json"));
       return c.json({ data: webhook, request_id: c.get("requestId") }, 201);
     },
   );
@@ -81,7 +85,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
       description: `This account's endpoints, oldest first, without their secrets (at most ${MAX_WEBHOOKS_PER_CUSTOMER}, so the list is not paginated).`,
       responses: { 200: { description: "The endpoints.", content: json(envelope(z.array(Webhook))) }, ...errorResponses("mail", [401, 429, 500]) },
     }),
-    async (c) => c.json({ data: await listWebhooks(deps.db, c.get("principal").customerId), request_id: c.get("requestId") }, 200),
+    async (c) => c.json({ data: await listWebhooks<MailWebhookEvent>(MAIL_WEBHOOKS, deps.db, c.get("principal").customerId), request_id: c.get("requestId") }, 200),
   );
 
   app.openapi(
@@ -96,7 +100,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     }),
     async (c) => {
       const id = c.req.valid("param").id;
-      await deleteWebhook(deps.db, c.get("principal").customerId, id);
+      await deleteWebhook(MAIL_WEBHOOKS, deps.db, c.get("principal").customerId, id);
       return c.json({ data: { id, deleted: true }, request_id: c.get("requestId") }, 200);
     },
   );

@@ -1,11 +1,11 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
+import { enqueueWebhookEvent, publishDeliveries as publishStoreDeliveries, type WebhookStore } from "../../core/webhooks/engine";
 import type { Database, Tx } from "../../db/client";
 import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent } from "../../db/schema";
 import type { Stream } from "../suppressions/mirror";
 
-/** Queue topic of the delivery worker (`lib/mail/webhooks/delivery.ts`). */
-export const WEBHOOK_DELIVERY_TOPIC = "mail-webhook-delivery";
+/** The mail service's webhook tables and queue topic for the shared delivery engine (`lib/core/webhooks`). */
+export const MAIL_WEBHOOKS: WebhookStore = { topic: "mail-webhook-delivery", endpoints: mailWebhooks, deliveries: mailWebhookDeliveries };
 
 export type SuppressionReason = "unsubscribe" | "hard_bounce" | "spam_complaint";
 
@@ -52,26 +52,8 @@ export async function enqueueMailEvent<T extends MailWebhookEvent>(
   type: T,
   payload: MailEventPayloads[T],
 ): Promise<string[]> {
-  const endpoints = await db
-    .select({ id: mailWebhooks.id })
-    .from(mailWebhooks)
-    .where(and(eq(mailWebhooks.customerId, customerId), eq(mailWebhooks.active, true), sql`${mailWebhooks.events} @> ${JSON.stringify([type])}::jsonb`));
-  if (endpoints.length === 0) return [];
   const occurredAt = now.toISOString();
-  const rows = endpoints.map((endpoint) => {
-    const id = crypto.randomUUID();
-    return {
-      id,
-      webhookId: endpoint.id,
-      customerId,
-      event: type,
-      body: JSON.stringify({ event: type, delivery_id: id, ...payload, occurred_at: occurredAt }),
-      nextAttemptAt: now,
-      createdAt: now,
-    };
-  });
-  await db.insert(mailWebhookDeliveries).values(rows);
-  return rows.map((row) => row.id);
+  return enqueueWebhookEvent(MAIL_WEBHOOKS, db, now, customerId, type, (id) => JSON.stringify({ event: type, delivery_id: id, ...payload, occurred_at: occurredAt }));
 }
 
 /**
@@ -79,13 +61,7 @@ export async function enqueueMailEvent<T extends MailWebhookEvent>(
  * the row stays due and the recovery sweep publishes it.
  */
 export async function publishDeliveries(deps: Pick<CoreDeps, "queue" | "logger">, deliveryIds: readonly string[]): Promise<void> {
-  for (const id of deliveryIds) {
-    try {
-      await deps.queue.publish(WEBHOOK_DELIVERY_TOPIC, { delivery_id: id, attempt: 1 });
-    } catch (error) {
-      deps.logger.warn("webhook delivery not published; the recovery sweep will", { delivery_id: id, error: String(error) });
-    }
-  }
+  await publishStoreDeliveries(MAIL_WEBHOOKS, deps, deliveryIds);
 }
 
 /**

@@ -23,6 +23,8 @@ import {
 import { createSimAudiences } from "./audiences";
 import { registerControlRoutes } from "./control-routes";
 import { catalogueCityCountries, targetingSearch } from "./targeting-search";
+import { readMany } from "./batch-read";
+import { SimWebhooks, type SimWebhookDelivery, type SimWebhookSubscription } from "./webhooks";
 import { SimulatorState, fbtraceId, graphTime, type RecordedRequest, type SimAdAccount, type SimToken } from "./state";
 import {
   applyAdSetUpdate,
@@ -54,6 +56,8 @@ export type GraphSimulatorOptions = {
   clock?: Clock;
   /** How long a new ad stays PENDING_REVIEW. */
   reviewDelayMs?: number;
+  /** How long an ad with `SIM_IN_PROCESS`/`SIM_WITH_ISSUES` in its copy stays IN_PROCESS (default 5 s). */
+  processingDelayMs?: number;
   /** How long a video stays `processing`. */
   videoProcessingMs?: number;
   /** How long a new lookalike audience stays populating (operation status 441). */
@@ -89,6 +93,11 @@ export type GraphSimulatorControls = {
   addCampaign(accountId: string, campaign?: SimCampaignOptions): string;
   /** Later calls with this token answer 190 (subcode 463 "expired" unless another is given). */
   expireToken(token: string, subcode?: number): void;
+  /** Subscribes a callback URL to ad-account webhooks after the verification handshake (throws if it fails). */
+  subscribeWebhooks(subscription: SimWebhookSubscription): Promise<void>;
+  /** Sends the notifications that are due and resolves once they are answered. */
+  flushWebhooks(): Promise<void>;
+  webhookDeliveries(): SimWebhookDelivery[];
   readonly state: SimulatorState;
 };
 
@@ -176,6 +185,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const state = new SimulatorState(options.clock ?? systemClock, {
     reviewDelayMs: options.reviewDelayMs ?? 30_000,
     videoProcessingMs: options.videoProcessingMs ?? 5_000,
+    processingDelayMs: options.processingDelayMs ?? 5_000,
   });
   const requireProof = options.requireAppSecretProof ?? true;
   const rules: AdSetRules = {
@@ -185,6 +195,9 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const audiences = createSimAudiences(state, { lookalikeBuildMs: options.lookalikeBuildMs ?? 30 * 60_000 });
   const logger = options.logger ?? { error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
   const injections: Injection[] = [];
+  const webhooks = new SimWebhooks(state, logger);
+  // Real time passes too (not only `advance`): due notifications go out within a second.
+  setInterval(() => void webhooks.flush(), 1000).unref();
   const registeredAccounts: SimAdAccountOptions[] = [];
   let latencyMs = 0;
 
@@ -313,7 +326,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     ads: () => state.ads.values(),
   };
 
-  async function accountEdge(method: string, act: SimAdAccount, edge: string, params: Params, files: File[], requestUrl: URL) {
+  async function accountEdge(caller: SimToken, method: string, act: SimAdAccount, edge: string, params: Params, files: File[], requestUrl: URL) {
     const fields = requestedFields(params.fields);
     const baseUrl = requestUrl.origin;
     const created = (id: string) => ({ id, ...(fields ? select(state.view(id) ?? {}, fields) : {}) });
@@ -375,18 +388,23 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         case "ads": {
           const { name, adset, creative, status } = validateAdCreate(state, act, params);
           const id = state.newId();
-          state.ads.set(id, {
+          const processing = state.processingFor(creative, now);
+          const ad = {
             id,
             accountId: act.id,
             adsetId: adset.id,
             creativeId: creative.id,
             name,
             status,
-            reviewStartMs: now,
+            reviewStartMs: processing?.endsMs ?? now,
             disapproval: state.disapprovalFor(creative),
+            processing,
+            appId: caller.app.appId,
             createdMs: now,
             updatedMs: now,
-          });
+          };
+          state.ads.set(id, ad);
+          webhooks.schedule(ad);
           return created(id);
         }
       }
@@ -417,10 +435,12 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         creativeId = typeof raw === "string" || typeof raw === "number" ? String(raw) : undefined;
         const creative = creativeId ? state.creatives.get(creativeId) : undefined;
         if (!creative || creative.accountId !== ad.accountId) throw parameterCheck("Param creative[creative_id] must be a creative of this ad account", "creative");
-        // A new creative is reviewed again.
+        // A new creative is processed and reviewed again.
         ad.creativeId = creative.id;
-        ad.reviewStartMs = now;
+        ad.processing = state.processingFor(creative, now);
+        ad.reviewStartMs = ad.processing?.endsMs ?? now;
         ad.disapproval = state.disapprovalFor(creative);
+        webhooks.schedule(ad);
       }
       if (next) ad.status = next;
       if (params.name) ad.name = params.name;
@@ -452,8 +472,9 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
 
   async function route(caller: SimToken, method: string, segments: string[], params: Params, files: File[], requestUrl: URL): Promise<unknown> {
     const [head, edge, ...rest] = segments;
-    if (!head || rest.length > 0) throw unknownPath(segments.join("/"));
     const fields = requestedFields(params.fields);
+    if (!head && method === "GET" && params.ids !== undefined) return readMany(state, params.ids, (view) => select(view, fields));
+    if (!head || rest.length > 0) throw unknownPath(segments.join("/"));
     const writeParams: Params = Object.fromEntries(Object.entries(params).filter(([key]) => key !== "fields"));
 
     if (head === "me" && !edge && method === "GET") return select({ id: caller.user.id, name: caller.user.name }, fields);
@@ -463,7 +484,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     if (head.startsWith("act_")) {
       const act = account(head, method === "GET" ? "get" : "post");
       if (edge === "customaudiences" && method === "POST") return audiences.create(act.id, writeParams);
-      if (edge) return accountEdge(method, act, edge, method === "GET" ? params : writeParams, files, requestUrl);
+      if (edge) return accountEdge(caller, method, act, edge, method === "GET" ? params : writeParams, files, requestUrl);
       if (method === "GET") return select(state.accountView(act), fields);
       throw unsupportedRequest("post", head);
     }
@@ -498,6 +519,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const controls: GraphSimulatorControls = {
     reset() {
       state.clearObjects();
+      webhooks.clear();
       injections.length = 0;
       latencyMs = 0;
       state.resetTime();
@@ -513,7 +535,10 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     clearRequests() {
       state.requests.length = 0;
     },
-    advance: (ms) => state.advance(ms),
+    advance(ms) {
+      state.advance(ms);
+      void webhooks.flush();
+    },
     now: () => new Date(state.now()),
     addApp,
     addAdAccount,
@@ -522,6 +547,9 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
       const entry = state.tokens.get(token);
       if (entry) entry.expiredSubcode = subcode;
     },
+    subscribeWebhooks: (subscription) => webhooks.subscribe(subscription),
+    flushWebhooks: () => webhooks.flush(),
+    webhookDeliveries: () => webhooks.deliveries.map((delivery) => ({ ...delivery })),
     state,
   };
 
@@ -554,6 +582,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
       }
       const clean: Params = Object.fromEntries(Object.entries(params).filter(([key]) => !AUTH_PARAMS.has(key)));
       const result = await route(caller, method, segments, clean, files, url);
+      void webhooks.flush();
       return c.json(result as Record<string, unknown>);
     } catch (error) {
       if (error instanceof GraphFault) return errorResponse(error);

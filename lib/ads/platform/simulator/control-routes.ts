@@ -37,6 +37,7 @@ const bodies = {
   }),
   campaign: campaignBody,
   expireToken: z.object({ token: z.string().min(1), subcode: z.number().int().optional() }),
+  subscription: z.object({ url: z.url(), verify_token: z.string().min(1) }),
 };
 
 /**
@@ -44,11 +45,11 @@ const bodies = {
  * Control requests are local tooling, so a malformed one gets a plain 400, not a Graph error.
  */
 export function registerControlRoutes(app: Hono, controls: GraphSimulatorControls): void {
-  function post<T extends z.ZodType>(path: string, schema: T, act: (body: z.output<T>, param: (name: string) => string) => Record<string, unknown> | Response) {
+  function post<T extends z.ZodType>(path: string, schema: T, act: (body: z.output<T>, param: (name: string) => string) => Record<string, unknown> | Response | Promise<Record<string, unknown> | Response>) {
     app.post(`/__sim/${path}`, async (c) => {
       const result = schema.safeParse(await c.req.json().catch(() => undefined));
       if (!result.success) return c.json({ error: "invalid control request", issues: result.error.issues }, 400);
-      const outcome = act(result.data, (name) => c.req.param(name) ?? "");
+      const outcome = await act(result.data, (name) => c.req.param(name) ?? "");
       return outcome instanceof Response ? outcome : c.json(outcome);
     });
   }
@@ -59,7 +60,21 @@ export function registerControlRoutes(app: Hono, controls: GraphSimulatorControl
   });
   post("fail-next", bodies.failNext, (body) => (controls.failNext(body), { ok: true }));
   post("latency", bodies.ms, (body) => (controls.setLatency(body.ms), { ok: true }));
-  post("advance", bodies.ms, (body) => (controls.advance(body.ms), { ok: true, now: controls.now().toISOString() }));
+  // Answers once the webhooks that became due are answered, so a script can read the effect next.
+  post("advance", bodies.ms, async (body) => {
+    controls.advance(body.ms);
+    await controls.flushWebhooks();
+    return { ok: true, now: controls.now().toISOString() };
+  });
+  post("webhooks/subscribe", bodies.subscription, async (body) => {
+    try {
+      await controls.subscribeWebhooks({ url: body.url, verifyToken: body.verify_token });
+      return { ok: true };
+    } catch (error) {
+      return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 400 });
+    }
+  });
+  app.get("/__sim/webhooks", (c) => c.json({ data: controls.webhookDeliveries() }));
   post("apps", bodies.app, (body) => (controls.addApp(body), { ok: true }));
   post("ad-accounts", bodies.adAccount, (body) => (controls.addAdAccount(body), { ok: true }));
   post("ad-accounts/:id/campaigns", bodies.campaign, (body, param) => {

@@ -15,6 +15,26 @@ export const SIM_DEFAULT_DISAPPROVAL = {
   description: "Ads must not contain deceptive, false or misleading claims.",
 } as const;
 
+/**
+ * Ad copy containing this text goes through post-processing (`IN_PROCESS` for the simulator's
+ * `processingDelayMs`) and then into review; the platform webhook reports that it left IN_PROCESS.
+ */
+export const SIM_IN_PROCESS = "SIM_IN_PROCESS";
+
+/**
+ * Ad copy containing this text fails post-processing: after `IN_PROCESS` the ad stays `WITH_ISSUES` with
+ * `issues_info`, and the platform webhook reports both (`in_process_ad_objects`, `with_issues_ad_objects`).
+ */
+export const SIM_WITH_ISSUES = "SIM_WITH_ISSUES";
+
+/** What a simulated post-processing failure reports (`issues_info[]`, `with_issues_ad_objects`). */
+export const SIM_ISSUE = {
+  level: "AD",
+  error_code: "1815869",
+  error_summary: "Ad post-processing failed",
+  error_message: "The ad could not be processed after it was saved: its creative references media that is no longer available.",
+} as const;
+
 /** A video whose `file_url` contains this text ends its processing with `video_status: "error"`. */
 export const SIM_VIDEO_FAIL = "sim-fail";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "../../../core/clock";
 import type { AdReviewFeedback, AssetFeedSpec, ConfiguredStatus, ObjectStorySpec, Targeting } from "../types";
 import type { SimAudience } from "./audiences";
-import { SIM_DEFAULT_DISAPPROVAL, SIM_DISAPPROVE, SIM_VIDEO_FAIL } from "./markers";
+import { SIM_DEFAULT_DISAPPROVAL, SIM_DISAPPROVE, SIM_IN_PROCESS, SIM_ISSUE, SIM_VIDEO_FAIL, SIM_WITH_ISSUES } from "./markers";
 
 export type SimApp = { appId: string; appSecret: string };
 export type SimToken = { app: SimApp; user: { id: string; name: string }; expiredSubcode?: number };
@@ -39,6 +39,10 @@ export type SimAd = {
   /** Review runs from here for `reviewDelayMs`; an edit of the creative starts it again. */
   reviewStartMs: number;
   disapproval?: { code: string; description: string };
+  /** Post-processing (IN_PROCESS) until `endsMs`, then review, or WITH_ISSUES when it fails. */
+  processing?: { endsMs: number; withIssues: boolean };
+  /** The app whose token created the ad: its secret signs the ad's webhooks. */
+  appId?: string;
   createdMs: number;
   updatedMs: number;
 };
@@ -80,7 +84,7 @@ export class SimulatorState {
 
   constructor(
     private readonly clock: Clock,
-    readonly timing: { reviewDelayMs: number; videoProcessingMs: number },
+    readonly timing: { reviewDelayMs: number; videoProcessingMs: number; processingDelayMs: number },
   ) {}
 
   now(): number {
@@ -170,6 +174,21 @@ export class SimulatorState {
     return match[1] ? { code: match[1], description: `Simulated disapproval for policy ${match[1]}.` } : { ...SIM_DEFAULT_DISAPPROVAL };
   }
 
+  /**
+   * Post-processing of a new ad or a new creative, decided by markers in the copy: none means processing
+   * is instant (review starts at once).
+   */
+  processingFor(creative: SimCreative, now: number): SimAd["processing"] {
+    const copy = JSON.stringify([creative.name, creative.objectStorySpec, creative.assetFeedSpec ?? null]);
+    const withIssues = copy.includes(SIM_WITH_ISSUES);
+    if (!withIssues && !copy.includes(SIM_IN_PROCESS)) return undefined;
+    return { endsMs: now + this.timing.processingDelayMs, withIssues };
+  }
+
+  adIssue(): typeof SIM_ISSUE {
+    return SIM_ISSUE;
+  }
+
   adSetEffectiveStatus(adset: SimAdSet): string {
     if (adset.status === "ARCHIVED" || adset.status === "DELETED") return adset.status;
     const campaign = this.campaigns.get(adset.campaignId);
@@ -188,6 +207,8 @@ export class SimulatorState {
     const adset = this.adsets.get(ad.adsetId);
     const parent = adset ? this.adSetEffectiveStatus(adset) : "ACTIVE";
     if (parent === "ARCHIVED" || parent === "DELETED") return parent;
+    if (ad.processing && this.now() < ad.processing.endsMs) return "IN_PROCESS";
+    if (ad.processing?.withIssues) return "WITH_ISSUES";
     if (this.now() < ad.reviewStartMs + this.timing.reviewDelayMs) return "PENDING_REVIEW";
     if (ad.disapproval) return "DISAPPROVED";
     if (ad.status === "PAUSED") return "PAUSED";
@@ -268,6 +289,7 @@ export class SimulatorState {
         configured_status: ad.status,
         effective_status: this.adEffectiveStatus(ad),
         ad_review_feedback: this.adReviewFeedback(ad),
+        issues_info: ad.processing?.withIssues && this.now() >= ad.processing.endsMs ? [SIM_ISSUE] : undefined,
         created_time: graphTime(ad.createdMs),
         updated_time: graphTime(ad.updatedMs),
       };

@@ -13,7 +13,7 @@ export function registerGetAdStatus(router: AdsRouter, deps: AdsDeps): void {
     tags: ["Status"],
     summary: "Live status of an ad",
     description:
-      "Asks the platform now for the ad's `effective_status` and review feedback and stores the answer as the cached value GET /v1/ads shows. A new ad is `PENDING_REVIEW`, then `ACTIVE`, `PAUSED` (or `ADSET_PAUSED`/`CAMPAIGN_PAUSED`) or `DISAPPROVED` with `disapproval_reason`. Reporting scope suffices.",
+      "Asks the platform now for the ad's `effective_status` and review feedback and stores the answer as the cached value GET /v1/ads shows. A new ad is `PENDING_REVIEW` (with some edits first `IN_PROCESS`, which can end in `WITH_ISSUES`), then `ACTIVE`, `PAUSED` (or `ADSET_PAUSED`/`CAMPAIGN_PAUSED`) or `DISAPPROVED` with `disapproval_reason`. A change this read finds is also sent as `ad.status_changed` to your webhooks, once (see `POST /v1/webhooks`); webhooks spare you polling this endpoint. Reporting scope suffices.",
     request: {
       params: z.object({
         ad_id: z.uuid().openapi({ param: { name: "ad_id", in: "path" }, description: "Ad id (UUID).", example: "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a" }),
