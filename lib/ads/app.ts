@@ -7,6 +7,7 @@ import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
 import { registerAdsRoutes } from "./routes";
 import { PREVIEW_PNG_PATH } from "./routes/templates";
 import { registerVideoRenderWorker } from "./templates/video-render";
+import { registerInsightsSnapshotWorker } from "./insights/snapshots";
 
 export type { AdsDeps };
 
@@ -35,6 +36,7 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   registerGetHealth(app, deps, "ads");
   registerAdsRoutes(app, deps);
   registerVideoRenderWorker(deps);
+  registerInsightsSnapshotWorker(deps);
   registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -8,6 +8,7 @@ import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs
 import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
 import { createAssetStorage } from "../mail/assets/storage";
+import { fanOutSnapshots } from "../ads/insights/snapshots";
 
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
@@ -77,6 +78,14 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 60,
     description: "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
     run: async (deps) => ({ ...(await cleanUpAssets({ ...deps, assets: createAssetStorage(deps) })) }),
+  },
+  {
+    name: "ads-insights-snapshot",
+    schedule: "30 2 * * *",
+    everyMinutes: 24 * 60,
+    description:
+      "Publishes one queue message per onboarded ad account (2 s apart); each pulls daily ad insights of the last 7 days (conversions are revised there), any later-missing days and, for a new account, 90 days, with every breakdown, and upserts them. A rate-limited account is put back on the queue for later; a failed one is logged and pulled again by the next run.",
+    run: (deps) => fanOutSnapshots(deps),
   },
 ];
 

@@ -63,7 +63,20 @@ export type GraphSession = {
   getAd(adId: string): Promise<AdStatusView>;
   /** Campaigns, ad sets and ads are archived, not deleted (`status=ARCHIVED`). */
   archive(objectId: string): Promise<void>;
+  /**
+   * `GET /act_{id}/insights` with `level=ad`, `time_increment=1`: one row per ad, day and breakdown value
+   * in `[since, until]` (days of the account's time zone), every page followed.
+   */
+  getDailyAdInsights(account: string, query: { since: string; until: string; breakdowns: readonly string[] }): Promise<DailyAdInsight[]>;
 };
+
+/** One Graph insights row as sent (numbers as strings, G5); breakdown values stay under their Graph names. */
+export type DailyAdInsight = z.output<typeof dailyAdInsight>;
+
+/** Insights rows per page: Graph pages insights like any edge; a large page keeps the call count low. */
+const INSIGHTS_PAGE = 500;
+/** A safety bound against cursor loops: 2,000 pages of 500 rows. */
+const INSIGHTS_MAX_PAGES = 2_000;
 
 /** What a session tells its owner about, besides answering or throwing. */
 export type SessionHooks = {
@@ -151,6 +164,20 @@ const adStatus = z
     }
     return { id, configured_status: configured, effective_status: effective_status ?? configured, ...(ad_review_feedback ? { ad_review_feedback } : {}) };
   });
+const actionStats = z.array(z.object({ action_type: z.string(), value: z.union([z.string(), z.number()]).transform(String) })).optional();
+const metric = z.union([z.string(), z.number()]).transform(String).optional();
+const dailyAdInsight = z.looseObject({
+  ad_id: z.union([z.string(), z.number()]).transform(String),
+  adset_id: z.union([z.string(), z.number()]).transform(String).optional(),
+  date_start: z.string(),
+  date_stop: z.string(),
+  impressions: metric,
+  reach: metric,
+  clicks: metric,
+  spend: metric,
+  actions: actionStats,
+  action_values: actionStats,
+});
 const page = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),
@@ -374,6 +401,31 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: "id,effective_status,configured_status,status,ad_review_feedback" }, idempotent: true }),
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
+
+      async getDailyAdInsights(account, query) {
+        const out: DailyAdInsight[] = [];
+        let after: string | undefined;
+        for (let pageNo = 0; pageNo < INSIGHTS_MAX_PAGES; pageNo++) {
+          const result = await parsed(page(dailyAdInsight), {
+            method: "GET",
+            path: `${adAccountPath(account)}/insights`,
+            params: {
+              level: "ad",
+              time_increment: 1,
+              time_range: { since: query.since, until: query.until },
+              fields: "ad_id,adset_id,impressions,reach,clicks,spend,actions,action_values",
+              breakdowns: query.breakdowns.length > 0 ? query.breakdowns.join(",") : undefined,
+              limit: INSIGHTS_PAGE,
+              after,
+            },
+            idempotent: true,
+          });
+          out.push(...result.data);
+          after = result.paging?.cursors?.after;
+          if (!result.paging?.next || !after) break;
+        }
+        return out;
+      },
     };
   }
 

@@ -2,12 +2,14 @@ import type { AdsDeps } from "../deps";
 import { registerAdRoutes } from "./ads";
 import { registerAdSetRoutes } from "./adsets";
 import { registerCreativeRoutes } from "./creatives";
+import { registerInsightsRoutes } from "./insights";
+import { registerPlanRoutes } from "./plan";
 import { registerMediaRoutes } from "./media";
 import type { AdsRouter } from "./shared";
 import { registerGetAdStatus } from "./status/get";
 import { registerTemplateRoutes } from "./templates";
 
-/** Media, ad sets, creatives, ads, status and templates, each under `/v1/{group}` and `/v1/platform/{group}`. */
+/** Media, ad sets, creatives, ads, status, templates, insights and plan, each under `/v1/{group}` and `/v1/platform/{group}`. */
 export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerMediaRoutes(router, deps);
   registerAdSetRoutes(router, deps);
@@ -15,4 +17,6 @@ export function registerAdsRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerAdRoutes(router, deps);
   registerGetAdStatus(router, deps);
   registerTemplateRoutes(router, deps);
+  registerInsightsRoutes(router, deps);
+  registerPlanRoutes(router, deps);
 }

@@ -4,3 +4,4 @@ export * from "./ads";
 export * from "./assets";
 export * from "./mail-webhooks";
 export * from "./send-jobs";
+export * from "./insights";

@@ -21,6 +21,7 @@ import {
   type InjectedFaultSpec,
 } from "./graph-faults";
 import { registerControlRoutes } from "./control-routes";
+import { createInsightsEndpoint } from "./insights";
 import { SimulatorState, fbtraceId, graphTime, type RecordedRequest, type SimAdAccount, type SimToken } from "./state";
 import {
   applyAdSetUpdate,
@@ -180,6 +181,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   };
   const logger = options.logger ?? { error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
   const injections: Injection[] = [];
+  const accountInsights = createInsightsEndpoint(state);
   const registeredAccounts: SimAdAccountOptions[] = [];
   let latencyMs = 0;
 
@@ -454,6 +456,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     if (head === "me" && !edge && method === "GET") return select({ id: caller.user.id, name: caller.user.name }, fields);
     if (head.startsWith("act_")) {
       const act = account(head, method === "GET" ? "get" : "post");
+      if (edge === "insights" && method === "GET") return accountInsights(act, params, requestUrl);
       if (edge) return accountEdge(method, act, edge, method === "GET" ? params : writeParams, files, requestUrl);
       if (method === "GET") return select(state.accountView(act), fields);
       throw unsupportedRequest("post", head);

@@ -1,0 +1,72 @@
+import { bigint, date, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { adsStages, customers } from "./core";
+
+const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
+const counter = () => bigint({ mode: "number" }).notNull();
+
+/**
+ * One ad's metrics for one day of the ad account's time zone, for one breakdown value. `dimension` is the
+ * Graph `breakdowns` the row came from (`''` for the totals, `age`, `age,gender`, …); `value1`/`value2`
+ * hold its one or two values (`''` when unused). Money is in hundredths of the account currency, exact
+ * (Graph's strings are parsed, never float-added). A re-pulled day overwrites its row: idempotent.
+ *
+ * The primary key leads with (customer, dimension, date), the shape of every insights query: one customer,
+ * one dimension, a date range; the metrics sit in the same heap rows, so a 90-day query reads one
+ * contiguous index range.
+ */
+export const adsInsightSnapshots = pgTable(
+  "ads_insight_snapshots",
+  {
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    dimension: text().notNull(),
+    date: date({ mode: "string" }).notNull(),
+    adId: uuid().notNull(),
+    adSetId: uuid().notNull(),
+    value1: text().notNull(),
+    value2: text().notNull(),
+    impressions: counter(),
+    reach: counter(),
+    clicks: counter(),
+    spendMinor: counter(),
+    conversions: counter(),
+    conversionValueMinor: counter(),
+    pulledAt: at().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.dimension, t.date, t.adId, t.value1, t.value2] }), index().on(t.adId)],
+);
+
+/**
+ * Snapshot progress per customer's ad account. `syncedThrough` is the last day of the account's time zone
+ * pulled completely; a run that fails leaves it, so the next run pulls the same days again (nothing is lost).
+ */
+export const adsInsightSyncs = pgTable("ads_insight_syncs", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  timezoneName: text().notNull(),
+  currency: text().notNull(),
+  syncedThrough: date({ mode: "string" }),
+  lastRunAt: at(),
+  lastError: text(),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+/**
+ * The stage the customer chose, effective from the start of a cycle (a calendar month, UTC). An upgrade is
+ * effective from the running cycle's start, a downgrade from the next one. The latest row not in the future
+ * is the selection; without any row the operator's `ads_settings.stage` is.
+ */
+export const adsPlanSelections = pgTable(
+  "ads_plan_selections",
+  {
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    effectiveFrom: date({ mode: "string" }).notNull(),
+    stage: text({ enum: adsStages }).notNull(),
+    createdAt: at().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.effectiveFrom] })],
+);
