@@ -1,6 +1,8 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { adsAdSets, adsAds, adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
+import { adsAdSets, adsAds, adsInsightSyncs } from "../../db/schema";
+import { queryRows } from "../../mail/send-jobs/sql";
+import { BREAKDOWN_SOURCES, blocksCondition } from "./blocks";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } from "./calendar";
 
@@ -35,23 +37,6 @@ export type Breakdown = (typeof BREAKDOWNS)[number];
 
 /** How far back `maximum` reaches: Graph keeps insights for 37 months. */
 const MAXIMUM_DAYS = 37 * 31;
-
-/**
- * Where each breakdown is stored (the snapshot dimension) and which of its two value columns it groups by.
- * `platform_position` is pulled together with `publisher_platform` (Graph knows it only so) and grouped by
- * position alone, so `feed` adds up Facebook's and Instagram's feeds.
- */
-const BREAKDOWN_SOURCE: Record<Breakdown | "", { dimension: string; keys: { name: string; column: "value1" | "value2" }[]; oneRowPerDay: boolean }> = {
-  "": { dimension: "", keys: [], oneRowPerDay: true },
-  age: { dimension: "age", keys: [{ name: "age", column: "value1" }], oneRowPerDay: true },
-  gender: { dimension: "gender", keys: [{ name: "gender", column: "value1" }], oneRowPerDay: true },
-  "age,gender": { dimension: "age,gender", keys: [{ name: "age", column: "value1" }, { name: "gender", column: "value2" }], oneRowPerDay: true },
-  country: { dimension: "country", keys: [{ name: "country", column: "value1" }], oneRowPerDay: true },
-  publisher_platform: { dimension: "publisher_platform", keys: [{ name: "publisher_platform", column: "value1" }], oneRowPerDay: true },
-  platform_position: { dimension: "publisher_platform,platform_position", keys: [{ name: "platform_position", column: "value2" }], oneRowPerDay: false },
-  impression_device: { dimension: "impression_device", keys: [{ name: "impression_device", column: "value1" }], oneRowPerDay: true },
-  device_platform: { dimension: "device_platform", keys: [{ name: "device_platform", column: "value1" }], oneRowPerDay: true },
-};
 
 export type DateRangeInput = { preset?: string; json?: string; since?: string; until?: string };
 
@@ -184,7 +169,7 @@ async function timeZoneOf(db: Database, customerId: string): Promise<string> {
   return sync?.timezoneName ?? "UTC";
 }
 
-function breakdownOf(keys: { name: string }[], order: string[], row: Aggregate): Record<string, string> {
+function breakdownOf(keys: readonly { name: string }[], order: string[], row: Aggregate): Record<string, string> {
   const values = new Map(keys.map((key, index) => [key.name, index === 0 ? row.k1 : row.k2]));
   return Object.fromEntries(order.map((name) => [name, values.get(name) ?? ""]));
 }
@@ -196,7 +181,6 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
   const { db } = deps;
   const range = resolveDateRange(query.date_range, await timeZoneOf(db, customerId), deps.clock.now());
 
-  const t = adsInsightSnapshots;
   if (query.entity_id !== undefined) {
     const table = query.level === "ad" ? adsAds : adsAdSets;
     const [found] = await db.select({ id: table.id }).from(table).where(and(eq(table.customerId, customerId), eq(table.id, query.entity_id)));
@@ -207,33 +191,33 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
     if (!found) throw new NotFoundError("Ad set");
   }
 
-  const source = BREAKDOWN_SOURCE[breakdown];
-  const entity = query.level === "ad" ? t.adId : t.adSetId;
-  const key1 = source.keys[0] ? sql.raw(source.keys[0].column) : sql`''`;
-  const key2 = source.keys[1] ? sql.raw(source.keys[1].column) : sql`''`;
-  const filters: SQL[] = [sql`${t.customerId} = ${customerId}`, sql`${t.dimension} = ${source.dimension}`, sql`${t.date} between ${range.since} and ${range.until}`];
-  if (query.entity_id !== undefined) filters.push(sql`${entity} = ${query.entity_id}`);
-  if (query.adset_id !== undefined) filters.push(sql`${t.adSetId} = ${query.adset_id}`);
-  const where = sql.join(filters, sql` and `);
-
-  // One snapshot row per entity, value and day: reach is the highest day directly. Otherwise (ad sets, or
-  // a breakdown grouped coarser than stored) the day's rows are added up first, then the highest day taken.
-  const daily =
-    query.level === "ad" && source.oneRowPerDay
-      ? sql`select ${entity} as entity, ad_set_id, ${key1} as k1, ${key2} as k2, date, impressions, reach, clicks, spend_minor, conversions, conversion_value_minor from ${t} where ${where}`
-      : sql`select ${entity} as entity, ad_set_id, ${key1} as k1, ${key2} as k2, date, sum(impressions) as impressions, sum(reach) as reach, sum(clicks) as clicks, sum(spend_minor) as spend_minor, sum(conversions) as conversions, sum(conversion_value_minor) as conversion_value_minor from ${t} where ${where} group by 1, 2, 3, 4, 5`;
-  const platformId = query.level === "ad" ? sql`(select platform_ad_id from ads_ads where id = agg.entity)` : sql`(select platform_ad_set_id from ads_ad_sets where id = agg.entity)`;
-  const result = await db.execute(sql`
-    select agg.entity as id, agg.ad_set_id as adset_id, ${platformId} as platform_id, agg.k1, agg.k2,
+  const source = BREAKDOWN_SOURCES[breakdown];
+  if (!source) throw new Error(`no source for breakdown ${breakdown}`);
+  const filters: SQL[] = [
+    sql`b.customer_id = ${customerId}`,
+    sql`b.breakdown = ${breakdown}`,
+    sql`b.entity_kind = ${query.level}`,
+    blocksCondition(range.since, range.until),
+  ];
+  if (query.entity_id !== undefined) filters.push(sql`b.entity_id = ${query.entity_id}`);
+  if (query.adset_id !== undefined) filters.push(sql`b.ad_set_id = ${query.adset_id}`);
+  // The range is the union of a few aligned day blocks (blocks.ts): about ten rows per entity and value.
+  const platformIds = query.level === "ad" ? sql`select id, platform_ad_id as platform_id from ads_ads where customer_id = ${customerId}` : sql`select id, platform_ad_set_id as platform_id from ads_ad_sets where customer_id = ${customerId}`;
+  const rows = await queryRows<Aggregate>(
+    db,
+    sql`
+    select agg.entity_id as id, agg.ad_set_id as adset_id, p.platform_id, agg.key1 as k1, agg.key2 as k2,
            agg.impressions::float8 as impressions, agg.reach::float8 as reach, agg.clicks::float8 as clicks,
            agg.spend::float8 as spend, agg.conversions::float8 as conversions, agg.value::float8 as value
     from (
-      select entity, ad_set_id, k1, k2, sum(impressions) as impressions, max(reach) as reach, sum(clicks) as clicks,
+      select entity_id, ad_set_id, key1, key2, sum(impressions) as impressions, max(reach) as reach, sum(clicks) as clicks,
              sum(spend_minor) as spend, sum(conversions) as conversions, sum(conversion_value_minor) as value
-      from (${daily}) d group by entity, ad_set_id, k1, k2
+      from ads_insight_blocks b where ${sql.join(filters, sql` and `)}
+      group by entity_id, ad_set_id, key1, key2
     ) agg
-    order by agg.entity, agg.k1, agg.k2`);
-  const rows = (result as unknown as { rows: Aggregate[] }).rows;
+    join (${platformIds}) p on p.id = agg.entity_id
+    order by agg.entity_id, agg.key1, agg.key2`,
+  );
   return rows.map((row) => ({
     id: row.id,
     adset_id: row.adset_id,

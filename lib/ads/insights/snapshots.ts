@@ -1,10 +1,12 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { adsAccounts, adsAds, adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { queryRows } from "../../mail/send-jobs/sql";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import type { DailyAdInsight } from "../platform/client";
 import { PlatformError } from "../platform/errors";
+import { rebuildBlocks } from "./blocks";
 import { addDays, dayIn } from "./calendar";
 
 /**
@@ -24,7 +26,7 @@ export const ATTRIBUTION_WINDOW_DAYS = 7;
 /** Days per Graph query: keeps each answer (ads × days × breakdown values) to a few pages. */
 const CHUNK_DAYS = 10;
 /** Rows per insert statement. */
-const WRITE_BATCH = 1_000;
+const WRITE_BATCH = 5_000;
 /** A rate-limited account is put back on the queue at most this many times per run, then left to the next run. */
 const MAX_RATE_LIMIT_DELAYS = 5;
 /** Seconds between the fan-out's messages, so accounts do not hit the platform at the same moment. */
@@ -74,7 +76,7 @@ function actionSum(list: { action_type: string; value: string }[] | undefined, p
   return (list ?? []).filter((entry) => entry.action_type === CONVERSION_ACTION_TYPE).reduce((sum, entry) => sum + parse(entry.value), 0);
 }
 
-type SnapshotRow = typeof adsInsightSnapshots.$inferInsert;
+type SnapshotRow = typeof adsInsightSnapshots.$inferSelect;
 
 function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: { id: string; adSetId: string }, pulledAt: Date): SnapshotRow {
   const [first, second] = dimension === "" ? [] : dimension.split(",");
@@ -97,30 +99,34 @@ function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: {
   };
 }
 
-/** Upserts rows; a row is rewritten only when one of its numbers changed. Returns how many were written. */
+/**
+ * Upserts rows in statements of `WRITE_BATCH`, each one `unnest` over array parameters (a handful of
+ * parameters instead of thousands); a row is rewritten only when one of its numbers changed. Returns how
+ * many rows were written.
+ */
 async function upsertSnapshots(db: Database, rows: SnapshotRow[]): Promise<number> {
   let written = 0;
-  const t = adsInsightSnapshots;
   for (let start = 0; start < rows.length; start += WRITE_BATCH) {
     const batch = rows.slice(start, start + WRITE_BATCH);
-    const result = await db
-      .insert(t)
-      .values(batch)
-      .onConflictDoUpdate({
-        target: [t.customerId, t.dimension, t.date, t.adId, t.value1, t.value2],
-        set: {
-          impressions: sql`excluded.impressions`,
-          reach: sql`excluded.reach`,
-          clicks: sql`excluded.clicks`,
-          spendMinor: sql`excluded.spend_minor`,
-          conversions: sql`excluded.conversions`,
-          conversionValueMinor: sql`excluded.conversion_value_minor`,
-          pulledAt: sql`excluded.pulled_at`,
-        },
-        setWhere: sql`(${t.impressions}, ${t.reach}, ${t.clicks}, ${t.spendMinor}, ${t.conversions}, ${t.conversionValueMinor}) is distinct from (excluded.impressions, excluded.reach, excluded.clicks, excluded.spend_minor, excluded.conversions, excluded.conversion_value_minor)`,
-      })
-      .returning({ adId: t.adId });
-    written += result.length;
+    const column = <T>(pick: (row: SnapshotRow) => T) => sql.param(batch.map(pick));
+    const [result] = await queryRows<{ written: number }>(
+      db,
+      sql`with written as (
+        insert into ads_insight_snapshots (customer_id, dimension, date, ad_id, ad_set_id, value1, value2, impressions, reach, clicks, spend_minor, conversions, conversion_value_minor, pulled_at)
+        select * from unnest(${column((r) => r.customerId)}::uuid[], ${column((r) => r.dimension)}::text[], ${column((r) => r.date)}::date[], ${column((r) => r.adId)}::uuid[],
+          ${column((r) => r.adSetId)}::uuid[], ${column((r) => r.value1)}::text[], ${column((r) => r.value2)}::text[], ${column((r) => r.impressions)}::int8[], ${column((r) => r.reach)}::int8[],
+          ${column((r) => r.clicks)}::int8[], ${column((r) => r.spendMinor)}::int8[], ${column((r) => r.conversions)}::int8[], ${column((r) => r.conversionValueMinor)}::int8[],
+          ${column((r) => r.pulledAt.toISOString())}::timestamptz[])
+        on conflict (customer_id, dimension, date, ad_id, value1, value2) do update set
+          impressions = excluded.impressions, reach = excluded.reach, clicks = excluded.clicks, spend_minor = excluded.spend_minor,
+          conversions = excluded.conversions, conversion_value_minor = excluded.conversion_value_minor, pulled_at = excluded.pulled_at
+        where (ads_insight_snapshots.impressions, ads_insight_snapshots.reach, ads_insight_snapshots.clicks, ads_insight_snapshots.spend_minor,
+               ads_insight_snapshots.conversions, ads_insight_snapshots.conversion_value_minor)
+          is distinct from (excluded.impressions, excluded.reach, excluded.clicks, excluded.spend_minor, excluded.conversions, excluded.conversion_value_minor)
+        returning 1)
+      select count(*)::int as written from written`,
+    );
+    written += result?.written ?? 0;
   }
   return written;
 }
@@ -176,6 +182,7 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
         written += await upsertSnapshots(deps.db, batch);
       }
     }
+    await rebuildBlocks(deps.db, customerId, since, today);
   } catch (error) {
     await deps.db
       .update(adsInsightSyncs)

@@ -1,4 +1,4 @@
-import { bigint, date, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, date, index, pgTable, primaryKey, smallint, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { adsStages, customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -69,4 +69,35 @@ export const adsPlanSelections = pgTable(
     createdAt: at().notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.customerId, t.effectiveFrom] })],
+);
+
+/**
+ * The snapshots rolled up per API breakdown (`''`, `age`, …, `platform_position`, `age,gender`), entity kind
+ * (`ad` or `adset`) and aligned power-of-two block of days (level L covers 2^L days starting at a multiple
+ * of 2^L days after 2000-01-01; level 0 is one day). Sums are sums; `reach` is the highest single-day reach
+ * in the block. Any date range is the union of at most ~2·log2(days) such blocks, the same blocks for every
+ * entity, so an insights query reads about ten rows per entity and breakdown value instead of one per day.
+ */
+export const adsInsightBlocks = pgTable(
+  "ads_insight_blocks",
+  {
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    breakdown: text().notNull(),
+    entityKind: text({ enum: ["ad", "adset"] }).notNull(),
+    level: smallint().notNull(),
+    blockStart: date({ mode: "string" }).notNull(),
+    entityId: uuid().notNull(),
+    adSetId: uuid().notNull(),
+    key1: text().notNull(),
+    key2: text().notNull(),
+    impressions: counter(),
+    reach: counter(),
+    clicks: counter(),
+    spendMinor: counter(),
+    conversions: counter(),
+    conversionValueMinor: counter(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.breakdown, t.entityKind, t.level, t.blockStart, t.entityId, t.key1, t.key2] })],
 );

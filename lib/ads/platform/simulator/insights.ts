@@ -46,6 +46,8 @@ type Metric = (typeof METRICS)[number];
 type Numbers = Record<Metric, number>;
 
 const MAX_PAGE = 500;
+/** Answers kept for their later pages. */
+const KEPT_ANSWERS = 4;
 const FULL_ATTRIBUTION_DAYS = 7;
 
 function seeded(...parts: string[]): number[] {
@@ -160,30 +162,17 @@ export function createInsightsEndpoint(state: SimulatorState) {
     return { since, until };
   }
 
-  return function accountInsights(act: SimAdAccount, params: Params, requestUrl: URL) {
-    if (params.time_increment !== undefined && params.time_increment !== "1" && params.time_increment !== "all_days") {
-      throw parameterCheck("Param time_increment must be 1 or all_days here", "time_increment");
-    }
-    const level = params.level ?? "ad";
-    if (level !== "ad" && level !== "adset") throw parameterCheck("Param level must be one of {ad, adset} here", "level");
-    const breakdowns = params.breakdowns ? params.breakdowns.split(",").map((b) => b.trim()) : [];
-    if (breakdowns.length > 0 && !SUPPORTED.has(breakdowns.join(","))) {
-      throw parameterCheck(`breakdowns[0] must be one of the following values or combinations: ${[...SUPPORTED].join("; ")}`, "breakdowns");
-    }
-    const now = new Date(state.now());
-    const today = dayIn(act.timezoneName, now);
-    const { since, until } = timeRange(params, today);
-
+  /** Every row of one query, in a stable order (day, ad, breakdown values). */
+  function generate(act: SimAdAccount, level: string, breakdowns: string[], since: string, last: string, nowMs: number): Record<string, unknown>[] {
     const ads = [...state.ads.values()].filter((ad) => ad.accountId === act.id).sort((a, b) => (a.id < b.id ? -1 : 1));
     const siblings = new Map<string, number>();
     for (const ad of ads) siblings.set(ad.adsetId, (siblings.get(ad.adsetId) ?? 0) + 1);
     const rows: Record<string, unknown>[] = [];
-    const last = until < today ? until : today;
     for (let day = since; day <= last; day = addDays(day, 1)) {
       const byAdSet = new Map<string, { ad: SimAd; parts: { values: Record<string, string>; numbers: Numbers }[] }>();
       for (const ad of ads) {
         if (dayIn(act.timezoneName, new Date(ad.createdMs)) > day) continue;
-        const parts = split(ad, dailyTotals(ad, siblings.get(ad.adsetId) ?? 1, day, now.getTime()), breakdowns);
+        const parts = split(ad, dailyTotals(ad, siblings.get(ad.adsetId) ?? 1, day, nowMs), breakdowns);
         if (level === "ad") {
           for (const part of parts) rows.push(row(ad, day, part.values, part.numbers, level));
           continue;
@@ -194,13 +183,44 @@ export function createInsightsEndpoint(state: SimulatorState) {
       }
       for (const { ad, parts } of byAdSet.values()) for (const part of parts) rows.push(row(ad, day, part.values, part.numbers, level));
     }
+    return rows;
+  }
+
+  const generated = new Map<string, Record<string, unknown>[]>();
+
+  return function accountInsights(act: SimAdAccount, params: Params, requestUrl: URL) {
+    if (params.time_increment !== undefined && params.time_increment !== "1" && params.time_increment !== "all_days") {
+      throw parameterCheck("Param time_increment must be 1 or all_days here", "time_increment");
+    }
+    const level = params.level ?? "ad";
+    if (level !== "ad" && level !== "adset") throw parameterCheck("Param level must be one of {ad, adset} here", "level");
+    const breakdowns = params.breakdowns ? params.breakdowns.split(",").map((b) => b.trim()) : [];
+    if (breakdowns.length > 0 && !SUPPORTED.has(breakdowns.join(","))) {
+      throw parameterCheck(`breakdowns[0] must be one of the following values or combinations: ${[...SUPPORTED].join("; ")}`, "breakdowns");
+    }
+    // The cursor carries the moment of the first page, so every page of one query shows the same numbers.
+    const [afterIndex, atMs] = params.after ? Buffer.from(params.after, "base64url").toString().split(".").map(Number) : [];
+    const nowMs = atMs !== undefined && Number.isFinite(atMs) ? atMs : state.now();
+    const today = dayIn(act.timezoneName, new Date(nowMs));
+    const { since, until } = timeRange(params, today);
+    const key = JSON.stringify([act.id, level, breakdowns, since, until, nowMs]);
+    let rows = generated.get(key);
+    if (!rows) {
+      rows = generate(act, level, breakdowns, since, until < today ? until : today, nowMs);
+      generated.set(key, rows);
+      // A few recent answers are kept for their next pages; the oldest goes first.
+      for (const old of generated.keys()) {
+        if (generated.size <= KEPT_ANSWERS) break;
+        generated.delete(old);
+      }
+    }
 
     const limit = Math.min(MAX_PAGE, Math.max(1, Number(params.limit) || 25));
-    const start = params.after ? Number(Buffer.from(params.after, "base64url").toString()) + 1 || 0 : 0;
+    const start = afterIndex !== undefined && Number.isFinite(afterIndex) ? afterIndex + 1 : 0;
     const slice = rows.slice(start, start + limit);
     if (slice.length === 0) return { data: [] };
     const end = start + slice.length - 1;
-    const cursor = (index: number) => Buffer.from(String(index)).toString("base64url");
+    const cursor = (index: number) => Buffer.from(`${index}.${nowMs}`).toString("base64url");
     const paging: Record<string, unknown> = { cursors: { before: cursor(start), after: cursor(end) } };
     if (end + 1 < rows.length) {
       const next = new URL(requestUrl);

@@ -1,0 +1,2 @@
+import { benchAdsInsights } from "./ads-insights";
+await benchAdsInsights();
