@@ -1,4 +1,5 @@
 import { benchAdTemplates } from "./ad-templates";
+import { benchAdsInsights } from "./ads-insights";
 import { benchHealth } from "./health";
 import { benchRender } from "./render";
 import { benchSendJobs } from "./send-jobs";
@@ -7,4 +8,5 @@ import { benchSendJobs } from "./send-jobs";
 await benchHealth();
 await benchRender();
 await benchAdTemplates();
+await benchAdsInsights();
 await benchSendJobs();

@@ -1,2 +1,0 @@
-import { benchAdsInsights } from "./ads-insights";
-await benchAdsInsights();
