@@ -90,6 +90,7 @@ export async function benchAdsInsights(): Promise<void> {
     );
     // What autovacuum does on a server after a large load; PGlite has none.
     await runtime.deps.db.execute(sql`vacuum analyze ads_insight_snapshots`);
+    await runtime.deps.db.execute(sql`vacuum analyze ads_insight_blocks`);
 
     const key = demo.keys.adsReporting;
     async function measure(query: string): Promise<{ p50: number; p95: number; rows: number }> {

@@ -95,8 +95,11 @@ export async function rebuildBlocks(db: Database, customerId: string, since: str
   }
 }
 
-/** The blocks of `[since, until]` as one SQL condition on `level` and `block_start`. */
-export function blocksCondition(since: string, until: string): SQL {
-  const parts = coverRange(since, until).map((block) => sql`(level = ${block.level} and block_start = ${block.start})`);
-  return sql`(${sql.join(parts, sql` or `)})`;
+/**
+ * The blocks of `[since, until]` as a `values` list `r(level, block_start)`: joined on the primary key's
+ * prefix, every block is one index range (an `or` of conditions would scan the customer's whole breakdown).
+ */
+export function blockRanges(since: string, until: string): SQL {
+  const rows = coverRange(since, until).map((block) => sql`(${block.level}::int2, ${block.start}::date)`);
+  return sql`(values ${sql.join(rows, sql`, `)}) as r(level, block_start)`;
 }

@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { adsAdSets, adsAds, adsInsightSyncs } from "../../db/schema";
 import { queryRows } from "../../mail/send-jobs/sql";
-import { BREAKDOWN_SOURCES, blocksCondition } from "./blocks";
+import { BREAKDOWN_SOURCES, blockRanges } from "./blocks";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } from "./calendar";
 
@@ -197,7 +197,6 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
     sql`b.customer_id = ${customerId}`,
     sql`b.breakdown = ${breakdown}`,
     sql`b.entity_kind = ${query.level}`,
-    blocksCondition(range.since, range.until),
   ];
   if (query.entity_id !== undefined) filters.push(sql`b.entity_id = ${query.entity_id}`);
   if (query.adset_id !== undefined) filters.push(sql`b.ad_set_id = ${query.adset_id}`);
@@ -212,7 +211,9 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
     from (
       select entity_id, ad_set_id, key1, key2, sum(impressions) as impressions, max(reach) as reach, sum(clicks) as clicks,
              sum(spend_minor) as spend, sum(conversions) as conversions, sum(conversion_value_minor) as value
-      from ads_insight_blocks b where ${sql.join(filters, sql` and `)}
+      from ${blockRanges(range.since, range.until)}
+      join ads_insight_blocks b on b.level = r.level and b.block_start = r.block_start
+      where ${sql.join(filters, sql` and `)}
       group by entity_id, ad_set_id, key1, key2
     ) agg
     join (${platformIds}) p on p.id = agg.entity_id
