@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { INSIGHTS_SNAPSHOT_TOPIC } from "../../lib/ads/insights/snapshots";
 import { findCronJob } from "../../lib/cron";
 import { describeResponse } from "../helpers/harness";
 import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
@@ -250,5 +251,19 @@ describe("insights: snapshots and GET /v1/insights", () => {
     world.sim.failNext({ code: 80004, count: 2, match: { method: "GET", path: `act_${limited.adAccountId}/insights` } });
     await runSnapshotCron();
     expect(new Set((await snapshots(limited.id)).map((row) => row.date)).size).toBe(2);
+  });
+
+  // Last in the file: the account it puts back on the queue waits an hour, which only the harness's close clears.
+  test("a rate limit the client cannot wait out (613, an hour to regain access) puts the account back on the queue for later", async () => {
+    const limited = await onboardedCustomer(world, "Insights throttled");
+    await createAd(world, limited, { status: "ACTIVE" });
+    world.sim.failNext({ code: 613, subcode: 1487742, estimatedTimeToRegainAccess: 60, match: { method: "GET", path: `act_${limited.adAccountId}/insights` } });
+    const worker = world.h.deps.queue.handler(INSIGHTS_SNAPSHOT_TOPIC);
+    if (!worker) throw new Error("the snapshot worker is not registered");
+    await worker({ customer_id: limited.id, rate_limit_delays: 0 }, { attempt: 1 });
+    const line = world.h.logLines.find((entry) => entry.includes("insights snapshot rate limited") && entry.includes(limited.id));
+    expect(line, world.h.logLines.slice(-5).join("\n")).toBeDefined();
+    expect(JSON.parse(line ?? "{}")).toMatchObject({ code: 613, subcode: 1487742, delay_seconds: 3600 });
+    expect(await snapshots(limited.id), "nothing stored, nothing marked done").toEqual([]);
   });
 });
