@@ -1,5 +1,6 @@
 import { benchAdTemplates } from "./ad-templates";
 import { benchAdsAudiences } from "./ads-audiences";
+import { benchAdsInsights } from "./ads-insights";
 import { benchHealth } from "./health";
 import { benchRender } from "./render";
 import { benchSendJobs } from "./send-jobs";
@@ -8,5 +9,6 @@ import { benchSendJobs } from "./send-jobs";
 await benchHealth();
 await benchRender();
 await benchAdTemplates();
+await benchAdsInsights();
 await benchSendJobs();
 await benchAdsAudiences();

@@ -38,3 +38,9 @@ export async function seedDemo(deps: CoreDeps & { providers: Providers }): Promi
     },
   };
 }
+
+/** The Demo's ad account in a freshly started embedded simulator (a no-op without the Demo or the simulator). */
+export async function restoreDemoAccounts(deps: CoreDeps & { providers: Providers }): Promise<void> {
+  const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
+  if (existing) await seedDemoAds(deps, existing.id);
+}

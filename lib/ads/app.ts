@@ -9,6 +9,7 @@ import { PREVIEW_PNG_PATH } from "./routes/templates";
 import { registerVideoRenderWorker } from "./templates/video-render";
 import { registerWebhookWorker } from "../core/webhooks/engine";
 import { ADS_WEBHOOKS } from "./webhooks/events";
+import { registerInsightsSnapshotWorker } from "./insights/snapshots";
 
 export type { AdsDeps };
 
@@ -38,6 +39,7 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   registerAdsRoutes(app, deps);
   registerVideoRenderWorker(deps);
   registerWebhookWorker(ADS_WEBHOOKS, deps);
+  registerInsightsSnapshotWorker(deps);
   registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

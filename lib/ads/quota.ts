@@ -1,11 +1,9 @@
 import { and, count, eq, gte, lte, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { adsAds, adsPublishReservations } from "../db/schema";
-import type { AdsAccess, CoreDeps } from "../core/context";
+import type { CoreDeps } from "../core/context";
 import { QuotaExceededError } from "../core/errors";
-
-/** Included ads per calendar month by stage (plan table); enterprise is set per customer. */
-export const INCLUDED_ADS: Record<Exclude<AdsAccess["stage"], "enterprise">, number> = { starter: 5, growth: 25, scale: 100 };
+import { planState } from "./plan/service";
 
 /**
  * How long a slot stays held for an ad being published. Longer than the slowest publish can take (three
@@ -13,11 +11,6 @@ export const INCLUDED_ADS: Record<Exclude<AdsAccess["stage"], "enterprise">, num
  * that died mid-publish.
  */
 export const PUBLISH_RESERVATION_TTL_MS = 15 * 60_000;
-
-/** `null` means no cap: an enterprise customer whose operator has not set `enterprise_included_ads`. */
-export function includedAds(access: Pick<AdsAccess, "stage" | "enterpriseIncludedAds">): number | null {
-  return access.stage === "enterprise" ? access.enterpriseIncludedAds : INCLUDED_ADS[access.stage];
-}
 
 export function monthStartUtc(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -48,17 +41,19 @@ export async function adsPublishedThisMonth(db: Database | Tx, customerId: strin
  * one transaction under a per-customer advisory lock, so concurrent requests for the last slot queue up
  * and only the first finds it free. The lock is held for milliseconds: the platform calls run after it.
  */
-async function reserve(db: Database, customerId: string, access: AdsAccess, now: Date): Promise<string | null> {
-  const included = includedAds(access);
-  if (included === null) return null;
+async function reserve(db: Database, customerId: string, now: Date): Promise<string | null> {
   return db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ads-quota:${customerId}`}, 0))`);
+    // The running cycle's stage: the selection (an upgrade counts at once) or what the spend reached.
+    const plan = await planState(tx, customerId, now);
+    const included = plan.includedAds;
+    if (included === null) return null;
     await tx.delete(adsPublishReservations).where(and(eq(adsPublishReservations.customerId, customerId), lte(adsPublishReservations.expiresAt, now)));
     const published = await adsPublishedThisMonth(tx, customerId, now);
     if (published >= included) {
       throw new QuotaExceededError(
-        `The ${access.stage} stage includes ${included} ads per month and ${published} were published this month; upgrade with POST /v1/plan/upgrade to publish more.`,
-        { stage: access.stage, included_ads: included, published_this_month: published, month: now.toISOString().slice(0, 7) },
+        `The ${plan.stage} stage includes ${included} ads per month and ${published} were published this month; upgrade with POST /v1/plan/upgrade to publish more.`,
+        { stage: plan.stage, included_ads: included, published_this_month: published, month: now.toISOString().slice(0, 7) },
       );
     }
     const [row] = await tx
@@ -86,11 +81,10 @@ async function release(db: Database | Tx, customerId: string, reservationId: str
 export async function publishWithinQuota<T>(
   deps: Pick<CoreDeps, "db" | "logger">,
   customerId: string,
-  access: AdsAccess,
   now: Date,
   publish: (settle: (tx: Tx) => Promise<void>) => Promise<T>,
 ): Promise<T> {
-  const reservationId = await reserve(deps.db, customerId, access, now);
+  const reservationId = await reserve(deps.db, customerId, now);
   const settle = async (tx: Tx) => {
     if (reservationId !== null) await release(tx, customerId, reservationId);
   };

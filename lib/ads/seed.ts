@@ -9,6 +9,7 @@ import { CREATIVE_RATIOS } from "./platform/placement-creative";
 import { DEMO_TEMPLATES, SALE_BANNER, VIDEO_PROMO } from "./templates/demo";
 import { RATIO_SIZES } from "./templates/layout";
 import { checkValues, renderTemplate, type ResolvedValues } from "./templates/render";
+import { seedDemoInsights } from "./insights/demo";
 import { assignAdTemplate, createAdTemplate, listAdTemplates, setPreviewValues } from "./templates/service";
 import { sampleBackgroundVideo } from "./templates/video";
 import { sha256Hex } from "../core/secrets";
@@ -92,6 +93,7 @@ export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, cus
   }
   await seedDemoTemplates(adsDeps, customerId);
   await seedSampleImages(adsDeps, customerId);
+  await seedDemoInsights(adsDeps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
 }
 
 /**

@@ -1,4 +1,5 @@
 import { bootRuntime } from "../bootstrap";
+import { restoreDemoAccounts } from "../seed";
 import { cronJobs, findCronJob } from "./index";
 
 /** `npm run cron -- <name>` runs one job once against the local database. */
@@ -10,7 +11,11 @@ async function main(): Promise<number> {
     return 2;
   }
   const runtime = await bootRuntime();
+  // Embedded mode: the simulators start empty in this process; the Demo's ad account is registered again.
+  await restoreDemoAccounts(runtime.deps);
   const result = await job.run(runtime.deps);
+  // Work the job queued (the in-process queue) finishes before the process ends.
+  await runtime.deps.queue.idle();
   process.stdout.write(`${JSON.stringify({ job: job.name, result })}\n`);
   await runtime.close();
   return 0;

@@ -13,6 +13,7 @@ import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
 import { createAssetStorage } from "../mail/assets/storage";
 import { resumeVideoRenders } from "../ads/templates/video-render";
+import { fanOutSnapshots } from "../ads/insights/snapshots";
 
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
@@ -106,6 +107,14 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 5,
     description: "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
     run: async (deps) => ({ republished: await resumeVideoRenders(createAdsDeps(deps)) }),
+  },
+  {
+    name: "ads-insights-snapshot",
+    schedule: "30 2 * * *",
+    everyMinutes: 24 * 60,
+    description:
+      "Publishes one queue message per onboarded ad account (2 s apart); each pulls daily ad insights of the last 7 days (conversions are revised there), any later-missing days and, for a new account, 90 days, with every breakdown, and upserts them. A rate-limited account is put back on the queue for later; a failed one is logged and pulled again by the next run.",
+    run: (deps) => fanOutSnapshots(deps),
   },
 ];
 

@@ -1,7 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { adsAds, adsCreatives } from "../../db/schema";
-import type { AdsAccess } from "../../core/context";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { archivedConflict } from "../conflicts";
 import { findAdSet } from "../adsets/service";
@@ -173,7 +172,7 @@ function checkLink(link: string | undefined): void {
  * a creative is final) and creates the ad upstream, PAUSED unless `status: ACTIVE`. The platform reviews
  * every new ad, so its cached effective status starts as PENDING_REVIEW.
  */
-export async function createAd(deps: AdsDeps, customerId: string, access: AdsAccess, input: CreateAdInput): Promise<AdView> {
+export async function createAd(deps: AdsDeps, customerId: string, input: CreateAdInput): Promise<AdView> {
   checkLink(input.link);
   const now = deps.clock.now();
   const account = await connectAccount(deps, customerId);
@@ -189,7 +188,7 @@ export async function createAd(deps: AdsDeps, customerId: string, access: AdsAcc
   if (creative.type === "VIDEO" && !creative.videoIds) throw await renderNotReady(deps, customerId, creative.id);
   if (creative.platformCreativeId === null && !input.link) throw linkRequired();
 
-  return publishWithinQuota(deps, customerId, access, now, async (settle) => {
+  return publishWithinQuota(deps, customerId, now, async (settle) => {
     const platformCreativeId = creative.platformCreativeId ?? (await buildFinalCreative(deps, account, creative, target, input));
     const naming = await getNaming(deps.db, customerId);
     const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));

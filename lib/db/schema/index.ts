@@ -6,3 +6,4 @@ export * from "./mail-webhooks";
 export * from "./send-jobs";
 export * from "./audiences";
 export * from "./ads-webhooks";
+export * from "./insights";

@@ -25,6 +25,7 @@ import { registerControlRoutes } from "./control-routes";
 import { catalogueCityCountries, targetingSearch } from "./targeting-search";
 import { readMany } from "./batch-read";
 import { SimWebhooks, type SimWebhookDelivery, type SimWebhookSubscription } from "./webhooks";
+import { createInsightsEndpoint } from "./insights";
 import { SimulatorState, fbtraceId, graphTime, type RecordedRequest, type SimAdAccount, type SimToken } from "./state";
 import {
   applyAdSetUpdate,
@@ -198,6 +199,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const webhooks = new SimWebhooks(state, logger);
   // Real time passes too (not only `advance`): due notifications go out within a second.
   setInterval(() => void webhooks.flush(), 1000).unref();
+  const accountInsights = createInsightsEndpoint(state);
   const registeredAccounts: SimAdAccountOptions[] = [];
   let latencyMs = 0;
 
@@ -484,6 +486,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     if (head.startsWith("act_")) {
       const act = account(head, method === "GET" ? "get" : "post");
       if (edge === "customaudiences" && method === "POST") return audiences.create(act.id, writeParams);
+      if (edge === "insights" && method === "GET") return accountInsights(act, params, requestUrl);
       if (edge) return accountEdge(caller, method, act, edge, method === "GET" ? params : writeParams, files, requestUrl);
       if (method === "GET") return select(state.accountView(act), fields);
       throw unsupportedRequest("post", head);

@@ -21,7 +21,7 @@ Checks, in this order: missing required field → 400; invalid fields → 422 (m
   openapiWithAlias(router, route, async (c) => {
     const principal = c.get("principal");
     if (!principal.ads) throw new ApiError("internal_error", "Ads settings of this customer are missing.");
-    const ad = await createAd(deps, principal.customerId, principal.ads, c.req.valid("json"));
+    const ad = await createAd(deps, principal.customerId, c.req.valid("json"));
     return c.json({ data: ad, request_id: c.get("requestId") }, 201);
   });
 }

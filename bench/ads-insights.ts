@@ -1,0 +1,124 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq, sql } from "drizzle-orm";
+import { bootRuntime } from "../lib/bootstrap";
+import { createAdsDeps } from "../lib/ads/deps";
+import { snapshotAccount } from "../lib/ads/insights/snapshots";
+import { DEMO_ADS } from "../lib/ads/seed";
+import { findTargetByKey } from "../lib/ads/targets/service";
+import { adsAdSets, adsAds, adsCreatives, adsInsightSyncs } from "../lib/db/schema";
+import { seedDemo } from "../lib/seed";
+
+/**
+ * Insights at the size the issue names: 200 ads with 90 days of snapshots (every breakdown, ~850,000 rows),
+ * pulled from the embedded Graph simulator by the real snapshot job (ingest rate), then
+ * `GET /ads/v1/insights?level=ad&date_range=last_90d&breakdowns=…` through the whole app (auth, rate limit,
+ * validation, query, envelope). Target: p50 ≤ 30 ms with a breakdown, 2 cores.
+ */
+const ADS = 200;
+const AD_SETS = 10;
+const DAYS = 90;
+const QUERIES = 40;
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
+
+export async function benchAdsInsights(): Promise<void> {
+  const runtime = await bootRuntime({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "bench-insights-")), RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "warn" });
+  try {
+    const demo = await seedDemo(runtime.deps);
+    if (!demo.keys) throw new Error("bench needs a fresh demo customer");
+    const simulator = runtime.deps.providers.graphSimulator?.simulator;
+    if (!simulator) throw new Error("bench needs the embedded Graph simulator");
+    const deps = createAdsDeps(runtime.deps);
+    const customerId = demo.customerId;
+
+    // 200 ads, 90 days old, in our records and in the simulator (the demo's own six are removed first).
+    const { state } = simulator.controls;
+    for (const ad of [...state.ads.keys()]) state.ads.delete(ad);
+    await runtime.deps.db.delete(adsAds).where(eq(adsAds.customerId, customerId));
+    const target = await findTargetByKey(runtime.deps.db, customerId, "demo");
+    const [creative] = await runtime.deps.db.select({ id: adsCreatives.id }).from(adsCreatives).where(eq(adsCreatives.customerId, customerId)).limit(1);
+    if (!target || !creative) throw new Error("demo target or creative missing");
+    const createdAt = new Date(Date.now() - (DAYS - 1) * 86_400_000 - 3_600_000);
+    let nextId = 130_000_000_000_000_000n;
+    for (let s = 0; s < AD_SETS; s++) {
+      const adSetPlatformId = String(nextId++);
+      const [adSet] = await runtime.deps.db
+        .insert(adsAdSets)
+        .values({ customerId, targetId: target.id, name: `bench-${s}`, dailyBudgetCents: 50_000, targeting: {}, status: "ACTIVE", platformAdSetId: adSetPlatformId, createdAt })
+        .returning({ id: adsAdSets.id });
+      if (!adSet) throw new Error("ad set insert failed");
+      state.adsets.set(adSetPlatformId, {
+        id: adSetPlatformId,
+        accountId: DEMO_ADS.adAccountId,
+        campaignId: DEMO_ADS.campaignId,
+        name: `bench-${s}`,
+        status: "ACTIVE",
+        billingEvent: "IMPRESSIONS",
+        optimizationGoal: "LINK_CLICKS",
+        targeting: {},
+        dailyBudget: 50_000,
+        createdMs: createdAt.getTime(),
+        updatedMs: createdAt.getTime(),
+      });
+      const rows = Array.from({ length: ADS / AD_SETS }, (_, a) => ({ platformAdId: String(nextId++), name: `bench-${s}-ad${a}` }));
+      await runtime.deps.db.insert(adsAds).values(rows.map((row) => ({ customerId, adSetId: adSet.id, creativeId: creative.id, name: row.name, status: "ACTIVE" as const, effectiveStatus: "ACTIVE", platformAdId: row.platformAdId, createdAt })));
+      for (const row of rows) {
+        state.ads.set(row.platformAdId, {
+          id: row.platformAdId,
+          accountId: DEMO_ADS.adAccountId,
+          adsetId: adSetPlatformId,
+          creativeId: "0",
+          name: row.name,
+          status: "ACTIVE",
+          reviewStartMs: 0,
+          createdMs: createdAt.getTime(),
+          updatedMs: createdAt.getTime(),
+        });
+      }
+    }
+    // A fresh backfill: forget the demo's earlier snapshot run.
+    await runtime.deps.db.execute(sql`delete from ads_insight_snapshots where customer_id = ${customerId}`);
+    await runtime.deps.db.update(adsInsightSyncs).set({ syncedThrough: null }).where(eq(adsInsightSyncs.customerId, customerId));
+
+    const ingestStart = performance.now();
+    const ingest = await snapshotAccount(deps, customerId);
+    const ingestSeconds = (performance.now() - ingestStart) / 1000;
+    process.stdout.write(
+      `ads insights ingest: ${ingest.rows.toLocaleString("en")} rows (${ADS} ads × ${DAYS} days × every breakdown) in ${ingestSeconds.toFixed(1)} s = ${Math.round(ingest.rows / ingestSeconds).toLocaleString("en")} rows/s (Graph simulator over loopback HTTP + upsert)\n`,
+    );
+    // What autovacuum does on a server after a large load; PGlite has none.
+    await runtime.deps.db.execute(sql`vacuum analyze ads_insight_snapshots`);
+    await runtime.deps.db.execute(sql`vacuum analyze ads_insight_blocks`);
+
+    const key = demo.keys.adsReporting;
+    async function measure(query: string): Promise<{ p50: number; p95: number; rows: number }> {
+      const timings: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < QUERIES + 5; i++) {
+        const start = performance.now();
+        const response = await runtime.app.root.request(`/ads/v1/insights?${query}`, { headers: { authorization: `Bearer ${key}` } });
+        const body = (await response.json()) as { data: unknown[] };
+        if (response.status !== 200) throw new Error(`insights answered ${response.status}: ${JSON.stringify(body)}`);
+        if (i >= 5) timings.push(performance.now() - start);
+        rows = body.data.length;
+      }
+      timings.sort((a, b) => a - b);
+      return { p50: percentile(timings, 50), p95: percentile(timings, 95), rows };
+    }
+    for (const [label, query] of [
+      ["breakdowns=gender", "level=ad&date_range=last_90d&breakdowns=gender"],
+      ["breakdowns=country", "level=ad&date_range=last_90d&breakdowns=country"],
+      ["breakdowns=age", "level=ad&date_range=last_90d&breakdowns=age"],
+      ["breakdowns=age,gender", "level=ad&date_range=last_90d&breakdowns=age,gender"],
+      ["no breakdown", "level=ad&date_range=last_90d"],
+      ["level=adset, breakdowns=gender", "level=adset&date_range=last_90d&breakdowns=gender"],
+    ] as const) {
+      const result = await measure(query);
+      process.stdout.write(`ads insights query (${ADS} ads × ${DAYS} days, ${label}): p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, ${result.rows} rows (target p50 ≤ 30 ms with a breakdown)\n`);
+    }
+  } finally {
+    await runtime.close();
+  }
+}

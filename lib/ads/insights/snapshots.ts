@@ -1,0 +1,251 @@
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { adsAccounts, adsAds, adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
+import type { Database } from "../../db/client";
+import { queryRows } from "../../mail/send-jobs/sql";
+import type { AdsDeps } from "../deps";
+import { connectAdAccount } from "../onboarding/service";
+import type { DailyAdInsight } from "../platform/client";
+import { PlatformError } from "../platform/errors";
+import { rebuildBlocks } from "./blocks";
+import { addDays, dayIn } from "./calendar";
+
+/**
+ * Daily insight snapshots (the spec: metrics come from daily snapshots, not live calls).
+ *
+ * Invariants: a day's row is overwritten by the next pull of that day and never duplicated (primary key,
+ * upsert); a row whose numbers did not change is not written at all, so re-running a day changes nothing
+ * but corrected values. `syncedThrough` moves only after every day and breakdown of a run was stored, so
+ * a failed or rate-limited account pulls the same days again on its next run: no day is ever lost.
+ */
+
+export const INSIGHTS_SNAPSHOT_TOPIC = "ads-insights-snapshot";
+/** A newly onboarded account backfills this many days (today included). */
+export const BACKFILL_DAYS = 90;
+/** Conversions are attributed late: the last 7 days are pulled again on every run. */
+export const ATTRIBUTION_WINDOW_DAYS = 7;
+/** Days per Graph query: keeps each answer (ads × days × breakdown values) to a few pages. */
+const CHUNK_DAYS = 10;
+/** Rows per insert statement. */
+const WRITE_BATCH = 5_000;
+/** A rate-limited account is put back on the queue at most this many times per run, then left to the next run. */
+const MAX_RATE_LIMIT_DELAYS = 5;
+/** Seconds between the fan-out's messages, so accounts do not hit the platform at the same moment. */
+export const FAN_OUT_SPACING_SECONDS = 2;
+
+/** The action Graph reports for a pixel purchase: what `conversions` and `conversion_value` count. */
+export const CONVERSION_ACTION_TYPE = "offsite_conversion.fb_pixel_purchase";
+
+/**
+ * The Graph breakdown sets pulled per day; each is stored as its own dimension (`''` = no breakdown), so a
+ * query reads exactly the rows of the breakdown it asks for. `platform_position` exists in Graph only
+ * together with `publisher_platform`.
+ */
+export const SNAPSHOT_DIMENSIONS = [
+  "",
+  "age",
+  "gender",
+  "age,gender",
+  "country",
+  "publisher_platform",
+  "publisher_platform,platform_position",
+  "impression_device",
+  "device_platform",
+] as const;
+
+export type SnapshotResult = { since: string; until: string; rows: number; written: number; skipped_rows: number };
+
+/** `"12.345"` → 1235 hundredths, exactly (half up), without float arithmetic. Empty or missing → 0. */
+export function toHundredths(value: string | undefined): number {
+  if (value === undefined || value === "") return 0;
+  const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(value.trim());
+  if (!match) return 0;
+  const [, sign, whole = "0", fraction = ""] = match;
+  const padded = `${fraction}000`;
+  let hundredths = Number(whole) * 100 + Number(padded.slice(0, 2));
+  if (Number(padded[2]) >= 5) hundredths += 1;
+  return sign === "-" ? -hundredths : hundredths;
+}
+
+function whole(value: string | undefined): number {
+  if (value === undefined || value === "") return 0;
+  const parsed = Number.parseInt(value, 10);
+  return Number.isFinite(parsed) ? parsed : 0;
+}
+
+function actionSum(list: { action_type: string; value: string }[] | undefined, parse: (value: string) => number): number {
+  return (list ?? []).filter((entry) => entry.action_type === CONVERSION_ACTION_TYPE).reduce((sum, entry) => sum + parse(entry.value), 0);
+}
+
+type SnapshotRow = typeof adsInsightSnapshots.$inferSelect;
+
+function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: { id: string; adSetId: string }, pulledAt: Date): SnapshotRow {
+  const [first, second] = dimension === "" ? [] : dimension.split(",");
+  const valueOf = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "") : "");
+  return {
+    customerId,
+    dimension,
+    date: row.date_start,
+    adId: ad.id,
+    adSetId: ad.adSetId,
+    value1: valueOf(first),
+    value2: valueOf(second),
+    impressions: whole(row.impressions),
+    reach: whole(row.reach),
+    clicks: whole(row.clicks),
+    spendMinor: toHundredths(row.spend),
+    conversions: actionSum(row.actions, whole),
+    conversionValueMinor: actionSum(row.action_values, toHundredths),
+    pulledAt,
+  };
+}
+
+/**
+ * Upserts rows in statements of `WRITE_BATCH`, each one `unnest` over array parameters (a handful of
+ * parameters instead of thousands); a row is rewritten only when one of its numbers changed. Returns how
+ * many rows were written.
+ */
+async function upsertSnapshots(db: Database, rows: SnapshotRow[]): Promise<number> {
+  let written = 0;
+  for (let start = 0; start < rows.length; start += WRITE_BATCH) {
+    const batch = rows.slice(start, start + WRITE_BATCH);
+    const column = <T>(pick: (row: SnapshotRow) => T) => sql.param(batch.map(pick));
+    const [result] = await queryRows<{ written: number }>(
+      db,
+      sql`with written as (
+        insert into ads_insight_snapshots (customer_id, dimension, date, ad_id, ad_set_id, value1, value2, impressions, reach, clicks, spend_minor, conversions, conversion_value_minor, pulled_at)
+        select * from unnest(${column((r) => r.customerId)}::uuid[], ${column((r) => r.dimension)}::text[], ${column((r) => r.date)}::date[], ${column((r) => r.adId)}::uuid[],
+          ${column((r) => r.adSetId)}::uuid[], ${column((r) => r.value1)}::text[], ${column((r) => r.value2)}::text[], ${column((r) => r.impressions)}::int8[], ${column((r) => r.reach)}::int8[],
+          ${column((r) => r.clicks)}::int8[], ${column((r) => r.spendMinor)}::int8[], ${column((r) => r.conversions)}::int8[], ${column((r) => r.conversionValueMinor)}::int8[],
+          ${column((r) => r.pulledAt.toISOString())}::timestamptz[])
+        on conflict (customer_id, dimension, date, ad_id, value1, value2) do update set
+          impressions = excluded.impressions, reach = excluded.reach, clicks = excluded.clicks, spend_minor = excluded.spend_minor,
+          conversions = excluded.conversions, conversion_value_minor = excluded.conversion_value_minor, pulled_at = excluded.pulled_at
+        where (ads_insight_snapshots.impressions, ads_insight_snapshots.reach, ads_insight_snapshots.clicks, ads_insight_snapshots.spend_minor,
+               ads_insight_snapshots.conversions, ads_insight_snapshots.conversion_value_minor)
+          is distinct from (excluded.impressions, excluded.reach, excluded.clicks, excluded.spend_minor, excluded.conversions, excluded.conversion_value_minor)
+        returning 1)
+      select count(*)::int as written from written`,
+    );
+    written += result?.written ?? 0;
+  }
+  return written;
+}
+
+/**
+ * Pulls one customer's ad account: the days after `syncedThrough` (a new account: the last 90 days) and
+ * always the last 7 days, every breakdown, and upserts them. Rows for ads not created through us are
+ * skipped (they have no internal id to report under).
+ */
+export async function snapshotAccount(deps: AdsDeps, customerId: string): Promise<SnapshotResult> {
+  const account = await connectAdAccount(deps, customerId);
+  const now = deps.clock.now();
+  let [sync] = await deps.db.select().from(adsInsightSyncs).where(eq(adsInsightSyncs.customerId, customerId));
+  if (!sync) {
+    const details = await account.session.getAdAccount(account.adAccountId);
+    const values = { timezoneName: details.timezone_name ?? "UTC", currency: details.currency ?? "EUR" };
+    [sync] = await deps.db
+      .insert(adsInsightSyncs)
+      .values({ customerId, ...values })
+      .onConflictDoUpdate({ target: adsInsightSyncs.customerId, set: values })
+      .returning();
+    if (!sync) throw new Error("insight sync row missing after upsert");
+  }
+  const today = dayIn(sync.timezoneName, now);
+  const windowStart = addDays(today, -(ATTRIBUTION_WINDOW_DAYS - 1));
+  const backfillStart = addDays(today, -(BACKFILL_DAYS - 1));
+  const afterSynced = sync.syncedThrough ? addDays(sync.syncedThrough, 1) : backfillStart;
+  const earliestMissing = afterSynced < windowStart ? afterSynced : windowStart;
+  const since = earliestMissing > backfillStart ? earliestMissing : backfillStart;
+
+  const ads = await deps.db.select({ id: adsAds.id, adSetId: adsAds.adSetId, platformAdId: adsAds.platformAdId }).from(adsAds).where(eq(adsAds.customerId, customerId));
+  const byPlatformId = new Map(ads.map((ad) => [ad.platformAdId, ad]));
+
+  let rows = 0;
+  let written = 0;
+  let skipped = 0;
+  try {
+    for (let from = since; from <= today; from = addDays(from, CHUNK_DAYS)) {
+      const until = addDays(from, CHUNK_DAYS - 1) < today ? addDays(from, CHUNK_DAYS - 1) : today;
+      for (const dimension of SNAPSHOT_DIMENSIONS) {
+        const breakdowns = dimension === "" ? [] : dimension.split(",");
+        const answer = await account.session.getDailyAdInsights(account.adAccountId, { since: from, until, breakdowns });
+        const batch: SnapshotRow[] = [];
+        for (const row of answer) {
+          const ad = byPlatformId.get(row.ad_id);
+          if (!ad) {
+            skipped++;
+            continue;
+          }
+          batch.push(toRow(customerId, dimension, row, ad, now));
+        }
+        rows += batch.length;
+        written += await upsertSnapshots(deps.db, batch);
+      }
+    }
+    await rebuildBlocks(deps.db, customerId, since, today);
+  } catch (error) {
+    await deps.db
+      .update(adsInsightSyncs)
+      .set({ lastRunAt: now, lastError: error instanceof PlatformError ? `${error.kind}: ${error.message}` : "internal error", updatedAt: now })
+      .where(eq(adsInsightSyncs.customerId, customerId));
+    throw error;
+  }
+  await deps.db.update(adsInsightSyncs).set({ syncedThrough: today, lastRunAt: now, lastError: null, updatedAt: now }).where(eq(adsInsightSyncs.customerId, customerId));
+  return { since, until: today, rows, written, skipped_rows: skipped };
+}
+
+/** Customers whose ad account is connected with a token the platform has not refused. */
+export async function onboardedAdAccounts(db: Database): Promise<string[]> {
+  const rows = await db
+    .select({ customerId: adsAccounts.customerId })
+    .from(adsAccounts)
+    .where(and(isNotNull(adsAccounts.adAccountId), isNotNull(adsAccounts.tokenVerifiedAt), isNull(adsAccounts.tokenInvalidAt)))
+    .orderBy(adsAccounts.customerId);
+  return rows.map((row) => row.customerId);
+}
+
+/**
+ * The daily cron's fan-out: one queue message per onboarded ad account, spaced `FAN_OUT_SPACING_SECONDS`
+ * apart. The message is deduplicated per account and day.
+ */
+export async function fanOutSnapshots(deps: Pick<AdsDeps, "db" | "queue" | "clock">): Promise<{ accounts: number }> {
+  const customers = await onboardedAdAccounts(deps.db);
+  const day = deps.clock.now().toISOString().slice(0, 13);
+  for (const [index, customerId] of customers.entries()) {
+    await deps.queue.publish(
+      INSIGHTS_SNAPSHOT_TOPIC,
+      { customer_id: customerId, rate_limit_delays: 0 },
+      { delaySeconds: index * FAN_OUT_SPACING_SECONDS, deduplicationId: `insights-${customerId}-${day}` },
+    );
+  }
+  return { accounts: customers.length };
+}
+
+/**
+ * The worker of one account. A platform rate limit (codes 4, 17, 613, 80000-series; the client has already
+ * backed off within its limits) puts the account back on the queue after the time Graph asks for, so the
+ * fan-out slows down instead of failing; any other failure is logged and left to the next daily run, which
+ * pulls the same days again.
+ */
+export function registerInsightsSnapshotWorker(deps: AdsDeps): void {
+  deps.queue.register(INSIGHTS_SNAPSHOT_TOPIC, async (body) => {
+    const customerId = typeof body.customer_id === "string" ? body.customer_id : "";
+    const delays = typeof body.rate_limit_delays === "number" ? body.rate_limit_delays : 0;
+    if (!customerId) return;
+    try {
+      const result = await snapshotAccount(deps, customerId);
+      deps.logger.info("insights snapshot stored", { customer_id: customerId, ...result });
+    } catch (error) {
+      if (error instanceof PlatformError && error.kind === "rate_limited" && delays < MAX_RATE_LIMIT_DELAYS) {
+        const delaySeconds = Math.max(60, error.retryAfterSeconds ?? 0) * 2 ** delays;
+        deps.logger.warn("insights snapshot rate limited; the account is retried later", { customer_id: customerId, code: error.code, subcode: error.subcode, delay_seconds: delaySeconds });
+        await deps.queue.publish(INSIGHTS_SNAPSHOT_TOPIC, { customer_id: customerId, rate_limit_delays: delays + 1 }, { delaySeconds });
+        return;
+      }
+      deps.logger.warn("insights snapshot failed; the next run pulls the same days again", {
+        customer_id: customerId,
+        error: error instanceof PlatformError ? { kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId } : error instanceof Error ? error.message : String(error),
+      });
+    }
+  });
+}
