@@ -126,6 +126,8 @@ export type SimulatorStats = {
   api_test: number;
   duplicates_by_metadata_message_id: Record<string, number>;
   webhooks: { pending: number; delivered: number; failed: number; skipped: number };
+  /** Send requests the armed fault still applies to (0 when none is armed): tests wait for 0 to know their calls are held. */
+  faults_remaining: number;
 };
 
 export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
@@ -426,6 +428,7 @@ export class PostmarkSimulator {
       api_test: this.store.apiTest,
       duplicates_by_metadata_message_id: this.store.duplicatesByMetadataMessageId(),
       webhooks: { pending: this.#dispatcher.pending, ...this.#dispatcher.counts },
+      faults_remaining: this.#fault?.remaining ?? 0,
     };
   }
 
