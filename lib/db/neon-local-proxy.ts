@@ -21,7 +21,12 @@ import { createWebSocketStream, WebSocketServer } from "ws";
  *
  * prints `NEON_LOCAL_PROXY=<host:port>` once listening; port 0 picks a free port.
  */
-export type NeonLocalProxy = { address: string; close(): Promise<void> };
+export type NeonLocalProxy = {
+  address: string;
+  /** Connections relayed so far: tests show that the Neon driver really went this way. */
+  readonly connections: number;
+  close(): Promise<void>;
+};
 
 export type ProxyTarget = { host: string; port: number };
 
@@ -44,6 +49,7 @@ export function loopbackTarget(requestUrl: string): ProxyTarget | null {
 
 export async function startNeonLocalProxy(options: { host?: string; port?: number } = {}): Promise<NeonLocalProxy> {
   const wss = new WebSocketServer({ noServer: true });
+  let connections = 0;
   const server = createServer((_request, response) => response.writeHead(426).end());
   server.on("upgrade", (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const target = loopbackTarget(request.url ?? "");
@@ -52,6 +58,7 @@ export async function startNeonLocalProxy(options: { host?: string; port?: numbe
       return;
     }
     wss.handleUpgrade(request, socket, head, (ws) => {
+      connections++;
       const client = createWebSocketStream(ws);
       const postgres = connect({ host: target.host, port: target.port, noDelay: true });
       pipeline(client, postgres, client, () => {
@@ -68,6 +75,9 @@ export async function startNeonLocalProxy(options: { host?: string; port?: numbe
   const { port } = server.address() as AddressInfo;
   return {
     address: `${host}:${port}`,
+    get connections() {
+      return connections;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const ws of wss.clients) ws.terminate();

@@ -16,9 +16,29 @@ const config = JSON.parse(readFileSync(join(funcDir, ".vc-config.json"), "utf8")
 if (config.launcherType !== "Nodejs") throw new Error(`unsupported launcher ${config.launcherType}`);
 process.chdir(funcDir);
 
+/**
+ * The network path to Neon, stood in for: with `SMOKE_NEON_WS_PROXY` (the local WebSocket-to-TCP proxy) and
+ * `SMOKE_NEON_PG` (the PostgreSQL server's host:port), the function's own copy of the Neon driver sends its
+ * WebSockets to the proxy instead of to `<endpoint>.neon.tech`, like a DNS entry pointing there would. The
+ * function's code is untouched: it chose the driver for its `*.neon.tech` DATABASE_URL as in production.
+ */
+async function routeNeonToLocalProxy() {
+  const proxy = process.env.SMOKE_NEON_WS_PROXY;
+  const target = process.env.SMOKE_NEON_PG;
+  if (!proxy || !target) return;
+  const driver = await import(pathToFileURL(join(funcDir, "node_modules", "@neondatabase", "serverless", "index.mjs")).href);
+  driver.neonConfig.wsProxy = () => `${proxy}/v2?address=${target}`;
+  driver.neonConfig.useSecureWebSocket = false;
+  // The local server speaks plain Postgres inside the WebSocket; Neon's endpoints speak TLS there.
+  driver.neonConfig.forceDisablePgSSL = true;
+  driver.neonConfig.pipelineConnect = false;
+  driver.neonConfig.pipelineTLS = false;
+}
+
 let loading = null;
 function load() {
   loading ??= (async () => {
+    await routeNeonToLocalProxy();
     const started = performance.now();
     const module = await import(pathToFileURL(join(funcDir, config.handler)).href);
     console.log(`LOADED ${(performance.now() - started).toFixed(1)}`);

@@ -8,6 +8,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startGraphSimulator, type RunningGraphSimulator } from "../../lib/ads/platform/simulator/server";
 import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
+import { startNeonLocalProxy, type NeonLocalProxy } from "../../lib/db/neon-local-proxy";
 import { defaultFrame, demoBlocks, demoBrand } from "../../lib/mail/blocks/library";
 import { startPostmarkSimulator, type RunningPostmarkSimulator } from "../../lib/mail/provider/simulator";
 import { SEND_JOB_BATCH_TOPIC } from "../../lib/mail/send-jobs/transitions";
@@ -48,6 +49,9 @@ const figures: Record<string, unknown> = {};
 describe.skipIf(missing !== null)(`production functions (${missing ?? "built output, stand-ins"})`, () => {
   let database: string;
   let databaseUrl: string;
+  let neonDatabaseUrl: string;
+  let neonTarget: string;
+  let neonProxy: NeonLocalProxy | undefined;
   let dataDir: string;
   let workDir: string;
   const adminToken = randomToken(32);
@@ -101,6 +105,16 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const migrated = spawnSync("npm", ["run", "--silent", "db:migrate"], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl, NEON_LOCAL_PROXY: "" }, encoding: "utf8" });
     expect(migrated.status, `${migrated.stdout}${migrated.stderr}`).toBe(0);
 
+    // Production reaches Neon with its WebSocket driver: the functions get a `*.neon.tech` URL of this
+    // database, and the launcher routes the driver's WebSockets to the local proxy in front of the server.
+    neonProxy = await startNeonLocalProxy();
+    const direct = new URL(databaseUrl);
+    neonTarget = `${direct.hostname}:${direct.port || "5432"}`;
+    const neonUrl = new URL(databaseUrl);
+    neonUrl.hostname = "ep-smoke-local.eu-central-1.aws.neon.tech";
+    neonUrl.port = "";
+    neonDatabaseUrl = neonUrl.toString();
+
     dataDir = join(mkdtempSync(join(tmpdir(), "smoke-")), "data-dir-must-not-appear");
     workDir = mkdtempSync(join(repoRoot, ".vercel", "smoke-"));
     upstash = await startUpstashFake();
@@ -126,7 +140,9 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
         NODE_ENV: "production",
         PUBLIC_BASE_URL: origin,
         DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
+        DATABASE_URL: neonDatabaseUrl,
+        SMOKE_NEON_WS_PROXY: neonProxy?.address ?? "",
+        SMOKE_NEON_PG: neonTarget,
         ADMIN_TOKEN: adminToken,
         ENCRYPTION_KEY: generateEncryptionKey(),
         CRON_SECRET: cronSecret,
@@ -147,7 +163,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
 
   afterAll(async () => {
     await site?.close();
-    await Promise.all([upstash?.close(), qstash?.close(), blob?.close(), postmark?.close(), graph?.close()]);
+    await Promise.all([upstash?.close(), qstash?.close(), blob?.close(), postmark?.close(), graph?.close(), neonProxy?.close()]);
     if (workDir) rmSync(workDir, { recursive: true, force: true });
     if (database) {
       const server = new pg.Client({ connectionString: process.env.DATABASE_URL });
@@ -377,6 +393,8 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const customers = await db.query("SELECT name FROM customers WHERE id = $1", [customerId]);
     await db.end();
     expect(customers.rows).toEqual([{ name: "Smoke GmbH" }]);
+    // …and reached it through the Neon driver's WebSockets, as production does.
+    expect(neonProxy?.connections).toBeGreaterThan(0);
     // Blob: the raw upload and the published image went through the API; no local file store appeared.
     expect(blob.seen.filter((r) => r.method === "PUT").length).toBeGreaterThanOrEqual(2);
     expect(existsSync(dataDir)).toBe(false);
