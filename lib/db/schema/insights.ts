@@ -14,6 +14,16 @@ const counter = () => bigint({ mode: "number" }).notNull();
  * one dimension, a date range; the metrics sit in the same heap rows, so a 90-day query reads one
  * contiguous index range.
  */
+/** The additive metrics, the same columns in snapshots and their day-block roll-ups. */
+const metricColumns = () => ({
+  impressions: counter(),
+  reach: counter(),
+  clicks: counter(),
+  spendMinor: counter(),
+  conversions: counter(),
+  conversionValueMinor: counter(),
+});
+
 export const adsInsightSnapshots = pgTable(
   "ads_insight_snapshots",
   {
@@ -26,12 +36,7 @@ export const adsInsightSnapshots = pgTable(
     adSetId: uuid().notNull(),
     value1: text().notNull(),
     value2: text().notNull(),
-    impressions: counter(),
-    reach: counter(),
-    clicks: counter(),
-    spendMinor: counter(),
-    conversions: counter(),
-    conversionValueMinor: counter(),
+    ...metricColumns(),
     pulledAt: at().notNull(),
   },
   (t) => [primaryKey({ columns: [t.customerId, t.dimension, t.date, t.adId, t.value1, t.value2] }), index().on(t.adId)],
@@ -92,12 +97,7 @@ export const adsInsightBlocks = pgTable(
     adSetId: uuid().notNull(),
     key1: text().notNull(),
     key2: text().notNull(),
-    impressions: counter(),
-    reach: counter(),
-    clicks: counter(),
-    spendMinor: counter(),
-    conversions: counter(),
-    conversionValueMinor: counter(),
+    ...metricColumns(),
   },
   (t) => [primaryKey({ columns: [t.customerId, t.breakdown, t.entityKind, t.level, t.blockStart, t.entityId, t.key1, t.key2] })],
 );
