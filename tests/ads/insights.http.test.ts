@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { INSIGHTS_SNAPSHOT_TOPIC } from "../../lib/ads/insights/snapshots";
-import { findCronJob } from "../../lib/cron";
 import { describeResponse } from "../helpers/harness";
-import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
+import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, runInsightsSnapshots, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
  * Insights from daily snapshots: the daily cron fans out one queue message per onboarded ad account, each
@@ -26,13 +25,7 @@ function advanceDays(days: number) {
   world.sim.advance(days * DAY);
 }
 
-async function runSnapshotCron() {
-  const job = findCronJob("ads-insights-snapshot");
-  if (!job) throw new Error("the ads-insights-snapshot cron is not registered");
-  const result = await job.run(world.h.deps);
-  await world.h.deps.queue.idle();
-  return result;
-}
+const runSnapshotCron = (...customers: { id: string }[]) => runInsightsSnapshots(world, customers);
 
 type Snapshot = { date: string; spend_minor: number; conversions: number; pulled_at: string; reach: number; impressions: number; clicks: number };
 
@@ -68,7 +61,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
     }
     // Twelve days of delivery, then the first snapshot run: the new account backfills all of them.
     advanceDays(12);
-    const fanOut = await runSnapshotCron();
+    const fanOut = await runSnapshotCron(own);
     expect(fanOut.accounts).toBeGreaterThanOrEqual(1);
   });
 
@@ -86,7 +79,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
     const before = await snapshots(own.id);
     // Six hours later, the same day in Berlin: the platform has attributed more of the recent conversions.
     advanceDays(0.25);
-    await runSnapshotCron();
+    await runSnapshotCron(own);
     const after = await snapshots(own.id);
     expect(after).toHaveLength(before.length);
     const today = "2026-03-22";
@@ -234,11 +227,11 @@ describe("insights: snapshots and GET /v1/insights", () => {
     await createAd(world, late, { status: "ACTIVE" });
     advanceDays(2);
     world.sim.failNext({ code: 2, count: 3, match: { method: "GET", path: `act_${late.adAccountId}/insights` } });
-    await runSnapshotCron();
+    await runSnapshotCron(late);
     expect(world.h.logLines.some((line) => line.includes("insights snapshot failed") && line.includes(late.id))).toBe(true);
     const afterFailure = await snapshots(late.id);
     advanceDays(1);
-    await runSnapshotCron();
+    await runSnapshotCron(late);
     const dates = new Set((await snapshots(late.id)).map((row) => row.date));
     expect(dates.size, "creation day, the two missed days and today").toBe(4);
     expect(afterFailure.length).toBeLessThan((await snapshots(late.id)).length);
@@ -249,8 +242,28 @@ describe("insights: snapshots and GET /v1/insights", () => {
     await createAd(world, limited, { status: "ACTIVE" });
     advanceDays(1);
     world.sim.failNext({ code: 80004, count: 2, match: { method: "GET", path: `act_${limited.adAccountId}/insights` } });
-    await runSnapshotCron();
+    await runSnapshotCron(limited);
     expect(new Set((await snapshots(limited.id)).map((row) => row.date)).size).toBe(2);
+  });
+
+  test("usage headers near the limit pause a pull between pages: the account goes back on the queue, and no day is lost", async () => {
+    const busy = await onboardedCustomer(world, "Insights busy");
+    for (let i = 0; i < 3; i++) await createAd(world, busy, { status: "ACTIVE" });
+    advanceDays(15);
+    world.sim.setUsage(busy.adAccountId, 95);
+    const worker = world.h.deps.queue.handler(INSIGHTS_SNAPSHOT_TOPIC);
+    if (!worker) throw new Error("the snapshot worker is not registered");
+    try {
+      await worker({ customer_id: busy.id, rate_limit_delays: 0 }, { attempt: 1 });
+      const line = world.h.logLines.find((entry) => entry.includes("insights snapshot rate limited") && entry.includes(busy.id));
+      expect(line, world.h.logLines.slice(-5).join("\n")).toBeDefined();
+      expect(JSON.parse(line ?? "{}")).toMatchObject({ delay_seconds: 60 });
+    } finally {
+      world.sim.setUsage(busy.adAccountId, 1);
+    }
+    // With headroom again the same worker pulls every day.
+    await worker({ customer_id: busy.id, rate_limit_delays: 1 }, { attempt: 1 });
+    expect(new Set((await snapshots(busy.id)).map((row) => row.date)).size).toBe(16);
   });
 
   // Last in the file: the account it puts back on the queue waits an hour, which only the harness's close clears.

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { seedDemoAds } from "../../lib/ads/seed";
-import { findCronJob } from "../../lib/cron";
 import { describeResponse } from "../helpers/harness";
-import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
+import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, runInsightsSnapshots, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
  * The plan through one cycle with a controllable clock (the harness's ManualClock, the simulator's clock
@@ -28,12 +27,7 @@ function advanceDays(days: number) {
   setTime(new Date(world.h.clock.now().getTime() + days * DAY).toISOString());
 }
 
-async function runSnapshotCron() {
-  const job = findCronJob("ads-insights-snapshot");
-  if (!job) throw new Error("the ads-insights-snapshot cron is not registered");
-  await job.run(world.h.deps);
-  await world.h.deps.queue.idle();
-}
+const runSnapshotCron = (...customers: { id: string }[]) => runInsightsSnapshots(world, customers);
 
 const get = (c: { adsReporting: string }, path: string) => world.h.call("GET", `/ads/v1${path}`, { key: c.adsReporting });
 const post = (key: string, path: string, body?: unknown) => world.h.call("POST", `/ads/v1${path}`, { key, body });
@@ -46,7 +40,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     const creative = await createImageCreative(world, own);
     const ad = await post(own.adsFull, "/ads", { ad_set_id: adSet.id, creative_id: creative.id, link: "https://shop.example.com/", status: "ACTIVE" });
     expect(ad.status, describeResponse(ad)).toBe(201);
-    await runSnapshotCron();
+    await runSnapshotCron(own);
 
     const starter = await get(own, "/plan");
     expect(starter.status, describeResponse(starter)).toBe(200);
@@ -64,7 +58,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     });
 
     advanceDays(4);
-    await runSnapshotCron();
+    await runSnapshotCron(own);
     const usage = await get(own, "/plan/usage");
     expect(usage.status, describeResponse(usage)).toBe(200);
     const spend: number = usage.json.data.spend.spend_cents;

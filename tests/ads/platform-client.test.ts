@@ -1,9 +1,9 @@
 import { createHash, createHmac } from "node:crypto";
 import fc from "fast-check";
 import sharp from "sharp";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
-import { createGraphClient, type GraphClientOptions, type GraphSession } from "../../lib/ads/platform/client";
+import { createGraphClient, usagePercent, type GraphClientOptions, type GraphSession } from "../../lib/ads/platform/client";
 import { PlatformError, describePlatformError } from "../../lib/ads/platform/errors";
 import { encodeGraphParams } from "../../lib/ads/platform/graph-params";
 import { buildPlacementCreative } from "../../lib/ads/platform/placement-creative";
@@ -559,4 +559,12 @@ describe("creatives, ads and review", () => {
     running.simulator.controls.advance(VIDEO_MS);
     expect((await graph.createAdCreative(ACCOUNT, spec)).id).toMatch(/^\d+$/);
   });
+});
+
+test("usagePercent reads the highest share any usage header reports, and nothing from unreadable ones", () => {
+  const headers = (entries: Record<string, string>) => new Headers(entries);
+  expect(usagePercent(headers({}))).toBeUndefined();
+  expect(usagePercent(headers({ "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "ads_insights", call_count: 12, total_cputime: 91, total_time: 40 }] }) }))).toBe(91);
+  expect(usagePercent(headers({ "x-ad-account-usage": JSON.stringify({ acc_id_util_pct: 7.5 }), "x-app-usage": JSON.stringify({ call_count: 3, total_time: 9, total_cputime: 2 }) }))).toBe(9);
+  expect(usagePercent(headers({ "x-business-use-case-usage": "not json", "x-app-usage": JSON.stringify({ call_count: "high" }) }))).toBeUndefined();
 });

@@ -260,6 +260,41 @@ function networkFailureCode(error: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The highest share (percent) of a rate-limit budget Graph reports in the usage headers of an answer:
+ * `X-Business-Use-Case-Usage` (`call_count`, `total_cputime`, `total_time` per business object),
+ * `X-Ad-Account-Usage` (`acc_id_util_pct`) and `X-App-Usage`; undefined when none is sent or readable.
+ */
+export function usagePercent(headers: Headers): number | undefined {
+  let highest: number | undefined;
+  const consider = (entry: unknown, keys: readonly string[]) => {
+    if (!entry || typeof entry !== "object") return;
+    for (const key of keys) {
+      const value: unknown = (entry as Record<string, unknown>)[key];
+      if (typeof value === "number" && Number.isFinite(value)) highest = Math.max(highest ?? 0, value);
+    }
+  };
+  const read = (name: string) => {
+    const raw = headers.get(name);
+    if (!raw) return undefined;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return undefined;
+    }
+  };
+  const businessUseCase = read("x-business-use-case-usage");
+  if (businessUseCase && typeof businessUseCase === "object") {
+    for (const entries of Object.values(businessUseCase)) if (Array.isArray(entries)) for (const entry of entries) consider(entry, ["call_count", "total_cputime", "total_time"]);
+  }
+  consider(read("x-ad-account-usage"), ["acc_id_util_pct"]);
+  consider(read("x-app-usage"), ["call_count", "total_cputime", "total_time"]);
+  return highest;
+}
+
+/** Insights pulls pause here (percent of a rate-limit budget used) instead of running into the limit. */
+export const INSIGHTS_USAGE_PAUSE_PERCENT = 90;
+
 /** `X-Business-Use-Case-Usage`: `{ "<id>": [{ estimated_time_to_regain_access: <minutes> }] }`. */
 function regainAccessSeconds(headers: Headers): number | undefined {
   const raw = headers.get("x-business-use-case-usage");
@@ -303,6 +338,9 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
     const secrets = [credentials.accessToken, credentials.appSecret];
     const proof = appSecretProof(credentials.accessToken, credentials.appSecret);
 
+    /** The usage Graph reported with the latest answer of this session (percent). */
+    let lastUsagePercent: number | undefined;
+
     async function attempt(spec: CallSpec): Promise<unknown> {
       const params = encodeGraphParams({ ...spec.params, access_token: credentials.accessToken, appsecret_proof: proof });
       const url = spec.method === "GET" ? `${baseUrl}/${spec.path}?${params.toString()}` : `${baseUrl}/${spec.path}`;
@@ -326,6 +364,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         });
       }
 
+      lastUsagePercent = usagePercent(response.headers) ?? lastUsagePercent;
       const text = await response.text();
       let body: unknown = undefined;
       try {
@@ -509,6 +548,10 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         const out: DailyAdInsight[] = [];
         let after: string | undefined;
         for (let pageNo = 0; pageNo < INSIGHTS_MAX_PAGES; pageNo++) {
+          // A background pull stops short of the limit Graph reports nearing, so customers' own calls keep working.
+          if (pageNo > 0 && lastUsagePercent !== undefined && lastUsagePercent >= INSIGHTS_USAGE_PAUSE_PERCENT) {
+            throw new PlatformError({ kind: "rate_limited", message: `Graph reports ${lastUsagePercent} % of the rate-limit budget used; the insights pull pauses`, retryAfterSeconds: 60 });
+          }
           const result = await parsed(page(dailyAdInsight), {
             method: "GET",
             path: `${adAccountPath(account)}/insights`,

@@ -98,6 +98,20 @@ async function refreshCustomer(deps: AdsDeps, customerId: string, ads: Named[]):
  * and left to the poll (the ad stays in a polled state), and the answer is still 200, so the platform
  * does not retry what it cannot fix.
  */
+/**
+ * A customer's app secret, or null when it cannot be opened (sealed under another key, e.g. a database a
+ * test run shares): that customer cannot be the signer, and the others are still checked.
+ */
+function openAppSecret(deps: Pick<AdsDeps, "secrets" | "logger">, customerId: string, sealed: string | null): string | null {
+  if (!sealed) return null;
+  try {
+    return deps.secrets.open(sealed);
+  } catch {
+    deps.logger.warn("platform webhook: a customer's app secret cannot be opened with this deployment's key", { customer_id: customerId });
+    return null;
+  }
+}
+
 export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono {
   const deps = createAdsDeps(input);
   const app = new Hono();
@@ -135,7 +149,10 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono {
         : await deps.db.select({ id: adsAds.id, customerId: adsAds.customerId, platformAdId: adsAds.platformAdId }).from(adsAds).where(inArray(adsAds.platformAdId, platformIds));
     const customerIds = [...new Set(ads.map((ad) => ad.customerId))];
     const accounts = customerIds.length === 0 ? [] : await deps.db.select({ customerId: adsAccounts.customerId, appSecretSealed: adsAccounts.appSecretSealed }).from(adsAccounts).where(inArray(adsAccounts.customerId, customerIds));
-    const secretOf = new Map(accounts.flatMap((account) => (account.appSecretSealed ? [[account.customerId, deps.secrets.open(account.appSecretSealed)] as const] : [])));
+    const secretOf = new Map(accounts.flatMap((account) => {
+      const secret = openAppSecret(deps, account.customerId, account.appSecretSealed);
+      return secret === null ? [] : [[account.customerId, secret] as const];
+    }));
     const candidates = [...new Set([...(deps.config.GRAPH_APP_SECRET ? [deps.config.GRAPH_APP_SECRET] : []), ...secretOf.values()])];
     const secret = signedWith(raw, header, candidates);
     if (secret === null) {

@@ -3,6 +3,8 @@ import type { AdView } from "../../../lib/ads/ads/service";
 import type { AdSetView } from "../../../lib/ads/adsets/service";
 import type { CreativeView } from "../../../lib/ads/creatives/service";
 import type { GraphSimulatorControls } from "../../../lib/ads/platform/simulator/app";
+import { INSIGHTS_SNAPSHOT_TOPIC } from "../../../lib/ads/insights/snapshots";
+import { findCronJob } from "../../../lib/cron";
 import { createHarness, describeResponse, type Harness } from "../../helpers/harness";
 import { startImageServer } from "./image-server";
 
@@ -105,4 +107,23 @@ export async function createAd(world: AdsWorld, c: { adsFull: string }, body: Re
   const r = await world.h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: creative.id, link: "https://shop.example.com/summer", ...body } });
   if (r.status !== 201) throw new Error(`ad failed: ${describeResponse(r)}`);
   return r.json.data;
+}
+
+/**
+ * The daily insights cron, as far as these customers are concerned. Embedded (a database per test file) it
+ * is the cron itself: its fan-out, the queue and the worker. Against CI's shared PostgreSQL the cron would fan
+ * out every test file's accounts, 2 s apart, so there the worker is called for these customers directly.
+ */
+export async function runInsightsSnapshots(world: Pick<AdsWorld, "h">, customers: readonly { id: string }[]): Promise<{ accounts: number }> {
+  if (!process.env.DATABASE_URL) {
+    const job = findCronJob("ads-insights-snapshot");
+    if (!job) throw new Error("the ads-insights-snapshot cron is not registered");
+    const result = await job.run(world.h.deps);
+    await world.h.deps.queue.idle();
+    return { accounts: Number(result.accounts) };
+  }
+  const worker = world.h.deps.queue.handler(INSIGHTS_SNAPSHOT_TOPIC);
+  if (!worker) throw new Error("the snapshot worker is not registered");
+  for (const customer of customers) await worker({ customer_id: customer.id, rate_limit_delays: 0 }, { attempt: 1 });
+  return { accounts: customers.length };
 }

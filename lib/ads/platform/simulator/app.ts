@@ -7,6 +7,7 @@ import { safeEqual } from "../../../core/secrets";
 import { appSecretProof } from "../graph-params";
 import { GRAPH_API_VERSION } from "../types";
 import {
+  businessUseCaseUsage,
   GraphFault,
   deprecatedVersion,
   injectedFault,
@@ -94,6 +95,8 @@ export type GraphSimulatorControls = {
   addCampaign(accountId: string, campaign?: SimCampaignOptions): string;
   /** Later calls with this token answer 190 (subcode 463 "expired" unless another is given). */
   expireToken(token: string, subcode?: number): void;
+  /** The share of its rate-limit budget an ad account reports in `X-Business-Use-Case-Usage` (default 1 %). */
+  setUsage(accountId: string, percent: number): void;
   /** Subscribes a callback URL to ad-account webhooks after the verification handshake (throws if it fails). */
   subscribeWebhooks(subscription: SimWebhookSubscription): Promise<void>;
   /** Sends the notifications that are due and resolves once they are answered. */
@@ -519,9 +522,11 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
 
   const app = new Hono();
 
+  const usage = new Map<string, number>();
   const controls: GraphSimulatorControls = {
     reset() {
       state.clearObjects();
+      usage.clear();
       webhooks.clear();
       injections.length = 0;
       latencyMs = 0;
@@ -549,6 +554,9 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     expireToken(token, subcode = 463) {
       const entry = state.tokens.get(token);
       if (entry) entry.expiredSubcode = subcode;
+    },
+    setUsage(accountId, percent) {
+      usage.set(accountIdOf(accountId), percent);
     },
     subscribeWebhooks: (subscription) => webhooks.subscribe(subscription),
     flushWebhooks: () => webhooks.flush(),
@@ -586,7 +594,8 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
       const clean: Params = Object.fromEntries(Object.entries(params).filter(([key]) => !AUTH_PARAMS.has(key)));
       const result = await route(caller, method, segments, clean, files, url);
       void webhooks.flush();
-      return c.json(result as Record<string, unknown>);
+      const act = segments[0]?.startsWith("act_") ? accountIdOf(segments[0]) : undefined;
+      return c.json(result as Record<string, unknown>, 200, act ? { "x-business-use-case-usage": businessUseCaseUsage(act, usage.get(act) ?? 1) } : {});
     } catch (error) {
       if (error instanceof GraphFault) return errorResponse(error);
       logger.error("graph simulator failed", { path: `/${path}`, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

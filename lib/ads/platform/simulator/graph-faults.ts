@@ -118,15 +118,21 @@ const defaultMessages: Record<number, string> = {
     "(#80004) There have been too many calls to this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting#ads-management.",
 };
 
+/**
+ * `X-Business-Use-Case-Usage`, which Graph sends with ad-account calls: per business object, the share of
+ * the rate-limit budget used (percent) and, once it is spent, the minutes until access comes back.
+ */
+export function businessUseCaseUsage(adAccountId: string, percent: number, regainMinutes = 0): string {
+  return JSON.stringify({
+    [adAccountId]: [{ type: "ads_management", call_count: percent, total_cputime: Math.round(percent * 0.34), total_time: Math.round(percent * 0.41), estimated_time_to_regain_access: regainMinutes }],
+  });
+}
+
 export function injectedFault(spec: InjectedFaultSpec, adAccountId: string | undefined): GraphFault {
   const rateLimited = [4, 17, 32, 341, 613].includes(spec.code) || (spec.code >= 80000 && spec.code <= 80014);
   const httpStatus = spec.httpStatus ?? (spec.code === 1 ? 500 : spec.code === 2 ? 503 : 400);
   const headers: Record<string, string> = {};
-  if (rateLimited && adAccountId) {
-    headers["x-business-use-case-usage"] = JSON.stringify({
-      [adAccountId]: [{ type: "ads_management", call_count: 100, total_cputime: 34, total_time: 41, estimated_time_to_regain_access: spec.estimatedTimeToRegainAccess ?? 0 }],
-    });
-  }
+  if (rateLimited && adAccountId) headers["x-business-use-case-usage"] = businessUseCaseUsage(adAccountId, 100, spec.estimatedTimeToRegainAccess ?? 0);
   return new GraphFault(
     httpStatus,
     {
