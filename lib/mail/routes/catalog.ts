@@ -32,6 +32,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/blocks",
+      operationId: "listBlocks",
       tags: ["Blocks"],
       summary: "List usable blocks",
       description: "The blocks an administrator enabled for this account and that are active, oldest first.",
@@ -47,6 +48,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/blocks/{id}/tile",
+      operationId: "getBlockTile",
       tags: ["Blocks"],
       summary: "Block tile",
       description:
@@ -77,6 +79,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/design-rules",
+      operationId: "getDesignRules",
       tags: ["Design rules"],
       summary: "Design tokens",
       description: "Complete resolved tokens of this account (defaults where no own rules exist). Read-only: administrators maintain them.",
@@ -92,6 +95,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "write", {
       method: "post",
       path: "/v1/render/preview",
+      operationId: "renderPreview",
       tags: ["Rendering"],
       summary: "Preview a stack",
       description:

@@ -12,6 +12,7 @@ export function registerGetTemplatePreviewImage(router: AdsRouter, deps: AdsDeps
   const route = createRoute({
     method: "get",
     path: "/v1/templates/{id}/preview.png",
+    operationId: "getAdTemplatePreviewImage",
     tags: ["Templates"],
     summary: "Open a template's preview image (public)",
     description:
