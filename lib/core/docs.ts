@@ -3,7 +3,19 @@ import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
 
-export type DocsInfo = { title: string; description: string; basePath: string; pathPrefix: string };
+export type DocsInfo = {
+  title: string;
+  description: string;
+  basePath: string;
+  pathPrefix: string;
+  /** The bearer scheme the operations name; customer API keys unless given (the admin API: the operator token). */
+  auth?: { scheme: string; description: string };
+};
+
+// OpenAPI 3.1 licence object; the generator's type only knows 3.0's `url`.
+const PROPRIETARY = { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string };
+
+const CUSTOMER_AUTH = { scheme: "bearerAuth", description: "API key of the customer. Scopes: `full` (read, write, send) and `reporting` (read-only)." };
 
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
@@ -15,14 +27,12 @@ function scalarScript(): string {
 }
 
 export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    description: "API key of the customer. Scopes: `full` (read, write, send) and `reporting` (read-only).",
-  });
+  const auth = info.auth ?? CUSTOMER_AUTH;
+  app.openAPIRegistry.registerComponent("securitySchemes", auth.scheme, { type: "http", scheme: "bearer", description: auth.description });
   return app.getOpenAPI31Document({
     openapi: "3.1.0",
-    info: { title: info.title, version: "v1", description: info.description },
+    // Not open source: offered under the operator's contract (SPDX: a licence reference of our own).
+    info: { title: info.title, version: "v1", description: info.description, license: PROPRIETARY },
     servers: [{ url: info.basePath, description: "This deployment" }],
     tags: [],
   });
