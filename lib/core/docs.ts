@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
+import { HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
 
 export type DocsInfo = {
   title: string;
@@ -29,13 +30,40 @@ function scalarScript(): string {
 export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
   const auth = info.auth ?? CUSTOMER_AUTH;
   app.openAPIRegistry.registerComponent("securitySchemes", auth.scheme, { type: "http", scheme: "bearer", description: auth.description });
-  return app.getOpenAPI31Document({
+  const document = app.getOpenAPI31Document({
     openapi: "3.1.0",
     // Not open source: offered under the operator's contract (SPDX: a licence reference of our own).
     info: { title: info.title, version: "v1", description: info.description, license: PROPRIETARY },
     servers: [{ url: info.basePath, description: "This deployment" }],
     tags: [],
   });
+  return withConventionHeaders(document);
+}
+
+const OPERATION_METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
+
+/**
+ * The core middleware of every service app reads `Service-Version` and `X-Request-Id` on every request
+ * and sends `X-Request-Id` and `Service-Version` on every response: declared here once for all
+ * operations. Then the header and parameter components the document refers to are added (the routes
+ * refer to them by `$ref`; see `RESPONSE_HEADERS` and `HEADER_PARAMETERS`).
+ */
+function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(item as Json)) {
+      if (!OPERATION_METHODS.has(method)) continue;
+      const operation = value as { parameters?: unknown[]; responses?: Record<string, Json> };
+      operation.parameters = [...(operation.parameters ?? []), parameterRef("ServiceVersion"), parameterRef("RequestId")];
+      for (const response of Object.values(operation.responses ?? {})) {
+        if ("$ref" in response) continue;
+        response.headers = { "X-Request-Id": headerRef("X-Request-Id"), "Service-Version": headerRef("Service-Version"), ...(response.headers as Json | undefined) };
+      }
+    }
+  }
+  const text = JSON.stringify(document.paths);
+  const used = <T>(all: Record<string, T>, kind: string) => Object.fromEntries(Object.entries(all).filter(([name]) => text.includes(`"#/components/${kind}/${name}"`)));
+  document.components = { ...document.components, parameters: { ...document.components?.parameters, ...used(HEADER_PARAMETERS, "parameters") }, headers: { ...document.components?.headers, ...used(RESPONSE_HEADERS, "headers") } };
+  return document;
 }
 
 /** `/v1/openapi.json`, `/v1/docs` and `/v1/llms.txt`, all generated from the route definitions. */
@@ -63,7 +91,7 @@ type Json = Record<string, unknown>;
 export function toLlmsText(doc: OpenApiDocument): string {
   const lines: string[] = [`# ${doc.info.title} (${doc.info.version})`, "", doc.info.description ?? "", ""];
   const base = doc.servers?.[0]?.url ?? "";
-  lines.push(`Base URL: ${base}`, "Authentication: Authorization: Bearer <API key>", "");
+  lines.push(`Base URL: ${base}`, "Authentication: Authorization: Bearer <API key>", "Every request may send `Service-Version: v1` and `X-Request-Id`; every response carries `X-Request-Id` and `Service-Version`.", "");
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Json)) {
       const operation = op as Json;
@@ -73,7 +101,9 @@ export function toLlmsText(doc: OpenApiDocument): string {
       if (operation.description) lines.push("", String(operation.description));
       const security = (operation.security as Json[] | undefined)?.[0];
       if (security) lines.push(`Scope: ${Object.values(security).flat().join(", ") || "none"}`);
-      for (const p of (operation.parameters as Json[] | undefined) ?? []) {
+      for (const raw of (operation.parameters as Json[] | undefined) ?? []) {
+        const p = resolveRef(doc, raw);
+        if (p.name === "Service-Version" || p.name === "X-Request-Id") continue;
         const schema = resolve(doc, p.schema as Json | undefined);
         lines.push(`- ${String(p.in)} \`${String(p.name)}\`${p.required ? " (required)" : ""}: ${describe(schema)}${p.description ? ` — ${String(p.description)}` : ""}`);
       }
@@ -83,6 +113,8 @@ export function toLlmsText(doc: OpenApiDocument): string {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const r = response as Json;
         lines.push(`Response ${status}: ${String(r.description ?? "")}`);
+        const headers = Object.keys((r.headers as Json | undefined) ?? {}).filter((name) => name !== "X-Request-Id" && name !== "Service-Version");
+        if (headers.length > 0) lines.push(`  Headers: ${headers.join(", ")}`);
         const schema = ((r.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema as Json | undefined;
         if (schema && status.startsWith("2")) lines.push(...fields(doc, schema, "  "));
       }
@@ -90,6 +122,14 @@ export function toLlmsText(doc: OpenApiDocument): string {
     }
   }
   return lines.join("\n");
+}
+
+/** A `#/components/<kind>/<name>` reference to its object (one level). */
+function resolveRef(doc: OpenApiDocument, value: Json): Json {
+  const ref = value.$ref;
+  if (typeof ref !== "string") return value;
+  const [, , kind, name] = ref.split("/");
+  return ((doc.components as Record<string, Record<string, Json> | undefined> | undefined)?.[kind ?? ""]?.[name ?? ""] as Json | undefined) ?? {};
 }
 
 function resolve(doc: OpenApiDocument, schema: Json | undefined): Json {

@@ -99,6 +99,7 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
       status,
       {
         description: descriptions[status],
+        ...(status === 429 ? { headers: { "Retry-After": headerRef("Retry-After") } } : {}),
         content: {
           "application/json": {
             schema,
@@ -114,3 +115,36 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
 }
 
 export { statusOf };
+
+type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };
+
+/**
+ * The headers of the API conventions, referenced from the operations as `#/components/headers/<name>`
+ * and `#/components/parameters/<name>`; `buildDocument` adds those a document uses.
+ */
+export const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  "X-Request-Id": { description: "Id of this request: the caller's `X-Request-Id` when valid, otherwise a generated UUID. Also `request_id` in the body.", required: true, schema: { type: "string", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" } },
+  "Service-Version": { description: "Version of the API that answered.", required: true, schema: { type: "string", example: "v1" } },
+  "X-RateLimit-Limit": { description: "Requests allowed per window for this customer (every authenticated request; omitted when the limiter is unreachable).", schema: { type: "integer", example: 1000 } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer", example: 998 } },
+  "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer", example: 42 } },
+  "RateLimit-Policy": { description: "IETF form of the policy: quota `q` per window `w` seconds.", schema: { type: "string", example: '"per-customer";q=1000;w=60' } },
+  RateLimit: { description: "IETF form of the state: remaining `r`, seconds to reset `t`.", schema: { type: "string", example: '"per-customer";r=998;t=42' } },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", example: 30 } },
+  "Idempotent-Replayed": { description: "`true` when this is the stored first response to the same `Idempotency-Key`, replayed without doing the work again.", schema: { type: "string", enum: ["true"], example: "true" } },
+};
+
+export const HEADER_PARAMETERS: Record<string, { name: string; in: "header"; required: false; description: string; schema: Record<string, unknown> }> = {
+  ServiceVersion: { name: "Service-Version", in: "header", required: false, description: "Pins the API version; any value but `v1` answers 400.", schema: { type: "string", example: "v1" } },
+  RequestId: { name: "X-Request-Id", in: "header", required: false, description: "Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated.", schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", example: "portal-7f3a9c" } },
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description: "Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`.",
+    schema: { type: "string", minLength: 1, maxLength: 255, example: "7d0a1f5e-3b2c-4d8e-9f10-2a3b4c5d6e7f" },
+  },
+};
+
+export const headerRef = (name: keyof typeof RESPONSE_HEADERS & string) => ({ $ref: `#/components/headers/${name}` });
+export const parameterRef = (name: keyof typeof HEADER_PARAMETERS & string) => ({ $ref: `#/components/parameters/${name}` });

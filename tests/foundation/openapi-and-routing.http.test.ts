@@ -110,6 +110,57 @@ test("every operation of the three documents has a camelCase operationId, unique
   expect(seen.size).toBeGreaterThan(100);
 });
 
+type Header = { $ref?: string; required?: boolean };
+type DocResponse = { headers?: Record<string, Header>; $ref?: string };
+
+test("request and response headers are declared: conventions everywhere, idempotency on writes, rate limits, Retry-After, ETag, Location", () => {
+  const problems: string[] = [];
+  for (const [name] of services) {
+    const doc = docs.get(name) as Doc & { components: { parameters: Record<string, { name: string }> } };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!METHODS.has(method)) continue;
+        const where = `${name} ${method.toUpperCase()} ${path}`;
+        const params = (operation.parameters ?? []).map((p) => {
+          const ref = (p as { $ref?: string }).$ref;
+          return ref ? doc.components.parameters[ref.split("/").pop() as string]?.name : p.name;
+        });
+        for (const header of ["Service-Version", "X-Request-Id"]) if (!params.includes(header)) problems.push(`${where}: no ${header} parameter`);
+        const customerWrite = name !== "admin" && ["post", "put", "patch"].includes(method) && (operation.security ?? []).some((s) => "bearerAuth" in s);
+        if (customerWrite !== params.includes("Idempotency-Key")) problems.push(`${where}: Idempotency-Key ${customerWrite ? "missing" : "declared on a route without idempotency"}`);
+        for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, DocResponse>)) {
+          const headers = response.headers ?? {};
+          if (!headers["X-Request-Id"]) problems.push(`${where} ${status}: no X-Request-Id header`);
+          if (status === "429" && !headers["Retry-After"]) problems.push(`${where} 429: no Retry-After header`);
+          const authenticated = name !== "admin" && (operation.security ?? []).some((s) => "bearerAuth" in s);
+          if (authenticated && status !== "401" && !headers["X-RateLimit-Remaining"]) problems.push(`${where} ${status}: no rate-limit headers`);
+          if (customerWrite && status.startsWith("2") && !headers["Idempotent-Replayed"]) problems.push(`${where} ${status}: no Idempotent-Replayed header`);
+          if (customerWrite && status === "409" && !headers["Retry-After"]) problems.push(`${where} 409: no Retry-After header`);
+        }
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+  const tile = (docs.get("mail") as Doc).paths["/v1/blocks/{id}/tile"]?.get?.responses as Record<string, DocResponse>;
+  expect(tile["200"]?.headers?.ETag?.required).toBe(true);
+  expect(tile["304"]?.headers?.ETag?.required).toBe(true);
+  const preview = (docs.get("ads") as Doc).paths["/v1/templates/{id}/preview.png"]?.get?.responses as Record<string, DocResponse>;
+  expect(Object.keys(preview).filter((status) => /^[23]/.test(status))).toEqual(["302"]);
+  expect(preview["302"]?.headers?.Location?.required).toBe(true);
+});
+
+test("a real answer carries the headers its response declares", async () => {
+  const customer = await h.customer();
+  const doc = docs.get("mail") as Doc & { components: { headers: Record<string, { required?: boolean }> } };
+  const declared = ((doc.paths["/v1/blocks"]?.get?.responses ?? {}) as Record<string, DocResponse>)["200"]?.headers ?? {};
+  const r = await h.call("GET", "/mail/v1/blocks", { key: customer.mailFull, headers: { "X-Request-Id": "portal-check-1", "Service-Version": "v1" } });
+  expect(r.status).toBe(200);
+  // Every declared header but the idempotency one (a GET has none) is sent on an authenticated read.
+  expect(Object.keys(declared).length).toBeGreaterThanOrEqual(7);
+  for (const header of Object.keys(declared)) expect(r.headers.get(header), header).not.toBeNull();
+  expect(r.headers.get("X-Request-Id")).toBe("portal-check-1");
+});
+
 const entries: Record<string, unknown> = { "/api/mail": mailEntry, "/api/ads": adsEntry, "/api/admin": adminEntry, "/api/cron": cronEntry };
 
 /** Vercel's `:path*` source syntax as a regular expression. */
