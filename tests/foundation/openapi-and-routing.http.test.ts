@@ -110,6 +110,41 @@ test("every operation of the three documents has a camelCase operationId, unique
   expect(seen.size).toBeGreaterThan(100);
 });
 
+test("request fields and parameters with a default are optional (BlockReference.values, SendRequest.params, suppression streams)", () => {
+  const problems: string[] = [];
+  const checked: string[] = [];
+  type S = { $ref?: string; required?: string[]; properties?: Record<string, S & { default?: unknown }>; items?: S; anyOf?: S[]; oneOf?: S[]; allOf?: S[] };
+  for (const [name] of services) {
+    const doc = docs.get(name) as Doc & { components: { schemas: Record<string, S> } };
+    const visit = (raw: S | undefined, where: string, seen: Set<string>) => {
+      if (!raw) return;
+      let schema = raw;
+      if (raw.$ref) {
+        const ref = raw.$ref.split("/").pop() as string;
+        if (seen.has(ref)) return;
+        seen.add(ref);
+        schema = doc.components.schemas[ref] as S;
+      }
+      for (const [prop, value] of Object.entries(schema.properties ?? {})) {
+        if (value.default !== undefined) checked.push(`${where}.${prop}`);
+        if (value.default !== undefined && schema.required?.includes(prop)) problems.push(`${where}.${prop}`);
+        visit(value, `${where}.${prop}`, seen);
+      }
+      visit(schema.items, `${where}[]`, seen);
+      for (const alt of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) visit(alt, where, seen);
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const op = operation as Operation & { requestBody?: { content?: Record<string, { schema?: S }> }; parameters?: { required?: boolean; schema?: { default?: unknown }; name: string }[] };
+        for (const media of Object.values(op.requestBody?.content ?? {})) visit(media.schema, `${name} ${method.toUpperCase()} ${path} body`, new Set());
+        for (const p of op.parameters ?? []) if (p.required && p.schema?.default !== undefined) problems.push(`${name} ${method.toUpperCase()} ${path} ${p.name}`);
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+  expect(checked).toEqual(expect.arrayContaining(["mail POST /v1/templates/{id}/send body.params", "mail POST /v1/suppressions/lookup body.stream"]));
+});
+
 type Header = { $ref?: string; required?: boolean };
 type DocResponse = { headers?: Record<string, Header>; $ref?: string };
 
