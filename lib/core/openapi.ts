@@ -33,7 +33,43 @@ const AdsDetail = z
   })
   .openapi("ErrorFieldIssue");
 
-function errorSchema(service: ServiceName) {
+const MailReason = z
+  .object({
+    reason: z.string().optional().openapi({ description: "Machine-readable cause, e.g. `spam_complaint`, `idempotency_key_reused`, `already_running`.", example: "spam_complaint" }),
+    missing: z.array(z.string()).optional().openapi({ description: "403 of an account whose sending is not set up: the items an administrator must still complete.", example: ["broadcast_stream"] }),
+  })
+  .catchall(z.unknown())
+  .openapi({ description: "The cause of a conflict (`reason`, with what it concerns) or, on a 403 of an account not set up, `missing` items." });
+
+/**
+ * The mail spec's error body: `details` is an array of `{ path, message }` (empty when no field is to
+ * blame). Only the 409 conflicts (e.g. reactivating a spam complaint: `details.reason`) and the 403 of an
+ * account whose sending is not set up (`details.missing`) carry an object instead: `MailConflictError`.
+ */
+function mailErrorSchema(status: number) {
+  const withObject = status === 409 || status === 403;
+  const details = withObject
+    ? z.union([z.array(MailDetail), MailReason]).openapi({ description: "`[{path, message}]`, or for conflicts an object with `reason` (403 of an account not set up: `missing`)." })
+    : z.array(MailDetail).openapi({ description: "`[{path, message}]` naming each offending field; empty when no field is to blame." });
+  return errorObject("mail", details).openapi(withObject ? "MailConflictError" : "MailError");
+}
+
+function errorObject(service: ServiceName, details: z.ZodType) {
+  return z.object({
+    error: z
+      .object({
+        code: z.enum(errorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
+        message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
+        details,
+        message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
+      })
+      .openapi({ description: "What went wrong." }),
+    request_id: RequestId,
+  });
+}
+
+function errorSchema(service: ServiceName, status: number) {
+  if (service === "mail") return mailErrorSchema(status);
   const details =
     service === "ads"
       ? z
@@ -47,18 +83,8 @@ function errorSchema(service: ServiceName) {
           .openapi({ description: "`[{field, issue}]` for validation errors, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields, an object with `reason` for conflicts, else null." })
       : z
           .union([z.array(MailDetail), z.record(z.string(), z.unknown())])
-          .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object with `reason` for some conflicts and readiness problems." });
-  return z
-    .object({
-      error: z.object({
-        code: z.enum(errorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
-        message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
-        details,
-        message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
-      }).openapi({ description: "What went wrong." }),
-      request_id: RequestId,
-    })
-    .openapi(service === "ads" ? "AdsError" : service === "admin" ? "AdminError" : "MailError");
+          .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object for conflicts and readiness problems." });
+  return errorObject(service, details).openapi(service === "ads" ? "AdsError" : "AdminError");
 }
 
 const descriptions: Record<number, string> = {
@@ -91,7 +117,6 @@ export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 422 | 429 | 
 
 /** One response object per status, sharing the service's named error schema. */
 export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
-  const schema = errorSchema(service);
   // Wherever authentication can fail, failing too often answers 429 (failed authentications per address).
   const all = statuses.includes(401) && !statuses.includes(429) ? [...statuses, 429 as const] : statuses;
   return Object.fromEntries(
@@ -102,7 +127,7 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
         ...(status === 429 ? { headers: { "Retry-After": headerRef("Retry-After") } } : {}),
         content: {
           "application/json": {
-            schema,
+            schema: errorSchema(service, status),
             example: {
               error: { code: examples[status], message: descriptions[status], details: service === "ads" ? null : [] },
               request_id: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a",
@@ -111,7 +136,7 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
         },
       },
     ]),
-  ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof errorSchema> } } }>;
+  ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof mailErrorSchema> } } }>;
 }
 
 export { statusOf };

@@ -145,6 +145,24 @@ test("request fields and parameters with a default are optional (BlockReference.
   expect(checked).toEqual(expect.arrayContaining(["mail POST /v1/templates/{id}/send body.params", "mail POST /v1/suppressions/lookup body.stream"]));
 });
 
+test("mail error bodies per status: `details` is an array of { path, message }; an object only on 403 and 409", () => {
+  const doc = docs.get("mail") as Doc & { components: { schemas: Record<string, { properties: Record<string, { properties: Record<string, { type?: string; items?: { $ref?: string } }> }> }> } };
+  const details = doc.components.schemas.MailError?.properties.error?.properties.details;
+  expect(details).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } });
+  const wrong: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
+        if (!/^[45]/.test(status)) continue;
+        const expected = status === "403" || status === "409" ? "MailConflictError" : "MailError";
+        const ref = response.content?.["application/json"]?.schema?.$ref;
+        if (ref !== `#/components/schemas/${expected}`) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(ref)}`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
 type Header = { $ref?: string; required?: boolean };
 type DocResponse = { headers?: Record<string, Header>; $ref?: string };
 

@@ -102,7 +102,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
       tags: ["Rendering"],
       summary: "Preview a stack",
       description:
-        "Stateless: renders a builder stack as a newsletter with this account's design rules, brand values and newsletter footer, exactly as a template with this stack is rendered when sent (the same pipeline; placeholders that recipient data would fill render empty, conditional sections without a value are left out). Sends and bills nothing. 403 when a block is not enabled or not active (`details.block_ids`); 422 for content that cannot become a mail (e.g. a `javascript:` URL, a missing required block parameter).",
+        "Stateless: renders a builder stack as a newsletter with this account's design rules, brand values and newsletter footer, exactly as a template with this stack is rendered when sent (the same pipeline; placeholders that recipient data would fill render empty, conditional sections without a value are left out). Sends and bills nothing. 403 when a block is not enabled or not active (one `details` entry `{ path: blocks.<i>.block_id, message }` per such entry); 422 for content that cannot become a mail (e.g. a `javascript:` URL, a missing required block parameter).",
       request: { body: { required: true, content: json(PreviewRequest) } },
       responses: {
         200: { description: "MJML, compiled HTML and MJML findings.", content: json(envelope(Preview)) },
