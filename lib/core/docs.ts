@@ -142,27 +142,78 @@ function resolve(doc: OpenApiDocument, schema: Json | undefined): Json {
   return schema;
 }
 
-function describe(schema: Json): string {
+/** `allOf` merged into one object schema (properties and required of every part), recursively. */
+function flatten(doc: OpenApiDocument, raw: Json | undefined): Json {
+  const schema = resolve(doc, raw);
+  if (!Array.isArray(schema.allOf)) return schema;
+  const parts = (schema.allOf as Json[]).map((part) => flatten(doc, part));
+  return {
+    ...schema,
+    type: "object",
+    properties: Object.assign({}, ...parts.map((part) => (part.properties as Json | undefined) ?? {}), (schema.properties as Json | undefined) ?? {}),
+    required: [...parts.flatMap((part) => (part.required as string[] | undefined) ?? []), ...((schema.required as string[] | undefined) ?? [])],
+  };
+}
+
+/** The alternatives of an `anyOf`/`oneOf`, without the `null` of a nullable one. */
+function alternatives(doc: OpenApiDocument, schema: Json): Json[] {
+  const list = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  return (list ?? []).map((alt) => flatten(doc, alt)).filter((alt) => alt.type !== "null");
+}
+
+function describe(schema: Json, doc?: OpenApiDocument): string {
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (doc && (schema.anyOf || schema.oneOf)) {
+    const list = ((schema.anyOf ?? schema.oneOf) as Json[]).map((alt) => flatten(doc, alt));
+    return [...new Set(list.map((alt) => describe(alt, doc)))].join(" | ");
+  }
   const type = Array.isArray(schema.type) ? schema.type.join("|") : String(schema.type ?? "object");
   return schema.format ? `${type} (${String(schema.format)})` : type;
 }
 
 function fields(doc: OpenApiDocument, raw: Json, indent: string, depth = 0): string[] {
-  const schema = resolve(doc, raw);
+  const schema = flatten(doc, raw);
   if (depth > 3) return [];
   const props = schema.properties as Json | undefined;
   if (!props) {
     if (schema.type === "array" && schema.items) return fields(doc, schema.items as Json, indent, depth);
-    return [];
+    const alts = alternatives(doc, schema).filter((alt) => alt.properties || alt.items || alt.allOf);
+    if (alts.length === 1) return fields(doc, alts[0] as Json, indent, depth);
+    // Several shapes (e.g. an image or a video render): each with its fields.
+    return alts.flatMap((alt, i) => {
+      const lines = fields(doc, alt, `${indent}  `, depth + 1);
+      return lines.length > 0 ? [`${indent}- variant ${i + 1}${alt.description ? ` — ${String(alt.description)}` : ""}:`, ...lines] : [];
+    });
   }
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const out: string[] = [];
   for (const [name, value] of Object.entries(props)) {
-    const child = resolve(doc, value as Json);
+    const child = flatten(doc, value as Json);
     const desc = child.description ?? (value as Json).description;
-    out.push(`${indent}- ${name}${required.has(name) ? " (required)" : ""}: ${describe(child)}${desc ? ` — ${String(desc)}` : ""}`);
+    out.push(`${indent}- ${name}${required.has(name) ? " (required)" : ""}: ${describe(child, doc)}${desc ? ` — ${String(desc)}` : ""}`);
     out.push(...fields(doc, child, `${indent}  `, depth + 1));
   }
   return out;
+}
+
+const SERVICES = [
+  { title: "Mail service API", base: "/mail/v1", summary: "Newsletter and transactional mail over Postmark: blocks, templates, sends, send jobs, suppressions, webhooks, assets." },
+  { title: "Ads service API", base: "/ads/v1", summary: "Meta ads behind a uniform API: media, ad sets, creatives, ads, status, templates, audiences, targeting, insights, plan, webhooks." },
+  { title: "Admin API", base: "/admin/v1", summary: "Operator API: customers, their mail and ads settings, and API keys (operator token)." },
+] as const;
+
+/**
+ * The root `/llms.txt` (llmstxt.org format): the three services with their plain-text reference, OpenAPI
+ * document and docs page. `npm start` serves it from the root app; Vercel serves the same text as the
+ * static `public/llms.txt` (a test keeps the two equal).
+ */
+export function rootLlmsText(): string {
+  const lines = ["# Mail and ads middleware", "", "> Three HTTP APIs of one deployment. Each has a plain-text reference for LLMs (every operation with its parameters, body and responses), an OpenAPI 3.1 document and an interactive docs page. Authentication: `Authorization: Bearer <key>`.", ""];
+  for (const service of SERVICES) {
+    lines.push(`## ${service.title}`, "", service.summary, "");
+    lines.push(`- [${service.title}, plain-text reference](${service.base}/llms.txt): every operation, for LLMs`);
+    lines.push(`- [OpenAPI document](${service.base}/openapi.json): OpenAPI 3.1, the source of the other two`);
+    lines.push(`- [Docs](${service.base}/docs): interactive reference`, "");
+  }
+  return lines.join("\n");
 }

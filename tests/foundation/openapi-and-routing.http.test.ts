@@ -214,6 +214,30 @@ test("a real answer carries the headers its response declares", async () => {
   expect(r.headers.get("X-Request-Id")).toBe("portal-check-1");
 });
 
+test("llms.txt: allOf/anyOf fields are listed; the root /llms.txt indexes the three services (and public/llms.txt is the same text for Vercel)", async () => {
+  const mail = (await h.call("GET", "/mail/v1/llms.txt")).text;
+  const job = mail.slice(mail.indexOf("## GET /v1/send-jobs/{id}\n"), mail.indexOf("\n## ", mail.indexOf("## GET /v1/send-jobs/{id}\n") + 5));
+  expect(job).toContain("- status (required)");
+  expect(job).toContain("- stats (required)");
+  expect(job).toContain("- timeline (required)");
+  const webhook = mail.slice(mail.indexOf("## POST /v1/webhooks\n"), mail.indexOf("\n## ", mail.indexOf("## POST /v1/webhooks\n") + 5));
+  expect(webhook).toContain("- secret (required)");
+  const ads = (await h.call("GET", "/ads/v1/llms.txt")).text;
+  const adsWebhook = ads.slice(ads.indexOf("## POST /v1/webhooks\n"), ads.indexOf("\n## ", ads.indexOf("## POST /v1/webhooks\n") + 5));
+  expect(adsWebhook).toContain("- signing_secret (required)");
+
+  const root = await h.call("GET", "/llms.txt");
+  expect(root.status).toBe(200);
+  expect(root.text).toMatch(/^# /);
+  for (const [, base] of services) {
+    for (const page of ["llms.txt", "openapi.json", "docs"]) {
+      expect(root.text).toContain(`](${base}/${page})`);
+      expect((await h.call("GET", `${base}/${page}`)).status, `${base}/${page}`).toBe(200);
+    }
+  }
+  expect(readFileSync("public/llms.txt", "utf8")).toBe(root.text);
+});
+
 const entries: Record<string, unknown> = { "/api/mail": mailEntry, "/api/ads": adsEntry, "/api/admin": adminEntry, "/api/cron": cronEntry };
 
 /** Vercel's `:path*` source syntax as a regular expression. */
