@@ -68,23 +68,38 @@ function errorObject(service: ServiceName, details: z.ZodType) {
   });
 }
 
+const AdsMissing = z.object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) }).openapi({ description: "Onboarding items still missing." });
+const AdsLocked = z.object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) }).openapi({ description: "Fields set by the target configuration." });
+
+/**
+ * The ads spec's error body per status: 400/422 carry `[{field, issue}]`, `{missing}` (incomplete
+ * onboarding) or `{locked_fields}` (`AdsValidationError`); 402 and 409 an object naming the state
+ * (`account_state`, the plan's figures, `reason`) (`AdsStateError`); every other status `null` (`AdsError`).
+ * Errors passed on from the platform carry `null` whatever their status.
+ */
+function adsErrorSchema(status: number) {
+  if (status === 400 || status === 422) {
+    const details = z
+      .union([z.array(AdsDetail), AdsMissing, AdsLocked, z.null()])
+      .openapi({ description: "`[{field, issue}]` for invalid fields, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields; null for malformed JSON." });
+    return errorObject("ads", details).openapi("AdsValidationError");
+  }
+  if (status === 402 || status === 409) {
+    const details = z
+      .union([z.record(z.string(), z.unknown()), z.null()])
+      .openapi({ description: "The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); null when there is nothing more to say." });
+    return errorObject("ads", details).openapi("AdsStateError");
+  }
+  return errorObject("ads", z.null().openapi({ description: "Always null for this status." })).openapi("AdsError");
+}
+
 function errorSchema(service: ServiceName, status: number) {
   if (service === "mail") return mailErrorSchema(status);
-  const details =
-    service === "ads"
-      ? z
-          .union([
-            z.array(AdsDetail),
-            z.object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) }).openapi({ description: "Onboarding items still missing." }),
-            z.object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) }).openapi({ description: "Fields set by the target configuration." }),
-            z.record(z.string(), z.unknown()),
-            z.null(),
-          ])
-          .openapi({ description: "`[{field, issue}]` for validation errors, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields, an object with `reason` for conflicts, else null." })
-      : z
-          .union([z.array(MailDetail), z.record(z.string(), z.unknown())])
-          .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object for conflicts and readiness problems." });
-  return errorObject(service, details).openapi(service === "ads" ? "AdsError" : "AdminError");
+  if (service === "ads") return adsErrorSchema(status);
+  const details = z
+    .union([z.array(MailDetail), z.record(z.string(), z.unknown())])
+    .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object for conflicts and readiness problems." });
+  return errorObject(service, details).openapi("AdminError");
 }
 
 const descriptions: Record<number, string> = {

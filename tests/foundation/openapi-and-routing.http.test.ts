@@ -163,6 +163,35 @@ test("mail error bodies per status: `details` is an array of { path, message }; 
   expect(wrong).toEqual([]);
 });
 
+test("ads error bodies per status: the document names one schema per status kind, and real answers match it", async () => {
+  const doc = docs.get("ads") as Doc;
+  const expected = (status: string) => (status === "400" || status === "422" ? "AdsValidationError" : status === "402" || status === "409" ? "AdsStateError" : "AdsError");
+  const wrong: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
+        if (!/^[45]/.test(status)) continue;
+        const ref = response.content?.["application/json"]?.schema?.$ref;
+        if (ref !== `#/components/schemas/${expected(status)}`) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(ref)}`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+  const customer = await h.customer();
+  const unauthorized = await h.call("GET", "/ads/v1/adsets", { key: "ak_live_wrong" });
+  expect(unauthorized.status).toBe(401);
+  expect(unauthorized.json.error.details).toBeNull();
+  const forbidden = await h.call("POST", "/ads/v1/adsets", { key: customer.adsReporting, body: {} });
+  expect(forbidden.status).toBe(403);
+  expect(forbidden.json.error.details).toBeNull();
+  const missing = await h.call("PATCH", "/ads/v1/adsets/00000000-0000-4000-8000-000000000000", { key: customer.adsFull, body: { name: "x" } });
+  expect([404, 422]).toContain(missing.status);
+  if (missing.status === 404) expect(missing.json.error.details).toBeNull();
+  const invalid = await h.call("GET", "/ads/v1/adsets?limit=0", { key: customer.adsFull });
+  expect(invalid.status).toBe(422);
+  expect(invalid.json.error.details).toEqual([expect.objectContaining({ field: "limit" })]);
+});
+
 type Header = { $ref?: string; required?: boolean };
 type DocResponse = { headers?: Record<string, Header>; $ref?: string };
 
