@@ -66,6 +66,12 @@ function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
   return document;
 }
 
+/**
+ * Scalar without outside requests: no default fonts from fonts.scalar.com (system fonts instead) and no
+ * request proxy (none is configured; "try it" calls go straight to this deployment).
+ */
+const SCALAR_CONFIGURATION = JSON.stringify({ withDefaultFonts: false });
+
 /** `/v1/openapi.json`, `/v1/docs` and `/v1/llms.txt`, all generated from the route definitions. */
 export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
   let cached: OpenApiDocument | null = null;
@@ -79,7 +85,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
   app.get(`${prefix}/docs`, (c) =>
     c.html(`<!doctype html>
 <html><head><meta charset="utf-8"><title>${info.title}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="${info.basePath}${prefix}/openapi.json"></script>
+<body><script id="api-reference" data-url="${info.basePath}${prefix}/openapi.json" data-configuration='${SCALAR_CONFIGURATION}'></script>
 <script src="${info.basePath}${prefix}/docs/scalar.js"></script></body></html>`),
   );
   app.get(`${prefix}/llms.txt`, (c) => c.text(toLlmsText(document())));

@@ -75,6 +75,11 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(`src="${base.replace("/v1", "")}/v1/docs/scalar.js"`);
     expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
+    // No outside host at all from the page; Scalar's default fonts (fonts.scalar.com) off, no proxy set.
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(page.text)?.[1] ?? "null") as Record<string, unknown>;
+    expect(configuration).toMatchObject({ withDefaultFonts: false });
+    expect(configuration).not.toHaveProperty("proxyUrl");
     const script = await h.call("GET", `${base}/docs/scalar.js`);
     expect(script.status).toBe(200);
     expect(script.text.length).toBeGreaterThan(100_000);
