@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { createAdminApp } from "./admin/app";
 import { createAdsApp } from "./ads/app";
 import type { AppEnv, CoreDeps } from "./core/context";
+import { rootLlmsText } from "./core/docs";
 import type { Providers } from "./providers";
 import { ApiError, errorBody } from "./core/errors";
 import { createQueueRoutes } from "./adapters/queue/routes";
@@ -27,6 +28,7 @@ export function createRootApp(deps: RuntimeDeps) {
   const admin = createAdminApp({ ...deps, blobs: assets.blobs });
   const root = new OpenAPIHono<AppEnv>();
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
+  root.get("/llms.txt", (c) => c.text(rootLlmsText()));
   root.all("/mail/*", (c) => mail.fetch(c.req.raw, c.env));
   root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));

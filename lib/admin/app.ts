@@ -40,16 +40,12 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   registerMailAdminRoutes(app, deps);
   registerMailPostmarkWebhookRoutes(app, deps);
   registerAdsAdminRoutes(app, deps);
-  app.openAPIRegistry.registerComponent("securitySchemes", "adminToken", {
-    type: "http",
-    scheme: "bearer",
-    description: "Operator token (`ADMIN_TOKEN`; embedded default in `.data/admin-token`).",
-  });
   registerDocs(app, {
     title: "Admin API",
     description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",
     basePath: "/admin",
     pathPrefix: "/v1",
+    auth: { scheme: "adminToken", description: "Operator token (`ADMIN_TOKEN`; embedded default in `.data/admin-token`)." },
   });
   return app;
 }

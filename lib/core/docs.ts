@@ -2,8 +2,21 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
+import { HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
 
-export type DocsInfo = { title: string; description: string; basePath: string; pathPrefix: string };
+export type DocsInfo = {
+  title: string;
+  description: string;
+  basePath: string;
+  pathPrefix: string;
+  /** The bearer scheme the operations name; customer API keys unless given (the admin API: the operator token). */
+  auth?: { scheme: string; description: string };
+};
+
+// OpenAPI 3.1 licence object; the generator's type only knows 3.0's `url`.
+const PROPRIETARY = { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string };
+
+const CUSTOMER_AUTH = { scheme: "bearerAuth", description: "API key of the customer. Scopes: `full` (read, write, send) and `reporting` (read-only)." };
 
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
@@ -15,18 +28,49 @@ function scalarScript(): string {
 }
 
 export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
-    type: "http",
-    scheme: "bearer",
-    description: "API key of the customer. Scopes: `full` (read, write, send) and `reporting` (read-only).",
-  });
-  return app.getOpenAPI31Document({
+  const auth = info.auth ?? CUSTOMER_AUTH;
+  app.openAPIRegistry.registerComponent("securitySchemes", auth.scheme, { type: "http", scheme: "bearer", description: auth.description });
+  const document = app.getOpenAPI31Document({
     openapi: "3.1.0",
-    info: { title: info.title, version: "v1", description: info.description },
+    // Not open source: offered under the operator's contract (SPDX: a licence reference of our own).
+    info: { title: info.title, version: "v1", description: info.description, license: PROPRIETARY },
     servers: [{ url: info.basePath, description: "This deployment" }],
     tags: [],
   });
+  return withConventionHeaders(document);
 }
+
+const OPERATION_METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
+
+/**
+ * The core middleware of every service app reads `Service-Version` and `X-Request-Id` on every request
+ * and sends `X-Request-Id` and `Service-Version` on every response: declared here once for all
+ * operations. Then the header and parameter components the document refers to are added (the routes
+ * refer to them by `$ref`; see `RESPONSE_HEADERS` and `HEADER_PARAMETERS`).
+ */
+function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(item as Json)) {
+      if (!OPERATION_METHODS.has(method)) continue;
+      const operation = value as { parameters?: unknown[]; responses?: Record<string, Json> };
+      operation.parameters = [...(operation.parameters ?? []), parameterRef("ServiceVersion"), parameterRef("RequestId")];
+      for (const response of Object.values(operation.responses ?? {})) {
+        if ("$ref" in response) continue;
+        response.headers = { "X-Request-Id": headerRef("X-Request-Id"), "Service-Version": headerRef("Service-Version"), ...(response.headers as Json | undefined) };
+      }
+    }
+  }
+  const text = JSON.stringify(document.paths);
+  const used = <T>(all: Record<string, T>, kind: string) => Object.fromEntries(Object.entries(all).filter(([name]) => text.includes(`"#/components/${kind}/${name}"`)));
+  document.components = { ...document.components, parameters: { ...document.components?.parameters, ...used(HEADER_PARAMETERS, "parameters") }, headers: { ...document.components?.headers, ...used(RESPONSE_HEADERS, "headers") } };
+  return document;
+}
+
+/**
+ * Scalar without outside requests: no default fonts from fonts.scalar.com (system fonts instead) and no
+ * request proxy (none is configured; "try it" calls go straight to this deployment).
+ */
+const SCALAR_CONFIGURATION = JSON.stringify({ withDefaultFonts: false });
 
 /** `/v1/openapi.json`, `/v1/docs` and `/v1/llms.txt`, all generated from the route definitions. */
 export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
@@ -41,7 +85,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
   app.get(`${prefix}/docs`, (c) =>
     c.html(`<!doctype html>
 <html><head><meta charset="utf-8"><title>${info.title}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="${info.basePath}${prefix}/openapi.json"></script>
+<body><script id="api-reference" data-url="${info.basePath}${prefix}/openapi.json" data-configuration='${SCALAR_CONFIGURATION}'></script>
 <script src="${info.basePath}${prefix}/docs/scalar.js"></script></body></html>`),
   );
   app.get(`${prefix}/llms.txt`, (c) => c.text(toLlmsText(document())));
@@ -53,7 +97,7 @@ type Json = Record<string, unknown>;
 export function toLlmsText(doc: OpenApiDocument): string {
   const lines: string[] = [`# ${doc.info.title} (${doc.info.version})`, "", doc.info.description ?? "", ""];
   const base = doc.servers?.[0]?.url ?? "";
-  lines.push(`Base URL: ${base}`, "Authentication: Authorization: Bearer <API key>", "");
+  lines.push(`Base URL: ${base}`, "Authentication: Authorization: Bearer <API key>", "Every request may send `Service-Version: v1` and `X-Request-Id`; every response carries `X-Request-Id` and `Service-Version`.", "");
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Json)) {
       const operation = op as Json;
@@ -63,7 +107,9 @@ export function toLlmsText(doc: OpenApiDocument): string {
       if (operation.description) lines.push("", String(operation.description));
       const security = (operation.security as Json[] | undefined)?.[0];
       if (security) lines.push(`Scope: ${Object.values(security).flat().join(", ") || "none"}`);
-      for (const p of (operation.parameters as Json[] | undefined) ?? []) {
+      for (const raw of (operation.parameters as Json[] | undefined) ?? []) {
+        const p = resolveRef(doc, raw);
+        if (p.name === "Service-Version" || p.name === "X-Request-Id") continue;
         const schema = resolve(doc, p.schema as Json | undefined);
         lines.push(`- ${String(p.in)} \`${String(p.name)}\`${p.required ? " (required)" : ""}: ${describe(schema)}${p.description ? ` — ${String(p.description)}` : ""}`);
       }
@@ -73,6 +119,8 @@ export function toLlmsText(doc: OpenApiDocument): string {
       for (const [status, response] of Object.entries(operation.responses as Json)) {
         const r = response as Json;
         lines.push(`Response ${status}: ${String(r.description ?? "")}`);
+        const headers = Object.keys((r.headers as Json | undefined) ?? {}).filter((name) => name !== "X-Request-Id" && name !== "Service-Version");
+        if (headers.length > 0) lines.push(`  Headers: ${headers.join(", ")}`);
         const schema = ((r.content as Json | undefined)?.["application/json"] as Json | undefined)?.schema as Json | undefined;
         if (schema && status.startsWith("2")) lines.push(...fields(doc, schema, "  "));
       }
@@ -80,6 +128,14 @@ export function toLlmsText(doc: OpenApiDocument): string {
     }
   }
   return lines.join("\n");
+}
+
+/** A `#/components/<kind>/<name>` reference to its object (one level). */
+function resolveRef(doc: OpenApiDocument, value: Json): Json {
+  const ref = value.$ref;
+  if (typeof ref !== "string") return value;
+  const [, , kind, name] = ref.split("/");
+  return ((doc.components as Record<string, Record<string, Json> | undefined> | undefined)?.[kind ?? ""]?.[name ?? ""] as Json | undefined) ?? {};
 }
 
 function resolve(doc: OpenApiDocument, schema: Json | undefined): Json {
@@ -92,27 +148,78 @@ function resolve(doc: OpenApiDocument, schema: Json | undefined): Json {
   return schema;
 }
 
-function describe(schema: Json): string {
+/** `allOf` merged into one object schema (properties and required of every part), recursively. */
+function flatten(doc: OpenApiDocument, raw: Json | undefined): Json {
+  const schema = resolve(doc, raw);
+  if (!Array.isArray(schema.allOf)) return schema;
+  const parts = (schema.allOf as Json[]).map((part) => flatten(doc, part));
+  return {
+    ...schema,
+    type: "object",
+    properties: Object.assign({}, ...parts.map((part) => (part.properties as Json | undefined) ?? {}), (schema.properties as Json | undefined) ?? {}),
+    required: [...parts.flatMap((part) => (part.required as string[] | undefined) ?? []), ...((schema.required as string[] | undefined) ?? [])],
+  };
+}
+
+/** The alternatives of an `anyOf`/`oneOf`, without the `null` of a nullable one. */
+function alternatives(doc: OpenApiDocument, schema: Json): Json[] {
+  const list = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
+  return (list ?? []).map((alt) => flatten(doc, alt)).filter((alt) => alt.type !== "null");
+}
+
+function describe(schema: Json, doc?: OpenApiDocument): string {
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => JSON.stringify(v)).join(", ")}`;
+  if (doc && (schema.anyOf || schema.oneOf)) {
+    const list = ((schema.anyOf ?? schema.oneOf) as Json[]).map((alt) => flatten(doc, alt));
+    return [...new Set(list.map((alt) => describe(alt, doc)))].join(" | ");
+  }
   const type = Array.isArray(schema.type) ? schema.type.join("|") : String(schema.type ?? "object");
   return schema.format ? `${type} (${String(schema.format)})` : type;
 }
 
 function fields(doc: OpenApiDocument, raw: Json, indent: string, depth = 0): string[] {
-  const schema = resolve(doc, raw);
+  const schema = flatten(doc, raw);
   if (depth > 3) return [];
   const props = schema.properties as Json | undefined;
   if (!props) {
     if (schema.type === "array" && schema.items) return fields(doc, schema.items as Json, indent, depth);
-    return [];
+    const alts = alternatives(doc, schema).filter((alt) => alt.properties || alt.items || alt.allOf);
+    if (alts.length === 1) return fields(doc, alts[0] as Json, indent, depth);
+    // Several shapes (e.g. an image or a video render): each with its fields.
+    return alts.flatMap((alt, i) => {
+      const lines = fields(doc, alt, `${indent}  `, depth + 1);
+      return lines.length > 0 ? [`${indent}- variant ${i + 1}${alt.description ? ` — ${String(alt.description)}` : ""}:`, ...lines] : [];
+    });
   }
   const required = new Set((schema.required as string[] | undefined) ?? []);
   const out: string[] = [];
   for (const [name, value] of Object.entries(props)) {
-    const child = resolve(doc, value as Json);
+    const child = flatten(doc, value as Json);
     const desc = child.description ?? (value as Json).description;
-    out.push(`${indent}- ${name}${required.has(name) ? " (required)" : ""}: ${describe(child)}${desc ? ` — ${String(desc)}` : ""}`);
+    out.push(`${indent}- ${name}${required.has(name) ? " (required)" : ""}: ${describe(child, doc)}${desc ? ` — ${String(desc)}` : ""}`);
     out.push(...fields(doc, child, `${indent}  `, depth + 1));
   }
   return out;
+}
+
+const SERVICES = [
+  { title: "Mail service API", base: "/mail/v1", summary: "Newsletter and transactional mail over Postmark: blocks, templates, sends, send jobs, suppressions, webhooks, assets." },
+  { title: "Ads service API", base: "/ads/v1", summary: "Meta ads behind a uniform API: media, ad sets, creatives, ads, status, templates, audiences, targeting, insights, plan, webhooks." },
+  { title: "Admin API", base: "/admin/v1", summary: "Operator API: customers, their mail and ads settings, and API keys (operator token)." },
+] as const;
+
+/**
+ * The root `/llms.txt` (llmstxt.org format): the three services with their plain-text reference, OpenAPI
+ * document and docs page. `npm start` serves it from the root app; Vercel serves the same text as the
+ * static `public/llms.txt` (a test keeps the two equal).
+ */
+export function rootLlmsText(): string {
+  const lines = ["# Mail and ads middleware", "", "> Three HTTP APIs of one deployment. Each has a plain-text reference for LLMs (every operation with its parameters, body and responses), an OpenAPI 3.1 document and an interactive docs page. Authentication: `Authorization: Bearer <key>`.", ""];
+  for (const service of SERVICES) {
+    lines.push(`## ${service.title}`, "", service.summary, "");
+    lines.push(`- [${service.title}, plain-text reference](${service.base}/llms.txt): every operation, for LLMs`);
+    lines.push(`- [OpenAPI document](${service.base}/openapi.json): OpenAPI 3.1, the source of the other two`);
+    lines.push(`- [Docs](${service.base}/docs): interactive reference`, "");
+  }
+  return lines.join("\n");
 }

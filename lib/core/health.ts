@@ -11,10 +11,13 @@ export const Health = z
   })
   .openapi("Health");
 
+const healthOperationIds: Record<ServiceName, string> = { mail: "getMailHealth", ads: "getAdsHealth", admin: "getAdminHealth" };
+
 export function registerGetHealth(router: OpenAPIHono<AppEnv>, deps: CoreDeps, service: ServiceName): void {
   const route = serviceRoute(deps, "account", {
     method: "get",
     path: "/v1/health",
+    operationId: healthOperationIds[service],
     tags: ["System"],
     summary: "Health check",
     description: "Answers `ok` when the service can reach its database. Needs any valid key (scope `reporting` suffices).",

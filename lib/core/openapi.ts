@@ -33,32 +33,73 @@ const AdsDetail = z
   })
   .openapi("ErrorFieldIssue");
 
-function errorSchema(service: ServiceName) {
-  const details =
-    service === "ads"
-      ? z
-          .union([
-            z.array(AdsDetail),
-            z.object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) }).openapi({ description: "Onboarding items still missing." }),
-            z.object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) }).openapi({ description: "Fields set by the target configuration." }),
-            z.record(z.string(), z.unknown()),
-            z.null(),
-          ])
-          .openapi({ description: "`[{field, issue}]` for validation errors, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields, an object with `reason` for conflicts, else null." })
-      : z
-          .union([z.array(MailDetail), z.record(z.string(), z.unknown())])
-          .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object with `reason` for some conflicts and readiness problems." });
-  return z
-    .object({
-      error: z.object({
+const MailReason = z
+  .object({
+    reason: z.string().optional().openapi({ description: "Machine-readable cause, e.g. `spam_complaint`, `idempotency_key_reused`, `already_running`.", example: "spam_complaint" }),
+    missing: z.array(z.string()).optional().openapi({ description: "403 of an account whose sending is not set up: the items an administrator must still complete.", example: ["broadcast_stream"] }),
+  })
+  .catchall(z.unknown())
+  .openapi({ description: "The cause of a conflict (`reason`, with what it concerns) or, on a 403 of an account not set up, `missing` items." });
+
+/**
+ * The mail spec's error body: `details` is an array of `{ path, message }` (empty when no field is to
+ * blame). Only the 409 conflicts (e.g. reactivating a spam complaint: `details.reason`) and the 403 of an
+ * account whose sending is not set up (`details.missing`) carry an object instead: `MailConflictError`.
+ */
+function mailErrorSchema(status: number) {
+  const withObject = status === 409 || status === 403;
+  const details = withObject
+    ? z.union([z.array(MailDetail), MailReason]).openapi({ description: "`[{path, message}]`, or for conflicts an object with `reason` (403 of an account not set up: `missing`)." })
+    : z.array(MailDetail).openapi({ description: "`[{path, message}]` naming each offending field; empty when no field is to blame." });
+  return errorObject("mail", details).openapi(withObject ? "MailConflictError" : "MailError");
+}
+
+function errorObject(service: ServiceName, details: z.ZodType) {
+  return z.object({
+    error: z
+      .object({
         code: z.enum(errorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
         message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
         details,
         message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
-      }).openapi({ description: "What went wrong." }),
-      request_id: RequestId,
-    })
-    .openapi(service === "ads" ? "AdsError" : service === "admin" ? "AdminError" : "MailError");
+      })
+      .openapi({ description: "What went wrong." }),
+    request_id: RequestId,
+  });
+}
+
+const AdsMissing = z.object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) }).openapi({ description: "Onboarding items still missing." });
+const AdsLocked = z.object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) }).openapi({ description: "Fields set by the target configuration." });
+
+/**
+ * The ads spec's error body per status: 400/422 carry `[{field, issue}]`, `{missing}` (incomplete
+ * onboarding) or `{locked_fields}` (`AdsValidationError`); 402 and 409 an object naming the state
+ * (`account_state`, the plan's figures, `reason`) (`AdsStateError`); every other status `null` (`AdsError`).
+ * Errors passed on from the platform carry `null` whatever their status.
+ */
+function adsErrorSchema(status: number) {
+  if (status === 400 || status === 422) {
+    const details = z
+      .union([z.array(AdsDetail), AdsMissing, AdsLocked, z.null()])
+      .openapi({ description: "`[{field, issue}]` for invalid fields, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields; null for malformed JSON." });
+    return errorObject("ads", details).openapi("AdsValidationError");
+  }
+  if (status === 402 || status === 409) {
+    const details = z
+      .union([z.record(z.string(), z.unknown()), z.null()])
+      .openapi({ description: "The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); null when there is nothing more to say." });
+    return errorObject("ads", details).openapi("AdsStateError");
+  }
+  return errorObject("ads", z.null().openapi({ description: "Always null for this status." })).openapi("AdsError");
+}
+
+function errorSchema(service: ServiceName, status: number) {
+  if (service === "mail") return mailErrorSchema(status);
+  if (service === "ads") return adsErrorSchema(status);
+  const details = z
+    .union([z.array(MailDetail), z.record(z.string(), z.unknown())])
+    .openapi({ description: "`[{path, message}]` for field problems (empty when none); an object for conflicts and readiness problems." });
+  return errorObject(service, details).openapi("AdminError");
 }
 
 const descriptions: Record<number, string> = {
@@ -91,7 +132,6 @@ export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 422 | 429 | 
 
 /** One response object per status, sharing the service's named error schema. */
 export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
-  const schema = errorSchema(service);
   // Wherever authentication can fail, failing too often answers 429 (failed authentications per address).
   const all = statuses.includes(401) && !statuses.includes(429) ? [...statuses, 429 as const] : statuses;
   return Object.fromEntries(
@@ -99,9 +139,10 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
       status,
       {
         description: descriptions[status],
+        ...(status === 429 ? { headers: { "Retry-After": headerRef("Retry-After") } } : {}),
         content: {
           "application/json": {
-            schema,
+            schema: errorSchema(service, status),
             example: {
               error: { code: examples[status], message: descriptions[status], details: service === "ads" ? null : [] },
               request_id: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a",
@@ -110,7 +151,40 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
         },
       },
     ]),
-  ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof errorSchema> } } }>;
+  ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof mailErrorSchema> } } }>;
 }
 
 export { statusOf };
+
+type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };
+
+/**
+ * The headers of the API conventions, referenced from the operations as `#/components/headers/<name>`
+ * and `#/components/parameters/<name>`; `buildDocument` adds those a document uses.
+ */
+export const RESPONSE_HEADERS: Record<string, HeaderObject> = {
+  "X-Request-Id": { description: "Id of this request: the caller's `X-Request-Id` when valid, otherwise a generated UUID. Also `request_id` in the body.", required: true, schema: { type: "string", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" } },
+  "Service-Version": { description: "Version of the API that answered.", required: true, schema: { type: "string", example: "v1" } },
+  "X-RateLimit-Limit": { description: "Requests allowed per window for this customer (every authenticated request; omitted when the limiter is unreachable).", schema: { type: "integer", example: 1000 } },
+  "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer", example: 998 } },
+  "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer", example: 42 } },
+  "RateLimit-Policy": { description: "IETF form of the policy: quota `q` per window `w` seconds.", schema: { type: "string", example: '"per-customer";q=1000;w=60' } },
+  RateLimit: { description: "IETF form of the state: remaining `r`, seconds to reset `t`.", schema: { type: "string", example: '"per-customer";r=998;t=42' } },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", example: 30 } },
+  "Idempotent-Replayed": { description: "`true` when this is the stored first response to the same `Idempotency-Key`, replayed without doing the work again.", schema: { type: "string", enum: ["true"], example: "true" } },
+};
+
+export const HEADER_PARAMETERS: Record<string, { name: string; in: "header"; required: false; description: string; schema: Record<string, unknown> }> = {
+  ServiceVersion: { name: "Service-Version", in: "header", required: false, description: "Pins the API version; any value but `v1` answers 400.", schema: { type: "string", example: "v1" } },
+  RequestId: { name: "X-Request-Id", in: "header", required: false, description: "Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated.", schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", example: "portal-7f3a9c" } },
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description: "Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`.",
+    schema: { type: "string", minLength: 1, maxLength: 255, example: "7d0a1f5e-3b2c-4d8e-9f10-2a3b4c5d6e7f" },
+  },
+};
+
+export const headerRef = (name: keyof typeof RESPONSE_HEADERS & string) => ({ $ref: `#/components/headers/${name}` });
+export const parameterRef = (name: keyof typeof HEADER_PARAMETERS & string) => ({ $ref: `#/components/parameters/${name}` });

@@ -2,6 +2,7 @@ import { createRoute, type RouteConfig } from "@hono/zod-openapi";
 import type { MiddlewareHandler } from "hono";
 import type { Access, AppEnv, CoreDeps, Principal } from "./context";
 import { ApiError, ConflictError, ForbiddenError, PaymentRequiredError } from "./errors";
+import { headerRef, parameterRef } from "./openapi";
 import { sha256Hex } from "./secrets";
 
 const WRITE_METHODS = new Set(["post", "put", "patch"]);
@@ -15,13 +16,37 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  */
 export function serviceRoute<const R extends RouteConfig>(deps: CoreDeps, access: Access | "account", route: R) {
   const scope = access === "read" || access === "account" ? "reporting" : "full";
+  const write = WRITE_METHODS.has(route.method);
   const middleware: MiddlewareHandler<AppEnv>[] = [requireAccess(access)];
-  if (WRITE_METHODS.has(route.method)) middleware.push(idempotency(deps));
-  return createRoute({
-    ...route,
-    security: [{ bearerAuth: [scope] }],
-    middleware: [...middleware, ...asArray(route.middleware)],
-  });
+  if (write) middleware.push(idempotency(deps));
+  const config = { ...route, security: [{ bearerAuth: [scope] }], middleware: [...middleware, ...asArray(route.middleware)] };
+  // The headers only change the document, not the handler's types.
+  const parameters = write ? [...(route.parameters ?? []), parameterRef("IdempotencyKey")] : route.parameters;
+  return createRoute({ ...config, parameters, responses: documentHeaders(route.responses, write) } as unknown as typeof config);
+}
+
+const RATE_LIMIT_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy", "RateLimit"] as const;
+
+/**
+ * The response headers this route's middleware adds, per status: the rate-limit headers on every answer
+ * after authentication; on writes `Idempotent-Replayed` wherever a stored answer can be replayed (below
+ * 500, not 429) and `Retry-After` on the 409 of a key still in use. (`X-Request-Id` and `Service-Version`
+ * are on every response of every route: `buildDocument` adds them.)
+ */
+function documentHeaders(responses: RouteConfig["responses"], write: boolean): RouteConfig["responses"] {
+  return Object.fromEntries(
+    Object.entries(responses).map(([code, response]) => {
+      if ("$ref" in response) return [code, response];
+      const status = Number(code);
+      const names: string[] = status === 401 ? [] : [...RATE_LIMIT_HEADERS];
+      if (write && status < 500 && status !== 429) names.push("Idempotent-Replayed");
+      if (write && status === 409) names.push("Retry-After");
+      const headers = Object.fromEntries(names.map((name) => [name, headerRef(name)]));
+      if (response.headers && !("_zod" in response.headers)) Object.assign(headers, response.headers);
+      else if (response.headers) return [code, response];
+      return [code, names.length > 0 ? { ...response, headers } : response];
+    }),
+  );
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {

@@ -1,9 +1,8 @@
 import type { Database } from "../db/client";
 import type { BlockRow } from "./setup/blocks";
-import { usableBlocksById } from "./setup/blocks";
+import { unusableBlocksError, usableBlocksById } from "./setup/blocks";
 import { getDesignRules } from "./setup/design";
 import { getFrame } from "./setup/frame";
-import { ForbiddenError } from "../core/errors";
 import { LruCache } from "../core/lru-cache";
 import { compileStack, createMjmlCache, type CompileResult } from "./render";
 import { renderTile, tileCacheKey, type Tile } from "./render/tile";
@@ -40,10 +39,8 @@ export type StackRenderInput = {
 export async function renderForCustomer(db: Database, customer: { id: string; name: string }, input: StackRenderInput): Promise<CompileResult> {
   const ids = [...new Set(input.stack.map((entry) => entry.block_id))];
   const usable = await usableBlocksById(db, customer.id, ids);
-  const unusable = ids.filter((id) => !usable.has(id));
-  if (unusable.length > 0) {
-    throw new ForbiddenError("The stack references blocks that are not enabled or not active for this account.", { block_ids: unusable });
-  }
+  const unusable = unusableBlocksError(input.stack, usable);
+  if (unusable) throw unusable;
   const [design, frame] = await Promise.all([getDesignRules(db, customer.id), frameFor(db, customer.id, customer.name)]);
   return compileStack(
     {

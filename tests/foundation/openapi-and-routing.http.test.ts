@@ -19,7 +19,7 @@ const services = [
   ["admin", "/admin/v1"],
 ] as const;
 
-type Operation = { responses?: Record<string, unknown>; security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[] };
+type Operation = { operationId?: string; responses?: Record<string, unknown>; security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[] };
 type Doc = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
 
 const docs = new Map<string, Doc>();
@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 describe.each(services)("%s OpenAPI document", (name, base) => {
-  test("is OpenAPI 3.1 and passes `redocly lint`", async () => {
+  test("is OpenAPI 3.1 and passes `redocly lint` (recommended rules) with zero warnings", async () => {
     const dir = mkdtempSync(join(tmpdir(), "openapi-"));
     const file = join(dir, `${name}.json`);
     writeFileSync(file, JSON.stringify(docs.get(name)));
@@ -46,7 +46,11 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
     }).catch((error: { stdout: string; stderr: string; code: number }) => error);
     const output = `${result.stdout}\n${result.stderr}`;
     expect("code" in result ? result.code : 0, output).toBe(0);
-    expect(output).toMatch(/valid/i);
+    expect(output).toMatch(/Your API description is valid/);
+    // Zero problems of any severity: the stylish format prints each as `line:col  warning|error  rule …`.
+    const problems = output.split("\n").filter((line) => /^\s*\d+:\d+\s+(warning|error)\s/.test(line));
+    expect(problems).toEqual([]);
+    expect(output).not.toMatch(/You have \d+ warnings?/);
   }, 120_000);
 
   test("every schema is named and every property carries a description", () => {
@@ -71,6 +75,11 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
     expect(page.status).toBe(200);
     expect(page.text).toContain(`src="${base.replace("/v1", "")}/v1/docs/scalar.js"`);
     expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
+    // No outside host at all from the page; Scalar's default fonts (fonts.scalar.com) off, no proxy set.
+    expect(page.text).not.toMatch(/https?:\/\//);
+    const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(page.text)?.[1] ?? "null") as Record<string, unknown>;
+    expect(configuration).toMatchObject({ withDefaultFonts: false });
+    expect(configuration).not.toHaveProperty("proxyUrl");
     const script = await h.call("GET", `${base}/docs/scalar.js`);
     expect(script.status).toBe(200);
     expect(script.text.length).toBeGreaterThan(100_000);
@@ -81,6 +90,186 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
       for (const method of Object.keys(item)) expect(llms.text).toContain(`## ${method.toUpperCase()} ${path}`);
     }
   });
+});
+
+const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
+
+test("every operation of the three documents has a camelCase operationId, unique across them", () => {
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  for (const [name] of services) {
+    for (const [path, item] of Object.entries((docs.get(name) as Doc).paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!METHODS.has(method)) continue;
+        const where = `${name} ${method.toUpperCase()} ${path}`;
+        const id = operation.operationId;
+        if (!id || !/^[a-z][a-zA-Z0-9]*$/.test(id)) problems.push(`${where}: operationId ${String(id)}`);
+        else if (seen.has(id)) problems.push(`${where}: operationId ${id} also used by ${seen.get(id)}`);
+        else seen.set(id, where);
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+  // The `/v1/platform/…` aliases of the ads routes are served but not documented (so not named twice).
+  expect(Object.keys((docs.get("ads") as Doc).paths).filter((path) => path.startsWith("/v1/platform/"))).toEqual([]);
+  expect(seen.size).toBeGreaterThan(100);
+});
+
+test("request fields and parameters with a default are optional (BlockReference.values, SendRequest.params, suppression streams)", () => {
+  const problems: string[] = [];
+  const checked: string[] = [];
+  type S = { $ref?: string; required?: string[]; properties?: Record<string, S & { default?: unknown }>; items?: S; anyOf?: S[]; oneOf?: S[]; allOf?: S[] };
+  for (const [name] of services) {
+    const doc = docs.get(name) as Doc & { components: { schemas: Record<string, S> } };
+    const visit = (raw: S | undefined, where: string, seen: Set<string>) => {
+      if (!raw) return;
+      let schema = raw;
+      if (raw.$ref) {
+        const ref = raw.$ref.split("/").pop() as string;
+        if (seen.has(ref)) return;
+        seen.add(ref);
+        schema = doc.components.schemas[ref] as S;
+      }
+      for (const [prop, value] of Object.entries(schema.properties ?? {})) {
+        if (value.default !== undefined) checked.push(`${where}.${prop}`);
+        if (value.default !== undefined && schema.required?.includes(prop)) problems.push(`${where}.${prop}`);
+        visit(value, `${where}.${prop}`, seen);
+      }
+      visit(schema.items, `${where}[]`, seen);
+      for (const alt of [...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])]) visit(alt, where, seen);
+    };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const op = operation as Operation & { requestBody?: { content?: Record<string, { schema?: S }> }; parameters?: { required?: boolean; schema?: { default?: unknown }; name: string }[] };
+        for (const media of Object.values(op.requestBody?.content ?? {})) visit(media.schema, `${name} ${method.toUpperCase()} ${path} body`, new Set());
+        for (const p of op.parameters ?? []) if (p.required && p.schema?.default !== undefined) problems.push(`${name} ${method.toUpperCase()} ${path} ${p.name}`);
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+  expect(checked).toEqual(expect.arrayContaining(["mail POST /v1/templates/{id}/send body.params", "mail POST /v1/suppressions/lookup body.stream"]));
+});
+
+test("mail error bodies per status: `details` is an array of { path, message }; an object only on 403 and 409", () => {
+  const doc = docs.get("mail") as Doc & { components: { schemas: Record<string, { properties: Record<string, { properties: Record<string, { type?: string; items?: { $ref?: string } }> }> }> } };
+  const details = doc.components.schemas.MailError?.properties.error?.properties.details;
+  expect(details).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } });
+  const wrong: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
+        if (!/^[45]/.test(status)) continue;
+        const expected = status === "403" || status === "409" ? "MailConflictError" : "MailError";
+        const ref = response.content?.["application/json"]?.schema?.$ref;
+        if (ref !== `#/components/schemas/${expected}`) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(ref)}`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+});
+
+test("ads error bodies per status: the document names one schema per status kind, and real answers match it", async () => {
+  const doc = docs.get("ads") as Doc;
+  const expected = (status: string) => (status === "400" || status === "422" ? "AdsValidationError" : status === "402" || status === "409" ? "AdsStateError" : "AdsError");
+  const wrong: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
+        if (!/^[45]/.test(status)) continue;
+        const ref = response.content?.["application/json"]?.schema?.$ref;
+        if (ref !== `#/components/schemas/${expected(status)}`) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(ref)}`);
+      }
+    }
+  }
+  expect(wrong).toEqual([]);
+  const customer = await h.customer();
+  const unauthorized = await h.call("GET", "/ads/v1/adsets", { key: "ak_live_wrong" });
+  expect(unauthorized.status).toBe(401);
+  expect(unauthorized.json.error.details).toBeNull();
+  const forbidden = await h.call("POST", "/ads/v1/adsets", { key: customer.adsReporting, body: {} });
+  expect(forbidden.status).toBe(403);
+  expect(forbidden.json.error.details).toBeNull();
+  const missing = await h.call("PATCH", "/ads/v1/adsets/00000000-0000-4000-8000-000000000000", { key: customer.adsFull, body: { name: "x" } });
+  expect([404, 422]).toContain(missing.status);
+  if (missing.status === 404) expect(missing.json.error.details).toBeNull();
+  const invalid = await h.call("GET", "/ads/v1/adsets?limit=0", { key: customer.adsFull });
+  expect(invalid.status).toBe(422);
+  expect(invalid.json.error.details).toEqual([expect.objectContaining({ field: "limit" })]);
+});
+
+type Header = { $ref?: string; required?: boolean };
+type DocResponse = { headers?: Record<string, Header>; $ref?: string };
+
+test("request and response headers are declared: conventions everywhere, idempotency on writes, rate limits, Retry-After, ETag, Location", () => {
+  const problems: string[] = [];
+  for (const [name] of services) {
+    const doc = docs.get(name) as Doc & { components: { parameters: Record<string, { name: string }> } };
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!METHODS.has(method)) continue;
+        const where = `${name} ${method.toUpperCase()} ${path}`;
+        const params = (operation.parameters ?? []).map((p) => {
+          const ref = (p as { $ref?: string }).$ref;
+          return ref ? doc.components.parameters[ref.split("/").pop() as string]?.name : p.name;
+        });
+        for (const header of ["Service-Version", "X-Request-Id"]) if (!params.includes(header)) problems.push(`${where}: no ${header} parameter`);
+        const customerWrite = name !== "admin" && ["post", "put", "patch"].includes(method) && (operation.security ?? []).some((s) => "bearerAuth" in s);
+        if (customerWrite !== params.includes("Idempotency-Key")) problems.push(`${where}: Idempotency-Key ${customerWrite ? "missing" : "declared on a route without idempotency"}`);
+        for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, DocResponse>)) {
+          const headers = response.headers ?? {};
+          if (!headers["X-Request-Id"]) problems.push(`${where} ${status}: no X-Request-Id header`);
+          if (status === "429" && !headers["Retry-After"]) problems.push(`${where} 429: no Retry-After header`);
+          const authenticated = name !== "admin" && (operation.security ?? []).some((s) => "bearerAuth" in s);
+          if (authenticated && status !== "401" && !headers["X-RateLimit-Remaining"]) problems.push(`${where} ${status}: no rate-limit headers`);
+          if (customerWrite && status.startsWith("2") && !headers["Idempotent-Replayed"]) problems.push(`${where} ${status}: no Idempotent-Replayed header`);
+          if (customerWrite && status === "409" && !headers["Retry-After"]) problems.push(`${where} 409: no Retry-After header`);
+        }
+      }
+    }
+  }
+  expect(problems).toEqual([]);
+  const tile = (docs.get("mail") as Doc).paths["/v1/blocks/{id}/tile"]?.get?.responses as Record<string, DocResponse>;
+  expect(tile["200"]?.headers?.ETag?.required).toBe(true);
+  expect(tile["304"]?.headers?.ETag?.required).toBe(true);
+  const preview = (docs.get("ads") as Doc).paths["/v1/templates/{id}/preview.png"]?.get?.responses as Record<string, DocResponse>;
+  expect(Object.keys(preview).filter((status) => /^[23]/.test(status))).toEqual(["302"]);
+  expect(preview["302"]?.headers?.Location?.required).toBe(true);
+});
+
+test("a real answer carries the headers its response declares", async () => {
+  const customer = await h.customer();
+  const doc = docs.get("mail") as Doc & { components: { headers: Record<string, { required?: boolean }> } };
+  const declared = ((doc.paths["/v1/blocks"]?.get?.responses ?? {}) as Record<string, DocResponse>)["200"]?.headers ?? {};
+  const r = await h.call("GET", "/mail/v1/blocks", { key: customer.mailFull, headers: { "X-Request-Id": "portal-check-1", "Service-Version": "v1" } });
+  expect(r.status).toBe(200);
+  // Every declared header but the idempotency one (a GET has none) is sent on an authenticated read.
+  expect(Object.keys(declared).length).toBeGreaterThanOrEqual(7);
+  for (const header of Object.keys(declared)) expect(r.headers.get(header), header).not.toBeNull();
+  expect(r.headers.get("X-Request-Id")).toBe("portal-check-1");
+});
+
+test("llms.txt: allOf/anyOf fields are listed; the root /llms.txt indexes the three services (and public/llms.txt is the same text for Vercel)", async () => {
+  const mail = (await h.call("GET", "/mail/v1/llms.txt")).text;
+  const job = mail.slice(mail.indexOf("## GET /v1/send-jobs/{id}\n"), mail.indexOf("\n## ", mail.indexOf("## GET /v1/send-jobs/{id}\n") + 5));
+  expect(job).toContain("- status (required)");
+  expect(job).toContain("- stats (required)");
+  expect(job).toContain("- timeline (required)");
+  const webhook = mail.slice(mail.indexOf("## POST /v1/webhooks\n"), mail.indexOf("\n## ", mail.indexOf("## POST /v1/webhooks\n") + 5));
+  expect(webhook).toContain("- secret (required)");
+  const ads = (await h.call("GET", "/ads/v1/llms.txt")).text;
+  const adsWebhook = ads.slice(ads.indexOf("## POST /v1/webhooks\n"), ads.indexOf("\n## ", ads.indexOf("## POST /v1/webhooks\n") + 5));
+  expect(adsWebhook).toContain("- signing_secret (required)");
+
+  const root = await h.call("GET", "/llms.txt");
+  expect(root.status).toBe(200);
+  expect(root.text).toMatch(/^# /);
+  for (const [, base] of services) {
+    for (const page of ["llms.txt", "openapi.json", "docs"]) {
+      expect(root.text).toContain(`](${base}/${page})`);
+      expect((await h.call("GET", `${base}/${page}`)).status, `${base}/${page}`).toBe(200);
+    }
+  }
+  expect(readFileSync("public/llms.txt", "utf8")).toBe(root.text);
 });
 
 const entries: Record<string, unknown> = { "/api/mail": mailEntry, "/api/ads": adsEntry, "/api/admin": adminEntry, "/api/cron": cronEntry };

@@ -101,7 +101,10 @@ describe("POST /v1/render/preview", () => {
     const other = await h.customer();
     const notEnabled = await h.call("POST", "/mail/v1/render/preview", { key: other.mailFull, body: { blocks: stack() } });
     expect(notEnabled.status, describeResponse(notEnabled)).toBe(403);
-    expect(notEnabled.json.error.details.block_ids).toHaveLength(2);
+    // The spec's error body: one `{ path, message }` per stack entry naming a block the account cannot use.
+    expect(notEnabled.json.error.details).toEqual(
+      stack().map((entry: { block_id: string }, i: number) => ({ path: `blocks.${i}.block_id`, message: expect.stringContaining(entry.block_id) })),
+    );
     const js = await h.call("POST", "/mail/v1/render/preview", {
       key: c.mailFull,
       body: { blocks: [{ block_id: byslug("button").id, values: { label: "x", url: "javascript:alert(1)" } }] },

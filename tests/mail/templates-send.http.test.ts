@@ -165,6 +165,7 @@ describe("POST /v1/templates/{id}/send", () => {
     const over = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "b@example.com", params } });
     expect(over.status, describeResponse(over)).toBe(429);
     expect(over.json.error.code).toBe("quota_exceeded");
+    expect(over.json.error.details).toEqual([]);
 
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { mode: "sandbox" } });
     const received = q.simulator.stats().received;

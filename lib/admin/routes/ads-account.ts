@@ -20,6 +20,7 @@ export function registerAdsAccountRoutes(router: OpenAPIHono<AppEnv>, deps: AdsD
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/ads/account",
+      operationId: "getCustomerAdAccount",
       tags: ["Ads onboarding"],
       summary: "Show a customer's ad account onboarding",
       description:
@@ -39,6 +40,7 @@ export function registerAdsAccountRoutes(router: OpenAPIHono<AppEnv>, deps: AdsD
     createRoute({
       method: "patch",
       path: "/v1/customers/{id}/ads/account",
+      operationId: "updateCustomerAdAccount",
       tags: ["Ads onboarding"],
       summary: "Set a customer's ad account onboarding",
       description:

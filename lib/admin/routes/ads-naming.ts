@@ -15,6 +15,7 @@ export function registerAdsNamingRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/ads/naming",
+      operationId: "getCustomerAdNaming",
       tags: ["Ads naming"],
       summary: "Show the naming convention",
       description: "Patterns of ad set and ad names. Defaults: `{target}-{date}-{seq}` (e.g. `demo-20260115-001`) and `{adset}-ad{seq}` (e.g. `demo-20260115-001-ad001`).",
@@ -33,6 +34,7 @@ export function registerAdsNamingRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
     createRoute({
       method: "patch",
       path: "/v1/customers/{id}/ads/naming",
+      operationId: "updateCustomerAdNaming",
       tags: ["Ads naming"],
       summary: "Change the naming convention",
       description:

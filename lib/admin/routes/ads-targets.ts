@@ -16,6 +16,7 @@ export function registerAdsTargetRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
     createRoute({
       method: "post",
       path: "/v1/customers/{id}/ads/targets",
+      operationId: "createCustomerAdTarget",
       tags: ["Ads targets"],
       summary: "Create a target",
       description:
@@ -35,6 +36,7 @@ export function registerAdsTargetRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/ads/targets",
+      operationId: "listCustomerAdTargets",
       tags: ["Ads targets"],
       summary: "List a customer's targets",
       description: "All targets, ordered by key.",
@@ -53,6 +55,7 @@ export function registerAdsTargetRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/ads/targets/{key}",
+      operationId: "getCustomerAdTarget",
       tags: ["Ads targets"],
       summary: "Get a target",
       security,
@@ -71,6 +74,7 @@ export function registerAdsTargetRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDe
     createRoute({
       method: "patch",
       path: "/v1/customers/{id}/ads/targets/{key}",
+      operationId: "updateCustomerAdTarget",
       tags: ["Ads targets"],
       summary: "Change a target",
       description:

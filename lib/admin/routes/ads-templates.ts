@@ -78,6 +78,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "post",
       path: "/v1/ads/templates",
+      operationId: "createLibraryAdTemplate",
       tags,
       summary: "Create an ad template",
       description: `A template for every customer it is assigned to. ${LAYOUT_RULES}`,
@@ -92,6 +93,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "get",
       path: "/v1/ads/templates",
+      operationId: "listLibraryAdTemplates",
       tags,
       summary: "List ad templates",
       description: "All templates, active and inactive, by name.",
@@ -105,6 +107,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "get",
       path: "/v1/ads/templates/{template_id}",
+      operationId: "getLibraryAdTemplate",
       tags,
       summary: "Get an ad template",
       security,
@@ -118,6 +121,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "patch",
       path: "/v1/ads/templates/{template_id}",
+      operationId: "updateLibraryAdTemplate",
       tags,
       summary: "Change or deactivate an ad template",
       description: "Partial; the result is checked as a whole (422 with paths) and gets a new `revision`, so preview URLs render again. `status: inactive` hides the template from every customer (404 there) without removing assignments.",
@@ -132,6 +136,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/ads/templates",
+      operationId: "listCustomerAdTemplates",
       tags,
       summary: "List a customer's template assignments",
       security,
@@ -149,6 +154,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "put",
       path: "/v1/customers/{id}/ads/templates/{template_id}",
+      operationId: "assignCustomerAdTemplate",
       tags,
       summary: "Assign a template to a customer",
       description: "Idempotent: assigning again keeps the stored preview values. Unknown customer or template → 404.",
@@ -167,6 +173,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "delete",
       path: "/v1/customers/{id}/ads/templates/{template_id}",
+      operationId: "unassignCustomerAdTemplate",
       tags,
       summary: "Remove a template from a customer",
       description: "The customer no longer sees it (404); creatives already rendered stay. Not assigned → 404.",
@@ -186,6 +193,7 @@ export function registerAdsTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Ads
     createRoute({
       method: "put",
       path: "/v1/customers/{id}/ads/templates/{template_id}/preview-values",
+      operationId: "setCustomerAdTemplatePreviewValues",
       tags,
       summary: "Store a customer's preview values for a template",
       description: "Replaces the values the customer's previews use (`{}` = the examples). Checked like render values (422 naming `params.<name>`); image URLs are fetched when a preview renders.",

@@ -14,6 +14,7 @@ export function registerCustomerRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDe
     createRoute({
       method: "post",
       path: "/v1/customers",
+      operationId: "createCustomer",
       tags: ["Customers"],
       summary: "Create a customer",
       description: "Creates a customer with mail and ads settings (defaults where not given).",
@@ -31,6 +32,7 @@ export function registerCustomerRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDe
     createRoute({
       method: "get",
       path: "/v1/customers",
+      operationId: "listCustomers",
       tags: ["Customers"],
       summary: "List customers",
       description: "Chronological, cursor-paginated.",
@@ -49,6 +51,7 @@ export function registerCustomerRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDe
     createRoute({
       method: "get",
       path: "/v1/customers/{id}",
+      operationId: "getCustomer",
       tags: ["Customers"],
       summary: "Get a customer",
       security,
@@ -66,6 +69,7 @@ export function registerCustomerRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDe
     createRoute({
       method: "patch",
       path: "/v1/customers/{id}",
+      operationId: "updateCustomer",
       tags: ["Customers"],
       summary: "Change a customer's name or settings",
       description: "Partial update. Mail: `sending_blocked`, `mode`, `monthly_limit`, `max_per_job`. Ads: `account_state`, `stage`, `enterprise_included_ads`. Takes effect on the next request.",

@@ -14,6 +14,7 @@ export function registerKeyRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDeps): 
     createRoute({
       method: "post",
       path: "/v1/customers/{id}/keys",
+      operationId: "issueApiKey",
       tags: ["API keys"],
       summary: "Issue an API key",
       description: "Returns the key once; only its SHA-256 hash is stored. Mail keys start with `mk_live_`, ads keys with `ak_live_`.",
@@ -33,6 +34,7 @@ export function registerKeyRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDeps): 
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/keys",
+      operationId: "listApiKeys",
       tags: ["API keys"],
       summary: "List a customer's API keys",
       description: "Without secrets; revoked keys included with `revoked_at`.",
@@ -51,6 +53,7 @@ export function registerKeyRoutes(router: OpenAPIHono<AppEnv>, deps: CoreDeps): 
     createRoute({
       method: "delete",
       path: "/v1/keys/{id}",
+      operationId: "revokeApiKey",
       tags: ["API keys"],
       summary: "Revoke an API key",
       description: "The key answers 401 from the next request on. Revoking twice is harmless.",

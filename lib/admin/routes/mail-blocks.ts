@@ -46,6 +46,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "post",
       path: "/v1/mail/blocks",
+      operationId: "createMailBlock",
       tags,
       summary: "Create a block",
       description:
@@ -64,6 +65,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "get",
       path: "/v1/mail/blocks",
+      operationId: "listMailBlocks",
       tags,
       summary: "List the block library",
       description: "Every block, active and inactive, oldest first. Not paginated: the library is maintained by hand and stays small.",
@@ -80,6 +82,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "get",
       path: "/v1/mail/blocks/{id}",
+      operationId: "getMailBlock",
       tags,
       summary: "Get a block",
       description: "One block with its MJML, active or not.",
@@ -98,6 +101,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "patch",
       path: "/v1/mail/blocks/{id}",
+      operationId: "updateMailBlock",
       tags,
       summary: "Change a block",
       description:
@@ -116,6 +120,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "delete",
       path: "/v1/mail/blocks/{id}",
+      operationId: "deactivateMailBlock",
       tags,
       summary: "Deactivate a block",
       description:
@@ -135,6 +140,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/blocks",
+      operationId: "listCustomerMailBlocks",
       tags,
       summary: "List a customer's enabled blocks",
       description:
@@ -155,6 +161,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "put",
       path: "/v1/customers/{id}/mail/blocks/{blockId}",
+      operationId: "enableCustomerMailBlock",
       tags,
       summary: "Enable a block for a customer",
       description:
@@ -175,6 +182,7 @@ export function registerMailBlockRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "delete",
       path: "/v1/customers/{id}/mail/blocks/{blockId}",
+      operationId: "disableCustomerMailBlock",
       tags,
       summary: "Disable a block for a customer",
       description:

@@ -59,6 +59,7 @@ export function registerMailDesignRoutes(router: OpenAPIHono<AppEnv>, deps: Core
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/design-rules",
+      operationId: "getCustomerDesignRules",
       tags,
       summary: "Get a customer's design rules",
       description: `The customer's own overrides and the complete resolved tokens (defaults where no override exists; \`version\` 0 while there are none). The customer reads the same \`tokens\` at \`GET /v1/design-rules\`; blocks read them as \`{{token.<key>}}\`.\n\n${designTokenReference}`,
@@ -76,6 +77,7 @@ export function registerMailDesignRoutes(router: OpenAPIHono<AppEnv>, deps: Core
     createRoute({
       method: "put",
       path: "/v1/customers/{id}/mail/design-rules",
+      operationId: "setCustomerDesignRules",
       tags,
       summary: "Set a customer's design rules",
       description: `Replaces the customer's overrides with \`overrides\`, a partial set of tokens resolved over the complete defaults (\`{}\` resets to the defaults). Every bad value is reported at once: 422 with one \`details\` entry per key (\`overrides.color_primary\`), unknown keys included. Bumps \`version\`, which refreshes the customer's tiles.\n\n${designTokenReference}`,

@@ -14,6 +14,7 @@ export function registerMailFrameRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/frame",
+      operationId: "getCustomerFrame",
       tags,
       summary: "Get a customer's frame",
       description:
@@ -33,6 +34,7 @@ export function registerMailFrameRoutes(router: OpenAPIHono<AppEnv>, deps: CoreD
     createRoute({
       method: "put",
       path: "/v1/customers/{id}/mail/frame",
+      operationId: "setCustomerFrame",
       tags,
       summary: "Set a customer's frame",
       description:

@@ -51,6 +51,7 @@ export function registerMailPostmarkWebhookRoutes(router: OpenAPIHono<AppEnv>, d
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/postmark-webhook",
+      operationId: "getCustomerPostmarkWebhook",
       tags,
       summary: "The customer's Postmark webhook URL and credentials",
       description: `${about} An unknown customer answers 404.`,
@@ -68,6 +69,7 @@ export function registerMailPostmarkWebhookRoutes(router: OpenAPIHono<AppEnv>, d
     createRoute({
       method: "post",
       path: "/v1/customers/{id}/mail/postmark-webhook/rotate",
+      operationId: "rotateCustomerPostmarkWebhookPassword",
       tags,
       summary: "Rotate the customer's Postmark webhook password",
       description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. ${about}`,

@@ -15,6 +15,7 @@ export function registerMailProviderRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/provider",
+      operationId: "getCustomerMailProvider",
       tags,
       summary: "Get a customer's Postmark configuration",
       description: "The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty.",
@@ -32,6 +33,7 @@ export function registerMailProviderRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "patch",
       path: "/v1/customers/{id}/mail/provider",
+      operationId: "updateCustomerMailProvider",
       tags,
       summary: "Change a customer's Postmark configuration",
       description:
@@ -53,6 +55,7 @@ export function registerMailProviderRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/readiness",
+      operationId: "getCustomerMailReadiness",
       tags,
       summary: "Check whether a customer can send",
       description:

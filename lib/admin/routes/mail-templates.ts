@@ -19,6 +19,7 @@ export function registerMailTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "post",
       path: "/v1/customers/{id}/mail/templates",
+      operationId: "createCustomerMailTemplate",
       tags,
       summary: "Create an admin template",
       description: `Creates a template of origin \`admin\` with a parameter contract: every send must give each \`required\` parameter a non-empty value and no unknown ones. The customer sees it in \`GET /v1/templates\` but cannot change or delete it (403). ${stackRule} \`kind\` cannot change later; \`from\` defaults to the customer's default sender for the kind.`,
@@ -37,6 +38,7 @@ export function registerMailTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/templates",
+      operationId: "listCustomerMailTemplates",
       tags,
       summary: "List a customer's templates",
       description: "Templates of both origins, newest first, cursor-paginated; deleted builder templates are left out.",
@@ -56,6 +58,7 @@ export function registerMailTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "get",
       path: "/v1/customers/{id}/mail/templates/{templateId}",
+      operationId: "getCustomerMailTemplate",
       tags,
       summary: "Get a template",
       description: "One template of the customer with its stack and contract.",
@@ -74,6 +77,7 @@ export function registerMailTemplateRoutes(router: OpenAPIHono<AppEnv>, deps: Co
     createRoute({
       method: "patch",
       path: "/v1/customers/{id}/mail/templates/{templateId}",
+      operationId: "updateCustomerMailTemplate",
       tags,
       summary: "Change a template",
       description: `Partial update; \`params\` and \`blocks\` are replaced as a whole; bumps \`version\`. Works on templates of both origins (an operator may, for example, archive a builder template), but only admin-origin templates carry a contract: \`params\` on a builder template answers 422. \`kind\` cannot change: create a new template instead. ${stackRule}`,

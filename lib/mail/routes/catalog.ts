@@ -27,11 +27,14 @@ function toBlock(row: BlockRow) {
 }
 
 /** Blocks, tiles, design rules and preview: the read side of the builder. */
+const TILE_ETAG = { description: "Version of the tile (block version, design rules, brand values); send it back as `If-None-Match`.", required: true, schema: { type: "string" as const, example: '"3f2a9c0d4b5e6f708192a3b4c5d6e7f8"' } };
+
 export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   app.openapi(
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/blocks",
+      operationId: "listBlocks",
       tags: ["Blocks"],
       summary: "List usable blocks",
       description: "The blocks an administrator enabled for this account and that are active, oldest first.",
@@ -47,14 +50,16 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/blocks/{id}/tile",
+      operationId: "getBlockTile",
       tags: ["Blocks"],
       summary: "Block tile",
       description:
         "The block rendered with its parameters' example values in this account's design, as a complete HTML document for an iframe `srcdoc`. Cached server-side; the `ETag` changes with the block's version, the design rules and the brand values, and `If-None-Match` answers 304.",
       request: { params: IdParam },
+      parameters: [{ name: "If-None-Match", in: "header", required: false, description: "The `ETag` of the tile you hold; while it still matches the answer is 304 without a body.", schema: { type: "string", example: '"3f2a9c0d4b5e6f708192a3b4c5d6e7f8"' } }],
       responses: {
-        200: { description: "The tile.", content: json(envelope(Tile)) },
-        304: { description: "Not modified (the `ETag` still matches)." },
+        200: { description: "The tile.", content: json(envelope(Tile)), headers: { ETag: TILE_ETAG } },
+        304: { description: "Not modified (the `ETag` still matches).", headers: { ETag: TILE_ETAG } },
         ...errorResponses("mail", [401, 404, 422, 429, 500]),
       },
     }),
@@ -77,6 +82,7 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/design-rules",
+      operationId: "getDesignRules",
       tags: ["Design rules"],
       summary: "Design tokens",
       description: "Complete resolved tokens of this account (defaults where no own rules exist). Read-only: administrators maintain them.",
@@ -92,10 +98,11 @@ export function registerCatalogRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "write", {
       method: "post",
       path: "/v1/render/preview",
+      operationId: "renderPreview",
       tags: ["Rendering"],
       summary: "Preview a stack",
       description:
-        "Stateless: renders a builder stack as a newsletter with this account's design rules, brand values and newsletter footer, exactly as a template with this stack is rendered when sent (the same pipeline; placeholders that recipient data would fill render empty, conditional sections without a value are left out). Sends and bills nothing. 403 when a block is not enabled or not active (`details.block_ids`); 422 for content that cannot become a mail (e.g. a `javascript:` URL, a missing required block parameter).",
+        "Stateless: renders a builder stack as a newsletter with this account's design rules, brand values and newsletter footer, exactly as a template with this stack is rendered when sent (the same pipeline; placeholders that recipient data would fill render empty, conditional sections without a value are left out). Sends and bills nothing. 403 when a block is not enabled or not active (one `details` entry `{ path: blocks.<i>.block_id, message }` per such entry); 422 for content that cannot become a mail (e.g. a `javascript:` URL, a missing required block parameter).",
       request: { body: { required: true, content: json(PreviewRequest) } },
       responses: {
         200: { description: "MJML, compiled HTML and MJML findings.", content: json(envelope(Preview)) },

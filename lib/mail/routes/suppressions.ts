@@ -78,6 +78,7 @@ export function registerSuppressionRoutes(app: OpenAPIHono<AppEnv>, deps: MailDe
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/suppressions",
+      operationId: "listSuppressionChanges",
       tags: ["Suppressions"],
       summary: "Suppression changes since a time",
       description:
@@ -96,6 +97,7 @@ export function registerSuppressionRoutes(app: OpenAPIHono<AppEnv>, deps: MailDe
     serviceRoute(deps, "read", {
       method: "post",
       path: "/v1/suppressions/lookup",
+      operationId: "lookupSuppressions",
       tags: ["Suppressions"],
       summary: "Look addresses up in the suppression mirror",
       description:
@@ -114,6 +116,7 @@ export function registerSuppressionRoutes(app: OpenAPIHono<AppEnv>, deps: MailDe
     serviceRoute(deps, "write", {
       method: "post",
       path: "/v1/suppressions/reactivate",
+      operationId: "reactivateSuppression",
       tags: ["Suppressions"],
       summary: "Lift a suppression after a new opt-in",
       description:

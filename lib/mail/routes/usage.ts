@@ -34,6 +34,7 @@ export function registerUsageRoutes(router: OpenAPIHono<AppEnv>, deps: MailDeps)
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/usage",
+    operationId: "getUsage",
     tags: ["Usage"],
     summary: "Sent quantities and the monthly limit",
     description:

@@ -64,6 +64,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "write", {
       method: "post",
       path: "/v1/webhooks",
+      operationId: "createWebhook",
       tags: ["Webhooks"],
       summary: "Register a webhook endpoint",
       description: `Registers an https endpoint for \`job.completed\`, \`message.bounced\` and/or \`suppression.changed\` and returns its signing secret once. At most ${MAX_WEBHOOKS_PER_CUSTOMER} endpoints per account (409 \`details.reason = webhook_limit_reached\`). A URL that is not https, carries credentials or names a private, loopback or link-local address answers 422.\n\n${DELIVERY_RULES}`,
@@ -80,6 +81,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "read", {
       method: "get",
       path: "/v1/webhooks",
+      operationId: "listWebhooks",
       tags: ["Webhooks"],
       summary: "List webhook endpoints",
       description: `This account's endpoints, oldest first, without their secrets (at most ${MAX_WEBHOOKS_PER_CUSTOMER}, so the list is not paginated).`,
@@ -92,6 +94,7 @@ export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps):
     serviceRoute(deps, "write", {
       method: "delete",
       path: "/v1/webhooks/{id}",
+      operationId: "deleteWebhook",
       tags: ["Webhooks"],
       summary: "Delete a webhook endpoint",
       description: "Removes the endpoint; deliveries still pending for it are dropped. Another account's id answers 404.",

@@ -58,7 +58,7 @@ export async function sendTransactional(deps: MailDeps, postmark: PostmarkProvid
     const limit = principal.mail?.monthlyLimit ?? 0;
     const sent = await acceptedLiveThisMonth(db, customerId, now);
     if (sent >= limit) {
-      throw new QuotaExceededError(`The monthly sending limit of ${limit} e-mails is reached; an administrator can raise it.`, { limit, sent });
+      throw new QuotaExceededError(`The monthly sending limit of ${limit} e-mails is reached; an administrator can raise it (${sent} sent this month).`, []);
     }
   }
 

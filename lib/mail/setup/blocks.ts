@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailBlockEnablements, mailBlocks, type BlockParamRecord, type TagRecord } from "../../db/schema";
-import { NotFoundError, ValidationError } from "../../core/errors";
+import { ForbiddenError, NotFoundError, ValidationError } from "../../core/errors";
 import { checkPlaceholderSyntax } from "./syntax";
 
 export type BlockRow = typeof mailBlocks.$inferSelect;
@@ -116,4 +116,15 @@ export async function usableBlocksById(db: Database, customerId: string, ids: st
     .innerJoin(mailBlockEnablements, and(eq(mailBlockEnablements.blockId, mailBlocks.id), eq(mailBlockEnablements.customerId, customerId)))
     .where(and(eq(mailBlocks.active, true), inArray(mailBlocks.id, ids)));
   return new Map(rows.map((r) => [r.block.id, r.block]));
+}
+
+/**
+ * The 403 of a stack that names blocks the account cannot use (not enabled, or inactive): `details` has
+ * one `{ path, message }` per offending stack entry, as the mail spec's error body wants.
+ */
+export function unusableBlocksError(stack: readonly { block_id: string }[], usable: ReadonlyMap<string, unknown>): ForbiddenError | null {
+  const details = stack.flatMap((entry, i) =>
+    usable.has(entry.block_id) ? [] : [{ path: `blocks.${i}.block_id`, message: `Block ${entry.block_id} is not enabled or not active for this account.` }],
+  );
+  return details.length > 0 ? new ForbiddenError("The stack references blocks that are not enabled or not active for this account.", details) : null;
 }

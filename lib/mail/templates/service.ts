@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { mailTemplates, type ContractEntry, type SenderRecord, type StackRecord } from "../../db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../core/errors";
 import { toPage, type Cursor } from "../../core/pagination";
-import { usableBlocksById } from "../setup/blocks";
+import { unusableBlocksError, usableBlocksById } from "../setup/blocks";
 import { checkPlaceholderSyntax } from "../setup/syntax";
 
 export type TemplateRow = typeof mailTemplates.$inferSelect;
@@ -60,10 +60,8 @@ export type TemplateInput = {
 async function checkStack(db: Database, customerId: string, stack: StackRecord): Promise<void> {
   const ids = [...new Set(stack.map((entry) => entry.block_id))];
   const usable = await usableBlocksById(db, customerId, ids);
-  const unusable = ids.filter((id) => !usable.has(id));
-  if (unusable.length > 0) {
-    throw new ForbiddenError("The stack references blocks that are not enabled or not active for this account.", { block_ids: unusable });
-  }
+  const unusable = unusableBlocksError(stack, usable);
+  if (unusable) throw unusable;
   const footers = stack.flatMap((entry, i) => (usable.get(entry.block_id)?.tags.some((t) => t.slug === "footer") ? [i] : []));
   if (footers.length > 0) {
     throw new ValidationError(

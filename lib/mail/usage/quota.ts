@@ -32,11 +32,8 @@ export async function reservedLive(db: Database, customerId: string): Promise<nu
 export async function assertSendQuota(db: Database, input: { customerId: string; mode: "live" | "sandbox"; jobPending: number; limits: MonthlyLimits; now: Date }): Promise<void> {
   const { limits } = input;
   if (input.jobPending > limits.maxPerJob) {
-    throw new QuotaExceededError(`A send job may hold at most ${limits.maxPerJob} recipients to send; this one would hold ${input.jobPending}. An administrator can raise the maximum.`, {
-      reason: "max_per_job",
-      max_per_job: limits.maxPerJob,
-      recipients: input.jobPending,
-    });
+    const message = `A send job may hold at most ${limits.maxPerJob} recipients to send; this one would hold ${input.jobPending}.`;
+    throw new QuotaExceededError(`${message} An administrator can raise the maximum.`, [{ path: "recipients", message }]);
   }
   if (input.mode !== "live") return;
   const sent = await acceptedLiveThisMonth(db, input.customerId, input.now);
@@ -44,7 +41,7 @@ export async function assertSendQuota(db: Database, input: { customerId: string;
   if (sent + reserved > limits.monthlyLimit) {
     throw new QuotaExceededError(
       `The monthly sending limit of ${limits.monthlyLimit} e-mails would be passed: ${sent} sent this month and ${reserved} pending in open jobs. An administrator can raise it.`,
-      { reason: "monthly_limit", limit: limits.monthlyLimit, sent, reserved },
+      [],
     );
   }
 }

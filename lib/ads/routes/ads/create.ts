@@ -10,6 +10,7 @@ export function registerCreateAd(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/ads",
+    operationId: "createAd",
     tags: ["Ads"],
     summary: "Publish an ad",
     description: `Builds the final creative from a draft — one platform creative with three placement ratios (1:1 default, 4:5 feed, 9:16 stories and reels) plus the ad's copy, \`link\` (tracking parameters appended by us), \`display_link\` and call to action — and creates the ad, PAUSED unless \`status: ACTIVE\`. A creative that is already final is reused as it is: its copy and link fields in this request are ignored. Every new ad goes through the platform's review: \`effective_status\` starts as \`PENDING_REVIEW\`; poll GET /v1/status/{ad_id}.

@@ -9,6 +9,7 @@ export function registerDeleteAd(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "delete",
     path: "/v1/ads/{id}",
+    operationId: "archiveAd",
     tags: ["Ads"],
     summary: "Archive an ad",
     description:

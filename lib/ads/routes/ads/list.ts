@@ -10,6 +10,7 @@ export function registerListAds(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/ads",
+    operationId: "listAds",
     tags: ["Ads"],
     summary: "List ads",
     description: "Newest first, with the cached `effective_status` (refreshed by GET /v1/status/{ad_id} and by status changes). Filters combine with AND. Reporting scope suffices.",

@@ -9,6 +9,7 @@ export function registerUpdateAd(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "patch",
     path: "/v1/ads/{id}",
+    operationId: "updateAd",
     tags: ["Ads"],
     summary: "Activate or pause an ad",
     description:

@@ -9,6 +9,7 @@ export function registerCreateAdSet(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/adsets",
+    operationId: "createAdSet",
     tags: ["Ad sets"],
     summary: "Create an ad set",
     description: `Creates an ad set under the target's campaign, here and on the platform, with status ACTIVE (it delivers nothing until an ad in it is active). The name comes from the naming convention the operator set (default \`{target}-{YYYYMMDD}-{seq}\`, e.g. \`demo-20260115-001\`); optimization, billing, bid strategy, promoted object, location, placements, devices and DSA data come from the target configuration and the onboarding.

@@ -9,6 +9,7 @@ export function registerDeleteAdSet(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "delete",
     path: "/v1/adsets/{id}",
+    operationId: "archiveAdSet",
     tags: ["Ad sets"],
     summary: "Archive an ad set",
     description:

@@ -10,6 +10,7 @@ export function registerListAdSets(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/adsets",
+    operationId: "listAdSets",
     tags: ["Ad sets"],
     summary: "List ad sets",
     description: "Newest first, from our records. Filters combine with AND. Reporting scope suffices.",

@@ -9,6 +9,7 @@ export function registerUpdateAdSet(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "patch",
     path: "/v1/adsets/{id}",
+    operationId: "updateAdSet",
     tags: ["Ad sets"],
     summary: "Change an ad set",
     description:

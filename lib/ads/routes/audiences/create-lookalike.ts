@@ -9,6 +9,7 @@ export function registerCreateLookalikeAudience(router: AdsRouter, deps: AdsDeps
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/audiences/lookalike",
+    operationId: "createLookalikeAudience",
     tags: ["Audiences"],
     summary: "Create a lookalike audience",
     description:

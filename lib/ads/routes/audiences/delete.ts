@@ -9,6 +9,7 @@ export function registerDeleteAudience(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "delete",
     path: "/v1/audiences/{id}",
+    operationId: "deleteAudience",
     tags: ["Audiences"],
     summary: "Delete an audience",
     description:

@@ -9,6 +9,7 @@ export function registerGetAudience(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/audiences/{id}",
+    operationId: "getAudience",
     tags: ["Audiences"],
     summary: "Get an audience with its live status",
     description: `Status and approximate size as the platform reports them now; an answer is reused for ${LIVE_TTL_MS / 1000} s (see \`status_checked_at\`), and any contact change makes the next read ask again. Another customer's id → 404. Reporting scope suffices.`,

@@ -11,6 +11,7 @@ export function registerListAudiences(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/audiences",
+    operationId: "listAudiences",
     tags: ["Audiences"],
     summary: "List audiences",
     description: "Newest first, from our records: `status` and sizes are the last known ones (see `status_checked_at`); GET /v1/audiences/{id} asks the platform. Reporting scope suffices.",

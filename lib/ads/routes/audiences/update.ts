@@ -9,6 +9,7 @@ export function registerUpdateAudience(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "patch",
     path: "/v1/audiences/{id}",
+    operationId: "updateAudience",
     tags: ["Audiences"],
     summary: "Rename an audience or change its description",
     description: "Changes `name` and/or `description` here and on the platform (`description: null` clears it). An empty body changes nothing and answers the audience. Other fields → 422. An audience deleted in the platform's own tools → 409 `audience_gone`.",

@@ -9,6 +9,7 @@ export function registerCreateCreative(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/creatives",
+    operationId: "createCreative",
     tags: ["Creatives"],
     summary: "Register a medium as creative draft",
     description:

@@ -9,6 +9,7 @@ export function registerDeleteCreative(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "delete",
     path: "/v1/creatives/{id}",
+    operationId: "archiveCreative",
     tags: ["Creatives"],
     summary: "Archive a creative",
     description:

@@ -10,6 +10,7 @@ export function registerListCreatives(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/creatives",
+    operationId: "listCreatives",
     tags: ["Creatives"],
     summary: "List creatives",
     description: "Newest first. `status` filters; `PAUSED` is accepted as the spec lists it but matches nothing, because creatives are never paused themselves (pause the ad). Reporting scope suffices.",

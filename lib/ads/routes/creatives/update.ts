@@ -9,6 +9,7 @@ export function registerUpdateCreative(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "patch",
     path: "/v1/creatives/{id}",
+    operationId: "updateCreative",
     tags: ["Creatives"],
     summary: "Rename a creative",
     description:

@@ -10,6 +10,7 @@ export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/insights",
+    operationId: "getInsights",
     tags: ["Insights"],
     summary: "Performance metrics of ad sets or ads",
     description:

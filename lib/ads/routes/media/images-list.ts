@@ -10,6 +10,7 @@ export function registerListImages(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/media/images",
+    operationId: "listImages",
     tags: ["Media"],
     summary: "List the ad account's images",
     description: "Live from the platform (not a cached copy), newest first; with `hash` only that image (an empty array when unknown). Reporting scope suffices.",

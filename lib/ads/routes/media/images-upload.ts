@@ -9,6 +9,7 @@ export function registerUploadImage(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/media/images",
+    operationId: "uploadImage",
     tags: ["Media"],
     summary: "Upload an image by URL",
     description:

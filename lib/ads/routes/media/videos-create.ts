@@ -9,6 +9,7 @@ export function registerCreateVideo(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/media/videos",
+    operationId: "uploadVideo",
     tags: ["Media"],
     summary: "Hand over a video by URL",
     description:

@@ -9,6 +9,7 @@ export function registerGetVideo(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/media/videos/{id}",
+    operationId: "getVideo",
     tags: ["Media"],
     summary: "Get a video's processing status",
     description: "While `PROCESSING` the platform is asked on every call; `READY` and `FAILED` are final and answered from our record with `processed_at`. Reporting scope suffices.",

@@ -10,6 +10,7 @@ export function registerListVideos(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/media/videos",
+    operationId: "listVideos",
     tags: ["Media"],
     summary: "List the ad account's videos",
     description: "Live from the platform, newest first, with our `id` where the video was created through this API. Reporting scope suffices.",

@@ -9,6 +9,7 @@ export function registerDeactivateAccount(router: AdsRouter, deps: AdsDeps): voi
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/account/deactivate",
+    operationId: "deactivateAccount",
     tags: ["Plan"],
     summary: "Deactivate the account",
     description:

@@ -9,6 +9,7 @@ export function registerGetPlan(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/plan",
+    operationId: "getPlan",
     tags: ["Plan"],
     summary: "Contract state, stage and expected fee",
     description:

@@ -9,6 +9,7 @@ export function registerUpgradePlan(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/plan/upgrade",
+    operationId: "upgradePlan",
     tags: ["Plan"],
     summary: "Upgrade (or schedule a downgrade)",
     description:

@@ -9,6 +9,7 @@ export function registerGetPlanUsage(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/plan/usage",
+    operationId: "getPlanUsage",
     tags: ["Plan"],
     summary: "Usage of the running cycle",
     description:

@@ -10,6 +10,7 @@ export function registerGetAdStatus(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/status/{ad_id}",
+    operationId: "getAdStatus",
     tags: ["Status"],
     summary: "Live status of an ad",
     description:

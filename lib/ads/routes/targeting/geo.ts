@@ -10,6 +10,7 @@ export function registerTargetingGeo(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/targeting/geo",
+    operationId: "searchTargetingGeo",
     tags: ["Targeting"],
     summary: "Look up cities (DE, AT, CH)",
     description: `Cities from the platform's location search, restricted to DE, AT and CH, best matches first. The key goes into \`geo_locations.cities\` of a target configuration (set by the operator; ad sets take their location from the target). Answers are cached per query for ${LOOKUP_TTL_MS / 60_000} minutes. \`q\` missing → 400. Reporting scope suffices.`,

@@ -10,6 +10,7 @@ export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): vo
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/targeting/interests",
+    operationId: "searchTargetingInterests",
     tags: ["Targeting"],
     summary: "Look up interests",
     description: `Interests from the platform's detailed-targeting search. Use \`{ id, name }\` in an ad set's \`targeting.flexible_spec[].interests\`. Answers are cached per query for ${LOOKUP_TTL_MS / 60_000} minutes. \`q\` missing → 400. Reporting scope suffices.`,

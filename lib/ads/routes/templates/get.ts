@@ -9,6 +9,7 @@ export function registerGetTemplate(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/templates/{id}",
+    operationId: "getAdTemplate",
     tags: ["Templates"],
     summary: "Get a template's parameter schema",
     description: "Another account's, unassigned or inactive template → 404. Reporting scope suffices.",
@@ -25,6 +26,7 @@ export function registerGetTemplatePreview(router: AdsRouter, deps: AdsDeps): vo
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/templates/{id}/preview",
+    operationId: "getAdTemplatePreview",
     tags: ["Templates"],
     summary: "Get a template's stored preview values and preview URLs",
     description: "The values the operator stored for this account (`{}` when none; the previews then use each parameter's example) and the public preview URLs. Another account's, unassigned or inactive template → 404. Reporting scope suffices.",

@@ -10,6 +10,7 @@ export function registerListTemplates(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/templates",
+    operationId: "listAdTemplates",
     tags: ["Templates"],
     summary: "List the templates assigned to this account",
     description: "Only active templates the operator assigned to this account, by name. Listing renders nothing: the preview URLs render on their first request. Reporting scope suffices.",

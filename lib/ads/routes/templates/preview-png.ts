@@ -12,6 +12,7 @@ export function registerGetTemplatePreviewImage(router: AdsRouter, deps: AdsDeps
   const route = createRoute({
     method: "get",
     path: "/v1/templates/{id}/preview.png",
+    operationId: "getAdTemplatePreviewImage",
     tags: ["Templates"],
     summary: "Open a template's preview image (public)",
     description:
@@ -26,7 +27,7 @@ export function registerGetTemplatePreviewImage(router: AdsRouter, deps: AdsDeps
       }),
     },
     responses: {
-      302: { description: "Redirect to the permanent image URL.", headers: { Location: { description: "The image.", schema: { type: "string" } } } },
+      302: { description: "Redirect to the permanent image URL.", headers: { Location: { description: "Permanent, content-addressed URL of the JPEG.", required: true, schema: { type: "string", format: "uri", example: "https://ads.example.com/files/previews/4e5f6a7b8c9d.jpg" } } } },
       ...errorResponses("ads", [404, 422, 500]),
     },
   });

@@ -10,6 +10,7 @@ export function registerRenderTemplate(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/templates/render",
+    operationId: "renderAdTemplate",
     tags: ["Templates"],
     summary: "Render a template into a creative draft",
     description:
@@ -32,6 +33,7 @@ export function registerGetVideoRender(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/templates/render/{id}",
+    operationId: "getVideoRender",
     tags: ["Templates"],
     summary: "Status of a video render",
     description: "PROCESSING until the job has composed and handed over the three formats, then READY (with `video_id`, `output_url` and all `formats`) or FAILED with `reason`. Another account's id → 404. Reporting scope suffices.",

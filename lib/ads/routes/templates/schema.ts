@@ -61,9 +61,9 @@ export const RenderedCreative = z
     type: z.literal("IMAGE").openapi({ description: "Always `IMAGE` for image templates.", example: "IMAGE" }),
     formats: z
       .object({
-        "1:1": z.url().openapi({ description: "1080×1080.", example: "https://ads.example.com/files/creatives/2f1c….jpg" }),
-        "4:5": z.url().openapi({ description: "1080×1350.", example: "https://ads.example.com/files/creatives/7a9b….jpg" }),
-        "9:16": z.url().openapi({ description: "1080×1920.", example: "https://ads.example.com/files/creatives/c3d4….jpg" }),
+        "1:1": z.url().openapi({ description: "1080×1080.", example: "https://ads.example.com/files/creatives/2f1c9a7e4b3d.jpg" }),
+        "4:5": z.url().openapi({ description: "1080×1350.", example: "https://ads.example.com/files/creatives/7a9b5c1d8e2f.jpg" }),
+        "9:16": z.url().openapi({ description: "1080×1920.", example: "https://ads.example.com/files/creatives/c3d4e6f0a1b9.jpg" }),
       })
       .openapi({ description: "Permanent, content-addressed URLs of the three formats (JPEG, sRGB)." }),
   })
@@ -81,7 +81,7 @@ export const VideoRenderStarted = z
 const videoFormat = (ratio: string) =>
   z.object({
     video_id: z.string().openapi({ description: "The platform's video id.", example: "120210000000000123" }),
-    output_url: z.url().openapi({ description: `Permanent URL of the ${ratio} MP4.`, example: "https://ads.example.com/files/creatives/9e8d….mp4" }),
+    output_url: z.url().openapi({ description: `Permanent URL of the ${ratio} MP4.`, example: "https://ads.example.com/files/creatives/9e8d7c6b5a41.mp4" }),
   });
 
 export const VideoRender = z
@@ -91,7 +91,7 @@ export const VideoRender = z
     status: z.enum(["PROCESSING", "READY", "FAILED"]).openapi({ description: "`READY`: the creative can be used for an ad; `FAILED`: see `reason`.", example: "READY" }),
     reason: z.string().nullable().openapi({ description: "Why it failed (the parameter it concerns first), else null.", example: null }),
     video_id: z.string().nullable().openapi({ description: "The 1:1 video's platform id once READY.", example: "120210000000000123" }),
-    output_url: z.url().nullable().openapi({ description: "The 1:1 MP4 once READY.", example: "https://ads.example.com/files/creatives/9e8d….mp4" }),
+    output_url: z.url().nullable().openapi({ description: "The 1:1 MP4 once READY.", example: "https://ads.example.com/files/creatives/9e8d7c6b5a41.mp4" }),
     formats: z
       .object({
         "1:1": videoFormat("1:1").openapi({ description: "1080×1080, the default for every placement not named below." }),

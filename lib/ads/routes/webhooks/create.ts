@@ -10,6 +10,7 @@ export function registerCreateWebhook(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/webhooks",
+    operationId: "createAdsWebhook",
     tags: ["Webhooks"],
     summary: "Register a webhook",
     description: `Registers an https endpoint for \`ad.status_changed\` and returns its \`signing_secret\` once (sealed at rest, never shown again). A URL that is not https (http included), carries credentials or names a private, loopback or link-local address answers 422 on \`url\`; an unknown event 422 on \`events\`; more than ${MAX_WEBHOOKS_PER_CUSTOMER} registrations 409.\n\n${ADS_DELIVERY_RULES}`,

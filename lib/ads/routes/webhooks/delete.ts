@@ -9,6 +9,7 @@ export function registerDeleteWebhook(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {
     method: "delete",
     path: "/v1/webhooks/{id}",
+    operationId: "deleteAdsWebhook",
     tags: ["Webhooks"],
     summary: "Delete a webhook",
     description: "Removes the registration (an addition to the spec); deliveries still pending for it are dropped. Another account's id answers 404.",

@@ -10,6 +10,7 @@ export function registerListWebhooks(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/webhooks",
+    operationId: "listAdsWebhooks",
     tags: ["Webhooks"],
     summary: "List webhooks",
     description: `This account's registrations, oldest first, with their delivery health (\`status\`/\`active\`, \`last_delivery_at\`, \`failure_count\`) and never the signing secret. Reporting scope suffices.\n\n${ADS_DELIVERY_RULES}`,

@@ -12,6 +12,7 @@ export function registerCompleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRo
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/assets/{id}/complete",
+    operationId: "completeAsset",
     tags: ["Assets"],
     summary: "Optimise and publish an uploaded image (step 3 of 3)",
     description: `Decodes the uploaded file (JPEG, PNG, WebP, or the first frame of a GIF; the bytes decide, not the announced type or file name), applies its orientation, scales it to at most 1360 px wide (never enlarges), strips all metadata (EXIF including GPS, XMP, IPTC, ICC: colours are converted to sRGB first) and writes a JPEG, or a PNG where real transparency matters, under 400 KB by stepping quality, then palette, then size. The result is published at a public, immutable, content-addressed URL (\`…/assets/<sha256>.jpg|png\`, cached for a year): identical images share one URL.

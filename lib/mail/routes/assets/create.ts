@@ -12,6 +12,7 @@ export function registerCreateAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/assets",
+    operationId: "createAsset",
     tags: ["Assets"],
     summary: "Announce an image upload (step 1 of 3)",
     description: `Creates a \`pending\` asset and returns where to upload its raw file. Three steps, because one API call accepts at most 4.5 MB:

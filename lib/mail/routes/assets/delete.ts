@@ -12,6 +12,7 @@ export function registerDeleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
   const route = serviceRoute(deps, "write", {
     method: "delete",
     path: "/v1/assets/{id}",
+    operationId: "deleteAsset",
     tags: ["Assets"],
     summary: "Delete an image",
     description: `Deletes the asset and, unless another asset has the very same image (identical images share one content-addressed file, also across customers), its published file: the URL then answers 404.

@@ -10,6 +10,7 @@ export function registerGetAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDe
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/assets/{id}",
+    operationId: "getAsset",
     tags: ["Assets"],
     summary: "Get one asset",
     description: "The asset in any status: `pending` (announced, maybe uploaded, not completed), `ready` (with `url`, `width`, `height`, `bytes`) or `failed` (the file was rejected at `complete`). An asset still `pending` 24 hours after its announcement is deleted and answers 404, as does another customer's asset.",

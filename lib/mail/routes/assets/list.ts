@@ -13,6 +13,7 @@ export function registerListAssets(router: OpenAPIHono<AppEnv>, deps: AssetRoute
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/assets",
+    operationId: "listAssets",
     tags: ["Assets"],
     summary: "List the customer's images",
     description: "Finished images only (`status` `ready`), newest first, with a cursor: pass `paging.after` as `after` for the next page. Pending and failed uploads are not listed; read them with GET /v1/assets/{id}.",

@@ -35,6 +35,7 @@ export function registerUploadAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
   const route = createRoute({
     method: "put",
     path: "/v1/uploads/{id}",
+    operationId: "uploadAssetFile",
     tags: ["Assets"],
     summary: "Upload an asset's file to its signed URL (step 2 of 3, embedded mode)",
     description: `The address \`upload.url\` from \`POST /v1/assets\` points here in the embedded mode (\`npm start\`); in production it points at Vercel Blob, and this endpoint answers 404. Send the raw file as the body with \`upload.headers\` (its \`content-type\`) and **no** API key; use the URL unchanged.

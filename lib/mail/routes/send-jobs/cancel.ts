@@ -10,6 +10,7 @@ export function registerCancelSendJob(router: OpenAPIHono<AppEnv>, deps: MailDep
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/send-jobs/{id}/cancel",
+    operationId: "cancelSendJob",
     tags: ["Send jobs"],
     summary: "Cancel a send job",
     description:

@@ -10,6 +10,7 @@ export function registerCreateSendJob(router: OpenAPIHono<AppEnv>, deps: MailDep
   const route = serviceRoute(deps, "write", {
     method: "post",
     path: "/v1/send-jobs",
+    operationId: "createSendJob",
     tags: ["Send jobs"],
     summary: "Create a send job (draft)",
     description:

@@ -10,6 +10,7 @@ export function registerGetSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps):
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/send-jobs/{id}",
+    operationId: "getSendJob",
     tags: ["Send jobs"],
     summary: "Get a send job with counters, stats and timeline",
     description:

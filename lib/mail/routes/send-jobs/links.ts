@@ -11,6 +11,7 @@ export function registerListSendJobLinks(router: OpenAPIHono<AppEnv>, deps: Mail
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/send-jobs/{id}/links",
+    operationId: "listSendJobLinks",
     tags: ["Send jobs"],
     summary: "Click statistics per link",
     description: "One entry per clicked URL with its click events and the number of messages with a click on it, most clicked first; computed from the stored click events on every read (they keep arriving after completion). Links never clicked do not appear.",

@@ -11,6 +11,7 @@ export function registerListSendJobs(router: OpenAPIHono<AppEnv>, deps: MailDeps
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/send-jobs",
+    operationId: "listSendJobs",
     tags: ["Send jobs"],
     summary: "List send jobs",
     description: "This account's jobs, newest first, cursor-paginated; `status` filters. Items carry the counters but not `stats`/`timeline` (read one job for those).",

@@ -12,6 +12,7 @@ export function registerListSendJobMessages(router: OpenAPIHono<AppEnv>, deps: M
   const route = serviceRoute(deps, "read", {
     method: "get",
     path: "/v1/send-jobs/{id}/messages",
+    operationId: "listSendJobMessages",
     tags: ["Send jobs"],
     summary: "List a job's messages",
     description: "The job's messages in creation order, cursor-paginated (`limit` up to 500); `status` filters (e.g. `bounced`). Items carry the message id, state, bounce type, error and timestamps, never the address.",

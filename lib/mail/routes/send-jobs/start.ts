@@ -10,6 +10,7 @@ export function registerStartSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps
   const route = serviceRoute(deps, "send", {
     method: "post",
     path: "/v1/send-jobs/{id}/start",
+    operationId: "startSendJob",
     tags: ["Send jobs"],
     summary: "Start (or resume) a send job",
     description:
