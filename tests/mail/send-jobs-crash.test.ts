@@ -58,12 +58,16 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   const total = 6000;
   const jobId = await demoSendJob(api, sim, adminToken, { name: "Crash test", total });
 
-  /** Until the simulator holds all three faulty calls (none of the armed fault is left), however busy the machine. */
-  const callsHeld = () => vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_remaining).toBe(0), { timeout: 60_000, interval: 50 });
+  /** Arms a fault for the next three provider calls; the returned wait ends once all three were held with their bodies received, however busy the machine. */
+  const holdNextCalls = async (fault: Record<string, unknown>) => {
+    const heldBefore = (await sim("/__sim/stats")).faults_held_total as number;
+    await sim("/__sim/faults", { count: 3, ...fault });
+    return () => vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_held_total).toBeGreaterThanOrEqual(heldBefore + 3), { timeout: 60_000, interval: 50 });
+  };
 
   /** Holds the next three provider calls (one per lane) at `point`, then kills the service inside them. */
   const killDuringCalls = async (fault: Record<string, unknown>) => {
-    await sim("/__sim/faults", { count: 3, ...fault });
+    const callsHeld = await holdNextCalls(fault);
     // The previous process is dead; its successor recovers what was in flight and resumes the job. Every
     // held call lasts HOLD_MS from its arrival, and the kill comes as soon as all three have arrived.
     service = await startService();
@@ -76,9 +80,9 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   };
 
   // 1. Before the call: the provider never gets the three batches (their callers are gone when it would read them).
-  await sim("/__sim/faults", { mode: "stall", count: 3, delay_ms: HOLD_MS });
+  const stalled = await holdNextCalls({ mode: "stall", delay_ms: HOLD_MS });
   expect((await api("POST", `/mail/v1/send-jobs/${jobId}/start`)).status).toBe(200);
-  await callsHeld();
+  await stalled();
   service.child.kill("SIGKILL");
   await new Promise((resolve) => service.child.once("exit", resolve));
   await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));

@@ -58,9 +58,6 @@ function isError(value: unknown): value is PostmarkError {
   return typeof value === "object" && value !== null && "ErrorCode" in value;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 function respond<T>(c: SimulatorContext, result: ApiResult<T>): Response {
   return c.json(result.body, result.status);
@@ -135,18 +132,19 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const fault = simulator.takeFault();
     if (fault?.mode === "error500") return c.text("Internal Server Error", 500);
     if (fault?.mode === "drop" && !fault.afterAccept) return drop(c);
-    if (fault?.mode === "slow" && !fault.afterAccept) await sleep(fault.delayMs);
+    // Held after the body arrived: a `slow` provider has the mail even if its caller dies meanwhile.
     const body = await readJson(c);
+    if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {
       // Read first, so the socket keeps reading and notices when the caller goes away.
-      await sleep(fault.delayMs);
+      await simulator.hold(fault.delayMs);
       // The caller died while the request hung: as if it never reached the provider.
       if (callerGone(c)) return drop(c);
     }
     if (!body.ok) return unreadable(c, body.reason);
     const result = handle(auth, body.value);
     if (fault?.mode === "drop") return drop(c);
-    if (fault?.mode === "slow" && fault.afterAccept) await sleep(fault.delayMs);
+    if (fault?.mode === "slow" && fault.afterAccept) await simulator.hold(fault.delayMs);
     return respond(c, result);
   }
 

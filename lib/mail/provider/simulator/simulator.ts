@@ -126,8 +126,10 @@ export type SimulatorStats = {
   api_test: number;
   duplicates_by_metadata_message_id: Record<string, number>;
   webhooks: { pending: number; delivered: number; failed: number; skipped: number };
-  /** Send requests the armed fault still applies to (0 when none is armed): tests wait for 0 to know their calls are held. */
-  faults_remaining: number;
+  /** Send requests a slow or stalling fault holds right now, their bodies received. */
+  faults_held: number;
+  /** Send requests held so far (never decreases): tests wait for it to grow before they kill a caller. */
+  faults_held_total: number;
 };
 
 export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
@@ -363,6 +365,20 @@ export class PostmarkSimulator {
     };
   }
 
+  #held = 0;
+  #heldTotal = 0;
+
+  /** Holds a send request for `ms` (a slow or stalling fault), counted in `stats().faults_held` meanwhile. */
+  async hold(ms: number): Promise<void> {
+    this.#held++;
+    this.#heldTotal++;
+    try {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    } finally {
+      this.#held--;
+    }
+  }
+
   /** Consumes one use of the armed fault, if any; called once per send request. */
   takeFault(): ActiveFault | null {
     const fault = this.#fault;
@@ -428,7 +444,8 @@ export class PostmarkSimulator {
       api_test: this.store.apiTest,
       duplicates_by_metadata_message_id: this.store.duplicatesByMetadataMessageId(),
       webhooks: { pending: this.#dispatcher.pending, ...this.#dispatcher.counts },
-      faults_remaining: this.#fault?.remaining ?? 0,
+      faults_held: this.#held,
+      faults_held_total: this.#heldTotal,
     };
   }
 
