@@ -70,7 +70,7 @@ export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, cus
       dsa_beneficiary: DEMO_ADS.legalName,
       dsa_payor: DEMO_ADS.legalName,
       legal_name: DEMO_ADS.legalName,
-    });
+    }, { backfill: false });
   }
   for (const target of DEMO_TARGETS) {
     if (await findTargetByKey(deps.db, customerId, target.key)) continue;

@@ -52,6 +52,11 @@ export const configSchema = z.object({
     .max(86_400)
     .default(120)
     .describe("Seconds after a provider call whose outcome is in doubt before what Postmark's search does not show is sent again (its search index lags behind the send)"),
+  ADS_INSIGHTS_BACKFILL_ON_CONNECT: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1")
+    .describe("Queue an ad account's insights backfill (up to 90 days) as soon as its onboarding is verified, instead of at the next nightly run; the test harness turns it off so tests drive snapshots explicitly"),
   ALLOW_LOOPBACK_OUTBOUND: flag.describe("TEST ONLY: lets the SSRF-safe client reach loopback"),
   OUTBOUND_TRUSTED_CA: z
     .string()

@@ -22,6 +22,8 @@ export type CallOptions = { key?: string | null; body?: unknown; rawBody?: strin
 export async function createHarness(options: { env?: Record<string, string>; clock?: ManualClock; postmarkWebhooks?: boolean } = {}) {
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
+    // Tests drive insights snapshots explicitly (runInsightsSnapshots); insights-on-connect turns this on.
+    ADS_INSIGHTS_BACKFILL_ON_CONNECT: "false",
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...(process.env.NEON_LOCAL_PROXY ? { NEON_LOCAL_PROXY: process.env.NEON_LOCAL_PROXY } : {}),
     ...options.env,

@@ -8,6 +8,9 @@ import type { DailyAdInsight } from "../platform/client";
 import { PlatformError } from "../platform/errors";
 import { rebuildBlocks } from "./blocks";
 import { addDays, dayIn } from "./calendar";
+import { INSIGHTS_SNAPSHOT_TOPIC, queueSnapshot } from "./snapshot-queue";
+
+export { INSIGHTS_SNAPSHOT_TOPIC };
 
 /**
  * Daily insight snapshots (the spec: metrics come from daily snapshots, not live calls).
@@ -18,7 +21,6 @@ import { addDays, dayIn } from "./calendar";
  * a failed or rate-limited account pulls the same days again on its next run: no day is ever lost.
  */
 
-export const INSIGHTS_SNAPSHOT_TOPIC = "ads-insights-snapshot";
 /** A newly onboarded account backfills this many days (today included). */
 export const BACKFILL_DAYS = 90;
 /** Conversions are attributed late: the last 7 days are pulled again on every run. */
@@ -212,11 +214,7 @@ export async function fanOutSnapshots(deps: Pick<AdsDeps, "db" | "queue" | "cloc
   const customers = await onboardedAdAccounts(deps.db);
   const day = deps.clock.now().toISOString().slice(0, 13);
   for (const [index, customerId] of customers.entries()) {
-    await deps.queue.publish(
-      INSIGHTS_SNAPSHOT_TOPIC,
-      { customer_id: customerId, rate_limit_delays: 0 },
-      { delaySeconds: index * FAN_OUT_SPACING_SECONDS, deduplicationId: `insights-${customerId}-${day}` },
-    );
+    await queueSnapshot(deps.queue, customerId, { delaySeconds: index * FAN_OUT_SPACING_SECONDS, deduplicationId: `insights-${customerId}-${day}` });
   }
   return { accounts: customers.length };
 }
@@ -239,7 +237,7 @@ export function registerInsightsSnapshotWorker(deps: AdsDeps): void {
       if (error instanceof PlatformError && error.kind === "rate_limited" && delays < MAX_RATE_LIMIT_DELAYS) {
         const delaySeconds = Math.max(60, error.retryAfterSeconds ?? 0) * 2 ** delays;
         deps.logger.warn("insights snapshot rate limited; the account is retried later", { customer_id: customerId, code: error.code, subcode: error.subcode, delay_seconds: delaySeconds });
-        await deps.queue.publish(INSIGHTS_SNAPSHOT_TOPIC, { customer_id: customerId, rate_limit_delays: delays + 1 }, { delaySeconds });
+        await queueSnapshot(deps.queue, customerId, { delaySeconds, rateLimitDelays: delays + 1 });
         return;
       }
       deps.logger.warn("insights snapshot failed; the next run pulls the same days again", {

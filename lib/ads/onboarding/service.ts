@@ -5,6 +5,7 @@ import { ValidationError } from "../../core/errors";
 import type { AdsDeps } from "../deps";
 import { PlatformError, type GraphSession } from "../platform";
 import { toApiError } from "../upstream";
+import { queueSnapshot } from "../insights/snapshot-queue";
 
 /**
  * What complete onboarding consists of, in the order `details.missing` lists it. `access_token` counts as
@@ -154,7 +155,8 @@ export function normaliseAdAccountId(id: string): string {
  * token refusal: it described credentials that are no longer the stored ones, or that the platform has
  * just accepted again.
  */
-export async function updateOnboarding(deps: AdsDeps, customerId: string, input: OnboardingInput): Promise<OnboardingView> {
+/** `backfill: false` leaves the first insights pull to the caller (the demo seed pulls its history itself). */
+export async function updateOnboarding(deps: AdsDeps, customerId: string, input: OnboardingInput, options: { backfill?: boolean } = {}): Promise<OnboardingView> {
   const current = await loadRow(deps.db, customerId);
   const accessToken = input.access_token ?? (current?.accessTokenSealed ? deps.secrets.open(current.accessTokenSealed) : undefined);
   const appSecret = input.app_secret ?? (current?.appSecretSealed ? deps.secrets.open(current.appSecretSealed) : undefined);
@@ -185,7 +187,18 @@ export async function updateOnboarding(deps: AdsDeps, customerId: string, input:
     updatedAt: deps.clock.now(),
   };
   await deps.db.insert(adsAccounts).values({ customerId, ...values }).onConflictDoUpdate({ target: adsAccounts.customerId, set: values });
+  const backfill = options.backfill ?? deps.config.ADS_INSIGHTS_BACKFILL_ON_CONNECT;
+  if (backfill && credentialsChanged && tokenVerifiedAt && adAccountId) await queueBackfill(deps, customerId, tokenVerifiedAt);
   return getOnboarding(deps.db, customerId);
+}
+
+/**
+ * A newly connected (or reconnected) ad account gets its insights backfill now, through the same queue
+ * message the daily fan-out sends, instead of waiting for the next nightly run: the portal shows up to 90
+ * days right after onboarding. The job pulls only days not yet stored, so a second connection costs little.
+ */
+async function queueBackfill(deps: AdsDeps, customerId: string, verifiedAt: Date): Promise<void> {
+  await queueSnapshot(deps.queue, customerId, { deduplicationId: `insights-onboarding-${customerId}-${verifiedAt.getTime()}` });
 }
 
 async function verifyCredentials(deps: AdsDeps, customerId: string, session: GraphSession, adAccountId: string | null): Promise<void> {

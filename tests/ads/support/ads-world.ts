@@ -9,9 +9,9 @@ import { createHarness, describeResponse, type Harness } from "../../helpers/har
 import { startImageServer } from "./image-server";
 
 /** A harness whose SSRF-safe client may reach the local image server (test-only settings), plus that server. */
-export async function createAdsWorld() {
+export async function createAdsWorld(env: Record<string, string> = {}) {
   const images = await startImageServer();
-  const h = await createHarness({ env: { ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: images.ca } });
+  const h = await createHarness({ env: { ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: images.ca, ...env } });
   return {
     h,
     images,
