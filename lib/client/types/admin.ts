@@ -1980,7 +1980,7 @@ export interface components {
              * @default null
              * @example A main heading with an optional subtitle.
              */
-            description: string | null;
+            description?: string | null;
             /**
              * @description Body-level MJML, not empty, at most 100,000 characters. Placeholder syntax is checked (unbalanced sections → 422).
              * @example <mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>
@@ -1995,12 +1995,12 @@ export interface components {
              * @description Parameter schema, at most 50 entries with unique names; default none.
              * @default []
              */
-            params: components["schemas"]["MailBlockParam"][];
+            params?: components["schemas"]["MailBlockParam"][];
             /**
              * @description At most one series; default null.
              * @default null
              */
-            series: components["schemas"]["MailBlockTag"] | null;
+            series?: components["schemas"]["MailBlockTag"] | null;
             /**
              * @description Human-readable key: lower-case letters and digits separated by hyphens, at most 64 characters.
              * @example heading
@@ -2010,7 +2010,7 @@ export interface components {
              * @description Categories with unique slugs, at most 20; default none.
              * @default []
              */
-            tags: components["schemas"]["MailBlockTag"][];
+            tags?: components["schemas"]["MailBlockTag"][];
         };
         CreateMailTemplate: {
             /** @description The stack, 1–100 block references, without footer blocks (the footer comes from the frame). */
@@ -2019,14 +2019,14 @@ export interface components {
              * @description Sender of this template; default null (the customer's default).
              * @default null
              */
-            from: components["schemas"]["MailSender"] | null;
+            from?: components["schemas"]["MailSender"] | null;
             /**
              * @description Default `transactional`. Cannot change later.
              * @default transactional
              * @example transactional
              * @enum {string}
              */
-            kind: "transactional" | "newsletter";
+            kind?: "transactional" | "newsletter";
             /**
              * @description Name, 1–200 characters.
              * @example Order confirmation
@@ -2036,14 +2036,14 @@ export interface components {
              * @description Parameter contract: at most 100 entries with unique names; default none.
              * @default []
              */
-            params: components["schemas"]["MailTemplateParam"][];
+            params?: components["schemas"]["MailTemplateParam"][];
             /**
              * @description Default `active`.
              * @default active
              * @example active
              * @enum {string}
              */
-            status: "draft" | "active";
+            status?: "draft" | "active";
             /**
              * @description Subject, 1–500 characters; may contain `{{placeholder}}`.
              * @example Your order {{order_number}}
@@ -2223,7 +2223,7 @@ export interface components {
              *       "title": "Order {{order_number}} confirmed"
              *     }
              */
-            values: {
+            values?: {
                 [key: string]: string;
             };
         };
@@ -2546,7 +2546,7 @@ export interface components {
              * @default 86400
              * @example 86400
              */
-            grace_seconds: number;
+            grace_seconds?: number;
         };
         MailProviderConfig: {
             /**

@@ -1397,7 +1397,7 @@ export interface components {
              *       "ad.status_changed"
              *     ]
              */
-            events: "ad.status_changed"[];
+            events?: "ad.status_changed"[];
             /**
              * Format: uri
              * @description An https URL on a public host (no credentials, no private or loopback address); http answers 422.

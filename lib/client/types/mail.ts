@@ -790,7 +790,7 @@ export interface components {
              *       "title": "Hello {{first_name}}"
              *     }
              */
-            values: {
+            values?: {
                 [key: string]: string;
             };
         };
@@ -1657,7 +1657,7 @@ export interface components {
              *       "order_number": "A-10023"
              *     }
              */
-            params: {
+            params?: {
                 [key: string]: string;
             };
             /**
@@ -1729,7 +1729,7 @@ export interface components {
              * @example newsletter
              * @enum {string}
              */
-            stream: "newsletter" | "transactional";
+            stream?: "newsletter" | "transactional";
         };
         SuppressionLookupResult: {
             /**
@@ -1771,7 +1771,7 @@ export interface components {
              * @example newsletter
              * @enum {string}
              */
-            stream: "newsletter" | "transactional";
+            stream?: "newsletter" | "transactional";
         };
         SuppressionReactivateResult: {
             /**
