@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { repoRoot, startProcess } from "../helpers/processes";
+import { freePort, repoRoot, startProcess } from "../helpers/processes";
 
 /**
  * The README's curl walk-throughs, run as a newcomer would: a fresh `npm start` (a real child process on
@@ -22,20 +21,11 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-export function walkthroughBlocks(readme: string): string[] {
+function walkthroughBlocks(readme: string): string[] {
   const blocks: string[] = [];
   const fence = /<!-- walkthrough: run -->\n```sh\n([\s\S]*?)\n```/g;
   for (let match = fence.exec(readme); match; match = fence.exec(readme)) blocks.push(match[1] ?? "");
   return blocks;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (!address || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 /** Runs before the README's blocks: strict bash and the checking `curl`. */
