@@ -72,19 +72,22 @@ export class ContractRecorder {
     this.last = where;
     const described = document.paths[path]?.[method]?.responses?.[status] ?? document.paths[path]?.[method]?.responses?.default;
     if (!described) return `undocumented status: ${where}`;
-    this.operations.add(name);
-    this.statuses.add(`${name} ${status}`);
-    this.responses += 1;
+    const valid = () => {
+      this.operations.add(name);
+      this.statuses.add(`${name} ${status}`);
+      this.responses += 1;
+      return null;
+    };
 
     for (const [header, declared] of Object.entries(described.headers ?? {})) {
       const required = declared.$ref ? document.components?.headers?.[declared.$ref.split("/").pop() ?? ""]?.required : declared.required;
       if (required && !response.headers.has(header)) return `missing required header ${header}: ${where}`;
     }
     const type = (response.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? "";
-    if (body === "" && type === "") return null;
+    if (body === "" && type === "") return valid();
     const content = described.content ?? {};
     if (!(type in content)) return `content type "${type}" not among ${JSON.stringify(Object.keys(content))}: ${where}`;
-    if (type !== "application/json") return null;
+    if (type !== "application/json") return valid();
     const pointer = `${service}#/paths/${segment(path)}/${method}/responses/${status}/content/${segment(type)}/schema`;
     let validate = this.#validators.get(pointer);
     if (!validate) {
@@ -99,7 +102,7 @@ export class ContractRecorder {
       return `not JSON: ${where}`;
     }
     if (!validate(parsed)) return `schema mismatch ${this.#ajv.errorsText(validate.errors, { separator: "; " })}: ${where}`;
-    return null;
+    return valid();
   }
 
   summary(services: string[]): string {
@@ -128,6 +131,6 @@ export async function contractClients(h: Harness, recorder: ContractRecorder) {
   return {
     mail: (apiKey: string) => bind(createMailClient({ baseUrl: `${origin}/mail/v1`, apiKey, fetch }), "mail"),
     ads: (apiKey: string) => bind(createAdsClient({ baseUrl: `${origin}/ads/v1`, apiKey, fetch }), "ads"),
-    admin: () => bind(createAdminClient({ baseUrl: `${origin}/admin/v1`, apiKey: h.deps.adminToken, fetch }), "admin"),
+    admin: (token = h.deps.adminToken) => bind(createAdminClient({ baseUrl: `${origin}/admin/v1`, apiKey: token, fetch }), "admin"),
   };
 }
