@@ -10,6 +10,7 @@ import { createAdsDeps } from "./ads/deps";
 import { resumeVideoRenders } from "./ads/templates/video-render";
 import { pointGraphSimulatorAtReceiver } from "./ads/webhooks/platform-receiver";
 import { seedDemo } from "./seed";
+import { exportLines } from "./start-banner";
 
 /**
  * `npm start`: both services, the admin API and the embedded adapters in one local process.
@@ -46,9 +47,10 @@ async function main(): Promise<void> {
       `  image files:   ${config.BLOB_READ_WRITE_TOKEN ? "Vercel Blob (BLOB_READ_WRITE_TOKEN)" : `${base}${FILES_PATH}/assets/<sha256>.jpg|png (stored in ${config.DATA_DIR}/blobs)`}`,
       `  operator token: ${runtime.adminTokenSource}`,
       `  Postmark:      ${deps.providers.postmarkSimulator ? `simulator at ${deps.providers.postmarkApiUrl} (sent mail: ${deps.providers.postmarkApiUrl}/__sim/messages)` : deps.providers.postmarkApiUrl}`,
-      `  Graph API:     ${deps.providers.graphSimulator ? `simulator at ${deps.providers.graphApiUrl}` : deps.providers.graphApiUrl}`,
+      `  Graph API:     ${deps.providers.graphSimulator ? `simulator at ${deps.providers.graphSimulator.url} (API under ${deps.providers.graphApiUrl})` : deps.providers.graphApiUrl}`,
       `  data:          ${config.DATABASE_URL ? "DATABASE_URL" : `${config.DATA_DIR}/ (PGlite)`}`,
     ];
+    lines.push(`  Demo customer: ${demo.customerId}`);
     if (demo.keys) {
       lines.push(
         "",
@@ -57,11 +59,19 @@ async function main(): Promise<void> {
         `  mail reporting: ${demo.keys.mailReporting}`,
         `  ads full:       ${demo.keys.adsFull}`,
         `  ads reporting:  ${demo.keys.adsReporting}`,
-        "(Issue more with: npm run admin -- keys:create <customer-id> mail full)",
+        `(Issue more with: npm run admin -- keys:create ${demo.customerId} mail full)`,
       );
     } else {
-      lines.push("", `Demo customer: ${demo.customerId} (keys were printed on first start; npm run admin -- keys:create ${demo.customerId} mail full)`);
+      lines.push("", `The Demo's keys were printed on its first start; issue new ones with: npm run admin -- keys:create ${demo.customerId} mail|ads full|reporting`);
     }
+    const exports = exportLines({
+      base,
+      adminTokenFile: runtime.adminTokenSource === "environment" ? null : runtime.adminTokenSource,
+      demo,
+      postmarkSimulator: deps.providers.postmarkSimulator?.url ?? null,
+      graphSimulator: deps.providers.graphSimulator?.url ?? null,
+    });
+    lines.push("", "Paste into your shell for the README's walk-throughs:", ...exports.map((line) => `  ${line}`));
     process.stdout.write(`${lines.join("\n")}\n\n`);
   });
 

@@ -63,11 +63,13 @@ export class ApiError extends Error {
   readonly headers: Record<string, string>;
   /** Extra fields of the error object (e.g. the `message_id` of a send whose outcome is unknown). */
   readonly extra: Record<string, unknown> | undefined;
+  /** The mail spec's one conflict whose `details` stays an object (see `SpamComplaintConflictError`). */
+  readonly keepsDetailsObject: boolean;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { details?: ErrorDetails; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    options: { details?: ErrorDetails; headers?: Record<string, string>; extra?: Record<string, unknown>; keepsDetailsObject?: boolean } = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -75,6 +77,7 @@ export class ApiError extends Error {
     this.details = options.details ?? null;
     this.headers = options.headers ?? {};
     this.extra = options.extra;
+    this.keepsDetailsObject = options.keepsDetailsObject ?? false;
   }
 }
 
@@ -87,6 +90,16 @@ export class NotFoundError extends ApiError {
 export class ConflictError extends ApiError {
   constructor(message: string, details?: ErrorDetails, headers?: Record<string, string>) {
     super("conflict", message, { details, headers });
+  }
+}
+
+/**
+ * Reactivating an address that complained of spam: the one mail error whose `details` is the object
+ * `{ reason: "spam_complaint" }`, as the mail spec names it.
+ */
+export class SpamComplaintConflictError extends ApiError {
+  constructor(message: string) {
+    super("conflict", message, { details: { reason: "spam_complaint" }, keepsDetailsObject: true });
   }
 }
 
@@ -120,17 +133,39 @@ export class PaymentRequiredError extends ApiError {
   }
 }
 
-/** Shapes field problems for the service's documented `details` format. */
-export function shapeDetails(details: ErrorDetails, service: ServiceName): unknown {
+/**
+ * A cause given as an object, as the mail spec's `[{ path, message }]`: one entry per value, its dotted
+ * path and the value as text (`{ reason: "asset_in_use", template_ids: [t] }` becomes
+ * `[{ path: "reason", message: "asset_in_use" }, { path: "template_ids.0", message: t }]`).
+ */
+function pathPairs(value: unknown, path: string): PathDetail[] {
+  if (Array.isArray(value)) return value.flatMap((item, i) => pathPairs(item, path ? `${path}.${i}` : String(i)));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([key, item]) => pathPairs(item, path ? `${path}.${key}` : key));
+  }
+  return [{ path, message: String(value) }];
+}
+
+/**
+ * Shapes `details` for the service's documented format: ads `[{ field, issue }]` or its objects; mail
+ * `[{ path, message }]`, where a cause given as an object (`{ reason, … }`, shared with ads) becomes
+ * path/message pairs. Mail keeps two objects: the spam-complaint reactivation's `{ reason }` (the spec's
+ * one exception) and the `{ missing }` of an account whose sending is not set up (403).
+ */
+function shapeDetails(error: ApiError, service: ServiceName): unknown {
+  const details = error.details;
   if (details === null) return service === "ads" ? null : [];
-  if (!Array.isArray(details)) return details;
+  if (!Array.isArray(details)) {
+    const keep = service !== "mail" || error.keepsDetailsObject || (error.code === "forbidden" && "missing" in details);
+    return keep ? details : pathPairs(details, "");
+  }
   if (service === "ads") return details.map((d): FieldDetail => ({ field: d.path, issue: d.message }));
   return details;
 }
 
 export function errorBody(error: ApiError, service: ServiceName, requestId: string) {
   return {
-    error: { code: error.code, message: error.message, details: shapeDetails(error.details, service), ...(error.extra ?? {}) },
+    error: { code: error.code, message: error.message, details: shapeDetails(error, service), ...(error.extra ?? {}) },
     request_id: requestId,
   };
 }

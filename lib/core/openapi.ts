@@ -33,25 +33,36 @@ const AdsDetail = z
   })
   .openapi("ErrorFieldIssue");
 
-const MailReason = z
+const MailMissing = z
   .object({
-    reason: z.string().optional().openapi({ description: "Machine-readable cause, e.g. `spam_complaint`, `idempotency_key_reused`, `already_running`.", example: "spam_complaint" }),
-    missing: z.array(z.string()).optional().openapi({ description: "403 of an account whose sending is not set up: the items an administrator must still complete.", example: ["broadcast_stream"] }),
+    missing: z.array(z.string()).openapi({ description: "The items an administrator must still complete.", example: ["broadcast_stream"] }),
   })
-  .catchall(z.unknown())
-  .openapi({ description: "The cause of a conflict (`reason`, with what it concerns) or, on a 403 of an account not set up, `missing` items." });
+  .openapi({ description: "403 of an account whose sending is not set up." });
+
+const MailSpamComplaint = z
+  .object({ reason: z.literal("spam_complaint").openapi({ description: "The address reported a message as spam; Postmark never lets that be lifted.", example: "spam_complaint" }) })
+  .openapi({ description: "Only POST /v1/suppressions/reactivate of a spam complaint, as the spec names it." });
 
 /**
  * The mail spec's error body: `details` is an array of `{ path, message }` (empty when no field is to
- * blame). Only the 409 conflicts (e.g. reactivating a spam complaint: `details.reason`) and the 403 of an
- * account whose sending is not set up (`details.missing`) carry an object instead: `MailConflictError`.
+ * blame). A cause (a conflict, a refused upload) comes as pairs: `{ path: "reason", message: "<reason>" }`
+ * then what it concerns (e.g. `status`); only the reactivation of a spam complaint answers the object
+ * `{ reason: "spam_complaint" }` the spec names (`MailConflictError`). The 403 of an account whose sending
+ * is not set up carries `{ missing }` (`MailForbiddenError`).
  */
 function mailErrorSchema(status: number) {
-  const withObject = status === 409 || status === 403;
-  const details = withObject
-    ? z.union([z.array(MailDetail), MailReason]).openapi({ description: "`[{path, message}]`, or for conflicts an object with `reason` (403 of an account not set up: `missing`)." })
-    : z.array(MailDetail).openapi({ description: "`[{path, message}]` naming each offending field; empty when no field is to blame." });
-  return errorObject("mail", details).openapi(withObject ? "MailConflictError" : "MailError");
+  if (status === 409) {
+    const details = z
+      .union([z.array(MailDetail), MailSpamComplaint])
+      .openapi({ description: "`[{path, message}]`: the entry with path `reason` holds the machine-readable cause (`idempotency_key_reused`, `idempotency_key_in_use`, `already_running`, `job_finished`, `template_in_use`, `asset_in_use`, …), the others what it concerns (e.g. `status`, `template_ids.0`). Reactivating a spam complaint answers `{ reason: \"spam_complaint\" }`." });
+    return errorObject("mail", details).openapi("MailConflictError");
+  }
+  if (status === 403) {
+    const details = z.union([z.array(MailDetail), MailMissing]).openapi({ description: "`[{path, message}]`, or on a 403 of an account not set up an object with the `missing` items." });
+    return errorObject("mail", details).openapi("MailForbiddenError");
+  }
+  const details = z.array(MailDetail).openapi({ description: "`[{path, message}]` naming each offending field; empty when no field is to blame." });
+  return errorObject("mail", details).openapi("MailError");
 }
 
 function errorObject(service: ServiceName, details: z.ZodType) {

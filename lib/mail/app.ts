@@ -30,7 +30,7 @@ Conventions: every response is \`{ data, request_id }\`; lists with a cursor add
 
 Rate limit: 1,000 requests per minute per customer. Every authenticated response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\` (seconds) and the IETF \`RateLimit-Policy\` / \`RateLimit\` pair; a 429 carries \`Retry-After\`. If the limiter itself is unreachable, requests pass and the headers are omitted.
 
-Idempotency: send \`Idempotency-Key\` (a UUID; quoted or bare) on POST/PUT/PATCH. The first response is kept 24 hours per customer, method and path and replayed with \`Idempotent-Replayed: true\`; the same key with another body answers 409 (\`details.reason = idempotency_key_reused\`), and while the first request still runs 409 (\`idempotency_key_in_use\`) with \`Retry-After\`. 5xx answers are not kept, except a send whose outcome is unknown (it carries \`message_id\`), so a retry never sends twice.
+Idempotency: send \`Idempotency-Key\` (a UUID; quoted or bare) on POST/PUT/PATCH. The first response is kept 24 hours per customer, method and path and replayed with \`Idempotent-Replayed: true\`; the same key with another body answers 409 (a \`details\` entry \`{ path: "reason", message: "idempotency_key_reused" }\`), and while the first request still runs 409 (\`idempotency_key_in_use\`) with \`Retry-After\`. 5xx answers are not kept, except a send whose outcome is unknown (it carries \`message_id\`), so a retry never sends twice.
 
 Headers: \`X-Request-Id\` (1–128 characters of \`A-Za-z0-9._:-\`) is echoed, otherwise a UUID is generated; \`Service-Version: v1\` pins the version (any other value answers 400).`;
 

@@ -198,7 +198,7 @@ describe.each(stores)("idempotency (%s store)", (_name, depsOf) => {
     await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "a" }, { "idempotency-key": `${_name}-k-2` });
     const r = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "b" }, { "idempotency-key": `${_name}-k-2` });
     expect(r.status, describeResponse(r)).toBe(409);
-    expect(r.json.error.details).toEqual({ reason: "idempotency_key_reused" });
+    expect(r.json.error.details).toEqual([{ path: "reason", message: "idempotency_key_reused" }]);
   });
 
   test("two concurrent requests with one key: exactly one executes, the other is 409 in_use with Retry-After", async () => {
@@ -215,7 +215,7 @@ describe.each(stores)("idempotency (%s store)", (_name, depsOf) => {
     const first = await firstPromise;
     expect(first.status).toBe(200);
     expect(second.status, describeResponse(second)).toBe(409);
-    expect(second.json.error.details).toEqual({ reason: "idempotency_key_in_use" });
+    expect(second.json.error.details).toEqual([{ path: "reason", message: "idempotency_key_in_use" }]);
     expect(second.headers.get("retry-after")).toBe("1");
     expect(executions - before).toBe(1);
   });

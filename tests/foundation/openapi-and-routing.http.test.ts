@@ -159,7 +159,7 @@ test("mail error bodies per status: `details` is an array of { path, message }; 
     for (const [method, operation] of Object.entries(item)) {
       for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
         if (!/^[45]/.test(status)) continue;
-        const expected = status === "403" || status === "409" ? "MailConflictError" : "MailError";
+        const expected = status === "409" ? "MailConflictError" : status === "403" ? "MailForbiddenError" : "MailError";
         const ref = response.content?.["application/json"]?.schema?.$ref;
         if (ref !== `#/components/schemas/${expected}`) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(ref)}`);
       }

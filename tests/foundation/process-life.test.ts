@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
-import { demoSendJob, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
+import { demoSendJob, freePort, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
 
 /*
  * `npm start` as an operator runs it: real processes, a signal to the npm process (what a process manager
@@ -36,15 +36,6 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
 /** Every process below `pid` (sh, node, tsx's esbuild service), read before the signal. */
 function descendants(pid: number): number[] {
   let children: number[] = [];
@@ -68,8 +59,8 @@ const isAlive = (pid: number) => {
   }
 };
 
-/** Ready at the last line of the start-up banner (first start: after the demo keys). */
-const startServer = (env: Record<string, string>) => startProcess(started, "npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\(Issue more with|^Demo customer: /);
+/** Ready at the start-up banner's export lines (printed on every start, after the demo keys). */
+const startServer = (env: Record<string, string>) => startProcess(started, "npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\s+export DEMO=/);
 
 
 /** Sends `signal` to the npm process and checks that the whole tree is gone and the port free. */
@@ -106,7 +97,11 @@ describe("npm start stops on a signal to npm", () => {
 
     // The second start finds the demo customer and its key in the database the first one closed.
     const second = await startServer(env);
-    expect(second.lines.join("\n")).toMatch(/Demo customer: [0-9a-f-]{36} \(keys were printed on first start/);
+    const banner = second.lines.join("\n");
+    expect(banner).toMatch(/Demo customer: [0-9a-f-]{36}\n/);
+    expect(banner).toMatch(/keys were printed on its first start; issue new ones with: npm run admin -- keys:create [0-9a-f-]{36}/);
+    expect(banner).toContain(`export DEMO=${valueAfter(first.lines, "Demo customer:")}`);
+    expect(banner).not.toMatch(/export MAIL=mk_live_/);
     const authorized = await fetch(`http://127.0.0.1:${port}/mail/v1/health`, { headers: { authorization: `Bearer ${demoKey}` } });
     expect(authorized.status, await authorized.clone().text()).toBe(200);
     await stopWith(second, "SIGINT", port);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
@@ -40,6 +41,16 @@ export function startProcess(registry: ChildProcess[], command: string, args: st
     });
     child.once("exit", (code, signal) => reject(new Error(`${command} ${args.join(" ")} exited (${code ?? signal}) before it was ready:\n${output()}`)));
   });
+}
+
+/** A loopback port free at the moment of asking. */
+export async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  if (address === null || typeof address === "string") throw new Error("no port");
+  return address.port;
 }
 
 /** The text after `label` on the first line that has it (the start-up banner's values). */

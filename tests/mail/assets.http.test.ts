@@ -202,7 +202,7 @@ describe("the three-step flow", () => {
     const announced = await announce(a.mailFull);
     const early = await complete(a.mailFull, announced.id);
     expect(early.status, describeResponse(early)).toBe(409);
-    expect(early.json.error).toMatchObject({ code: "conflict", details: { reason: "not_uploaded" } });
+    expect(early.json.error).toMatchObject({ code: "conflict", details: [{ path: "reason", message: "not_uploaded" }] });
     await upload(announced, await uniqueJpeg());
     expect((await complete(a.mailFull, announced.id)).status).toBe(200);
   });
@@ -222,7 +222,7 @@ describe("the three-step flow", () => {
     expect(template.status, describeResponse(template)).toBe(201);
     const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(refused.status, describeResponse(refused)).toBe(409);
-    expect(refused.json.error.details).toEqual({ reason: "asset_in_use", template_ids: [template.json.data.id] });
+    expect(refused.json.error.details).toEqual([{ path: "reason", message: "asset_in_use" }, { path: "template_ids.0", message: template.json.data.id }]);
   });
 });
 
@@ -268,7 +268,7 @@ describe("the signed PUT", () => {
   async function expectNothingStored(id: string) {
     const r = await complete(a.mailFull, id);
     expect(r.status, describeResponse(r)).toBe(409);
-    expect(r.json.error.details.reason).toBe("not_uploaded");
+    expect(r.json.error.details).toContainEqual({ path: "reason", message: "not_uploaded" });
   }
 
   function withToken(url: string, change: (token: string) => string): string {
@@ -290,7 +290,7 @@ describe("the signed PUT", () => {
     const changed: { url?: string; headers?: Record<string, string>; body?: Uint8Array } = change(announced);
     const r = await put(changed.url ?? announced.upload.url, changed.body ?? (await uniqueJpeg()), changed.headers ?? announced.upload.headers);
     expect(r.status, describeResponse(r)).toBe(status);
-    expect(r.json.error.details.reason).toBe(reason);
+    expect(r.json.error.details).toContainEqual({ path: "reason", message: reason });
     expect(r.json.request_id).toBeTruthy();
     await expectNothingStored(announced.id);
     await upload(announced, await uniqueJpeg());
@@ -311,7 +311,7 @@ describe("the signed PUT", () => {
     const announced = await announce(a.mailFull, { filename: "x.webp", content_type: "image/webp" });
     const r = await put(announced.upload.url, await uniqueJpeg(), { "content-type": "image/jpeg" });
     expect(r.json.error.message, describeResponse(r)).toContain("image/webp");
-    expect(r.json.error.details.expected).toBe("image/webp");
+    expect(r.json.error.details).toContainEqual({ path: "expected", message: "image/webp" });
   });
 
   test("another asset's URL cannot upload to this asset, and a missing token is 400", async () => {
@@ -332,7 +332,7 @@ describe("the signed PUT", () => {
     try {
       const r = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
       expect(r.status, describeResponse(r)).toBe(403);
-      expect(r.json.error).toMatchObject({ code: "forbidden", details: { reason: "expired" } });
+      expect(r.json.error).toMatchObject({ code: "forbidden", details: [{ path: "reason", message: "expired" }] });
       const early = await complete(a.mailFull, announced.id);
       expect(early.status, describeResponse(early)).toBe(409);
       expect(early.json.error.message).toMatch(/expired/);
@@ -347,7 +347,7 @@ describe("the signed PUT", () => {
     await upload(announced, first);
     const again = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
     expect(again.status, describeResponse(again)).toBe(409);
-    expect(again.json.error.details.reason).toBe("upload_already_used");
+    expect(again.json.error.details).toContainEqual({ path: "reason", message: "upload_already_used" });
     const done = await complete(a.mailFull, announced.id);
     expect(done.status, describeResponse(done)).toBe(200);
     const late = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
@@ -392,7 +392,7 @@ describe("browser uploads: CORS on the signed PUT", () => {
       "access-control-max-age": "600",
     });
     expect(Object.keys(announced.upload.headers)).toEqual(["content-type"]);
-    expect((await complete(a.mailFull, announced.id)).json.error?.details?.reason).toBe("not_uploaded");
+    expect((await complete(a.mailFull, announced.id)).json.error?.details).toContainEqual({ path: "reason", message: "not_uploaded" });
   });
 
   test("a cross-origin PUT is stored, and the page can read every answer, refusals included", async () => {
@@ -519,7 +519,7 @@ describe("deleting", () => {
       .returning({ id: mailTemplates.id });
     const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(refused.status, describeResponse(refused)).toBe(409);
-    expect(refused.json.error.details).toEqual({ reason: "asset_in_use", template_ids: [template?.id] });
+    expect(refused.json.error.details).toEqual([{ path: "reason", message: "asset_in_use" }, { path: "template_ids.0", message: template?.id }]);
     expect((await fetchFile(published.url)).status).toBe(200);
 
     await h.db.update(mailTemplates).set({ deletedAt: new Date() }).where(eq(mailTemplates.id, template?.id ?? ""));

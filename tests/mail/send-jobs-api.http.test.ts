@@ -137,7 +137,7 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
     expect((await start(job.id)).status).toBe(200);
     const late = await post(`/send-jobs/${job.id}/recipients`, c.mailFull, { recipients: people(1, "example.org") });
     expect(late.status, describeResponse(late)).toBe(409);
-    expect(late.json.error.details.reason).toBe("job_not_draft");
+    expect(late.json.error.details).toContainEqual({ path: "reason", message: "job_not_draft" });
     expect((await post(`/send-jobs/${job.id}/cancel`, c.mailFull)).status).toBe(200);
     expect((await post(`/send-jobs/${job.id}/recipients`, c.mailFull, { recipients: people(1, "example.org") })).status).toBe(409);
   });
@@ -174,7 +174,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     const empty = await createJob(h, c.mailFull, { template_id: templateId });
     const none = await start(empty.id);
     expect(none.status, describeResponse(none)).toBe(409);
-    expect(none.json.error.details.reason).toBe("no_recipients");
+    expect(none.json.error.details).toContainEqual({ path: "reason", message: "no_recipients" });
 
     const b = await readyMailCustomer(h, "Blocked jobs");
     const job = await createJob(h, b.mailFull, { template_id: await createNewsletter(h, b.mailFull) });
@@ -219,9 +219,9 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     expect((await start(job.id)).json.data.status).toBe("running");
     const twice = await start(job.id);
     expect(twice.status, describeResponse(twice)).toBe(409);
-    expect(twice.json.error.details.reason).toBe("already_running");
+    expect(twice.json.error.details).toContainEqual({ path: "reason", message: "already_running" });
     await waitForJob(h, c.mailReporting, job.id, "completed");
-    expect((await start(job.id)).json.error.details.reason).toBe("job_finished");
+    expect((await start(job.id)).json.error.details).toContainEqual({ path: "reason", message: "job_finished" });
     const cancel = await post(`/send-jobs/${job.id}/cancel`, c.mailFull);
     expect(cancel.status, describeResponse(cancel)).toBe(409);
 
@@ -231,7 +231,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     expect((await start(scheduled.id)).json.data.status).toBe("scheduled");
     const del = await h.call("DELETE", `/mail/v1/templates/${tpl}`, { key: c.mailFull });
     expect(del.status, describeResponse(del)).toBe(409);
-    expect(del.json.error.details.reason).toBe("template_in_use");
+    expect(del.json.error.details).toContainEqual({ path: "reason", message: "template_in_use" });
     expect((await post(`/send-jobs/${scheduled.id}/cancel`, c.mailFull)).status).toBe(200);
     expect((await h.call("DELETE", `/mail/v1/templates/${tpl}`, { key: c.mailFull })).status).toBe(200);
   });
@@ -246,7 +246,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     expect(started.json.data).toMatchObject({ status: "scheduled", scheduled_at: at.toISOString(), started_at: null });
     const again = await start(job.id, s.mailFull);
     expect(again.status).toBe(409);
-    expect(again.json.error.details.reason).toBe("already_scheduled");
+    expect(again.json.error.details).toContainEqual({ path: "reason", message: "already_scheduled" });
 
     expect(await recoverSendJobs(h.deps, createPostmarkProvider({ apiUrl: h.deps.providers.postmarkApiUrl }), { stalledForMs: 0, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 0 });
     clock.set(at);
@@ -276,7 +276,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     expect(await transientRows(h, job.id)).toBe(0);
     const again = await post(`/send-jobs/${job.id}/cancel`, c.mailFull);
     expect(again.status).toBe(409);
-    expect(again.json.error.details.reason).toBe("job_finished");
+    expect(again.json.error.details).toContainEqual({ path: "reason", message: "job_finished" });
     const other = await readyMailCustomer(h, "Foreign canceller");
     expect((await post(`/send-jobs/${job.id}/cancel`, other.mailFull)).status).toBe(404);
     expect((await post(`/send-jobs/${job.id}/cancel`, c.mailReporting)).status).toBe(403);

@@ -163,7 +163,7 @@ describe("registration", () => {
     for (let i = 0; i < 10; i++) expect((await post({ url: `https://portal.example.com/hook/${i}`, events: ["job.completed"] })).status).toBe(201);
     const eleventh = await post({ url: "https://portal.example.com/hook/10", events: ["job.completed"] });
     expect(eleventh.status, describeResponse(eleventh)).toBe(409);
-    expect(eleventh.json.error.details).toEqual({ reason: "webhook_limit_reached" });
+    expect(eleventh.json.error.details).toEqual([{ path: "reason", message: "webhook_limit_reached" }]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
-import { ApiError, ConflictError, ForbiddenError, ValidationError } from "../../core/errors";
+import { ApiError, ForbiddenError, SpamComplaintConflictError, ValidationError } from "../../core/errors";
 import { mailProviderConfigs, mailSuppressions } from "../../db/schema";
 import type { PostmarkSuppressions } from "../provider/postmark-suppressions";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
@@ -8,8 +8,8 @@ import { applySuppressionChange, normaliseAddress, type Stream } from "./mirror"
 
 export type ReactivateResult = { email: string; stream: Stream; reactivated: true };
 
-function spamComplaint(email: string): ConflictError {
-  return new ConflictError(`${email} reported a message as spam; Postmark never lets a spam complaint be lifted.`, { reason: "spam_complaint" });
+function spamComplaint(email: string): SpamComplaintConflictError {
+  return new SpamComplaintConflictError(`${email} reported a message as spam; Postmark never lets a spam complaint be lifted.`);
 }
 
 /**

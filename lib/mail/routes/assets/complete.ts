@@ -19,7 +19,7 @@ export function registerCompleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRo
 
 No body. Answers:
 - 200 \`{ url, width, height }\`; calling it again returns the same answer (also for a concurrent call).
-- 409 (\`details.reason = not_uploaded\`) when nothing has been uploaded yet: PUT the file first.
+- 409 (\`details\` entry \`reason\`: \`not_uploaded\`) when nothing has been uploaded yet: PUT the file first.
 - 404 for an asset announced more than 24 hours ago and never completed: such assets are deleted with their upload.
 - 422 when the file is not a usable image (not one of the four formats, damaged or truncated, more than 50 megapixels or 16,384 px on a side, which guards against decompression bombs, or impossible to fit under 400 KB). The asset becomes \`failed\` and keeps answering the same 422; announce the file again.
 

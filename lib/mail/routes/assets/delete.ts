@@ -17,7 +17,7 @@ export function registerDeleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
     summary: "Delete an image",
     description: `Deletes the asset and, unless another asset has the very same image (identical images share one content-addressed file, also across customers), its published file: the URL then answers 404.
 
-**Consequences.** E-mails already sent keep pointing at the URL and lose the image in every inbox that loads it later. So do sends that pass the URL as a parameter value. To protect what is still being sent, the delete is refused with 409 (\`details.reason = asset_in_use\`, \`details.template_ids\`) while one of your templates (any status, not deleted) names the image in its stored values; change those templates first. Deleting a pending asset also discards an upload that was not completed. A second delete answers 404.`,
+**Consequences.** E-mails already sent keep pointing at the URL and lose the image in every inbox that loads it later. So do sends that pass the URL as a parameter value. To protect what is still being sent, the delete is refused with 409 (\`details\`: \`reason\` \`asset_in_use\`, then \`template_ids.N\` naming each template) while one of your templates (any status, not deleted) names the image in its stored values; change those templates first. Deleting a pending asset also discards an upload that was not completed. A second delete answers 404.`,
     request: { params: AssetIdParam },
     responses: {
       200: { description: "The asset is deleted.", content: { "application/json": { schema: envelope(DeletedAsset) } } },

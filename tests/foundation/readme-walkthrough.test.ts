@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, test } from "vitest";
+import { freePort, repoRoot, startProcess } from "../helpers/processes";
+
+/**
+ * The README's curl walk-throughs, run as a newcomer would: a fresh `npm start` (a real child process on
+ * a free port, embedded defaults, its own data folder), its printed `export` lines pasted first, then every
+ * block marked `<!-- walkthrough: run -->`, in README order, in one bash. `curl` is wrapped: a plain call
+ * must answer below 400 and one with `-i` (the README's error examples) below 500, so a step that breaks
+ * fails the test with its output. The number of steps run is printed.
+ */
+const MARKER = "<!-- walkthrough: run -->";
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function walkthroughBlocks(readme: string): string[] {
+  const blocks: string[] = [];
+  const fence = /<!-- walkthrough: run -->\n```sh\n([\s\S]*?)\n```/g;
+  for (let match = fence.exec(readme); match; match = fence.exec(readme)) blocks.push(match[1] ?? "");
+  return blocks;
+}
+
+/** Runs before the README's blocks: strict bash and the checking `curl`. */
+const PRELUDE = String.raw`
+set -euo pipefail
+STEPS_FILE=$(mktemp)
+curl() {
+  local body code lenient=0
+  for arg in "$@"; do [ "$arg" = "-i" ] && lenient=1; done
+  body=$(mktemp)
+  code=$(command curl -sS -o "$body" -w '%{http_code}' "$@") || { cat "$body" >&2; rm -f "$body"; echo "curl failed: curl $*" >&2; return 1; }
+  cat "$body"; rm -f "$body"
+  echo "HTTP $code curl $*" >> "$STEPS_FILE"   # a file: calls inside $(…) run in subshells
+  echo "[step] HTTP $code curl $*" >&2
+  if [ "$code" -ge 500 ] || { [ "$lenient" = 0 ] && [ "$code" -ge 400 ]; }; then echo "unexpected HTTP $code: curl $*" >&2; return 1; fi
+}
+`;
+
+test("the README's walk-throughs run as written against a fresh npm start", async () => {
+  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
+  const blocks = walkthroughBlocks(readme);
+  expect(blocks.length, `blocks marked ${MARKER}`).toBeGreaterThanOrEqual(5);
+
+  const dataDir = mkdtempSync(join(tmpdir(), "readme-data-"));
+  const workDir = mkdtempSync(join(tmpdir(), "readme-work-"));
+  dirs.push(dataDir, workDir);
+  const port = await freePort();
+  const server = await startProcess(
+    children,
+    process.execPath,
+    ["--import", "tsx", "lib/server.ts"],
+    { DATABASE_URL: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn" },
+    /^\s+export GRAPH_SIM=/,
+  );
+  const exports = server.lines.filter((line) => /^\s+export [A-Z_]+=/.test(line)).map((line) => line.trim());
+  expect(exports.map((line) => line.split("=")[0]).sort()).toEqual(["export ADMIN", "export ADS", "export BASE", "export DEMO", "export GRAPH_SIM", "export MAIL", "export POSTMARK_SIM"]);
+  expect(exports.find((line) => line.startsWith("export GRAPH_SIM="))).toMatch(/^export GRAPH_SIM=http:\/\/127\.0\.0\.1:\d+$/);
+
+  const script = [PRELUDE, ...exports, ...blocks, 'echo "WALKTHROUGH_STEPS=$(wc -l < "$STEPS_FILE")"'].join("\n");
+  const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    // node -e "require('sharp')…" resolves from the repository's node_modules, as at the repository root.
+    const child = spawn("bash", ["-c", script], { cwd: workDir, env: { ...process.env, NODE_PATH: join(repoRoot, "node_modules") }, stdio: ["ignore", "pipe", "pipe"] });
+    children.push(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.once("exit", (code) => resolve({ code, stdout, stderr }));
+  });
+  const steps = Number(/WALKTHROUGH_STEPS=(\d+)/.exec(result.stdout)?.[1] ?? 0);
+  expect(result.code, `${result.stderr.slice(-6000)}\n--- stdout ---\n${result.stdout.slice(-3000)}\n--- server ---\n${server.output()}`).toBe(0);
+  process.stdout.write(`README walk-through: ${steps} curl steps in ${blocks.length} blocks ran against npm start\n`);
+  expect(steps).toBeGreaterThanOrEqual(50);
+  // What the README's comments promise, seen in the answers.
+  for (const shown of ['"width":1360', '"status":"completed"', '"unique_clicks":1', '"reason":"unsubscribe"', '"reactivated":true', '"active":false', '"effective_status":"ACTIVE"']) {
+    expect(result.stdout, shown).toContain(shown);
+  }
+  if (process.env.README_WALKTHROUGH_DEBUG) process.stdout.write(`${result.stderr}\n${result.stdout}\n`);
+}, 150_000);
