@@ -8,11 +8,26 @@ import { Usage } from "../../mail/routes/usage";
 import { getSendJobDetail, listSendJobs } from "../../mail/send-jobs/service";
 import { lookupSuppressions } from "../../mail/suppressions/mirror";
 import { getUsage } from "../../mail/usage/service";
+import { previewStoredTemplate } from "../previews";
 import { requireCustomer } from "./mail-customer";
 import { json, security } from "./mail-schema";
 import { CustomerIdParam } from "./schema";
 
 const tags = ["Mail activity"];
+
+const TemplateParams = CustomerIdParam.extend({
+  templateId: z.uuid().openapi({ param: { name: "templateId", in: "path" }, description: "Template id.", example: "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" }),
+});
+
+export const TemplatePreview = z
+  .object({
+    subject: z.string().openapi({ description: "The subject with the example values.", example: "Your order A-10023" }),
+    html: z.string().openapi({ description: "The compiled HTML document, for an iframe `srcdoc`.", example: "<!doctype html><html>…</html>" }),
+    errors: z
+      .array(z.object({ line: z.number().int().nullable(), message: z.string(), tagName: z.string().nullable() }))
+      .openapi({ description: "MJML findings (`{ line, message, tagName }`); empty when clean." }),
+  })
+  .openapi("AdminMailTemplatePreview");
 
 const JobParams = CustomerIdParam.extend({
   jobId: z.uuid().openapi({ param: { name: "jobId", in: "path" }, description: "Send job id.", example: "8d7c6b5a-4f3e-4d2c-9b1a-0f9e8d7c6b5a" }),
@@ -99,6 +114,26 @@ export function registerMailActivityRoutes(router: OpenAPIHono<AppEnv>, deps: Co
       const body = c.req.valid("json");
       await requireCustomer(deps.db, id);
       return c.json({ data: await lookupSuppressions(deps.db, id, body.stream, body.emails), request_id: c.get("requestId") }, 200);
+    },
+  );
+
+  router.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/customers/{id}/mail/templates/{templateId}/preview",
+      operationId: "previewCustomerMailTemplate",
+      tags,
+      summary: "Preview a customer's template",
+      description:
+        "Renders a stored template of the customer (admin or builder origin) through the send pipeline: its stack with the customer's design rules, frame and footer for its kind, the contract's example values as parameters, recipient placeholders empty. Sends and bills nothing. A block no longer enabled or active answers 403 naming it in `details`; content that cannot become a mail 422.",
+      security,
+      request: { params: TemplateParams },
+      responses: { 200: { description: "Subject and HTML.", content: json(envelope(TemplatePreview)) }, ...errorResponses("admin", [401, 403, 404, 422]) },
+    }),
+    async (c) => {
+      const { id, templateId } = c.req.valid("param");
+      const customer = await requireCustomer(deps.db, id);
+      return c.json({ data: await previewStoredTemplate(deps.db, customer, templateId), request_id: c.get("requestId") }, 200);
     },
   );
 }

@@ -1,7 +1,7 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { envelope, errorResponses } from "../../core/openapi";
-import { previewDraftBlock } from "../block-preview";
+import { previewDraftBlock } from "../previews";
 import { requireCustomer } from "./mail-customer";
 import { CreateMailBlock, json, security } from "./mail-schema";
 
