@@ -30,7 +30,7 @@ export async function blocksPage(main: HTMLElement): Promise<void> {
           { path: "slug", label: "Slug", hint: "Lower-case letters and digits separated by hyphens.", required: true },
           { path: "name", label: "Name", required: true },
           { path: "mjml", label: "MJML", type: "textarea", value: STARTER_MJML, wide: true },
-          { path: "params", label: "Parameters (JSON)", type: "json", value: [{ name: "title", type: "text", label: "Title", required: true, example: "Hello" }], wide: true },
+          { path: "params", label: "Parameters (JSON)", type: "json", value: [{ name: "title", type: "text", label: "Title", required: true, fallback: "", hide_if_missing: false, example: "Hello" }], wide: true },
         ],
         onSubmit: async (values) => {
           const block = await send<Block>("POST", "mail/blocks", values);
