@@ -19,7 +19,7 @@ function designSample(tokens: Record<string, string>): HTMLElement {
   const t = (key: string, fallback: string) => tokens[key] ?? fallback;
   const sample = h(
     "div",
-    { "data-testid": "design-sample", style: `background:${t("color_background", "#f4f4f4")};padding:16px;` },
+    { "data-testid": "design-sample", class: "customer-content", style: `background:${t("color_background", "#f4f4f4")};padding:16px;` },
     h(
       "div",
       { style: `background:${t("color_container", "#fff")};max-width:${t("container_width", "600px")};margin:0 auto;padding:${t("space_section", "24px")};font-family:${t("font_body", "sans-serif")};font-size:${t("font_size_base", "16px")};color:${t("color_text", "#333")};` },
