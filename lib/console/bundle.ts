@@ -2,8 +2,11 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
-/** Where `npm run build` writes the bundle for the Vercel functions (relative to the project root). */
-export const BUILT_CONSOLE_SCRIPT = "dist/console/app.js";
+/**
+ * Where `npm run build` writes the bundle for the Vercel functions: `<root>/dist/console/app.js`, two levels
+ * up from this module both in the sources (`lib/console/`) and in the function bundle (`dist/functions/`).
+ */
+const BUILT_CONSOLE_SCRIPT = new URL("../../dist/console/app.js", import.meta.url);
 
 let script: Promise<string> | null = null;
 
