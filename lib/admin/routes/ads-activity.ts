@@ -29,7 +29,11 @@ const DraftBody = z.object({ template: TemplateDraft });
 const DraftPreview = z
   .object({
     images: z
-      .object({ "1:1": z.string(), "4:5": z.string(), "9:16": z.string() })
+      .object({
+        "1:1": z.string().openapi({ description: "1:1 (1080×1080 scaled to 360×360), `data:image/jpeg;base64,…`.", example: "data:image/jpeg;base64,/9j/…" }),
+        "4:5": z.string().openapi({ description: "4:5 (1080×1350 scaled to 360×450), `data:image/jpeg;base64,…`.", example: "data:image/jpeg;base64,/9j/…" }),
+        "9:16": z.string().openapi({ description: "9:16 (1080×1920 scaled to 360×640), `data:image/jpeg;base64,…`.", example: "data:image/jpeg;base64,/9j/…" }),
+      })
       .openapi({ description: "Per ratio a `data:image/jpeg;base64,…` URL, 360 px wide.", example: { "1:1": "data:image/jpeg;base64,/9j/…", "4:5": "data:image/jpeg;base64,/9j/…", "9:16": "data:image/jpeg;base64,/9j/…" } }),
   })
   .openapi("AdTemplateDraftPreview");

@@ -9,6 +9,7 @@ import { getSendJobDetail, listSendJobs } from "../../mail/send-jobs/service";
 import { lookupSuppressions } from "../../mail/suppressions/mirror";
 import { getUsage } from "../../mail/usage/service";
 import { previewStoredTemplate } from "../previews";
+import { RenderFinding } from "./mail-block-preview";
 import { requireCustomer } from "./mail-customer";
 import { json, security } from "./mail-schema";
 import { CustomerIdParam } from "./schema";
@@ -23,9 +24,7 @@ export const TemplatePreview = z
   .object({
     subject: z.string().openapi({ description: "The subject with the example values.", example: "Your order A-10023" }),
     html: z.string().openapi({ description: "The compiled HTML document, for an iframe `srcdoc`.", example: "<!doctype html><html>…</html>" }),
-    errors: z
-      .array(z.object({ line: z.number().int().nullable(), message: z.string(), tagName: z.string().nullable() }))
-      .openapi({ description: "MJML findings (`{ line, message, tagName }`); empty when clean." }),
+    errors: z.array(RenderFinding).openapi({ description: "MJML findings; empty when clean." }),
   })
   .openapi("AdminMailTemplatePreview");
 
