@@ -98,8 +98,8 @@ table { border-collapse: collapse; width: 100%; background: #fff; }
 th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-weight: 600; }
 .split { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
-.ratios { display: flex; gap: 12px; align-items: flex-start; flex-wrap: wrap; }
-.ratios figure { margin: 0; } .ratios img { width: 200px; height: auto; border: 1px solid var(--line); background: #fff; display: block; }
+.ratios { display: flex; gap: 12px; align-items: flex-start; }
+.ratios figure { margin: 0; flex: 1 1 0; min-width: 0; max-width: 240px; } .ratios img { width: 100%; height: auto; border: 1px solid var(--line); background: #fff; display: block; }
 iframe.preview { width: 100%; min-height: 320px; border: 1px solid var(--line); background: #fff; }
 progress { width: 320px; height: 16px; }
 .badge { display: inline-block; padding: 0 6px; border: 1px solid currentColor; border-radius: 3px; font-size: .85em; }
