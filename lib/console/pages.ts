@@ -10,6 +10,7 @@ export function signInPage(input: { error?: string; notice?: string | null }) {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in · Operator console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/console.css">
 </head>
 <body>
@@ -38,6 +39,7 @@ export function shellPage(input: { csrfToken: string }) {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${input.csrfToken}">
 <title>Operator console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/console.css">
 <script type="module" src="/console/app.js"></script>
 </head>
@@ -107,6 +109,7 @@ progress { width: 320px; height: 16px; }
 .tabs a { display: inline-block; padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: #fff; text-decoration: none; }
 .tabs a[aria-current="page"] { border-color: var(--accent); font-weight: 700; text-decoration: underline; }
 .sign-in { max-width: 440px; margin: 64px auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 24px; }
-svg.chart text { font-size: 11px; fill: var(--muted); }
+svg.chart { max-width: 560px; display: block; }
+svg.chart text { font-size: 13px; fill: var(--muted); }
 .legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0; font-size: .9em; }
 `;

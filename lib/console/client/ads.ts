@@ -65,7 +65,7 @@ async function targetsCard(id: string): Promise<HTMLElement> {
           return [
             t.key,
             t.platform_campaign_id,
-            t.status === "ACTIVE" ? "▶ active" : "⏸ paused",
+            t.status === "ACTIVE" ? "active" : "paused",
             date(t.updated_at),
             h(
               "button",
@@ -174,14 +174,36 @@ async function templatesCard(id: string): Promise<HTMLElement> {
   );
 }
 
+type PlanUsage = {
+  cycle: { start: string; end: string; days: number; elapsed_days: number };
+  state: string;
+  stage: string;
+  ads: { published: number; included: number | null; remaining: number | null };
+  spend: { spend_cents: number; included_cents: number | null; projected_cents: number };
+  fee_to_date_cents: number;
+  expected_stage: string;
+  expected_fee_cents: number;
+};
+
 async function planCard(id: string): Promise<HTMLElement> {
-  const usage = await get<{ cycle: { start: string; end: string }; state: string; stage: string; ads: { published: number; included: number | null; remaining: number | null }; spend: { spend_cents: number; projected_cents: number; fee_to_date_cents: number; expected_stage: string; expected_fee_cents: number } }>(`customers/${id}/ads/plan/usage`);
-  const eur = (cents: number) => `€ ${(cents / 100).toLocaleString(undefined, { minimumFractionDigits: 2 })}`;
+  const usage = await get<PlanUsage>(`customers/${id}/ads/plan/usage`);
+  const eur = (cents: number) => `€ ${(cents / 100).toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
   return card(
     "Plan and usage",
     table(
-      ["Cycle", "State", "Stage", "Ads published", "Spend", "Projected", "Fee so far", "Expected"],
-      [[`${usage.cycle.start} – ${usage.cycle.end}`, usage.state, usage.stage, `${usage.ads.published}${usage.ads.included === null ? "" : ` of ${usage.ads.included}`}`, eur(usage.spend.spend_cents), eur(usage.spend.projected_cents), eur(usage.spend.fee_to_date_cents), `${usage.spend.expected_stage}, ${eur(usage.spend.expected_fee_cents)}`]],
+      ["Cycle", "State", "Stage", "Ads published", "Spend", "Projected spend", "Fee so far", "Expected stage and fee"],
+      [
+        [
+          `${usage.cycle.start} – ${usage.cycle.end} (day ${usage.cycle.elapsed_days} of ${usage.cycle.days})`,
+          usage.state,
+          usage.stage,
+          `${usage.ads.published}${usage.ads.included === null ? " (no cap)" : ` of ${usage.ads.included}`}`,
+          `${eur(usage.spend.spend_cents)}${usage.spend.included_cents === null ? "" : ` of ${eur(usage.spend.included_cents)} included`}`,
+          eur(usage.spend.projected_cents),
+          eur(usage.fee_to_date_cents),
+          `${usage.expected_stage}, ${eur(usage.expected_fee_cents)}`,
+        ],
+      ],
     ),
   );
 }
