@@ -6,7 +6,7 @@ import { validationFailure } from "../../core/app";
 import { envelope, errorResponses } from "../../core/openapi";
 import { queryInsights } from "../../ads/insights/query";
 import { getPlanUsage } from "../../ads/plan/service";
-import { InsightRow, InsightsQuery } from "../../ads/routes/insights/schema";
+import { InsightRow, InsightsQuery, insightsQueryOf } from "../../ads/routes/insights/schema";
 import { PlanUsage } from "../../ads/routes/plan/schema";
 import { TemplatePreview } from "../../ads/routes/templates/schema";
 import { getTemplatePreview } from "../../ads/templates/service";
@@ -83,14 +83,7 @@ export function registerAdsActivityRoutes(router: OpenAPIHono<AppEnv>, input: Ad
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");
       await requireCustomer(deps.db, id);
-      const rows = await queryInsights(deps, id, {
-        level: query.level,
-        entity_id: query.entity_id,
-        adset_id: query.adset_id,
-        date_range: { preset: query.date_range, since: query["date_range[since]"], until: query["date_range[until]"] },
-        fields: query.fields,
-        breakdowns: query.breakdowns,
-      });
+      const rows = await queryInsights(deps, id, insightsQueryOf(query));
       return c.json({ data: rows, request_id: c.get("requestId") }, 200);
     },
   );

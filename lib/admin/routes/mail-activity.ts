@@ -2,6 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { envelope, errorResponses, pagedEnvelope } from "../../core/openapi";
 import { decodeCursor } from "../../core/pagination";
+import { RenderError } from "../../mail/routes/schema";
 import { ListQuery, SendJob, SendJobDetail } from "../../mail/routes/send-jobs/schema";
 import { LookupRequest, LookupResult } from "../../mail/routes/suppressions";
 import { Usage } from "../../mail/routes/usage";
@@ -9,7 +10,6 @@ import { getSendJobDetail, listSendJobs } from "../../mail/send-jobs/service";
 import { lookupSuppressions } from "../../mail/suppressions/mirror";
 import { getUsage } from "../../mail/usage/service";
 import { previewStoredTemplate } from "../previews";
-import { RenderFinding } from "./mail-block-preview";
 import { requireCustomer } from "./mail-customer";
 import { json, security } from "./mail-schema";
 import { CustomerIdParam } from "./schema";
@@ -24,7 +24,7 @@ export const TemplatePreview = z
   .object({
     subject: z.string().openapi({ description: "The subject with the example values.", example: "Your order A-10023" }),
     html: z.string().openapi({ description: "The compiled HTML document, for an iframe `srcdoc`.", example: "<!doctype html><html>…</html>" }),
-    errors: z.array(RenderFinding).openapi({ description: "MJML findings; empty when clean." }),
+    errors: z.array(RenderError).openapi({ description: "MJML findings; empty when clean." }),
   })
   .openapi("AdminMailTemplatePreview");
 

@@ -3,15 +3,8 @@ import type { AppEnv, CoreDeps } from "../../core/context";
 import { envelope, errorResponses } from "../../core/openapi";
 import { previewDraftBlock } from "../previews";
 import { requireCustomer } from "./mail-customer";
+import { RenderError } from "../../mail/routes/schema";
 import { CreateMailBlock, json, security } from "./mail-schema";
-
-export const RenderFinding = z
-  .object({
-    line: z.number().int().nullable().openapi({ description: "MJML line of the finding, null when it has none.", example: 3 }),
-    message: z.string().openapi({ description: "The finding in words.", example: "mj-text: Attribute colr is illegal" }),
-    tagName: z.string().nullable().openapi({ description: "MJML element of the finding, null when none.", example: "mj-text" }),
-  })
-  .openapi("RenderFinding");
 
 export const BlockDraftPreviewRequest = z
   .object({
@@ -25,7 +18,7 @@ export const BlockDraftPreviewRequest = z
 export const BlockDraftPreview = z
   .object({
     html: z.string().nullable().openapi({ description: "A complete HTML document for an iframe `srcdoc`; null when the draft cannot render (see `errors`).", example: "<!doctype html><html>…</html>" }),
-    errors: z.array(RenderFinding).openapi({ description: "MJML findings and placeholder problems; empty when the draft is clean." }),
+    errors: z.array(RenderError).openapi({ description: "MJML findings and placeholder problems; empty when the draft is clean." }),
   })
   .openapi("BlockDraftPreview");
 

@@ -1,6 +1,6 @@
 import { ApiFailure, get, send } from "./api";
 import { barCharts } from "./charts";
-import { card, date, form, h, outcome, table, uid } from "./dom";
+import { card, date, form, h, membershipBox, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 
 type Onboarding = { access_token_set: boolean; app_secret_set: boolean; token_status: string; token_verified_at: string | null; token_invalid_at: string | null; token_error_code: number | null; complete: boolean; present: string[]; missing: string[] };
@@ -149,25 +149,13 @@ async function templatesCard(id: string): Promise<HTMLElement> {
     "Ad templates of this customer",
     table(
       ["Template", "Type", "State", "Assigned", ""],
-      templates.map((t) => {
-        const box = h("input", { type: "checkbox", id: uid("assign"), checked: assigned.has(t.id) });
-        box.addEventListener("change", async () => {
-          try {
-            await send(box.checked ? "PUT" : "DELETE", `customers/${id}/ads/templates/${t.id}`);
-            result.ok(`${t.name} ${box.checked ? "assigned" : "removed"}.`);
-          } catch (error) {
-            box.checked = !box.checked;
-            result.fail(error);
-          }
-        });
-        return [
-          t.name,
-          t.type,
-          t.status,
-          h("span", {}, box, " ", h("label", { for: box.id }, `Assign ${t.name}`)),
-          h("button", { type: "button", class: "secondary", onClick: () => void show(t).catch((error) => result.fail(error)) }, `Previews of ${t.name}`),
-        ];
-      }),
+      templates.map((t) => [
+        t.name,
+        t.type,
+        t.status,
+        membershipBox({ label: `Assign ${t.name}`, checked: assigned.has(t.id), path: `customers/${id}/ads/templates/${t.id}`, result, said: (on) => `${t.name} ${on ? "assigned" : "removed"}.` }),
+        h("button", { type: "button", class: "secondary", onClick: () => void show(t).catch((error) => result.fail(error)) }, `Previews of ${t.name}`),
+      ]),
     ),
     result.element,
     detail,

@@ -1,4 +1,4 @@
-import { ApiFailure, type Problem } from "./api";
+import { ApiFailure, send, type Problem } from "./api";
 
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -123,8 +123,10 @@ export function showProblems(fields: readonly Field[], problems: readonly Proble
   return unplaced;
 }
 
+export type Outcome = { element: HTMLElement; ok(text: string): void; fail(error: unknown, unplaced?: Problem[]): void; clear(): void };
+
 /** A live region for a form's outcome: success in words, failures as an alert. */
-export function outcome(): { element: HTMLElement; ok(text: string): void; fail(error: unknown, unplaced?: Problem[]): void; clear(): void } {
+export function outcome(): Outcome {
   const element = h("div", { role: "status", "aria-live": "polite" });
   return {
     element,
@@ -207,3 +209,21 @@ export function debounce<A extends unknown[]>(ms: number, work: (...args: A) => 
 
 export const yesNo = (value: boolean) => (value ? "yes" : "no");
 export const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+
+/**
+ * A labelled checkbox over a membership (a block enabled for a customer, a template assigned): checking PUTs
+ * `path`, unchecking DELETEs it; a refusal flips the box back and says why in `result`.
+ */
+export function membershipBox(input: { label: string; checked: boolean; path: string; result: Outcome; said(on: boolean): string }): HTMLElement {
+  const box = h("input", { type: "checkbox", id: uid("member"), checked: input.checked });
+  box.addEventListener("change", async () => {
+    try {
+      await send(box.checked ? "PUT" : "DELETE", input.path);
+      input.result.ok(input.said(box.checked));
+    } catch (error) {
+      box.checked = !box.checked;
+      input.result.fail(error);
+    }
+  });
+  return h("span", {}, box, " ", h("label", { for: box.id }, input.label));
+}

@@ -1,5 +1,5 @@
 import { ApiFailure, get, send } from "./api";
-import { card, date, debounce, field, form, h, outcome, readField, showProblems, table, yesNo } from "./dom";
+import { card, date, debounce, field, form, h, membershipBox, outcome, readField, showProblems, table, yesNo } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import type { Block } from "./blocks";
 
@@ -71,19 +71,11 @@ async function blocksCard(id: string): Promise<HTMLElement> {
     "Enabled blocks",
     table(
       ["Block", "Library state", "Enabled for this customer"],
-      library.map((b) => {
-        const box = h("input", { type: "checkbox", id: `enable-${b.id}`, checked: on.has(b.id) });
-        box.addEventListener("change", async () => {
-          try {
-            await send(box.checked ? "PUT" : "DELETE", `customers/${id}/mail/blocks/${b.id}`);
-            result.ok(`${b.name} ${box.checked ? "enabled" : "disabled"}.`);
-          } catch (error) {
-            box.checked = !box.checked;
-            result.fail(error);
-          }
-        });
-        return [b.name, b.active ? "active" : "inactive", h("span", {}, box, " ", h("label", { for: `enable-${b.id}` }, `Enable ${b.name}`))];
-      }),
+      library.map((b) => [
+        b.name,
+        b.active ? "active" : "inactive",
+        membershipBox({ label: `Enable ${b.name}`, checked: on.has(b.id), path: `customers/${id}/mail/blocks/${b.id}`, result, said: (enabled) => `${b.name} ${enabled ? "enabled" : "disabled"}.` }),
+      ]),
     ),
     result.element,
   );
