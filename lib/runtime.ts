@@ -12,6 +12,7 @@ import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
 import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
 import { createPublicFilesRoutes } from "./mail/routes/assets/files";
+import { createConsoleApp } from "./console/app";
 
 export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers };
 
@@ -32,6 +33,8 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/mail/*", (c) => mail.fetch(c.req.raw, c.env));
   root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
+  const operatorConsole = createConsoleApp({ ...deps, admin });
+  root.all("/console/*", (c) => operatorConsole.fetch(c.req.raw, c.env));
   root.route("/api/cron", createCronRoutes(deps));
   root.route("/api/postmark", createPostmarkWebhookRoutes(deps));
   root.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));

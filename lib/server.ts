@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       `  mail service:  ${base}/mail/v1   (docs: ${base}/mail/v1/docs)`,
       `  ads service:   ${base}/ads/v1    (docs: ${base}/ads/v1/docs)`,
       `  admin API:     ${base}/admin/v1  (docs: ${base}/admin/v1/docs)`,
+      `  console:       ${base}/console   (operator console; sign in with the operator token)`,
       `  webhooks:      ${base}/api/postmark/webhook/<customer_id>, ${base}/api/platform/webhook`,
       `  workers/crons: ${base}/api/queue/*, ${base}/api/cron/*`,
       `  image files:   ${config.BLOB_READ_WRITE_TOKEN ? "Vercel Blob (BLOB_READ_WRITE_TOKEN)" : `${base}${FILES_PATH}/assets/<sha256>.jpg|png (stored in ${config.DATA_DIR}/blobs)`}`,

@@ -1,8 +1,8 @@
 import { sharedRuntime } from "./bootstrap";
 
-export type FunctionGroup = "mail" | "ads" | "admin" | "api";
+export type FunctionGroup = "mail" | "ads" | "admin" | "api" | "console";
 
-const prefixes: Record<FunctionGroup, string> = { mail: "/mail/", ads: "/ads/", admin: "/admin/", api: "/api/" };
+const prefixes: Record<FunctionGroup, string> = { mail: "/mail/", ads: "/ads/", admin: "/admin/", api: "/api/", console: "/console" };
 
 /**
  * The body of every `api/*.ts` entry: the shared runtime's root app, restricted to the group's prefix so

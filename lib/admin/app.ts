@@ -13,6 +13,9 @@ import { registerCustomerRoutes } from "./routes/customers";
 import { registerKeyRoutes } from "./routes/keys";
 import { registerMailAdminRoutes } from "./routes/mail-routes";
 import { registerMailPostmarkWebhookRoutes } from "./routes/mail-postmark-webhook";
+import { registerMailBlockPreviewRoute } from "./routes/mail-block-preview";
+import { registerMailActivityRoutes } from "./routes/mail-activity";
+import { registerAdsActivityRoutes } from "./routes/ads-activity";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
@@ -40,6 +43,9 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   registerMailAdminRoutes(app, deps);
   registerMailPostmarkWebhookRoutes(app, deps);
   registerAdsAdminRoutes(app, deps);
+  registerMailBlockPreviewRoute(app, deps);
+  registerMailActivityRoutes(app, deps);
+  registerAdsActivityRoutes(app, deps);
   registerDocs(app, {
     title: "Admin API",
     description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",

@@ -176,7 +176,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
 
   test("the build has a function per entry, none with an embedded database, each well under the size limit", () => {
     const functions = listFunctions(outputDir);
-    expect(functions.map((f) => f.path)).toEqual(expect.arrayContaining(["/api/admin", "/api/ads", "/api/cron", "/api/mail", "/api/platform", "/api/postmark", "/api/queue"]));
+    expect(functions.map((f) => f.path)).toEqual(expect.arrayContaining(["/api/admin", "/api/ads", "/api/console", "/api/cron", "/api/mail", "/api/platform", "/api/postmark", "/api/queue"]));
     figures.functionSizesMB = Object.fromEntries([...site.functions.values()].map((fn) => [fn.path, Math.round(fn.sizeBytes / 1e5) / 10]));
     for (const fn of site.functions.values()) {
       expect(existsSync(join(fn.dir, "node_modules", "@electric-sql", "pglite")), `${fn.path} ships PGlite`).toBe(false);
@@ -234,6 +234,20 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const enabled = await admin("PUT", `/v1/customers/${customerId}/mail/blocks/${blockId}`);
     expect(enabled.status, describeCall(enabled)).toBe(200);
   }, 120_000);
+
+  test("the operator console through its function: pages, the prebuilt script, a session and the admin API behind it", async () => {
+    expect((await fetch(`${site.url}/console`, { redirect: "manual" })).headers.get("location")).toBe("/console/sign-in");
+    expect(await (await fetch(`${site.url}/console/sign-in`)).text()).toContain("Operator token");
+    const script = await fetch(`${site.url}/console/app.js`);
+    expect(script.headers.get("content-type")).toContain("text/javascript");
+    expect((await script.text()).length).toBeGreaterThan(10_000);
+    const signedIn = await fetch(`${site.url}/console/sign-in`, { method: "POST", body: new URLSearchParams({ token: adminToken }), redirect: "manual" });
+    expect(signedIn.status).toBe(303);
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+    const customer = await fetch(`${site.url}/console/api/customers/${customerId}`, { headers: { cookie } });
+    expect(customer.status).toBe(200);
+    expect(((await customer.json()) as { data: { name: string } }).data.name).toBe("Smoke GmbH");
+  });
 
   test("a preview, and a transactional send once under an idempotency key (Upstash)", async () => {
     const preview = await call("POST", "/mail/v1/render/preview", { key: mailKey, body: { blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }], params: { first_name: "Ann" } } });

@@ -7,3 +7,4 @@ export * from "./send-jobs";
 export * from "./audiences";
 export * from "./ads-webhooks";
 export * from "./insights";
+export * from "./console";

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { queryInsights } from "../../insights/query";
 import { json, openapiWithAlias, type AdsRouter } from "../shared";
-import { InsightRow, InsightsQuery } from "./schema";
+import { InsightRow, InsightsQuery, insightsQueryOf } from "./schema";
 
 export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -20,14 +20,7 @@ export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
   });
   openapiWithAlias(router, route, async (c) => {
     const query = c.req.valid("query");
-    const rows = await queryInsights(deps, c.get("principal").customerId, {
-      level: query.level,
-      entity_id: query.entity_id,
-      adset_id: query.adset_id,
-      date_range: { preset: query.date_range, since: query["date_range[since]"], until: query["date_range[until]"] },
-      fields: query.fields,
-      breakdowns: query.breakdowns,
-    });
+    const rows = await queryInsights(deps, c.get("principal").customerId, insightsQueryOf(query));
     return c.json({ data: rows, request_id: c.get("requestId") }, 200);
   });
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { BREAKDOWNS, DATE_PRESETS, INSIGHT_FIELDS } from "../../insights/query";
+import { BREAKDOWNS, DATE_PRESETS, INSIGHT_FIELDS, type InsightsQuery as InsightsQueryInput } from "../../insights/query";
 
 const number = (description: string, example: number) => z.number().openapi({ description, example });
 const derived = (description: string, example: number) => z.number().nullable().openapi({ description: `${description} Null where the denominator is 0.`, example });
@@ -54,3 +54,15 @@ export const InsightsQuery = z.object({
     .optional()
     .openapi({ description: `Exactly one of ${BREAKDOWNS.slice(0, -1).join(", ")}, or the pair \`age,gender\` (either order; the \`breakdown\` object keeps it). Anything else answers 422 naming it.`, example: "age,gender" }),
 });
+
+/** The query parameters as the insights service takes them (the customer's route and the operator's read the same). */
+export function insightsQueryOf(query: z.infer<typeof InsightsQuery>): InsightsQueryInput {
+  return {
+    level: query.level,
+    entity_id: query.entity_id,
+    adset_id: query.adset_id,
+    date_range: { preset: query.date_range, since: query["date_range[since]"], until: query["date_range[until]"] },
+    fields: query.fields,
+    breakdowns: query.breakdowns,
+  };
+}

@@ -1,0 +1,34 @@
+import type { Database } from "../db/client";
+import { defaultFrame } from "../mail/blocks/library";
+import { frameFor, renderForCustomer } from "../mail/rendering";
+import type { CompileResult } from "../mail/render";
+import { personaliseSubject } from "../mail/render/subject";
+import { getTemplateRow, toTemplate } from "../mail/templates/service";
+import { renderTile, type Tile } from "../mail/render/tile";
+import { defaultDesignTokens } from "../mail/render/tokens";
+import type { BlockParam } from "../mail/render/types";
+import { getDesignRules } from "../mail/setup/design";
+
+/**
+ * An unsaved block as a tile, for the console's live preview while an operator types: the tile pipeline
+ * customers get (`renderTile`), in a customer's design and brand or the defaults. Drafts change with every
+ * keystroke, so nothing is cached.
+ */
+export async function previewDraftBlock(db: Database, customer: { id: string; name: string } | null, draft: { mjml: string; params: readonly BlockParam[] }): Promise<Tile> {
+  const [tokens, frame] = customer
+    ? await Promise.all([getDesignRules(db, customer.id).then((design) => design.tokens), frameFor(db, customer.id, customer.name)])
+    : [defaultDesignTokens, defaultFrame];
+  return renderTile({ id: "draft", slug: "draft", mjml: draft.mjml, params: draft.params, tags: [] }, tokens, frame.brand);
+}
+
+/**
+ * A stored template of a customer rendered as a send would render it (`renderForCustomer`), with its
+ * contract's example values as the parameters and an empty recipient: what the operator checks before a
+ * customer sends it.
+ */
+export async function previewStoredTemplate(db: Database, customer: { id: string; name: string }, templateId: string): Promise<{ subject: string; html: string; errors: CompileResult["errors"] }> {
+  const template = toTemplate(await getTemplateRow(db, customer.id, templateId));
+  const params = Object.fromEntries(template.params.map((p) => [p.name, p.example]));
+  const rendered = await renderForCustomer(db, customer, { kind: template.kind, stack: template.blocks ?? [], values: template.values, params, contract: template.params });
+  return { subject: personaliseSubject(template.subject, { ...template.values, ...params }), html: rendered.html, errors: rendered.errors };
+}

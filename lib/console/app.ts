@@ -1,0 +1,147 @@
+import { Hono, type Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import type { CoreDeps } from "../core/context";
+import { ApiError, errorBody, statusOf } from "../core/errors";
+import { clientAddress } from "../core/client-address";
+import { safeEqual } from "../core/secrets";
+import { consoleScript } from "./bundle";
+import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
+import { csrfTokenMatches, endSession, openSession, readSession, SESSION_COOKIE, sessionKeys, type ConsoleSession } from "./session";
+
+export const CONSOLE_PATH = "/console";
+
+export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger"> & {
+  adminToken: string;
+  /** The admin API's fetch; the console's `/console/api/*` is that API behind the session. */
+  admin: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
+};
+
+type ConsoleEnv = { Variables: { session: ConsoleSession } };
+
+/** Pages are ours alone: no framing, no outside host, inline styles only inside preview frames (MJML output). */
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * The operator console at `/console`: a sign-in page, one page shell and a browser script that works over
+ * the admin API. The browser never holds the operator token: `/console/api/<path>` forwards to
+ * `/admin/v1/<path>` with it once the session cookie is valid. Writes need the session's CSRF token in
+ * `X-CSRF-Token` (the page carries it) and, when the browser sends `Origin`, our own origin; the cookie is
+ * `SameSite=Strict` besides. A customer's API key is no operator token, so it never opens a session.
+ */
+export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const keys = sessionKeys(deps.adminToken);
+  const app = new Hono<ConsoleEnv>().basePath(CONSOLE_PATH);
+
+  app.use("*", async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "same-origin");
+    if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+  });
+
+  const currentSession = (c: Context) => readSession(deps.db, deps.clock, keys, getCookie(c, SESSION_COOKIE));
+  const secure = (c: Context) => new URL(c.req.url).protocol === "https:";
+  const sameOrigin = (c: Context) => {
+    const origin = c.req.header("origin");
+    return origin === undefined || origin === new URL(c.req.url).origin;
+  };
+
+  app.get("/console.css", (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    return c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
+  });
+  app.get("/app.js", async (c) => {
+    c.header("Cache-Control", "public, max-age=300");
+    return c.body(await consoleScript(), 200, { "Content-Type": "text/javascript; charset=utf-8" });
+  });
+
+  app.get("/sign-in", async (c) => {
+    if (await currentSession(c)) return c.redirect(`${CONSOLE_PATH}/`, 303);
+    const notice = c.req.query("signed_out") !== undefined ? "You are signed out." : c.req.query("expired") !== undefined ? "Your session ended. Sign in again." : null;
+    return c.html(signInPage({ notice }));
+  });
+
+  app.post("/sign-in", async (c) => {
+    if (!sameOrigin(c)) return c.html(signInPage({ error: "Sign-in must come from this console's own page." }), 403);
+    const address = clientAddress(c) ?? "unknown";
+    const blocked = deps.authThrottle.retryAfter(address);
+    if (blocked > 0) return tooMany(c, blocked);
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const token = typeof form.token === "string" ? form.token.trim() : "";
+    if (!token || !safeEqual(token, deps.adminToken)) {
+      const wait = await deps.authThrottle.failed(address);
+      if (wait > 0) return tooMany(c, wait);
+      deps.logger.info("console sign-in refused", { address });
+      const error = token ? "This is not the operator token. A customer's API key does not open the console." : "Enter the operator token.";
+      return c.html(signInPage({ error }), 401);
+    }
+    const { cookieValue, session } = await openSession(deps.db, deps.clock, keys);
+    setCookie(c, SESSION_COOKIE, cookieValue, {
+      path: CONSOLE_PATH,
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: secure(c),
+      expires: session.expiresAt,
+    });
+    deps.logger.info("console session opened", { session: session.id });
+    return c.redirect(`${CONSOLE_PATH}/`, 303);
+  });
+
+  app.post("/sign-out", async (c) => {
+    const session = await currentSession(c);
+    if (session) {
+      const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+      if (!sameOrigin(c) || !csrfTokenMatches(session, typeof form.csrf === "string" ? form.csrf : undefined)) {
+        return c.html(signInPage({ error: "Sign-out must come from this console's own page." }), 403);
+      }
+      await endSession(deps.db, session.id);
+      deps.logger.info("console session ended", { session: session.id });
+    }
+    deleteCookie(c, SESSION_COOKIE, { path: CONSOLE_PATH, secure: secure(c) });
+    return c.redirect(`${CONSOLE_PATH}/sign-in?signed_out`, 303);
+  });
+
+  // The API behind the session: JSON answers (the admin API's envelope), never a redirect.
+  app.all("/api/*", async (c) => {
+    const session = await currentSession(c);
+    if (!session) return apiError(c, new ApiError("unauthorized", "No console session, or it ended. Sign in again."));
+    if (UNSAFE_METHODS.has(c.req.method)) {
+      if (!sameOrigin(c)) return apiError(c, new ApiError("forbidden", "Cross-site request refused: Origin is not this console."));
+      if (!csrfTokenMatches(session, c.req.header("x-csrf-token"))) return apiError(c, new ApiError("forbidden", "CSRF token missing or wrong. Reload the console page."));
+    }
+    const url = new URL(c.req.url);
+    const target = new URL(`/admin/v1/${url.pathname.slice(`${CONSOLE_PATH}/api/`.length)}${url.search}`, url.origin);
+    const headers = new Headers({ authorization: `Bearer ${deps.adminToken}` });
+    for (const name of ["content-type", "accept", "x-request-id", "if-none-match"]) {
+      const value = c.req.header(name);
+      if (value !== undefined) headers.set(name, value);
+    }
+    const body = UNSAFE_METHODS.has(c.req.method) ? await c.req.arrayBuffer() : undefined;
+    const answer = await deps.admin.fetch(new Request(target, { method: c.req.method, headers, body }), c.env);
+    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  });
+
+  // Every other path under /console is the page shell; the script routes by the URL's hash.
+  app.get("*", async (c) => {
+    const session = await currentSession(c);
+    if (!session) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, SESSION_COOKIE) ? "?expired" : ""}`, 303);
+    return c.html(shellPage({ csrfToken: session.csrfToken }));
+  });
+
+  return app;
+}
+
+function apiError(c: Context, error: ApiError): Response {
+  const requestId = crypto.randomUUID();
+  c.header("X-Request-Id", requestId);
+  return c.json(errorBody(error, "admin", requestId), statusOf(error.code, "admin") as 401 | 403);
+}
+
+function tooMany(c: Context, seconds: number): Response | Promise<Response> {
+  c.header("Retry-After", String(seconds));
+  return c.html(signInPage({ error: `Too many failed sign-ins from this address. Try again in ${seconds} seconds.` }), 429);
+}

@@ -1,0 +1,76 @@
+/** The admin API as the console reaches it: `/console/api/<path>` behind the session cookie. */
+
+export type Problem = { path: string; message: string };
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly problems: Problem[],
+  ) {
+    super(message);
+  }
+}
+
+const csrfToken = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
+
+/** `details` is a list of `{ path, message }` for validation, an object (e.g. `{ reason }`) elsewhere. */
+function problemsOf(details: unknown): Problem[] {
+  if (Array.isArray(details)) {
+    return details.filter((d): d is Problem => typeof d === "object" && d !== null && typeof d.path === "string" && typeof d.message === "string");
+  }
+  if (details && typeof details === "object") {
+    const record = details as Record<string, unknown>;
+    if (Array.isArray(record.missing)) return record.missing.map((m) => ({ path: String(m), message: "Missing." }));
+  }
+  return [];
+}
+
+export type Envelope<T> = { data: T; paging?: { after: string | null; has_next: boolean } };
+
+export async function call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (method !== "GET") headers["x-csrf-token"] = csrfToken;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  let response: Response;
+  try {
+    response = await fetch(`/console/api/${path.replace(/^\//, "")}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+  } catch {
+    throw new ApiFailure(0, "network", "The server could not be reached. Check that it is running and try again.", []);
+  }
+  if (response.status === 401) {
+    location.assign("/console/sign-in?expired");
+    throw new ApiFailure(401, "unauthorized", "Your session ended. Sign in again.", []);
+  }
+  if (response.status === 204) return { data: undefined as T };
+  const text = await response.text();
+  let json: { data?: T; paging?: Envelope<T>["paging"]; error?: { code: string; message: string; details: unknown } } = {};
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    throw new ApiFailure(response.status, "invalid_response", `The server answered ${response.status} without JSON.`, []);
+  }
+  if (!response.ok || json.error) {
+    const error = json.error ?? { code: "error", message: `The server answered ${response.status}.`, details: [] };
+    throw new ApiFailure(response.status, error.code, error.message, problemsOf(error.details));
+  }
+  return { data: json.data as T, paging: json.paging };
+}
+
+export const get = async <T>(path: string): Promise<T> => (await call<T>("GET", path)).data;
+export const send = async <T>(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> => (await call<T>(method, path, body)).data;
+
+/** Every page of a cursor-paged list, bounded (the console lists, it does not export). */
+export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
+  const items: T[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < maxPages; page++) {
+    const separator = path.includes("?") ? "&" : "?";
+    const answer: Envelope<T[]> = await call<T[]>("GET", `${path}${separator}limit=100${after ? `&after=${encodeURIComponent(after)}` : ""}`);
+    items.push(...answer.data);
+    if (!answer.paging?.has_next || !answer.paging.after) break;
+    after = answer.paging.after;
+  }
+  return items;
+}

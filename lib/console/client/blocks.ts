@@ -1,0 +1,122 @@
+import { ApiFailure, get, getAll, send } from "./api";
+import { card, date, debounce, field, form, h, outcome, readField, showProblems, table } from "./dom";
+import type { Customer } from "./customers";
+
+export type Block = {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  mjml: string;
+  params: { name: string; type: string; label: string; example?: string; required?: boolean }[];
+  tags: { slug: string; label: string }[];
+  series: { slug: string; label: string } | null;
+  version: number;
+  active: boolean;
+  updated_at: string;
+};
+
+const STARTER_MJML = '<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>';
+
+export async function blocksPage(main: HTMLElement): Promise<void> {
+  const blocks = await get<Block[]>("mail/blocks");
+  main.replaceChildren(
+    h("h1", {}, "Block library"),
+    card(
+      "Create a block",
+      form({
+        submit: "Create block",
+        fields: [
+          { path: "slug", label: "Slug", hint: "Lower-case letters and digits separated by hyphens.", required: true },
+          { path: "name", label: "Name", required: true },
+          { path: "mjml", label: "MJML", type: "textarea", value: STARTER_MJML, wide: true },
+          { path: "params", label: "Parameters (JSON)", type: "json", value: [{ name: "title", type: "text", label: "Title", required: true, fallback: "", hide_if_missing: false, example: "Hello" }], wide: true },
+        ],
+        onSubmit: async (values) => {
+          const block = await send<Block>("POST", "mail/blocks", values);
+          location.hash = `#/blocks/${block.id}`;
+          return `Created ${block.name}.`;
+        },
+      }),
+    ),
+    card(
+      "Blocks",
+      table(
+        ["Name", "Slug", "Tags", "Version", "State", "Changed"],
+        blocks.map((b) => [h("a", { href: `#/blocks/${b.id}` }, b.name), b.slug, b.tags.map((t) => t.label).join(", ") || "—", String(b.version), b.active ? "active" : "inactive", date(b.updated_at)]),
+      ),
+    ),
+  );
+}
+
+/** The MJML editor: the tile preview follows the text as you type (debounced), through the customers' tile pipeline. */
+export async function blockPage(main: HTMLElement, id: string): Promise<void> {
+  const [block, customers] = await Promise.all([get<Block>(`mail/blocks/${id}`), getAll<Customer>("customers", 5)]);
+  const fields = [
+    field({ path: "name", label: "Name", value: block.name }),
+    field({ path: "slug", label: "Slug", value: block.slug }),
+    field({ path: "description", label: "Description", value: block.description ?? "" }),
+    field({ path: "mjml", label: "MJML", type: "textarea", value: block.mjml, rows: 16, wide: true }),
+    field({ path: "params", label: "Parameters (JSON; examples fill the preview)", type: "json", value: block.params, rows: 10, wide: true }),
+    field({ path: "active", label: "Active (usable by customers it is enabled for)", type: "checkbox", value: block.active }),
+  ];
+  const design = field({
+    path: "customer_id",
+    label: "Preview in the design of",
+    type: "select",
+    options: [{ value: "", label: "Default design" }, ...customers.map((c) => ({ value: c.id, label: c.name }))],
+    value: "",
+  });
+  const byPath = (path: string) => fields.find((f) => f.spec.path === path) as (typeof fields)[number];
+  const frame = h("iframe", { class: "preview", title: "Tile preview of the block", sandbox: "" });
+  const previewState = h("p", { role: "status", class: "hint", "data-testid": "preview-state" }, "Preview not drawn yet.");
+  const findings = h("div", { "aria-live": "polite" });
+  let drawn = 0;
+
+  const redraw = async () => {
+    const run = ++drawn;
+    previewState.textContent = "Rendering preview…";
+    try {
+      const body = { mjml: readField(byPath("mjml")), params: readField(byPath("params")), ...(design.control.value ? { customer_id: design.control.value } : {}) };
+      const tile = await send<{ html: string | null; errors: { line: number | null; message: string }[] }>("POST", "mail/blocks/preview", body);
+      if (run !== drawn) return;
+      showProblems(fields, []);
+      if (tile.html !== null) frame.srcdoc = tile.html;
+      findings.replaceChildren(
+        tile.errors.length === 0 ? h("p", { class: "notice" }, "✓ No MJML findings.") : h("div", { class: "error", role: "alert" }, h("p", {}, `${tile.errors.length} finding(s):`), h("ul", {}, ...tile.errors.map((e) => h("li", {}, `${e.line === null ? "" : `line ${e.line}: `}${e.message}`)))),
+      );
+      previewState.textContent = tile.html === null ? "The draft cannot render; see the findings." : `Preview updated at ${new Date().toLocaleTimeString()}.`;
+    } catch (error) {
+      if (run !== drawn) return;
+      const unplaced = error instanceof ApiFailure ? showProblems(fields, error.problems) : [];
+      previewState.textContent = `Preview failed: ${error instanceof Error ? error.message : String(error)}${unplaced.length ? ` (${unplaced.map((p) => `${p.path}: ${p.message}`).join("; ")})` : ""}`;
+    }
+  };
+  const scheduled = debounce(400, () => void redraw());
+  for (const f of [byPath("mjml"), byPath("params"), design]) f.control.addEventListener("input", scheduled);
+  design.control.addEventListener("change", scheduled);
+
+  const result = outcome();
+  const editor = h("form", { novalidate: true }, ...fields.map((f) => f.wrap), h("div", { class: "row" }, h("button", { type: "submit" }, "Save block")), result.element);
+  editor.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    result.clear();
+    try {
+      const body: Record<string, unknown> = {};
+      for (const f of fields) body[f.spec.path] = readField(f);
+      if (body.description === "") body.description = null;
+      const saved = await send<Block>("PATCH", `mail/blocks/${id}`, body);
+      showProblems(fields, []);
+      result.ok(`Saved as version ${saved.version}.`);
+    } catch (error) {
+      result.fail(error, error instanceof ApiFailure ? showProblems(fields, error.problems) : []);
+    }
+  });
+
+  main.replaceChildren(
+    h("p", {}, h("a", { href: "#/blocks" }, "← Block library")),
+    h("h1", {}, `Block: ${block.name}`),
+    h("div", { class: "split" }, card("Edit", editor), card("Live preview", design.wrap, previewState, frame, findings)),
+  );
+  await redraw();
+}

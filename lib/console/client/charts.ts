@@ -1,0 +1,44 @@
+import { h, table, uid } from "./dom";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, String(value));
+  if (text !== undefined) element.textContent = text;
+  return element;
+}
+
+export type Series = { label: string; values: number[] };
+
+/**
+ * Bar charts as small multiples: one chart per series, each titled in words, so no series is told apart by
+ * colour alone; the numbers are in a table beside them for screen readers and exact reading.
+ */
+export function barCharts(input: { title: string; categories: string[]; series: Series[]; format?: (n: number) => string }): HTMLElement {
+  const format = input.format ?? ((n: number) => n.toLocaleString());
+  const width = 560;
+  const height = 140;
+  const charts = input.series.map((series) => {
+    const max = Math.max(1, ...series.values);
+    const step = width / Math.max(1, series.values.length);
+    const id = uid("chart");
+    const root = svg("svg", { class: "chart", viewBox: `0 0 ${width} ${height + 30}`, width: "100%", role: "img", "aria-labelledby": id });
+    root.appendChild(svg("title", { id }, `${input.title}: ${series.label}, ${series.values.length} values, highest ${format(Math.max(0, ...series.values))}`));
+    series.values.forEach((value, i) => {
+      const barHeight = Math.round((value / max) * height);
+      const bar = svg("rect", { x: Math.round(i * step + step * 0.1), y: height - barHeight, width: Math.max(1, Math.round(step * 0.8)), height: barHeight, fill: "#0b57d0" });
+      bar.appendChild(svg("title", {}, `${input.categories[i] ?? ""}: ${format(value)}`));
+      root.appendChild(bar);
+    });
+    root.appendChild(svg("line", { x1: 0, y1: height, x2: width, y2: height, stroke: "#4a5360" }));
+    root.appendChild(svg("text", { x: 0, y: height + 20 }, input.categories[0] ?? ""));
+    root.appendChild(svg("text", { x: width, y: height + 20, "text-anchor": "end" }, input.categories[input.categories.length - 1] ?? ""));
+    return h("figure", {}, h("figcaption", {}, `${series.label} (max ${format(Math.max(0, ...series.values))})`), root);
+  });
+  const data = table(
+    ["", ...input.series.map((s) => s.label)],
+    input.categories.map((category, i) => [category, ...input.series.map((s) => format(s.values[i] ?? 0))]),
+  );
+  return h("div", { class: "charts" }, ...charts, h("details", {}, h("summary", {}, `${input.title}: the numbers`), data));
+}

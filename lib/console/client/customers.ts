@@ -1,0 +1,160 @@
+import { get, getAll, send } from "./api";
+import { card, date, form, h, nest, outcome, table, uid } from "./dom";
+
+export type Customer = {
+  id: string;
+  name: string;
+  created_at: string;
+  mail: { sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number };
+  ads: { account_state: string; stage: string; enterprise_included_ads: number | null };
+};
+type ApiKey = { id: string; prefix: string; service: "mail" | "ads"; scope: "full" | "reporting"; created_at: string; revoked_at: string | null };
+
+/** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
+export function customerTabs(customer: Customer, current: "overview" | "mail" | "send-jobs" | "ads"): HTMLElement {
+  const tabs: [typeof current, string][] = [
+    ["overview", "Settings and keys"],
+    ["mail", "Mail"],
+    ["send-jobs", "Send jobs"],
+    ["ads", "Ads"],
+  ];
+  return h(
+    "div",
+    {},
+    h("p", {}, h("a", { href: "#/customers" }, "← All customers")),
+    h("h1", {}, customer.name),
+    h("p", { class: "hint" }, `Customer id ${customer.id}`),
+    h("nav", { "aria-label": "Customer sections" }, h("ul", { class: "tabs" }, ...tabs.map(([key, label]) => h("li", {}, h("a", { href: `#/customers/${customer.id}${key === "overview" ? "" : `/${key}`}`, "aria-current": key === current ? "page" : null }, label))))),
+  );
+}
+
+export async function customersPage(main: HTMLElement): Promise<void> {
+  const customers = await getAll<Customer>("customers");
+  const searchId = uid("search");
+  const search = h("input", { id: searchId, type: "search", placeholder: "Name or id", autocomplete: "off" });
+  const count = h("p", { role: "status", class: "hint" });
+  const body = h("div", {});
+  const draw = () => {
+    const needle = search.value.trim().toLowerCase();
+    const shown = customers.filter((c) => !needle || c.name.toLowerCase().includes(needle) || c.id.includes(needle));
+    count.textContent = `${shown.length} of ${customers.length} customers`;
+    body.replaceChildren(
+      table(
+        ["Name", "Mail", "Ads", "Created"],
+        shown.map((c) => [
+          h("a", { href: `#/customers/${c.id}` }, c.name),
+          `${c.mail.sending_blocked ? "sending blocked" : "sending allowed"}, ${c.mail.mode}`,
+          `${c.ads.account_state}, ${c.ads.stage}`,
+          date(c.created_at),
+        ]),
+      ),
+    );
+  };
+  search.addEventListener("input", draw);
+  draw();
+  main.replaceChildren(
+    h("h1", {}, "Customers"),
+    card(
+      "Create a customer",
+      form({
+        fields: [{ path: "name", label: "Name", required: true }],
+        submit: "Create customer",
+        onSubmit: async (values) => {
+          const created = await send<Customer>("POST", "customers", values);
+          location.hash = `#/customers/${created.id}`;
+          return `Created ${created.name}.`;
+        },
+      }),
+    ),
+    card("All customers", h("div", { class: "field" }, h("label", { for: searchId }, "Search customers"), search), count, body),
+  );
+}
+
+export async function customerPage(main: HTMLElement, id: string): Promise<void> {
+  const [customer, keys] = await Promise.all([get<Customer>(`customers/${id}`), get<ApiKey[]>(`customers/${id}/keys`)]);
+  const issued = h("div", { "aria-live": "polite" });
+  const keyTable = h("div", {});
+  const drawKeys = (list: ApiKey[]) => {
+    const revokeOutcome = outcome();
+    keyTable.replaceChildren(
+      table(
+        ["Prefix", "Service", "Scope", "Created", "State", ""],
+        list.map((k) => [
+          h("code", {}, `${k.prefix}…`),
+          k.service,
+          k.scope,
+          date(k.created_at),
+          k.revoked_at ? `revoked ${date(k.revoked_at)}` : "valid",
+          k.revoked_at
+            ? null
+            : h(
+                "button",
+                {
+                  type: "button",
+                  class: "secondary",
+                  "aria-label": `Revoke key ${k.prefix}`,
+                  onClick: async () => {
+                    if (!confirm(`Revoke ${k.prefix}…? Requests with it will answer 401.`)) return;
+                    try {
+                      await send("DELETE", `keys/${k.id}`);
+                      drawKeys(await get<ApiKey[]>(`customers/${id}/keys`));
+                    } catch (error) {
+                      revokeOutcome.fail(error);
+                    }
+                  },
+                },
+                "Revoke",
+              ),
+        ]),
+      ),
+      revokeOutcome.element,
+    );
+  };
+  drawKeys(keys);
+  main.replaceChildren(
+    customerTabs(customer, "overview"),
+    card(
+      "Settings and switches",
+      form({
+        submit: "Save settings",
+        sendOnlyChanged: true,
+        fields: [
+          { path: "name", label: "Name", value: customer.name },
+          { path: "mail.sending_blocked", label: "Mail: sending blocked (sends answer 403, reads keep working)", type: "checkbox", value: customer.mail.sending_blocked },
+          { path: "mail.mode", label: "Mail: mode", type: "select", options: ["live", "sandbox"], value: customer.mail.mode, hint: "sandbox: the provider accepts mail, nothing is delivered or counted." },
+          { path: "mail.monthly_limit", label: "Mail: monthly limit", type: "number", value: customer.mail.monthly_limit },
+          { path: "mail.max_per_job", label: "Mail: most recipients per send job", type: "number", value: customer.mail.max_per_job },
+          { path: "ads.account_state", label: "Ads: access state", type: "select", options: ["active", "deactivated", "overdue", "checkout_open", "ended"], value: customer.ads.account_state, hint: "Anything but active answers 402 on writes." },
+          { path: "ads.stage", label: "Ads: plan stage", type: "select", options: ["starter", "growth", "scale", "enterprise"], value: customer.ads.stage },
+          { path: "ads.enterprise_included_ads", label: "Ads: included ads (enterprise only)", type: "number", value: customer.ads.enterprise_included_ads ?? "" },
+        ],
+        onSubmit: async (values) => {
+          if (Object.keys(values).length === 0) return "Nothing changed.";
+          await send("PATCH", `customers/${id}`, nest(values));
+          return "Settings saved.";
+        },
+      }),
+    ),
+    card(
+      "API keys",
+      form({
+        submit: "Create key",
+        fields: [
+          { path: "service", label: "Service", type: "select", options: ["mail", "ads"] },
+          { path: "scope", label: "Scope", type: "select", options: ["full", "reporting"], hint: "full reads, writes and sends; reporting only reads." },
+        ],
+        onSubmit: async (values) => {
+          const key = await send<ApiKey & { key: string }>("POST", `customers/${id}/keys`, values);
+          issued.replaceChildren(
+            h("p", {}, h("strong", {}, "New key, shown this once. Copy it now:")),
+            h("p", { class: "secret", "data-testid": "issued-key" }, key.key),
+          );
+          drawKeys(await get<ApiKey[]>(`customers/${id}/keys`));
+          return `Key ${key.prefix}… created.`;
+        },
+      }),
+      issued,
+      keyTable,
+    ),
+  );
+}

@@ -1,0 +1,59 @@
+import { adTemplatePage, adTemplatesPage } from "./ad-templates";
+import { customerAdsPage } from "./ads";
+import { blockPage, blocksPage } from "./blocks";
+import { customerPage, customersPage } from "./customers";
+import { h } from "./dom";
+import { customerMailPage } from "./mail";
+import { sendJobPage, sendJobsPage } from "./send-jobs";
+
+/**
+ * The console's pages by URL hash (`#/customers/<id>/mail`): each draws itself into `<main>` from admin API
+ * reads. A navigation starts a new "visit"; a page that polls stops when its visit is no longer current.
+ */
+type Page = (main: HTMLElement, params: string[], isCurrent: () => boolean) => Promise<void>;
+
+const routes: [RegExp, Page, string][] = [
+  [/^\/customers$/, (main) => customersPage(main), "Customers"],
+  [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
+  [/^\/customers\/([0-9a-f-]{36})\/mail$/, (main, [id]) => customerMailPage(main, id as string), "Customer mail"],
+  [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
+  [/^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/, (main, [id, job], isCurrent) => sendJobPage(main, id as string, job as string, isCurrent), "Send job"],
+  [/^\/customers\/([0-9a-f-]{36})\/ads$/, (main, [id]) => customerAdsPage(main, id as string), "Customer ads"],
+  [/^\/blocks$/, (main) => blocksPage(main), "Block library"],
+  [/^\/blocks\/([0-9a-f-]{36})$/, (main, [id]) => blockPage(main, id as string), "Block"],
+  [/^\/ad-templates$/, (main) => adTemplatesPage(main), "Ad templates"],
+  [/^\/ad-templates\/([0-9a-f-]{36})$/, (main, [id]) => adTemplatePage(main, id as string), "Ad template"],
+];
+
+let visit = 0;
+
+async function route(): Promise<void> {
+  const main = document.getElementById("main");
+  if (!main) return;
+  const path = location.hash.replace(/^#/, "") || "/customers";
+  const current = ++visit;
+  const isCurrent = () => current === visit;
+  Array.from(document.querySelectorAll<HTMLAnchorElement>(".top nav a")).forEach((link) => {
+    const target = link.getAttribute("href")?.slice(1) ?? "";
+    if (path === target || path.startsWith(`${target}/`)) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  });
+  const match = routes.map(([pattern, page, title]) => ({ found: pattern.exec(path), page, title })).find((r) => r.found);
+  if (!match?.found) {
+    main.replaceChildren(h("h1", {}, "Not found"), h("p", {}, "No console page here. ", h("a", { href: "#/customers" }, "Go to the customers.")));
+    return;
+  }
+  document.title = `${match.title} · Operator console`;
+  main.replaceChildren(h("p", { role: "status" }, "Loading…"));
+  // Focus moves to the new page (as a page load would), so keyboard and screen reader users start at its top.
+  main.focus({ preventScroll: true });
+  try {
+    await match.page(main, match.found.slice(1), isCurrent);
+  } catch (error) {
+    if (!isCurrent()) return;
+    main.replaceChildren(h("h1", {}, "This page could not load"), h("p", { class: "error", role: "alert" }, `Error: ${error instanceof Error ? error.message : String(error)}`));
+  }
+}
+
+window.addEventListener("hashchange", () => void route());
+void route();

@@ -1,0 +1,83 @@
+import { get, getAll } from "./api";
+import { barCharts } from "./charts";
+import { card, date, h, table } from "./dom";
+import { customerTabs, type Customer } from "./customers";
+
+type Counters = { total: number; accepted: number; suppressed: number; invalid: number; failed: number; unknown: number; pending: number };
+type SendJob = {
+  id: string;
+  status: string;
+  mode: string;
+  template_id: string;
+  recipients: Counters;
+  batches: { size: number; completed: number; remaining: number };
+  pause_reason: string | null;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+};
+type Detail = SendJob & { stats: Record<string, number>; timeline: { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number }[] };
+
+const FINAL = new Set(["completed", "cancelled", "failed"]);
+const POLL_MS = 1000;
+
+export async function sendJobsPage(main: HTMLElement, id: string): Promise<void> {
+  const [customer, jobs] = await Promise.all([get<Customer>(`customers/${id}`), getAll<SendJob>(`customers/${id}/mail/send-jobs`, 5)]);
+  main.replaceChildren(
+    customerTabs(customer, "send-jobs"),
+    card(
+      "Send jobs",
+      jobs.length === 0
+        ? h("p", {}, "No send jobs yet. Customers create and start them through the mail API.")
+        : table(
+            ["Job", "Status", "Mode", "Sent", "Created"],
+            jobs.map((j) => [h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, `Job ${j.id.slice(0, 8)}`), j.status, j.mode, `${j.recipients.total - j.recipients.pending} of ${j.recipients.total}`, date(j.created_at)]),
+          ),
+    ),
+  );
+}
+
+/** One job, polled every second until it is completed, cancelled or failed; the progress bar says its value in words too. */
+export async function sendJobPage(main: HTMLElement, id: string, jobId: string, isCurrent: () => boolean): Promise<void> {
+  const customer = await get<Customer>(`customers/${id}`);
+  const status = h("p", { role: "status", "data-testid": "job-status" });
+  const progressLabel = h("label", { for: "job-progress" });
+  const progress = h("progress", { id: "job-progress", max: 1, value: 0 });
+  const counters = h("div", {});
+  const stats = h("div", {});
+  const timeline = h("div", {});
+  main.replaceChildren(
+    customerTabs(customer, "send-jobs"),
+    h("p", {}, h("a", { href: `#/customers/${id}/send-jobs` }, "← All send jobs")),
+    card(`Send job ${jobId}`, status, h("p", {}, progressLabel, " ", progress), counters),
+    card("Stats", stats),
+    card("Hourly timeline", timeline),
+  );
+  const draw = (job: Detail) => {
+    const done = job.recipients.total - job.recipients.pending;
+    status.textContent = `Status: ${job.status}${job.pause_reason ? ` (paused: ${job.pause_reason})` : ""}${job.error ? ` (error: ${job.error})` : ""}`;
+    progress.max = Math.max(1, job.recipients.total);
+    progress.value = done;
+    progressLabel.textContent = `Progress: ${done} of ${job.recipients.total} recipients handled, ${job.batches.completed} batches sent, ${job.batches.remaining} to go`;
+    counters.replaceChildren(table(Object.keys(job.recipients), [Object.values(job.recipients).map(String)]), h("p", { class: "hint" }, `Created ${date(job.created_at)}, started ${date(job.started_at)}, finished ${date(job.completed_at)}.`));
+    stats.replaceChildren(table(Object.keys(job.stats), [Object.values(job.stats).map(String)]));
+    timeline.replaceChildren(
+      job.timeline.length === 0
+        ? h("p", {}, "No activity recorded yet.")
+        : barCharts({
+            title: "Hourly timeline",
+            categories: job.timeline.map((t) => new Date(t.hour).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
+            series: (["accepted", "delivered", "opens", "clicks", "bounces"] as const).map((key) => ({ label: key, values: job.timeline.map((t) => t[key]) })),
+          }),
+    );
+  };
+  for (;;) {
+    const job = await get<Detail>(`customers/${id}/mail/send-jobs/${jobId}`);
+    if (!isCurrent()) return;
+    draw(job);
+    if (FINAL.has(job.status)) return;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    if (!isCurrent()) return;
+  }
+}
