@@ -45,6 +45,26 @@ export interface paths {
         patch: operations["updateLibraryAdTemplate"];
         trace?: never;
     };
+    "/v1/ads/templates/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a template draft in the three ratios
+         * @description Draws an unsaved template (`type`, `params`, `layouts`, `highlight`, as in `POST /v1/ads/templates`) with `values` (each parameter's example where a value is missing) in 1:1, 4:5 and 9:16 with the engine that renders creatives, and answers the three images scaled to 360 px wide as JPEG data URLs. Stores nothing; meant for a live preview while editing a layout. Layout problems answer 422 with `details` paths under `template.`, value problems under `params.<name>`; image values are fetched like render values (https, public hosts).
+         */
+        post: operations["previewAdTemplateDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers": {
         parameters: {
             query?: never;
@@ -114,6 +134,26 @@ export interface paths {
         patch: operations["updateCustomerAdAccount"];
         trace?: never;
     };
+    "/v1/customers/{id}/ads/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's insights
+         * @description As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.
+         */
+        get: operations["getCustomerAdsInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}/ads/naming": {
         parameters: {
             query?: never;
@@ -136,6 +176,26 @@ export interface paths {
          * @description Tokens: `{target}` (target key), `{date}` (UTC day of creation, YYYYMMDD), `{seq}` (required; at least three digits, counted per distinct rest of the name, never reused), and for ads `{adset}` (the ad set's name). null restores the default. Existing names do not change.
          */
         patch: operations["updateCustomerAdNaming"];
+        trace?: never;
+    };
+    "/v1/customers/{id}/ads/plan/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's ads plan and usage of the running cycle
+         * @description As `GET /ads/v1/plan/usage` for that customer: stage, published ads against the included ads, spend and its projection, fee so far and expected fee (EUR cents).
+         */
+        get: operations["getCustomerAdsPlanUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/customers/{id}/ads/targets": {
@@ -219,6 +279,26 @@ export interface paths {
          * @description The customer no longer sees it (404); creatives already rendered stay. Not assigned → 404.
          */
         delete: operations["unassignCustomerAdTemplate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/ads/templates/{template_id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's preview of an assigned template
+         * @description As `GET /ads/v1/templates/{id}/preview` for that customer: the stored preview values and the three `preview.png` URLs (1:1, 4:5, 9:16). The URLs are stable; each answers `no-cache` with a 302 to the image of the template's current revision and values (rendered on first request). A template not assigned to the customer, or inactive, answers 404.
+         */
+        get: operations["getCustomerAdTemplatePreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -526,6 +606,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{id}/mail/send-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's send jobs
+         * @description As `GET /mail/v1/send-jobs` for that customer: newest first, cursor-paginated, `status` filters; items carry the counters.
+         */
+        get: operations["listCustomerSendJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/send-jobs/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer's send job with stats and timeline
+         * @description As `GET /mail/v1/send-jobs/{id}` for that customer: status, counters, batch progress, stats and the hourly timeline. A job of another customer answers 404.
+         */
+        get: operations["getCustomerSendJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/suppressions/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look addresses up in a customer's suppression mirror
+         * @description As `POST /mail/v1/suppressions/lookup` for that customer: one result per address, from the mirror; changes nothing. More than 500 addresses answer 422.
+         */
+        post: operations["lookupCustomerSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}/mail/templates": {
         parameters: {
             query?: never;
@@ -572,6 +712,46 @@ export interface paths {
          * @description Partial update; `params` and `blocks` are replaced as a whole; bumps `version`. Works on templates of both origins (an operator may, for example, archive a builder template), but only admin-origin templates carry a contract: `params` on a builder template answers 422. `kind` cannot change: create a new template instead. The stack may reference only blocks enabled and active for the customer (403 `forbidden` with `details.block_ids` otherwise, the same answer the customer API gives) and no block tagged `footer` (422: the footer comes from the frame).
          */
         patch: operations["updateCustomerMailTemplate"];
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/templates/{templateId}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a customer's template
+         * @description Renders a stored template of the customer (admin or builder origin) through the send pipeline: its stack with the customer's design rules, frame and footer for its kind, the contract's example values as parameters, recipient placeholders empty. Sends and bills nothing. A block no longer enabled or active answers 403 naming it in `details`; content that cannot become a mail 422.
+         */
+        post: operations["previewCustomerMailTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's mail usage of the month
+         * @description As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.
+         */
+        get: operations["getCustomerMailUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/keys/{id}": {
@@ -644,6 +824,26 @@ export interface paths {
          * @description Partial update of any field; `params` and `tags` are replaced as a whole. Every change bumps `version`, which refreshes tiles and compiled templates. `active: false` deactivates the block for every customer (stacks that reference it then answer 403 on preview and send), `active: true` reactivates it; enablements are kept either way. Validation as on create.
          */
         patch: operations["updateMailBlock"];
+        trace?: never;
+    };
+    "/v1/mail/blocks/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a block draft as a tile
+         * @description Renders unsaved MJML with its parameters' example values exactly as a customer's tile (`GET /mail/v1/blocks/{id}/tile`) is rendered: the same pipeline, without frame or footer. Stores nothing; meant for a live preview while editing. A draft that cannot render answers 200 with `html: null` and its findings in `errors` (a preview shows problems rather than failing); a body outside the block schema answers 422, an unknown `customer_id` 404.
+         */
+        post: operations["previewMailBlockDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -1172,6 +1372,20 @@ export interface components {
              */
             sending_blocked: boolean;
         };
+        AdminMailTemplatePreview: {
+            /** @description MJML findings; empty when clean. */
+            errors: components["schemas"]["RenderError"][];
+            /**
+             * @description The compiled HTML document, for an iframe `srcdoc`.
+             * @example <!doctype html><html>…</html>
+             */
+            html: string;
+            /**
+             * @description The subject with the example values.
+             * @example Your order A-10023
+             */
+            subject: string;
+        };
         /** @description Graph `promoted_object` for the optimization goal. */
         AdminPromotedObject: {
             /**
@@ -1522,6 +1736,49 @@ export interface components {
              */
             template_id: string;
         };
+        AdTemplateDraftPreview: {
+            /**
+             * @description Per ratio a `data:image/jpeg;base64,…` URL, 360 px wide.
+             * @example {
+             *       "1:1": "data:image/jpeg;base64,/9j/…",
+             *       "4:5": "data:image/jpeg;base64,/9j/…",
+             *       "9:16": "data:image/jpeg;base64,/9j/…"
+             *     }
+             */
+            images: {
+                /**
+                 * @description 1:1 (1080×1080 scaled to 360×360), `data:image/jpeg;base64,…`.
+                 * @example data:image/jpeg;base64,/9j/…
+                 */
+                "1:1": string;
+                /**
+                 * @description 4:5 (1080×1350 scaled to 360×450), `data:image/jpeg;base64,…`.
+                 * @example data:image/jpeg;base64,/9j/…
+                 */
+                "4:5": string;
+                /**
+                 * @description 9:16 (1080×1920 scaled to 360×640), `data:image/jpeg;base64,…`.
+                 * @example data:image/jpeg;base64,/9j/…
+                 */
+                "9:16": string;
+            };
+        };
+        AdTemplateDraftPreviewRequest: {
+            /** @description The draft: `type`, `params`, `layouts` (all three ratios) and `highlight`, as in `CreateAdminAdTemplate` (name and description may be sent and are ignored). */
+            template: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Values per parameter name; missing ones use the parameter's example.
+             * @default {}
+             * @example {
+             *       "headline": "Winter [[Sale]]"
+             *     }
+             */
+            values?: {
+                [key: string]: string;
+            };
+        };
         AdTemplatePreviewValues: {
             /**
              * @description Values by parameter name; `{}` = the examples.
@@ -1574,6 +1831,33 @@ export interface components {
              * @enum {string}
              */
             service: "mail" | "ads";
+        };
+        BlockDraftPreview: {
+            /** @description MJML findings and placeholder problems; empty when the draft is clean. */
+            errors: components["schemas"]["RenderError"][];
+            /**
+             * @description A complete HTML document for an iframe `srcdoc`; null when the draft cannot render (see `errors`).
+             * @example <!doctype html><html>…</html>
+             */
+            html: string | null;
+        };
+        BlockDraftPreviewRequest: {
+            /**
+             * Format: uuid
+             * @description Render in this customer's design rules and brand; default: the default design and brand.
+             * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+             */
+            customer_id?: string;
+            /**
+             * @description Body-level MJML, not empty, at most 100,000 characters. Placeholder syntax is checked (unbalanced sections → 422).
+             * @example <mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>
+             */
+            mjml: string;
+            /**
+             * @description Parameter schema, at most 50 entries with unique names; default none.
+             * @default []
+             */
+            params?: components["schemas"]["MailBlockParam"][];
         };
         /**
          * @description All of `name` (1–100), `description` (≤ 500), `type` (`image`|`video`), `params` (≤ 30), `layouts` (all three ratios), `highlight`. A layout is an element tree per ratio (`1:1` 1080×1080, `4:5` 1080×1350, `9:16` 1080×1920): `{ type: "box", style, children }`, `{ type: "text", param | text, style, min_font_size?, max_lines? }` (a text with a pixel `width` and `min_font_size` shrinks to fit its `height`/`max_lines` and is refused past the minimum), `{ type: "image", param, style }` (needs `width` and `height`). Styles are a fixed list of flex properties (width, height, padding*, margin*, gap, flexDirection, justifyContent, alignItems, flexGrow, flexShrink, flexWrap, position, top/right/bottom/left, backgroundColor, color, borderRadius, borderWidth, borderColor, opacity, fontFamily `Inter`, fontSize, fontWeight 400/700/800, lineHeight, letterSpacing, textAlign, textTransform, objectFit); a colour is `#rrggbb`, `transparent` or `{ "param": "<colour parameter>" }`. `highlight` styles `[[word]]` in text parameters with `supports_highlight`. Checked on save: unknown keys, unknown or mistyped parameter references, a root of the wrong size, a missing highlight style → 422 with the path in `details`.
@@ -2090,6 +2374,100 @@ export interface components {
              * @example blocks.0.block_id
              */
             path: string;
+        };
+        InsightRow: {
+            /**
+             * Format: uuid
+             * @description Internal id of the ad set (equal to `id` at `level=adset`).
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            adset_id: string;
+            /**
+             * @description Only with `breakdowns`: the breakdown values of this row, keys in the order given.
+             * @example {
+             *       "age": "25-34",
+             *       "gender": "female"
+             *     }
+             */
+            breakdown?: {
+                [key: string]: string;
+            };
+            /**
+             * @description Link clicks (sum).
+             * @example 803
+             */
+            clicks?: number;
+            /**
+             * @description Value of those conversions in major units of the account currency (sum).
+             * @example 1520.4
+             */
+            conversion_value?: number;
+            /**
+             * @description Purchases attributed by the pixel (`offsite_conversion.fb_pixel_purchase`), sum; revised by the platform for 7 days.
+             * @example 31
+             */
+            conversions?: number;
+            /**
+             * @description Cost per conversion: spend / conversions. Null where the denominator is 0.
+             * @example 13.3023
+             */
+            cpa?: number | null;
+            /**
+             * @description Cost per click: spend / clicks. Null where the denominator is 0.
+             * @example 0.5135
+             */
+            cpc?: number | null;
+            /**
+             * @description Cost per 1,000 impressions: spend / impressions × 1,000. Null where the denominator is 0.
+             * @example 7.0842
+             */
+            cpm?: number | null;
+            /**
+             * @description Click-through rate in percent: clicks / impressions × 100 over the sums. Null where the denominator is 0.
+             * @example 1.3795
+             */
+            ctr?: number | null;
+            /**
+             * @description First day of the range (YYYY-MM-DD, ad account time zone).
+             * @example 2026-01-01
+             */
+            date_start: string;
+            /**
+             * @description Last day of the range (YYYY-MM-DD, ad account time zone).
+             * @example 2026-01-30
+             */
+            date_stop: string;
+            /**
+             * Format: uuid
+             * @description Internal id of the ad set (`level=adset`) or ad (`level=ad`).
+             * @example 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a
+             */
+            id: string;
+            /**
+             * @description Impressions (sum).
+             * @example 58210
+             */
+            impressions?: number;
+            /**
+             * @description The platform's id of the ad set or ad.
+             * @example 120210000000000789
+             */
+            platform_id: string;
+            /**
+             * @description People reached: exact for one day; over several days the highest single-day reach (a lower bound).
+             * @example 31877
+             */
+            reach?: number;
+            /**
+             * @description Return on ad spend: conversion_value / spend. Null where the denominator is 0.
+             * @example 3.687
+             */
+            roas?: number | null;
+            /**
+             * @description Spend in major units of the account currency (sum).
+             * @example 412.37
+             */
+            spend?: number;
         };
         IssuedApiKey: components["schemas"]["ApiKey"] & {
             /**
@@ -2730,6 +3108,101 @@ export interface components {
              */
             has_next: boolean;
         };
+        PlanUsage: {
+            /** @description Published ads of the cycle. */
+            ads: {
+                /**
+                 * @description Ads included in the stage; null = no cap.
+                 * @example 25
+                 */
+                included: number | null;
+                /**
+                 * @description Ads published this cycle through the API (archived ones included) plus those being published now.
+                 * @example 6
+                 */
+                published: number;
+                /**
+                 * @description Ads that can still be published this cycle; null = no cap.
+                 * @example 19
+                 */
+                remaining: number | null;
+            };
+            /**
+             * @description Currency of every amount of the plan.
+             * @example EUR
+             * @enum {string}
+             */
+            currency: "EUR";
+            /** @description The running cycle. */
+            cycle: {
+                /**
+                 * @description Days in the cycle.
+                 * @example 31
+                 */
+                days: number;
+                /**
+                 * @description Days of the cycle up to and including today (UTC).
+                 * @example 15
+                 */
+                elapsed_days: number;
+                /**
+                 * @description Last day of the running cycle.
+                 * @example 2026-01-31
+                 */
+                end: string;
+                /**
+                 * @description First day of the running cycle.
+                 * @example 2026-01-01
+                 */
+                start: string;
+            };
+            /**
+             * @description Fee expected for the whole cycle, EUR cents.
+             * @example 55737
+             */
+            expected_fee_cents: number;
+            /**
+             * @description Stage the projected spend reaches.
+             * @example growth
+             * @enum {string}
+             */
+            expected_stage: "starter" | "growth" | "scale" | "enterprise";
+            /**
+             * @description Fee for the spend so far at the current stage, EUR cents.
+             * @example 42402
+             */
+            fee_to_date_cents: number;
+            /** @description Media spend of the cycle. */
+            spend: {
+                /**
+                 * @description Spend the stage covers; null = no cap.
+                 * @example 1000000
+                 */
+                included_cents: number | null;
+                /**
+                 * @description Spend expected by the cycle's end: the spend so far spread over the elapsed days, for the whole cycle (a deactivated account: the spend so far).
+                 * @example 645937
+                 */
+                projected_cents: number;
+                /**
+                 * @description Spend of the cycle so far from the daily snapshots (days of the ad account's time zone within the month), cents.
+                 * @example 312550
+                 */
+                spend_cents: number;
+            };
+            /**
+             * @description Stage of the running cycle: the higher of `selected_stage` and the stage the cycle's real spend reaches (it follows spend retroactively for the whole cycle).
+             * @example growth
+             * @enum {string}
+             */
+            stage: "starter" | "growth" | "scale" | "enterprise";
+            /**
+             * @description Contract state. Anything but `active` answers writes with 402 `payment_required`.
+             * @example active
+             * @enum {string}
+             */
+            state: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
+        };
         PutMailDesignRules: {
             /**
              * @description The complete set of overrides (replaces the previous one); any subset of the token keys. Keys left out use the defaults; `{}` resets to the defaults.
@@ -2759,6 +3232,328 @@ export interface components {
              * @example <mj-section><mj-column><mj-text>{{brand.imprint}}</mj-text></mj-column></mj-section>
              */
             transactional_footer_mjml: string;
+        };
+        RatioUrls: {
+            /**
+             * Format: uri
+             * @description 1080×1080.
+             * @example https://ads.example.com/ads/v1/templates/6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=1:1
+             */
+            "1:1": string;
+            /**
+             * Format: uri
+             * @description 1080×1350.
+             * @example https://ads.example.com/ads/v1/templates/6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=4:5
+             */
+            "4:5": string;
+            /**
+             * Format: uri
+             * @description 1080×1920.
+             * @example https://ads.example.com/ads/v1/templates/6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=9:16
+             */
+            "9:16": string;
+        };
+        RenderError: {
+            /**
+             * @description Line in `mjml`.
+             * @example 12
+             */
+            line: number | null;
+            /**
+             * @description What MJML reported.
+             * @example mj-column cannot be used inside mj-body
+             */
+            message: string;
+            /**
+             * @description The MJML tag concerned.
+             * @example mj-column
+             */
+            tagName: string | null;
+        };
+        SendJob: {
+            /** @description Batch progress; null while the job is a draft. */
+            batches: {
+                /**
+                 * @description Provider batches recorded so far.
+                 * @example 3
+                 */
+                completed: number;
+                /**
+                 * @description Batches still to send (pending recipients / size, rounded up).
+                 * @example 1
+                 */
+                remaining: number;
+                /**
+                 * @description Recipients per provider call.
+                 * @example 500
+                 */
+                size: number;
+            } | null;
+            /**
+             * @description When it completed, was cancelled or failed (ISO 8601), or null.
+             * @example null
+             */
+            completed_at: string | null;
+            /**
+             * @description ISO 8601.
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Why a `failed` job failed.
+             * @example null
+             */
+            error: string | null;
+            /** @description The sender used. */
+            from: {
+                /**
+                 * @description Sender address.
+                 * @example news@example.com
+                 */
+                email: string;
+                /**
+                 * @description Sender name.
+                 * @example Example Shop
+                 */
+                name: string;
+            };
+            /**
+             * Format: uuid
+             * @description Send job id.
+             * @example 0190f3e4-5b2a-7c3d-8e4f-5a6b7c8d9e0f
+             */
+            id: string;
+            /**
+             * @description Sandbox jobs go through the provider's test path: accepted, never delivered, never counted.
+             * @example live
+             * @enum {string}
+             */
+            mode: "live" | "sandbox";
+            /**
+             * @description Job parameters (defaults under recipient data).
+             * @example {
+             *       "campaign": "Spring"
+             *     }
+             */
+            params: {
+                [key: string]: string;
+            };
+            /**
+             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.
+             * @example null
+             * @enum {string|null}
+             */
+            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | null;
+            recipients: components["schemas"]["SendJobRecipientCounters"];
+            /**
+             * @description Reply-To, or null (replies go to the sender).
+             * @example null
+             */
+            reply_to: string | null;
+            /**
+             * @description When the job is to start (ISO 8601), or null.
+             * @example null
+             */
+            scheduled_at: string | null;
+            /**
+             * @description When it started running (ISO 8601), or null.
+             * @example 2026-03-01T10:05:00.000Z
+             */
+            started_at: string | null;
+            /**
+             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
+             * @example running
+             * @enum {string}
+             */
+            status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+            /**
+             * Format: uuid
+             * @description The newsletter template.
+             * @example 7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c
+             */
+            template_id: string;
+        };
+        SendJobDetail: components["schemas"]["SendJob"] & {
+            stats: components["schemas"]["SendJobStats"];
+            /** @description One entry per UTC hour with activity, oldest first; hours without activity are left out. */
+            timeline: components["schemas"]["SendJobTimelineEntry"][];
+        };
+        /** @description `total` = accepted + suppressed + invalid + failed + unknown + pending at every moment. */
+        SendJobRecipientCounters: {
+            /**
+             * @description Accepted by the provider (later delivered, bounced or complained included).
+             * @example 1180
+             */
+            accepted: number;
+            /**
+             * @description Refused by the provider for another reason, or not sent because the job was cancelled (`error: cancelled`) or failed.
+             * @example 0
+             */
+            failed: number;
+            /**
+             * @description Unparsable addresses or refused by the provider as invalid: not sent.
+             * @example 3
+             */
+            invalid: number;
+            /**
+             * @description Not sent yet (including a batch in flight).
+             * @example 5
+             */
+            pending: number;
+            /**
+             * @description Suppressed on the newsletter stream (mirror or provider): not sent.
+             * @example 12
+             */
+            suppressed: number;
+            /**
+             * @description Recipients of the job (duplicates collapsed).
+             * @example 1200
+             */
+            total: number;
+            /**
+             * @description The provider's answer was lost; never sent again, corrected by a later provider event.
+             * @example 0
+             */
+            unknown: number;
+        };
+        /** @description Sums over the job's messages, recomputed on every read: opens and clicks that arrive after completion count at once. */
+        SendJobStats: {
+            /**
+             * @description Messages that bounced.
+             * @example 20
+             */
+            bounces: number;
+            /**
+             * @description Click events (one per link and recipient, as the provider reports them).
+             * @example 240
+             */
+            clicks: number;
+            /**
+             * @description Messages marked as spam.
+             * @example 1
+             */
+            complaints: number;
+            /**
+             * @description Messages delivered.
+             * @example 1150
+             */
+            delivered: number;
+            /**
+             * @description Open events (every open).
+             * @example 900
+             */
+            opens: number;
+            /**
+             * @description Messages with at least one click.
+             * @example 180
+             */
+            unique_clicks: number;
+            /**
+             * @description Messages opened at least once.
+             * @example 610
+             */
+            unique_opens: number;
+        };
+        SendJobTimelineEntry: {
+            /**
+             * @description Accepted by the provider in this hour.
+             * @example 1180
+             */
+            accepted: number;
+            /**
+             * @description Bounced in this hour.
+             * @example 18
+             */
+            bounces: number;
+            /**
+             * @description Click events in this hour.
+             * @example 90
+             */
+            clicks: number;
+            /**
+             * @description Complaints in this hour.
+             * @example 0
+             */
+            complaints: number;
+            /**
+             * @description Delivered in this hour.
+             * @example 1100
+             */
+            delivered: number;
+            /**
+             * @description Start of the UTC hour (ISO 8601).
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            hour: string;
+            /**
+             * @description Open events in this hour.
+             * @example 400
+             */
+            opens: number;
+        };
+        SuppressionLookupRequest: {
+            /**
+             * @description 1–500 addresses; more answer 422.
+             * @example [
+             *       "jane@example.com",
+             *       "max@example.com"
+             *     ]
+             */
+            emails: string[];
+            /**
+             * @description `newsletter` (the broadcast stream, default) or `transactional`.
+             * @default newsletter
+             * @example newsletter
+             * @enum {string}
+             */
+            stream?: "newsletter" | "transactional";
+        };
+        SuppressionLookupResult: {
+            /**
+             * @description The address as it was asked.
+             * @example jane@example.com
+             */
+            email: string;
+            /**
+             * @description Only when suppressed; false for spam complaints.
+             * @example true
+             */
+            reactivatable?: boolean;
+            /**
+             * @description Only when suppressed.
+             * @example hard_bounce
+             * @enum {string}
+             */
+            reason?: "unsubscribe" | "hard_bounce" | "spam_complaint";
+            /**
+             * @description Only when suppressed; ISO 8601 of the change that set the current state.
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            since?: string;
+            /**
+             * @description Whether the address is suppressed on the stream.
+             * @example true
+             */
+            suppressed: boolean;
+        };
+        TemplatePreview: {
+            /**
+             * @description The stored preview values; `{}` when none (the previews then use the examples).
+             * @example {
+             *       "headline": "Winter [[Sale]]",
+             *       "brand_color": "#1d4ed8"
+             *     }
+             */
+            params: {
+                [key: string]: string;
+            };
+            preview_urls: components["schemas"]["RatioUrls"];
+            /**
+             * Format: uuid
+             * @description Template id.
+             * @example 6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d
+             */
+            template: string;
         };
         /**
          * @description Any of `name` (1–100), `description` (≤ 500), `type` (`image`|`video`), `params` (≤ 30), `layouts` (all three ratios), `highlight`, `status` (`active`|`inactive`). A layout is an element tree per ratio (`1:1` 1080×1080, `4:5` 1080×1350, `9:16` 1080×1920): `{ type: "box", style, children }`, `{ type: "text", param | text, style, min_font_size?, max_lines? }` (a text with a pixel `width` and `min_font_size` shrinks to fit its `height`/`max_lines` and is refused past the minimum), `{ type: "image", param, style }` (needs `width` and `height`). Styles are a fixed list of flex properties (width, height, padding*, margin*, gap, flexDirection, justifyContent, alignItems, flexGrow, flexShrink, flexWrap, position, top/right/bottom/left, backgroundColor, color, borderRadius, borderWidth, borderColor, opacity, fontFamily `Inter`, fontSize, fontWeight 400/700/800, lineHeight, letterSpacing, textAlign, textTransform, objectFit); a colour is `#rrggbb`, `transparent` or `{ "param": "<colour parameter>" }`. `highlight` styles `[[word]]` in text parameters with `supports_highlight`. Checked on save: unknown keys, unknown or mistyped parameter references, a root of the wrong size, a missing highlight style → 422 with the path in `details`.
@@ -2988,6 +3783,57 @@ export interface components {
             values?: {
                 [key: string]: string;
             };
+        };
+        /** @description Sent quantities: this month, projection, previous months, the monthly limit and what remains. No monetary amounts. */
+        Usage: {
+            /**
+             * @description Monthly sending limit (set by an administrator).
+             * @example 100000
+             */
+            limit: number;
+            /**
+             * @description Most recipients to send one job may hold.
+             * @example 50000
+             */
+            max_per_job: number;
+            /**
+             * @description The current UTC month (`YYYY-MM`).
+             * @example 2026-03
+             */
+            month: string;
+            /** @description The 12 months before this one, newest first (0 for months without mail). */
+            previous: {
+                /**
+                 * @description UTC month (`YYYY-MM`).
+                 * @example 2026-02
+                 */
+                month: string;
+                /**
+                 * @description Accepted live e-mails in that month.
+                 * @example 88010
+                 */
+                sent: number;
+            }[];
+            /**
+             * @description Expected for the whole month: `sent` extrapolated at this month's daily average to the month's end (days elapsed counted from the 1st, at least one), plus the pending recipients of scheduled, running and paused live jobs.
+             * @example 98000
+             */
+            projection: number;
+            /**
+             * @description What can still be added this month: `limit` − `sent` − `reserved`, at least 0. Adding recipients or starting a job beyond it answers 429.
+             * @example 53750
+             */
+            remaining: number;
+            /**
+             * @description Pending recipients of this account's open live jobs (draft, scheduled, running, paused): counted against the limit before they are sent.
+             * @example 5000
+             */
+            reserved: number;
+            /**
+             * @description Accepted live e-mails this month (transactional and newsletters; sandbox never counts).
+             * @example 41250
+             */
+            sent: number;
         };
     };
     responses: never;
@@ -3426,6 +4272,129 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    previewAdTemplateDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdTemplateDraftPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The three images. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdTemplateDraftPreview"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -4265,6 +5234,166 @@ export interface operations {
             };
         };
     };
+    getCustomerAdsInsights: {
+        parameters: {
+            query: {
+                /** @description Only with `level=ad`: all ads of this ad set. */
+                adset_id?: string;
+                /** @description Exactly one of age, gender, country, publisher_platform, platform_position, impression_device, device_platform, or the pair `age,gender` (either order; the `breakdown` object keeps it). Anything else answers 422 naming it. */
+                breakdowns?: string;
+                /** @description A preset (today, yesterday, last_3d, last_7d, last_14d, last_28d, last_30d, last_90d, this_month, last_month, this_week_mon_today, last_week_mon_sun, maximum), computed in the ad account's time zone; or a custom range as JSON `{"since":"YYYY-MM-DD","until":"YYYY-MM-DD"}`. Default `last_30d`. The `last_Nd` presets end yesterday; `maximum` reaches back 37 months. */
+                date_range?: string;
+                /** @description Custom range, first day (YYYY-MM-DD), the bracket form of `date_range`; needs `date_range[until]`. */
+                "date_range[since]"?: string;
+                /** @description Custom range, last day (YYYY-MM-DD), inclusive. */
+                "date_range[until]"?: string;
+                /** @description Only this ad set or ad (internal id of the level's kind). Another customer's id answers 404. */
+                entity_id?: string;
+                /** @description Comma-separated metrics from spend, impressions, reach, clicks, ctr, cpc, cpm, conversions, conversion_value, roas, cpa; default all. An unknown name answers 422 naming it. */
+                fields?: string;
+                /** @description Aggregation level (campaign level is not offered). */
+                level: "adset" | "ad";
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["InsightRow"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
     getCustomerAdNaming: {
         parameters: {
             query?: never;
@@ -4445,6 +5574,128 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerAdsPlanUsage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The usage. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PlanUsage"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
                 };
             };
             /** @description Missing, invalid or revoked API key. */
@@ -5412,6 +6663,130 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerAdTemplatePreview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Template id. */
+                template_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TemplatePreview"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
             };
             /** @description Missing, invalid or revoked API key. */
             401: {
@@ -7486,6 +8861,428 @@ export interface operations {
             };
         };
     };
+    listCustomerSendJobs: {
+        parameters: {
+            query?: {
+                /** @description Cursor from `paging.after` of the previous page. */
+                after?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description Only jobs in this state. */
+                status?: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of jobs. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SendJob"][];
+                        paging: components["schemas"]["Paging"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerSendJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Send job id. */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SendJobDetail"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    lookupCustomerSuppressions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SuppressionLookupRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per address. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SuppressionLookupResult"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
     listCustomerMailTemplates: {
         parameters: {
             query?: {
@@ -8023,6 +9820,273 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    previewCustomerMailTemplate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Template id. */
+                templateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Subject and HTML. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminMailTemplatePreview"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerMailUsage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Usage. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Usage"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8694,6 +10758,150 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["MailBlock"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    previewMailBlockDraft: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlockDraftPreviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The tile of the draft. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BlockDraftPreview"];
                         /**
                          * @description Id of this request (UUID, or the caller's X-Request-Id).
                          * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
