@@ -25,10 +25,10 @@ async function load(db: Database, id: string): Promise<CustomerRecord | null> {
     .innerJoin(mailSettings, eq(mailSettings.customerId, customers.id))
     .innerJoin(adsSettings, eq(adsSettings.customerId, customers.id))
     .where(eq(customers.id, id));
-  return row ? toRecord(row) : null;
+  return row ? toCustomerView(row) : null;
 }
 
-function toRecord(row: { customer: typeof customers.$inferSelect; mail: typeof mailSettings.$inferSelect; ads: typeof adsSettings.$inferSelect }): CustomerRecord {
+function toCustomerView(row: { customer: typeof customers.$inferSelect; mail: typeof mailSettings.$inferSelect; ads: typeof adsSettings.$inferSelect }): CustomerRecord {
   return {
     id: row.customer.id,
     name: row.customer.name,
@@ -70,7 +70,7 @@ export async function listCustomers(db: Database, input: { limit: number; after:
     .where(afterCursor(customers.createdAt, customers.id, input.after))
     .orderBy(asc(customers.createdAt), asc(customers.id))
     .limit(input.limit + 1);
-  return toPage(rows.map(toRecord), input.limit, (c) => ({ at: c.created_at, id: c.id }));
+  return toPage(rows.map(toCustomerView), input.limit, (c) => ({ at: c.created_at, id: c.id }));
 }
 
 function mailColumns(input: MailSettingsInput) {

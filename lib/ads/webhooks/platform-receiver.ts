@@ -6,7 +6,7 @@ import { ApiError } from "../../core/errors";
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "../../core/input-hygiene";
 import { safeEqual } from "../../core/secrets";
 import { adsAccounts, adsAds } from "../../db/schema";
-import { observedStatus } from "../ads/service";
+import { observedStatus } from "../ad/service";
 import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import { MAX_IDS_PER_READ, PlatformError } from "../platform";

@@ -81,7 +81,7 @@ export type CreateAdInput = {
   status?: "ACTIVE" | "PAUSED";
 };
 
-function toView(row: Row, platformCreativeId: string | null): AdView {
+function toAdView(row: Row, platformCreativeId: string | null): AdView {
   return {
     id: row.id,
     ad_set_id: row.adSetId,
@@ -213,7 +213,7 @@ export async function createAd(deps: AdsDeps, customerId: string, input: CreateA
       return inserted;
     });
     if (!row) throw new Error("ad insert returned nothing");
-    return toView(row, platformCreativeId);
+    return toAdView(row, platformCreativeId);
   });
 }
 
@@ -241,7 +241,7 @@ export async function listAds(db: Database, customerId: string, query: { adset_i
     .orderBy(desc(adsAds.createdAt), desc(adsAds.id))
     .limit(query.limit)
     .offset(query.offset);
-  return rows.map((row) => toView(row.ad, row.platformCreativeId));
+  return rows.map((row) => toAdView(row.ad, row.platformCreativeId));
 }
 
 /** Graph's configured status, in the ad's vocabulary (a deleted ad reads as archived). */
@@ -285,14 +285,14 @@ export async function setAdStatus(deps: AdsDeps, customerId: string, id: string,
   await upstream(context, () => session.updateAd(ad.platformAdId, { status }));
   const readAt = deps.clock.now();
   const view = await upstream(context, () => session.getAd(ad.platformAdId));
-  return toView(await saveStatus(deps, customerId, ad, view, readAt, "update"), found.platformCreativeId);
+  return toAdView(await saveStatus(deps, customerId, ad, view, readAt, "update"), found.platformCreativeId);
 }
 
 /** Archived upstream, then here; archiving again answers the same record without a platform call. */
 export async function archiveAd(deps: AdsDeps, customerId: string, id: string): Promise<AdView> {
   const found = await findAd(deps.db, customerId, id);
   if (!found) throw new NotFoundError("Ad");
-  if (found.ad.status === "ARCHIVED") return toView(found.ad, found.platformCreativeId);
+  if (found.ad.status === "ARCHIVED") return toAdView(found.ad, found.platformCreativeId);
   const session = await connectCredentials(deps, customerId);
   await upstream({ logger: deps.logger, customerId, action: "archive ad" }, () => session.archive(found.ad.platformAdId));
   const observed = { configuredStatus: "ARCHIVED", effectiveStatus: "ARCHIVED", disapprovalReason: found.ad.disapprovalReason, reason: null } as const;
@@ -301,7 +301,7 @@ export async function archiveAd(deps: AdsDeps, customerId: string, id: string): 
   await recordAdStatus(deps, { customerId, adId: id, observed, observedAt, source: "update" });
   const [row] = await deps.db.select().from(adsAds).where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, id)));
   if (!row) throw new NotFoundError("Ad");
-  return toView(row, found.platformCreativeId);
+  return toAdView(row, found.platformCreativeId);
 }
 
 /** Live status from the platform; the answer also refreshes the cached value `GET /v1/ads` shows. */
