@@ -4,7 +4,7 @@ import type { Queue } from "../adapters/queue";
 import type { RateLimiter } from "../adapters/ratelimit";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
-import type { ServiceName } from "./errors";
+import type { ServiceName, Surface } from "./errors";
 import type { Logger } from "./logger";
 import type { PrincipalCache } from "./api-keys";
 import type { SecretBox } from "./secrets";
@@ -52,7 +52,7 @@ export type Principal = {
 
 export type AppVariables = {
   requestId: string;
-  service: ServiceName;
+  service: Surface;
   principal: Principal;
 };
 
