@@ -8,11 +8,7 @@ import type { BlobStore } from "../adapters/blob";
 import { ApiError } from "../core/errors";
 import { safeEqual } from "../core/secrets";
 import type { Providers } from "../providers";
-import { registerAdsAdminRoutes } from "./routes/ads-routes";
-import { registerCustomerRoutes } from "./routes/customers";
-import { registerKeyRoutes } from "./routes/keys";
-import { registerMailAdminRoutes } from "./routes/mail-routes";
-import { registerMailPostmarkWebhookRoutes } from "./routes/mail-postmark-webhook";
+import { registerAdminRoutes } from "./routes";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
@@ -35,11 +31,7 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
-  registerCustomerRoutes(app, deps);
-  registerKeyRoutes(app, deps);
-  registerMailAdminRoutes(app, deps);
-  registerMailPostmarkWebhookRoutes(app, deps);
-  registerAdsAdminRoutes(app, deps);
+  registerAdminRoutes(app, deps);
   registerDocs(app, {
     title: "Admin API",
     description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",

@@ -1,22 +1,15 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsSettings, customers, mailSettings } from "../db/schema";
+import type { z } from "@hono/zod-openapi";
+import { NotFoundError } from "../core/errors";
 import { afterCursor, toPage, type Cursor } from "../core/pagination";
+import type { AdsSettings, Customer, MailSettings } from "./routes/customers/schema";
 
-export type MailSettingsInput = Partial<{ sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number }>;
-export type AdsSettingsInput = Partial<{
-  account_state: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
-  stage: "starter" | "growth" | "scale" | "enterprise";
-  enterprise_included_ads: number | null;
-}>;
-
-export type CustomerRecord = {
-  id: string;
-  name: string;
-  created_at: string;
-  mail: { sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number };
-  ads: { account_state: AdsSettingsInput["account_state"] & string; stage: AdsSettingsInput["stage"] & string; enterprise_included_ads: number | null };
-};
+/** The service speaks the API's shapes: one schema per resource (`routes/customers/schema.ts`). */
+export type MailSettingsInput = Partial<z.infer<typeof MailSettings>>;
+export type AdsSettingsInput = Partial<z.infer<typeof AdsSettings>>;
+export type CustomerRecord = z.infer<typeof Customer>;
 
 async function load(db: Database, id: string): Promise<CustomerRecord | null> {
   const [row] = await db
@@ -110,4 +103,11 @@ export async function updateCustomer(
     return true;
   });
   return found ? load(db, id) : null;
+}
+
+/** Every per-customer admin route answers 404 for an unknown customer before it touches anything else. */
+export async function requireCustomer(db: Database, id: string): Promise<CustomerRecord> {
+  const customer = await getCustomer(db, id);
+  if (!customer) throw new NotFoundError("Customer");
+  return customer;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../lib/core/config";
-import type { CustomerResponse } from "../../lib/admin/routes/schema";
+import type { CustomerResponse } from "../../lib/admin/routes/customers/schema";
 import { createHarness, describeResponse, type CallResult, type Harness, type Page } from "../helpers/harness";
 
 let h: Harness;

@@ -1,6 +1,7 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import type { CustomerResponse, IssuedApiKeyResponse } from "../../lib/admin/routes/schema";
+import type { CustomerResponse } from "../../lib/admin/routes/customers/schema";
+import type { IssuedApiKeyResponse } from "../../lib/admin/routes/keys/schema";
 import { ManualClock } from "../../lib/core/clock";
 import { loadConfig, type Config } from "../../lib/core/config";
 import { createCoreDeps } from "../../lib/core/deps";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import type { MailTemplateResponse } from "../../lib/admin/routes/mail-templates";
+import type { MailTemplateResponse } from "../../lib/admin/routes/mail/templates/schema";
 import { TEMPLATE_VALUE_MAX, type TemplateResponse } from "../../lib/mail/routes/schema";
 import { createHarness, describeResponse, type Envelope, type ErrorEnvelope, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";

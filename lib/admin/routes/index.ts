@@ -1,0 +1,14 @@
+import type { AdminDeps } from "../app";
+import { registerAdsAdminRoutes } from "./ads";
+import { registerCustomerRoutes } from "./customers";
+import { registerKeyRoutes } from "./keys";
+import { registerMailAdminRoutes } from "./mail";
+import type { AdminRouter } from "./shared";
+
+/** Every operator route, in the order the admin document lists them. */
+export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
+  registerCustomerRoutes(router, deps);
+  registerKeyRoutes(router, deps);
+  registerMailAdminRoutes(router, deps);
+  registerAdsAdminRoutes(router, deps);
+}
