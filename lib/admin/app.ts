@@ -1,18 +1,16 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
-import type { AppEnv, CoreDeps } from "../core/context";
+import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { tooManyAuthFailures } from "../core/auth-throttle";
 import { clientAddress } from "../core/client-address";
-import type { BlobStore } from "../adapters/blob";
 import { ApiError } from "../core/errors";
 import { safeEqual } from "../core/secrets";
-import type { Providers } from "../providers";
+import type { AdminDeps } from "./deps";
 import { registerAdminRoutes } from "./routes";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
-export type AdminDeps = CoreDeps & { adminToken: string; providers: Pick<Providers, "graphApiUrl" | "postmarkSimulator">; blobs?: BlobStore };
 
 /** The operator API: customers, settings and keys (later: blocks, design rules, frames, targets). */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {

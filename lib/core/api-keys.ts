@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsSettings, apiKeys, customers, mailSettings } from "../db/schema";
-import type { Principal, Scope } from "./context";
+import type { Principal, Scope } from "./principal";
 import { sha256Hex } from "./secrets";
 
 export type KeyService = "mail" | "ads";

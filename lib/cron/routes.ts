@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { handleError } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
 import type { MailDeps } from "../mail/app";
@@ -21,5 +22,6 @@ export function createCronRoutes(deps: MailDeps): Hono<AppEnv> {
     if (!job) throw new ApiError("not_found", "No such cron job.");
     return c.json({ data: { job: job.name, result: await job.run(deps) } }, 200);
   });
+  app.onError(handleError(deps.logger));
   return app;
 }

@@ -1,9 +1,10 @@
 import { Receiver } from "@upstash/qstash";
 import { Hono } from "hono";
+import { handleError } from "../../core/app";
 import type { AppEnv } from "../../core/context";
 import { ApiError, BadRequestError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
-import type { Queue } from "./index";
+import type { Queue } from "./queue";
 
 /**
  * `/api/queue/<topic>`: the worker endpoint QStash calls. The `Upstash-Signature` JWT is verified on the
@@ -40,5 +41,7 @@ export function createQueueRoutes(queue: Queue, options: { currentSigningKey?: s
     }
     return c.json({ data: { ok: true } }, 200);
   });
+  // Its own handler too, so the route answers in the envelope wherever it is mounted.
+  app.onError(handleError(options.logger));
   return app;
 }

@@ -1,4 +1,4 @@
-import type { AdminDeps } from "../app";
+import type { AdminDeps } from "../deps";
 import { registerAdsAdminRoutes } from "./ads";
 import { registerCustomerRoutes } from "./customers";
 import { registerKeyRoutes } from "./keys";
