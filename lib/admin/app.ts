@@ -12,7 +12,7 @@ import { registerAdminRoutes } from "./routes";
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
 
-/** The operator API: customers, settings and keys (later: blocks, design rules, frames, targets). */
+/** The operator API: customers and their API keys, the mail side (block library, design, frame, provider, templates) and the ads side (account, targets, naming, templates). */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({ service: "admin",
     mountPath: "/admin", deps });

@@ -28,7 +28,7 @@ export type CoreDeps = {
   publicBaseUrl: string;
 };
 
-export type { Access, AdsAccess, MailAccess, Principal, Scope } from "./principal";
+export type { Access, AdsAccess, Principal } from "./principal";
 
 export type AppVariables = {
   requestId: string;

@@ -16,7 +16,6 @@ import { adsPublishedThisMonth } from "./published";
 
 export type Stage = AdsAccess["stage"];
 export const STAGE_ORDER: readonly Stage[] = ["starter", "growth", "scale", "enterprise"];
-export const SELF_SERVICE_STAGES = ["starter", "growth", "scale"] as const;
 
 export type StageTerms = {
   baseFeeCents: number;
