@@ -1,6 +1,7 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { functionHandler } from "../../lib/vercel";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
 let h: Harness;
@@ -65,5 +66,13 @@ describe("/api/* answers in the common envelope, with a request id and the statu
     expectEnvelope(r, 401, "unauthorized");
     expect(r.headers.get("www-authenticate")).toMatch(/^Basic /);
     expectEnvelope(await h.call("POST", "/api/postmark/webhook", { body: {} }), 404, "not_found");
+  });
+
+  test("a Vercel function asked for another group's path answers 404 in that group's envelope, without starting the runtime", async () => {
+    for (const [group, path] of [["api", "/mail/v1/health"], ["mail", "/api/cron/x"]] as const) {
+      const response = await functionHandler(group)(new Request(`http://localhost${path}`));
+      const text = await response.text();
+      expectEnvelope({ status: response.status, text, headers: response.headers, json: JSON.parse(text) }, 404, "not_found");
+    }
   });
 });
