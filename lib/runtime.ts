@@ -5,6 +5,7 @@ import type { AppEnv, CoreDeps } from "./core/context";
 import { rootLlmsText } from "./core/docs";
 import type { Providers } from "./providers";
 import { ApiError, errorBody } from "./core/errors";
+import { createInternalApp } from "./core/internal-app";
 import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
@@ -35,10 +36,12 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
   const operatorConsole = createConsoleApp({ ...deps, admin });
   root.all("/console/*", (c) => operatorConsole.fetch(c.req.raw, c.env));
-  root.route("/api/cron", createCronRoutes(deps));
-  root.route("/api/postmark", createPostmarkWebhookRoutes(deps));
-  root.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
-  root.route(
+  const api = createInternalApp(deps.logger);
+  root.all("/api/*", (c) => api.fetch(c.req.raw, c.env));
+  api.route("/api/cron", createCronRoutes(deps));
+  api.route("/api/postmark", createPostmarkWebhookRoutes(deps));
+  api.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
+  api.route(
     "/api/queue",
     createQueueRoutes(deps.queue, {
       currentSigningKey: deps.config.QSTASH_CURRENT_SIGNING_KEY,

@@ -1,4 +1,5 @@
 import { sharedRuntime } from "./bootstrap";
+import { ApiError, errorBody } from "./core/errors";
 
 export type FunctionGroup = "mail" | "ads" | "admin" | "api" | "console";
 
@@ -12,7 +13,9 @@ export function functionHandler(group: FunctionGroup): (request: Request) => Pro
   return async (request) => {
     const { pathname } = new URL(request.url);
     if (!pathname.startsWith(prefixes[group])) {
-      return Response.json({ error: { code: "not_found", message: `No endpoint ${request.method} ${pathname}.`, details: [] } }, { status: 404 });
+      const requestId = crypto.randomUUID();
+      const body = errorBody(new ApiError("not_found", `No endpoint ${request.method} ${pathname.slice(0, 200)}.`), group === "api" ? "internal" : group === "console" ? "admin" : group, requestId);
+      return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId } });
     }
     const runtime = await sharedRuntime();
     return runtime.app.root.fetch(request);

@@ -1,27 +1,18 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
-import type { AppEnv, CoreDeps } from "../core/context";
+import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { tooManyAuthFailures } from "../core/auth-throttle";
 import { clientAddress } from "../core/client-address";
-import type { BlobStore } from "../adapters/blob";
 import { ApiError } from "../core/errors";
 import { safeEqual } from "../core/secrets";
-import type { Providers } from "../providers";
-import { registerAdsAdminRoutes } from "./routes/ads-routes";
-import { registerCustomerRoutes } from "./routes/customers";
-import { registerKeyRoutes } from "./routes/keys";
-import { registerMailAdminRoutes } from "./routes/mail-routes";
-import { registerMailPostmarkWebhookRoutes } from "./routes/mail-postmark-webhook";
-import { registerMailBlockPreviewRoute } from "./routes/mail-block-preview";
-import { registerMailActivityRoutes } from "./routes/mail-activity";
-import { registerAdsActivityRoutes } from "./routes/ads-activity";
+import type { AdminDeps } from "./deps";
+import { registerAdminRoutes } from "./routes";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
-export type AdminDeps = CoreDeps & { adminToken: string; providers: Pick<Providers, "graphApiUrl" | "postmarkSimulator">; blobs?: BlobStore };
 
-/** The operator API: customers, settings and keys (later: blocks, design rules, frames, targets). */
+/** The operator API: customers and their API keys, the mail side (block library, design, frame, provider, templates) and the ads side (account, targets, naming, templates). */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({ service: "admin",
     mountPath: "/admin", deps });
@@ -38,14 +29,7 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
-  registerCustomerRoutes(app, deps);
-  registerKeyRoutes(app, deps);
-  registerMailAdminRoutes(app, deps);
-  registerMailPostmarkWebhookRoutes(app, deps);
-  registerAdsAdminRoutes(app, deps);
-  registerMailBlockPreviewRoute(app, deps);
-  registerMailActivityRoutes(app, deps);
-  registerAdsActivityRoutes(app, deps);
+  registerAdminRoutes(app, deps);
   registerDocs(app, {
     title: "Admin API",
     description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",

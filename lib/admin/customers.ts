@@ -1,22 +1,15 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsSettings, customers, mailSettings } from "../db/schema";
+import type { z } from "@hono/zod-openapi";
+import { NotFoundError } from "../core/errors";
 import { afterCursor, toPage, type Cursor } from "../core/pagination";
+import type { AdsSettings, Customer, MailSettings } from "./routes/customers/schema";
 
-export type MailSettingsInput = Partial<{ sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number }>;
-export type AdsSettingsInput = Partial<{
-  account_state: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
-  stage: "starter" | "growth" | "scale" | "enterprise";
-  enterprise_included_ads: number | null;
-}>;
-
-export type CustomerRecord = {
-  id: string;
-  name: string;
-  created_at: string;
-  mail: { sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number };
-  ads: { account_state: AdsSettingsInput["account_state"] & string; stage: AdsSettingsInput["stage"] & string; enterprise_included_ads: number | null };
-};
+/** The service speaks the API's shapes: one schema per resource (`routes/customers/schema.ts`). */
+export type MailSettingsInput = Partial<z.infer<typeof MailSettings>>;
+export type AdsSettingsInput = Partial<z.infer<typeof AdsSettings>>;
+export type CustomerRecord = z.infer<typeof Customer>;
 
 async function load(db: Database, id: string): Promise<CustomerRecord | null> {
   const [row] = await db
@@ -25,10 +18,10 @@ async function load(db: Database, id: string): Promise<CustomerRecord | null> {
     .innerJoin(mailSettings, eq(mailSettings.customerId, customers.id))
     .innerJoin(adsSettings, eq(adsSettings.customerId, customers.id))
     .where(eq(customers.id, id));
-  return row ? toRecord(row) : null;
+  return row ? toCustomerView(row) : null;
 }
 
-function toRecord(row: { customer: typeof customers.$inferSelect; mail: typeof mailSettings.$inferSelect; ads: typeof adsSettings.$inferSelect }): CustomerRecord {
+function toCustomerView(row: { customer: typeof customers.$inferSelect; mail: typeof mailSettings.$inferSelect; ads: typeof adsSettings.$inferSelect }): CustomerRecord {
   return {
     id: row.customer.id,
     name: row.customer.name,
@@ -70,7 +63,7 @@ export async function listCustomers(db: Database, input: { limit: number; after:
     .where(afterCursor(customers.createdAt, customers.id, input.after))
     .orderBy(asc(customers.createdAt), asc(customers.id))
     .limit(input.limit + 1);
-  return toPage(rows.map(toRecord), input.limit, (c) => ({ at: c.created_at, id: c.id }));
+  return toPage(rows.map(toCustomerView), input.limit, (c) => ({ at: c.created_at, id: c.id }));
 }
 
 function mailColumns(input: MailSettingsInput) {
@@ -110,4 +103,11 @@ export async function updateCustomer(
     return true;
   });
   return found ? load(db, id) : null;
+}
+
+/** Every per-customer admin route answers 404 for an unknown customer before it touches anything else. */
+export async function requireCustomer(db: Database, id: string): Promise<CustomerRecord> {
+  const customer = await getCustomer(db, id);
+  if (!customer) throw new NotFoundError("Customer");
+  return customer;
 }

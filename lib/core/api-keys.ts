@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsSettings, apiKeys, customers, mailSettings } from "../db/schema";
-import type { Principal, Scope } from "./context";
+import type { Principal, Scope } from "./principal";
 import { sha256Hex } from "./secrets";
 
 export type KeyService = "mail" | "ads";
@@ -32,7 +32,7 @@ export type ApiKeyRecord = {
   revoked_at: string | null;
 };
 
-function toRecord(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
+function toApiKeyView(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
   return {
     id: row.id,
     customer_id: row.customerId,
@@ -55,12 +55,12 @@ export async function issueApiKey(
     .values({ ...input, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: sha256Hex(key) })
     .returning();
   if (!row) throw new Error("api key insert returned nothing");
-  return { ...toRecord(row), key };
+  return { ...toApiKeyView(row), key };
 }
 
 export async function listApiKeys(db: Database, customerId: string): Promise<ApiKeyRecord[]> {
   const rows = await db.select().from(apiKeys).where(eq(apiKeys.customerId, customerId)).orderBy(desc(apiKeys.createdAt));
-  return rows.map(toRecord);
+  return rows.map(toApiKeyView);
 }
 
 /** Revokes a key; returns null when there is no such key (already revoked keys stay revoked). */
@@ -70,9 +70,9 @@ export async function revokeApiKey(db: Database, keyId: string, now: Date): Prom
     .set({ revokedAt: now })
     .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)))
     .returning();
-  if (updated) return toRecord(updated);
+  if (updated) return toApiKeyView(updated);
   const [existing] = await db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
-  return existing ? toRecord(existing) : null;
+  return existing ? toApiKeyView(existing) : null;
 }
 
 /**

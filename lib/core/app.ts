@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
@@ -8,7 +8,8 @@ import { authenticateApiKey } from "./api-keys";
 import { tooManyAuthFailures } from "./auth-throttle";
 import { clientAddress } from "./client-address";
 import type { AppEnv, CoreDeps } from "./context";
-import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName } from "./errors";
+import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName, type Surface } from "./errors";
+import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
 
 export const API_VERSION = "v1";
@@ -96,21 +97,7 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     },
   });
 
-  app.use("*", async (c, next) => {
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    c.set("requestId", requestId);
-    c.set("service", service);
-    // Headers set before the response exists keep @hono/node-server on its fast path; changing
-    // `c.res.headers` afterwards would materialise a full Response for every request.
-    c.header("X-Request-Id", requestId);
-    c.header("Service-Version", API_VERSION);
-    await next();
-    if (!c.res.headers.has("x-request-id")) {
-      c.res.headers.set("X-Request-Id", requestId);
-      c.res.headers.set("Service-Version", API_VERSION);
-    }
-  });
+  app.use("*", identifyRequest(service));
 
   app.use("*", async (c, next) => {
     const pinned = c.req.header("service-version");
@@ -173,23 +160,54 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     return respondError(c, new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path.slice(0, 200)}.`));
   });
 
-  app.onError((error, c) => {
+  app.onError(handleError(deps.logger));
+
+  return app;
+}
+
+/**
+ * The request id (a valid incoming `X-Request-Id` is kept, else a new UUID) and the surface whose
+ * envelope errors take; the `/v1` APIs also answer `Service-Version`.
+ */
+export function identifyRequest(surface: Surface): MiddlewareHandler<AppEnv> {
+  const versioned = surface !== "internal";
+  return async (c, next) => {
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    c.set("service", surface);
+    // Headers set before the response exists keep @hono/node-server on its fast path; changing
+    // `c.res.headers` afterwards would materialise a full Response for every request.
+    c.header("X-Request-Id", requestId);
+    if (versioned) c.header("Service-Version", API_VERSION);
+    await next();
+    if (!c.res.headers.has("x-request-id")) {
+      c.res.headers.set("X-Request-Id", requestId);
+      if (versioned) c.res.headers.set("Service-Version", API_VERSION);
+    }
+  };
+}
+
+/**
+ * The one error handler: `ApiError`s in the envelope, Hono's own 4xx as 400, anything else an opaque,
+ * logged 500 (`opaqueMessage` tells a machine caller what happens next, e.g. that the provider retries).
+ */
+export function handleError(logger: Logger, opaqueMessage = "Internal error; retry with backoff and quote the request_id."): ErrorHandler<AppEnv> {
+  return (error, c) => {
     if (error instanceof ApiError) return respondError(c, error);
     if (error instanceof HTTPException && error.status < 500) {
       // Hono's own 4xx (malformed JSON in a validator, etc.): keep the message, use our envelope.
       const message = error.status === 415 ? "Content-Type must be application/json." : error.message || "Bad request.";
       return respondError(c, new BadRequestError(message));
     }
-    deps.logger.error("unhandled error", {
+    logger.error("unhandled error", {
       request_id: c.get("requestId"),
       path: c.req.path,
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       stack: error instanceof Error ? error.stack : undefined,
     });
-    return respondError(c, new ApiError("internal_error", "Internal error; retry with backoff and quote the request_id."));
-  });
-
-  return app;
+    return respondError(c, new ApiError("internal_error", opaqueMessage));
+  };
 }
 
 function authenticate(service: "mail" | "ads", deps: CoreDeps, publicPaths: (string | RegExp)[]): MiddlewareHandler<AppEnv> {

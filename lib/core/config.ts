@@ -85,12 +85,25 @@ export class ConfigError extends Error {}
  * On Vercel (`VERCEL` set) any `TEST ONLY:` variable is an error, whatever its value.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  return parseEnvironment(configSchema, env);
+}
+
+/** What opening the database needs, and nothing else: `npm run db:migrate` runs without the HTTP settings. */
+export const databaseConfigSchema = configSchema.pick({ DATA_DIR: true, DATABASE_URL: true, NEON_LOCAL_PROXY: true });
+
+export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
+
+export function loadDatabaseConfig(env: Record<string, string | undefined> = process.env): DatabaseConfig {
+  return parseEnvironment(databaseConfigSchema, env);
+}
+
+function parseEnvironment<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   if (cleaned.VERCEL) {
     const present = testOnlyVariables.filter((name) => name in cleaned);
     if (present.length > 0) throw new ConfigError(`Test-only variables are not allowed on Vercel: ${present.join(", ")}`);
   }
-  const result = configSchema.safeParse(cleaned);
+  const result = schema.safeParse(cleaned);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);

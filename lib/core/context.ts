@@ -4,9 +4,10 @@ import type { Queue } from "../adapters/queue";
 import type { RateLimiter } from "../adapters/ratelimit";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
-import type { ServiceName } from "./errors";
+import type { Surface } from "./errors";
 import type { Logger } from "./logger";
 import type { PrincipalCache } from "./api-keys";
+import type { Principal } from "./principal";
 import type { SecretBox } from "./secrets";
 import type { AuthThrottle } from "./auth-throttle";
 
@@ -27,32 +28,11 @@ export type CoreDeps = {
   publicBaseUrl: string;
 };
 
-export type Scope = "full" | "reporting";
-
-/** How a route touches the account: reads, writes, or sends (mail's access switch guards sends only). */
-export type Access = "read" | "write" | "send";
-
-export type MailAccess = { sendingBlocked: boolean; mode: "live" | "sandbox"; monthlyLimit: number; maxPerJob: number };
-export type AdsAccess = {
-  accountState: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
-  stage: "starter" | "growth" | "scale" | "enterprise";
-  enterpriseIncludedAds: number | null;
-};
-
-/** The authenticated caller: one key, bound to one customer, one service and one scope. */
-export type Principal = {
-  keyId: string;
-  customerId: string;
-  customerName: string;
-  service: Exclude<ServiceName, "admin">;
-  scope: Scope;
-  mail: MailAccess | null;
-  ads: AdsAccess | null;
-};
+export type { Access, AdsAccess, Principal } from "./principal";
 
 export type AppVariables = {
   requestId: string;
-  service: ServiceName;
+  service: Surface;
   principal: Principal;
 };
 

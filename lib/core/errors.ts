@@ -2,7 +2,7 @@
  * One error model for both services: a closed code enum, one status map, one envelope.
  * Handlers and services only `throw`; `lib/core/app.ts` turns errors into responses.
  */
-export const errorCodes = [
+export const serviceErrorCodes = [
   "bad_request",
   "unauthorized",
   "payment_required",
@@ -16,12 +16,22 @@ export const errorCodes = [
   "internal_error",
 ] as const;
 
+/**
+ * Every code, with two only the internal endpoints (`/api/*`: provider webhooks, queue, crons) answer:
+ * their callers are machines that act on the status (Postmark retries a 503; a body over the receiver's
+ * cap is a 413). The service documents list `serviceErrorCodes` only, as no `/v1` route sends the others.
+ */
+export const errorCodes = [...serviceErrorCodes, "payload_too_large", "service_unavailable"] as const;
+
 export type ErrorCode = (typeof errorCodes)[number];
 
 export type ServiceName = "mail" | "ads" | "admin";
 
+/** Whose envelope an answer is: one of the three APIs, or the internal endpoints under `/api/*`. */
+export type Surface = ServiceName | "internal";
+
 /** `quota_exceeded` is 429 in the mail spec and 402 in the ads spec; everything else is shared. */
-export function statusOf(code: ErrorCode, service: ServiceName): number {
+export function statusOf(code: ErrorCode, service: Surface): number {
   switch (code) {
     case "bad_request":
       return 400;
@@ -45,6 +55,10 @@ export function statusOf(code: ErrorCode, service: ServiceName): number {
       return service === "ads" ? 402 : 429;
     case "internal_error":
       return 500;
+    case "payload_too_large":
+      return 413;
+    case "service_unavailable":
+      return 503;
   }
 }
 
@@ -152,7 +166,7 @@ function pathPairs(value: unknown, path: string): PathDetail[] {
  * path/message pairs. Mail keeps two objects: the spam-complaint reactivation's `{ reason }` (the spec's
  * one exception) and the `{ missing }` of an account whose sending is not set up (403).
  */
-function shapeDetails(error: ApiError, service: ServiceName): unknown {
+function shapeDetails(error: ApiError, service: Surface): unknown {
   const details = error.details;
   if (details === null) return service === "ads" ? null : [];
   if (!Array.isArray(details)) {
@@ -163,7 +177,7 @@ function shapeDetails(error: ApiError, service: ServiceName): unknown {
   return details;
 }
 
-export function errorBody(error: ApiError, service: ServiceName, requestId: string) {
+export function errorBody(error: ApiError, service: Surface, requestId: string) {
   return {
     error: { code: error.code, message: error.message, details: shapeDetails(error, service), ...(error.extra ?? {}) },
     request_id: requestId,

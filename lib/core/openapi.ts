@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { errorCodes, statusOf, type ServiceName } from "./errors";
+import { serviceErrorCodes, statusOf, type ServiceName } from "./errors";
 
 export const RequestId = z.string().openapi({ description: "Id of this request (UUID, or the caller's X-Request-Id).", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" });
 
@@ -69,7 +69,7 @@ function errorObject(service: ServiceName, details: z.ZodType) {
   return z.object({
     error: z
       .object({
-        code: z.enum(errorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
+        code: z.enum(serviceErrorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
         message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
         details,
         message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
@@ -126,7 +126,7 @@ const descriptions: Record<number, string> = {
   500: "Error at the service or the provider; retry with backoff.",
 };
 
-const examples: Record<number, (typeof errorCodes)[number]> = {
+const examples: Record<number, (typeof serviceErrorCodes)[number]> = {
   400: "bad_request",
   401: "unauthorized",
   402: "payment_required",

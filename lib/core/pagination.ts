@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, gt, or, type Column, type SQL } from "drizzle-orm";
+import { and, eq, gt, lt, or, type Column, type SQL } from "drizzle-orm";
 import { BadRequestError } from "./errors";
 
 /**
@@ -30,6 +30,13 @@ export function afterCursor(atColumn: Column, idColumn: Column, cursor: Cursor |
   if (!cursor) return undefined;
   const at = new Date(cursor.at);
   return or(gt(atColumn, at), and(eq(atColumn, at), gt(idColumn, cursor.id)));
+}
+
+/** `(at, id) < (cursor.at, cursor.id)` for a newest-first keyset (`ORDER BY at DESC, id DESC`). */
+export function beforeCursor(atColumn: Column, idColumn: Column, cursor: Cursor | null): SQL | undefined {
+  if (!cursor) return undefined;
+  const at = new Date(cursor.at);
+  return or(lt(atColumn, at), and(eq(atColumn, at), lt(idColumn, cursor.id)));
 }
 
 /** Takes `limit + 1` rows and turns them into a page and its `paging`. */

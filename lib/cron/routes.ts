@@ -1,4 +1,7 @@
 import { Hono } from "hono";
+import { handleError } from "../core/app";
+import type { AppEnv } from "../core/context";
+import { ApiError } from "../core/errors";
 import type { MailDeps } from "../mail/app";
 import { safeEqual } from "../core/secrets";
 import { findCronJob } from "./index";
@@ -7,17 +10,18 @@ import { findCronJob } from "./index";
  * `/api/cron/<name>`: Vercel Cron sends `Authorization: Bearer <CRON_SECRET>`. Without a configured
  * secret the endpoint refuses everything (embedded mode runs crons in-process instead).
  */
-export function createCronRoutes(deps: MailDeps): Hono {
-  const app = new Hono();
+export function createCronRoutes(deps: MailDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
   app.get("/:name", async (c) => {
     const secret = deps.config.CRON_SECRET;
     const presented = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (!secret || !presented || !safeEqual(presented, secret)) {
-      return c.json({ error: { code: "unauthorized", message: "Cron secret missing or wrong.", details: [] } }, 401);
+      throw new ApiError("unauthorized", "Cron secret missing or wrong.");
     }
     const job = findCronJob(c.req.param("name"));
-    if (!job) return c.json({ error: { code: "not_found", message: "No such cron job.", details: [] } }, 404);
+    if (!job) throw new ApiError("not_found", "No such cron job.");
     return c.json({ data: { job: job.name, result: await job.run(deps) } }, 200);
   });
+  app.onError(handleError(deps.logger));
   return app;
 }

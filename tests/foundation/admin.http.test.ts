@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../lib/core/config";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import type { CustomerResponse } from "../../lib/admin/routes/customers/schema";
+import { createHarness, describeResponse, type CallResult, type Harness, type Page } from "../helpers/harness";
 
 let h: Harness;
 beforeAll(async () => {
@@ -35,9 +36,9 @@ test("customers: create, get, list with cursor, patch settings", async () => {
   const seen: string[] = [];
   let after: string | null = null;
   do {
-    const page = await h.admin("GET", `/v1/customers?limit=2${after ? `&after=${after}` : ""}`);
+    const page: CallResult<Page<CustomerResponse>> = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?limit=2${after ? `&after=${after}` : ""}`);
     expect(page.status, describeResponse(page)).toBe(200);
-    seen.push(...page.json.data.map((c: { id: string }) => c.id));
+    seen.push(...page.json.data.map((c) => c.id));
     after = page.json.paging.after;
     expect(page.json.paging.has_next).toBe(after !== null);
   } while (after);

@@ -307,6 +307,7 @@ describe("message state", () => {
     const id = await newsletterMessage(h, c.id, "sending");
     const r = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z", "broadcast"));
     expect(r.status, describeResponse(r)).toBe(503);
+    expect(r.json, describeResponse(r)).toMatchObject({ error: { code: "service_unavailable", details: [] }, request_id: r.headers.get("x-request-id") });
     expect(await storedEvents(id)).toHaveLength(0);
     await h.db.update(mailMessages).set({ status: "accepted" }).where(eq(mailMessages.id, id));
     const retried = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z", "broadcast"));

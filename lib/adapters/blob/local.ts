@@ -12,7 +12,7 @@ import {
   type ReceivedUpload,
   type UploadTarget,
   type UploadTargetRequest,
-} from "./index";
+} from "./store";
 
 export type LocalBlobStoreOptions = {
   /** Root directory, e.g. `${DATA_DIR}/blobs`. */

@@ -9,7 +9,7 @@ import {
   type ReceivedUpload,
   type UploadTarget,
   type UploadTargetRequest,
-} from "./index";
+} from "./store";
 
 export type VercelBlobStoreOptions = {
   /** `BLOB_READ_WRITE_TOKEN` of a public store (`vercel_blob_rw_<storeId>_<secret>`). */

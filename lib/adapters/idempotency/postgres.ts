@@ -1,7 +1,7 @@
 import { and, eq, lte } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { idempotencyRecords } from "../../db/schema";
-import { IDEMPOTENCY_TTL_MS, type ClaimResult, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from "./index";
+import { IDEMPOTENCY_TTL_MS, type ClaimResult, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from "./store";
 
 function whereScope(scope: IdempotencyScope) {
   return and(

@@ -1,5 +1,5 @@
 import { Redis } from "@upstash/redis";
-import { IDEMPOTENCY_TTL_MS, type ClaimResult, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from "./index";
+import { IDEMPOTENCY_TTL_MS, type ClaimResult, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from "./store";
 
 type Record = { fingerprint: string; response: StoredResponse | null };
 

@@ -1,5 +1,6 @@
 import type { Logger } from "../../core/logger";
-import { TOPIC, type PublishOptions, type Queue, type QueueBody, type QueueHandler } from "./index";
+import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue";
+import { createQueueWorkers } from "./workers";
 
 /**
  * In-process dispatcher for `npm start` and tests. A failing handler is retried with exponential backoff
@@ -7,7 +8,7 @@ import { TOPIC, type PublishOptions, type Queue, type QueueBody, type QueueHandl
  * domain's start-up recovery finds work that never finished.
  */
 export function createLocalQueue(options: { logger: Logger; maxAttempts?: number; retryBaseMs?: number }): Queue {
-  const handlers = new Map<string, QueueHandler>();
+  const workers = createQueueWorkers();
   const timers = new Set<NodeJS.Timeout>();
   const dedupe = new Map<string, number>();
   let running = 0;
@@ -34,7 +35,7 @@ export function createLocalQueue(options: { logger: Logger; maxAttempts?: number
   };
 
   const run = async (topic: string, body: QueueBody, attempt: number) => {
-    const handler = handlers.get(topic);
+    const handler = workers.handler(topic);
     running++;
     try {
       if (!handler) throw new Error(`no handler registered for topic ${topic}`);
@@ -64,12 +65,8 @@ export function createLocalQueue(options: { logger: Logger; maxAttempts?: number
       }
       schedule(topic, structuredClone(body), (publishOptions.delaySeconds ?? 0) * 1000, 1);
     },
-    register(topic, handler) {
-      handlers.set(topic, handler);
-    },
-    handler(topic) {
-      return handlers.get(topic);
-    },
+    register: workers.register,
+    handler: workers.handler,
     idle() {
       if (running === 0 && timers.size === 0) return Promise.resolve();
       return new Promise((resolve) => waiters.push(resolve));

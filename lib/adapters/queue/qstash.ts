@@ -1,10 +1,11 @@
 import { Client } from "@upstash/qstash";
-import { TOPIC, type PublishOptions, type Queue, type QueueBody, type QueueHandler } from "./index";
+import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue";
+import { createQueueWorkers } from "./workers";
 
 /** Production queue: QStash delivers each message to our worker route, retrying on non-2xx. */
 export function createQstashQueue(options: { token: string; publicBaseUrl: string; qstashUrl?: string; retries?: number }): Queue {
   const client = new Client({ token: options.token, ...(options.qstashUrl ? { baseUrl: options.qstashUrl } : {}) });
-  const handlers = new Map<string, QueueHandler>();
+  const workers = createQueueWorkers();
   return {
     kind: "qstash",
     async publish(topic: string, body: QueueBody, publishOptions: PublishOptions = {}) {
@@ -17,12 +18,8 @@ export function createQstashQueue(options: { token: string; publicBaseUrl: strin
         ...(publishOptions.deduplicationId ? { deduplicationId: publishOptions.deduplicationId } : {}),
       });
     },
-    register(topic, handler) {
-      handlers.set(topic, handler);
-    },
-    handler(topic) {
-      return handlers.get(topic);
-    },
+    register: workers.register,
+    handler: workers.handler,
     idle: () => Promise.resolve(),
     close() {},
   };

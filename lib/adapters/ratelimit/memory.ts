@@ -1,5 +1,5 @@
 import type { Clock } from "../../core/clock";
-import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from "./index";
+import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from "./limiter";
 
 type Window = { start: number; count: number; previousCount: number };
 

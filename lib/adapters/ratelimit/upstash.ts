@@ -2,7 +2,7 @@ import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
 import type { Clock } from "../../core/clock";
 import type { Logger } from "../../core/logger";
-import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from "./index";
+import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from "./limiter";
 
 /**
  * Production limiter on Upstash. If Upstash does not answer within `timeoutMs` (or errors) we let the

@@ -172,12 +172,6 @@ export async function findAdSet(db: Database | Tx, customerId: string, id: strin
   return found;
 }
 
-export async function getAdSet(db: Database, customerId: string, id: string): Promise<AdSetView> {
-  const found = await findAdSet(db, customerId, id);
-  if (!found) throw new NotFoundError("Ad set");
-  return toAdSetView(found.adSet, found.target);
-}
-
 export async function listAdSets(
   db: Database,
   customerId: string,

@@ -23,7 +23,7 @@ export function videoStatusOf(video: Pick<AdVideo, "status">): VideoStatus {
   return "PROCESSING";
 }
 
-function toView(row: Row): VideoView {
+function toVideoView(row: Row): VideoView {
   return {
     id: row.id,
     video_id: row.platformVideoId,
@@ -65,7 +65,7 @@ export async function createVideo(deps: AdsDeps, customerId: string, url: string
     .onConflictDoNothing({ target: [adsVideos.customerId, adsVideos.platformVideoId] })
     .returning();
   if (!row) throw new Error("video insert returned nothing");
-  return toView(row);
+  return toVideoView(row);
 }
 
 async function findVideo(db: Database, customerId: string, id: string): Promise<Row | undefined> {
@@ -103,7 +103,7 @@ export async function refreshVideo(deps: AdsDeps, row: Row, session?: GraphSessi
 export async function getVideo(deps: AdsDeps, customerId: string, id: string): Promise<VideoView> {
   const row = await findVideo(deps.db, customerId, id);
   if (!row) throw new NotFoundError("Video");
-  return toView(await refreshVideo(deps, row));
+  return toVideoView(await refreshVideo(deps, row));
 }
 
 /** Live from the ad account, joined with our ids (null for videos not created through this API). */

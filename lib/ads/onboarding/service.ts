@@ -88,7 +88,7 @@ function tokenStatus(row: Row | undefined): TokenStatus {
   return row.tokenVerifiedAt === null ? "unverified" : "verified";
 }
 
-function toView(row: Row | undefined): OnboardingView {
+function toOnboardingView(row: Row | undefined): OnboardingView {
   const present = ONBOARDING_ITEMS.filter((item) => isPresent(row, item));
   const missing = ONBOARDING_ITEMS.filter((item) => !isPresent(row, item));
   return {
@@ -139,7 +139,7 @@ async function loadRow(db: Database, customerId: string): Promise<Row | undefine
 }
 
 export async function getOnboarding(db: Database, customerId: string): Promise<OnboardingView> {
-  return toView(await loadRow(db, customerId));
+  return toOnboardingView(await loadRow(db, customerId));
 }
 
 /** `act_123` and `123` are the same ad account; we keep the bare number. */

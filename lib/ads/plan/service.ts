@@ -4,7 +4,7 @@ import { adsInsightSnapshots, adsPlanSelections, adsSettings } from "../../db/sc
 import type { AdsAccess, CoreDeps } from "../../core/context";
 import { ConflictError } from "../../core/errors";
 import { addDays, daysInMonth } from "../insights/calendar";
-import { adsPublishedThisMonth } from "../quota";
+import { adsPublishedThisMonth } from "./published";
 
 /**
  * The plan (DESIGN §5). A cycle is a calendar month (UTC), the same month the included ads are counted in.
@@ -16,7 +16,6 @@ import { adsPublishedThisMonth } from "../quota";
 
 export type Stage = AdsAccess["stage"];
 export const STAGE_ORDER: readonly Stage[] = ["starter", "growth", "scale", "enterprise"];
-export const SELF_SERVICE_STAGES = ["starter", "growth", "scale"] as const;
 
 export type StageTerms = {
   baseFeeCents: number;

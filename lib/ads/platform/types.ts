@@ -27,16 +27,9 @@ export type EffectiveStatus =
   | "WITH_ISSUES"
   | (string & {});
 
-export type GeoLocation = { key: string; radius?: number; distance_unit?: "mile" | "kilometer"; country?: string; name?: string };
+import type { GeoLocation, GeoLocations, PromotedObject } from "../../db/json-columns";
 
-export type GeoLocations = {
-  countries?: string[];
-  regions?: GeoLocation[];
-  cities?: GeoLocation[];
-  zips?: GeoLocation[];
-  country_groups?: string[];
-  location_types?: string[];
-};
+export type { GeoLocation, GeoLocations, PromotedObject };
 
 export type TargetingEntity = { id: string; name?: string };
 
@@ -61,8 +54,6 @@ export type Targeting = {
   /** Required on ad set create since v23: Advantage+ audience opt-in (1) or opt-out (0). */
   targeting_automation?: { advantage_audience: 0 | 1 };
 };
-
-export type PromotedObject = { page_id?: string; pixel_id?: string; custom_event_type?: string; application_id?: string; object_store_url?: string };
 
 /** Budgets are integers in the account currency's minor unit (cents), as Graph takes them. */
 export type AdSetCreateParams = {

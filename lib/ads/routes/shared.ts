@@ -5,8 +5,6 @@ import { ValidationError } from "../../core/errors";
 
 export type AdsRouter = OpenAPIHono<AppEnv>;
 
-export const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-
 /** `/v1/adsets` -> `/v1/platform/adsets`: the alias form of the spec, served but not documented twice. */
 export function aliasPath(path: string): string {
   return path.replace(/^\/v1\//, "/v1/platform/");

@@ -147,11 +147,6 @@ export async function findTargetByKey(db: Database | Tx, customerId: string, key
   return row;
 }
 
-export async function findTargetById(db: Database | Tx, customerId: string, id: string): Promise<TargetRow | undefined> {
-  const [row] = await db.select().from(adsTargets).where(and(eq(adsTargets.customerId, customerId), eq(adsTargets.id, id)));
-  return row;
-}
-
 /**
  * Partial update; `config` fields given replace the stored ones, the others stay (merged in SQL, so
  * concurrent configuration changes do not overwrite each other). A new campaign or a status is verified

@@ -1,12 +1,13 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { inArray } from "drizzle-orm";
-import { Hono, type Context } from "hono";
-import type { CoreDeps } from "../../core/context";
-import { ApiError } from "../../core/errors";
+import { Hono } from "hono";
+import { handleError } from "../../core/app";
+import type { AppEnv, CoreDeps } from "../../core/context";
+import { ApiError, BadRequestError, ForbiddenError } from "../../core/errors";
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from "../../core/input-hygiene";
 import { safeEqual } from "../../core/secrets";
 import { adsAccounts, adsAds } from "../../db/schema";
-import { observedStatus } from "../ads/service";
+import { observedStatus } from "../ad/service";
 import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import { MAX_IDS_PER_READ, PlatformError } from "../platform";
@@ -26,10 +27,6 @@ const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
  */
 export function platformVerifyToken(deps: Pick<CoreDeps, "config" | "secrets">): string {
   return deps.config.GRAPH_WEBHOOK_VERIFY_TOKEN ?? deps.secrets.deriveKey("ads.platform-webhook-verify-token.v1", 24).toString("base64url");
-}
-
-function problem(c: Context, status: 400 | 401 | 403 | 413, code: string, message: string): Response {
-  return c.json({ error: { code, message, details: [] } }, status);
 }
 
 /** `X-Hub-Signature-256` against each candidate app secret, each compared in constant time (W2). */
@@ -112,26 +109,26 @@ function openAppSecret(deps: Pick<AdsDeps, "secrets" | "logger">, customerId: st
   }
 }
 
-export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono {
+export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono<AppEnv> {
   const deps = createAdsDeps(input);
-  const app = new Hono();
+  const app = new Hono<AppEnv>();
 
   app.get("/webhook", (c) => {
     const mode = c.req.query("hub.mode");
     const token = c.req.query("hub.verify_token") ?? "";
     const challenge = c.req.query("hub.challenge") ?? "";
     if (mode !== "subscribe" || !safeEqual(token, platformVerifyToken(deps)) || !/^[\w.-]{1,128}$/.test(challenge)) {
-      return problem(c, 403, "forbidden", "Verification failed: hub.mode must be subscribe and hub.verify_token our verify token.");
+      throw new ForbiddenError("Verification failed: hub.mode must be subscribe and hub.verify_token our verify token.");
     }
     return c.text(challenge, 200);
   });
 
   app.post("/webhook", async (c) => {
-    if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) return problem(c, 413, "bad_request", "Body too large.");
+    if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) throw new ApiError("payload_too_large", `The body exceeds ${MAX_BODY_BYTES} bytes.`);
     const raw = new Uint8Array(await c.req.arrayBuffer());
     const header = c.req.header("x-hub-signature-256");
-    const unauthorized = () => problem(c, 401, "unauthorized", "Missing or wrong X-Hub-Signature-256.");
-    if (!header || !SIGNATURE.test(header.trim()) || raw.byteLength > MAX_BODY_BYTES) return unauthorized();
+    const unauthorized = () => new ApiError("unauthorized", "Missing or wrong X-Hub-Signature-256.");
+    if (!header || !SIGNATURE.test(header.trim()) || raw.byteLength > MAX_BODY_BYTES) throw unauthorized();
 
     const text = new TextDecoder().decode(raw);
     let body: unknown = null;
@@ -157,9 +154,9 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono {
     const secret = signedWith(raw, header, candidates);
     if (secret === null) {
       deps.logger.warn("platform webhook refused: signature does not match", { named_ads: platformIds.length });
-      return unauthorized();
+      throw unauthorized();
     }
-    if (body === null) return problem(c, 400, "bad_request", "The body is not a JSON object of the platform's webhook shape.");
+    if (body === null) throw new BadRequestError("The body is not a JSON object of the platform's webhook shape.");
 
     // The app secret that signed decides whose ads this notification may refresh.
     const trusted = secret === deps.config.GRAPH_APP_SECRET ? customerIds : customerIds.filter((id) => secretOf.get(id) === secret);
@@ -178,10 +175,7 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono {
     return c.json({ data: { named: platformIds.length, read, changed } }, 200);
   });
 
-  app.onError((error, c) => {
-    deps.logger.error("platform webhook failed", { error: String(error) });
-    return c.json({ error: { code: "internal_error", message: "The notification could not be processed; the platform will retry.", details: [] } }, 500);
-  });
+  app.onError(handleError(deps.logger, "The notification could not be processed; the platform will retry."));
   return app;
 }
 

@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, inArray, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { ApiError } from "../../core/errors";
 import { adsAds, adsStatusChanges } from "../../db/schema";
-import { observedStatus } from "../ads/service";
+import { observedStatus } from "../ad/service";
 import type { AdsDeps } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import { MAX_IDS_PER_READ, PlatformError, type AdStatusView, type GraphSession } from "../platform";

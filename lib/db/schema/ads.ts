@@ -1,5 +1,5 @@
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import type { GeoLocations, PromotedObject } from "../../ads/platform/types";
+import type { GeoLocations, PromotedObject } from "../json-columns";
 import { customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });

@@ -1,5 +1,5 @@
 import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
-import type { CompiledTemplate } from "../../mail/render/compiled";
+import type { CompiledTemplate } from "../json-columns";
 import { customers } from "./core";
 import type { SenderRecord } from "./mail";
 

@@ -1,28 +1,9 @@
 import { escapers, urlProblem } from "./escape";
 import type { EscapeMode, UrlKind } from "./escape";
+import type { CompiledTemplate, Condition, OutputNode } from "../../db/json-columns";
 import type { TemplateNode } from "./syntax";
 
-/**
- * The result of phase 1: the compiled HTML as static text plus what recipient data still decides.
- * Plain JSON, so it can be stored with a send job and personalised by any worker later.
- */
-export type Condition = { name: string } | { not: Condition } | { any: Condition[] } | { all: Condition[] };
-
-export type OutputNode =
-  | string
-  /** A placeholder recipient data fills, escaped for where it stands. */
-  | { slot: string; mode: EscapeMode }
-  /** A section whose condition depends on recipient data. */
-  | { when: Condition; then: OutputNode[] }
-  /** A URL attribute whose scheme depends on recipient data: checked per recipient, `about:blank` if refused. */
-  | { url: UrlKind; parts: OutputNode[] };
-
-export interface CompiledTemplate {
-  format: 1;
-  nodes: OutputNode[];
-  /** Names recipient data can fill (slots and section conditions), sorted. */
-  placeholders: string[];
-}
+export type { CompiledTemplate, Condition, OutputNode } from "../../db/json-columns";
 
 /**
  * Recipient data: `{{name}}` reads `data[name]`, and for dotted names falls back to the nested path

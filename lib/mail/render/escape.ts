@@ -3,7 +3,9 @@
  * the same compiled HTML, which is what makes "personalise later" equal "render with all values now".
  * Every escaper works character by character, so escape(a + b) === escape(a) + escape(b).
  */
-export type EscapeMode = "text" | "multiline" | "attr" | "url";
+import type { EscapeMode, UrlKind } from "../../db/json-columns";
+
+export type { EscapeMode, UrlKind };
 
 const textEntities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 const textSpecial = /[&<>"']/;
@@ -56,9 +58,6 @@ export const escapers: Readonly<Record<EscapeMode, (value: string) => string>> =
   attr: escapeAttr,
   url: escapeUrl,
 };
-
-/** `link` for `href`-like attributes, `image` for `src`/`background-url`. */
-export type UrlKind = "link" | "image";
 
 const allowedSchemes: Readonly<Record<UrlKind, ReadonlySet<string>>> = {
   link: new Set(["http", "https", "mailto", "tel"]),

@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import type { AdView } from "../../../lib/ads/ads/service";
+import type { AdView } from "../../../lib/ads/ad/service";
 import type { AdSetView } from "../../../lib/ads/adsets/service";
 import type { CreativeView } from "../../../lib/ads/creatives/service";
 import type { GraphSimulatorControls } from "../../../lib/ads/platform/simulator/app";

@@ -23,6 +23,9 @@ import {
 } from "./graph-faults";
 import { createSimAudiences } from "./audiences";
 import { registerControlRoutes } from "./control-routes";
+import type { FailNextOptions, GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
+
+export type { FailNextOptions, GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
 import { catalogueCityCountries, targetingSearch } from "./targeting-search";
 import { readMany } from "./batch-read";
 import { SimWebhooks, type SimWebhookDelivery, type SimWebhookSubscription } from "./webhooks";
@@ -38,19 +41,6 @@ import {
   type AdSetRules,
   type Params,
 } from "./validation";
-
-export type SimAppOptions = { appId?: string; appSecret: string; accessTokens: string[] };
-export type SimCampaignOptions = { id?: string; name?: string; objective?: string; status?: "ACTIVE" | "PAUSED"; dailyBudget?: number; lifetimeBudget?: number };
-export type SimAdAccountOptions = {
-  /** Numeric id, with or without `act_`. */
-  id: string;
-  name?: string;
-  currency?: string;
-  timezoneName?: string;
-  /** Pages creatives may use; omitted = any page. */
-  pageIds?: string[];
-  campaigns?: SimCampaignOptions[];
-};
 
 export type GraphSimulatorOptions = {
   apps?: SimAppOptions[];
@@ -72,37 +62,6 @@ export type GraphSimulatorOptions = {
   cityCountries?: Record<string, string>;
   /** Told about simulator bugs, which callers only see as Graph's opaque code 1. */
   logger?: Pick<Logger, "error">;
-};
-
-export type FailNextOptions = InjectedFaultSpec & {
-  /** How many matching calls fail; default 1. */
-  count?: number;
-  /** Only calls with this method and/or whose path contains this text. */
-  match?: { method?: string; path?: string };
-};
-
-export type GraphSimulatorControls = {
-  /** Clears objects, recorded requests, injected faults, latency and time offset; registrations stay. */
-  reset(): void;
-  failNext(options: FailNextOptions): void;
-  setLatency(ms: number): void;
-  requests(): RecordedRequest[];
-  clearRequests(): void;
-  advance(ms: number): void;
-  now(): Date;
-  addApp(app: SimAppOptions): void;
-  addAdAccount(account: SimAdAccountOptions): void;
-  addCampaign(accountId: string, campaign?: SimCampaignOptions): string;
-  /** Later calls with this token answer 190 (subcode 463 "expired" unless another is given). */
-  expireToken(token: string, subcode?: number): void;
-  /** The share of its rate-limit budget an ad account reports in `X-Business-Use-Case-Usage` (default 1 %). */
-  setUsage(accountId: string, percent: number): void;
-  /** Subscribes a callback URL to ad-account webhooks after the verification handshake (throws if it fails). */
-  subscribeWebhooks(subscription: SimWebhookSubscription): Promise<void>;
-  /** Sends the notifications that are due and resolves once they are answered. */
-  flushWebhooks(): Promise<void>;
-  webhookDeliveries(): SimWebhookDelivery[];
-  readonly state: SimulatorState;
 };
 
 export type GraphSimulator = {

@@ -1,7 +1,7 @@
 import { AUDIENCE_USERS_MAX_ROWS, RESTRICTED_OPERATION_CODE, RESTRICTED_UPLOAD_SUBCODE } from "../audiences";
 import { GraphFault, invalidParameter, parameterCheck, unsupportedRequest } from "./graph-faults";
 import { SIM_RESTRICTED_AUDIENCE } from "./markers";
-import type { SimulatorState } from "./state";
+import type { SimAudience, SimAudienceSession, SimulatorState } from "./state";
 import { required, type Params } from "./validation";
 
 /**
@@ -12,22 +12,6 @@ import { required, type Params } from "./validation";
  * Members are kept as a 52-bit fingerprint of a row's first hash, never the row: enough to count adds and
  * removes exactly for any realistic upload, and small (a number per member).
  */
-
-export type SimAudienceSession = { lastSeq: number; closed: boolean };
-export type SimAudience = {
-  id: string;
-  accountId: string;
-  name: string;
-  description: string;
-  subtype: "CUSTOM" | "LOOKALIKE";
-  customerFileSource?: string;
-  members: Set<number>;
-  sessions: Map<string, SimAudienceSession>;
-  restricted: boolean;
-  lookalike?: { originId: string; country: string; ratio: number; readyAtMs: number };
-  createdMs: number;
-  updatedMs: number;
-};
 
 /** Keys Graph's multi-key schema accepts; all but EXTERN_ID travel as SHA-256 hex. */
 const SCHEMA_KEYS = new Set(["EMAIL", "PHONE", "FN", "LN", "CT", "ST", "ZIP", "COUNTRY", "DOBY", "DOBM", "DOBD", "GEN", "MADID", "EXTERN_ID", "FI", "F5FIRST", "F5LAST"]);

@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { z } from "zod";
-import type { GraphSimulatorControls } from "./app";
+import type { GraphSimulatorControls } from "./controls";
 
 const campaignBody = z.object({
   id: z.string().regex(/^\d+$/).optional(),

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../../core/clock";
 import type { AdReviewFeedback, AssetFeedSpec, ConfiguredStatus, ObjectStorySpec, Targeting } from "../types";
-import type { SimAudience } from "./audiences";
 import { SIM_DEFAULT_DISAPPROVAL, SIM_DISAPPROVE, SIM_IN_PROCESS, SIM_ISSUE, SIM_VIDEO_FAIL, SIM_WITH_ISSUES } from "./markers";
 
 export type SimApp = { appId: string; appSecret: string };
@@ -9,6 +8,21 @@ export type SimToken = { app: SimApp; user: { id: string; name: string }; expire
 export type SimAdAccount = { id: string; name: string; currency: string; timezoneName: string; accountStatus: number; pageIds: ReadonlySet<string> | null };
 export type SimImage = { accountId: string; hash: string; name: string; width: number; height: number; bytes: Buffer; contentType: string; createdMs: number };
 export type SimVideo = { id: string; accountId: string; fileUrl: string; title: string; length: number; fails: boolean; createdMs: number; readyAtMs: number };
+export type SimAudienceSession = { lastSeq: number; closed: boolean };
+export type SimAudience = {
+  id: string;
+  accountId: string;
+  name: string;
+  description: string;
+  subtype: "CUSTOM" | "LOOKALIKE";
+  customerFileSource?: string;
+  members: Set<number>;
+  sessions: Map<string, SimAudienceSession>;
+  restricted: boolean;
+  lookalike?: { originId: string; country: string; ratio: number; readyAtMs: number };
+  createdMs: number;
+  updatedMs: number;
+};
 export type SimCampaign = { id: string; accountId: string; name: string; objective: string; status: ConfiguredStatus; dailyBudget?: number; lifetimeBudget?: number; createdMs: number; updatedMs: number };
 export type SimAdSet = {
   id: string;

@@ -1,10 +1,11 @@
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { ApiError } from "../../../core/errors";
-import { createAd } from "../../ads/service";
+import { createAd } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { Ad, CreateAd } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCreateAd(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

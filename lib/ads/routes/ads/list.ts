@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import { listAds } from "../../ads/service";
+import { listAds } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
-import { json, offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
+import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { Ad } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListAds(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { CALL_TO_ACTIONS } from "../../ads/service";
+import { CALL_TO_ACTIONS } from "../../ad/service";
 
 /** Brand domain plus an optional short path: `shop.example.com/summer`, never a scheme or a query. */
 const DISPLAY_LINK = /^(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}(?:\/[^\s?#]*)?$/;

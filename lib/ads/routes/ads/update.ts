@@ -1,9 +1,10 @@
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import { setAdStatus } from "../../ads/service";
+import { setAdStatus } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { Ad, UpdateAd } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerUpdateAd(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

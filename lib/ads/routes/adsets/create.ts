@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { createAdSet } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
-import { json, openapiWithAlias, rejectLockedFields, type AdsRouter } from "../shared";
+import { openapiWithAlias, rejectLockedFields, type AdsRouter } from "../shared";
 import { AD_SET_LOCKED_FIELDS, AdSet, CreateAdSet } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCreateAdSet(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { archiveAdSet } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { AdSet } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerDeleteAdSet(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

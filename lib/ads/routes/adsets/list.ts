@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { listAdSets } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
-import { json, offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
+import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { AdSet } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListAdSets(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { updateAdSet } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
-import { idParam, json, openapiWithAlias, rejectLockedFields, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, rejectLockedFields, type AdsRouter } from "../shared";
 import { AD_SET_UPDATE_LOCKED_FIELDS, AdSet, UpdateAdSet } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerUpdateAdSet(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

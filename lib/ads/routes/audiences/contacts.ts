@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { changeContacts } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { AudienceContactsBody, ContactUpload } from "./schema";
+import { json } from "../../../core/json";
 
 const COMMON =
   "Up to 10,000 contacts per call (more → 422), normalised and SHA-256 hashed here exactly as on creation; raw values are never stored, logged or returned. Contacts without a valid `email` or `phone` are not sent and are listed by index. Only custom audiences have contacts (a lookalike → 409 `not_a_custom_audience`); an audience the platform has restricted (operation status 471) refuses changes → 409 `audience_restricted`; one deleted in the platform's own tools → 409 `audience_gone`.";

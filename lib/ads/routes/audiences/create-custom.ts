@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { createCustomAudience } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { CreateCustomAudience, CustomAudienceCreated } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCreateCustomAudience(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

@@ -4,8 +4,9 @@ import { serviceRoute } from "../../../core/route";
 import { audienceTypes } from "../../../db/schema";
 import { listAudiences } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
-import { json, offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
+import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { Audience } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListAudiences(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

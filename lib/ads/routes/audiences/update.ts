@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { updateAudience } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { Audience, UpdateAudience } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerUpdateAudience(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

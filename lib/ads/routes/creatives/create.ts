@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { createCreative } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { CreateCreative, Creative } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCreateCreative(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

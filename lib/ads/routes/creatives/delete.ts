@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { archiveCreative } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { Creative } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerDeleteCreative(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { listCreatives } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
-import { json, offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
+import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { Creative } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListCreatives(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { queryInsights } from "../../insights/query";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { InsightRow, InsightsQuery, insightsQueryOf } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listImages } from "../../media/images";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { MediaImageItem } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListImages(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { createVideo } from "../../media/videos";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { CreateMediaVideo, MediaVideo } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCreateVideo(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

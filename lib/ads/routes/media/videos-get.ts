@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getVideo } from "../../media/videos";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { MediaVideo } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetVideo(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listVideos } from "../../media/videos";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { MediaVideoItem } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListVideos(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getPlan } from "../../plan/service";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { Plan } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetPlan(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

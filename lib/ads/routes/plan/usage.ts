@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getPlanUsage } from "../../plan/service";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { PlanUsage } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetPlanUsage(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -1,10 +1,11 @@
 import { z } from "@hono/zod-openapi";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import { checkAdStatus } from "../../ads/service";
+import { checkAdStatus } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { AdLiveStatus } from "../ads/schema";
+import { json } from "../../../core/json";
 
 export function registerGetAdStatus(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

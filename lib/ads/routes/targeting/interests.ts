@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { LOOKUP_TTL_MS, searchInterests } from "../../targeting/service";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { InterestItem, lookupQuery } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -2,8 +2,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getCustomerTemplate, getTemplatePreview } from "../../templates/service";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { TemplateDetail, TemplatePreview } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetTemplate(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

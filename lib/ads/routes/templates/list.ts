@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listCustomerTemplates } from "../../templates/service";
-import { json, offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
+import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { TemplateListItem } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListTemplates(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

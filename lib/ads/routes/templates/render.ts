@@ -3,8 +3,9 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { renderCreative } from "../../templates/service";
 import { getVideoRender } from "../../templates/video-render";
-import { idParam, json, openapiWithAlias, type AdsRouter } from "../shared";
+import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { RenderedCreative, RenderTemplate, VideoRender, VideoRenderStarted } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerRenderTemplate(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

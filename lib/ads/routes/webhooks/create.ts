@@ -3,8 +3,9 @@ import { serviceRoute } from "../../../core/route";
 import { MAX_WEBHOOKS_PER_CUSTOMER } from "../../../core/webhooks/registrations";
 import type { AdsDeps } from "../../deps";
 import { registerAdsWebhook } from "../../webhooks/registrations";
-import { json, openapiWithAlias, type AdsRouter } from "../shared";
+import { openapiWithAlias, type AdsRouter } from "../shared";
 import { ADS_DELIVERY_RULES, AdsWebhookCreated, CreateAdsWebhook } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCreateWebhook(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

@@ -3,8 +3,9 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listAdsWebhooks } from "../../webhooks/registrations";
-import { json, offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
+import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { ADS_DELIVERY_RULES, AdsWebhook } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListWebhooks(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {

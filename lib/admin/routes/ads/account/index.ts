@@ -1,0 +1,9 @@
+import type { AdsDeps } from "../../../../ads/deps";
+import type { AdminRouter } from "../../shared";
+import { registerGetCustomerAdAccount } from "./get";
+import { registerUpdateCustomerAdAccount } from "./update";
+
+export function registerAdsAccountRoutes(router: AdminRouter, deps: AdsDeps): void {
+  registerGetCustomerAdAccount(router, deps);
+  registerUpdateCustomerAdAccount(router, deps);
+}

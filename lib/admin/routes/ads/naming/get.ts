@@ -1,0 +1,30 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AdsDeps } from "../../../../ads/deps";
+import { getNaming } from "../../../../ads/naming";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { AdsNaming } from "../schema";
+
+export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/ads/naming",
+      operationId: "getCustomerAdNaming",
+      tags: ["Ads naming"],
+      summary: "Show the naming convention",
+      description: "Patterns of ad set and ad names. Defaults: `{target}-{date}-{seq}` (e.g. `demo-20260115-001`) and `{adset}-ad{seq}` (e.g. `demo-20260115-001-ad001`).",
+      security,
+      request: { params: CustomerIdParam },
+      responses: { 200: { description: "The naming convention.", content: json(envelope(AdsNaming)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      await requireCustomer(deps.db, id);
+      return c.json({ data: await getNaming(deps.db, id), request_id: c.get("requestId") }, 200);
+    },
+  );
+}

@@ -1,0 +1,31 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AdsDeps } from "../../../../ads/deps";
+import { setNaming } from "../../../../ads/naming";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { AdsNaming, UpdateAdsNaming } from "../schema";
+
+export function registerUpdateCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
+  router.openapi(
+    createRoute({
+      method: "patch",
+      path: "/v1/customers/{id}/ads/naming",
+      operationId: "updateCustomerAdNaming",
+      tags: ["Ads naming"],
+      summary: "Change the naming convention",
+      description:
+        "Tokens: `{target}` (target key), `{date}` (UTC day of creation, YYYYMMDD), `{seq}` (required; at least three digits, counted per distinct rest of the name, never reused), and for ads `{adset}` (the ad set's name). null restores the default. Existing names do not change.",
+      security,
+      request: { params: CustomerIdParam, body: { required: true, content: json(UpdateAdsNaming) } },
+      responses: { 200: { description: "The naming convention.", content: json(envelope(AdsNaming)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      await requireCustomer(deps.db, id);
+      return c.json({ data: await setNaming(deps.db, id, c.req.valid("json"), deps.clock.now()), request_id: c.get("requestId") }, 200);
+    },
+  );
+}

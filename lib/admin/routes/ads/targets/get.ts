@@ -1,0 +1,29 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { AdsDeps } from "../../../../ads/deps";
+import { findTargetByKey, toTargetView } from "../../../../ads/targets/service";
+import { NotFoundError } from "../../../../core/errors";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { security, type AdminRouter } from "../../shared";
+import { AdminTarget, TargetKeyParams } from "../schema";
+
+export function registerGetCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/ads/targets/{key}",
+      operationId: "getCustomerAdTarget",
+      tags: ["Ads targets"],
+      summary: "Get a target",
+      security,
+      request: { params: TargetKeyParams },
+      responses: { 200: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id, key } = c.req.valid("param");
+      const target = await findTargetByKey(deps.db, id, key);
+      if (!target) throw new NotFoundError("Target");
+      return c.json({ data: toTargetView(target), request_id: c.get("requestId") }, 200);
+    },
+  );
+}

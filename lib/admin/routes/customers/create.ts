@@ -1,0 +1,27 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../core/context";
+import { json } from "../../../core/json";
+import { envelope, errorResponses } from "../../../core/openapi";
+import { createCustomer } from "../../customers";
+import { security, type AdminRouter } from "../shared";
+import { CreateCustomer, Customer } from "./schema";
+
+export function registerCreateCustomer(router: AdminRouter, deps: CoreDeps): void {
+  router.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/customers",
+      operationId: "createCustomer",
+      tags: ["Customers"],
+      summary: "Create a customer",
+      description: "Creates a customer with mail and ads settings (defaults where not given).",
+      security,
+      request: { body: { required: true, content: json(CreateCustomer) } },
+      responses: { 201: { description: "Created.", content: json(envelope(Customer)) }, ...errorResponses("admin", [400, 401, 422]) },
+    }),
+    async (c) => {
+      const customer = await createCustomer(deps.db, c.req.valid("json"));
+      return c.json({ data: customer, request_id: c.get("requestId") }, 201);
+    },
+  );
+}

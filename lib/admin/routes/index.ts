@@ -1,0 +1,21 @@
+import type { AdminDeps } from "../deps";
+import { registerAdsAdminRoutes } from "./ads";
+import { registerCustomerRoutes } from "./customers";
+import { registerKeyRoutes } from "./keys";
+import { registerMailAdminRoutes } from "./mail";
+import type { AdminRouter } from "./shared";
+import { registerMailBlockPreviewRoute } from "./mail/blocks/preview-draft";
+import { registerMailActivityRoutes } from "./mail/activity";
+import { registerAdsActivityRoutes } from "./ads/activity";
+
+/** Every operator route, in the order the admin document lists them. */
+export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
+  registerCustomerRoutes(router, deps);
+  registerKeyRoutes(router, deps);
+  registerMailAdminRoutes(router, deps);
+  registerAdsAdminRoutes(router, deps);
+  // What the operator console reads beside the settings: draft previews, a customer's activity.
+  registerMailBlockPreviewRoute(router, deps);
+  registerMailActivityRoutes(router, deps);
+  registerAdsActivityRoutes(router, deps);
+}

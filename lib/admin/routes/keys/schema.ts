@@ -1,0 +1,26 @@
+import { z } from "@hono/zod-openapi";
+
+export const ApiKey = z
+  .object({
+    id: z.uuid().openapi({ description: "Key id (for revocation).", example: "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21" }),
+    customer_id: z.uuid().openapi({ description: "Owning customer.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+    prefix: z.string().openapi({ description: "Visible start of the key.", example: "mk_live_3fA9" }),
+    service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),
+    scope: z.enum(["full", "reporting"]).openapi({ description: "`full` reads, writes and sends; `reporting` only reads.", example: "full" }),
+    created_at: z.string().openapi({ description: "ISO 8601 creation time.", example: "2026-01-15T10:00:00.000Z" }),
+    revoked_at: z.string().nullable().openapi({ description: "ISO 8601 revocation time, null while valid.", example: null }),
+  })
+  .openapi("ApiKey");
+
+export const IssuedApiKey = ApiKey.extend({
+  key: z.string().openapi({ description: "The key itself. Shown only in this response; store it now.", example: "mk_live_…" }),
+}).openapi("IssuedApiKey");
+
+export type IssuedApiKeyResponse = z.infer<typeof IssuedApiKey>;
+
+export const CreateApiKey = z
+  .object({
+    service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),
+    scope: z.enum(["full", "reporting"]).openapi({ description: "Scope of the key.", example: "full" }),
+  })
+  .openapi("CreateApiKey");

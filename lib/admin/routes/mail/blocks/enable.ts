@@ -1,0 +1,32 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { setBlockEnabled } from "../../../../mail/setup/blocks";
+import { requireCustomer } from "../../../customers";
+import { security, type AdminRouter } from "../../shared";
+import { CustomerBlockParams, MailBlockEnablement } from "../schema";
+import { tags } from "./schema";
+
+export function registerEnableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
+  router.openapi(
+    createRoute({
+      method: "put",
+      path: "/v1/customers/{id}/mail/blocks/{blockId}",
+      operationId: "enableCustomerMailBlock",
+      tags,
+      summary: "Enable a block for a customer",
+      description:
+        "Idempotent: enabling an enabled block changes nothing. An inactive block may be enabled; the customer can use it once it is active again. No body.",
+      security,
+      request: { params: CustomerBlockParams },
+      responses: { 200: { description: "The enablement.", content: json(envelope(MailBlockEnablement)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id, blockId } = c.req.valid("param");
+      await requireCustomer(deps.db, id);
+      await setBlockEnabled(deps.db, id, blockId, true);
+      return c.json({ data: { customer_id: id, block_id: blockId, enabled: true }, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

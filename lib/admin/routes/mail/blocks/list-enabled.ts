@@ -1,0 +1,33 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { listEnabledBlocks } from "../../../../mail/setup/blocks";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { MailEnabledBlock } from "../schema";
+import { type MailEnabledBlockResponse, toMailBlockView, tags } from "./schema";
+
+export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDeps): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/mail/blocks",
+      operationId: "listCustomerMailBlocks",
+      tags,
+      summary: "List a customer's enabled blocks",
+      description:
+        "The blocks enabled for the customer, oldest block first, including inactive ones (`active: false`): the customer's `GET /v1/blocks` shows only the enabled blocks that are also active.",
+      security,
+      request: { params: CustomerIdParam },
+      responses: { 200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      const rows = await listEnabledBlocks(deps.db, customer.id);
+      const data: MailEnabledBlockResponse[] = rows.map((row) => ({ ...toMailBlockView(row), enabled_at: row.enabledAt.toISOString() }));
+      return c.json({ data, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

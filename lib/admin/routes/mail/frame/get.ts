@@ -1,0 +1,33 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { frameFor } from "../../../../mail/rendering";
+import { getFrame, type FrameRecord } from "../../../../mail/setup/frame";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { MailFrame } from "../schema";
+import { tags } from "./schema";
+
+export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/mail/frame",
+      operationId: "getCustomerFrame",
+      tags,
+      summary: "Get a customer's frame",
+      description:
+        "Header, footers and brand values wrapped around every mail of the customer. While none is set the answer is the default frame with the customer's name as `company_name`, marked by `version` 0 and `updated_at` null: that is what renders, but the readiness items `newsletter_footer` and `transactional_footer` stay red until a frame is set.",
+      security,
+      request: { params: CustomerIdParam },
+      responses: { 200: { description: "The frame.", content: json(envelope(MailFrame)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      const frame: FrameRecord = (await getFrame(deps.db, customer.id)) ?? { ...(await frameFor(deps.db, customer.id, customer.name)), version: 0, updated_at: null };
+      return c.json({ data: { ...frame, header_mjml: frame.header_mjml ?? null }, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

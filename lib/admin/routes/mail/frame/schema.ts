@@ -1,0 +1,3 @@
+
+
+export const tags = ["Mail frame"];

@@ -1,0 +1,30 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { postmarkWebhookSetup } from "../../../../mail/events/webhook-setup";
+import type { Providers } from "../../../../providers";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { tags, MailPostmarkWebhook, about } from "./schema";
+
+export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/mail/postmark-webhook",
+      operationId: "getCustomerPostmarkWebhook",
+      tags,
+      summary: "The customer's Postmark webhook URL and credentials",
+      description: `${about} An unknown customer answers 404.`,
+      security,
+      request: { params: CustomerIdParam },
+      responses: { 200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      return c.json({ data: await postmarkWebhookSetup(deps, customer.id), request_id: c.get("requestId") }, 200);
+    },
+  );
+}

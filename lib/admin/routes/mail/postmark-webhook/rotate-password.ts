@@ -1,0 +1,36 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { ROTATION_GRACE_SECONDS } from "../../../../mail/events/receiver-credentials";
+import { rotatePostmarkWebhook } from "../../../../mail/events/webhook-setup";
+import { registerSimulatorServers } from "../../../../mail/seed";
+import type { Providers } from "../../../../providers";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { tags, MailPostmarkWebhook, RotateBody, about } from "./schema";
+
+export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+  router.openapi(
+    createRoute({
+      method: "post",
+      path: "/v1/customers/{id}/mail/postmark-webhook/rotate",
+      operationId: "rotateCustomerPostmarkWebhookPassword",
+      tags,
+      summary: "Rotate the customer's Postmark webhook password",
+      description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. ${about}`,
+      security,
+      request: { params: CustomerIdParam, body: { required: false, content: json(RotateBody) } },
+      responses: { 200: { description: "The new webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      const grace = (c.req.valid("json") as { grace_seconds?: number } | undefined)?.grace_seconds ?? ROTATION_GRACE_SECONDS.default;
+      const setup = await rotatePostmarkWebhook(deps, customer.id, grace);
+      // Embedded mode: the simulated server posts with the new credentials from now on.
+      await registerSimulatorServers(deps, customer.id);
+      return c.json({ data: setup, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

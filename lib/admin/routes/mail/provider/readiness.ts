@@ -1,0 +1,33 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { readiness } from "../../../../mail/setup/provider-config";
+import type { Providers } from "../../../../providers";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { MailReadiness } from "../schema";
+import { tags } from "./schema";
+
+export function registerGetCustomerMailReadiness(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/mail/readiness",
+      operationId: "getCustomerMailReadiness",
+      tags,
+      summary: "Check whether a customer can send",
+      description:
+        "The spec's precondition for sending, item by item: `server_token`, `transactional_stream`, `broadcast_stream`, `verified_senders` (at least one address or domain), `default_newsletter_from` (set and verified), `newsletter_footer` and `transactional_footer` (a frame is set). Each is `green` or `red` with what to do. While any item is red, the customer's sends answer 403 `forbidden` with `details.missing` naming the red items.",
+      security,
+      request: { params: CustomerIdParam },
+      responses: { 200: { description: "The readiness items.", content: json(envelope(MailReadiness)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      const items = await readiness(deps.db, customer.id);
+      return c.json({ data: { ready: items.every((i) => i.status === "green"), items }, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

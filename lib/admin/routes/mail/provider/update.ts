@@ -1,0 +1,36 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { registerSimulatorServers } from "../../../../mail/seed";
+import { readiness, setProviderConfig } from "../../../../mail/setup/provider-config";
+import type { Providers } from "../../../../providers";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import { security, type AdminRouter } from "../../shared";
+import { MailProviderConfig, UpdateMailProviderConfig } from "../schema";
+import { tags } from "./schema";
+
+export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+  router.openapi(
+    createRoute({
+      method: "patch",
+      path: "/v1/customers/{id}/mail/provider",
+      operationId: "updateCustomerMailProvider",
+      tags,
+      summary: "Change a customer's Postmark configuration",
+      description:
+        "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.",
+      security,
+      request: { params: CustomerIdParam, body: { required: true, content: json(UpdateMailProviderConfig) } },
+      responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+    }),
+    async (c) => {
+      const customer = await requireCustomer(deps.db, c.req.valid("param").id);
+      const config = await setProviderConfig(deps.db, deps.secrets, customer.id, c.req.valid("json"), deps.clock.now());
+      // Embedded mode: the in-memory Postmark simulator learns the server at once.
+      await registerSimulatorServers(deps, customer.id);
+      return c.json({ data: config, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { CoreDeps } from "../../../../core/context";
+import { json } from "../../../../core/json";
+import { envelope, errorResponses } from "../../../../core/openapi";
+import { getTemplateRow, toTemplate } from "../../../../mail/templates/service";
+import { requireCustomer } from "../../../customers";
+import { security, type AdminRouter } from "../../shared";
+import { CustomerTemplateParams, MailTemplate } from "../schema";
+import { tags } from "./schema";
+
+export function registerGetCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/mail/templates/{templateId}",
+      operationId: "getCustomerMailTemplate",
+      tags,
+      summary: "Get a template",
+      description: "One template of the customer with its stack and contract.",
+      security,
+      request: { params: CustomerTemplateParams },
+      responses: { 200: { description: "The template.", content: json(envelope(MailTemplate)) }, ...errorResponses("admin", [401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id, templateId } = c.req.valid("param");
+      await requireCustomer(deps.db, id);
+      return c.json({ data: toTemplate(await getTemplateRow(deps.db, id, templateId)), request_id: c.get("requestId") }, 200);
+    },
+  );
+}

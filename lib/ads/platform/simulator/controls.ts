@@ -1,0 +1,49 @@
+import type { InjectedFaultSpec } from "./graph-faults";
+import type { RecordedRequest, SimulatorState } from "./state";
+import type { SimWebhookDelivery, SimWebhookSubscription } from "./webhooks";
+
+/** The simulator's test controls, apart from its app so the control routes can take them without a cycle. */
+
+export type SimAppOptions = { appId?: string; appSecret: string; accessTokens: string[] };
+export type SimCampaignOptions = { id?: string; name?: string; objective?: string; status?: "ACTIVE" | "PAUSED"; dailyBudget?: number; lifetimeBudget?: number };
+export type SimAdAccountOptions = {
+  /** Numeric id, with or without `act_`. */
+  id: string;
+  name?: string;
+  currency?: string;
+  timezoneName?: string;
+  /** Pages creatives may use; omitted = any page. */
+  pageIds?: string[];
+  campaigns?: SimCampaignOptions[];
+};
+
+export type FailNextOptions = InjectedFaultSpec & {
+  /** How many matching calls fail; default 1. */
+  count?: number;
+  /** Only calls with this method and/or whose path contains this text. */
+  match?: { method?: string; path?: string };
+};
+
+export type GraphSimulatorControls = {
+  /** Clears objects, recorded requests, injected faults, latency and time offset; registrations stay. */
+  reset(): void;
+  failNext(options: FailNextOptions): void;
+  setLatency(ms: number): void;
+  requests(): RecordedRequest[];
+  clearRequests(): void;
+  advance(ms: number): void;
+  now(): Date;
+  addApp(app: SimAppOptions): void;
+  addAdAccount(account: SimAdAccountOptions): void;
+  addCampaign(accountId: string, campaign?: SimCampaignOptions): string;
+  /** Later calls with this token answer 190 (subcode 463 "expired" unless another is given). */
+  expireToken(token: string, subcode?: number): void;
+  /** The share of its rate-limit budget an ad account reports in `X-Business-Use-Case-Usage` (default 1 %). */
+  setUsage(accountId: string, percent: number): void;
+  /** Subscribes a callback URL to ad-account webhooks after the verification handshake (throws if it fails). */
+  subscribeWebhooks(subscription: SimWebhookSubscription): Promise<void>;
+  /** Sends the notifications that are due and resolves once they are answered. */
+  flushWebhooks(): Promise<void>;
+  webhookDeliveries(): SimWebhookDelivery[];
+  readonly state: SimulatorState;
+};

@@ -1,0 +1,26 @@
+import type { ServiceName } from "./errors";
+
+/* Who is calling and what they may do, apart from the deps so the API-key code can name them without a cycle. */
+
+export type Scope = "full" | "reporting";
+
+/** How a route touches the account: reads, writes, or sends (mail's access switch guards sends only). */
+export type Access = "read" | "write" | "send";
+
+export type MailAccess = { sendingBlocked: boolean; mode: "live" | "sandbox"; monthlyLimit: number; maxPerJob: number };
+export type AdsAccess = {
+  accountState: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
+  stage: "starter" | "growth" | "scale" | "enterprise";
+  enterpriseIncludedAds: number | null;
+};
+
+/** The authenticated caller: one key, bound to one customer, one service and one scope. */
+export type Principal = {
+  keyId: string;
+  customerId: string;
+  customerName: string;
+  service: Exclude<ServiceName, "admin">;
+  scope: Scope;
+  mail: MailAccess | null;
+  ads: AdsAccess | null;
+};

@@ -1,0 +1,48 @@
+/**
+ * The shapes stored in JSON columns. They live beside the schema, not in the services, so the schema
+ * imports no service code: the ads platform client and the mail renderer import these types from here.
+ */
+
+/** A Graph API location entry (region, city, zip), as the platform takes it. */
+export type GeoLocation = { key: string; radius?: number; distance_unit?: "mile" | "kilometer"; country?: string; name?: string };
+
+/** Graph's `targeting.geo_locations`. */
+export type GeoLocations = {
+  countries?: string[];
+  regions?: GeoLocation[];
+  cities?: GeoLocation[];
+  zips?: GeoLocation[];
+  country_groups?: string[];
+  location_types?: string[];
+};
+
+/** Graph's `promoted_object` of an ad set. */
+export type PromotedObject = { page_id?: string; pixel_id?: string; custom_event_type?: string; application_id?: string; object_store_url?: string };
+
+/** Where a placeholder stands in the compiled HTML, which decides how its value is escaped. */
+export type EscapeMode = "text" | "multiline" | "attr" | "url";
+
+/** `link` for `href`-like attributes, `image` for `src`/`background-url`. */
+export type UrlKind = "link" | "image";
+
+/**
+ * The result of phase 1: the compiled HTML as static text plus what recipient data still decides.
+ * Plain JSON, so it can be stored with a send job and personalised by any worker later.
+ */
+export type Condition = { name: string } | { not: Condition } | { any: Condition[] } | { all: Condition[] };
+
+export type OutputNode =
+  | string
+  /** A placeholder recipient data fills, escaped for where it stands. */
+  | { slot: string; mode: EscapeMode }
+  /** A section whose condition depends on recipient data. */
+  | { when: Condition; then: OutputNode[] }
+  /** A URL attribute whose scheme depends on recipient data: checked per recipient, `about:blank` if refused. */
+  | { url: UrlKind; parts: OutputNode[] };
+
+export interface CompiledTemplate {
+  format: 1;
+  nodes: OutputNode[];
+  /** Names recipient data can fill (slots and section conditions), sorted. */
+  placeholders: string[];
+}
