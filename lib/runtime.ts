@@ -8,6 +8,8 @@ import { ApiError, errorBody } from "./core/errors";
 import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
+import { createMailDeps } from "./mail/deps";
+import { registerMailWorkers } from "./mail/workers";
 import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
 import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
@@ -23,7 +25,10 @@ export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers 
 export function createRootApp(deps: RuntimeDeps) {
   // The one blob store of the process (Vercel Blob or DATA_DIR/blobs), chosen from config here.
   const assets = createAssetStorage(deps);
-  const mail = createMailApp({ ...deps, assets });
+  const mailDeps = createMailDeps({ ...deps, assets });
+  // The queue's handlers belong to the process that owns the queue, registered once here, not by an app.
+  registerMailWorkers(mailDeps);
+  const mail = createMailApp(mailDeps);
   const ads = createAdsApp({ ...deps, blobs: assets.blobs });
   const admin = createAdminApp({ ...deps, blobs: assets.blobs });
   const root = new OpenAPIHono<AppEnv>();
@@ -32,7 +37,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/mail/*", (c) => mail.fetch(c.req.raw, c.env));
   root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
-  root.route("/api/cron", createCronRoutes(deps));
+  root.route("/api/cron", createCronRoutes({ ...deps, assets }));
   root.route("/api/postmark", createPostmarkWebhookRoutes(deps));
   root.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
   root.route(
@@ -51,5 +56,5 @@ export function createRootApp(deps: RuntimeDeps) {
     c.header("X-Request-Id", requestId);
     return c.json(errorBody(new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`), "mail", requestId), 404);
   });
-  return { root, mail, ads, admin };
+  return { root, mail, ads, admin, mailDeps };
 }

@@ -1,13 +1,12 @@
 import { Hono } from "hono";
-import type { MailDeps } from "../mail/app";
 import { safeEqual } from "../core/secrets";
-import { findCronJob } from "./index";
+import { findCronJob, type CronDeps } from "./index";
 
 /**
  * `/api/cron/<name>`: Vercel Cron sends `Authorization: Bearer <CRON_SECRET>`. Without a configured
  * secret the endpoint refuses everything (embedded mode runs crons in-process instead).
  */
-export function createCronRoutes(deps: MailDeps): Hono {
+export function createCronRoutes(deps: CronDeps): Hono {
   const app = new Hono();
   app.get("/:name", async (c) => {
     const secret = deps.config.CRON_SECRET;

@@ -4,7 +4,7 @@ import { NotFoundError } from "../../core/errors";
 import { envelope, errorResponses } from "../../core/openapi";
 import { serviceRoute } from "../../core/route";
 import { sha256Hex } from "../../core/secrets";
-import type { MailDeps } from "../app";
+import type { MailDeps } from "../deps";
 import { renderForCustomer, tileForCustomer } from "../rendering";
 import { listUsableBlocks, type BlockRow } from "../setup/blocks";
 import { getDesignRules } from "../setup/design";

@@ -3,8 +3,7 @@ import type { AppEnv } from "../../core/context";
 import { envelope, errorResponses, pagedEnvelope } from "../../core/openapi";
 import { cursorQuery, decodeCursor, limitQuery } from "../../core/pagination";
 import { serviceRoute } from "../../core/route";
-import type { MailDeps } from "../app";
-import { createPostmarkSuppressions } from "../provider/postmark-suppressions";
+import type { MailDeps } from "../deps";
 import { listSuppressionChanges, lookupSuppressions } from "../suppressions/mirror";
 import { reactivateSuppression } from "../suppressions/reactivate";
 
@@ -72,8 +71,6 @@ export const ReactivateResult = z
   .openapi("SuppressionReactivateResult");
 
 export function registerSuppressionRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps): void {
-  const postmark = createPostmarkSuppressions({ apiUrl: deps.providers.postmarkApiUrl });
-
   app.openapi(
     serviceRoute(deps, "read", {
       method: "get",
@@ -125,7 +122,7 @@ export function registerSuppressionRoutes(app: OpenAPIHono<AppEnv>, deps: MailDe
       responses: { 200: { description: "Lifted (or not suppressed).", content: json(envelope(ReactivateResult)) }, ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]) },
     }),
     async (c) => {
-      const result = await reactivateSuppression(deps, postmark, c.get("principal").customerId, c.req.valid("json"));
+      const result = await reactivateSuppression(deps, c.get("principal").customerId, c.req.valid("json"));
       return c.json({ data: result, request_id: c.get("requestId") }, 200);
     },
   );

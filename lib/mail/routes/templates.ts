@@ -3,9 +3,8 @@ import type { AppEnv } from "../../core/context";
 import { envelope, errorResponses, pagedEnvelope } from "../../core/openapi";
 import { cursorQuery, decodeCursor, limitQuery } from "../../core/pagination";
 import { serviceRoute } from "../../core/route";
-import type { MailDeps } from "../app";
+import type { MailDeps } from "../deps";
 import { getMessage } from "../messages/service";
-import type { PostmarkProvider } from "../provider/postmark";
 import { templateInUse } from "../send-jobs/service";
 import { sendTransactional } from "../sending/transactional";
 import { createTemplate, deleteTemplate, getTemplateRow, listTemplates, toTemplate, updateTemplate } from "../templates/service";
@@ -13,7 +12,7 @@ import { CreateTemplate, IdParam, Message, SendRequest, SendResult, Template, Up
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
-export function registerTemplateRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps, postmark: PostmarkProvider): void {
+export function registerTemplateRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   app.openapi(
     serviceRoute(deps, "read", {
       method: "get",
@@ -121,7 +120,7 @@ export function registerTemplateRoutes(app: OpenAPIHono<AppEnv>, deps: MailDeps,
       },
     }),
     async (c) => {
-      const result = await sendTransactional(deps, postmark, c.get("principal"), c.req.valid("param").id, c.req.valid("json"));
+      const result = await sendTransactional(deps, c.get("principal"), { templateId: c.req.valid("param").id, ...c.req.valid("json") });
       return c.json({ data: result, request_id: c.get("requestId") }, 200);
     },
   );

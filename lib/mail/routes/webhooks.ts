@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../core/openapi";
 import { serviceRoute } from "../../core/route";
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../core/webhook-signature";
 import { mailWebhookEvents, type MailWebhookEvent } from "../../db/schema";
-import type { MailDeps } from "../app";
+import type { MailDeps } from "../deps";
 import { WEBHOOK_MAX_ATTEMPTS } from "../../core/webhooks/engine";
 import { createWebhook, deleteWebhook, listWebhooks, MAX_WEBHOOKS_PER_CUSTOMER } from "../../core/webhooks/registrations";
 import { MAIL_WEBHOOKS } from "../webhooks/emit";
