@@ -3,13 +3,16 @@ import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
-import { registerCatalogRoutes } from "./routes/catalog";
-import { registerTemplateRoutes } from "./routes/templates";
 import { ASSET_UPLOAD_PATH, registerAssetRoutes } from "./routes/assets";
-import { registerSuppressionRoutes } from "./routes/suppressions";
-import { registerWebhookRoutes } from "./routes/webhooks";
+import { registerBlockRoutes } from "./routes/blocks";
+import { registerDesignRuleRoutes } from "./routes/design-rules";
+import { registerMessageRoutes } from "./routes/messages";
+import { registerPreviewRoutes } from "./routes/preview";
 import { registerSendJobRoutes } from "./routes/send-jobs";
+import { registerSuppressionRoutes } from "./routes/suppressions";
+import { registerTemplateRoutes } from "./routes/templates";
 import { registerUsageRoutes } from "./routes/usage";
+import { registerWebhookRoutes } from "./routes/webhooks";
 import type { MailDeps } from "./deps";
 
 export const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
@@ -32,8 +35,12 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     rawBodyPaths: [ASSET_UPLOAD_PATH],
   });
   registerGetHealth(app, deps, "mail");
-  registerCatalogRoutes(app, deps);
+  // The order of registration is the order of the OpenAPI document's paths.
+  registerBlockRoutes(app, deps);
+  registerDesignRuleRoutes(app, deps);
+  registerPreviewRoutes(app, deps);
   registerTemplateRoutes(app, deps);
+  registerMessageRoutes(app, deps);
   registerAssetRoutes(app, deps);
   registerSuppressionRoutes(app, deps);
   registerWebhookRoutes(app, deps);

@@ -6,7 +6,7 @@ import { ConflictError } from "../../core/errors";
 import type { KnownAddressSet, MailCaches } from "../deps";
 import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/address";
 import { assertSendQuota } from "../usage/quota";
-import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets, type AddressSet } from "./address-set";
+import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets } from "./address-set";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob, type RecipientCounters } from "./model";
 import { cols } from "./sql";
