@@ -1,7 +1,7 @@
 import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { envelope, errorResponses } from "../../core/openapi";
-import { frameFor } from "../../mail/rendering";
+import { frameFor } from "../../mail/render/customer";
 import { getFrame, setFrame, type FrameRecord } from "../../mail/setup/frame";
 import { CustomerIdParam } from "./schema";
 import { requireCustomer } from "./mail-customer";

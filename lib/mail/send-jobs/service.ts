@@ -7,7 +7,7 @@ import { toPage, type Cursor } from "../../core/pagination";
 import type { MailDeps } from "../deps";
 import { assertContract } from "../render";
 import { parseTemplate, TemplateSyntaxError, type TemplateNode } from "../render/syntax";
-import { renderForCustomer } from "../rendering";
+import { renderForCustomer } from "../render/customer";
 import { parseRecipient } from "../sending/address";
 import { getProviderConfig, notReadyError, providerReadiness, senderIsVerified } from "../setup/provider-config";
 import { getTemplateRow, type TemplateRow } from "../templates/service";

@@ -6,7 +6,7 @@ import type { MailDeps } from "../deps";
 import { acceptedLiveThisMonth } from "../messages/service";
 import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
 import { personaliseSubject } from "../render";
-import { renderForCustomer } from "../rendering";
+import { renderForCustomer } from "../render/customer";
 import { notReadyError, providerReadiness } from "../setup/provider-config";
 import { isSuppressed } from "../suppressions/mirror";
 import { publishMessageReconcile } from "../send-jobs/reconcile";

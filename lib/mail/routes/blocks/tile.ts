@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { sha256Hex } from "../../../core/secrets";
 import type { MailDeps } from "../../deps";
-import { tileForCustomer } from "../../rendering";
+import { tileForCustomer } from "../../render/customer";
 import { listUsableBlocks } from "../../setup/blocks";
 import { IdParam, Tile } from "../schema";
 import { TILE_ETAG } from "./schema";

@@ -4,7 +4,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
-import { renderForCustomer } from "../../rendering";
+import { renderForCustomer } from "../../render/customer";
 import { Preview, PreviewRequest } from "../schema";
 
 export function registerCreatePreview(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
