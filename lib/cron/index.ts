@@ -13,14 +13,14 @@ import { cleanUpAssets } from "../mail/assets/cleanup";
 import { resumeVideoRenders } from "../ads/templates/video-render";
 import { fanOutSnapshots } from "../ads/insights/snapshots";
 
+/** What the jobs need: what each service builds its own deps from (the runtime's deps are such). */
+export type CronDeps = MailDepsInput & AdsDepsInput;
+
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
  * Embedded: the scheduler in `npm start` runs them every `everyMinutes`; `npm run cron -- <name>` runs one
  * once. Every job is safe to run twice.
  */
-/** What the jobs need: what each service builds its own deps from (the runtime's deps are such). */
-export type CronDeps = MailDepsInput & AdsDepsInput;
-
 export type CronJob = {
   name: string;
   /** Vercel cron expression (UTC). */

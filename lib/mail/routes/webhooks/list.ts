@@ -1,4 +1,4 @@
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
