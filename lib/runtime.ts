@@ -9,6 +9,8 @@ import { createInternalApp } from "./core/internal-app";
 import { createQueueRoutes } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
+import { createMailDeps } from "./mail/deps";
+import { registerMailWorkers } from "./mail/workers";
 import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
 import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
@@ -25,7 +27,10 @@ export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers 
 export function createRootApp(deps: RuntimeDeps) {
   // The one blob store of the process (Vercel Blob or DATA_DIR/blobs), chosen from config here.
   const assets = createAssetStorage(deps);
-  const mail = createMailApp({ ...deps, assets });
+  const mailDeps = createMailDeps({ ...deps, assets });
+  // The queue's handlers belong to the process that owns the queue, registered once here, not by an app.
+  registerMailWorkers(mailDeps);
+  const mail = createMailApp(mailDeps);
   const ads = createAdsApp({ ...deps, blobs: assets.blobs });
   const admin = createAdminApp({ ...deps, blobs: assets.blobs });
   const root = new OpenAPIHono<AppEnv>();
@@ -38,7 +43,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/console/*", (c) => operatorConsole.fetch(c.req.raw, c.env));
   const api = createInternalApp(deps.logger);
   root.all("/api/*", (c) => api.fetch(c.req.raw, c.env));
-  api.route("/api/cron", createCronRoutes(deps));
+  api.route("/api/cron", createCronRoutes({ ...deps, assets }));
   api.route("/api/postmark", createPostmarkWebhookRoutes(deps));
   api.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
   api.route(
@@ -57,5 +62,5 @@ export function createRootApp(deps: RuntimeDeps) {
     c.header("X-Request-Id", requestId);
     return c.json(errorBody(new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`), "mail", requestId), 404);
   });
-  return { root, mail, ads, admin };
+  return { root, mail, ads, admin, mailDeps };
 }

@@ -4,7 +4,6 @@ import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
 import { FILES_PATH } from "./mail/assets/storage";
 import { pointSimulatorAtReceiver, registerSimulatorServers } from "./mail/seed";
-import { createPostmarkProvider } from "./mail/provider/postmark";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
 import { createAdsDeps } from "./ads/deps";
 import { resumeVideoRenders } from "./ads/templates/video-render";
@@ -23,7 +22,7 @@ async function main(): Promise<void> {
   // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
   // Postmark, running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
   if (deps.queue.kind === "local") {
-    const recovered = await recoverAfterRestart(deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }));
+    const recovered = await recoverAfterRestart(runtime.app.mailDeps);
     if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
     const renders = await resumeVideoRenders(createAdsDeps(deps));
     if (renders > 0) deps.logger.info("resumed video renders after restart", { renders });

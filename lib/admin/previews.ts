@@ -1,6 +1,6 @@
 import type { Database } from "../db/client";
 import { defaultFrame } from "../mail/blocks/library";
-import { frameFor, renderForCustomer } from "../mail/rendering";
+import { frameFor, renderForCustomer } from "../mail/render/customer";
 import type { CompileResult } from "../mail/render";
 import { personaliseSubject } from "../mail/render/subject";
 import { getTemplateRow, toTemplate } from "../mail/templates/service";

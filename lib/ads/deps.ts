@@ -2,7 +2,6 @@ import type { CoreDeps } from "../core/context";
 import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
 import type { BlobStore } from "../adapters/blob";
 import { createAssetStorage } from "../mail/assets/storage";
-import type { Providers } from "../providers";
 import { createGraphClient, type GraphClient } from "./platform";
 
 /** What the ads service needs beyond the core: the platform client and the one SSRF-safe fetch. */
@@ -16,7 +15,8 @@ export type AdsDeps = CoreDeps & {
   blobs: BlobStore;
 };
 
-export type AdsDepsInput = CoreDeps & { providers: Pick<Providers, "graphApiUrl">; blobs?: BlobStore };
+/** What the runtime hands over: where the Graph API is (`GRAPH_API_URL` or the embedded simulator) and, optionally, the process's one blob store. */
+export type AdsDepsInput = CoreDeps & { providers: { graphApiUrl: string }; blobs?: BlobStore };
 
 /**
  * Built once per app from the runtime's providers: the Graph client points at `GRAPH_API_URL` or the

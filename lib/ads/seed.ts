@@ -1,5 +1,5 @@
 import type { CoreDeps } from "../core/context";
-import type { Providers } from "../providers";
+import type { RunningGraphSimulator } from "./platform/simulator/server";
 import { createAdsDeps } from "./deps";
 import { getOnboarding, updateOnboarding } from "./onboarding/service";
 import { createTarget, findTargetByKey, listTargets } from "./targets/service";
@@ -41,7 +41,7 @@ export const DEMO_TARGETS = [
  * registered on every start; the database rows are created once. Without the simulator (a real
  * `GRAPH_API_URL`) there is nothing to onboard against and nothing happens.
  */
-export async function seedDemoAds(deps: CoreDeps & { providers: Providers }, customerId: string): Promise<void> {
+export async function seedDemoAds(deps: CoreDeps & { providers: { graphApiUrl: string; graphSimulator: RunningGraphSimulator | null } }, customerId: string): Promise<void> {
   const simulator = deps.providers.graphSimulator?.simulator;
   if (!simulator) return;
   const controls = simulator.controls;

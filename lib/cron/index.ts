@@ -1,19 +1,20 @@
 import { lte } from "drizzle-orm";
-import type { MailDeps } from "../mail/app";
+import { createMailDeps, type MailDepsInput } from "../mail/deps";
 import { idempotencyRecords } from "../db/schema";
 import { pruneMessageHistory } from "../mail/events/prune";
 import { republishDueDeliveries } from "../core/webhooks/engine";
 import { MAIL_WEBHOOKS } from "../mail/webhooks/emit";
-import { createAdsDeps } from "../ads/deps";
+import { createAdsDeps, type AdsDepsInput } from "../ads/deps";
 import { ADS_WEBHOOKS } from "../ads/webhooks/events";
 import { pollAdStatuses } from "../ads/webhooks/poll";
-import { createPostmarkProvider } from "../mail/provider/postmark";
 import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs/recovery";
 import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
-import { createAssetStorage } from "../mail/assets/storage";
 import { resumeVideoRenders } from "../ads/templates/video-render";
 import { fanOutSnapshots } from "../ads/insights/snapshots";
+
+/** What the jobs need: what each service builds its own deps from (the runtime's deps are such). */
+export type CronDeps = MailDepsInput & AdsDepsInput;
 
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
@@ -26,7 +27,7 @@ export type CronJob = {
   schedule: string;
   everyMinutes: number;
   description: string;
-  run(deps: MailDeps): Promise<Record<string, number | string>>;
+  run(deps: CronDeps): Promise<Record<string, number | string>>;
 };
 
 export const cronJobs: CronJob[] = [
@@ -82,7 +83,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 1,
     description:
       "Starts scheduled send jobs whose time has come (when their delayed queue message is missing); marks messages whose provider call lost its worker (in flight for over 2 minutes) unknown; reconciles every message in doubt with Postmark's Messages API (found: accepted; still missing after the grace period: sent again, or failed for a transactional mail); gives running jobs without progress for 5 minutes new batches.",
-    run: async (deps) => ({ ...(await recoverSendJobs(deps, createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl }), { stalledForMs: STALL_MS, inFlightForMs: IN_FLIGHT_LIMIT_MS })) }),
+    run: async (deps) => ({ ...(await recoverSendJobs(createMailDeps(deps), { stalledForMs: STALL_MS, inFlightForMs: IN_FLIGHT_LIMIT_MS })) }),
   },
   {
     name: "billing-report",
@@ -99,7 +100,7 @@ export const cronJobs: CronJob[] = [
     schedule: "23 * * * *",
     everyMinutes: 60,
     description: "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
-    run: async (deps) => ({ ...(await cleanUpAssets({ ...deps, assets: createAssetStorage(deps) })) }),
+    run: async (deps) => ({ ...(await cleanUpAssets(createMailDeps(deps))) }),
   },
   {
     name: "ads-video-renders",
@@ -123,7 +124,7 @@ export function findCronJob(name: string): CronJob | undefined {
 }
 
 /** Embedded scheduler: runs each job on its interval, never two runs of one job at once. */
-export function startScheduler(deps: MailDeps): () => void {
+export function startScheduler(deps: CronDeps): () => void {
   const timers = cronJobs.map((job) => {
     let running = false;
     return setInterval(() => {

@@ -2,15 +2,14 @@ import { Hono } from "hono";
 import { handleError } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { ApiError } from "../core/errors";
-import type { MailDeps } from "../mail/app";
 import { safeEqual } from "../core/secrets";
-import { findCronJob } from "./index";
+import { findCronJob, type CronDeps } from "./index";
 
 /**
  * `/api/cron/<name>`: Vercel Cron sends `Authorization: Bearer <CRON_SECRET>`. Without a configured
  * secret the endpoint refuses everything (embedded mode runs crons in-process instead).
  */
-export function createCronRoutes(deps: MailDeps): Hono<AppEnv> {
+export function createCronRoutes(deps: CronDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/:name", async (c) => {
     const secret = deps.config.CRON_SECRET;

@@ -1,28 +1,19 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
-import type { AppEnv, CoreDeps } from "../core/context";
-import type { Providers } from "../providers";
+import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
-import { createPostmarkProvider } from "./provider/postmark";
-import { registerCatalogRoutes } from "./routes/catalog";
-import { registerTemplateRoutes } from "./routes/templates";
-import { createAssetStorage, type AssetStorage } from "./assets/storage";
 import { ASSET_UPLOAD_PATH, registerAssetRoutes } from "./routes/assets";
-import { registerSuppressionRoutes } from "./routes/suppressions";
-import { registerWebhookRoutes } from "./routes/webhooks";
-import { registerWebhookWorker } from "../core/webhooks/engine";
-import { MAIL_WEBHOOKS } from "./webhooks/emit";
+import { registerBlockRoutes } from "./routes/blocks";
+import { registerDesignRuleRoutes } from "./routes/design-rules";
+import { registerMessageRoutes } from "./routes/messages";
+import { registerPreviewRoutes } from "./routes/preview";
 import { registerSendJobRoutes } from "./routes/send-jobs";
+import { registerSuppressionRoutes } from "./routes/suppressions";
+import { registerTemplateRoutes } from "./routes/templates";
 import { registerUsageRoutes } from "./routes/usage";
-import { registerSendJobWorkers } from "./send-jobs/engine";
-
-/** What the mail service needs beyond the core: where the providers are (`lib/providers.ts`). */
-export type MailDeps = CoreDeps & {
-  providers: Providers;
-  /** The files of image assets, chosen once by `createRootApp`; a standalone app builds its own from config. */
-  assets?: AssetStorage;
-};
+import { registerWebhookRoutes } from "./routes/webhooks";
+import type { MailDeps } from "./deps";
 
 export const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
 
@@ -34,6 +25,7 @@ Idempotency: send \`Idempotency-Key\` (a UUID; quoted or bare) on POST/PUT/PATCH
 
 Headers: \`X-Request-Id\` (1–128 characters of \`A-Za-z0-9._:-\`) is echoed, otherwise a UUID is generated; \`Service-Version: v1\` pins the version (any other value answers 400).`;
 
+/** The HTTP app only; the queue workers of the mail service are registered by the runtime (`registerMailWorkers`). */
 export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({
     service: "mail",
@@ -43,16 +35,17 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     rawBodyPaths: [ASSET_UPLOAD_PATH],
   });
   registerGetHealth(app, deps, "mail");
-  registerCatalogRoutes(app, deps);
-  const postmark = createPostmarkProvider({ apiUrl: deps.providers.postmarkApiUrl });
-  registerTemplateRoutes(app, deps, postmark);
-  registerAssetRoutes(app, { ...deps, assets: deps.assets ?? createAssetStorage(deps) });
+  // The order of registration is the order of the OpenAPI document's paths.
+  registerBlockRoutes(app, deps);
+  registerDesignRuleRoutes(app, deps);
+  registerPreviewRoutes(app, deps);
+  registerTemplateRoutes(app, deps);
+  registerMessageRoutes(app, deps);
+  registerAssetRoutes(app, deps);
   registerSuppressionRoutes(app, deps);
   registerWebhookRoutes(app, deps);
-  registerWebhookWorker(MAIL_WEBHOOKS, deps);
   registerSendJobRoutes(app, deps);
   registerUsageRoutes(app, deps);
-  registerSendJobWorkers(deps, postmark);
   registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
   return app;
 }

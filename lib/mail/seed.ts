@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { mailBlocks, mailProviderConfigs, mailTemplates } from "../db/schema";
 import type { CoreDeps } from "../core/context";
-import type { Providers } from "../providers";
+import type { RunningPostmarkSimulator } from "./provider/simulator/server";
 import { randomToken } from "../core/secrets";
 import { demoBlocks, demoBrand, defaultFrame } from "./blocks/library";
 import { postmarkWebhookUrl } from "./events/receiver";
@@ -108,7 +108,7 @@ const receiverOrigins = new WeakMap<object, string>();
  * with it, streams included, and, once the receiver listens, with the customer's own webhook URL and
  * credentials, exactly as an operator configures a server's webhook in Postmark.
  */
-export async function registerSimulatorServers(deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }, customerId?: string): Promise<number> {
+export async function registerSimulatorServers(deps: CoreDeps & { providers: { postmarkSimulator: RunningPostmarkSimulator | null } }, customerId?: string): Promise<number> {
   const simulator = deps.providers.postmarkSimulator?.simulator;
   if (!simulator) return 0;
   const origin = receiverOrigins.get(simulator);
@@ -141,7 +141,7 @@ export async function registerSimulatorServers(deps: CoreDeps & { providers: Pic
 }
 
 /** Embedded mode: from now on each customer's simulated server posts its events to that customer's receiver URL. */
-export async function pointSimulatorAtReceiver(deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }, origin: string): Promise<boolean> {
+export async function pointSimulatorAtReceiver(deps: CoreDeps & { providers: { postmarkSimulator: RunningPostmarkSimulator | null } }, origin: string): Promise<boolean> {
   const simulator = deps.providers.postmarkSimulator?.simulator;
   if (!simulator) return false;
   receiverOrigins.set(simulator, origin);

@@ -7,6 +7,7 @@ import type { RuntimeDeps } from "../../lib/runtime";
 import { envelope, errorResponses } from "../../lib/core/openapi";
 import { serviceRoute } from "../../lib/core/route";
 import { createMailApp } from "../../lib/mail/app";
+import { createMailDeps } from "../../lib/mail/deps";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { startUpstashFake } from "../helpers/upstash-fake";
 
@@ -22,7 +23,7 @@ const clock = new ManualClock("2026-03-01T12:00:00Z");
 const Echo = z.object({ text: z.string().min(1).max(20), count: z.number().int().optional() }).openapi("Echo");
 
 function probeApp(service: "mail" | "ads", deps: RuntimeDeps = h.deps) {
-  const app = service === "mail" ? createMailApp(deps) : createAdsApp(deps);
+  const app = service === "mail" ? createMailApp(createMailDeps(deps)) : createAdsApp(deps);
   for (const [access, path] of [
     ["write", "/v1/probe/write"],
     ["send", "/v1/probe/send"],

@@ -1,7 +1,7 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobChunks, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
-import { createPostmarkProvider } from "../../lib/mail/provider/postmark";
+import { createMailDeps } from "../../lib/mail/deps";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
@@ -108,7 +108,7 @@ describe("exactly once towards the provider", () => {
 
   /** One sweep as the cron runs it, but with every claim counted as lost (nothing else is in flight here). */
   const sweep = (on: Harness, customerId: string) =>
-    recoverSendJobs(on.deps, createPostmarkProvider({ apiUrl: on.deps.providers.postmarkApiUrl }), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
+    recoverSendJobs(createMailDeps(on.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
   const GRACE_MS = 120_000;
 
   test("a lost answer (connection dropped after the provider accepted): the batch is `unknown` until reconciliation finds it at the provider: `accepted`, never sent again", async () => {
@@ -250,7 +250,7 @@ describe("exactly once towards the provider", () => {
       const inFlight = batches.run(lane1);
       await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), { timeout: 5000, interval: 20 });
 
-      const recovered = await recoverSendJobs(own.deps, createPostmarkProvider({ apiUrl: own.deps.providers.postmarkApiUrl }), { stalledForMs: 0, inFlightForMs: 0, customerId: c.id });
+      const recovered = await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 0, inFlightForMs: 0, customerId: c.id });
       // The provider has not handled the call yet: in doubt, and within the grace period.
       expect(recovered).toMatchObject({ unknown: 500, waiting: 1, resumed: 1 });
       await inFlight;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailSuppressions, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { ManualClock } from "../../lib/core/clock";
-import { createPostmarkProvider } from "../../lib/mail/provider/postmark";
+import { createMailDeps } from "../../lib/mail/deps";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
@@ -199,14 +199,14 @@ describe("POST /v1/templates/{id}/send", () => {
     expect(message.json.data.status).toBe("unknown");
 
     // Postmark's Messages API decides: found → accepted; still missing after the grace period → failed.
-    const postmark = createPostmarkProvider({ apiUrl: h.deps.providers.postmarkApiUrl });
+    const mail = createMailDeps(h.deps);
     const ref = { message_id: messageId, customer_id: f.id };
     if (settledAs === "failed") {
-      expect(await reconcileMessage(h.deps, postmark, ref)).toBe("waiting");
+      expect(await reconcileMessage(mail, ref)).toBe("waiting");
       expect((await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
     }
-    const later = { ...h.deps, clock: new ManualClock(new Date(h.clock.now().getTime() + 120_000)) };
-    expect(await reconcileMessage(later, postmark, ref)).toBe("settled");
+    const later = { ...mail, clock: new ManualClock(new Date(h.clock.now().getTime() + 120_000)) };
+    expect(await reconcileMessage(later, ref)).toBe("settled");
     const settled = (await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data;
     expect(settled.status).toBe(settledAs);
     expect(f.simulator.metadataMessageIdCount(messageId)).toBe(settledAs === "accepted" ? 1 : 0);

@@ -11,7 +11,7 @@ import { observedStatus } from "../ad/service";
 import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import { MAX_IDS_PER_READ, PlatformError } from "../platform";
-import type { Providers } from "../../providers";
+import type { RunningGraphSimulator } from "../platform/simulator/server";
 import { recordAdStatus } from "./status-changes";
 
 export const PLATFORM_WEBHOOK_PATH = "/api/platform/webhook";
@@ -183,7 +183,7 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono<AppEnv> {
  * Embedded mode: subscribes the Graph simulator to this deployment's receiver, with the verification
  * handshake the platform makes when the webhook is configured in the app dashboard.
  */
-export async function pointGraphSimulatorAtReceiver(deps: Pick<CoreDeps, "config" | "secrets"> & { providers: Pick<Providers, "graphSimulator"> }, origin: string): Promise<void> {
+export async function pointGraphSimulatorAtReceiver(deps: Pick<CoreDeps, "config" | "secrets"> & { providers: { graphSimulator: RunningGraphSimulator | null } }, origin: string): Promise<void> {
   const controls = deps.providers.graphSimulator?.simulator.controls;
   if (!controls) return;
   await controls.subscribeWebhooks({ url: `${origin.replace(/\/$/, "")}${PLATFORM_WEBHOOK_PATH}`, verifyToken: platformVerifyToken(deps) });

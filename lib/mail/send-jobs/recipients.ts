@@ -1,18 +1,23 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailSendJobAddressSets, mailSendJobs } from "../../db/schema";
+import { mailMessages, mailSendJobAddressSets, mailSendJobChunks, mailSendJobs } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ConflictError } from "../../core/errors";
+import type { KnownAddressSet, MailCaches } from "../deps";
 import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/address";
 import { assertSendQuota } from "../usage/quota";
-import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets, type AddressSet } from "./address-set";
+import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets } from "./address-set";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob, type RecipientCounters } from "./model";
+import { cols } from "./sql";
 
 export const MAX_RECIPIENTS_PER_CALL = 5000;
 const INVALID_ADDRESS = "The recipient address could not be parsed.";
 
 export type RecipientInput = { email: string; data?: Record<string, unknown> };
+
+/** What adding recipients needs: the database, the clock and the duplicate sets kept between calls. */
+export type RecipientDeps = { db: Database; clock: { now(): Date }; caches: Pick<MailCaches, "addressSets"> };
 
 export type AddRecipientsResult = {
   recipients: { email: string; message_id: string }[];
@@ -56,10 +61,13 @@ function chunksOf(entries: readonly Entry[]): string[] {
  * Unparsable addresses become `invalid` messages. Sendable recipients are stored in rows of one batch
  * (500). Quotas are checked on the result inside the same transaction, so a refused call leaves nothing.
  */
-export async function addRecipients(db: Database, principal: Principal, jobId: string, input: readonly RecipientInput[], now: Date): Promise<AddRecipientsResult> {
+export async function addRecipients(deps: RecipientDeps, input: { principal: Principal; jobId: string; recipients: readonly RecipientInput[] }): Promise<AddRecipientsResult> {
+  const { db, caches } = deps;
+  const { principal, jobId, recipients } = input;
+  const now = deps.clock.now();
   const customerId = principal.customerId;
   const byHash = new Map<string, Entry>();
-  const hashes = input.map((item) => {
+  const hashes = recipients.map((item) => {
     const recipient = parseListAddress(item.email);
     const hash = recipientHash(recipient?.address ?? item.email);
     if (!byHash.has(hash)) byHash.set(hash, { hash, messageId: timeOrderedUuid(), recipient, data: item.data ?? {}, fresh: true });
@@ -67,7 +75,7 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
   });
   const entries = [...byHash.values()];
 
-  let updatedSet: KnownSet | null = null;
+  let updatedSet: KnownAddressSet | null = null;
   const result = await db.transaction(async (tx) => {
     const [job] = await tx
       .update(mailSendJobs)
@@ -79,7 +87,7 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
       throw new ConflictError(`Recipients can only be added to a draft job; this one is ${current.status}.`, { reason: "job_not_draft", status: current.status });
     }
 
-    const known = await readAddressSet(tx, jobId);
+    const known = await readAddressSet(tx, caches, jobId);
     for (const entry of entries) {
       const existing = findAddress(known.set, addressKey(entry.hash));
       if (existing !== null) Object.assign(entry, { messageId: existing, fresh: false });
@@ -88,12 +96,13 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
     const sendable = fresh.filter((e) => e.recipient !== null);
     const invalid = fresh.length - sendable.length;
     if (fresh.length > 0) {
-      await tx.execute(sql`insert into mail_messages (id, customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, error, created_at)
+      const m = mailMessages;
+      await tx.execute(sql`insert into ${mailMessages} (${cols(m.id, m.customerId, m.kind, m.mode, m.status, m.templateId, m.sendJobId, m.subject, m.recipientHash, m.error, m.createdAt)})
           select unnest(${sql.param(fresh.map((e) => e.messageId))}::uuid[]), ${customerId}, 'newsletter', ${job.mode},
                  unnest(${sql.param(fresh.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId}, ${job.subject ?? ""},
                  unnest(${sql.param(fresh.map((e) => e.hash))}::text[]), unnest(${sql.param(fresh.map((e) => (e.recipient ? null : INVALID_ADDRESS)))}::text[]), ${now}`);
       if (sendable.length > 0) {
-        await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`);
+        await tx.execute(sql`insert into ${mailSendJobChunks} (${cols(mailSendJobChunks.sendJobId, mailSendJobChunks.recipients)}) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`);
       }
       const segment = addressSetOf(fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
       await tx.insert(mailSendJobAddressSets).values({ sendJobId: jobId, seq: known.segments, entries: encodeAddressSet(segment), count: segment.count });
@@ -114,43 +123,36 @@ export async function addRecipients(db: Database, principal: Principal, jobId: s
     await assertSendQuota(tx, { customerId, mode: updated.mode, jobPending: updated.pending, limits, now });
 
     return {
-      recipients: input.map((item, i) => ({ email: item.email, message_id: byHash.get(hashes[i] ?? "")?.messageId ?? "" })),
-      counts: { received: input.length, added: fresh.length, duplicates: input.length - fresh.length, invalid },
+      recipients: recipients.map((item, i) => ({ email: item.email, message_id: byHash.get(hashes[i] ?? "")?.messageId ?? "" })),
+      counts: { received: recipients.length, added: fresh.length, duplicates: recipients.length - fresh.length, invalid },
       job: counters(updated),
     };
   });
   // Only what was committed: a call refused by its quota check rolled its set back.
-  if (updatedSet) keepAddressSet(jobId, updatedSet);
+  if (updatedSet) keepAddressSet(caches, jobId, updatedSet);
   return result;
 }
 
-/** A job's duplicate set as one sorted set in memory, and how many stored segments it was made of. */
-type KnownSet = { set: AddressSet; segments: number };
-
-/**
- * Duplicate sets of the jobs this process added to last. Segments are only ever added, one call at a
- * time under the job's row lock, so their number identifies the set: when the stored number equals the
- * kept one, the kept set is the stored set and nothing is read or merged again. Another instance's add
- * changes the number and the segments are read.
- */
-const keptSets = new Map<string, KnownSet>();
-const KEPT_SETS = 4;
 /** 16 MB: a set of half a million recipients; larger ones are read each time rather than held. */
 const KEPT_SET_BYTES = 16 * 1024 * 1024;
 
-function keepAddressSet(jobId: string, known: KnownSet): void {
-  keptSets.delete(jobId);
-  if (known.set.entries.length > KEPT_SET_BYTES) return;
-  if (keptSets.size >= KEPT_SETS) keptSets.delete(keptSets.keys().next().value as string);
-  keptSets.set(jobId, known);
+/**
+ * Duplicate sets of the jobs this process added to last (`caches.addressSets`). Segments are only ever
+ * added, one call at a time under the job's row lock, so their number identifies the set: when the stored
+ * number equals the kept one, the kept set is the stored set and nothing is read or merged again. Another
+ * instance's add changes the number and the segments are read.
+ */
+function keepAddressSet(caches: Pick<MailCaches, "addressSets">, jobId: string, known: KnownAddressSet): void {
+  if (known.set.entries.length > KEPT_SET_BYTES) caches.addressSets.delete(jobId);
+  else caches.addressSets.set(jobId, known);
 }
 
-async function readAddressSet(tx: Database, jobId: string): Promise<KnownSet> {
+async function readAddressSet(tx: Database, caches: Pick<MailCaches, "addressSets">, jobId: string): Promise<KnownAddressSet> {
   const [stored] = await tx
     .select({ segments: sql<number>`count(*)::int`, entries: sql<number>`coalesce(sum(${mailSendJobAddressSets.count}), 0)::int` })
     .from(mailSendJobAddressSets)
     .where(eq(mailSendJobAddressSets.sendJobId, jobId));
-  const kept = keptSets.get(jobId);
+  const kept = caches.addressSets.get(jobId);
   if (kept && kept.segments === stored?.segments && kept.set.count === stored.entries) return kept;
   const rows = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId)).orderBy(mailSendJobAddressSets.seq);
   const set = rows.reduce((merged, row) => mergeAddressSets(merged, decodeAddressSet(row.entries, row.count)), emptyAddressSet());

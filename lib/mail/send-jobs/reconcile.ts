@@ -1,14 +1,14 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import { ForbiddenError } from "../../core/errors";
 import type { Database } from "../../db/client";
 import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
-import type { PostmarkProvider, ProviderMessage } from "../provider/postmark";
-import { requireReadyProvider } from "../setup/provider-config";
+import type { MailDeps } from "../deps";
+import type { ProviderMessage } from "../provider/postmark";
+import { providerReadiness } from "../setup/provider-config";
 import { noteAcceptedLive } from "../usage/meter";
 import { timeOrderedUuid } from "./ids";
 import type { ChunkEntry } from "./recipients";
-import { queryRows } from "./sql";
+import { col, cols, queryRows } from "./sql";
 import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./transitions";
 
 /*
@@ -41,6 +41,9 @@ const NEVER_RECEIVED_TRANSACTIONAL = "Postmark never received this message, so i
 const NEVER_RECEIVED_SANDBOX = "The provider's answer was lost; in sandbox mode nothing is delivered, so nothing was lost.";
 const NEVER_RECEIVED_JOB_ENDED = "Postmark never received this message and the job ended before it could be sent again.";
 
+/** What reconciliation needs: the engine's core, the Messages API and the monthly meter it keeps current. */
+export type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
+
 const graceMs = (deps: EngineDeps) => deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000;
 
 /** Asks again once the grace period after `since` is over (at least a second from now). */
@@ -57,37 +60,33 @@ export async function publishMessageReconcile(deps: EngineDeps, ref: MessageRef)
   await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, deps.clock.now());
 }
 
-export function registerReconcileWorkers(deps: EngineDeps, postmark: PostmarkProvider): void {
+export function registerReconcileWorkers(deps: ReconcileDeps): void {
   deps.queue.register(SEND_JOB_RECONCILE_TOPIC, async (body) => {
     const ref = BatchRef.safeParse(body);
-    if (ref.success) await reconcileBatch(deps, postmark, ref.data);
+    if (ref.success) await reconcileBatch(deps, ref.data);
     else deps.logger.error("send-job reconcile: malformed descriptor dropped", { error: ref.error.message });
   });
   deps.queue.register(MESSAGE_RECONCILE_TOPIC, async (body) => {
     const ref = MessageRef.safeParse(body);
-    if (ref.success) await reconcileMessage(deps, postmark, ref.data);
+    if (ref.success) await reconcileMessage(deps, ref.data);
     else deps.logger.error("message reconcile: malformed descriptor dropped", { error: ref.error.message });
   });
 }
 
 /** The customer's live server token, or null while its provider configuration is not ready. */
 async function liveServerToken(deps: EngineDeps, customerId: string): Promise<string | null> {
-  try {
-    return (await requireReadyProvider(deps.db, deps.secrets, customerId)).serverToken;
-  } catch (error) {
-    if (error instanceof ForbiddenError) return null;
-    throw error;
-  }
+  const readiness = await providerReadiness(deps.db, deps.secrets, customerId);
+  return readiness.ready ? readiness.credentials.serverToken : null;
 }
 
 /** What Postmark has with `Metadata[key] = value`, by our message id; null when it cannot be asked. */
-async function askProvider(deps: EngineDeps, postmark: PostmarkProvider, customerId: string, key: string, value: string): Promise<Map<string, ProviderMessage> | null> {
+async function askProvider(deps: ReconcileDeps, customerId: string, key: string, value: string): Promise<Map<string, ProviderMessage> | null> {
   const token = await liveServerToken(deps, customerId);
   if (token === null) {
     deps.logger.warn("reconciliation: the customer's Postmark configuration is not ready; asking again later", { customer_id: customerId });
     return null;
   }
-  const answer = await postmark.searchByMetadata(token, key, value);
+  const answer = await deps.postmark.searchByMetadata(token, key, value);
   if (answer.kind === "unavailable") {
     deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: answer.message });
     return null;
@@ -103,6 +102,8 @@ async function askProvider(deps: EngineDeps, postmark: PostmarkProvider, custome
 /** `unknown` → `accepted` with what Postmark says of each message, and their `accepted` events. */
 async function acceptFound(tx: Database, customerId: string, found: { id: string; message: ProviderMessage }[], fallbackAt: Date): Promise<{ id: string; acceptedAt: Date }[]> {
   if (found.length === 0) return [];
+  const m = mailMessages;
+  const e = mailMessageEvents;
   return queryRows<{ id: string; acceptedAt: Date }>(
     tx,
     sql`with v as (
@@ -111,12 +112,13 @@ async function acceptFound(tx: Database, customerId: string, found: { id: string
                                ${sql.param(found.map(() => timeOrderedUuid()))}::uuid[]) as v(id, provider_message_id, accepted_at, event_id)
         ),
         accepted as (
-          update ${mailMessages} m set status = 'accepted', provider_message_id = v.provider_message_id, accepted_at = v.accepted_at, error = null
-          from v where m.id = v.id and m.status = 'unknown'
-          returning m.id, m.accepted_at, v.event_id
+          update ${m} target
+          set ${col(m.status)} = 'accepted', ${col(m.providerMessageId)} = v.provider_message_id, ${col(m.acceptedAt)} = v.accepted_at, ${col(m.error)} = null
+          from v where target.${col(m.id)} = v.id and target.${col(m.status)} = 'unknown'
+          returning target.${col(m.id)} as id, target.${col(m.acceptedAt)} as accepted_at, v.event_id
         ),
         events as (
-          insert into ${mailMessageEvents} (id, message_id, customer_id, type, occurred_at, identity, details)
+          insert into ${e} (${cols(e.id, e.messageId, e.customerId, e.type, e.occurredAt, e.identity, e.details)})
           select event_id, id, ${customerId}, 'accepted', accepted_at, 'send:accepted', '{"reconciled":true}'::jsonb from accepted
           on conflict do nothing
         )
@@ -146,7 +148,7 @@ async function settleMissing(tx: Database, customerId: string, ids: string[], st
  * recipients still in doubt; it is deleted once none is, or handed back to the job as an unclaimed row
  * when its recipients are `pending` again.
  */
-export async function reconcileBatch(deps: EngineDeps, postmark: PostmarkProvider, ref: BatchRef): Promise<ReconcileOutcome> {
+export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promise<ReconcileOutcome> {
   const { db } = deps;
   const ofBatch = and(eq(mailSendJobChunks.sendJobId, ref.job_id), eq(mailSendJobChunks.batchId, ref.batch_id));
   const [row] = await db
@@ -173,7 +175,7 @@ export async function reconcileBatch(deps: EngineDeps, postmark: PostmarkProvide
   const claimedAt = row.claimedAt ?? deps.clock.now();
   // Sandbox batches went out with Postmark's test token, which keeps and delivers nothing: sending one
   // again is harmless, and there is nothing to ask.
-  const onProvider = row.mode === "sandbox" ? new Map<string, ProviderMessage>() : await askProvider(deps, postmark, ref.customer_id, "batch_id", ref.batch_id);
+  const onProvider = row.mode === "sandbox" ? new Map<string, ProviderMessage>() : await askProvider(deps, ref.customer_id, "batch_id", ref.batch_id);
   if (onProvider === null) return "unavailable";
   const now = deps.clock.now();
   const pastGrace = row.mode === "sandbox" || now.getTime() - claimedAt.getTime() >= graceMs(deps);
@@ -219,7 +221,7 @@ export async function reconcileBatch(deps: EngineDeps, postmark: PostmarkProvide
     return { accepted: accepted.length, resent, failed, waiting: stillInDoubt.length, status: job.status };
   });
   if (!settled) return "gone";
-  if (row.mode === "live" && settled.accepted > 0) noteAcceptedLive(ref.customer_id, now, settled.accepted);
+  if (row.mode === "live" && settled.accepted > 0) noteAcceptedLive(deps, ref.customer_id, now, settled.accepted);
   deps.logger.info("send-job batch reconciled with the provider", { send_job_id: ref.job_id, batch_id: ref.batch_id, ...settled });
   if (settled.resent > 0 && settled.status === "running") await resumeUnderNewRun(deps, ref.job_id);
   else await completeJob(deps, ref.job_id);
@@ -231,7 +233,7 @@ export async function reconcileBatch(deps: EngineDeps, postmark: PostmarkProvide
 }
 
 /** Settles one transactional mail in doubt (see the top of this file). */
-export async function reconcileMessage(deps: EngineDeps, postmark: PostmarkProvider, ref: MessageRef): Promise<ReconcileOutcome> {
+export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Promise<ReconcileOutcome> {
   const { db } = deps;
   const ofMessage = and(eq(mailMessages.id, ref.message_id), eq(mailMessages.customerId, ref.customer_id), isNull(mailMessages.sendJobId));
   const [message] = await db.select({ status: mailMessages.status, mode: mailMessages.mode, createdAt: mailMessages.createdAt }).from(mailMessages).where(ofMessage);
@@ -243,12 +245,12 @@ export async function reconcileMessage(deps: EngineDeps, postmark: PostmarkProvi
     await db.transaction((tx) => settleMissing(tx, ref.customer_id, [ref.message_id], "failed", NEVER_RECEIVED_SANDBOX, now));
     return "settled";
   }
-  const onProvider = await askProvider(deps, postmark, ref.customer_id, "message_id", ref.message_id);
+  const onProvider = await askProvider(deps, ref.customer_id, "message_id", ref.message_id);
   if (onProvider === null) return "unavailable";
   const found = onProvider.get(ref.message_id);
   if (found) {
     const accepted = await db.transaction((tx) => acceptFound(tx, ref.customer_id, [{ id: ref.message_id, message: found }], message.createdAt));
-    if (accepted.length > 0) noteAcceptedLive(ref.customer_id, now, 1);
+    if (accepted.length > 0) noteAcceptedLive(deps, ref.customer_id, now, 1);
     return "settled";
   }
   if (now.getTime() - message.createdAt.getTime() >= graceMs(deps)) {

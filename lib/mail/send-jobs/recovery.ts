@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
 import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
-import type { PostmarkProvider } from "../provider/postmark";
-import { reconcileBatch, reconcileMessage, type ReconcileOutcome } from "./reconcile";
+import { reconcileBatch, reconcileMessage, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
 import type { ChunkEntry } from "./recipients";
 import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type EngineDeps } from "./transitions";
 
@@ -37,7 +36,7 @@ type Options = {
  * One sweep (cron `send-jobs-sweep` every minute in production; every start of the embedded server with
  * both limits 0, where nothing else can be in flight).
  */
-export async function recoverSendJobs(deps: EngineDeps, postmark: PostmarkProvider, options: Options): Promise<RecoveryResult> {
+export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Promise<RecoveryResult> {
   const { db } = deps;
   const now = deps.clock.now();
   const result: RecoveryResult = { started: 0, resumed: 0, completed: 0, unknown: 0, reconciled: 0, waiting: 0, unavailable: 0 };
@@ -67,7 +66,7 @@ export async function recoverSendJobs(deps: EngineDeps, postmark: PostmarkProvid
     if (!claim.batchId) continue;
     const ids = (JSON.parse(claim.recipients) as ChunkEntry[]).map((e) => e[0]);
     result.unknown += await markLost(deps, claim.jobId, claim.customerId, ids, now);
-    count(await reconcileBatch(deps, postmark, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
+    count(await reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
   }
 
   // Transactional mails: the same, one message at a time.
@@ -92,7 +91,7 @@ export async function recoverSendJobs(deps: EngineDeps, postmark: PostmarkProvid
     .from(mailMessages)
     .where(and(isNull(mailMessages.sendJobId), eq(mailMessages.status, "unknown"), options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined))
     .limit(RECONCILE_PER_SWEEP);
-  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, postmark, { message_id: message.id, customer_id: message.customerId }));
+  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
 
   // Running jobs without progress lost their lanes: new ones take the remaining recipients.
   const stalledBefore = new Date(now.getTime() - options.stalledForMs);
@@ -137,6 +136,6 @@ async function markLost(deps: EngineDeps, jobId: string, customerId: string, ids
  * this where other processes may be sending (Vercel): the `send-jobs-sweep` cron covers production with
  * its time limits.
  */
-export async function recoverAfterRestart(deps: EngineDeps, postmark: PostmarkProvider): Promise<RecoveryResult> {
-  return recoverSendJobs(deps, postmark, { stalledForMs: 0, inFlightForMs: 0 });
+export async function recoverAfterRestart(deps: ReconcileDeps): Promise<RecoveryResult> {
+  return recoverSendJobs(deps, { stalledForMs: 0, inFlightForMs: 0 });
 }

@@ -4,12 +4,12 @@ import { mailMessages, mailSendJobs, type SendJobRender } from "../../db/schema"
 import type { Principal } from "../../core/context";
 import { ConflictError, NotFoundError, ValidationError, type PathDetail } from "../../core/errors";
 import { toPage, type Cursor } from "../../core/pagination";
-import type { MailDeps } from "../app";
+import type { MailDeps } from "../deps";
 import { assertContract } from "../render";
 import { parseTemplate, TemplateSyntaxError, type TemplateNode } from "../render/syntax";
-import { renderForCustomer } from "../rendering";
+import { renderForCustomer } from "../render/customer";
 import { parseRecipient } from "../sending/address";
-import { getProviderConfig, requireReadyProvider, senderIsVerified } from "../setup/provider-config";
+import { getProviderConfig, notReadyError, providerReadiness, senderIsVerified } from "../setup/provider-config";
 import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
 import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
@@ -179,7 +179,8 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
   if (job.status === "draft" && job.total === 0) {
     throw new ConflictError("The job has no recipients; add them with POST /v1/send-jobs/{id}/recipients first.", { reason: "no_recipients" });
   }
-  await requireReadyProvider(db, deps.secrets, customerId);
+  const readiness = await providerReadiness(db, deps.secrets, customerId);
+  if (!readiness.ready) throw notReadyError(readiness.missing);
   const mode = job.status === "draft" ? (principal.mail?.mode ?? job.mode) : job.mode;
   const limits = { monthlyLimit: principal.mail?.monthlyLimit ?? 0, maxPerJob: principal.mail?.maxPerJob ?? 0 };
   const now = clock.now();

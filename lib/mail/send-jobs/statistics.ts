@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessages, messageStatuses } from "../../db/schema";
+import { mailMessageEvents, mailMessages, messageStatuses } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import { messageOutcome } from "../messages/service";
 import { queryRows } from "./sql";
@@ -17,22 +17,29 @@ export type JobStats = { delivered: number; bounces: number; complaints: number;
 export type TimelineEntry = { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number };
 export type LinkStat = { url: string; clicks: number; unique_clicks: number };
 
+// Tables and columns through the schema objects (qualified by the table name), so a rename fails the type check.
+const m = mailMessages;
+const e = mailMessageEvents;
+
 function ofJob(customerId: string, jobId: string): SQL {
-  return sql`m.send_job_id = ${jobId} and m.customer_id = ${customerId}`;
+  return sql`${m.sendJobId} = ${jobId} and ${m.customerId} = ${customerId}`;
 }
+
+/** The job's messages with an open or a click (only those are joined with their events). */
+const engaged = sql`(${m.firstOpenedAt} is not null or ${m.firstClickedAt} is not null)`;
 
 export async function jobStats(db: Database, customerId: string, jobId: string): Promise<JobStats> {
   const [states] = await queryRows<Omit<JobStats, "opens" | "clicks">>(
     db,
-    sql`select count(m.delivered_at)::int as delivered, count(m.bounced_at)::int as bounces, count(m.complained_at)::int as complaints,
-               count(m.first_opened_at)::int as unique_opens, count(m.first_clicked_at)::int as unique_clicks
-        from mail_messages m where ${ofJob(customerId, jobId)}`,
+    sql`select count(${m.deliveredAt})::int as delivered, count(${m.bouncedAt})::int as bounces, count(${m.complainedAt})::int as complaints,
+               count(${m.firstOpenedAt})::int as unique_opens, count(${m.firstClickedAt})::int as unique_clicks
+        from ${m} where ${ofJob(customerId, jobId)}`,
   );
   const engagement = await queryRows<{ type: string; n: number }>(
     db,
-    sql`select e.type, count(*)::int as n from mail_messages m join mail_message_events e on e.message_id = m.id
-        where ${ofJob(customerId, jobId)} and (m.first_opened_at is not null or m.first_clicked_at is not null) and e.type in ('opened', 'clicked')
-        group by e.type`,
+    sql`select ${e.type} as type, count(*)::int as n from ${m} join ${e} on ${e.messageId} = ${m.id}
+        where ${ofJob(customerId, jobId)} and ${engaged} and ${e.type} in ('opened', 'clicked')
+        group by ${e.type}`,
   );
   const total = (type: string) => engagement.find((row) => row.type === type)?.n ?? 0;
   return {
@@ -64,14 +71,14 @@ export async function jobTimeline(db: Database, customerId: string, jobId: strin
   const rows = await queryRows<{ hour: number; kind: string; n: number }>(
     db,
     sql`select floor(extract(epoch from t.at) / 3600)::int as hour, t.kind, count(*)::int as n
-        from mail_messages m
-        cross join lateral (values ('accepted', m.accepted_at), ('delivered', m.delivered_at), ('bounced', m.bounced_at), ('complained', m.complained_at)) as t(kind, at)
+        from ${m}
+        cross join lateral (values ('accepted', ${m.acceptedAt}), ('delivered', ${m.deliveredAt}), ('bounced', ${m.bouncedAt}), ('complained', ${m.complainedAt})) as t(kind, at)
         where ${ofJob(customerId, jobId)} and t.at is not null
         group by 1, 2
         union all
-        select floor(extract(epoch from e.occurred_at) / 3600)::int, e.type, count(*)::int
-        from mail_messages m join mail_message_events e on e.message_id = m.id
-        where ${ofJob(customerId, jobId)} and (m.first_opened_at is not null or m.first_clicked_at is not null) and e.type in ('opened', 'clicked')
+        select floor(extract(epoch from ${e.occurredAt}) / 3600)::int, ${e.type}, count(*)::int
+        from ${m} join ${e} on ${e.messageId} = ${m.id}
+        where ${ofJob(customerId, jobId)} and ${engaged} and ${e.type} in ('opened', 'clicked')
         group by 1, 2`,
   );
   const byHour = new Map<number, TimelineEntry>();
@@ -92,9 +99,9 @@ export async function jobTimeline(db: Database, customerId: string, jobId: strin
 export async function jobLinks(db: Database, customerId: string, jobId: string): Promise<LinkStat[]> {
   return queryRows<LinkStat>(
     db,
-    sql`select e.details->>'url' as url, count(*)::int as clicks, count(distinct e.message_id)::int as unique_clicks
-        from mail_messages m join mail_message_events e on e.message_id = m.id
-        where ${ofJob(customerId, jobId)} and m.first_clicked_at is not null and e.type = 'clicked' and e.details->>'url' is not null
+    sql`select ${e.details}->>'url' as url, count(*)::int as clicks, count(distinct ${e.messageId})::int as unique_clicks
+        from ${m} join ${e} on ${e.messageId} = ${m.id}
+        where ${ofJob(customerId, jobId)} and ${m.firstClickedAt} is not null and ${e.type} = 'clicked' and ${e.details}->>'url' is not null
         group by 1 order by clicks desc, url asc`,
   );
 }
@@ -131,5 +138,5 @@ export async function listJobMessages(db: Database, customerId: string, jobId: s
     .orderBy(asc(mailMessages.createdAt), asc(mailMessages.id))
     .limit(input.limit + 1);
   const items = rows.map((row): JobMessage => ({ message_id: row.id, ...messageOutcome(row) }));
-  return toPage(items, input.limit, (m) => ({ at: m.created_at, id: m.message_id }));
+  return toPage(items, input.limit, (message) => ({ at: message.created_at, id: message.message_id }));
 }

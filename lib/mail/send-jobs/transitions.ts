@@ -6,6 +6,7 @@ import { mailMessageEvents, mailMessages, mailSendJobAddressSets, mailSendJobChu
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, type SendJobRow } from "./model";
+import { cols } from "./sql";
 
 /*
  * A send job's state changes and the queue messages that drive it. Every change is a conditional update
@@ -83,7 +84,8 @@ export async function resumeUnderNewRun(deps: EngineDeps, jobId: string): Promis
 /** The send outcome as a message event (`accepted`, `unknown`, …), as the transactional send writes it. */
 export async function insertSendEvents(db: Database, customerId: string, events: readonly { messageId: string; status: string; error: string | null }[], at: Date): Promise<void> {
   if (events.length === 0) return;
-  await db.execute(sql`insert into ${mailMessageEvents} (id, message_id, customer_id, type, occurred_at, identity, details)
+  const e = mailMessageEvents;
+  await db.execute(sql`insert into ${e} (${cols(e.id, e.messageId, e.customerId, e.type, e.occurredAt, e.identity, e.details)})
       select v.id, v.message_id, ${customerId}, v.type, ${at}, 'send:' || v.type, v.details::jsonb
       from unnest(${sql.param(events.map(() => timeOrderedUuid()))}::uuid[], ${sql.param(events.map((e) => e.messageId))}::uuid[],
                   ${sql.param(events.map((e) => e.status))}::text[], ${sql.param(events.map((e) => JSON.stringify(e.error === null ? {} : { reason: e.error })))}::text[])

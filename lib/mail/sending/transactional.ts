@@ -2,18 +2,18 @@ import { and, eq } from "drizzle-orm";
 import { mailMessageEvents, mailMessages } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from "../../core/errors";
-import type { MailDeps } from "../app";
+import type { MailDeps } from "../deps";
 import { acceptedLiveThisMonth } from "../messages/service";
-import { POSTMARK_TEST_TOKEN, type PostmarkProvider, type SendOutcome } from "../provider/postmark";
+import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
 import { personaliseSubject } from "../render";
-import { renderForCustomer } from "../rendering";
-import { requireReadyProvider } from "../setup/provider-config";
+import { renderForCustomer } from "../render/customer";
+import { notReadyError, providerReadiness } from "../setup/provider-config";
 import { isSuppressed } from "../suppressions/mirror";
 import { publishMessageReconcile } from "../send-jobs/reconcile";
 import { getTemplateRow } from "../templates/service";
 import { formatMailbox, parseRecipient, recipientHash } from "./address";
 
-export type SendInput = { to: string; params: Record<string, string> };
+export type SendInput = { templateId: string; to: string; params: Record<string, string> };
 export type SendResult = { message_id: string; status: "accepted" | "suppressed" | "invalid" };
 
 /**
@@ -22,7 +22,8 @@ export type SendResult = { message_id: string; status: "accepted" | "suppressed"
  * every outcome, and the provider is called at most once per message: the row is marked `sending`
  * before the call, so a crash or a lost answer leaves `unknown`, never a second send.
  */
-export async function sendTransactional(deps: MailDeps, postmark: PostmarkProvider, principal: Principal, templateId: string, input: SendInput): Promise<SendResult> {
+export async function sendTransactional(deps: MailDeps, principal: Principal, input: SendInput): Promise<SendResult> {
+  const { templateId } = input;
   const { db, clock } = deps;
   const customerId = principal.customerId;
   const template = await getTemplateRow(db, customerId, templateId);
@@ -38,7 +39,9 @@ export async function sendTransactional(deps: MailDeps, postmark: PostmarkProvid
     throw new ValidationError("Unknown template parameters.", unknown.map((name) => ({ path: `params.${name}`, message: "Not a parameter of this template." })));
   }
 
-  const credentials = await requireReadyProvider(db, deps.secrets, customerId);
+  const readiness = await providerReadiness(db, deps.secrets, customerId);
+  if (!readiness.ready) throw notReadyError(readiness.missing);
+  const { credentials } = readiness;
   const sender = template.from ?? credentials.defaultTransactionalFrom ?? credentials.defaultNewsletterFrom;
   if (!sender) throw new ForbiddenError("No sender is configured for transactional mail.", { missing: ["default_transactional_from"] });
 
@@ -75,7 +78,7 @@ export async function sendTransactional(deps: MailDeps, postmark: PostmarkProvid
 
   const [message] = await db.insert(mailMessages).values({ ...base, status: "sending", recipientHash: recipientHash(recipient.address) }).returning({ id: mailMessages.id });
   if (!message) throw new Error("message insert returned nothing");
-  const outcome = await postmark.send(mode === "sandbox" ? POSTMARK_TEST_TOKEN : credentials.serverToken, {
+  const outcome = await deps.postmark.send(mode === "sandbox" ? POSTMARK_TEST_TOKEN : credentials.serverToken, {
     From: formatMailbox(sender.email, sender.name),
     To: formatMailbox(recipient.address, recipient.name),
     Subject: subject,

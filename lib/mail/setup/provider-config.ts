@@ -130,22 +130,33 @@ function readinessOf(row: ConfigRow | undefined, frame: FrameRow | undefined): R
   ];
 }
 
-/** Credentials for a send, or 403 naming every red readiness item. */
-export async function requireReadyProvider(db: Database, secrets: SecretBox, customerId: string): Promise<ProviderCredentials> {
+/**
+ * Whether the account can send, as a result rather than an exception: the batch worker and reconciliation
+ * pause or wait on `ready: false`, request paths turn it into a 403 with `notReadyError`.
+ */
+export type ProviderReadiness = { ready: true; credentials: ProviderCredentials } | { ready: false; missing: ReadinessItem["item"][] };
+
+export async function providerReadiness(db: Database, secrets: SecretBox, customerId: string): Promise<ProviderReadiness> {
   const [row, frame] = await readinessRows(db, customerId);
   const missing = readinessOf(row, frame)
     .filter((i) => i.status === "red")
     .map((i) => i.item);
-  if (missing.length > 0 || !row?.serverTokenSealed || !row.transactionalStream || !row.broadcastStream) {
-    throw new ForbiddenError("Sending is not set up for this account yet; an administrator must complete the items in details.missing.", { missing });
-  }
+  if (missing.length > 0 || !row?.serverTokenSealed || !row.transactionalStream || !row.broadcastStream) return { ready: false, missing };
   return {
-    serverToken: secrets.open(row.serverTokenSealed),
-    transactionalStream: row.transactionalStream,
-    broadcastStream: row.broadcastStream,
-    verifiedSenders: row.verifiedSenders,
-    verifiedDomains: row.verifiedDomains,
-    defaultNewsletterFrom: row.defaultNewsletterFrom ?? null,
-    defaultTransactionalFrom: row.defaultTransactionalFrom ?? null,
+    ready: true,
+    credentials: {
+      serverToken: secrets.open(row.serverTokenSealed),
+      transactionalStream: row.transactionalStream,
+      broadcastStream: row.broadcastStream,
+      verifiedSenders: row.verifiedSenders,
+      verifiedDomains: row.verifiedDomains,
+      defaultNewsletterFrom: row.defaultNewsletterFrom ?? null,
+      defaultTransactionalFrom: row.defaultTransactionalFrom ?? null,
+    },
   };
+}
+
+/** The 403 a send answers while readiness items are red, naming every one of them. */
+export function notReadyError(missing: readonly string[]): ForbiddenError {
+  return new ForbiddenError("Sending is not set up for this account yet; an administrator must complete the items in details.missing.", { missing: [...missing] });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, inArray, max, sql } from "drizzle-orm";
+import { and, asc, eq, gte, max, sql } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
 import { mailSuppressions } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";

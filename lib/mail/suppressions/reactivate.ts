@@ -1,8 +1,7 @@
 import { and, eq } from "drizzle-orm";
-import type { CoreDeps } from "../../core/context";
-import { ApiError, ForbiddenError, SpamComplaintConflictError, ValidationError } from "../../core/errors";
+import { ApiError, ConflictError, ForbiddenError, SpamComplaintConflictError, ValidationError } from "../../core/errors";
 import { mailProviderConfigs, mailSuppressions } from "../../db/schema";
-import type { PostmarkSuppressions } from "../provider/postmark-suppressions";
+import type { MailDeps } from "../deps";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { applySuppressionChange, normaliseAddress, type Stream } from "./mirror";
 
@@ -20,8 +19,7 @@ function spamComplaint(email: string): SpamComplaintConflictError {
  * refusal, is 409 with `details.reason = spam_complaint`.
  */
 export async function reactivateSuppression(
-  deps: Pick<CoreDeps, "db" | "clock" | "queue" | "logger" | "secrets">,
-  postmark: PostmarkSuppressions,
+  deps: Pick<MailDeps, "db" | "clock" | "queue" | "logger" | "secrets" | "postmarkSuppressions">,
   customerId: string,
   input: { email: string; stream: Stream },
 ): Promise<ReactivateResult> {
@@ -43,7 +41,7 @@ export async function reactivateSuppression(
     });
   }
 
-  const outcome = await postmark.delete(deps.secrets.open(config.serverTokenSealed), streamId, email);
+  const outcome = await deps.postmarkSuppressions.delete(deps.secrets.open(config.serverTokenSealed), streamId, email);
   if (outcome.kind === "unavailable") {
     deps.logger.error("postmark suppression delete failed", { customer_id: customerId, reason: outcome.message });
     throw new ApiError("internal_error", "Postmark could not be reached to lift the suppression; nothing changed. Retry later.");

@@ -1,4 +1,5 @@
 import type { Database } from "../../db/client";
+import type { MailCaches } from "../deps";
 import { acceptedLiveThisMonth } from "../messages/service";
 
 /**
@@ -10,22 +11,24 @@ import { acceptedLiveThisMonth } from "../messages/service";
  */
 const FRESH_MS = 5_000;
 
-type Reading = { month: string; value: number; readAt: number };
-const readings = new Map<string, Reading>();
+type MeterDeps = { db: Database; caches: Pick<MailCaches, "monthlyReadings"> };
 
 const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
-export async function monthlyAcceptedLive(db: Database, customerId: string, now: Date): Promise<number> {
+export async function monthlyAcceptedLive(deps: MeterDeps, customerId: string, now: Date): Promise<number> {
   const month = monthOf(now);
+  const readings = deps.caches.monthlyReadings;
   const cached = readings.get(customerId);
-  if (cached && cached.month === month && performance.now() - cached.readAt < FRESH_MS) return cached.value;
-  const value = await acceptedLiveThisMonth(db, customerId, now);
-  readings.set(customerId, { month, value, readAt: performance.now() });
+  // A clock set back (tests) makes the reading stale as well: its age is only trusted when it is positive.
+  const age = now.getTime() - (cached?.readAt ?? Number.NEGATIVE_INFINITY);
+  if (cached && cached.month === month && age >= 0 && age < FRESH_MS) return cached.value;
+  const value = await acceptedLiveThisMonth(deps.db, customerId, now);
+  readings.set(customerId, { month, value, readAt: now.getTime() });
   return value;
 }
 
 /** Adds accepted live messages just recorded by this process to the cached reading. */
-export function noteAcceptedLive(customerId: string, now: Date, count: number): void {
-  const cached = readings.get(customerId);
+export function noteAcceptedLive(deps: { caches: Pick<MailCaches, "monthlyReadings"> }, customerId: string, now: Date, count: number): void {
+  const cached = deps.caches.monthlyReadings.get(customerId);
   if (cached && cached.month === monthOf(now)) cached.value += count;
 }

@@ -2,7 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import type { MailDeps } from "../../app";
+import type { MailDeps } from "../../deps";
 import { addRecipients, MAX_RECIPIENTS_PER_CALL } from "../../send-jobs/recipients";
 import { AddRecipients, RecipientsAdded, SendJobIdParam } from "./schema";
 
@@ -21,7 +21,7 @@ export function registerAddSendJobRecipients(router: OpenAPIHono<AppEnv>, deps: 
     },
   });
   router.openapi(route, async (c) => {
-    const result = await addRecipients(deps.db, c.get("principal"), c.req.valid("param").id, c.req.valid("json").recipients, deps.clock.now());
+    const result = await addRecipients(deps, { principal: c.get("principal"), jobId: c.req.valid("param").id, recipients: c.req.valid("json").recipients });
     return c.json({ data: result, request_id: c.get("requestId") }, 200);
   });
 }

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
-import type { MailDeps } from "../../app";
+import type { MailDeps } from "../../deps";
 import { registerAddSendJobRecipients } from "./add-recipients";
 import { registerCancelSendJob } from "./cancel";
 import { registerCreateSendJob } from "./create";

@@ -2,7 +2,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import type { MailDeps } from "../../app";
+import type { MailDeps } from "../../deps";
 import { getSendJobRow } from "../../send-jobs/model";
 import { jobLinks } from "../../send-jobs/statistics";
 import { LinkStat, SendJobIdParam } from "./schema";

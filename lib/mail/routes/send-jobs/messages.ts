@@ -3,7 +3,7 @@ import type { AppEnv } from "../../../core/context";
 import { errorResponses, pagedEnvelope } from "../../../core/openapi";
 import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
-import type { MailDeps } from "../../app";
+import type { MailDeps } from "../../deps";
 import { getSendJobRow } from "../../send-jobs/model";
 import { listJobMessages } from "../../send-jobs/statistics";
 import { JobMessage, MessagesQuery, SendJobIdParam } from "./schema";

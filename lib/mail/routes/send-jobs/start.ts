@@ -2,7 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import type { MailDeps } from "../../app";
+import type { MailDeps } from "../../deps";
 import { startSendJob } from "../../send-jobs/service";
 import { SendJob, SendJobIdParam } from "./schema";
 

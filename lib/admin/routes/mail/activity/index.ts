@@ -4,8 +4,8 @@ import { envelope, errorResponses, pagedEnvelope } from "../../../../core/openap
 import { decodeCursor } from "../../../../core/pagination";
 import { RenderError } from "../../../../mail/routes/schema";
 import { ListQuery, SendJob, SendJobDetail } from "../../../../mail/routes/send-jobs/schema";
-import { LookupRequest, LookupResult } from "../../../../mail/routes/suppressions";
-import { Usage } from "../../../../mail/routes/usage";
+import { LookupRequest, LookupResult } from "../../../../mail/routes/suppressions/schema";
+import { Usage } from "../../../../mail/routes/usage/schema";
 import { getSendJobDetail, listSendJobs } from "../../../../mail/send-jobs/service";
 import { lookupSuppressions } from "../../../../mail/suppressions/mirror";
 import { getUsage } from "../../../../mail/usage/service";

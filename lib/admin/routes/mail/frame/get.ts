@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { frameFor } from "../../../../mail/rendering";
+import { frameFor } from "../../../../mail/render/customer";
 import { getFrame, type FrameRecord } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";

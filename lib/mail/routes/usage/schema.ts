@@ -1,9 +1,5 @@
-import { z, type OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../core/context";
-import { envelope, errorResponses } from "../../core/openapi";
-import { serviceRoute } from "../../core/route";
-import type { MailDeps } from "../app";
-import { getUsage, PREVIOUS_MONTHS } from "../usage/service";
+import { z } from "@hono/zod-openapi";
+import { PREVIOUS_MONTHS } from "../../usage/service";
 
 const count = (description: string, example: number) => z.number().int().openapi({ description, example });
 
@@ -29,25 +25,3 @@ export const Usage = z
       .openapi({ description: `The ${PREVIOUS_MONTHS} months before this one, newest first (0 for months without mail).` }),
   })
   .openapi("Usage", { description: "Sent quantities: this month, projection, previous months, the monthly limit and what remains. No monetary amounts." });
-
-export function registerUsageRoutes(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
-  const route = serviceRoute(deps, "read", {
-    method: "get",
-    path: "/v1/usage",
-    operationId: "getUsage",
-    tags: ["Usage"],
-    summary: "Sent quantities and the monthly limit",
-    description:
-      "Accepted live e-mails of the current UTC month, the projection for the month, the previous 12 months, the monthly limit, the per-job maximum and what remains. A message counts in the month it was accepted by the provider. The daily counts are reported to the billing system separately; there are no amounts here.",
-    responses: {
-      200: { description: "Usage.", content: { "application/json": { schema: envelope(Usage) } } },
-      ...errorResponses("mail", [401, 429, 500]),
-    },
-  });
-  router.openapi(route, async (c) => {
-    const principal = c.get("principal");
-    const limits = { monthlyLimit: principal.mail?.monthlyLimit ?? 0, maxPerJob: principal.mail?.maxPerJob ?? 0 };
-    const usage = await getUsage(deps.db, principal.customerId, limits, deps.clock.now());
-    return c.json({ data: usage, request_id: c.get("requestId") }, 200);
-  });
-}

@@ -1,17 +1,18 @@
-import type { Database } from "../db/client";
-import type { BlockRow } from "./setup/blocks";
-import { unusableBlocksError, usableBlocksById } from "./setup/blocks";
-import { getDesignRules } from "./setup/design";
-import { getFrame } from "./setup/frame";
-import { LruCache } from "../core/lru-cache";
-import { compileStack, createMjmlCache, type CompileResult } from "./render";
-import { renderTile, tileCacheKey, type Tile } from "./render/tile";
-import { defaultFrame } from "./blocks/library";
-import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./render/types";
+import type { Database } from "../../db/client";
+import { LruCache } from "../../core/lru-cache";
+import { defaultFrame } from "../blocks/library";
+import { unusableBlocksError, usableBlocksById, type BlockRow } from "../setup/blocks";
+import { getDesignRules } from "../setup/design";
+import { getFrame } from "../setup/frame";
+import { compileStack, createMjmlCache, type CompileResult } from "./compile";
+import { renderTile, tileCacheKey, type Tile } from "./tile";
+import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./types";
 
 /**
- * The one rendering pipeline of the mail service: preview, templates and sends all come through here,
- * so a preview is byte-for-byte what a send of the same stack produces.
+ * The rendering engine applied to a customer: its usable blocks, design rules and frame read from the
+ * database. Preview, templates and sends all come through here, so a preview is byte-for-byte what a
+ * send of the same stack produces. The caches are content-addressed (MJML by its hash, tiles by block
+ * version, tokens and brand), so they are shared by every customer of the process and never go stale.
  */
 const mjmlCache = createMjmlCache(512);
 const tileCache = new LruCache<Tile>(2048);

@@ -1,0 +1,56 @@
+import type { CoreDeps } from "../core/context";
+import { LruCache } from "../core/lru-cache";
+import { createAssetStorage, type AssetStorage } from "./assets/storage";
+import { createPostmarkProvider, type PostmarkProvider } from "./provider/postmark";
+import { createPostmarkSuppressions, type PostmarkSuppressions } from "./provider/postmark-suppressions";
+import type { BatchWriter } from "./send-jobs/batch-payload";
+import type { AddressSet } from "./send-jobs/address-set";
+
+/** A job's duplicate set as one sorted set in memory, and how many stored segments it was made of. */
+export type KnownAddressSet = { set: AddressSet; segments: number };
+
+/** A customer's accepted live messages of `month`, as read at `readAt` (ms of the injected clock). */
+export type MonthlyReading = { month: string; value: number; readAt: number };
+
+/**
+ * What the send path keeps between calls in this process. Each is an optimisation only: an empty cache
+ * gives the same answers (see the owners: `send-jobs/batch-writers.ts`, `send-jobs/recipients.ts`,
+ * `usage/meter.ts`), so two processes, or two sets of deps in one process, never disagree on a result.
+ */
+export type MailCaches = {
+  /** Batch writers of recently sending jobs, by job, run and stream. */
+  batchWriters: LruCache<BatchWriter>;
+  /** Duplicate sets of the jobs recipients were last added to, by job. */
+  addressSets: LruCache<KnownAddressSet>;
+  /** The monthly accepted-live count per customer, read at most every few seconds of the injected clock. */
+  monthlyReadings: Map<string, MonthlyReading>;
+};
+
+/** What the mail service needs beyond the core: both Postmark clients, the asset store and its caches. */
+export type MailDeps = CoreDeps & {
+  /** Sending and the Messages API (`POST /email`, `/email/batch`, `GET /messages/outbound`). */
+  postmark: PostmarkProvider;
+  /** Postmark's suppression API (reactivation). */
+  postmarkSuppressions: PostmarkSuppressions;
+  /** The files of image assets (Vercel Blob, or DATA_DIR/blobs served by the app). */
+  assets: AssetStorage;
+  caches: MailCaches;
+};
+
+/**
+ * What the runtime hands over: where Postmark is (`POSTMARK_API_URL` or the embedded simulator; the
+ * runtime decides, the service only needs the origin) and, optionally, the process's one asset store.
+ */
+export type MailDepsInput = CoreDeps & { providers: { postmarkApiUrl: string }; assets?: AssetStorage };
+
+/** Built once per runtime (`createRootApp`); a standalone caller (tests, seeding) builds its own. */
+export function createMailDeps(input: MailDepsInput): MailDeps {
+  const { providers, assets, ...core } = input;
+  return {
+    ...core,
+    postmark: createPostmarkProvider({ apiUrl: providers.postmarkApiUrl }),
+    postmarkSuppressions: createPostmarkSuppressions({ apiUrl: providers.postmarkApiUrl }),
+    assets: assets ?? createAssetStorage(core),
+    caches: { batchWriters: new LruCache(8), addressSets: new LruCache(4), monthlyReadings: new Map() },
+  };
+}

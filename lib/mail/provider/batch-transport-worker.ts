@@ -1,0 +1,39 @@
+import http from "node:http";
+import https from "node:https";
+import { parentPort } from "node:worker_threads";
+
+/** One POST the transport (`batch-transport.ts`) hands over; `body` is moved here, `length` bytes of it are sent. */
+export type TransportRequest = { id: number; url: string; headers: Record<string, string>; body: ArrayBuffer; length: number; timeoutMs: number };
+/** The answer to request `id`: the status and body, or why there is none (the caller cannot know whether it was processed). */
+export type TransportReply = { id: number; status: number; text: string } | { id: number; error: string };
+
+const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+
+function post(request: TransportRequest, reply: (message: TransportReply) => void): void {
+  const target = new URL(request.url);
+  const secure = target.protocol === "https:";
+  const send = secure ? https.request : http.request;
+  let settled = false;
+  const done = (message: TransportReply) => {
+    if (settled) return;
+    settled = true;
+    reply(message);
+  };
+  const failed = (error: unknown) => done({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+  const outgoing = send(
+    target,
+    { method: "POST", agent: secure ? agents["https:"] : agents["http:"], headers: { ...request.headers, "content-length": request.length }, timeout: request.timeoutMs },
+    (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => done({ id: request.id, status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("error", failed);
+    },
+  );
+  outgoing.on("timeout", () => outgoing.destroy(new Error(`No answer within ${request.timeoutMs} ms.`)));
+  outgoing.on("error", failed);
+  outgoing.end(Buffer.from(request.body, 0, request.length));
+}
+
+parentPort?.on("message", (request: TransportRequest) => post(request, (message) => parentPort?.postMessage(message)));
+parentPort?.postMessage("ready");

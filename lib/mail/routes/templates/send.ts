@@ -1,0 +1,31 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../core/context";
+import { json } from "../../../core/json";
+import { envelope, errorResponses } from "../../../core/openapi";
+import { serviceRoute } from "../../../core/route";
+import type { MailDeps } from "../../deps";
+import { sendTransactional } from "../../sending/transactional";
+import { IdParam, SendRequest, SendResult } from "../schema";
+
+export function registerSendTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
+  router.openapi(
+    serviceRoute(deps, "send", {
+      method: "post",
+      path: "/v1/templates/{id}/send",
+      operationId: "sendTemplate",
+      tags: ["Templates"],
+      summary: "Send a transactional mail",
+      description:
+        "Renders the template with `params` and sends it synchronously on the transactional stream. `to` is parsed as an RFC 5322 mailbox; an unparsable address yields `invalid` and an address suppressed on the transactional stream yields `suppressed`, both without a provider call. Unknown or missing required parameters answer 422. Sandbox accounts send through Postmark's test path: accepted, never delivered, never counted. Blocked sending answers 403, an account whose provider setup is incomplete 403 with `details.missing`, the monthly limit 429 `quota_exceeded`. If Postmark does not answer, the response is 500 with `error.message_id`; the message is `unknown`, never sent again, and a retry with the same `Idempotency-Key` returns the same answer. Send `Idempotency-Key` against double sends.",
+      request: { params: IdParam, body: { required: true, content: json(SendRequest) } },
+      responses: {
+        200: { description: "The message id and its status.", content: json(envelope(SendResult)) },
+        ...errorResponses("mail", [400, 401, 403, 404, 409, 422, 429, 500]),
+      },
+    }),
+    async (c) => {
+      const result = await sendTransactional(deps, c.get("principal"), { templateId: c.req.valid("param").id, ...c.req.valid("json") });
+      return c.json({ data: result, request_id: c.get("requestId") }, 200);
+    },
+  );
+}
