@@ -60,7 +60,11 @@ export async function benchAdTemplates(): Promise<void> {
         const { width, height } = RATIO_SIZES[ratio];
         const svg = await satori(trees[i] as never, { width, height, fonts });
         const pixels = new Resvg(svg, { fitTo: { mode: "original" }, background: "#ffffff" }).render();
-        return sharp(pixels.pixels, { raw: { width, height, channels: 4 } }).flatten({ background: "#ffffff" }).toColourspace("srgb").jpeg({ quality: 90 }).toBuffer();
+        return sharp(pixels.pixels, { raw: { width, height, channels: 4 } })
+          .flatten({ background: "#ffffff" })
+          .toColourspace("srgb")
+          .jpeg({ quality: 90 })
+          .toBuffer();
       }),
     ),
   );
@@ -73,7 +77,12 @@ export async function benchAdTemplates(): Promise<void> {
   }
 
   // A cached preview.png through the app (auth-free route, token check, one database read, 302).
-  const runtime = await bootRuntime({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "bench-templates-")), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" });
+  const runtime = await bootRuntime({
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-templates-")),
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_PER_MINUTE: "100000000",
+  });
   const demo = await seedDemo(runtime.deps);
   const [sale] = await runtime.deps.db.select({ id: adsTemplates.id }).from(adsTemplates).where(eq(adsTemplates.name, SALE_BANNER.name));
   if (!sale) throw new Error("no demo sale banner");
@@ -96,8 +105,14 @@ export async function benchAdTemplates(): Promise<void> {
   process.stdout.write("\n== Ad templates (sale banner, three formats, in process)\n");
   line("render, three formats p50 / p95", `${p50.toFixed(0)} ms / ${percentile(engine, 0.95).toFixed(0)} ms   (target p50 ≤ 300 ms)`);
   line("floor: satori + resvg + sharp on the same trees p50", `${floor50.toFixed(0)} ms`);
-  line("engine / floor (p50)", `${(p50 / floor50).toFixed(2)}×   (target ≤ 1.2×; the engine draws on ${await renderWorkerCount()} worker thread(s), the floor on the main thread)`);
-  line("cached preview.png through the app p50 / p95", `${percentile(cached, 0.5).toFixed(2)} ms / ${percentile(cached, 0.95).toFixed(2)} ms   (target p50 ≤ 5 ms)`);
+  line(
+    "engine / floor (p50)",
+    `${(p50 / floor50).toFixed(2)}×   (target ≤ 1.2×; the engine draws on ${await renderWorkerCount()} worker thread(s), the floor on the main thread)`,
+  );
+  line(
+    "cached preview.png through the app p50 / p95",
+    `${percentile(cached, 0.5).toFixed(2)} ms / ${percentile(cached, 0.95).toFixed(2)} ms   (target p50 ≤ 5 ms)`,
+  );
   line("RSS after 20 / 100 / 200 renders", `${rss[0]?.toFixed(0)} / ${rss[4]?.toFixed(0)} / ${rss[9]?.toFixed(0)} MB (peak ${Math.max(...rss).toFixed(0)} MB)`);
 }
 

@@ -48,7 +48,12 @@ function fullGc(): () => void {
 
 export async function benchAdsAudiences(): Promise<void> {
   const gc = fullGc();
-  const runtime = await bootRuntime({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "bench-audiences-")), LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" });
+  const runtime = await bootRuntime({
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-audiences-")),
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_PER_MINUTE: "100000000",
+  });
   const demo = await seedDemo(runtime.deps);
   const sim = runtime.deps.providers.graphSimulator?.simulator.controls;
   if (!demo.keys || !sim) throw new Error("bench needs a fresh demo customer on the embedded simulator");
@@ -109,7 +114,10 @@ export async function benchAdsAudiences(): Promise<void> {
   const line = (label: string, value: string) => process.stdout.write(`${label.padEnd(58)}${value}\n`);
   process.stdout.write("\n== Ads audiences and targeting (embedded, in process)\n");
   line("10,000 contacts normalised + hashed p50", `${percentile(hashing, 0.5).toFixed(0)} ms`);
-  line("10,000 contacts created + uploaded end to end p50 / max", `${percentile(endToEnd, 0.5).toFixed(0)} ms / ${Math.max(...endToEnd).toFixed(0)} ms   (target ≤ 1 s)`);
+  line(
+    "10,000 contacts created + uploaded end to end p50 / max",
+    `${percentile(endToEnd, 0.5).toFixed(0)} ms / ${Math.max(...endToEnd).toFixed(0)} ms   (target ≤ 1 s)`,
+  );
   line("heap after 1 / 5 / 10 calls of 10,000 (after GC)", `${mb(heap[0] ?? 0)} / ${mb(heap[4] ?? 0)} / ${mb(heap[9] ?? 0)}   (audience size ${String(size)})`);
   line("targeting lookup from cache p50 / p95", `${percentile(lookups, 0.5).toFixed(2)} ms / ${percentile(lookups, 0.95).toFixed(2)} ms`);
 }

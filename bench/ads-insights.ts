@@ -24,7 +24,12 @@ const QUERIES = 40;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 export async function benchAdsInsights(): Promise<void> {
-  const runtime = await bootRuntime({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "bench-insights-")), RATE_LIMIT_PER_MINUTE: "100000000", LOG_LEVEL: "warn" });
+  const runtime = await bootRuntime({
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-insights-")),
+    RATE_LIMIT_PER_MINUTE: "100000000",
+    LOG_LEVEL: "warn",
+  });
   try {
     const demo = await seedDemo(runtime.deps);
     if (!demo.keys) throw new Error("bench needs a fresh demo customer");
@@ -46,7 +51,16 @@ export async function benchAdsInsights(): Promise<void> {
       const adSetPlatformId = String(nextId++);
       const [adSet] = await runtime.deps.db
         .insert(adsAdSets)
-        .values({ customerId, targetId: target.id, name: `bench-${s}`, dailyBudgetCents: 50_000, targeting: {}, status: "ACTIVE", platformAdSetId: adSetPlatformId, createdAt })
+        .values({
+          customerId,
+          targetId: target.id,
+          name: `bench-${s}`,
+          dailyBudgetCents: 50_000,
+          targeting: {},
+          status: "ACTIVE",
+          platformAdSetId: adSetPlatformId,
+          createdAt,
+        })
         .returning({ id: adsAdSets.id });
       if (!adSet) throw new Error("ad set insert failed");
       state.adsets.set(adSetPlatformId, {
@@ -63,7 +77,18 @@ export async function benchAdsInsights(): Promise<void> {
         updatedMs: createdAt.getTime(),
       });
       const rows = Array.from({ length: ADS / AD_SETS }, (_, a) => ({ platformAdId: String(nextId++), name: `bench-${s}-ad${a}` }));
-      await runtime.deps.db.insert(adsAds).values(rows.map((row) => ({ customerId, adSetId: adSet.id, creativeId: creative.id, name: row.name, status: "ACTIVE" as const, effectiveStatus: "ACTIVE", platformAdId: row.platformAdId, createdAt })));
+      await runtime.deps.db.insert(adsAds).values(
+        rows.map((row) => ({
+          customerId,
+          adSetId: adSet.id,
+          creativeId: creative.id,
+          name: row.name,
+          status: "ACTIVE" as const,
+          effectiveStatus: "ACTIVE",
+          platformAdId: row.platformAdId,
+          createdAt,
+        })),
+      );
       for (const row of rows) {
         state.ads.set(row.platformAdId, {
           id: row.platformAdId,
@@ -116,7 +141,9 @@ export async function benchAdsInsights(): Promise<void> {
       ["level=adset, breakdowns=gender", "level=adset&date_range=last_90d&breakdowns=gender"],
     ] as const) {
       const result = await measure(query);
-      process.stdout.write(`ads insights query (${ADS} ads × ${DAYS} days, ${label}): p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, ${result.rows} rows (target p50 ≤ 30 ms with a breakdown)\n`);
+      process.stdout.write(
+        `ads insights query (${ADS} ads × ${DAYS} days, ${label}): p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, ${result.rows} rows (target p50 ≤ 30 ms with a breakdown)\n`,
+      );
     }
   } finally {
     await runtime.close();

@@ -70,11 +70,15 @@ export async function benchHealth(seconds = 5): Promise<void> {
     console.log("## GET /mail/v1/health (key auth with cache, rate limit, envelope) vs a bare Hono handler");
     console.log(`bare Hono handler:          ${bareRps.toFixed(0)} req/s`);
     console.log(`GET /mail/v1/health:        ${ourRps.toFixed(0)} req/s (${runtime.database.driver})`);
-    console.log(`ratio:                      ${((ourRps / bareRps) * 100).toFixed(1)} % (no database read; DESIGN §6's ≥ 50 % is judged on the read endpoint below)`);
+    console.log(
+      `ratio:                      ${((ourRps / bareRps) * 100).toFixed(1)} % (no database read; DESIGN §6's ≥ 50 % is judged on the read endpoint below)`,
+    );
     console.log(`## GET /mail/v1/design-rules (the same plus one database read, ${runtime.database.driver}) vs a bare Hono handler making the same read`);
     console.log(`bare Hono handler + read:   ${bareReadRps.toFixed(0)} req/s`);
     console.log(`GET /mail/v1/design-rules:  ${readRps.toFixed(0)} req/s`);
-    console.log(`ratio:                      ${((readRps / bareReadRps) * 100).toFixed(1)} % (target ≥ 50 %); ${((readRps / bareRps) * 100).toFixed(1)} % of the bare handler without a read`);
+    console.log(
+      `ratio:                      ${((readRps / bareReadRps) * 100).toFixed(1)} % (target ≥ 50 %); ${((readRps / bareRps) * 100).toFixed(1)} % of the bare handler without a read`,
+    );
   } finally {
     bareServer.server.close();
     ourServer.server.close();

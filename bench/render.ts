@@ -83,9 +83,15 @@ export async function benchRender(): Promise<void> {
   const flatMicros = ((performance.now() - started) * 1000) / recipients;
 
   console.log("## Rendering (12-block newsletter stack, demo library)");
-  console.log(`preview cold (MJML compile), ${previewRuns} runs: p50 ${percentile(cold, 0.5).toFixed(2)} ms, p95 ${percentile(cold, 0.95).toFixed(2)} ms (target p50 < 15 ms)`);
-  console.log(`preview warm (cache hit),    ${previewRuns} runs: p50 ${percentile(warm, 0.5).toFixed(2)} ms, p95 ${percentile(warm, 0.95).toFixed(2)} ms (target ~1 ms)`);
-  console.log(`compiled HTML: ${(Buffer.byteLength(html) / 1024).toFixed(1)} KB, ${compiled.nodes.length} nodes, placeholders: ${compiled.placeholders.join(", ")}`);
+  console.log(
+    `preview cold (MJML compile), ${previewRuns} runs: p50 ${percentile(cold, 0.5).toFixed(2)} ms, p95 ${percentile(cold, 0.95).toFixed(2)} ms (target p50 < 15 ms)`,
+  );
+  console.log(
+    `preview warm (cache hit),    ${previewRuns} runs: p50 ${percentile(warm, 0.5).toFixed(2)} ms, p95 ${percentile(warm, 0.95).toFixed(2)} ms (target ~1 ms)`,
+  );
+  console.log(
+    `compiled HTML: ${(Buffer.byteLength(html) / 1024).toFixed(1)} KB, ${compiled.nodes.length} nodes, placeholders: ${compiled.placeholders.join(", ")}`,
+  );
   console.log(
     `personalisation, ${recipients.toLocaleString("en")} recipients: ${buildMicros.toFixed(2)} µs each as a rope, ${flatMicros.toFixed(2)} µs each flattened (target < 10 µs)`,
   );

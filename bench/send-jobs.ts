@@ -55,13 +55,17 @@ function stack() {
   const slugs = ["header-logo", "heading", "text", "image", "button", "two-columns", "divider", "heading", "text", "image", "button", "two-columns", "text"];
   return slugs.map((slug, i) => ({
     block_id: id(slug),
-    values: { ...examples(slug), ...(slug === "heading" && i === 1 ? { title: "Hello {{first_name}}, here is the news" } : {}), ...(slug === "text" && i === 2 ? { body: "Dear {{first_name}}, lorem ipsum dolor sit amet, consectetur adipiscing elit." } : {}) },
+    values: {
+      ...examples(slug),
+      ...(slug === "heading" && i === 1 ? { title: "Hello {{first_name}}, here is the news" } : {}),
+      ...(slug === "text" && i === 2 ? { body: "Dear {{first_name}}, lorem ipsum dolor sit amet, consectetur adipiscing elit." } : {}),
+    },
   }));
 }
 
-async function api(runtime: Runtime, method: string, path: string, key: string, body?: string): Promise<Record<string, any>> {
+async function api(runtime: Runtime, method: string, path: string, key: string, body?: string): Promise<{ data: { id: string } }> {
   const response = await runtime.app.root.request(path, { method, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
-  const json = (await response.json()) as Record<string, any>;
+  const json = (await response.json()) as { data: { id: string } };
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json).slice(0, 500)}`);
   return json;
 }
@@ -90,7 +94,23 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export async function benchSendJobs(): Promise<void> {
   // The flags of `npm run simulators` (see lib/simulators.ts).
-  const simulators = await startChild(process.execPath, ["--max-semi-space-size=64", "--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks", "--max-stored-messages", "50"], "SIMULATORS ");
+  const simulators = await startChild(
+    process.execPath,
+    [
+      "--max-semi-space-size=64",
+      "--import",
+      "tsx",
+      "lib/simulators.ts",
+      "--postmark-port",
+      "0",
+      "--graph-port",
+      "0",
+      "--no-webhooks",
+      "--max-stored-messages",
+      "50",
+    ],
+    "SIMULATORS ",
+  );
   const sink = await startChild(process.execPath, ["-e", SINK], "SINK ");
   const urls = JSON.parse(simulators.line) as { postmark: string; graph: string };
   const runtime = await bootRuntime({
@@ -111,18 +131,35 @@ export async function benchSendJobs(): Promise<void> {
     await fetch(`${urls.postmark}/__sim/servers`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ token: runtime.deps.secrets.open(config.serverTokenSealed), streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] }),
+      body: JSON.stringify({
+        token: runtime.deps.secrets.open(config.serverTokenSealed),
+        streams: [
+          { id: "outbound", type: "Transactional" },
+          { id: "broadcast", type: "Broadcasts" },
+        ],
+      }),
     });
     await runtime.app.root.request(`/admin/v1/customers/${demo.customerId}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${runtime.deps.adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ mail: { monthly_limit: 10 * RECIPIENTS, max_per_job: 2 * RECIPIENTS } }),
     });
-    const template = await api(runtime, "POST", "/mail/v1/templates", key, JSON.stringify({ name: "Bench", subject: "News for {{first_name}}", blocks: stack() }));
+    const template = await api(
+      runtime,
+      "POST",
+      "/mail/v1/templates",
+      key,
+      JSON.stringify({ name: "Bench", subject: "News for {{first_name}}", blocks: stack() }),
+    );
     const job = await api(runtime, "POST", "/mail/v1/send-jobs", key, JSON.stringify({ template_id: template.data.id }));
     const jobId: string = job.data.id;
     const bodies = Array.from({ length: RECIPIENTS / PER_CALL }, (_, call) =>
-      JSON.stringify({ recipients: Array.from({ length: PER_CALL }, (_, i) => ({ email: `reader${call * PER_CALL + i}@example.com`, data: { first_name: `Reader ${call * PER_CALL + i}` } })) }),
+      JSON.stringify({
+        recipients: Array.from({ length: PER_CALL }, (_, i) => ({
+          email: `reader${call * PER_CALL + i}@example.com`,
+          data: { first_name: `Reader ${call * PER_CALL + i}` },
+        })),
+      }),
     );
 
     const rssBefore = process.memoryUsage().rss;
@@ -143,7 +180,10 @@ export async function benchSendJobs(): Promise<void> {
     rss.stop();
     const [done] = await db.select().from(mailSendJobs).where(eq(mailSendJobs.id, jobId));
     if (done?.status !== "completed" || done.accepted !== RECIPIENTS) throw new Error(`bench job ended ${done?.status} with ${done?.accepted} accepted`);
-    const stats = (await (await fetch(`${urls.postmark}/__sim/stats`)).json()) as { received: number; duplicates_by_metadata_message_id: Record<string, number> };
+    const stats = (await (await fetch(`${urls.postmark}/__sim/stats`)).json()) as {
+      received: number;
+      duplicates_by_metadata_message_id: Record<string, number>;
+    };
     const ours = ingestMs + sendMs;
 
     const floor = await measureFloor(runtime, `http://127.0.0.1:${sink.line}/email/batch`, done.compiled, demo.customerId, done.templateId);
@@ -153,7 +193,9 @@ export async function benchSendJobs(): Promise<void> {
       `## Send job: ${RECIPIENTS.toLocaleString("en")} recipients (${RECIPIENTS / PER_CALL} calls of ${PER_CALL.toLocaleString("en")}), ${htmlKb.toFixed(1)} KB newsletter, ${runtime.database.driver === "pglite" ? "embedded mode (PGlite under DATA_DIR" : `${runtime.database.driver} at DATABASE_URL (`}, in-process queue), Postmark simulator in its own process (zero latency, webhooks off)`,
     );
     console.log(`ingest:    ${Math.round(RECIPIENTS / (ingestMs / 1000)).toLocaleString("en")} recipients/s (${seconds(ingestMs)})`);
-    console.log(`send:      ${Math.round(RECIPIENTS / (sendMs / 1000)).toLocaleString("en")} messages/s (${seconds(sendMs)}, ${done.batchesCompleted} batches; simulator received ${stats.received.toLocaleString("en")}, duplicates ${Object.keys(stats.duplicates_by_metadata_message_id).length})`);
+    console.log(
+      `send:      ${Math.round(RECIPIENTS / (sendMs / 1000)).toLocaleString("en")} messages/s (${seconds(sendMs)}, ${done.batchesCompleted} batches; simulator received ${stats.received.toLocaleString("en")}, duplicates ${Object.keys(stats.duplicates_by_metadata_message_id).length})`,
+    );
     const simulatorCpu = simulatorCpuBefore === null || simulatorCpuAfter === null ? "n/a" : seconds(simulatorCpuAfter - simulatorCpuBefore);
     console.log(
       `CPU time during the send: service ${seconds((serviceCpu.user + serviceCpu.system) / 1000)} (all threads; its main thread busy ${seconds(mainThreadBusy)}), Postmark simulator ${simulatorCpu}`,
@@ -179,7 +221,10 @@ export async function benchSendJobs(): Promise<void> {
 async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRender | null, customerId: string, templateId: string) {
   if (!render) throw new Error("the bench job has no render");
   const { db } = runtime.deps;
-  const [job] = await db.insert(mailSendJobs).values({ id: timeOrderedUuid(), customerId, mode: "live", templateId, from: { email: "news@demo.example.com", name: "Demo GmbH" } }).returning();
+  const [job] = await db
+    .insert(mailSendJobs)
+    .values({ id: timeOrderedUuid(), customerId, mode: "live", templateId, from: { email: "news@demo.example.com", name: "Demo GmbH" } })
+    .returning();
   if (!job) throw new Error("floor job insert failed");
   const names = Array.from({ length: RECIPIENTS }, (_, i) => `Reader ${i}`);
   const emails = names.map((_, i) => `reader${i}@example.com`);
@@ -187,7 +232,8 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
   const hashes = emails.map((email) => sha256Hex(email));
   const segments = Array.from({ length: RECIPIENTS / PER_CALL }, () => randomBytes(32 * PER_CALL).toString("base64"));
 
-  const chunkText = (from: number, to: number) => JSON.stringify(ids.slice(from, to).map((id, k) => [id, emails[from + k], null, { first_name: names[from + k] }]));
+  const chunkText = (from: number, to: number) =>
+    JSON.stringify(ids.slice(from, to).map((id, k) => [id, emails[from + k], null, { first_name: names[from + k] }]));
   let started = performance.now();
   for (let from = 0; from < RECIPIENTS; from += PER_CALL) {
     const to = from + PER_CALL;
@@ -199,7 +245,9 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
       await tx.execute(sql`insert into mail_messages (id, customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, created_at)
         select unnest(${sql.param(ids.slice(from, to))}::uuid[]), ${customerId}, 'newsletter', 'live', 'pending', ${templateId}, ${job.id}, 'News', unnest(${sql.param(hashes.slice(from, to))}::text[]), now()`);
       await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${job.id}, unnest(${sql.param(chunks)}::text[])`);
-      await tx.execute(sql`insert into mail_send_job_address_sets (send_job_id, seq, entries, count) values (${job.id}, ${from / PER_CALL}, ${segment}, ${PER_CALL})`);
+      await tx.execute(
+        sql`insert into mail_send_job_address_sets (send_job_id, seq, entries, count) values (${job.id}, ${from / PER_CALL}, ${segment}, ${PER_CALL})`,
+      );
     });
   }
   const insert = performance.now() - started;
@@ -215,7 +263,9 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
   const head = Buffer.from(`{"From":"Demo GmbH <news@demo.example.com>","To":`);
   const subjectField = Buffer.from(`,"Subject":`);
   const htmlField = Buffer.from(`,"HtmlBody":"`);
-  const tail = Buffer.from(`","MessageStream":"broadcast","TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":"${job.id}","batch_id":"${FLOOR_BATCH_ID}","message_id":"`);
+  const tail = Buffer.from(
+    `","MessageStream":"broadcast","TrackOpens":true,"TrackLinks":"HtmlOnly","Metadata":{"send_job_id":"${job.id}","batch_id":"${FLOOR_BATCH_ID}","message_id":"`,
+  );
   const close = Buffer.from(`"}}`);
   const perMessage = head.length + tail.length + chunks.reduce((n, c) => n + c.length, 0) + 1024;
   const floorBody = (from: number, to: number): Buffer => {
@@ -240,8 +290,20 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
     at += out.write("]", at);
     return out.subarray(0, at);
   };
-  const writer = createBatchWriter({ compiled: render.html, subject: "News for {{first_name}}", defaults: {}, from: { email: "news@demo.example.com", name: "Demo GmbH" }, replyTo: null, stream: "broadcast", sendJobId: job.id });
-  if (!writer.write([{ messageId: ids[7] ?? "", email: emails[7] ?? "", name: null, data: { first_name: names[7] } }], FLOOR_BATCH_ID).body.equals(floorBody(7, 8))) {
+  const writer = createBatchWriter({
+    compiled: render.html,
+    subject: "News for {{first_name}}",
+    defaults: {},
+    from: { email: "news@demo.example.com", name: "Demo GmbH" },
+    replyTo: null,
+    stream: "broadcast",
+    sendJobId: job.id,
+  });
+  if (
+    !writer
+      .write([{ messageId: ids[7] ?? "", email: emails[7] ?? "", name: null, data: { first_name: names[7] } }], FLOOR_BATCH_ID)
+      .body.equals(floorBody(7, 8))
+  ) {
     throw new Error("the floor's payload differs from the engine's");
   }
 
@@ -255,7 +317,9 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
     started = performance.now();
     await db.transaction(async (tx) => {
       // The row is marked with the batch id (kept until the results are recorded), as the engine does.
-      await tx.execute(sql`update mail_send_job_chunks set batch_id = ${FLOOR_BATCH_ID}, claimed_at = now() where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} and batch_id is null order by seq limit 1) returning recipients`);
+      await tx.execute(
+        sql`update mail_send_job_chunks set batch_id = ${FLOOR_BATCH_ID}, claimed_at = now() where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} and batch_id is null order by seq limit 1) returning recipients`,
+      );
       await tx.execute(sql`update mail_messages set status = 'sending' where id = any(${sql.param(batchIds)}::uuid[])`);
     });
     claim += performance.now() - started;

@@ -69,7 +69,11 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   }
   const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
-  const database = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite"), neonLocalProxy: config.NEON_LOCAL_PROXY });
+  const database = await openDatabase({
+    url: config.DATABASE_URL,
+    dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite"),
+    neonLocalProxy: config.NEON_LOCAL_PROXY,
+  });
   const logger = createLogger(config.LOG_LEVEL);
   const providers = await startProviders(config, { embedded: !onVercel });
   const deps: RuntimeDeps = {

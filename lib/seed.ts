@@ -26,8 +26,7 @@ export async function seedDemo(deps: CoreDeps & { providers: Providers }): Promi
   const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
   await seedDemoMail(deps, demo.id);
   await seedDemoAds(deps, demo.id);
-  const key = async (service: "mail" | "ads", scope: "full" | "reporting") =>
-    (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
+  const key = async (service: "mail" | "ads", scope: "full" | "reporting") => (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
   return {
     customerId: demo.id,
     keys: {

@@ -33,8 +33,12 @@ async function main(): Promise<void> {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
-    pointSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) => deps.logger.error("the Postmark simulator could not be pointed at the receiver", { error: String(error) }));
-    pointGraphSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) => deps.logger.error("the Graph simulator could not subscribe to the platform webhook receiver", { error: String(error) }));
+    pointSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) =>
+      deps.logger.error("the Postmark simulator could not be pointed at the receiver", { error: String(error) }),
+    );
+    pointGraphSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) =>
+      deps.logger.error("the Graph simulator could not subscribe to the platform webhook receiver", { error: String(error) }),
+    );
     const lines = [
       "",
       "Mail and ads middleware is running (embedded mode).",
@@ -62,7 +66,10 @@ async function main(): Promise<void> {
         `(Issue more with: npm run admin -- keys:create ${demo.customerId} mail full)`,
       );
     } else {
-      lines.push("", `The Demo's keys were printed on its first start; issue new ones with: npm run admin -- keys:create ${demo.customerId} mail|ads full|reporting`);
+      lines.push(
+        "",
+        `The Demo's keys were printed on its first start; issue new ones with: npm run admin -- keys:create ${demo.customerId} mail|ads full|reporting`,
+      );
     }
     const exports = exportLines({
       base,

@@ -14,7 +14,11 @@ export function functionHandler(group: FunctionGroup): (request: Request) => Pro
     const { pathname } = new URL(request.url);
     if (!pathname.startsWith(prefixes[group])) {
       const requestId = crypto.randomUUID();
-      const body = errorBody(new ApiError("not_found", `No endpoint ${request.method} ${pathname.slice(0, 200)}.`), group === "api" ? "internal" : group === "console" ? "admin" : group, requestId);
+      const body = errorBody(
+        new ApiError("not_found", `No endpoint ${request.method} ${pathname.slice(0, 200)}.`),
+        group === "api" ? "internal" : group === "console" ? "admin" : group,
+        requestId,
+      );
       return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId } });
     }
     const runtime = await sharedRuntime();

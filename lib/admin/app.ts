@@ -11,11 +11,9 @@ import { registerAdminRoutes } from "./routes";
 
 const ADMIN_PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
 
-
 /** The operator API: customers and their API keys, the mail side (block library, design, frame, provider, templates) and the ads side (account, targets, naming, templates). */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
-  const app = createServiceApp({ service: "admin",
-    mountPath: "/admin", deps });
+  const app = createServiceApp({ service: "admin", mountPath: "/admin", deps });
   app.use("/v1/*", async (c, next) => {
     if (ADMIN_PUBLIC_PATHS.has(c.req.path)) return next();
     const address = clientAddress(c) ?? "unknown";

@@ -21,7 +21,11 @@ async function load(db: Database, id: string): Promise<CustomerRecord | null> {
   return row ? toCustomerView(row) : null;
 }
 
-function toCustomerView(row: { customer: typeof customers.$inferSelect; mail: typeof mailSettings.$inferSelect; ads: typeof adsSettings.$inferSelect }): CustomerRecord {
+function toCustomerView(row: {
+  customer: typeof customers.$inferSelect;
+  mail: typeof mailSettings.$inferSelect;
+  ads: typeof adsSettings.$inferSelect;
+}): CustomerRecord {
   return {
     id: row.customer.id,
     name: row.customer.name,
@@ -97,9 +101,17 @@ export async function updateCustomer(
       .returning({ id: customers.id });
     if (!customer) return false;
     const mail = mailColumns(input.mail ?? {});
-    if (Object.keys(mail).length > 0) await tx.update(mailSettings).set({ ...mail, updatedAt: now }).where(eq(mailSettings.customerId, id));
+    if (Object.keys(mail).length > 0)
+      await tx
+        .update(mailSettings)
+        .set({ ...mail, updatedAt: now })
+        .where(eq(mailSettings.customerId, id));
     const ads = adsColumns(input.ads ?? {});
-    if (Object.keys(ads).length > 0) await tx.update(adsSettings).set({ ...ads, updatedAt: now }).where(eq(adsSettings.customerId, id));
+    if (Object.keys(ads).length > 0)
+      await tx
+        .update(adsSettings)
+        .set({ ...ads, updatedAt: now })
+        .where(eq(adsSettings.customerId, id));
     return true;
   });
   return found ? load(db, id) : null;

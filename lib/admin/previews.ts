@@ -14,7 +14,11 @@ import { getDesignRules } from "../mail/setup/design";
  * customers get (`renderTile`), in a customer's design and brand or the defaults. Drafts change with every
  * keystroke, so nothing is cached.
  */
-export async function previewDraftBlock(db: Database, customer: { id: string; name: string } | null, draft: { mjml: string; params: readonly BlockParam[] }): Promise<Tile> {
+export async function previewDraftBlock(
+  db: Database,
+  customer: { id: string; name: string } | null,
+  draft: { mjml: string; params: readonly BlockParam[] },
+): Promise<Tile> {
   const [tokens, frame] = customer
     ? await Promise.all([getDesignRules(db, customer.id).then((design) => design.tokens), frameFor(db, customer.id, customer.name)])
     : [defaultDesignTokens, defaultFrame];
@@ -26,9 +30,19 @@ export async function previewDraftBlock(db: Database, customer: { id: string; na
  * contract's example values as the parameters and an empty recipient: what the operator checks before a
  * customer sends it.
  */
-export async function previewStoredTemplate(db: Database, customer: { id: string; name: string }, templateId: string): Promise<{ subject: string; html: string; errors: CompileResult["errors"] }> {
+export async function previewStoredTemplate(
+  db: Database,
+  customer: { id: string; name: string },
+  templateId: string,
+): Promise<{ subject: string; html: string; errors: CompileResult["errors"] }> {
   const template = toTemplate(await getTemplateRow(db, customer.id, templateId));
   const params = Object.fromEntries(template.params.map((p) => [p.name, p.example]));
-  const rendered = await renderForCustomer(db, customer, { kind: template.kind, stack: template.blocks ?? [], values: template.values, params, contract: template.params });
+  const rendered = await renderForCustomer(db, customer, {
+    kind: template.kind,
+    stack: template.blocks ?? [],
+    values: template.values,
+    params,
+    contract: template.params,
+  });
   return { subject: personaliseSubject(template.subject, { ...template.values, ...params }), html: rendered.html, errors: rendered.errors };
 }

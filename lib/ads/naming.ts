@@ -26,7 +26,10 @@ export function patternProblems(pattern: string, tokens: readonly string[]): str
 }
 
 export async function getNaming(db: Database, customerId: string): Promise<NamingView> {
-  const [row] = await db.select({ adSet: adsAccounts.adSetNamePattern, ad: adsAccounts.adNamePattern }).from(adsAccounts).where(eq(adsAccounts.customerId, customerId));
+  const [row] = await db
+    .select({ adSet: adsAccounts.adSetNamePattern, ad: adsAccounts.adNamePattern })
+    .from(adsAccounts)
+    .where(eq(adsAccounts.customerId, customerId));
   return {
     adset_pattern: row?.adSet ?? DEFAULT_AD_SET_NAME_PATTERN,
     ad_pattern: row?.ad ?? DEFAULT_AD_NAME_PATTERN,
@@ -36,13 +39,21 @@ export async function getNaming(db: Database, customerId: string): Promise<Namin
 }
 
 /** `null` restores the default pattern. */
-export async function setNaming(db: Database, customerId: string, input: { adset_pattern?: string | null; ad_pattern?: string | null }, now: Date): Promise<NamingView> {
+export async function setNaming(
+  db: Database,
+  customerId: string,
+  input: { adset_pattern?: string | null; ad_pattern?: string | null },
+  now: Date,
+): Promise<NamingView> {
   const values = {
     ...(input.adset_pattern !== undefined && { adSetNamePattern: input.adset_pattern }),
     ...(input.ad_pattern !== undefined && { adNamePattern: input.ad_pattern }),
     updatedAt: now,
   };
-  await db.insert(adsAccounts).values({ customerId, ...values }).onConflictDoUpdate({ target: adsAccounts.customerId, set: values });
+  await db
+    .insert(adsAccounts)
+    .values({ customerId, ...values })
+    .onConflictDoUpdate({ target: adsAccounts.customerId, set: values });
   return getNaming(db, customerId);
 }
 

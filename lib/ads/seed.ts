@@ -41,7 +41,10 @@ export const DEMO_TARGETS = [
  * registered on every start; the database rows are created once. Without the simulator (a real
  * `GRAPH_API_URL`) there is nothing to onboard against and nothing happens.
  */
-export async function seedDemoAds(deps: CoreDeps & { providers: { graphApiUrl: string; graphSimulator: RunningGraphSimulator | null } }, customerId: string): Promise<void> {
+export async function seedDemoAds(
+  deps: CoreDeps & { providers: { graphApiUrl: string; graphSimulator: RunningGraphSimulator | null } },
+  customerId: string,
+): Promise<void> {
   const simulator = deps.providers.graphSimulator?.simulator;
   if (!simulator) return;
   const controls = simulator.controls;
@@ -54,23 +57,32 @@ export async function seedDemoAds(deps: CoreDeps & { providers: { graphApiUrl: s
       name: "Demo ad account",
       currency: "EUR",
       pageIds: [DEMO_ADS.pageId],
-      campaigns: DEMO_TARGETS.map((target) => ({ id: target.campaignId, name: `Demo campaign (${target.key})`, status: stored.get(target.key) ?? target.status })),
+      campaigns: DEMO_TARGETS.map((target) => ({
+        id: target.campaignId,
+        name: `Demo campaign (${target.key})`,
+        status: stored.get(target.key) ?? target.status,
+      })),
     });
   }
 
   const adsDeps = createAdsDeps(deps);
   const onboarding = await getOnboarding(deps.db, customerId);
   if (!onboarding.complete) {
-    await updateOnboarding(adsDeps, customerId, {
-      access_token: DEMO_ADS.accessToken,
-      app_secret: DEMO_ADS.appSecret,
-      ad_account_id: DEMO_ADS.adAccountId,
-      page_id: DEMO_ADS.pageId,
-      instagram_account_id: DEMO_ADS.instagramAccountId,
-      dsa_beneficiary: DEMO_ADS.legalName,
-      dsa_payor: DEMO_ADS.legalName,
-      legal_name: DEMO_ADS.legalName,
-    }, { backfill: false });
+    await updateOnboarding(
+      adsDeps,
+      customerId,
+      {
+        access_token: DEMO_ADS.accessToken,
+        app_secret: DEMO_ADS.appSecret,
+        ad_account_id: DEMO_ADS.adAccountId,
+        page_id: DEMO_ADS.pageId,
+        instagram_account_id: DEMO_ADS.instagramAccountId,
+        dsa_beneficiary: DEMO_ADS.legalName,
+        dsa_payor: DEMO_ADS.legalName,
+        legal_name: DEMO_ADS.legalName,
+      },
+      { backfill: false },
+    );
   }
   for (const target of DEMO_TARGETS) {
     if (await findTargetByKey(deps.db, customerId, target.key)) continue;
@@ -131,7 +143,18 @@ async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customer
 async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
   const existing = new Map((await listAdTemplates(deps.db)).map((t) => [t.name, t.id]));
   for (const seed of DEMO_TEMPLATES) {
-    const id = existing.get(seed.name) ?? (await createAdTemplate(deps, { name: seed.name, description: seed.description, type: seed.type, params: seed.params, layouts: seed.layouts, highlight: seed.highlight })).id;
+    const id =
+      existing.get(seed.name) ??
+      (
+        await createAdTemplate(deps, {
+          name: seed.name,
+          description: seed.description,
+          type: seed.type,
+          params: seed.params,
+          layouts: seed.layouts,
+          highlight: seed.highlight,
+        })
+      ).id;
     const assigned = await assignAdTemplate(deps, customerId, id);
     if (seed === SALE_BANNER && Object.keys(assigned.preview_values).length === 0) {
       await setPreviewValues(deps, customerId, id, { headline: "Demo [[Sale]]: sneakers for spring", price: "€ 59.00", brand_color: "#1d4ed8" });
@@ -139,7 +162,12 @@ async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, custome
     if (seed === VIDEO_PROMO && Object.keys(assigned.preview_values).length === 0) {
       const video = await sampleBackgroundVideo();
       const { url } = await deps.blobs.put(`creatives/${sha256Hex(video)}.mp4`, video, { contentType: "video/mp4", cacheControlMaxAge: 31_536_000 });
-      await setPreviewValues(deps, customerId, id, { headline: "Demo [[video]] in three formats", subline: "Rendered on your own background", brand_color: "#e11d48", background_video: url });
+      await setPreviewValues(deps, customerId, id, {
+        headline: "Demo [[video]] in three formats",
+        subline: "Rendered on your own background",
+        brand_color: "#e11d48",
+        background_video: url,
+      });
     }
   }
 }

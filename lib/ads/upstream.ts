@@ -38,7 +38,14 @@ export async function upstream<T>(context: UpstreamContext, call: () => Promise<
 }
 
 export function toApiError(error: PlatformError, context: UpstreamContext): ApiError {
-  const fields = { customer_id: context.customerId, action: context.action, kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId };
+  const fields = {
+    customer_id: context.customerId,
+    action: context.action,
+    kind: error.kind,
+    code: error.code,
+    subcode: error.subcode,
+    fbtrace_id: error.fbtraceId,
+  };
   if (error.kind === "auth" || error.kind === "permission") {
     context.logger.error(
       error.kind === "auth"
@@ -56,7 +63,10 @@ export function toApiError(error: PlatformError, context: UpstreamContext): ApiE
   const described = describePlatformError(error, { fieldMap: PLATFORM_FIELD_MAP });
   const headers: Record<string, string> = described.retryAfterSeconds !== undefined ? { "Retry-After": String(described.retryAfterSeconds) } : {};
   if (described.code === "validation_error") {
-    return new ValidationError(described.message, (described.details ?? []).map((d) => ({ path: d.field, message: d.issue })));
+    return new ValidationError(
+      described.message,
+      (described.details ?? []).map((d) => ({ path: d.field, message: d.issue })),
+    );
   }
   return new ApiError(described.code, described.message, { headers });
 }

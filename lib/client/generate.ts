@@ -38,7 +38,9 @@ async function main(): Promise<void> {
     process.stderr.write(`The typed client is out of date for: ${stale.join(", ")}. Run \`npm run client:generate\` and commit lib/client/types/.\n`);
     process.exit(1);
   }
-  process.stdout.write(check ? "The typed client matches the OpenAPI documents.\n" : `Wrote ${CLIENT_SERVICES.map((s) => `lib/client/types/${s}.ts`).join(", ")}.\n`);
+  process.stdout.write(
+    check ? "The typed client matches the OpenAPI documents.\n" : `Wrote ${CLIENT_SERVICES.map((s) => `lib/client/types/${s}.ts`).join(", ")}.\n`,
+  );
 }
 
 await main();

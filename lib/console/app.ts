@@ -61,7 +61,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get("/sign-in", async (c) => {
     if (await currentSession(c)) return c.redirect(`${CONSOLE_PATH}/`, 303);
-    const notice = c.req.query("signed_out") !== undefined ? "You are signed out." : c.req.query("expired") !== undefined ? "Your session ended. Sign in again." : null;
+    const notice =
+      c.req.query("signed_out") !== undefined ? "You are signed out." : c.req.query("expired") !== undefined ? "Your session ended. Sign in again." : null;
     return c.html(signInPage({ notice }));
   });
 
@@ -111,7 +112,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (!session) return apiError(c, new ApiError("unauthorized", "No console session, or it ended. Sign in again."));
     if (UNSAFE_METHODS.has(c.req.method)) {
       if (!sameOrigin(c)) return apiError(c, new ApiError("forbidden", "Cross-site request refused: Origin is not this console."));
-      if (!csrfTokenMatches(session, c.req.header("x-csrf-token"))) return apiError(c, new ApiError("forbidden", "CSRF token missing or wrong. Reload the console page."));
+      if (!csrfTokenMatches(session, c.req.header("x-csrf-token")))
+        return apiError(c, new ApiError("forbidden", "CSRF token missing or wrong. Reload the console page."));
     }
     const url = new URL(c.req.url);
     const target = new URL(`/admin/v1/${url.pathname.slice(`${CONSOLE_PATH}/api/`.length)}${url.search}`, url.origin);

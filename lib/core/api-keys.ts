@@ -45,10 +45,7 @@ function toApiKeyView(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
 }
 
 /** Creates a key; the plaintext is returned here once and only its SHA-256 is stored. */
-export async function issueApiKey(
-  db: Database,
-  input: { customerId: string; service: KeyService; scope: Scope },
-): Promise<ApiKeyRecord & { key: string }> {
+export async function issueApiKey(db: Database, input: { customerId: string; service: KeyService; scope: Scope }): Promise<ApiKeyRecord & { key: string }> {
   const key = PREFIX[input.service] + randomBase62(32);
   const [row] = await db
     .insert(apiKeys)
@@ -137,9 +134,7 @@ export async function authenticateApiKey(db: Database, rawKey: string, service: 
     mail: row.mail
       ? { sendingBlocked: row.mail.sendingBlocked, mode: row.mail.mode, monthlyLimit: row.mail.monthlyLimit, maxPerJob: row.mail.maxPerJob }
       : null,
-    ads: row.ads
-      ? { accountState: row.ads.accountState, stage: row.ads.stage, enterpriseIncludedAds: row.ads.enterpriseIncludedAds }
-      : null,
+    ads: row.ads ? { accountState: row.ads.accountState, stage: row.ads.stage, enterpriseIncludedAds: row.ads.enterpriseIncludedAds } : null,
   };
   cache?.set(hash, principal);
   return principal.service === service ? principal : null;

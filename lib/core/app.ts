@@ -119,7 +119,13 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   app.use("*", (c, next) => {
     const method = c.req.method;
     // A DELETE carries a body only where a route takes one (e.g. the contacts to remove), always as JSON.
-    if (method === "GET" || method === "HEAD" || (method === "DELETE" && c.req.header("content-type") === undefined) || rawBodyPaths.some((p) => p.test(c.req.path))) return next();
+    if (
+      method === "GET" ||
+      method === "HEAD" ||
+      (method === "DELETE" && c.req.header("content-type") === undefined) ||
+      rawBodyPaths.some((p) => p.test(c.req.path))
+    )
+      return next();
     return limitBody(c, next);
   });
 
@@ -261,7 +267,12 @@ function allowedMethods(app: OpenAPIHono<AppEnv>, path: string): string[] {
   const methods = new Set<string>();
   for (const route of app.routes) {
     if (route.method === "ALL") continue;
-    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/\/:[^/]+/g, "/[^/]+").replace(/\*/g, ".*")}$`);
+    const pattern = new RegExp(
+      `^${route.path
+        .replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+        .replace(/\/:[^/]+/g, "/[^/]+")
+        .replace(/\*/g, ".*")}$`,
+    );
     if (pattern.test(path)) methods.add(route.method);
   }
   if (methods.has("GET")) methods.add("HEAD");

@@ -45,7 +45,11 @@ export function createAuthThrottle(limiter: RateLimiter, clock: Clock): AuthThro
 }
 
 export function tooManyAuthFailures(retryAfterSeconds: number, limit: number): ApiError {
-  return new ApiError("rate_limited", `Too many requests with a missing or invalid key from this address (more than ${limit} a minute); retry after ${retryAfterSeconds} s.`, {
-    headers: { "Retry-After": String(retryAfterSeconds) },
-  });
+  return new ApiError(
+    "rate_limited",
+    `Too many requests with a missing or invalid key from this address (more than ${limit} a minute); retry after ${retryAfterSeconds} s.`,
+    {
+      headers: { "Retry-After": String(retryAfterSeconds) },
+    },
+  );
 }

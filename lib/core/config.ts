@@ -29,19 +29,35 @@ export const configSchema = z.object({
   UPSTASH_REDIS_REST_URL: optionalUrl.describe("Upstash Redis for rate limits and idempotency records"),
   UPSTASH_REDIS_REST_TOKEN: z.string().optional().describe("Upstash Redis REST token"),
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(1000).describe("Requests per minute per customer"),
-  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().max(1_000_000).default(60).describe("Requests with a missing or invalid API key or operator token per minute per client address before 429"),
+  AUTH_FAILURES_PER_MINUTE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(1_000_000)
+    .default(60)
+    .describe("Requests with a missing or invalid API key or operator token per minute per client address before 429"),
   RATE_LIMIT_TIMEOUT_MS: z.coerce.number().int().positive().default(300).describe("Fail-open timeout of the rate limiter"),
   QSTASH_TOKEN: z.string().optional().describe("QStash token; unset = in-process queue"),
   QSTASH_URL: optionalUrl.describe("QStash API URL override"),
   QSTASH_CURRENT_SIGNING_KEY: z.string().optional().describe("QStash signature verification key (current)"),
   QSTASH_NEXT_SIGNING_KEY: z.string().optional().describe("QStash signature verification key (next)"),
-  BLOB_READ_WRITE_TOKEN: z.string().regex(/^vercel_blob_rw_[A-Za-z0-9]+_\S+$/, "must look like vercel_blob_rw_<storeId>_<secret>").optional().describe("Vercel Blob token; unset = local files under DATA_DIR"),
-  VERCEL_BLOB_API_URL: optionalUrl.describe("Vercel Blob API base the @vercel/blob SDK and our upload URLs use; unset = https://vercel.com/api/blob (tests point it at a local fake)"),
+  BLOB_READ_WRITE_TOKEN: z
+    .string()
+    .regex(/^vercel_blob_rw_[A-Za-z0-9]+_\S+$/, "must look like vercel_blob_rw_<storeId>_<secret>")
+    .optional()
+    .describe("Vercel Blob token; unset = local files under DATA_DIR"),
+  VERCEL_BLOB_API_URL: optionalUrl.describe(
+    "Vercel Blob API base the @vercel/blob SDK and our upload URLs use; unset = https://vercel.com/api/blob (tests point it at a local fake)",
+  ),
   POSTMARK_API_URL: optionalUrl.describe("Postmark API origin; unset = the embedded Postmark simulator"),
   POSTMARK_WEBHOOK_ALLOWED_IPS: z.string().optional().describe("Optional comma-separated IP allow-list for the Postmark receiver"),
   GRAPH_API_URL: optionalUrl.describe("Graph API base incl. version; unset = the embedded platform simulator"),
   GRAPH_APP_SECRET: z.string().optional().describe("Meta app secret (webhook signature of /api/platform/webhook)"),
-  GRAPH_WEBHOOK_VERIFY_TOKEN: z.string().min(16).optional().describe("Verify token of the platform webhook subscription (GET /api/platform/webhook); unset = derived from ENCRYPTION_KEY"),
+  GRAPH_WEBHOOK_VERIFY_TOKEN: z
+    .string()
+    .min(16)
+    .optional()
+    .describe("Verify token of the platform webhook subscription (GET /api/platform/webhook); unset = derived from ENCRYPTION_KEY"),
   CRON_SECRET: z.string().optional().describe("Bearer secret Vercel Cron sends to /api/cron/*"),
   BILLING_URL: optionalUrl.describe("Where the daily accepted-mail count is posted; unset = not posted"),
   BILLING_SECRET: z.string().optional().describe("HMAC secret for billing posts"),
@@ -51,12 +67,16 @@ export const configSchema = z.object({
     .min(0)
     .max(86_400)
     .default(120)
-    .describe("Seconds after a provider call whose outcome is in doubt before what Postmark's search does not show is sent again (its search index lags behind the send)"),
+    .describe(
+      "Seconds after a provider call whose outcome is in doubt before what Postmark's search does not show is sent again (its search index lags behind the send)",
+    ),
   ADS_INSIGHTS_BACKFILL_ON_CONNECT: z
     .enum(["true", "false", "1", "0"])
     .default("true")
     .transform((v) => v === "true" || v === "1")
-    .describe("Queue an ad account's insights backfill (up to 90 days) as soon as its onboarding is verified, instead of at the next nightly run; the test harness turns it off so tests drive snapshots explicitly"),
+    .describe(
+      "Queue an ad account's insights backfill (up to 90 days) as soon as its onboarding is verified, instead of at the next nightly run; the test harness turns it off so tests drive snapshots explicitly",
+    ),
   ALLOW_LOOPBACK_OUTBOUND: flag.describe("TEST ONLY: lets the SSRF-safe client reach loopback"),
   OUTBOUND_TRUSTED_CA: z
     .string()
@@ -67,7 +87,9 @@ export const configSchema = z.object({
     .string()
     .regex(/^(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/, "must be a loopback host:port, e.g. 127.0.0.1:4444")
     .optional()
-    .describe("TEST ONLY: host:port of the local WebSocket proxy (lib/db/neon-local-proxy.ts); when set, DATABASE_URL is opened with the Neon driver through it, as CI does"),
+    .describe(
+      "TEST ONLY: host:port of the local WebSocket proxy (lib/db/neon-local-proxy.ts); when set, DATABASE_URL is opened with the Neon driver through it, as CI does",
+    ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
 });
 

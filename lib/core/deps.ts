@@ -23,9 +23,7 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
   const authPolicy = { limit: config.AUTH_FAILURES_PER_MINUTE, windowSeconds: 60 };
   const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");
   const upstash =
-    config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN
-      ? { url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN }
-      : null;
+    config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN ? { url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN } : null;
   const limiter = (limits: typeof policy) =>
     upstash ? createUpstashRateLimiter(limits, upstash, { timeoutMs: config.RATE_LIMIT_TIMEOUT_MS, clock, logger }) : createMemoryRateLimiter(limits, clock);
   return {
@@ -37,9 +35,7 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
     rateLimiter: limiter(policy),
     authThrottle: createAuthThrottle(limiter(authPolicy), clock),
     idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
-    queue: config.QSTASH_TOKEN
-      ? createQstashQueue({ token: config.QSTASH_TOKEN, publicBaseUrl, qstashUrl: config.QSTASH_URL })
-      : createLocalQueue({ logger }),
+    queue: config.QSTASH_TOKEN ? createQstashQueue({ token: config.QSTASH_TOKEN, publicBaseUrl, qstashUrl: config.QSTASH_URL }) : createLocalQueue({ logger }),
     publicBaseUrl,
     principals: new PrincipalCache(PRINCIPAL_TTL_MS, 10_000, () => clock.now().getTime()),
   };

@@ -56,13 +56,22 @@ function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
       operation.parameters = [...(operation.parameters ?? []), parameterRef("ServiceVersion"), parameterRef("RequestId")];
       for (const response of Object.values(operation.responses ?? {})) {
         if ("$ref" in response) continue;
-        response.headers = { "X-Request-Id": headerRef("X-Request-Id"), "Service-Version": headerRef("Service-Version"), ...(response.headers as Json | undefined) };
+        response.headers = {
+          "X-Request-Id": headerRef("X-Request-Id"),
+          "Service-Version": headerRef("Service-Version"),
+          ...(response.headers as Json | undefined),
+        };
       }
     }
   }
   const text = JSON.stringify(document.paths);
-  const used = <T>(all: Record<string, T>, kind: string) => Object.fromEntries(Object.entries(all).filter(([name]) => text.includes(`"#/components/${kind}/${name}"`)));
-  document.components = { ...document.components, parameters: { ...document.components?.parameters, ...used(HEADER_PARAMETERS, "parameters") }, headers: { ...document.components?.headers, ...used(RESPONSE_HEADERS, "headers") } };
+  const used = <T>(all: Record<string, T>, kind: string) =>
+    Object.fromEntries(Object.entries(all).filter(([name]) => text.includes(`"#/components/${kind}/${name}"`)));
+  document.components = {
+    ...document.components,
+    parameters: { ...document.components?.parameters, ...used(HEADER_PARAMETERS, "parameters") },
+    headers: { ...document.components?.headers, ...used(RESPONSE_HEADERS, "headers") },
+  };
   return document;
 }
 
@@ -97,7 +106,12 @@ type Json = Record<string, unknown>;
 export function toLlmsText(doc: OpenApiDocument): string {
   const lines: string[] = [`# ${doc.info.title} (${doc.info.version})`, "", doc.info.description ?? "", ""];
   const base = doc.servers?.[0]?.url ?? "";
-  lines.push(`Base URL: ${base}`, "Authentication: Authorization: Bearer <API key>", "Every request may send `Service-Version: v1` and `X-Request-Id`; every response carries `X-Request-Id` and `Service-Version`.", "");
+  lines.push(
+    `Base URL: ${base}`,
+    "Authentication: Authorization: Bearer <API key>",
+    "Every request may send `Service-Version: v1` and `X-Request-Id`; every response carries `X-Request-Id` and `Service-Version`.",
+    "",
+  );
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(item as Json)) {
       const operation = op as Json;
@@ -111,7 +125,9 @@ export function toLlmsText(doc: OpenApiDocument): string {
         const p = resolveRef(doc, raw);
         if (p.name === "Service-Version" || p.name === "X-Request-Id") continue;
         const schema = resolve(doc, p.schema as Json | undefined);
-        lines.push(`- ${String(p.in)} \`${String(p.name)}\`${p.required ? " (required)" : ""}: ${describe(schema)}${p.description ? ` — ${String(p.description)}` : ""}`);
+        lines.push(
+          `- ${String(p.in)} \`${String(p.name)}\`${p.required ? " (required)" : ""}: ${describe(schema)}${p.description ? ` — ${String(p.description)}` : ""}`,
+        );
       }
       const body = (operation.requestBody as Json | undefined)?.content as Json | undefined;
       const bodySchema = body ? ((Object.values(body)[0] as Json).schema as Json) : undefined;
@@ -203,8 +219,16 @@ function fields(doc: OpenApiDocument, raw: Json, indent: string, depth = 0): str
 }
 
 const SERVICES = [
-  { title: "Mail service API", base: "/mail/v1", summary: "Newsletter and transactional mail over Postmark: blocks, templates, sends, send jobs, suppressions, webhooks, assets." },
-  { title: "Ads service API", base: "/ads/v1", summary: "Meta ads behind a uniform API: media, ad sets, creatives, ads, status, templates, audiences, targeting, insights, plan, webhooks." },
+  {
+    title: "Mail service API",
+    base: "/mail/v1",
+    summary: "Newsletter and transactional mail over Postmark: blocks, templates, sends, send jobs, suppressions, webhooks, assets.",
+  },
+  {
+    title: "Ads service API",
+    base: "/ads/v1",
+    summary: "Meta ads behind a uniform API: media, ad sets, creatives, ads, status, templates, audiences, targeting, insights, plan, webhooks.",
+  },
   { title: "Admin API", base: "/admin/v1", summary: "Operator API: customers, their mail and ads settings, and API keys (operator token)." },
 ] as const;
 
@@ -214,7 +238,12 @@ const SERVICES = [
  * static `public/llms.txt` (a test keeps the two equal).
  */
 export function rootLlmsText(): string {
-  const lines = ["# Mail and ads middleware", "", "> Three HTTP APIs of one deployment. Each has a plain-text reference for LLMs (every operation with its parameters, body and responses), an OpenAPI 3.1 document and an interactive docs page. Authentication: `Authorization: Bearer <key>`.", ""];
+  const lines = [
+    "# Mail and ads middleware",
+    "",
+    "> Three HTTP APIs of one deployment. Each has a plain-text reference for LLMs (every operation with its parameters, body and responses), an OpenAPI 3.1 document and an interactive docs page. Authentication: `Authorization: Bearer <key>`.",
+    "",
+  ];
   for (const service of SERVICES) {
     lines.push(`## ${service.title}`, "", service.summary, "");
     lines.push(`- [${service.title}, plain-text reference](${service.base}/llms.txt): every operation, for LLMs`);

@@ -62,7 +62,9 @@ export function withoutNul(value: unknown): unknown {
 }
 
 function nulError(path: string): ApiError {
-  return new ApiError("validation_error", "Text may not contain NUL characters (\\u0000).", { details: [{ path, message: "Contains a NUL character (\\u0000)." }] });
+  return new ApiError("validation_error", "Text may not contain NUL characters (\\u0000).", {
+    details: [{ path, message: "Contains a NUL character (\\u0000)." }],
+  });
 }
 
 /**
@@ -82,7 +84,11 @@ export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> 
     if (c.req.path.includes("%00") || c.req.path.includes(NUL)) throw nulError("path");
 
     const method = c.req.method;
-    if ((method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE") && /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "") && !rawBodyPaths.some((p) => p.test(c.req.path))) {
+    if (
+      (method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE") &&
+      /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "") &&
+      !rawBodyPaths.some((p) => p.test(c.req.path))
+    ) {
       const text = await c.req.text();
       if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw new BadRequestError(`JSON may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`);
       let parsed: unknown;

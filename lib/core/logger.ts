@@ -33,15 +33,15 @@ function redact(value: unknown, depth = 0): unknown {
   if (value instanceof Error) return scrub(`${value.name}: ${value.message}`);
   if (depth > 4 || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, secretField.test(k) || personalField.test(k) ? "[redacted]" : redact(v, depth + 1)]),
-  );
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, secretField.test(k) || personalField.test(k) ? "[redacted]" : redact(v, depth + 1)]));
 }
 
 export function createLogger(level: LogLevel, write: (line: string) => void = (l) => process.stderr.write(`${l}\n`)): Logger {
-  const emit = (at: Exclude<LogLevel, "silent">) => (message: string, fields: Record<string, unknown> = {}) => {
-    if (order[at] < order[level]) return;
-    write(JSON.stringify({ level: at, time: new Date().toISOString(), message: scrub(message), ...(redact(fields) as object) }));
-  };
+  const emit =
+    (at: Exclude<LogLevel, "silent">) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      if (order[at] < order[level]) return;
+      write(JSON.stringify({ level: at, time: new Date().toISOString(), message: scrub(message), ...(redact(fields) as object) }));
+    };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -1,7 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { serviceErrorCodes, statusOf, type ServiceName } from "./errors";
 
-export const RequestId = z.string().openapi({ description: "Id of this request (UUID, or the caller's X-Request-Id).", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" });
+export const RequestId = z
+  .string()
+  .openapi({ description: "Id of this request (UUID, or the caller's X-Request-Id).", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" });
 
 /** `{ data, request_id }` around a named schema. */
 export function envelope<T extends z.ZodType>(data: T) {
@@ -40,7 +42,11 @@ const MailMissing = z
   .openapi({ description: "403 of an account whose sending is not set up." });
 
 const MailSpamComplaint = z
-  .object({ reason: z.literal("spam_complaint").openapi({ description: "The address reported a message as spam; Postmark never lets that be lifted.", example: "spam_complaint" }) })
+  .object({
+    reason: z
+      .literal("spam_complaint")
+      .openapi({ description: "The address reported a message as spam; Postmark never lets that be lifted.", example: "spam_complaint" }),
+  })
   .openapi({ description: "Only POST /v1/suppressions/reactivate of a spam complaint, as the spec names it." });
 
 /**
@@ -52,35 +58,45 @@ const MailSpamComplaint = z
  */
 function mailErrorSchema(status: number) {
   if (status === 409) {
-    const details = z
-      .union([z.array(MailDetail), MailSpamComplaint])
-      .openapi({ description: "`[{path, message}]`: the entry with path `reason` holds the machine-readable cause (`idempotency_key_reused`, `idempotency_key_in_use`, `already_running`, `job_finished`, `template_in_use`, `asset_in_use`, …), the others what it concerns (e.g. `status`, `template_ids.0`). Reactivating a spam complaint answers `{ reason: \"spam_complaint\" }`." });
+    const details = z.union([z.array(MailDetail), MailSpamComplaint]).openapi({
+      description:
+        '`[{path, message}]`: the entry with path `reason` holds the machine-readable cause (`idempotency_key_reused`, `idempotency_key_in_use`, `already_running`, `job_finished`, `template_in_use`, `asset_in_use`, …), the others what it concerns (e.g. `status`, `template_ids.0`). Reactivating a spam complaint answers `{ reason: "spam_complaint" }`.',
+    });
     return errorObject("mail", details).openapi("MailConflictError");
   }
   if (status === 403) {
-    const details = z.union([z.array(MailDetail), MailMissing]).openapi({ description: "`[{path, message}]`, or on a 403 of an account not set up an object with the `missing` items." });
+    const details = z
+      .union([z.array(MailDetail), MailMissing])
+      .openapi({ description: "`[{path, message}]`, or on a 403 of an account not set up an object with the `missing` items." });
     return errorObject("mail", details).openapi("MailForbiddenError");
   }
   const details = z.array(MailDetail).openapi({ description: "`[{path, message}]` naming each offending field; empty when no field is to blame." });
   return errorObject("mail", details).openapi("MailError");
 }
 
-function errorObject(service: ServiceName, details: z.ZodType) {
+function errorObject(_service: ServiceName, details: z.ZodType) {
   return z.object({
     error: z
       .object({
         code: z.enum(serviceErrorCodes).openapi({ description: "Machine-readable error code.", example: "validation_error" }),
         message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
         details,
-        message_id: z.uuid().optional().openapi({ description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.", example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
+        message_id: z.uuid().optional().openapi({
+          description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.",
+          example: "0f8fad5b-d9cb-469f-a165-70867728950e",
+        }),
       })
       .openapi({ description: "What went wrong." }),
     request_id: RequestId,
   });
 }
 
-const AdsMissing = z.object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) }).openapi({ description: "Onboarding items still missing." });
-const AdsLocked = z.object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) }).openapi({ description: "Fields set by the target configuration." });
+const AdsMissing = z
+  .object({ missing: z.array(z.string()).openapi({ description: "Missing onboarding items.", example: ["page_id"] }) })
+  .openapi({ description: "Onboarding items still missing." });
+const AdsLocked = z
+  .object({ locked_fields: z.array(z.string()).openapi({ description: "Locked fields that were sent.", example: ["optimization_goal"] }) })
+  .openapi({ description: "Fields set by the target configuration." });
 
 /**
  * The ads spec's error body per status: 400/422 carry `[{field, issue}]`, `{missing}` (incomplete
@@ -90,15 +106,17 @@ const AdsLocked = z.object({ locked_fields: z.array(z.string()).openapi({ descri
  */
 function adsErrorSchema(status: number) {
   if (status === 400 || status === 422) {
-    const details = z
-      .union([z.array(AdsDetail), AdsMissing, AdsLocked, z.null()])
-      .openapi({ description: "`[{field, issue}]` for invalid fields, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields; null for malformed JSON." });
+    const details = z.union([z.array(AdsDetail), AdsMissing, AdsLocked, z.null()]).openapi({
+      description:
+        "`[{field, issue}]` for invalid fields, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields; null for malformed JSON.",
+    });
     return errorObject("ads", details).openapi("AdsValidationError");
   }
   if (status === 402 || status === 409) {
-    const details = z
-      .union([z.record(z.string(), z.unknown()), z.null()])
-      .openapi({ description: "The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); null when there is nothing more to say." });
+    const details = z.union([z.record(z.string(), z.unknown()), z.null()]).openapi({
+      description:
+        "The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); null when there is nothing more to say.",
+    });
     return errorObject("ads", details).openapi("AdsStateError");
   }
   return errorObject("ads", z.null().openapi({ description: "Always null for this status." })).openapi("AdsError");
@@ -174,25 +192,52 @@ type HeaderObject = { description: string; required?: boolean; schema: Record<st
  * and `#/components/parameters/<name>`; `buildDocument` adds those a document uses.
  */
 export const RESPONSE_HEADERS: Record<string, HeaderObject> = {
-  "X-Request-Id": { description: "Id of this request: the caller's `X-Request-Id` when valid, otherwise a generated UUID. Also `request_id` in the body.", required: true, schema: { type: "string", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" } },
+  "X-Request-Id": {
+    description: "Id of this request: the caller's `X-Request-Id` when valid, otherwise a generated UUID. Also `request_id` in the body.",
+    required: true,
+    schema: { type: "string", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" },
+  },
   "Service-Version": { description: "Version of the API that answered.", required: true, schema: { type: "string", example: "v1" } },
-  "X-RateLimit-Limit": { description: "Requests allowed per window for this customer (every authenticated request; omitted when the limiter is unreachable).", schema: { type: "integer", example: 1000 } },
+  "X-RateLimit-Limit": {
+    description: "Requests allowed per window for this customer (every authenticated request; omitted when the limiter is unreachable).",
+    schema: { type: "integer", example: 1000 },
+  },
   "X-RateLimit-Remaining": { description: "Requests left in the current window.", schema: { type: "integer", example: 998 } },
   "X-RateLimit-Reset": { description: "Seconds until the window resets.", schema: { type: "integer", example: 42 } },
-  "RateLimit-Policy": { description: "IETF form of the policy: quota `q` per window `w` seconds.", schema: { type: "string", example: '"per-customer";q=1000;w=60' } },
+  "RateLimit-Policy": {
+    description: "IETF form of the policy: quota `q` per window `w` seconds.",
+    schema: { type: "string", example: '"per-customer";q=1000;w=60' },
+  },
   RateLimit: { description: "IETF form of the state: remaining `r`, seconds to reset `t`.", schema: { type: "string", example: '"per-customer";r=998;t=42' } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer", example: 30 } },
-  "Idempotent-Replayed": { description: "`true` when this is the stored first response to the same `Idempotency-Key`, replayed without doing the work again.", schema: { type: "string", enum: ["true"], example: "true" } },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the stored first response to the same `Idempotency-Key`, replayed without doing the work again.",
+    schema: { type: "string", enum: ["true"], example: "true" },
+  },
 };
 
 export const HEADER_PARAMETERS: Record<string, { name: string; in: "header"; required: false; description: string; schema: Record<string, unknown> }> = {
-  ServiceVersion: { name: "Service-Version", in: "header", required: false, description: "Pins the API version; any value but `v1` answers 400.", schema: { type: "string", example: "v1" } },
-  RequestId: { name: "X-Request-Id", in: "header", required: false, description: "Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated.", schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", example: "portal-7f3a9c" } },
+  ServiceVersion: {
+    name: "Service-Version",
+    in: "header",
+    required: false,
+    description: "Pins the API version; any value but `v1` answers 400.",
+    schema: { type: "string", example: "v1" },
+  },
+  RequestId: {
+    name: "X-Request-Id",
+    in: "header",
+    required: false,
+    description:
+      "Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated.",
+    schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$", example: "portal-7f3a9c" },
+  },
   IdempotencyKey: {
     name: "Idempotency-Key",
     in: "header",
     required: false,
-    description: "Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`.",
+    description:
+      "Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`.",
     schema: { type: "string", minLength: 1, maxLength: 255, example: "7d0a1f5e-3b2c-4d8e-9f10-2a3b4c5d6e7f" },
   },
 };

@@ -48,7 +48,10 @@ export function toPage<T>(rows: T[], limit: number, cursorOf: (row: T) => Cursor
 }
 
 export const cursorQuery = {
-  after: z.string().optional().openapi({ description: "Cursor from `paging.after` of the previous page.", example: "eyJhdCI6IjIwMjYtMDEtMDFUMDA6MDA6MDBaIiwiaWQiOiIxIn0" }),
+  after: z
+    .string()
+    .optional()
+    .openapi({ description: "Cursor from `paging.after` of the previous page.", example: "eyJhdCI6IjIwMjYtMDEtMDFUMDA6MDA6MDBaIiwiaWQiOiIxIn0" }),
 };
 
 export function limitQuery(max: number, fallback: number) {

@@ -104,7 +104,11 @@ export function idempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
       throw new ConflictError("This Idempotency-Key was already used with a different request body.", { reason: "idempotency_key_reused" });
     }
     if (claim.kind === "in_progress") {
-      throw new ConflictError("A request with this Idempotency-Key is still being processed; retry shortly.", { reason: "idempotency_key_in_use" }, { "Retry-After": "1" });
+      throw new ConflictError(
+        "A request with this Idempotency-Key is still being processed; retry shortly.",
+        { reason: "idempotency_key_in_use" },
+        { "Retry-After": "1" },
+      );
     }
     if (claim.kind === "replay") {
       const headers = new Headers(claim.response.headers);

@@ -64,7 +64,8 @@ export const cronJobs: CronJob[] = [
     name: "ads-webhook-retries",
     schedule: "*/10 * * * *",
     everyMinutes: 10,
-    description: "Re-publishes due ad.status_changed deliveries whose queue message was lost (restart, crash mid-attempt); retries normally run from the queue.",
+    description:
+      "Re-publishes due ad.status_changed deliveries whose queue message was lost (restart, crash mid-attempt); retries normally run from the queue.",
     async run(deps) {
       return { republished: await republishDueDeliveries(ADS_WEBHOOKS, deps) };
     },
@@ -89,7 +90,8 @@ export const cronJobs: CronJob[] = [
     name: "billing-report",
     schedule: "15 0 * * *",
     everyMinutes: 60,
-    description: "Posts each customer's accepted live e-mails of the previous UTC day to BILLING_URL, signed with BILLING_SECRET; the same day is posted once, a failed post is retried with the same body and Idempotency-Key.",
+    description:
+      "Posts each customer's accepted live e-mails of the previous UTC day to BILLING_URL, signed with BILLING_SECRET; the same day is posted once, a failed post is retried with the same body and Idempotency-Key.",
     async run(deps) {
       const { skipped, ...result } = await reportDailyUsage(deps);
       return skipped ? { ...result, skipped } : result;
@@ -99,14 +101,16 @@ export const cronJobs: CronJob[] = [
     name: "mail-assets-cleanup",
     schedule: "23 * * * *",
     everyMinutes: 60,
-    description: "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
+    description:
+      "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
     run: async (deps) => ({ ...(await cleanUpAssets(createMailDeps(deps))) }),
   },
   {
     name: "ads-video-renders",
     schedule: "*/5 * * * *",
     everyMinutes: 5,
-    description: "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
+    description:
+      "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
     run: async (deps) => ({ republished: await resumeVideoRenders(createAdsDeps(deps)) }),
   },
   {

@@ -6,6 +6,10 @@ import { openDatabase } from "./client";
  * only the database variables, so a deploy step can migrate without the service's other settings.
  */
 const config = loadDatabaseConfig();
-const handle = await openDatabase({ url: config.DATABASE_URL, dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pglite`, neonLocalProxy: config.NEON_LOCAL_PROXY });
+const handle = await openDatabase({
+  url: config.DATABASE_URL,
+  dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pglite`,
+  neonLocalProxy: config.NEON_LOCAL_PROXY,
+});
 await handle.close();
 process.stdout.write(`migrations applied (${handle.driver})\n`);

@@ -108,7 +108,10 @@ const receiverOrigins = new WeakMap<object, string>();
  * with it, streams included, and, once the receiver listens, with the customer's own webhook URL and
  * credentials, exactly as an operator configures a server's webhook in Postmark.
  */
-export async function registerSimulatorServers(deps: CoreDeps & { providers: { postmarkSimulator: RunningPostmarkSimulator | null } }, customerId?: string): Promise<number> {
+export async function registerSimulatorServers(
+  deps: CoreDeps & { providers: { postmarkSimulator: RunningPostmarkSimulator | null } },
+  customerId?: string,
+): Promise<number> {
   const simulator = deps.providers.postmarkSimulator?.simulator;
   if (!simulator) return 0;
   const origin = receiverOrigins.get(simulator);
@@ -133,7 +136,8 @@ export async function registerSimulatorServers(deps: CoreDeps & { providers: { p
       continue;
     }
     const credentials = origin ? await webhookCredentials(deps, row.customerId) : null;
-    const webhook = origin && credentials ? { url: postmarkWebhookUrl(origin, row.customerId), username: credentials.username, password: credentials.password } : undefined;
+    const webhook =
+      origin && credentials ? { url: postmarkWebhookUrl(origin, row.customerId), username: credentials.username, password: credentials.password } : undefined;
     simulator.addServer({ token, name: `Customer ${row.customerId}`, streams, webhook });
     registered++;
   }
@@ -141,7 +145,10 @@ export async function registerSimulatorServers(deps: CoreDeps & { providers: { p
 }
 
 /** Embedded mode: from now on each customer's simulated server posts its events to that customer's receiver URL. */
-export async function pointSimulatorAtReceiver(deps: CoreDeps & { providers: { postmarkSimulator: RunningPostmarkSimulator | null } }, origin: string): Promise<boolean> {
+export async function pointSimulatorAtReceiver(
+  deps: CoreDeps & { providers: { postmarkSimulator: RunningPostmarkSimulator | null } },
+  origin: string,
+): Promise<boolean> {
   const simulator = deps.providers.postmarkSimulator?.simulator;
   if (!simulator) return false;
   receiverOrigins.set(simulator, origin);

@@ -40,7 +40,12 @@ describe("ad account onboarding", () => {
     const c = await world.h.customer("Onboarding verified");
     const { token, secret, adAccount } = registerAccount("11");
     world.sim.clearRequests();
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: secret, ad_account_id: `act_${adAccount}`, page_id: "123456" });
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, {
+      access_token: token,
+      app_secret: secret,
+      ad_account_id: `act_${adAccount}`,
+      page_id: "123456",
+    });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ access_token_set: true, app_secret_set: true, complete: false });
     expect(r.json.data.token_verified_at).toEqual(expect.any(String));
@@ -59,17 +64,21 @@ describe("ad account onboarding", () => {
 
   test("account identifiers and legal details are sealed at rest and never returned; plain ones from older stores are sealed at start-up", async () => {
     const c = await onboardedCustomer(world, "Sealed details");
-    const stored = async () => (await world.h.db.execute(sql`select * from ads_accounts where customer_id = ${c.id}`)) as unknown as { rows: Record<string, unknown>[] };
+    const stored = async () =>
+      (await world.h.db.execute(sql`select * from ads_accounts where customer_id = ${c.id}`)) as unknown as { rows: Record<string, unknown>[] };
     const before = (await stored()).rows[0] ?? {};
     const plain = [c.adAccountId, c.pageId, "Sealed details GmbH"];
     for (const value of plain) expect(JSON.stringify(before)).not.toContain(value);
-    for (const column of ["ad_account_id", "page_id", "instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"]) expect(String(before[column])).toMatch(/^v1\./);
+    for (const column of ["ad_account_id", "page_id", "instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"])
+      expect(String(before[column])).toMatch(/^v1\./);
     const shown = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
     expect(shown.json.data).toMatchObject({ complete: true, missing: [] });
     for (const value of plain) expect(shown.text).not.toContain(value);
 
     // A store written before the fields were sealed: plain values, sealed by the start-up pass, still usable.
-    await world.h.db.execute(sql`update ads_accounts set ad_account_id = ${c.adAccountId}, page_id = ${c.pageId}, legal_name = 'Sealed details GmbH' where customer_id = ${c.id}`);
+    await world.h.db.execute(
+      sql`update ads_accounts set ad_account_id = ${c.adAccountId}, page_id = ${c.pageId}, legal_name = 'Sealed details GmbH' where customer_id = ${c.id}`,
+    );
     expect(await sealPlainAccountFields(world.h.deps)).toBeGreaterThanOrEqual(1);
     expect(await sealPlainAccountFields(world.h.deps)).toBe(0);
     const after = (await stored()).rows[0] ?? {};
@@ -81,7 +90,11 @@ describe("ad account onboarding", () => {
   test("a token the platform refuses is a 422 on access_token and nothing is stored", async () => {
     const c = await world.h.customer("Onboarding refused");
     const { secret, adAccount } = registerAccount("12");
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: "EAAnot-a-known-token-000000", app_secret: secret, ad_account_id: adAccount });
+    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, {
+      access_token: "EAAnot-a-known-token-000000",
+      app_secret: secret,
+      ad_account_id: adAccount,
+    });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual([{ path: "access_token", message: expect.stringContaining("190") }]);
     const after = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
@@ -153,16 +166,25 @@ describe("targets", () => {
     const got = await world.h.admin("GET", `${targets(c)}/spring`);
     expect(got.json.data, describeResponse(got)).toEqual(created.json.data);
 
-    const paused = await world.h.admin("PATCH", `${targets(c)}/spring`, { status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] } } });
+    const paused = await world.h.admin("PATCH", `${targets(c)}/spring`, {
+      status: "PAUSED",
+      config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] } },
+    });
     expect(paused.status, describeResponse(paused)).toBe(200);
-    expect(paused.json.data).toMatchObject({ status: "PAUSED", config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] }, optimization_goal: "LINK_CLICKS" } });
+    expect(paused.json.data).toMatchObject({
+      status: "PAUSED",
+      config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] }, optimization_goal: "LINK_CLICKS" },
+    });
     const cleared = await world.h.admin("PATCH", `${targets(c)}/spring`, { config: { bid_strategy: null } });
     expect(cleared.json.data.config, describeResponse(cleared)).toMatchObject({ bid_strategy: null, geo_locations: { countries: ["CH"] } });
 
     const autumn = world.sim.addCampaign(c.adAccountId, { status: "PAUSED" });
     await world.h.admin("POST", targets(c), { key: "autumn", platform_campaign_id: autumn, status: "PAUSED", config: TARGET_CONFIG });
     const list = await world.h.admin("GET", targets(c));
-    expect(list.json.data.map((t: { key: string }) => t.key), describeResponse(list)).toEqual(["autumn", "main", "paused", "spring"]);
+    expect(
+      list.json.data.map((t: { key: string }) => t.key),
+      describeResponse(list),
+    ).toEqual(["autumn", "main", "paused", "spring"]);
   });
 
   test("the campaign is read first and follows the target's status on the platform", async () => {
@@ -173,7 +195,10 @@ describe("targets", () => {
     const created = await world.h.admin("POST", targets(c), { key: "mirror", platform_campaign_id: campaign, status: "PAUSED", config: TARGET_CONFIG });
     expect(created.status, describeResponse(created)).toBe(201);
     const calls = world.sim.requests();
-    expect(calls.map((r) => `${r.method} ${r.path}`), JSON.stringify(calls)).toEqual([`GET /v25.0/${campaign}`, `POST /v25.0/${campaign}`]);
+    expect(
+      calls.map((r) => `${r.method} ${r.path}`),
+      JSON.stringify(calls),
+    ).toEqual([`GET /v25.0/${campaign}`, `POST /v25.0/${campaign}`]);
     expect(calls[0]?.query.fields).toContain("account_id");
     expect(calls[1]?.form.status).toBe("PAUSED");
     expect(upstreamStatus()).toBe("PAUSED");
@@ -279,7 +304,9 @@ describe("targets", () => {
     expect((await world.h.admin("POST", targets(c), { key: "Has Space", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(422);
     expect((await world.h.admin("GET", `${targets(c)}/nope`)).status).toBe(404);
     expect((await world.h.admin("PATCH", `${targets(c)}/nope`, { status: "PAUSED" })).status).toBe(404);
-    expect((await world.h.admin("POST", `/v1/customers/${UNKNOWN}/ads/targets`, { key: "x", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(404);
+    expect((await world.h.admin("POST", `/v1/customers/${UNKNOWN}/ads/targets`, { key: "x", platform_campaign_id: "1", config: TARGET_CONFIG })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -294,7 +321,11 @@ describe("naming convention", () => {
       ad_pattern_is_default: true,
     });
     const set = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: "acme_{target}_{seq}" });
-    expect(set.json.data, describeResponse(set)).toMatchObject({ adset_pattern: "acme_{target}_{seq}", adset_pattern_is_default: false, ad_pattern_is_default: true });
+    expect(set.json.data, describeResponse(set)).toMatchObject({
+      adset_pattern: "acme_{target}_{seq}",
+      adset_pattern_is_default: false,
+      ad_pattern_is_default: true,
+    });
     const reset = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: null });
     expect(reset.json.data.adset_pattern_is_default).toBe(true);
   });

@@ -58,11 +58,22 @@ describe("POST /v1/ads", () => {
     expect(feed?.descriptions).toEqual([{ text: "Only until Sunday" }]);
     expect(feed?.call_to_action_types).toEqual(["SIGN_UP"]);
     const link = new URL(feed?.link_urls?.[0]?.website_url ?? "");
-    expect(Object.fromEntries(link.searchParams)).toEqual({ ref: "portal", utm_source: "meta", utm_medium: "paid_social", utm_campaign: "main", utm_content: creative.id });
+    expect(Object.fromEntries(link.searchParams)).toEqual({
+      ref: "portal",
+      utm_source: "meta",
+      utm_medium: "paid_social",
+      utm_campaign: "main",
+      utm_content: creative.id,
+    });
     expect(feed?.link_urls?.[0]?.display_url).toBe("shop.example.com/summer");
 
     const upstreamAd = world.sim.state.ads.get(r.json.data.platform_ad_id);
-    expect(upstreamAd).toMatchObject({ status: "PAUSED", adsetId: adSet.platform_adset_id, creativeId: r.json.data.platform_creative_id, name: r.json.data.name });
+    expect(upstreamAd).toMatchObject({
+      status: "PAUSED",
+      adsetId: adSet.platform_adset_id,
+      creativeId: r.json.data.platform_creative_id,
+      name: r.json.data.name,
+    });
 
     const draft = await world.h.call("GET", "/ads/v1/creatives?status=ACTIVE", { key: c.adsFull });
     expect(draft.json.data.find((x: { id: string }) => x.id === creative.id)?.platform_creative_id).toBe(r.json.data.platform_creative_id);
@@ -91,7 +102,10 @@ describe("POST /v1/ads", () => {
   test("a video creative: the video must be READY by now, thumbnail or not", async () => {
     const uploaded = await world.h.call("POST", "/ads/v1/media/videos", { key: c.adsFull, body: { url: "https://videos.example.com/ad.mp4" } });
     const thumb = await world.h.call("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url("/portrait.png") } });
-    const creative = await world.h.call("POST", "/ads/v1/creatives", { key: c.adsFull, body: { video_id: uploaded.json.data.video_id, thumbnail_hash: thumb.json.data.image_hash } });
+    const creative = await world.h.call("POST", "/ads/v1/creatives", {
+      key: c.adsFull,
+      body: { video_id: uploaded.json.data.video_id, thumbnail_hash: thumb.json.data.image_hash },
+    });
     const adSet = await createAdSet(world, c);
     const early = await post({ ad_set_id: adSet.id, creative_id: creative.json.data.id, link: "https://shop.example.com/" });
     expect(early.status, describeResponse(early)).toBe(409);
@@ -184,7 +198,10 @@ describe("quota: included ads per stage in the running calendar month (UTC)", ()
     expect(sixth.status, describeResponse(sixth)).toBe(402);
     expect(sixth.json.error.code).toBe("quota_exceeded");
     expect(sixth.json.error.details).toMatchObject({ stage: "starter", included_ads: 5, published_this_month: 5 });
-    expect(world.sim.requests().filter((request) => request.method === "POST"), "nothing was published").toEqual([]);
+    expect(
+      world.sim.requests().filter((request) => request.method === "POST"),
+      "nothing was published",
+    ).toEqual([]);
 
     await world.h.admin("PATCH", `/v1/customers/${own.id}`, { ads: { stage: "growth" } });
     expect((await post({ ad_set_id: first.ad_set_id, creative_id: first.creative_id }, own.adsFull)).status).toBe(201);
@@ -212,7 +229,10 @@ describe("GET /v1/ads", () => {
     world.h.clock.advance(1000);
     const second = await createAd(world, own, { status: "ACTIVE" });
     const all = await world.h.call("GET", "/ads/v1/ads", { key: own.adsReporting });
-    expect(all.json.data.map((ad: { id: string }) => ad.id), describeResponse(all)).toEqual([second.id, first.id]);
+    expect(
+      all.json.data.map((ad: { id: string }) => ad.id),
+      describeResponse(all),
+    ).toEqual([second.id, first.id]);
     const bySet = await world.h.call("GET", `/ads/v1/ads?adset_id=${first.ad_set_id}`, { key: own.adsReporting });
     expect(bySet.json.data.map((ad: { id: string }) => ad.id)).toEqual([first.id]);
     const active = await world.h.call("GET", "/ads/v1/ads?status=ACTIVE", { key: own.adsReporting });
@@ -281,7 +301,14 @@ describe("GET /v1/status/{ad_id}", () => {
     const before = await world.h.call("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: c.adsFull });
     expect(before.json.data[0].effective_status, "cached until asked").toBe("PENDING_REVIEW");
     const live = await world.h.call("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
-    expect(live.json.data, describeResponse(live)).toEqual({ id: ad.id, platform_ad_id: ad.platform_ad_id, status: "PAUSED", effective_status: "PAUSED", disapproval_reason: null, checked_at: expect.any(String) });
+    expect(live.json.data, describeResponse(live)).toEqual({
+      id: ad.id,
+      platform_ad_id: ad.platform_ad_id,
+      status: "PAUSED",
+      effective_status: "PAUSED",
+      disapproval_reason: null,
+      checked_at: expect.any(String),
+    });
     const after = await world.h.call("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: c.adsFull });
     expect(after.json.data[0]).toMatchObject({ effective_status: "PAUSED", status_checked_at: live.json.data.checked_at });
   });

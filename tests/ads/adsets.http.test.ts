@@ -12,12 +12,20 @@ afterAll(async () => world.close());
 
 const post = (body: unknown, key = c.adsFull) => world.h.call("POST", "/ads/v1/adsets", { key, body });
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-const lastCreate = () => world.sim.requests().filter((r) => r.method === "POST" && r.path.endsWith("/adsets")).pop();
+const lastCreate = () =>
+  world.sim
+    .requests()
+    .filter((r) => r.method === "POST" && r.path.endsWith("/adsets"))
+    .pop();
 
 describe("POST /v1/adsets", () => {
   test("creates under the target's campaign with the locked fields from the target and the onboarding", async () => {
     world.sim.clearRequests();
-    const r = await post({ target: "main", daily_budget_cents: 2500, targeting: { age_min: 21, age_max: 65, genders: [1, 2], flexible_spec: [{ interests: [{ id: "6003139266461", name: "Running" }] }] } });
+    const r = await post({
+      target: "main",
+      daily_budget_cents: 2500,
+      targeting: { age_min: 21, age_max: 65, genders: [1, 2], flexible_spec: [{ interests: [{ id: "6003139266461", name: "Running" }] }] },
+    });
     expect(r.status, describeResponse(r)).toBe(201);
     expect(r.json.data).toMatchObject({
       id: expect.any(String),
@@ -30,7 +38,16 @@ describe("POST /v1/adsets", () => {
       platform_adset_id: expect.stringMatching(/^\d+$/),
     });
     const sent = lastCreate()?.form ?? {};
-    expect(sent).toMatchObject({ name: r.json.data.name, campaign_id: c.campaignId, daily_budget: "2500", billing_event: "IMPRESSIONS", optimization_goal: "LINK_CLICKS", status: "ACTIVE", dsa_beneficiary: "Ad sets GmbH", dsa_payor: "Ad sets GmbH" });
+    expect(sent).toMatchObject({
+      name: r.json.data.name,
+      campaign_id: c.campaignId,
+      daily_budget: "2500",
+      billing_event: "IMPRESSIONS",
+      optimization_goal: "LINK_CLICKS",
+      status: "ACTIVE",
+      dsa_beneficiary: "Ad sets GmbH",
+      dsa_payor: "Ad sets GmbH",
+    });
     expect(JSON.parse(sent.targeting ?? "{}")).toEqual({
       geo_locations: { countries: ["DE", "AT"] },
       age_min: 21,
@@ -63,7 +80,11 @@ describe("POST /v1/adsets", () => {
 
   test.each([
     ["no budget", { target: "main" }, ["daily_budget_cents", "lifetime_budget_cents"]],
-    ["both budgets", { target: "main", daily_budget_cents: 1000, lifetime_budget_cents: 9000, end_time: future(9) }, ["daily_budget_cents", "lifetime_budget_cents"]],
+    [
+      "both budgets",
+      { target: "main", daily_budget_cents: 1000, lifetime_budget_cents: 9000, end_time: future(9) },
+      ["daily_budget_cents", "lifetime_budget_cents"],
+    ],
     ["a lifetime budget without end_time", { target: "main", lifetime_budget_cents: 9000 }, ["end_time"]],
     ["an end before the start", { target: "main", daily_budget_cents: 1000, start_time: future(5), end_time: future(2) }, ["end_time"]],
     ["age_min below 13", { target: "main", daily_budget_cents: 1000, targeting: { age_min: 12 } }, ["targeting.age_min"]],
@@ -71,7 +92,11 @@ describe("POST /v1/adsets", () => {
     ["age_min above age_max", { target: "main", daily_budget_cents: 1000, targeting: { age_min: 40, age_max: 30 } }, ["targeting.age_min"]],
     ["an unknown gender", { target: "main", daily_budget_cents: 1000, targeting: { genders: [3] } }, ["targeting.genders.0"]],
     ["an empty flexible_spec group", { target: "main", daily_budget_cents: 1000, targeting: { flexible_spec: [{}] } }, ["targeting.flexible_spec.0"]],
-    ["a non-numeric interest id", { target: "main", daily_budget_cents: 1000, targeting: { flexible_spec: [{ interests: [{ id: "running", name: "Running" }] }] } }, ["targeting.flexible_spec.0.interests.0.id"]],
+    [
+      "a non-numeric interest id",
+      { target: "main", daily_budget_cents: 1000, targeting: { flexible_spec: [{ interests: [{ id: "running", name: "Running" }] }] } },
+      ["targeting.flexible_spec.0.interests.0.id"],
+    ],
     ["a negative budget", { target: "main", daily_budget_cents: -5 }, ["daily_budget_cents"]],
     ["a time without offset", { target: "main", daily_budget_cents: 1000, start_time: "2030-01-01 10:00" }, ["start_time"]],
     ["an unknown target", { target: "nope", daily_budget_cents: 1000 }, ["target"]],
@@ -94,10 +119,14 @@ describe("POST /v1/adsets", () => {
       targeting: { age_min: 20, geo_locations: { countries: ["FR"] }, publisher_platforms: ["facebook"], device_platforms: ["mobile"] },
     });
     expect(r.status, describeResponse(r)).toBe(422);
-    expect(r.json.error.details).toEqual({ locked_fields: ["name", "optimization_goal", "bid_strategy", "targeting.geo_locations", "targeting.publisher_platforms", "targeting.device_platforms"] });
+    expect(r.json.error.details).toEqual({
+      locked_fields: ["name", "optimization_goal", "bid_strategy", "targeting.geo_locations", "targeting.publisher_platforms", "targeting.device_platforms"],
+    });
     for (const field of ["status", "billing_event", "promoted_object", "targeting.facebook_positions", "targeting.instagram_positions"]) {
       const [head, tail] = field.split(".");
-      const body = tail ? { target: "main", daily_budget_cents: 1000, targeting: { [tail]: ["x"] } } : { target: "main", daily_budget_cents: 1000, [head as string]: "x" };
+      const body = tail
+        ? { target: "main", daily_budget_cents: 1000, targeting: { [tail]: ["x"] } }
+        : { target: "main", daily_budget_cents: 1000, [head as string]: "x" };
       const one = await post(body);
       expect(one.json.error?.details, describeResponse(one)).toEqual({ locked_fields: [field] });
     }
@@ -166,7 +195,10 @@ describe("GET /v1/adsets", () => {
     await createAdSet(world, c);
 
     const all = await world.h.call("GET", "/ads/v1/adsets", { key: own.adsReporting });
-    expect(all.json.data.map((a: { id: string }) => a.id), describeResponse(all)).toEqual(made.map((a) => a.id).reverse());
+    expect(
+      all.json.data.map((a: { id: string }) => a.id),
+      describeResponse(all),
+    ).toEqual(made.map((a) => a.id).reverse());
     const paused = await world.h.call("GET", "/ads/v1/adsets?status=PAUSED&target=main", { key: own.adsReporting });
     expect(paused.json.data.map((a: { id: string }) => a.id)).toEqual([made[0]?.id]);
     const page = await world.h.call("GET", "/ads/v1/adsets?limit=1&offset=1", { key: own.adsReporting });
@@ -184,9 +216,18 @@ describe("GET /v1/adsets", () => {
 describe("PATCH /v1/adsets/{id}", () => {
   test("changes budget, end time and status here and upstream", async () => {
     const adSet = await createAdSet(world, c);
-    const r = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: { daily_budget_cents: 4000, end_time: future(20), status: "PAUSED" } });
+    const r = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, {
+      key: c.adsFull,
+      body: { daily_budget_cents: 4000, end_time: future(20), status: "PAUSED" },
+    });
     expect(r.status, describeResponse(r)).toBe(200);
-    expect(r.json.data).toMatchObject({ id: adSet.id, daily_budget_cents: 4000, status: "PAUSED", effective_status: "PAUSED", platform_adset_id: adSet.platform_adset_id });
+    expect(r.json.data).toMatchObject({
+      id: adSet.id,
+      daily_budget_cents: 4000,
+      status: "PAUSED",
+      effective_status: "PAUSED",
+      platform_adset_id: adSet.platform_adset_id,
+    });
     const upstream = world.sim.state.adsets.get(adSet.platform_adset_id);
     expect([upstream?.dailyBudget, upstream?.status]).toEqual([4000, "PAUSED"]);
     const empty = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: {} });

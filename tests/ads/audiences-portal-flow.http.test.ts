@@ -20,20 +20,37 @@ test("portal flow: audiences and targeting lookups end to end", async () => {
   await seedDemoAds(h.deps, c.id);
   const call = (method: string, path: string, body?: unknown) => h.call(method, `/ads/v1${path}`, { key: c.adsFull, body });
 
-  const contacts = Array.from({ length: 150 }, (_, i) => ({ email: `kunde${i}@example.de`, first_name: "Kundin", country: "DE", phone: `0171 ${String(1_000_000 + i)}` }));
+  const contacts = Array.from({ length: 150 }, (_, i) => ({
+    email: `kunde${i}@example.de`,
+    first_name: "Kundin",
+    country: "DE",
+    phone: `0171 ${String(1_000_000 + i)}`,
+  }));
   const custom = await call("POST", "/audiences/custom", { name: "Newsletter subscribers", description: "Double opt-in", contacts });
   expect(custom.status, describeResponse(custom)).toBe(201);
   expect(custom.json.data).toMatchObject({ type: "CUSTOM", status: "READY", approximate_size: 150, upload: { received: 150, sent: 150, invalid: 0 } });
   const audienceId = custom.json.data.id;
 
-  const added = await call("POST", `/audiences/${audienceId}/contacts`, { contacts: [{ email: "neu@example.de" }, { phone: "+43 664 1234567" }, { first_name: "Nur ein Name" }] });
-  expect(added.json.data, describeResponse(added)).toMatchObject({ received: 3, sent: 2, invalid: 1, invalid_contacts: [{ index: 2, fields: ["email", "phone"] }] });
+  const added = await call("POST", `/audiences/${audienceId}/contacts`, {
+    contacts: [{ email: "neu@example.de" }, { phone: "+43 664 1234567" }, { first_name: "Nur ein Name" }],
+  });
+  expect(added.json.data, describeResponse(added)).toMatchObject({
+    received: 3,
+    sent: 2,
+    invalid: 1,
+    invalid_contacts: [{ index: 2, fields: ["email", "phone"] }],
+  });
   const removed = await call("DELETE", `/audiences/${audienceId}/contacts`, { contacts: [{ email: "neu@example.de" }] });
   expect(removed.json.data, describeResponse(removed)).toMatchObject({ operation: "remove", sent: 1 });
   expect((await call("GET", `/audiences/${audienceId}`)).json.data).toMatchObject({ approximate_size: 151, contacts: { sent: 152, removed: 1, invalid: 1 } });
 
   h.clock.advance(1_000);
-  const lookalike = await call("POST", "/audiences/lookalike", { name: "Subscribers lookalike CH", origin_audience_id: audienceId, country: "CH", ratio: 0.01 });
+  const lookalike = await call("POST", "/audiences/lookalike", {
+    name: "Subscribers lookalike CH",
+    origin_audience_id: audienceId,
+    country: "CH",
+    ratio: 0.01,
+  });
   expect(lookalike.json.data, describeResponse(lookalike)).toMatchObject({ status: "POPULATING", approximate_size: null });
   sim.advance(30 * 60_000);
   h.clock.advance(60_000);
@@ -57,7 +74,11 @@ test("portal flow: audiences and targeting lookups end to end", async () => {
     config: { ...TARGET_CONFIG, geo_locations: { cities: [{ key: city.key, radius: 15, distance_unit: "kilometer" }] } },
   });
   expect(target.status, describeResponse(target)).toBe(201);
-  const adSet = await call("POST", "/adsets", { target: "munich", daily_budget_cents: 1500, targeting: { age_min: 25, flexible_spec: [{ interests: [{ id: interest.id, name: interest.name }] }] } });
+  const adSet = await call("POST", "/adsets", {
+    target: "munich",
+    daily_budget_cents: 1500,
+    targeting: { age_min: 25, flexible_spec: [{ interests: [{ id: interest.id, name: interest.name }] }] },
+  });
   expect(adSet.status, describeResponse(adSet)).toBe(201);
   expect(sim.state.adsets.get(adSet.json.data.platform_adset_id)?.targeting).toMatchObject({
     geo_locations: { cities: [{ key: "2867714", radius: 15, distance_unit: "kilometer" }] },

@@ -12,16 +12,30 @@ let session: GraphSession;
 const clock = new ManualClock("2026-05-04T08:00:00.000Z");
 
 beforeAll(async () => {
-  running = await startGraphSimulator({ clock, lookalikeBuildMs: BUILD_MS, apps: [{ appSecret: "s3cret-sim", accessTokens: ["EAAaudienceTOKEN1"] }], adAccounts: [{ id: ACCOUNT }] });
+  running = await startGraphSimulator({
+    clock,
+    lookalikeBuildMs: BUILD_MS,
+    apps: [{ appSecret: "s3cret-sim", accessTokens: ["EAAaudienceTOKEN1"] }],
+    adAccounts: [{ id: ACCOUNT }],
+  });
   session = createGraphClient({ baseUrl: running.graphUrl, maxAttempts: 1 }).connect({ accessToken: "EAAaudienceTOKEN1", appSecret: "s3cret-sim" });
 });
 afterAll(async () => running.close());
 
-const rows = (count: number, from = 0) => Array.from({ length: count }, (_, i) => MATCH_SCHEMA.map((key) => (key === "EMAIL" ? sha256(`p${from + i}@example.com`) : "")));
-const batch = (data: string[][], seq = 1, last = true, sessionId = 42) => ({ schema: MATCH_SCHEMA, data, session: { session_id: sessionId, batch_seq: seq, last_batch_flag: last, estimated_num_total: data.length } });
-const newAudience = async (name = "CRM") => (await session.createCustomAudience(ACCOUNT, { name, subtype: "CUSTOM", customer_file_source: "USER_PROVIDED_ONLY" })).id;
+const rows = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => MATCH_SCHEMA.map((key) => (key === "EMAIL" ? sha256(`p${from + i}@example.com`) : "")));
+const batch = (data: string[][], seq = 1, last = true, sessionId = 42) => ({
+  schema: MATCH_SCHEMA,
+  data,
+  session: { session_id: sessionId, batch_seq: seq, last_batch_flag: last, estimated_num_total: data.length },
+});
+const newAudience = async (name = "CRM") =>
+  (await session.createCustomAudience(ACCOUNT, { name, subtype: "CUSTOM", customer_file_source: "USER_PROVIDED_ONLY" })).id;
 async function platformError(promise: Promise<unknown>): Promise<PlatformError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof PlatformError)) throw new Error(`expected a PlatformError, got ${String(error)}`);
   return error;
 }
@@ -31,7 +45,11 @@ describe("custom audiences and /users", () => {
     const id = await newAudience();
     const added = await session.audienceUsers(id, "add", batch([...rows(120), ["nothex", ...Array(9).fill("")], Array(10).fill(""), ["a", "b"]]));
     expect(added).toMatchObject({ audience_id: id, session_id: "42", num_received: 123, num_invalid_entries: 3 });
-    expect(await session.getCustomAudience(id)).toMatchObject({ approximate_count_lower_bound: 120, delivery_status: { code: 200 }, operation_status: { code: 200 } });
+    expect(await session.getCustomAudience(id)).toMatchObject({
+      approximate_count_lower_bound: 120,
+      delivery_status: { code: 200 },
+      operation_status: { code: 200 },
+    });
     await session.audienceUsers(id, "remove", batch(rows(30), 1, true, 43));
     expect(await session.getCustomAudience(id)).toMatchObject({ approximate_count_lower_bound: 90 });
   });
@@ -63,7 +81,9 @@ describe("custom audiences and /users", () => {
     const seed = await newAudience();
     await session.audienceUsers(seed, "add", batch(rows(99)));
     const spec = { country: "AT", ratio: 0.05 };
-    expect(await platformError(session.createLookalikeAudience(ACCOUNT, { name: "L", subtype: "LOOKALIKE", origin_audience_id: seed, lookalike_spec: spec }))).toMatchObject({
+    expect(
+      await platformError(session.createLookalikeAudience(ACCOUNT, { name: "L", subtype: "LOOKALIKE", origin_audience_id: seed, lookalike_spec: spec })),
+    ).toMatchObject({
       code: 100,
       field: "origin_audience_id",
       userTitle: "Source Audience Too Small",
@@ -95,6 +115,11 @@ describe("targeting search", () => {
   test("interests: word prefixes, bounds instead of one size", async () => {
     const found = await session.searchInterests("run", { limit: 10 });
     expect(found.map((interest) => interest.name)).toEqual(expect.arrayContaining(["Running", "Trail running"]));
-    expect(found.find((interest) => interest.name === "Running")).toMatchObject({ id: "6003139266461", audience_size_lower_bound: expect.any(Number), audience_size_upper_bound: expect.any(Number), path: ["Sports and outdoors", "Sports"] });
+    expect(found.find((interest) => interest.name === "Running")).toMatchObject({
+      id: "6003139266461",
+      audience_size_lower_bound: expect.any(Number),
+      audience_size_upper_bound: expect.any(Number),
+      path: ["Sports and outdoors", "Sports"],
+    });
   });
 });

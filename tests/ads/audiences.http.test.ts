@@ -32,7 +32,20 @@ describe("POST /v1/audiences/custom", () => {
     const data = await customAudience({
       name: "Newsletter",
       description: "Double opt-in",
-      contacts: [{ email: " X@Y.de ", phone: "+49 (0)171 1234567", first_name: "Anna", last_name: "Müller", city: "München", zip: "80331", country: "DE", date_of_birth: "1985-04-07" }, { phone: "0171 7654321" }, { first_name: "Nobody" }],
+      contacts: [
+        {
+          email: " X@Y.de ",
+          phone: "+49 (0)171 1234567",
+          first_name: "Anna",
+          last_name: "Müller",
+          city: "München",
+          zip: "80331",
+          country: "DE",
+          date_of_birth: "1985-04-07",
+        },
+        { phone: "0171 7654321" },
+        { first_name: "Nobody" },
+      ],
     });
     expect(data).toMatchObject({
       name: "Newsletter",
@@ -138,14 +151,28 @@ describe("contacts, lookalikes, status", () => {
     expect(removed.json.data).toMatchObject({ operation: "remove", received: 10, sent: 10 });
     expect(simUploads()[0]?.method).toBe("DELETE");
     // An e-mail-only list sends only the EMAIL key.
-    expect(JSON.parse(simUploads()[0]?.form.payload ?? "{}")).toMatchObject({ schema: ["EMAIL"], data: [[expect.stringMatching(/^[0-9a-f]{64}$/)], ...Array(9).fill([expect.any(String)])] });
+    expect(JSON.parse(simUploads()[0]?.form.payload ?? "{}")).toMatchObject({
+      schema: ["EMAIL"],
+      data: [[expect.stringMatching(/^[0-9a-f]{64}$/)], ...Array(9).fill([expect.any(String)])],
+    });
     const afterRemove = await call("GET", `/audiences/${seed.id}`);
     expect(afterRemove.json.data).toMatchObject({ approximate_size: 110, contacts: { sent: 120, removed: 10 } });
 
     const lookalike = await call("POST", "/audiences/lookalike", { name: "Twins DE", origin_audience_id: seed.id, country: "DE", ratio: 0.02 });
     expect(lookalike.status, describeResponse(lookalike)).toBe(201);
-    expect(lookalike.json.data).toMatchObject({ type: "LOOKALIKE", status: "POPULATING", approximate_size: null, origin_audience_id: seed.id, lookalike: { country: "DE", ratio: 0.02 }, contacts: null });
-    const sent = world.sim.requests().filter((r) => r.path.endsWith("/customaudiences")).pop()?.form ?? {};
+    expect(lookalike.json.data).toMatchObject({
+      type: "LOOKALIKE",
+      status: "POPULATING",
+      approximate_size: null,
+      origin_audience_id: seed.id,
+      lookalike: { country: "DE", ratio: 0.02 },
+      contacts: null,
+    });
+    const sent =
+      world.sim
+        .requests()
+        .filter((r) => r.path.endsWith("/customaudiences"))
+        .pop()?.form ?? {};
     expect(sent).toMatchObject({ subtype: "LOOKALIKE", origin_audience_id: seed.platform_audience_id });
     expect(JSON.parse(sent.lookalike_spec ?? "{}")).toMatchObject({ country: "DE", ratio: 0.02 });
 
@@ -172,7 +199,13 @@ describe("contacts, lookalikes, status", () => {
     ["a country outside DACH", { country: "FR" }, "country"],
     ["an unknown origin", { origin_audience_id: "0f8fad5b-d9cb-469f-a165-70867728950e" }, "origin_audience_id"],
   ])("lookalike: 422 for %s", async (_label, change, fieldName) => {
-    const r = await call("POST", "/audiences/lookalike", { name: "L", origin_audience_id: "0f8fad5b-d9cb-469f-a165-70867728950e", country: "DE", ratio: 0.01, ...change });
+    const r = await call("POST", "/audiences/lookalike", {
+      name: "L",
+      origin_audience_id: "0f8fad5b-d9cb-469f-a165-70867728950e",
+      country: "DE",
+      ratio: 0.01,
+      ...change,
+    });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details.map((d: { field: string }) => d.field)).toContain(fieldName);
   });
@@ -210,13 +243,16 @@ describe("list, rename, delete, isolation", () => {
     const audience = await customAudience({ contacts: [] });
     const bare = await world.h.call("DELETE", `/ads/v1/audiences/${audience.id}/contacts`, { key: c.adsFull });
     expect(bare.status, describeResponse(bare)).toBe(400);
-    const broken = await world.h.call("DELETE", `/ads/v1/audiences/${audience.id}/contacts`, { key: c.adsFull, rawBody: "{", headers: { "content-type": "application/json" } });
+    const broken = await world.h.call("DELETE", `/ads/v1/audiences/${audience.id}/contacts`, {
+      key: c.adsFull,
+      rawBody: "{",
+      headers: { "content-type": "application/json" },
+    });
     expect(broken.status, describeResponse(broken)).toBe(400);
     const nul = await call("DELETE", `/audiences/${audience.id}/contacts`, { contacts: [{ email: "a\u0000@b.de" }] });
     expect(nul.status, describeResponse(nul)).toBe(422);
     expect(nul.json.error.details).toEqual([{ field: "contacts.0.email", issue: expect.stringContaining("NUL") }]);
   });
-
 
   test("list newest first with limit/offset and a type filter", async () => {
     const own = await onboardedCustomer(world, "Audience list");
@@ -305,7 +341,15 @@ describe("routing and documentation", () => {
 
     const doc = await world.h.call("GET", "/ads/v1/openapi.json");
     const paths = doc.json.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    for (const path of ["/v1/audiences", "/v1/audiences/custom", "/v1/audiences/lookalike", "/v1/audiences/{id}", "/v1/audiences/{id}/contacts", "/v1/targeting/geo", "/v1/targeting/interests"]) {
+    for (const path of [
+      "/v1/audiences",
+      "/v1/audiences/custom",
+      "/v1/audiences/lookalike",
+      "/v1/audiences/{id}",
+      "/v1/audiences/{id}/contacts",
+      "/v1/targeting/geo",
+      "/v1/targeting/interests",
+    ]) {
       expect(Object.keys(paths), path).toContain(path);
     }
     expect(Object.keys(paths["/v1/audiences/{id}/contacts"] ?? {}).sort()).toEqual(["delete", "post"]);

@@ -26,7 +26,15 @@ describe("POST /v1/creatives", () => {
     world.sim.clearRequests();
     const r = await post({ image_hash: imageHash, name: "Square" });
     expect(r.status, describeResponse(r)).toBe(201);
-    expect(r.json.data).toMatchObject({ id: expect.any(String), name: "Square", type: "IMAGE", status: "DRAFT", image_hash: imageHash, video_id: null, platform_creative_id: null });
+    expect(r.json.data).toMatchObject({
+      id: expect.any(String),
+      name: "Square",
+      type: "IMAGE",
+      status: "DRAFT",
+      image_hash: imageHash,
+      video_id: null,
+      platform_creative_id: null,
+    });
     expect(world.sim.requests().filter((request) => request.method === "POST")).toEqual([]);
   });
 
@@ -99,9 +107,14 @@ describe("GET /v1/creatives", () => {
     await world.h.call("DELETE", `/ads/v1/creatives/${archived.id}`, { key: own.adsFull });
 
     const all = await world.h.call("GET", "/ads/v1/creatives", { key: own.adsReporting });
-    expect(all.json.data.map((x: { id: string }) => x.id), describeResponse(all)).toEqual([archived.id, ad.creative_id, draft.id]);
+    expect(
+      all.json.data.map((x: { id: string }) => x.id),
+      describeResponse(all),
+    ).toEqual([archived.id, ad.creative_id, draft.id]);
     const active = await world.h.call("GET", "/ads/v1/creatives?status=ACTIVE", { key: own.adsReporting });
-    expect(active.json.data, describeResponse(active)).toEqual([expect.objectContaining({ id: ad.creative_id, status: "ACTIVE", platform_creative_id: ad.platform_creative_id })]);
+    expect(active.json.data, describeResponse(active)).toEqual([
+      expect.objectContaining({ id: ad.creative_id, status: "ACTIVE", platform_creative_id: ad.platform_creative_id }),
+    ]);
     const drafts = await world.h.call("GET", "/ads/v1/creatives?status=DRAFT", { key: own.adsReporting });
     expect(drafts.json.data.map((x: { id: string }) => x.id)).toEqual([draft.id]);
     const paused = await world.h.call("GET", "/ads/v1/creatives?status=PAUSED", { key: own.adsReporting });

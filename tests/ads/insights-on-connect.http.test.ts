@@ -24,7 +24,9 @@ async function syncOf(customerId: string): Promise<{ synced_through: string | nu
 }
 
 async function snapshotDays(customerId: string): Promise<string[]> {
-  const result = await world.h.db.execute(sql`select distinct date::text as date from ads_insight_snapshots where customer_id = ${customerId} and dimension = '' order by 1`);
+  const result = await world.h.db.execute(
+    sql`select distinct date::text as date from ads_insight_snapshots where customer_id = ${customerId} and dimension = '' order by 1`,
+  );
   return (result as unknown as { rows: { date: string }[] }).rows.map((row) => row.date);
 }
 
@@ -36,7 +38,10 @@ describe("insights backfill on connecting an ad account", () => {
 
     const adSet = await createAdSet(world, c, { daily_budget_cents: 20_000 });
     const creative = await createImageCreative(world, c);
-    const ad = await world.h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: creative.id, status: "ACTIVE", link: "https://shop.example.com/spring" } });
+    const ad = await world.h.call("POST", "/ads/v1/ads", {
+      key: c.adsFull,
+      body: { ad_set_id: adSet.id, creative_id: creative.id, status: "ACTIVE", link: "https://shop.example.com/spring" },
+    });
     expect(ad.status, describeResponse(ad)).toBe(201);
     world.h.clock.advance(5 * DAY);
     world.sim.advance(5 * DAY);
@@ -46,7 +51,14 @@ describe("insights backfill on connecting an ad account", () => {
     const reconnect = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: c.accessToken });
     expect(reconnect.status, describeResponse(reconnect)).toBe(200);
     await world.h.deps.queue.idle();
-    expect(await snapshotDays(c.id), "the ad's creation day up to today").toEqual(["2026-05-12", "2026-05-13", "2026-05-14", "2026-05-15", "2026-05-16", "2026-05-17"]);
+    expect(await snapshotDays(c.id), "the ad's creation day up to today").toEqual([
+      "2026-05-12",
+      "2026-05-13",
+      "2026-05-14",
+      "2026-05-15",
+      "2026-05-16",
+      "2026-05-17",
+    ]);
     expect((await syncOf(c.id))?.synced_through).toBe("2026-05-17");
 
     const insights = await world.h.call("GET", "/ads/v1/insights?level=ad&date_range=last_7d&fields=spend,impressions", { key: c.adsReporting });

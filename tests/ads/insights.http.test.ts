@@ -2,7 +2,16 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { INSIGHTS_SNAPSHOT_TOPIC } from "../../lib/ads/insights/snapshots";
 import { describeResponse } from "../helpers/harness";
-import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, runInsightsSnapshots, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
+import {
+  createAd,
+  createAdSet,
+  createAdsWorld,
+  createImageCreative,
+  onboardedCustomer,
+  runInsightsSnapshots,
+  type AdsWorld,
+  type OnboardedCustomer,
+} from "./support/ads-world";
 
 /**
  * Insights from daily snapshots: the daily cron fans out one queue message per onboarded ad account, each
@@ -55,7 +64,10 @@ describe("insights: snapshots and GET /v1/insights", () => {
     const creative = await createImageCreative(world, own);
     ads = [];
     for (const body of [{ link: "https://shop.example.com/spring" }, {}]) {
-      const r = await world.h.call("POST", "/ads/v1/ads", { key: own.adsFull, body: { ad_set_id: adSet.id, creative_id: creative.id, status: "ACTIVE", ...body } });
+      const r = await world.h.call("POST", "/ads/v1/ads", {
+        key: own.adsFull,
+        body: { ad_set_id: adSet.id, creative_id: creative.id, status: "ACTIVE", ...body },
+      });
       expect(r.status, describeResponse(r)).toBe(201);
       ads.push(r.json.data);
     }
@@ -125,7 +137,10 @@ describe("insights: snapshots and GET /v1/insights", () => {
     expect(row.roas).toBeCloseTo(row.conversion_value / row.spend, 3);
 
     // The JSON form of the same custom range gives the same row.
-    const asJson = await insights(own, `level=ad&entity_id=${ad.id}&date_range=${encodeURIComponent(JSON.stringify({ since: "2026-03-15", until: "2026-03-21" }))}`);
+    const asJson = await insights(
+      own,
+      `level=ad&entity_id=${ad.id}&date_range=${encodeURIComponent(JSON.stringify({ since: "2026-03-15", until: "2026-03-21" }))}`,
+    );
     expect(asJson.status, describeResponse(asJson)).toBe(200);
     expect(asJson.json.data).toEqual(week.json.data);
   });

@@ -60,7 +60,10 @@ describe("POST /v1/media/images", () => {
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
     expect(r.json.error.details).toEqual([{ field: "url", issue: expect.stringContaining(issue) }]);
-    expect(world.sim.requests().filter((request) => request.path.endsWith("/adimages")), "nothing went upstream").toEqual([]);
+    expect(
+      world.sim.requests().filter((request) => request.path.endsWith("/adimages")),
+      "nothing went upstream",
+    ).toEqual([]);
   });
 
   test("400 without a url; 401 without a key; 403 with a reporting key", async () => {
@@ -99,7 +102,14 @@ describe("GET /v1/media/images", () => {
     expect(all.json.data.map((image: { image_hash: string }) => image.image_hash)).toContain(hash);
     const one = await world.h.call("GET", `/ads/v1/media/images?hash=${hash}`, { key: c.adsReporting });
     expect(one.json.data, describeResponse(one)).toEqual([
-      { image_hash: hash, url: expect.any(String), width: 1080, height: 1080, name: expect.any(String), created_time: expect.stringMatching(/[+-]\d{2}:\d{2}$/) },
+      {
+        image_hash: hash,
+        url: expect.any(String),
+        width: 1080,
+        height: 1080,
+        name: expect.any(String),
+        created_time: expect.stringMatching(/[+-]\d{2}:\d{2}$/),
+      },
     ]);
     // Live: an image put into the ad account behind our back shows up too.
     const original = world.sim.state.images.get(world.sim.state.imageKey(c.adAccountId, hash));
@@ -148,7 +158,13 @@ describe("videos", () => {
     const list = await world.h.call("GET", "/ads/v1/media/videos", { key: c.adsReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     const item = list.json.data.find((video: { video_id: string }) => video.video_id === r.json.data.video_id);
-    expect(item).toMatchObject({ id: r.json.data.id, title: "listed.mp4", status: expect.stringMatching(/^(PROCESSING|READY)$/), length: expect.any(Number), created_time: expect.any(String) });
+    expect(item).toMatchObject({
+      id: r.json.data.id,
+      title: "listed.mp4",
+      status: expect.stringMatching(/^(PROCESSING|READY)$/),
+      length: expect.any(Number),
+      created_time: expect.any(String),
+    });
   });
 
   test.each([

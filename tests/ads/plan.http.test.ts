@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { seedDemoAds } from "../../lib/ads/seed";
 import { describeResponse } from "../helpers/harness";
-import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, runInsightsSnapshots, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
+import {
+  createAd,
+  createAdSet,
+  createAdsWorld,
+  createImageCreative,
+  onboardedCustomer,
+  runInsightsSnapshots,
+  type AdsWorld,
+  type OnboardedCustomer,
+} from "./support/ads-world";
 
 /**
  * The plan through one cycle with a controllable clock (the harness's ManualClock, the simulator's clock
@@ -83,7 +92,14 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     expect(usage.json.data).toMatchObject({ expected_stage: expectedStage, expected_fee_cents: base + Math.round((projected * basisPoints) / 10_000) });
 
     const growth = await get(own, "/plan");
-    expect(growth.json.data).toMatchObject({ stage: "growth", selected_stage: "starter", stage_reason: "spend", base_fee_cents: 29_900, media_fee_percent: 4, inclusions: { ads: 25, spend_cents: 1_000_000 } });
+    expect(growth.json.data).toMatchObject({
+      stage: "growth",
+      selected_stage: "starter",
+      stage_reason: "spend",
+      base_fee_cents: 29_900,
+      media_fee_percent: 4,
+      inclusions: { ads: 25, spend_cents: 1_000_000 },
+    });
     expect(growth.json.data.expected_fee_cents).toBe(usage.json.data.expected_fee_cents);
 
     // The next cycle starts from its own spend: Starter again.
@@ -112,7 +128,11 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
 
     const upgraded = await post(own.adsFull, "/plan/upgrade");
     expect(upgraded.status, describeResponse(upgraded)).toBe(200);
-    expect(upgraded.json.data).toMatchObject({ change: "upgraded", effective_from: "2026-03-01", plan: { stage: "growth", selected_stage: "growth", stage_reason: "selection", base_fee_cents: 29_900, inclusions: { ads: 25 } } });
+    expect(upgraded.json.data).toMatchObject({
+      change: "upgraded",
+      effective_from: "2026-03-01",
+      plan: { stage: "growth", selected_stage: "growth", stage_reason: "selection", base_fee_cents: 29_900, inclusions: { ads: 25 } },
+    });
     const published = await sixth();
     expect(published.status, describeResponse(published)).toBe(201);
     const usage = await get(own, "/plan/usage");
@@ -124,7 +144,11 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
 
     const downgrade = await post(own.adsFull, "/plan/upgrade", { stage: "starter" });
     expect(downgrade.status, describeResponse(downgrade)).toBe(200);
-    expect(downgrade.json.data).toMatchObject({ change: "downgrade_scheduled", effective_from: "2026-04-01", plan: { stage: "growth", scheduled_change: { stage: "starter", effective_from: "2026-04-01" } } });
+    expect(downgrade.json.data).toMatchObject({
+      change: "downgrade_scheduled",
+      effective_from: "2026-04-01",
+      plan: { stage: "growth", scheduled_change: { stage: "starter", effective_from: "2026-04-01" } },
+    });
     // Still Growth this month: the seventh ad is published.
     expect((await sixth()).status).toBe(201);
 
@@ -137,7 +161,10 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     }
 
     const scale = await post(own.adsFull, "/plan/upgrade", { stage: "scale" });
-    expect(scale.json.data).toMatchObject({ change: "upgraded", plan: { stage: "scale", scheduled_change: null, inclusions: { ads: 100, spend_cents: 5_000_000 } } });
+    expect(scale.json.data).toMatchObject({
+      change: "upgraded",
+      plan: { stage: "scale", scheduled_change: null, inclusions: { ads: 100, spend_cents: 5_000_000 } },
+    });
     const beyond = await post(own.adsFull, "/plan/upgrade", {});
     expect(beyond.status, describeResponse(beyond)).toBe(409);
   });
@@ -183,7 +210,10 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     for (const row of bySet.json.data) expect(row.spend).toBeGreaterThan(0);
 
     const adSetId = bySet.json.data[0].id;
-    const custom = await get(c, `/insights?level=ad&adset_id=${adSetId}&date_range[since]=2026-02-01&date_range[until]=2026-02-28&fields=spend,impressions,clicks,ctr,conversions,roas`);
+    const custom = await get(
+      c,
+      `/insights?level=ad&adset_id=${adSetId}&date_range[since]=2026-02-01&date_range[until]=2026-02-28&fields=spend,impressions,clicks,ctr,conversions,roas`,
+    );
     expect(custom.status, describeResponse(custom)).toBe(200);
     expect(custom.json.data).toHaveLength(3);
 

@@ -70,7 +70,11 @@ function sessionWithout(fields: string[]): GraphSession {
 }
 
 async function png(width: number, height: number, color: string): Promise<Uint8Array> {
-  return new Uint8Array(await sharp({ create: { width, height, channels: 3, background: color } }).png().toBuffer());
+  return new Uint8Array(
+    await sharp({ create: { width, height, channels: 3, background: color } })
+      .png()
+      .toBuffer(),
+  );
 }
 
 function adSetParams(overrides: Partial<AdSetCreateParams> = {}): AdSetCreateParams {
@@ -208,7 +212,10 @@ describe("media", () => {
     const listed = await graph.listVideos(ACCOUNT);
     expect(listed.find((v) => v.id === id)?.created_time, show(listed)).toBeNull();
     const images = await graph.listImages(ACCOUNT, { hashes: [hash] });
-    expect(images.map((image) => [image.hash, image.created_time]), show(images)).toEqual([[hash, null]]);
+    expect(
+      images.map((image) => [image.hash, image.created_time]),
+      show(images),
+    ).toEqual([[hash, null]]);
   });
 
   it(`reports a video whose URL contains ${SIM_VIDEO_FAIL} as error once processing ends`, async () => {
@@ -418,7 +425,13 @@ describe("campaigns", () => {
   it("reads a campaign with the requested fields only, and with the default fields", async () => {
     const graph = session();
     const view = await graph.getCampaign(CAMPAIGN, ["name", "account_id", "configured_status", "effective_status"]);
-    expect(view, show(view)).toEqual({ id: CAMPAIGN, name: "Target spring", account_id: "4242424242", configured_status: "ACTIVE", effective_status: "ACTIVE" });
+    expect(view, show(view)).toEqual({
+      id: CAMPAIGN,
+      name: "Target spring",
+      account_id: "4242424242",
+      configured_status: "ACTIVE",
+      effective_status: "ACTIVE",
+    });
     expect(running.simulator.controls.requests()[0]?.query.fields).toBe("name,account_id,configured_status,effective_status");
 
     const full = await graph.getCampaign(CAMPAIGN);
@@ -438,7 +451,11 @@ describe("campaigns", () => {
     const adset = await graph.createAdSet(ACCOUNT, adSetParams({ status: "ACTIVE" }));
     await graph.updateCampaign(CAMPAIGN, { status: "PAUSED" });
     expect(running.simulator.controls.requests().at(-1)?.form.status).toBe("PAUSED");
-    expect(await graph.getCampaign(CAMPAIGN, ["configured_status", "effective_status"])).toEqual({ id: CAMPAIGN, configured_status: "PAUSED", effective_status: "PAUSED" });
+    expect(await graph.getCampaign(CAMPAIGN, ["configured_status", "effective_status"])).toEqual({
+      id: CAMPAIGN,
+      configured_status: "PAUSED",
+      effective_status: "PAUSED",
+    });
     expect(running.simulator.controls.state.view(adset.id)?.effective_status).toBe("CAMPAIGN_PAUSED");
     await graph.updateCampaign(CAMPAIGN, { status: "ACTIVE" });
     expect((await graph.getCampaign(CAMPAIGN, ["effective_status"])).effective_status).toBe("ACTIVE");
@@ -467,7 +484,12 @@ describe("creatives, ads and review", () => {
         callToAction: "LEARN_MORE",
       }),
     );
-    const ad = await graph.createAd(ACCOUNT, { name: "Spring ad", adset_id: adset.id, creative: { creative_id: creative.id }, status: options.status ?? "ACTIVE" });
+    const ad = await graph.createAd(ACCOUNT, {
+      name: "Spring ad",
+      adset_id: adset.id,
+      creative: { creative_id: creative.id },
+      status: options.status ?? "ACTIVE",
+    });
     return { adset, creative, ad };
   }
 
@@ -475,7 +497,11 @@ describe("creatives, ads and review", () => {
     const graph = session();
     await buildAd(graph);
     const request = running.simulator.controls.requests().find((r) => r.path.endsWith("/adcreatives"));
-    const feed = JSON.parse(request?.form.asset_feed_spec ?? "{}") as { link_urls: { website_url: string }[]; asset_customization_rules: unknown[]; images: unknown[] };
+    const feed = JSON.parse(request?.form.asset_feed_spec ?? "{}") as {
+      link_urls: { website_url: string }[];
+      asset_customization_rules: unknown[];
+      images: unknown[];
+    };
     expect(feed.link_urls[0]?.website_url, show(request)).toContain("utm_source=meta");
     expect(feed.images).toHaveLength(3);
     expect(feed.asset_customization_rules).toHaveLength(3);
@@ -546,14 +572,21 @@ describe("creatives, ads and review", () => {
     const foreignCreative = await graph.createAdCreative(OTHER_ACCOUNT, {
       object_story_spec: { page_id: PAGE, link_data: { link: "https://shop.example.test/", image_hash: foreignImage.hash } },
     });
-    const error = await platformError(graph.createAd(ACCOUNT, { name: "x", adset_id: adset.id, creative: { creative_id: foreignCreative.id }, status: "PAUSED" }));
+    const error = await platformError(
+      graph.createAd(ACCOUNT, { name: "x", adset_id: adset.id, creative: { creative_id: foreignCreative.id }, status: "PAUSED" }),
+    );
     expect([error.kind, error.field], show(error)).toEqual(["validation", "creative"]);
   });
 
   it("refuses a video creative until the video is ready", async () => {
     const graph = session();
     const { id: videoId } = await graph.createVideo(ACCOUNT, "https://cdn.example.test/v.mp4");
-    const spec = { object_story_spec: { page_id: PAGE, video_data: { video_id: videoId, message: "Watch", call_to_action: { type: "LEARN_MORE", value: { link: "https://shop.example.test/" } } } } };
+    const spec = {
+      object_story_spec: {
+        page_id: PAGE,
+        video_data: { video_id: videoId, message: "Watch", call_to_action: { type: "LEARN_MORE", value: { link: "https://shop.example.test/" } } },
+      },
+    };
     const error = await platformError(graph.createAdCreative(ACCOUNT, spec));
     expect([error.kind, error.userTitle], show(error)).toEqual(["validation", "Video Still Processing"]);
     running.simulator.controls.advance(VIDEO_MS);
@@ -564,7 +597,18 @@ describe("creatives, ads and review", () => {
 test("usagePercent reads the highest share any usage header reports, and nothing from unreadable ones", () => {
   const headers = (entries: Record<string, string>) => new Headers(entries);
   expect(usagePercent(headers({}))).toBeUndefined();
-  expect(usagePercent(headers({ "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "ads_insights", call_count: 12, total_cputime: 91, total_time: 40 }] }) }))).toBe(91);
-  expect(usagePercent(headers({ "x-ad-account-usage": JSON.stringify({ acc_id_util_pct: 7.5 }), "x-app-usage": JSON.stringify({ call_count: 3, total_time: 9, total_cputime: 2 }) }))).toBe(9);
+  expect(
+    usagePercent(
+      headers({ "x-business-use-case-usage": JSON.stringify({ "123": [{ type: "ads_insights", call_count: 12, total_cputime: 91, total_time: 40 }] }) }),
+    ),
+  ).toBe(91);
+  expect(
+    usagePercent(
+      headers({
+        "x-ad-account-usage": JSON.stringify({ acc_id_util_pct: 7.5 }),
+        "x-app-usage": JSON.stringify({ call_count: 3, total_time: 9, total_cputime: 2 }),
+      }),
+    ),
+  ).toBe(9);
   expect(usagePercent(headers({ "x-business-use-case-usage": "not json", "x-app-usage": JSON.stringify({ call_count: "high" }) }))).toBeUndefined();
 });

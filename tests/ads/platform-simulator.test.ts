@@ -90,10 +90,23 @@ beforeEach(() => {
 
 describe("Graph error objects", () => {
   it("answers with Graph's error shape: code, subcode, user title/message, error_data as a JSON string, fresh fbtrace_id", async () => {
-    const first = await graph("POST", `/v25.0/${ACCOUNT}/adsets`, { name: "x", campaign_id: CAMPAIGN, billing_event: "IMPRESSIONS", daily_budget: "1500", targeting: JSON.stringify({ geo_locations: { countries: ["US"] } }) });
+    const first = await graph("POST", `/v25.0/${ACCOUNT}/adsets`, {
+      name: "x",
+      campaign_id: CAMPAIGN,
+      billing_event: "IMPRESSIONS",
+      daily_budget: "1500",
+      targeting: JSON.stringify({ geo_locations: { countries: ["US"] } }),
+    });
     expect(first.status, show(first)).toBe(400);
     const error = errorOf(first);
-    expect(error).toMatchObject({ message: "Invalid parameter", type: "OAuthException", code: 100, error_subcode: 1870227, is_transient: false, error_user_title: "Advantage Audience Flag Required" });
+    expect(error).toMatchObject({
+      message: "Invalid parameter",
+      type: "OAuthException",
+      code: 100,
+      error_subcode: 1870227,
+      is_transient: false,
+      error_user_title: "Advantage Audience Flag Required",
+    });
     expect(typeof error.error_data, show(first)).toBe("string");
     expect(JSON.parse(String(error.error_data))).toEqual({ blame_field_specs: [["targeting", "targeting_automation", "advantage_audience"]] });
     expect(first.headers.get("x-fb-trace-id")).toBe(error.fbtrace_id);
@@ -138,7 +151,9 @@ describe("objects", () => {
   });
 
   it("keys a bytes upload 'bytes' and a file upload by its file name; the hash is the file's MD5", async () => {
-    const bytes = await sharp({ create: { width: 30, height: 20, channels: 3, background: "#ff0000" } }).jpeg().toBuffer();
+    const bytes = await sharp({ create: { width: 30, height: 20, channels: 3, background: "#ff0000" } })
+      .jpeg()
+      .toBuffer();
     const md5 = createHash("md5").update(bytes).digest("hex");
     const viaBytes = await graph("POST", `/v25.0/${ACCOUNT}/adimages`, { bytes: bytes.toString("base64") });
     expect(viaBytes.body, show(viaBytes)).toMatchObject({ images: { bytes: { hash: md5, width: 30, height: 20 } } });
@@ -198,7 +213,11 @@ describe("objects", () => {
 
   it("pauses a campaign with POST /{id} status, refuses other values, and 100/33 for an unknown id", async () => {
     expect((await graph("POST", `/v25.0/${CAMPAIGN}`, { status: "PAUSED" })).body).toEqual({ success: true });
-    expect((await graph("GET", `/v25.0/${CAMPAIGN}`, { fields: "status,effective_status" })).body).toEqual({ id: CAMPAIGN, status: "PAUSED", effective_status: "PAUSED" });
+    expect((await graph("GET", `/v25.0/${CAMPAIGN}`, { fields: "status,effective_status" })).body).toEqual({
+      id: CAMPAIGN,
+      status: "PAUSED",
+      effective_status: "PAUSED",
+    });
     const bogus = await graph("POST", `/v25.0/${CAMPAIGN}`, { status: "SLEEPING" });
     expect(errorOf(bogus), show(bogus)).toMatchObject({ code: 100 });
     const unknown = await graph("POST", "/v25.0/120299999999999999", { status: "PAUSED" });
@@ -220,7 +239,12 @@ describe("objects", () => {
 describe("review and delivery status", () => {
   it("shows ADSET_PAUSED for an approved ad under a paused ad set, and the disapproval reason chosen in the marker", async () => {
     const adsetId = await createAdSet({ status: "PAUSED" });
-    const good = await graph("POST", `/v25.0/${ACCOUNT}/ads`, { name: "good", adset_id: adsetId, creative: JSON.stringify({ creative_id: await createLinkCreative("Fresh bread") }), status: "ACTIVE" });
+    const good = await graph("POST", `/v25.0/${ACCOUNT}/ads`, {
+      name: "good",
+      adset_id: adsetId,
+      creative: JSON.stringify({ creative_id: await createLinkCreative("Fresh bread") }),
+      status: "ACTIVE",
+    });
     const bad = await graph("POST", `/v25.0/${ACCOUNT}/ads`, {
       name: "bad",
       adset_id: adsetId,
@@ -230,17 +254,26 @@ describe("review and delivery status", () => {
     expect([good.status, bad.status], show([good, bad])).toEqual([200, 200]);
 
     const fields = { fields: "effective_status,configured_status,ad_review_feedback" };
-    expect((await graph("GET", `/v25.0/${String(bad.body.id)}`, fields)).body).toEqual({ id: bad.body.id, effective_status: "PENDING_REVIEW", configured_status: "ACTIVE" });
+    expect((await graph("GET", `/v25.0/${String(bad.body.id)}`, fields)).body).toEqual({
+      id: bad.body.id,
+      effective_status: "PENDING_REVIEW",
+      configured_status: "ACTIVE",
+    });
 
     const advanced = await control("advance", { ms: REVIEW_MS });
     expect(advanced.status, show(advanced)).toBe(200);
     expect((await graph("GET", `/v25.0/${String(good.body.id)}`, fields)).body).toMatchObject({ effective_status: "ADSET_PAUSED" });
     const disapproved = await graph("GET", `/v25.0/${String(bad.body.id)}`, fields);
-    expect(disapproved.body, show(disapproved)).toMatchObject({ effective_status: "DISAPPROVED", ad_review_feedback: { global: { TEXT_OVERLAY: expect.any(String) } } });
+    expect(disapproved.body, show(disapproved)).toMatchObject({
+      effective_status: "DISAPPROVED",
+      ad_review_feedback: { global: { TEXT_OVERLAY: expect.any(String) } },
+    });
   });
 
   it("refuses an asset feed with fewer than two customization rules", async () => {
-    const bytes = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#00ff00" } }).png().toBuffer();
+    const bytes = await sharp({ create: { width: 8, height: 8, channels: 3, background: "#00ff00" } })
+      .png()
+      .toBuffer();
     const upload = await graph("POST", `/v25.0/${ACCOUNT}/adimages`, { bytes: bytes.toString("base64") });
     const hash = (upload.body.images as Record<string, { hash: string }>).bytes?.hash ?? "";
     const answer = await graph("POST", `/v25.0/${ACCOUNT}/adcreatives`, {
@@ -282,7 +315,11 @@ describe("controls over HTTP", () => {
     const { data } = (await response.json()) as { data: { method: string; path: string; form: Record<string, string> }[] };
     expect(data, show(data)).toHaveLength(1);
     expect(data[0]).toMatchObject({ method: "POST", path: `/v25.0/${ACCOUNT}/adsets` });
-    expect(data[0]?.form).toMatchObject({ targeting, dsa_beneficiary: "Demo GmbH", appsecret_proof: createHmac("sha256", APP_SECRET).update(TOKEN).digest("hex") });
+    expect(data[0]?.form).toMatchObject({
+      targeting,
+      dsa_beneficiary: "Demo GmbH",
+      appsecret_proof: createHmac("sha256", APP_SECRET).update(TOKEN).digest("hex"),
+    });
     await fetch(`${running.url}/__sim/requests`, { method: "DELETE" });
     expect(running.simulator.controls.requests()).toHaveLength(0);
   });

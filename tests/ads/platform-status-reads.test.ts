@@ -14,17 +14,43 @@ const TOKEN = "EAAstatusReadsToken000111222333444";
 
 function world() {
   const clock = new ManualClock("2026-05-04T08:00:00.000Z");
-  const simulator = createGraphSimulator({ clock, apps: [{ appSecret: APP_SECRET, accessTokens: [TOKEN] }], adAccounts: [{ id: "900900900" }], reviewDelayMs: 30_000, processingDelayMs: 5_000 });
-  const session = createGraphClient({ baseUrl: "http://graph.test/v25.0", fetch: simulator.fetch, maxAttempts: 1 }).connect({ accessToken: TOKEN, appSecret: APP_SECRET });
+  const simulator = createGraphSimulator({
+    clock,
+    apps: [{ appSecret: APP_SECRET, accessTokens: [TOKEN] }],
+    adAccounts: [{ id: "900900900" }],
+    reviewDelayMs: 30_000,
+    processingDelayMs: 5_000,
+  });
+  const session = createGraphClient({ baseUrl: "http://graph.test/v25.0", fetch: simulator.fetch, maxAttempts: 1 }).connect({
+    accessToken: TOKEN,
+    appSecret: APP_SECRET,
+  });
   const { state } = simulator.controls;
   /** An ad straight into the simulator's store, its creative's copy carrying `copy`. */
   const ad = (copy = "Summer sale") => {
     const creativeId = state.newId();
-    const creative: SimCreative = { id: creativeId, accountId: "900900900", name: "c", objectStorySpec: { page_id: "1", link_data: { message: copy } } as SimCreative["objectStorySpec"], createdMs: state.now() };
+    const creative: SimCreative = {
+      id: creativeId,
+      accountId: "900900900",
+      name: "c",
+      objectStorySpec: { page_id: "1", link_data: { message: copy } } as SimCreative["objectStorySpec"],
+      createdMs: state.now(),
+    };
     state.creatives.set(creativeId, creative);
     const id = state.newId();
     const processing = state.processingFor(creative, state.now());
-    state.ads.set(id, { id, accountId: "900900900", adsetId: "0", creativeId, name: "ad", status: "ACTIVE", reviewStartMs: processing?.endsMs ?? state.now(), processing, createdMs: state.now(), updatedMs: state.now() });
+    state.ads.set(id, {
+      id,
+      accountId: "900900900",
+      adsetId: "0",
+      creativeId,
+      name: "ad",
+      status: "ACTIVE",
+      reviewStartMs: processing?.endsMs ?? state.now(),
+      processing,
+      createdMs: state.now(),
+      updatedMs: state.now(),
+    });
     return id;
   };
   return { clock, simulator, session, ad };
@@ -49,9 +75,14 @@ describe("batched status reads", () => {
     const { simulator, session, ad } = world();
     const ids = Array.from({ length: 51 }, () => ad());
     await expect(session.getAds(ids)).rejects.toThrow(RangeError);
-    const raw = await simulator.fetch(`http://graph.test/v25.0/?ids=${ids.join(",")}&fields=effective_status&access_token=${TOKEN}&appsecret_proof=${appSecretProof(TOKEN, APP_SECRET)}`);
+    const raw = await simulator.fetch(
+      `http://graph.test/v25.0/?ids=${ids.join(",")}&fields=effective_status&access_token=${TOKEN}&appsecret_proof=${appSecretProof(TOKEN, APP_SECRET)}`,
+    );
     expect(raw.status).toBe(400);
-    expect(((await raw.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: 100, message: expect.stringContaining("Maximum: 50") });
+    expect(((await raw.json()) as { error: { code: number; message: string } }).error).toMatchObject({
+      code: 100,
+      message: expect.stringContaining("Maximum: 50"),
+    });
 
     const error = await session.getAds([ids[0] ?? "", "120210999999999999"]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PlatformError);
@@ -64,7 +95,8 @@ describe("batched status reads", () => {
     const reviewed = ad("Spring SIM_IN_PROCESS");
     const broken = ad("Spring SIM_WITH_ISSUES");
     const plain = ad();
-    const read = async () => Object.fromEntries([...(await session.getAds([reviewed, broken, plain])).entries()].map(([id, view]) => [id, view.effective_status]));
+    const read = async () =>
+      Object.fromEntries([...(await session.getAds([reviewed, broken, plain])).entries()].map(([id, view]) => [id, view.effective_status]));
     expect(await read()).toEqual({ [reviewed]: "IN_PROCESS", [broken]: "IN_PROCESS", [plain]: "PENDING_REVIEW" });
     clock.advance(5_000);
     expect(await read()).toEqual({ [reviewed]: "PENDING_REVIEW", [broken]: "WITH_ISSUES", [plain]: "PENDING_REVIEW" });

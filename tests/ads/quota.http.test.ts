@@ -50,7 +50,7 @@ describe("quota: the last included ad", () => {
     world.sim.clearRequests();
     // Slow platform answers keep every request in flight together, the window a read-then-write check loses.
     world.sim.setLatency(25);
-    let answers;
+    let answers: Awaited<ReturnType<typeof publish>>[];
     try {
       answers = await Promise.all(Array.from({ length: 6 }, () => publish(own, first)));
     } finally {
@@ -59,7 +59,10 @@ describe("quota: the last included ad", () => {
     const all = answers.map(describeResponse).join("\n");
     expect(answers.map((r) => r.status).sort(), all).toEqual([201, 402, 402, 402, 402, 402]);
     for (const refused of answers.filter((r) => r.status === 402)) {
-      expect(refused.json.error, describeResponse(refused)).toMatchObject({ code: "quota_exceeded", details: { included_ads: STARTER_INCLUDED, published_this_month: STARTER_INCLUDED } });
+      expect(refused.json.error, describeResponse(refused)).toMatchObject({
+        code: "quota_exceeded",
+        details: { included_ads: STARTER_INCLUDED, published_this_month: STARTER_INCLUDED },
+      });
     }
     const created = world.sim.requests().filter((request) => request.method === "POST" && request.path.endsWith("/ads"));
     expect(created, "one ad was created upstream").toHaveLength(1);
@@ -74,7 +77,7 @@ describe("quota: the last included ad", () => {
     const { own, first } = await oneSlotLeft("Quota race server");
     const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await blocker.connect();
-    let answers;
+    let answers: Awaited<ReturnType<typeof publish>>[];
     try {
       await blocker.query("begin");
       await blocker.query("lock table ads_publish_reservations in exclusive mode");

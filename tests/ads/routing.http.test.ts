@@ -10,7 +10,18 @@ beforeAll(async () => {
 });
 afterAll(async () => world.close());
 
-const GROUP_PATHS = ["/v1/media/images", "/v1/media/videos", "/v1/media/videos/{id}", "/v1/adsets", "/v1/adsets/{id}", "/v1/creatives", "/v1/creatives/{id}", "/v1/ads", "/v1/ads/{id}", "/v1/status/{ad_id}"];
+const GROUP_PATHS = [
+  "/v1/media/images",
+  "/v1/media/videos",
+  "/v1/media/videos/{id}",
+  "/v1/adsets",
+  "/v1/adsets/{id}",
+  "/v1/creatives",
+  "/v1/creatives/{id}",
+  "/v1/ads",
+  "/v1/ads/{id}",
+  "/v1/status/{ad_id}",
+];
 
 describe("/v1/platform/{group} alias", () => {
   test("serves the same operations as /v1/{group}", async () => {
@@ -32,7 +43,9 @@ describe("/v1/platform/{group} alias", () => {
   test("applies the same rules (locked fields, scopes) and answers 405 with Allow", async () => {
     const locked = await world.h.call("POST", "/ads/v1/platform/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 1500, name: "x" } });
     expect(locked.json.error?.details, describeResponse(locked)).toEqual({ locked_fields: ["name"] });
-    expect((await world.h.call("POST", "/ads/v1/platform/adsets", { key: c.adsReporting, body: { target: "main", daily_budget_cents: 1500 } })).status).toBe(403);
+    expect((await world.h.call("POST", "/ads/v1/platform/adsets", { key: c.adsReporting, body: { target: "main", daily_budget_cents: 1500 } })).status).toBe(
+      403,
+    );
     const wrong = await world.h.call("PUT", "/ads/v1/platform/adsets", { key: c.adsFull, body: {} });
     expect(wrong.status, describeResponse(wrong)).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET, HEAD, POST");
@@ -57,6 +70,13 @@ describe("OpenAPI document", () => {
   test("the admin document has the onboarding, target and naming operations", async () => {
     const doc = await world.h.call("GET", "/admin/v1/openapi.json");
     const paths = Object.keys(doc.json.paths as Record<string, unknown>);
-    expect(paths).toEqual(expect.arrayContaining(["/v1/customers/{id}/ads/account", "/v1/customers/{id}/ads/targets", "/v1/customers/{id}/ads/targets/{key}", "/v1/customers/{id}/ads/naming"]));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        "/v1/customers/{id}/ads/account",
+        "/v1/customers/{id}/ads/targets",
+        "/v1/customers/{id}/ads/targets/{key}",
+        "/v1/customers/{id}/ads/naming",
+      ]),
+    );
   });
 });

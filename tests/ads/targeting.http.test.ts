@@ -70,7 +70,13 @@ describe("GET /v1/targeting/interests and their use", () => {
     const interests = await get("/targeting/interests?q=running&limit=5");
     expect(interests.status, describeResponse(interests)).toBe(200);
     const running = interests.json.data.find((item: { name: string }) => item.name === "Running");
-    expect(running).toEqual({ id: "6003139266461", name: "Running", audience_size: expect.any(Number), audience_size_upper_bound: expect.any(Number), path: ["Sports and outdoors", "Sports"] });
+    expect(running).toEqual({
+      id: "6003139266461",
+      name: "Running",
+      audience_size: expect.any(Number),
+      audience_size_upper_bound: expect.any(Number),
+      path: ["Sports and outdoors", "Sports"],
+    });
 
     const city = (await get("/targeting/geo?q=Graz&country_code=AT")).json.data[0];
     expect(city).toMatchObject({ name: "Graz", country_code: "AT" });

@@ -73,7 +73,8 @@ describe("golden images", () => {
 });
 
 test("a highlight changes exactly its word's area; the same text without a mark is drawn plain", async () => {
-  const render = async (headline: string) => renderRatio(SALE_BANNER, await resolveValues(deps, SALE_BANNER, { headline, price: "€ 9", brand_color: "#0f766e" }, { useExamples: false }), "1:1");
+  const render = async (headline: string) =>
+    renderRatio(SALE_BANNER, await resolveValues(deps, SALE_BANNER, { headline, price: "€ 9", brand_color: "#0f766e" }, { useExamples: false }), "1:1");
   const plain = await render("Spring Sale on all shoes");
   const marked = await render("Spring [[Sale]] on all shoes");
   const { count, box } = await diff(plain, marked);
@@ -103,12 +104,24 @@ describe("values", () => {
   });
 
   test("every problem is a 422 naming its parameter: unknown, required, lengths, colours, image URLs", async () => {
-    const error = await resolveValues(deps, SALE_BANNER, { headline: "Hi", brand_color: "teal", nonsense: "x", product_image: "not a url" }, { useExamples: false }).catch((e: unknown) => e);
+    const error = await resolveValues(
+      deps,
+      SALE_BANNER,
+      { headline: "Hi", brand_color: "teal", nonsense: "x", product_image: "not a url" },
+      { useExamples: false },
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
-    const paths = problemsOf(error).map((d) => d.path).sort();
+    const paths = problemsOf(error)
+      .map((d) => d.path)
+      .sort();
     expect(paths).toEqual(["params.brand_color", "params.headline", "params.nonsense", "params.price", "params.product_image"]);
     // An image URL the SSRF-safe client refuses (not https, or not public) names the parameter too.
-    const fetched = await resolveValues(deps, SALE_BANNER, { headline: "Big sale", price: "1", brand_color: "#000000", product_image: "http://127.0.0.1:9/x.png" }, { useExamples: false }).catch((e: unknown) => e);
+    const fetched = await resolveValues(
+      deps,
+      SALE_BANNER,
+      { headline: "Big sale", price: "1", brand_color: "#000000", product_image: "http://127.0.0.1:9/x.png" },
+      { useExamples: false },
+    ).catch((e: unknown) => e);
     expect(problemsOf(fetched)).toEqual([{ path: "params.product_image", message: "Only https URLs are accepted." }]);
   });
 
@@ -116,7 +129,13 @@ describe("values", () => {
     const long = "The fastest delivery we have ever had, truly the fastest, ordered on a Monday and wearing them on Tuesday, what a delight for everyone.";
     const fits = await resolveValues(deps, QUOTE_CARD, { quote: long, author: "— A" }, { useExamples: false });
     await expect(renderRatio(QUOTE_CARD, fits, "1:1")).resolves.toBeInstanceOf(Buffer);
-    const narrow = { ...QUOTE_CARD, layouts: { ...QUOTE_CARD.layouts, "1:1": { type: "box", children: [{ type: "text", param: "quote", style: { width: 300, height: 120, fontSize: 40 }, min_font_size: 30 }] } } as Layouts };
+    const narrow = {
+      ...QUOTE_CARD,
+      layouts: {
+        ...QUOTE_CARD.layouts,
+        "1:1": { type: "box", children: [{ type: "text", param: "quote", style: { width: 300, height: 120, fontSize: 40 }, min_font_size: 30 }] },
+      } as Layouts,
+    };
     const error = await renderRatio(narrow, fits, "1:1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect(problemsOf(error)[0]?.path).toBe("params.quote");
@@ -136,9 +155,18 @@ test("layouts are checked on save: unknown and mistyped parameters, missing high
       ],
     },
   } as Layouts;
-  const problems = layoutProblems(SALE_BANNER.params, layouts, null).map((p) => p.path).sort();
+  const problems = layoutProblems(SALE_BANNER.params, layouts, null)
+    .map((p) => p.path)
+    .sort();
   expect(problems).toEqual(
-    ["highlight", "layouts.1:1.children.0.param", "layouts.1:1.children.1.style", "layouts.1:1.children.2", "layouts.1:1.style.backgroundColor.param", "layouts.1:1.style.width"].sort(),
+    [
+      "highlight",
+      "layouts.1:1.children.0.param",
+      "layouts.1:1.children.1.style",
+      "layouts.1:1.children.2",
+      "layouts.1:1.style.backgroundColor.param",
+      "layouts.1:1.style.width",
+    ].sort(),
   );
   for (const template of DEMO_TEMPLATES) expect(layoutProblems(template.params, template.layouts, template.highlight)).toEqual([]);
 });

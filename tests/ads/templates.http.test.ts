@@ -26,7 +26,14 @@ let other: OnboardedCustomer;
 let saleId: string;
 let quoteId: string;
 
-const body = (seed: typeof SALE_BANNER) => ({ name: seed.name, description: seed.description, type: seed.type, params: seed.params, layouts: seed.layouts, highlight: seed.highlight });
+const body = (seed: typeof SALE_BANNER) => ({
+  name: seed.name,
+  description: seed.description,
+  type: seed.type,
+  params: seed.params,
+  layouts: seed.layouts,
+  highlight: seed.highlight,
+});
 
 beforeAll(async () => {
   world = await createAdsWorld();
@@ -52,10 +59,16 @@ async function follow(location: string) {
 describe("operator", () => {
   test("layouts are checked on save with paths; a partial update gets a new revision", async () => {
     const { h } = world;
-    const broken = await h.admin("POST", "/v1/ads/templates", { ...body(SALE_BANNER), layouts: { ...SALE_BANNER.layouts, "4:5": { type: "box", children: [{ type: "text", param: "nope" }] } } });
+    const broken = await h.admin("POST", "/v1/ads/templates", {
+      ...body(SALE_BANNER),
+      layouts: { ...SALE_BANNER.layouts, "4:5": { type: "box", children: [{ type: "text", param: "nope" }] } },
+    });
     expect(broken.status, describeResponse(broken)).toBe(422);
     expect(broken.json.error.details).toEqual([{ path: "layouts.4:5.children.0.param", message: "Unknown parameter nope." }]);
-    const unknownStyle = await h.admin("POST", "/v1/ads/templates", { ...body(SALE_BANNER), layouts: { ...SALE_BANNER.layouts, "1:1": { type: "box", style: { filter: "blur(2px)" } } } });
+    const unknownStyle = await h.admin("POST", "/v1/ads/templates", {
+      ...body(SALE_BANNER),
+      layouts: { ...SALE_BANNER.layouts, "1:1": { type: "box", style: { filter: "blur(2px)" } } },
+    });
     expect(unknownStyle.status, describeResponse(unknownStyle)).toBe(422);
     expect(unknownStyle.json.error.details[0].path).toBe("layouts.1:1.style");
     const missingRatio = await h.admin("POST", "/v1/ads/templates", { ...body(SALE_BANNER), layouts: { "1:1": SALE_BANNER.layouts["1:1"] } });
@@ -73,9 +86,16 @@ describe("customer", () => {
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data.map((t: { id: string }) => t.id).sort()).toEqual([saleId, quoteId].sort());
     const sale = list.json.data.find((t: { id: string }) => t.id === saleId);
-    expect(sale).toMatchObject({ type: "image", has_params: true, preview_urls: { "1:1": expect.stringContaining(`/ads/v1/templates/${saleId}/preview.png?c=${c.id}&k=`) } });
+    expect(sale).toMatchObject({
+      type: "image",
+      has_params: true,
+      preview_urls: { "1:1": expect.stringContaining(`/ads/v1/templates/${saleId}/preview.png?c=${c.id}&k=`) },
+    });
     const detail = await h.call("GET", `/ads/v1/platform/templates/${saleId}`, { key: c.adsReporting });
-    expect(detail.json.data.params.find((p: { name: string }) => p.name === "headline"), describeResponse(detail)).toEqual({
+    expect(
+      detail.json.data.params.find((p: { name: string }) => p.name === "headline"),
+      describeResponse(detail),
+    ).toEqual({
       name: "headline",
       type: "text",
       required: true,
@@ -108,11 +128,17 @@ describe("customer", () => {
     expect(square.status).toBe(302);
     expect(square.headers.get("location")).not.toBe(location);
 
-    const stored = await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${saleId}/preview-values`, { values: { headline: "Winter [[Deals]]", price: "€ 9", brand_color: "#1d4ed8" } });
+    const stored = await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${saleId}/preview-values`, {
+      values: { headline: "Winter [[Deals]]", price: "€ 9", brand_color: "#1d4ed8" },
+    });
     expect(stored.status, describeResponse(stored)).toBe(200);
     const changed = await h.call("GET", path(urls["4:5"]));
     expect(changed.headers.get("location")).not.toBe(location);
-    expect((await h.call("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting })).json.data.params).toEqual({ headline: "Winter [[Deals]]", price: "€ 9", brand_color: "#1d4ed8" });
+    expect((await h.call("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting })).json.data.params).toEqual({
+      headline: "Winter [[Deals]]",
+      price: "€ 9",
+      brand_color: "#1d4ed8",
+    });
     const badValues = await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${saleId}/preview-values`, { values: { brand_color: "blue" } });
     expect(badValues.status, describeResponse(badValues)).toBe(422);
 
@@ -136,7 +162,11 @@ describe("customer", () => {
     const rendered = await h.call("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       headers: { "Idempotency-Key": "render-1" },
-      body: { template: saleId, params: { headline: "Autumn [[Sale]] today", price: "€ 19.90", brand_color: "#7c3aed", product_image: images.url("/portrait.png") }, name: "Autumn" },
+      body: {
+        template: saleId,
+        params: { headline: "Autumn [[Sale]] today", price: "€ 19.90", brand_color: "#7c3aed", product_image: images.url("/portrait.png") },
+        name: "Autumn",
+      },
     });
     expect(rendered.status, describeResponse(rendered)).toBe(200);
     expect(rendered.json.data).toMatchObject({ id: expect.any(String), template: saleId, type: "IMAGE" });
@@ -151,17 +181,29 @@ describe("customer", () => {
     const replay = await h.call("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       headers: { "Idempotency-Key": "render-1" },
-      body: { template: saleId, params: { headline: "Autumn [[Sale]] today", price: "€ 19.90", brand_color: "#7c3aed", product_image: images.url("/portrait.png") }, name: "Autumn" },
+      body: {
+        template: saleId,
+        params: { headline: "Autumn [[Sale]] today", price: "€ 19.90", brand_color: "#7c3aed", product_image: images.url("/portrait.png") },
+        name: "Autumn",
+      },
     });
     expect(replay.json.data.id).toBe(rendered.json.data.id);
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(sim.state.images.size).toBe(uploads);
 
     const creatives = await h.call("GET", "/ads/v1/creatives", { key: c.adsReporting });
-    expect(creatives.json.data.find((x: { id: string }) => x.id === rendered.json.data.id)).toMatchObject({ name: "Autumn", type: "IMAGE", status: "DRAFT", platform_creative_id: null });
+    expect(creatives.json.data.find((x: { id: string }) => x.id === rendered.json.data.id)).toMatchObject({
+      name: "Autumn",
+      type: "IMAGE",
+      status: "DRAFT",
+      platform_creative_id: null,
+    });
 
     const adSet = await createAdSet(world, c);
-    const ad = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: rendered.json.data.id, link: "https://shop.example.com/autumn", headline: "Autumn sale" } });
+    const ad = await h.call("POST", "/ads/v1/ads", {
+      key: c.adsFull,
+      body: { ad_set_id: adSet.id, creative_id: rendered.json.data.id, link: "https://shop.example.com/autumn", headline: "Autumn sale" },
+    });
     expect(ad.status, describeResponse(ad)).toBe(201);
     const creative = sim.state.creatives.get(ad.json.data.platform_creative_id);
     const spec = creative?.assetFeedSpec;
@@ -177,8 +219,14 @@ describe("customer", () => {
       [{ template: saleId, params: { headline: "Hi", price: "1", brand_color: "#000000" } }, "params.headline"],
       [{ template: saleId, params: { headline: "Long enough", price: "1", brand_color: "navy" } }, "params.brand_color"],
       [{ template: saleId, params: { headline: "Long enough", price: "1", brand_color: "#000000", extra: "x" } }, "params.extra"],
-      [{ template: saleId, params: { headline: "Long enough", price: "1", brand_color: "#000000", product_image: images.url("/not-an-image.jpg") } }, "params.product_image"],
-      [{ template: saleId, params: { headline: "Long enough", price: "1", brand_color: "#000000", product_image: "http://example.com/a.png" } }, "params.product_image"],
+      [
+        { template: saleId, params: { headline: "Long enough", price: "1", brand_color: "#000000", product_image: images.url("/not-an-image.jpg") } },
+        "params.product_image",
+      ],
+      [
+        { template: saleId, params: { headline: "Long enough", price: "1", brand_color: "#000000", product_image: "http://example.com/a.png" } },
+        "params.product_image",
+      ],
       [{ template: crypto.randomUUID(), params: {} }, "template"],
     ];
     for (const [b, field] of cases) {
@@ -220,7 +268,32 @@ describe("video templates", () => {
     videoId = created.json.data.id;
     expect((await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${videoId}`)).status).toBe(200);
     const background = join(dir, "bg.mp4");
-    const made = spawnSync(ffmpeg.path, ["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25:duration=1", "-f", "lavfi", "-i", "sine=frequency=440:duration=1", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", background], { encoding: "utf8" });
+    const made = spawnSync(
+      ffmpeg.path,
+      [
+        "-hide_banner",
+        "-loglevel",
+        "error",
+        "-y",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=320x180:rate=25:duration=1",
+        "-f",
+        "lavfi",
+        "-i",
+        "sine=frequency=440:duration=1",
+        "-c:v",
+        "libx264",
+        "-pix_fmt",
+        "yuv420p",
+        "-c:a",
+        "aac",
+        "-shortest",
+        background,
+      ],
+      { encoding: "utf8" },
+    );
     expect(made.status, made.stderr).toBe(0);
     images.files.set("/bg.mp4", readFileSync(background));
   }, 60_000);
@@ -228,18 +301,37 @@ describe("video templates", () => {
   test("202 PROCESSING, 409 for an ad while it runs, READY with three H.264 formats, then an ad with one placement-customised video creative", async () => {
     const { h, sim, images } = world;
     const release = images.hold("/bg.mp4");
-    const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, headers: { "Idempotency-Key": "video-1" }, body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" } });
+    const started = await h.call("POST", "/ads/v1/templates/render", {
+      key: c.adsFull,
+      headers: { "Idempotency-Key": "video-1" },
+      body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" },
+    });
     expect(started.status, describeResponse(started)).toBe(202);
     expect(started.json.data).toEqual({ id: expect.any(String), template: videoId, type: "VIDEO", status: "PROCESSING" });
     const id = started.json.data.id as string;
-    const replay = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, headers: { "Idempotency-Key": "video-1" }, body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" } });
+    const replay = await h.call("POST", "/ads/v1/templates/render", {
+      key: c.adsFull,
+      headers: { "Idempotency-Key": "video-1" },
+      body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" },
+    });
     expect(replay.status).toBe(202);
     expect(replay.json.data.id).toBe(id);
 
     const processing = await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
-    expect(processing.json.data, describeResponse(processing)).toMatchObject({ id, template: videoId, status: "PROCESSING", video_id: null, output_url: null, formats: null, reason: null });
+    expect(processing.json.data, describeResponse(processing)).toMatchObject({
+      id,
+      template: videoId,
+      status: "PROCESSING",
+      video_id: null,
+      output_url: null,
+      formats: null,
+      reason: null,
+    });
     const adSet = await createAdSet(world, c);
-    const early = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video" } });
+    const early = await h.call("POST", "/ads/v1/ads", {
+      key: c.adsFull,
+      body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video" },
+    });
     expect(early.status, describeResponse(early)).toBe(409);
     expect(early.json.error.details).toMatchObject({ reason: "render_processing" });
     expect((await h.call("GET", `/ads/v1/platform/templates/render/${id}`, { key: other.adsReporting })).status).toBe(404);
@@ -264,11 +356,18 @@ describe("video templates", () => {
 
     // The platform processes the three videos before an ad may use them.
     sim.advance(10_000);
-    const ad = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video", headline: "Promo" } });
+    const ad = await h.call("POST", "/ads/v1/ads", {
+      key: c.adsFull,
+      body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video", headline: "Promo" },
+    });
     expect(ad.status, describeResponse(ad)).toBe(201);
     const spec = sim.state.creatives.get(ad.json.data.platform_creative_id)?.assetFeedSpec;
     expect(spec?.optimization_type).toBe("PLACEMENT");
-    expect(spec?.videos?.map((v) => v.video_id).sort()).toEqual(Object.values(formats).map((f) => f.video_id).sort());
+    expect(spec?.videos?.map((v) => v.video_id).sort()).toEqual(
+      Object.values(formats)
+        .map((f) => f.video_id)
+        .sort(),
+    );
     expect(spec?.asset_customization_rules?.length).toBeGreaterThan(1);
     const after = await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
     expect(after.json.data.platform_creative_id).toBe(ad.json.data.platform_creative_id);
@@ -276,18 +375,31 @@ describe("video templates", () => {
 
   test("a background that is not a video ends FAILED with a reason naming the parameter; an ad from it is 422", async () => {
     const { h, images } = world;
-    const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: videoId, params: values(images.url("/not-an-image.jpg")) } });
+    const started = await h.call("POST", "/ads/v1/templates/render", {
+      key: c.adsFull,
+      body: { template: videoId, params: values(images.url("/not-an-image.jpg")) },
+    });
     expect(started.status, describeResponse(started)).toBe(202);
     await h.deps.queue.idle();
     const failed = await h.call("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
-    expect(failed.json.data, describeResponse(failed)).toMatchObject({ status: "FAILED", reason: expect.stringContaining("params.background_video"), formats: null });
+    expect(failed.json.data, describeResponse(failed)).toMatchObject({
+      status: "FAILED",
+      reason: expect.stringContaining("params.background_video"),
+      formats: null,
+    });
     const adSet = await createAdSet(world, c);
-    const ad = await h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: started.json.data.id, link: "https://shop.example.com/video" } });
+    const ad = await h.call("POST", "/ads/v1/ads", {
+      key: c.adsFull,
+      body: { ad_set_id: adSet.id, creative_id: started.json.data.id, link: "https://shop.example.com/video" },
+    });
     expect(ad.status, describeResponse(ad)).toBe(422);
     expect(ad.json.error.details[0]).toMatchObject({ field: "creative_id" });
 
     // Values are checked before anything is queued: a missing background or a bad colour is a 422 now.
-    const missing = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: videoId, params: { headline: "Big news", brand_color: "#000000" } } });
+    const missing = await h.call("POST", "/ads/v1/templates/render", {
+      key: c.adsFull,
+      body: { template: videoId, params: { headline: "Big news", brand_color: "#000000" } },
+    });
     expect(missing.status, describeResponse(missing)).toBe(422);
     expect(missing.json.error.details.map((d: { field: string }) => d.field)).toEqual(["params.background_video"]);
   }, 60_000);
@@ -312,7 +424,15 @@ describe("video templates", () => {
     // A render stored without its queue message (a crash between the two): the sweep publishes it after 2 minutes.
     const adsDeps = createAdsDeps(h.deps);
     const lost = await insertCreativeDraft(h.db, c.id, { name: "Lost", type: "VIDEO", templateId: videoId }, h.clock.now());
-    await h.db.insert(adsVideoRenders).values({ creativeId: lost.id, customerId: c.id, templateId: videoId, status: "PROCESSING", params: values(images.url("/bg.mp4")), createdAt: h.clock.now(), updatedAt: h.clock.now() });
+    await h.db.insert(adsVideoRenders).values({
+      creativeId: lost.id,
+      customerId: c.id,
+      templateId: videoId,
+      status: "PROCESSING",
+      params: values(images.url("/bg.mp4")),
+      createdAt: h.clock.now(),
+      updatedAt: h.clock.now(),
+    });
     expect(await resumeVideoRenders(adsDeps)).toBe(0);
     h.clock.advance(3 * 60_000);
     expect(await sweep?.run(h.deps)).toEqual({ republished: 1 });

@@ -33,7 +33,13 @@ describe("a token that expires after onboarding", () => {
     const c = await onboardedCustomer(world, "Token expiry");
     const ad = await createAd(world, c);
     const before = await onboarding(c);
-    expect(before.json.data).toMatchObject({ token_status: "verified", token_invalid_at: null, token_error_code: null, token_error_subcode: null, complete: true });
+    expect(before.json.data).toMatchObject({
+      token_status: "verified",
+      token_invalid_at: null,
+      token_error_code: null,
+      token_error_subcode: null,
+      complete: true,
+    });
 
     world.sim.expireToken(c.accessToken);
     const refusedAt = world.h.clock.now().toISOString();
@@ -65,14 +71,25 @@ describe("a token that expires after onboarding", () => {
       expect(r.status, describeResponse(r)).toBe(422);
       expect(r.json.error.details, describeResponse(r)).toEqual({ missing: ["access_token"] });
     }
-    const target = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, { key: "later", platform_campaign_id: world.sim.addCampaign(c.adAccountId), config: TARGET_CONFIG });
+    const target = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, {
+      key: "later",
+      platform_campaign_id: world.sim.addCampaign(c.adAccountId),
+      config: TARGET_CONFIG,
+    });
     expect(target.status, describeResponse(target)).toBe(422);
     expect(target.json.error.details).toEqual({ missing: ["access_token"] });
     expect(world.sim.requests(), "the refused token is not sent again").toEqual([]);
 
     const replaced = await world.h.admin("PATCH", account(c), { access_token: issueToken(c, "1") });
     expect(replaced.status, describeResponse(replaced)).toBe(200);
-    expect(replaced.json.data).toMatchObject({ token_status: "verified", token_invalid_at: null, token_error_code: null, token_error_subcode: null, complete: true, missing: [] });
+    expect(replaced.json.data).toMatchObject({
+      token_status: "verified",
+      token_invalid_at: null,
+      token_error_code: null,
+      token_error_subcode: null,
+      complete: true,
+      missing: [],
+    });
     const works = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 2500 } });
     expect(works.status, describeResponse(works)).toBe(201);
   });

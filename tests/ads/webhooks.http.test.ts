@@ -93,7 +93,9 @@ const eventsAt = (path: string) => deliveries.filter((d) => d.path === path);
  */
 async function settled(): Promise<void> {
   for (;;) {
-    const rows = await h.db.select({ status: adsWebhookDeliveries.status, attempts: adsWebhookDeliveries.attempts, lastError: adsWebhookDeliveries.lastError }).from(adsWebhookDeliveries);
+    const rows = await h.db
+      .select({ status: adsWebhookDeliveries.status, attempts: adsWebhookDeliveries.attempts, lastError: adsWebhookDeliveries.lastError })
+      .from(adsWebhookDeliveries);
     if (rows.every((row) => row.status !== "pending" || (row.attempts > 0 && row.lastError !== null))) return;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -138,7 +140,12 @@ describe("registration", () => {
   test("http and private URLs are 422 on url, unknown events 422, a missing url 400, reporting keys may not write (403), no key 401", async () => {
     const c = await onboardedCustomer(world, "Validation");
     const post = (body: unknown, key: string | null = c.adsFull) => h.call("POST", "/ads/v1/webhooks", { key, body });
-    for (const url of ["http://portal.example.com/hook", "https://user:pw@portal.example.com/hook", "https://10.0.0.8/hook", "https://169.254.169.254/latest"]) {
+    for (const url of [
+      "http://portal.example.com/hook",
+      "https://user:pw@portal.example.com/hook",
+      "https://10.0.0.8/hook",
+      "https://169.254.169.254/latest",
+    ]) {
       const r = await post({ url });
       expect(r.status, `${url}: ${describeResponse(r)}`).toBe(422);
       expect(r.json.error.details).toEqual([{ field: "url", issue: expect.any(String) }]);
@@ -199,12 +206,20 @@ describe("detection and delivery", () => {
     const ad = await createAd(world, c, { status: "ACTIVE", message: "Miracle cure SIM_DISAPPROVE:TEXT_OVERLAY" });
     world.sim.advance(REVIEW_MS);
     const live = await h.call("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
-    expect(live.json.data, describeResponse(live)).toMatchObject({ effective_status: "DISAPPROVED", disapproval_reason: "TEXT_OVERLAY: Simulated disapproval for policy TEXT_OVERLAY." });
+    expect(live.json.data, describeResponse(live)).toMatchObject({
+      effective_status: "DISAPPROVED",
+      disapproval_reason: "TEXT_OVERLAY: Simulated disapproval for policy TEXT_OVERLAY.",
+    });
     await poll();
     await settled();
     const got = eventsAt(c.path);
     expect(got.map((d) => d.json.data)).toEqual([
-      { ad_id: ad.id, effective_status: "DISAPPROVED", reason: "TEXT_OVERLAY: Simulated disapproval for policy TEXT_OVERLAY.", previous_status: "PENDING_REVIEW" },
+      {
+        ad_id: ad.id,
+        effective_status: "DISAPPROVED",
+        reason: "TEXT_OVERLAY: Simulated disapproval for policy TEXT_OVERLAY.",
+        previous_status: "PENDING_REVIEW",
+      },
     ]);
     expect(got[0]?.verified).toBe(true);
     expect((await changesOf(ad.id)).map((row) => row.source)).toEqual(["status_read"]);
@@ -219,7 +234,10 @@ describe("detection and delivery", () => {
     const sent = world.sim.webhookDeliveries().slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ status: 200 });
-    expect(JSON.parse(sent[0]?.body ?? "{}").entry[0].changes.map((change: { field: string }) => change.field)).toEqual(["in_process_ad_objects", "with_issues_ad_objects"]);
+    expect(JSON.parse(sent[0]?.body ?? "{}").entry[0].changes.map((change: { field: string }) => change.field)).toEqual([
+      "in_process_ad_objects",
+      "with_issues_ad_objects",
+    ]);
     await settled();
 
     const got = eventsAt(c.path);
@@ -243,9 +261,17 @@ describe("detection and delivery", () => {
     const c = await customerWithHook("Forged");
     const ad = await createAd(world, c, { status: "ACTIVE" });
     world.sim.advance(REVIEW_MS);
-    const body = JSON.stringify({ object: "ad_account", entry: [{ id: c.adAccountId, time: 1, changes: [{ field: "with_issues_ad_objects", value: { id: ad.platform_ad_id, level: "AD" } }] }] });
+    const body = JSON.stringify({
+      object: "ad_account",
+      entry: [{ id: c.adAccountId, time: 1, changes: [{ field: "with_issues_ad_objects", value: { id: ad.platform_ad_id, level: "AD" } }] }],
+    });
     const sign = (secret: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-    const forgeries: Record<string, string>[] = [{}, { "x-hub-signature-256": sign("not-the-app-secret") }, { "x-hub-signature-256": "sha256=zz" }, { "x-hub-signature": `sha1=${createHmac("sha1", c.appSecret).update(body).digest("hex")}` }];
+    const forgeries: Record<string, string>[] = [
+      {},
+      { "x-hub-signature-256": sign("not-the-app-secret") },
+      { "x-hub-signature-256": "sha256=zz" },
+      { "x-hub-signature": `sha1=${createHmac("sha1", c.appSecret).update(body).digest("hex")}` },
+    ];
     for (const headers of forgeries) {
       const r = await h.call("POST", "/api/platform/webhook", { rawBody: body, headers: { "content-type": "application/json", ...headers } });
       expect(r.status, describeResponse(r)).toBe(401);
@@ -255,7 +281,10 @@ describe("detection and delivery", () => {
     expect(cached.json.data.find((x: { id: string }) => x.id === ad.id)).toMatchObject({ effective_status: "PENDING_REVIEW" });
 
     // The same body signed with the customer's app secret is accepted and re-reads the ad (now ACTIVE).
-    const signed = await h.call("POST", "/api/platform/webhook", { rawBody: body, headers: { "content-type": "application/json", "x-hub-signature-256": sign(c.appSecret) } });
+    const signed = await h.call("POST", "/api/platform/webhook", {
+      rawBody: body,
+      headers: { "content-type": "application/json", "x-hub-signature-256": sign(c.appSecret) },
+    });
     expect(signed.status, describeResponse(signed)).toBe(200);
     expect(signed.json.data).toEqual({ named: 1, read: 1, changed: 1 });
 
@@ -266,7 +295,9 @@ describe("detection and delivery", () => {
     expect((await h.call("GET", "/api/platform/webhook?hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=wrong")).status).toBe(403);
     expect((await h.call("GET", `/api/platform/webhook?hub.mode=unsubscribe&hub.challenge=1&hub.verify_token=${encodeURIComponent(token)}`)).status).toBe(403);
     // The simulator, like the platform, refuses a subscription whose handshake fails (and keeps the one it has).
-    await expect(world.sim.subscribeWebhooks({ url: `${ourOrigin}/api/platform/webhook`, verifyToken: "not-our-verify-token" })).rejects.toThrow(/verification failed/);
+    await expect(world.sim.subscribeWebhooks({ url: `${ourOrigin}/api/platform/webhook`, verifyToken: "not-our-verify-token" })).rejects.toThrow(
+      /verification failed/,
+    );
   });
 
   test("a receiver that is down gets retries on the backoff schedule with one delivery id, and its registration turns inactive after 24 hours", async () => {
@@ -304,7 +335,13 @@ describe("detection and delivery", () => {
     expect(await rowOf()).toMatchObject({ status: "failed", attempts: 8, lastStatusCode: 503 });
 
     const list = await h.call("GET", "/ads/v1/webhooks", { key: c.adsReporting });
-    expect(list.json.data[0], describeResponse(list)).toMatchObject({ id: c.hook.id, status: "inactive", active: false, failure_count: 8, last_delivery_at: null });
+    expect(list.json.data[0], describeResponse(list)).toMatchObject({
+      id: c.hook.id,
+      status: "inactive",
+      active: false,
+      failure_count: 8,
+      last_delivery_at: null,
+    });
     expect(list.json.data[0].deactivation_reason).toMatch(/24 hours/);
   });
 
@@ -319,7 +356,11 @@ describe("detection and delivery", () => {
     await poll();
     await settled();
     // Deliveries run concurrently, so they may arrive in either order; `created` and `previous_status` tell.
-    expect(eventsAt(c.path).map((d) => [d.json.data.previous_status, d.json.data.effective_status]).sort()).toEqual([
+    expect(
+      eventsAt(c.path)
+        .map((d) => [d.json.data.previous_status, d.json.data.effective_status])
+        .sort(),
+    ).toEqual([
       ["PAUSED", "ARCHIVED"],
       ["PENDING_REVIEW", "PAUSED"],
     ]);
@@ -384,6 +425,10 @@ describe("detection and delivery", () => {
     expect(got[1]?.headers["x-service-delivery"]).toBe(got[0]?.headers["x-service-delivery"]);
     expect(got.every((d) => d.verified)).toBe(true);
     const list = await next.root.request("/ads/v1/webhooks", { headers: { authorization: `Bearer ${c.adsReporting}` } });
-    expect(((await list.json()) as { data: Record<string, unknown>[] }).data[0]).toMatchObject({ status: "active", failure_count: 0, last_delivery_at: clock.now().toISOString() });
+    expect(((await list.json()) as { data: Record<string, unknown>[] }).data[0]).toMatchObject({
+      status: "active",
+      failure_count: 0,
+      last_delivery_at: clock.now().toISOString(),
+    });
   });
 });

@@ -33,7 +33,10 @@ describe("POST /admin/v1/mail/blocks/preview", () => {
   });
 
   test("a draft that cannot render answers its findings; a bad body 4xx; an unknown customer 404", async () => {
-    const broken = await h.admin("POST", "/v1/mail/blocks/preview", { ...draftBlock, mjml: "<mj-section><mj-column><mj-text>{{#title}}open</mj-text></mj-column></mj-section>" });
+    const broken = await h.admin("POST", "/v1/mail/blocks/preview", {
+      ...draftBlock,
+      mjml: "<mj-section><mj-column><mj-text>{{#title}}open</mj-text></mj-column></mj-section>",
+    });
     expect(broken.status, describeResponse(broken)).toBe(200);
     expect(broken.json.data.html).toBeNull();
     expect(broken.json.data.errors.length).toBeGreaterThan(0);
@@ -104,7 +107,13 @@ describe("a customer's ads activity and template previews", () => {
   });
 
   test("a template's preview URLs once assigned; a draft drawn in three ratios; layout problems named", async () => {
-    const made = await h.admin("POST", "/v1/ads/templates", { name: "Preview banner", type: "image", params: SALE_BANNER.params, layouts: SALE_BANNER.layouts, highlight: SALE_BANNER.highlight });
+    const made = await h.admin("POST", "/v1/ads/templates", {
+      name: "Preview banner",
+      type: "image",
+      params: SALE_BANNER.params,
+      layouts: SALE_BANNER.layouts,
+      highlight: SALE_BANNER.highlight,
+    });
     expect(made.status, describeResponse(made)).toBe(201);
     const id: string = made.json.data.id;
     const c = await h.customer("Template viewer");
@@ -113,7 +122,10 @@ describe("a customer's ads activity and template previews", () => {
     const preview = await h.admin("GET", `/v1/customers/${c.id}/ads/templates/${id}/preview`);
     expect(preview.json.data).toEqual((await h.call("GET", `/ads/v1/templates/${id}/preview`, { key: c.adsReporting })).json.data);
 
-    const draft = await h.admin("POST", "/v1/ads/templates/preview", { template: { name: "ignored", type: "image", params: SALE_BANNER.params, layouts: SALE_BANNER.layouts, highlight: SALE_BANNER.highlight }, values: { price: "€ 9.99" } });
+    const draft = await h.admin("POST", "/v1/ads/templates/preview", {
+      template: { name: "ignored", type: "image", params: SALE_BANNER.params, layouts: SALE_BANNER.layouts, highlight: SALE_BANNER.highlight },
+      values: { price: "€ 9.99" },
+    });
     expect(draft.status, describeResponse(draft)).toBe(200);
     const sizes = await Promise.all(
       (["1:1", "4:5", "9:16"] as const).map(async (ratio) => {
@@ -131,13 +143,18 @@ describe("a customer's ads activity and template previews", () => {
     const wrongParam = structuredClone(SALE_BANNER.layouts) as Record<string, { children: { param?: string }[] }>;
     const first = wrongParam["1:1"]?.children[0];
     if (first) first.param = "no_such_param";
-    const broken = await h.admin("POST", "/v1/ads/templates/preview", { template: { type: "image", params: SALE_BANNER.params, layouts: wrongParam, highlight: SALE_BANNER.highlight } });
+    const broken = await h.admin("POST", "/v1/ads/templates/preview", {
+      template: { type: "image", params: SALE_BANNER.params, layouts: wrongParam, highlight: SALE_BANNER.highlight },
+    });
     expect(broken.status, describeResponse(broken)).toBe(422);
     expect(broken.json.error.details.map((d: { path: string }) => d.path).join(" ")).toMatch(/^template\.layouts/);
     const missing = await h.admin("POST", "/v1/ads/templates/preview", { template: { type: "image" } });
     expect(missing.status, describeResponse(missing)).toBe(400);
     expect(missing.json.error.details.map((d: { path: string }) => d.path)).toEqual(expect.arrayContaining(["template.params", "template.layouts"]));
-    const value = await h.admin("POST", "/v1/ads/templates/preview", { template: { type: "image", params: SALE_BANNER.params, layouts: SALE_BANNER.layouts, highlight: SALE_BANNER.highlight }, values: { brand_color: "green" } });
+    const value = await h.admin("POST", "/v1/ads/templates/preview", {
+      template: { type: "image", params: SALE_BANNER.params, layouts: SALE_BANNER.layouts, highlight: SALE_BANNER.highlight },
+      values: { brand_color: "green" },
+    });
     expect(value.status, describeResponse(value)).toBe(422);
     expect(value.json.error.details[0].path).toBe("params.brand_color");
   });

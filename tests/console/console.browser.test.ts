@@ -70,7 +70,9 @@ async function accessibilityProblems(): Promise<string[]> {
     const result = await axe.run({ exclude: [[".customer-content"]] } as unknown as Document, { resultTypes: ["violations"] });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) }));
   });
-  return violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3))}`);
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3))}`);
 }
 
 const api = (method: string, path: string, key: string, body?: unknown) => h.call(method, path, { key, body });
@@ -79,236 +81,269 @@ const api = (method: string, path: string, key: string, body?: unknown) => h.cal
 async function readmeShot(name: string): Promise<void> {
   if (!process.env.CONSOLE_README_SHOTS) return;
   mkdirSync("docs", { recursive: true });
-  await sharp(await page.screenshot()).resize({ width: 1000 }).png({ palette: true, compressionLevel: 9 }).toFile(join("docs", `console-${name}.png`));
+  await sharp(await page.screenshot())
+    .resize({ width: 1000 })
+    .png({ palette: true, compressionLevel: 9 })
+    .toFile(join("docs", `console-${name}.png`));
 }
 
-(present ? describe : describe.skip)(present ? "operator console in Chromium" : `operator console in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`, () => {
-  beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    h = await createHarness({ env: { PUBLIC_BASE_URL: origin } });
-    server = await new Promise<ServerType>((resolve) => {
-      const s = serve({ fetch: h.root.fetch, port, hostname: "127.0.0.1" }, () => resolve(s));
-    });
-    profile = mkdtempSync(join(tmpdir(), "console-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 900 },
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-    });
-    // Nothing leaves our origin: any other request is recorded and refused.
-    await context.route("**/*", (route) => {
-      const url = route.request().url();
-      if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    // Well under the test timeout, so a step that waits in vain fails with its screenshot taken.
-    page.setDefaultTimeout(10_000);
-  });
-
-  afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    await h?.close();
-  });
-
-  test("sign in: a customer's API key is refused, the operator token opens the console (keyboard only)", async () => {
-    await step("sign-in", async () => {
-      const c = await h.customer("Key holder");
-      await page.goto(`${origin}/console`);
-      expect(new URL(page.url()).pathname).toBe("/console/sign-in");
-      expect(await accessibilityProblems()).toEqual([]);
-      await page.getByLabel("Operator token").fill(c.mailFull);
-      await page.keyboard.press("Enter");
-      await expect.poll(() => page.locator("#token-error").textContent()).toContain("customer's API key does not open the console");
-      expect(await page.getByLabel("Operator token").getAttribute("aria-invalid")).toBe("true");
-      await page.getByLabel("Operator token").fill(h.deps.adminToken);
-      await page.keyboard.press("Enter");
-      await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
-      const cookie = (await context.cookies(`${origin}/console/`)).find((k) => k.name === "console_session");
-      expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/console" });
-      expect(await page.evaluate(() => document.cookie)).not.toContain("console_session");
-      expect(await accessibilityProblems()).toEqual([]);
-    });
-  });
-
-  test("create a customer and a key: the key is shown once and works", async () => {
-    await step("customer-and-key", async () => {
-      await page.goto(`${origin}/console/#/customers`);
-      await page.getByLabel("Name").fill("Console Customer GmbH");
-      await page.getByRole("button", { name: "Create customer" }).click();
-      await page.getByRole("heading", { name: "Console Customer GmbH", level: 1 }).waitFor();
-      const customerId = (/#\/customers\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
-      expect((await h.admin("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
-
-      await page.getByLabel("Service").selectOption("mail");
-      await page.getByLabel("Scope").selectOption("reporting");
-      await page.getByRole("button", { name: "Create key" }).click();
-      const key = (await page.getByTestId("issued-key").textContent()) ?? "";
-      expect(key).toMatch(/^mk_live_/);
-      const usage = await api("GET", "/mail/v1/usage", key);
-      expect(usage.status, describeResponse(usage)).toBe(200);
-      await page.getByRole("button", { name: /^Revoke key mk_live_/ }).waitFor();
-      expect(await accessibilityProblems()).toEqual([]);
-
-      // A field error from the API is shown next to its field.
-      await page.getByLabel("Mail: monthly limit").fill("-5");
-      await page.getByRole("button", { name: "Save settings" }).click();
-      const limitError = page.locator(".field", { has: page.getByLabel("Mail: monthly limit") }).locator(".error");
-      await expect.poll(() => limitError.textContent()).toMatch(/^Error: /);
-      await page.goto(`${origin}/console/#/customers`);
-      await page.getByLabel("Search customers").fill("Console Customer");
-      await expect.poll(() => page.getByRole("link", { name: "Console Customer GmbH" }).count()).toBe(1);
-    });
-  });
-
-  test("edit a block: the preview follows the MJML as it is typed", async () => {
-    await step("block-preview", async () => {
-      const created = await h.admin("POST", "/v1/mail/blocks", {
-        slug: "console-heading",
-        name: "Console heading",
-        mjml: "<mj-section><mj-column><mj-text><h1>First words {{title}}</h1></mj-text></mj-column></mj-section>",
-        params: [{ name: "title", type: "text", label: "Title", required: true, fallback: "", hide_if_missing: false, example: "for the example" }],
+(present ? describe : describe.skip)(
+  present ? "operator console in Chromium" : `operator console in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
+  () => {
+    beforeAll(async () => {
+      const port = await freePort();
+      origin = `http://127.0.0.1:${port}`;
+      h = await createHarness({ env: { PUBLIC_BASE_URL: origin } });
+      server = await new Promise<ServerType>((resolve) => {
+        const s = serve({ fetch: h.root.fetch, port, hostname: "127.0.0.1" }, () => resolve(s));
       });
-      expect(created.status, describeResponse(created)).toBe(201);
-      await page.goto(`${origin}/console/#/blocks/${created.json.data.id}`);
-      const frame = page.locator("iframe.preview");
-      await expect.poll(() => frame.getAttribute("srcdoc")).toContain("First words for the example");
-      expect(await page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("First words for the example");
-
-      await page.getByLabel("MJML").fill("<mj-section><mj-column><mj-text><h1>Second words {{title}}</h1></mj-text></mj-column></mj-section>");
-      await expect.poll(() => page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("Second words for the example");
-      await readmeShot("block-editor");
-      expect(await accessibilityProblems()).toEqual([]);
-
-      // Broken parameters JSON is named next to the field; nothing is saved.
-      await page.getByLabel(/^Parameters \(JSON/).fill("[{");
-      await expect.poll(() => page.getByTestId("preview-state").textContent()).toContain("Preview failed");
-      const paramsError = page.locator(".field", { has: page.getByLabel(/^Parameters \(JSON/) }).locator(".error");
-      expect(await paramsError.textContent()).toContain("Not valid JSON");
-      expect((await h.admin("GET", `/v1/mail/blocks/${created.json.data.id}`)).json.data.version).toBe(1);
+      profile = mkdtempSync(join(tmpdir(), "console-chromium-"));
+      context = await chromium.launchPersistentContext(profile, {
+        executablePath: CHROMIUM,
+        headless: true,
+        viewport: { width: 1400, height: 900 },
+        args: [
+          "--headless",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      // Nothing leaves our origin: any other request is recorded and refused.
+      await context.route("**/*", (route) => {
+        const url = route.request().url();
+        if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
+        outside.push(url);
+        return route.abort();
+      });
+      page = context.pages()[0] ?? (await context.newPage());
+      // Well under the test timeout, so a step that waits in vain fails with its screenshot taken.
+      page.setDefaultTimeout(10_000);
     });
-  });
 
-  test("pause a target: the customer's ad-set creation is refused", async () => {
-    await step("pause-target", async () => {
-      const c = await onboardedCustomer({ h, sim: graphControls(h) }, "Console Ads");
-      const before = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
-      expect(before.status, describeResponse(before)).toBe(201);
-      await page.goto(`${origin}/console/#/customers/${c.id}/ads`);
-      await page.getByRole("button", { name: "Pause main" }).click();
-      await page.getByRole("button", { name: "Activate main" }).waitFor();
-      expect(await page.getByRole("status").filter({ hasText: "Target main is now paused." }).count()).toBe(1);
-      const refused = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
-      expect(refused.status, describeResponse(refused)).toBe(409);
-      expect(refused.json.error.details).toMatchObject({ reason: "target_inactive", target: "main" });
-      expect(await accessibilityProblems()).toEqual([]);
+    afterAll(async () => {
+      await context?.close();
+      if (profile) rmSync(profile, { recursive: true, force: true });
+      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+      await h?.close();
     });
-  });
 
-  test("a small send job: its progress is watched until completed", async () => {
-    await step("send-job", async () => {
-      const c = await readyMailCustomer(h, "Console Sender");
-      const templateId = await createNewsletter(h, c.mailFull);
-      const batches = holdBatches(h);
-      try {
-        const job = await createJob(h, c.mailFull, { template_id: templateId });
-        await addRecipients(h, c.mailFull, job.id, people(3, "console.example.com"));
-        const started = await api("POST", `/mail/v1/send-jobs/${job.id}/start`, c.mailFull);
-        expect(started.status, describeResponse(started)).toBe(200);
-        await page.goto(`${origin}/console/#/customers/${c.id}/send-jobs`);
-        await page.getByRole("link", { name: `Job ${job.id.slice(0, 8)}` }).click();
-        await expect.poll(() => page.getByTestId("job-status").textContent()).toBe("Status: running");
-        expect(await page.locator("label[for=job-progress]").textContent()).toContain("0 of 3 recipients handled");
+    test("sign in: a customer's API key is refused, the operator token opens the console (keyboard only)", async () => {
+      await step("sign-in", async () => {
+        const c = await h.customer("Key holder");
+        await page.goto(`${origin}/console`);
+        expect(new URL(page.url()).pathname).toBe("/console/sign-in");
         expect(await accessibilityProblems()).toEqual([]);
-        await batches.drain();
-        await expect.poll(() => page.getByTestId("job-status").textContent(), { timeout: 10_000 }).toBe("Status: completed");
-        expect(await page.locator("label[for=job-progress]").textContent()).toContain("3 of 3 recipients handled");
-        expect(await page.locator("#job-progress").evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([3, 3]);
-        await page.getByRole("img", { name: /Hourly timeline: accepted/ }).waitFor();
-      } finally {
-        batches.release();
-      }
+        await page.getByLabel("Operator token").fill(c.mailFull);
+        await page.keyboard.press("Enter");
+        await expect.poll(() => page.locator("#token-error").textContent()).toContain("customer's API key does not open the console");
+        expect(await page.getByLabel("Operator token").getAttribute("aria-invalid")).toBe("true");
+        await page.getByLabel("Operator token").fill(h.deps.adminToken);
+        await page.keyboard.press("Enter");
+        await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
+        const cookie = (await context.cookies(`${origin}/console/`)).find((k) => k.name === "console_session");
+        expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/console" });
+        expect(await page.evaluate(() => document.cookie)).not.toContain("console_session");
+        expect(await accessibilityProblems()).toEqual([]);
+      });
     });
-  });
 
-  test("an ad template: live previews of a draft in three ratios, and a customer's previews", async () => {
-    await step("ad-template-previews", async () => {
-      const made = await h.admin("POST", "/v1/ads/templates", { name: SALE_BANNER.name, description: SALE_BANNER.description, type: "image", params: SALE_BANNER.params, layouts: SALE_BANNER.layouts, highlight: SALE_BANNER.highlight });
-      expect(made.status, describeResponse(made)).toBe(201);
-      const templateId: string = made.json.data.id;
-      await page.goto(`${origin}/console/#/ad-templates/${templateId}`);
-      const images = page.getByTestId("ratio-previews").locator("img");
-      await expect.poll(() => images.count(), { timeout: 20_000 }).toBe(3);
-      const sizes = async () => images.evaluateAll((list: HTMLImageElement[]) => list.map((img) => [img.alt, img.naturalWidth, img.naturalHeight]));
-      await expect.poll(sizes).toEqual([
-        [`${SALE_BANNER.name} in 1:1`, 360, 360],
-        [`${SALE_BANNER.name} in 4:5`, 360, 450],
-        [`${SALE_BANNER.name} in 9:16`, 360, 640],
-      ]);
-      const first = await images.first().getAttribute("src");
-      await page.getByLabel(/^Preview values/).fill(JSON.stringify({ headline: "Console [[preview]] text" }));
-      await expect.poll(() => images.first().getAttribute("src"), { timeout: 20_000 }).not.toBe(first);
-      await readmeShot("ad-template-editor");
-      expect(await accessibilityProblems()).toEqual([]);
+    test("create a customer and a key: the key is shown once and works", async () => {
+      await step("customer-and-key", async () => {
+        await page.goto(`${origin}/console/#/customers`);
+        await page.getByLabel("Name").fill("Console Customer GmbH");
+        await page.getByRole("button", { name: "Create customer" }).click();
+        await page.getByRole("heading", { name: "Console Customer GmbH", level: 1 }).waitFor();
+        const customerId = (/#\/customers\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
+        expect((await h.admin("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
 
-      const c = await h.customer("Template customer");
-      await page.goto(`${origin}/console/#/customers/${c.id}/ads`);
-      await page.getByLabel(`Assign ${SALE_BANNER.name}`).check();
-      await expect.poll(() => page.getByText(`${SALE_BANNER.name} assigned.`).count()).toBe(1);
-      await page.getByRole("button", { name: `Previews of ${SALE_BANNER.name}` }).click();
-      const customerImages = page.getByTestId("ratio-previews").locator("img");
-      await expect
-        .poll(async () => customerImages.evaluateAll((list: HTMLImageElement[]) => list.map((img) => [img.naturalWidth, img.naturalHeight])), { timeout: 20_000 })
-        .toEqual([
-          [1080, 1080],
-          [1080, 1350],
-          [1080, 1920],
+        await page.getByLabel("Service").selectOption("mail");
+        await page.getByLabel("Scope").selectOption("reporting");
+        await page.getByRole("button", { name: "Create key" }).click();
+        const key = (await page.getByTestId("issued-key").textContent()) ?? "";
+        expect(key).toMatch(/^mk_live_/);
+        const usage = await api("GET", "/mail/v1/usage", key);
+        expect(usage.status, describeResponse(usage)).toBe(200);
+        await page.getByRole("button", { name: /^Revoke key mk_live_/ }).waitFor();
+        expect(await accessibilityProblems()).toEqual([]);
+
+        // A field error from the API is shown next to its field.
+        await page.getByLabel("Mail: monthly limit").fill("-5");
+        await page.getByRole("button", { name: "Save settings" }).click();
+        const limitError = page.locator(".field", { has: page.getByLabel("Mail: monthly limit") }).locator(".error");
+        await expect.poll(() => limitError.textContent()).toMatch(/^Error: /);
+        await page.goto(`${origin}/console/#/customers`);
+        await page.getByLabel("Search customers").fill("Console Customer");
+        await expect.poll(() => page.getByRole("link", { name: "Console Customer GmbH" }).count()).toBe(1);
+      });
+    });
+
+    test("edit a block: the preview follows the MJML as it is typed", async () => {
+      await step("block-preview", async () => {
+        const created = await h.admin("POST", "/v1/mail/blocks", {
+          slug: "console-heading",
+          name: "Console heading",
+          mjml: "<mj-section><mj-column><mj-text><h1>First words {{title}}</h1></mj-text></mj-column></mj-section>",
+          params: [{ name: "title", type: "text", label: "Title", required: true, fallback: "", hide_if_missing: false, example: "for the example" }],
+        });
+        expect(created.status, describeResponse(created)).toBe(201);
+        await page.goto(`${origin}/console/#/blocks/${created.json.data.id}`);
+        const frame = page.locator("iframe.preview");
+        await expect.poll(() => frame.getAttribute("srcdoc")).toContain("First words for the example");
+        expect(await page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("First words for the example");
+
+        await page.getByLabel("MJML").fill("<mj-section><mj-column><mj-text><h1>Second words {{title}}</h1></mj-text></mj-column></mj-section>");
+        await expect.poll(() => page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("Second words for the example");
+        await readmeShot("block-editor");
+        expect(await accessibilityProblems()).toEqual([]);
+
+        // Broken parameters JSON is named next to the field; nothing is saved.
+        await page.getByLabel(/^Parameters \(JSON/).fill("[{");
+        await expect.poll(() => page.getByTestId("preview-state").textContent()).toContain("Preview failed");
+        const paramsError = page.locator(".field", { has: page.getByLabel(/^Parameters \(JSON/) }).locator(".error");
+        expect(await paramsError.textContent()).toContain("Not valid JSON");
+        expect((await h.admin("GET", `/v1/mail/blocks/${created.json.data.id}`)).json.data.version).toBe(1);
+      });
+    });
+
+    test("pause a target: the customer's ad-set creation is refused", async () => {
+      await step("pause-target", async () => {
+        const c = await onboardedCustomer({ h, sim: graphControls(h) }, "Console Ads");
+        const before = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
+        expect(before.status, describeResponse(before)).toBe(201);
+        await page.goto(`${origin}/console/#/customers/${c.id}/ads`);
+        await page.getByRole("button", { name: "Pause main" }).click();
+        await page.getByRole("button", { name: "Activate main" }).waitFor();
+        expect(await page.getByRole("status").filter({ hasText: "Target main is now paused." }).count()).toBe(1);
+        const refused = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
+        expect(refused.status, describeResponse(refused)).toBe(409);
+        expect(refused.json.error.details).toMatchObject({ reason: "target_inactive", target: "main" });
+        expect(await accessibilityProblems()).toEqual([]);
+      });
+    });
+
+    test("a small send job: its progress is watched until completed", async () => {
+      await step("send-job", async () => {
+        const c = await readyMailCustomer(h, "Console Sender");
+        const templateId = await createNewsletter(h, c.mailFull);
+        const batches = holdBatches(h);
+        try {
+          const job = await createJob(h, c.mailFull, { template_id: templateId });
+          await addRecipients(h, c.mailFull, job.id, people(3, "console.example.com"));
+          const started = await api("POST", `/mail/v1/send-jobs/${job.id}/start`, c.mailFull);
+          expect(started.status, describeResponse(started)).toBe(200);
+          await page.goto(`${origin}/console/#/customers/${c.id}/send-jobs`);
+          await page.getByRole("link", { name: `Job ${job.id.slice(0, 8)}` }).click();
+          await expect.poll(() => page.getByTestId("job-status").textContent()).toBe("Status: running");
+          expect(await page.locator("label[for=job-progress]").textContent()).toContain("0 of 3 recipients handled");
+          expect(await accessibilityProblems()).toEqual([]);
+          await batches.drain();
+          await expect.poll(() => page.getByTestId("job-status").textContent(), { timeout: 10_000 }).toBe("Status: completed");
+          expect(await page.locator("label[for=job-progress]").textContent()).toContain("3 of 3 recipients handled");
+          expect(await page.locator("#job-progress").evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([3, 3]);
+          await page.getByRole("img", { name: /Hourly timeline: accepted/ }).waitFor();
+        } finally {
+          batches.release();
+        }
+      });
+    });
+
+    test("an ad template: live previews of a draft in three ratios, and a customer's previews", async () => {
+      await step("ad-template-previews", async () => {
+        const made = await h.admin("POST", "/v1/ads/templates", {
+          name: SALE_BANNER.name,
+          description: SALE_BANNER.description,
+          type: "image",
+          params: SALE_BANNER.params,
+          layouts: SALE_BANNER.layouts,
+          highlight: SALE_BANNER.highlight,
+        });
+        expect(made.status, describeResponse(made)).toBe(201);
+        const templateId: string = made.json.data.id;
+        await page.goto(`${origin}/console/#/ad-templates/${templateId}`);
+        const images = page.getByTestId("ratio-previews").locator("img");
+        await expect.poll(() => images.count(), { timeout: 20_000 }).toBe(3);
+        const sizes = async () => images.evaluateAll((list: HTMLImageElement[]) => list.map((img) => [img.alt, img.naturalWidth, img.naturalHeight]));
+        await expect.poll(sizes).toEqual([
+          [`${SALE_BANNER.name} in 1:1`, 360, 360],
+          [`${SALE_BANNER.name} in 4:5`, 360, 450],
+          [`${SALE_BANNER.name} in 9:16`, 360, 640],
         ]);
+        const first = await images.first().getAttribute("src");
+        await page.getByLabel(/^Preview values/).fill(JSON.stringify({ headline: "Console [[preview]] text" }));
+        await expect.poll(() => images.first().getAttribute("src"), { timeout: 20_000 }).not.toBe(first);
+        await readmeShot("ad-template-editor");
+        expect(await accessibilityProblems()).toEqual([]);
+
+        const c = await h.customer("Template customer");
+        await page.goto(`${origin}/console/#/customers/${c.id}/ads`);
+        await page.getByLabel(`Assign ${SALE_BANNER.name}`).check();
+        await expect.poll(() => page.getByText(`${SALE_BANNER.name} assigned.`).count()).toBe(1);
+        await page.getByRole("button", { name: `Previews of ${SALE_BANNER.name}` }).click();
+        const customerImages = page.getByTestId("ratio-previews").locator("img");
+        await expect
+          .poll(async () => customerImages.evaluateAll((list: HTMLImageElement[]) => list.map((img) => [img.naturalWidth, img.naturalHeight])), {
+            timeout: 20_000,
+          })
+          .toEqual([
+            [1080, 1080],
+            [1080, 1350],
+            [1080, 1920],
+          ]);
+      });
     });
-  });
 
-  test("a customer's mail: readiness, usage, design rules with a live sample, template preview, suppression lookup", async () => {
-    await step("customer-mail", async () => {
-      const c = await readyMailCustomer(h, "Console Mail");
-      await createNewsletter(h, c.mailFull, "Console newsletter");
-      await page.goto(`${origin}/console/#/customers/${c.id}/mail`);
-      for (const title of ["Provider (Postmark) and readiness", "Usage of", "Enabled blocks", "Design rules", "Frame", "Templates", "Postmark webhook credentials", "Suppression lookup"]) {
-        await page.getByRole("heading", { name: new RegExp(`^${title.replace(/[()]/g, "\\$&")}`), level: 2 }).waitFor();
-      }
-      expect(await page.getByText("✓ Ready to send.").count()).toBe(1);
-      expect(await accessibilityProblems()).toEqual([]);
+    test("a customer's mail: readiness, usage, design rules with a live sample, template preview, suppression lookup", async () => {
+      await step("customer-mail", async () => {
+        const c = await readyMailCustomer(h, "Console Mail");
+        await createNewsletter(h, c.mailFull, "Console newsletter");
+        await page.goto(`${origin}/console/#/customers/${c.id}/mail`);
+        for (const title of [
+          "Provider (Postmark) and readiness",
+          "Usage of",
+          "Enabled blocks",
+          "Design rules",
+          "Frame",
+          "Templates",
+          "Postmark webhook credentials",
+          "Suppression lookup",
+        ]) {
+          await page.getByRole("heading", { name: new RegExp(`^${title.replace(/[()]/g, "\\$&")}`), level: 2 }).waitFor();
+        }
+        expect(await page.getByText("✓ Ready to send.").count()).toBe(1);
+        expect(await accessibilityProblems()).toEqual([]);
 
-      await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "#e11d48" }));
-      const button = page.getByTestId("design-sample").getByText("Button");
-      await expect.poll(() => button.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe("rgb(225, 29, 72)");
-      await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "pink" }));
-      await page.getByRole("button", { name: "Save design rules" }).click();
-      const overridesError = page.locator(".field", { has: page.getByLabel(/^Overrides/) }).locator(".error");
-      await expect.poll(() => overridesError.textContent()).toContain("color_primary");
+        await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "#e11d48" }));
+        const button = page.getByTestId("design-sample").getByText("Button");
+        await expect.poll(() => button.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe("rgb(225, 29, 72)");
+        await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "pink" }));
+        await page.getByRole("button", { name: "Save design rules" }).click();
+        const overridesError = page.locator(".field", { has: page.getByLabel(/^Overrides/) }).locator(".error");
+        await expect.poll(() => overridesError.textContent()).toContain("color_primary");
 
-      await page.getByRole("button", { name: "Preview Console newsletter" }).click();
-      await expect.poll(() => page.locator("iframe[title='Template preview']").getAttribute("srcdoc")).toContain("Spring is here");
+        await page.getByRole("button", { name: "Preview Console newsletter" }).click();
+        await expect.poll(() => page.locator("iframe[title='Template preview']").getAttribute("srcdoc")).toContain("Spring is here");
 
-      await page.getByLabel("Addresses (one per line)").fill("nobody@example.com");
-      await page.getByRole("button", { name: "Look up" }).click();
-      await expect.poll(() => page.getByText("0 of 1 suppressed.").count()).toBe(1);
+        await page.getByLabel("Addresses (one per line)").fill("nobody@example.com");
+        await page.getByRole("button", { name: "Look up" }).click();
+        await expect.poll(() => page.getByText("0 of 1 suppressed.").count()).toBe(1);
+      });
     });
-  });
 
-  test("sign out: the session ends and the console refuses", async () => {
-    await step("sign-out", async () => {
-      await page.goto(`${origin}/console/#/customers`);
-      await page.getByRole("button", { name: "Sign out" }).click();
-      await page.getByText("You are signed out.").waitFor();
-      expect(await page.evaluate(async () => (await fetch("/console/api/customers")).status)).toBe(401);
-      await page.goto(`${origin}/console/#/customers`);
-      expect(new URL(page.url()).pathname).toBe("/console/sign-in");
-      expect(outside).toEqual([]);
+    test("sign out: the session ends and the console refuses", async () => {
+      await step("sign-out", async () => {
+        await page.goto(`${origin}/console/#/customers`);
+        await page.getByRole("button", { name: "Sign out" }).click();
+        await page.getByText("You are signed out.").waitFor();
+        expect(await page.evaluate(async () => (await fetch("/console/api/customers")).status)).toBe(401);
+        await page.goto(`${origin}/console/#/customers`);
+        expect(new URL(page.url()).pathname).toBe("/console/sign-in");
+        expect(outside).toEqual([]);
+      });
     });
-  });
-});
+  },
+);

@@ -10,7 +10,11 @@ afterAll(async () => h.close());
 
 const ORIGIN = "http://localhost";
 
-async function request(method: string, path: string, init: { cookie?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {}) {
+async function request(
+  method: string,
+  path: string,
+  init: { cookie?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
+) {
   const headers: Record<string, string> = { ...init.headers };
   if (init.cookie) headers.cookie = init.cookie;
   let body: string | undefined;
@@ -90,7 +94,11 @@ describe("console session", () => {
     const body = { name: "Made in the console" };
     const noToken = await request("POST", "/console/api/customers", { cookie, json: body });
     expect(noToken.status, describeResponse(noToken)).toBe(403);
-    const crossSite = await request("POST", "/console/api/customers", { cookie, json: body, headers: { "x-csrf-token": csrf, origin: "https://evil.example" } });
+    const crossSite = await request("POST", "/console/api/customers", {
+      cookie,
+      json: body,
+      headers: { "x-csrf-token": csrf, origin: "https://evil.example" },
+    });
     expect(crossSite.status, describeResponse(crossSite)).toBe(403);
     const made = await request("POST", "/console/api/customers", { cookie, json: body, headers: { "x-csrf-token": csrf, origin: ORIGIN } });
     expect(made.status, describeResponse(made)).toBe(201);

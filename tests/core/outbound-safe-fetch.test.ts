@@ -47,9 +47,9 @@ async function startServer(host: string): Promise<LocalServer> {
       if (path === "/ok") {
         res.writeHead(200, { "content-type": "text/plain", "x-test": "yes" }).end("hello");
       } else if (path === "/echo") {
-        res.writeHead(201, { "content-type": "application/json" }).end(
-          JSON.stringify({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }),
-        );
+        res
+          .writeHead(201, { "content-type": "application/json" })
+          .end(JSON.stringify({ method: req.method, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") }));
       } else if (path === "/redirect") {
         res.writeHead(302, { location: `https://127.0.0.1:${state.port}/ok` }).end();
       } else if (path === "/big") {
@@ -191,10 +191,7 @@ describe("safeFetch against a local https server (loopback allowed for tests)", 
     await once(silent, "listening");
     const { port } = silent.address() as AddressInfo;
     try {
-      const error = await expectReason(
-        loopbackFetch({ connectTimeoutMs: 150 })(`https://127.0.0.1:${port}/`, { timeoutMs: 10_000 }),
-        "timeout",
-      );
+      const error = await expectReason(loopbackFetch({ connectTimeoutMs: 150 })(`https://127.0.0.1:${port}/`, { timeoutMs: 10_000 }), "timeout");
       expect(error.message).toMatch(/Connecting/);
     } finally {
       silent.close();
@@ -315,14 +312,24 @@ describe("refused before any connection", () => {
   });
 
   describe.each([false, true])("resolved addresses (allowLoopbackForTests: %s)", (allowLoopbackForTests) => {
-    it.each(["10.0.0.5", "192.168.1.1", "172.16.0.1", "169.254.169.254", "fd00::1", "fe80::1", "::ffff:10.0.0.1", "100.64.0.1", "0.0.0.0", "224.0.0.1", "2002:a00:1::1", "64:ff9b::a9fe:a9fe"])(
-      "example.test -> %s is blocked",
-      async (address) => {
-        const { resolver, asked } = tableResolver({ "example.test": [address] });
-        await expectReason(createSafeFetch({ resolver, allowLoopbackForTests })("https://example.test/"), "blocked_address");
-        expect(asked).toEqual(["example.test"]);
-      },
-    );
+    it.each([
+      "10.0.0.5",
+      "192.168.1.1",
+      "172.16.0.1",
+      "169.254.169.254",
+      "fd00::1",
+      "fe80::1",
+      "::ffff:10.0.0.1",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "2002:a00:1::1",
+      "64:ff9b::a9fe:a9fe",
+    ])("example.test -> %s is blocked", async (address) => {
+      const { resolver, asked } = tableResolver({ "example.test": [address] });
+      await expectReason(createSafeFetch({ resolver, allowLoopbackForTests })("https://example.test/"), "blocked_address");
+      expect(asked).toEqual(["example.test"]);
+    });
 
     it.each([
       ["8.8.8.8", "10.0.0.5"],

@@ -32,11 +32,7 @@ describe("signWebhook", () => {
   });
 
   it("uses the documented header names", () => {
-    expect([WEBHOOK_SIGNATURE_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_DELIVERY_HEADER]).toEqual([
-      "X-Service-Signature",
-      "X-Service-Event",
-      "X-Service-Delivery",
-    ]);
+    expect([WEBHOOK_SIGNATURE_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_DELIVERY_HEADER]).toEqual(["X-Service-Signature", "X-Service-Event", "X-Service-Delivery"]);
   });
 });
 

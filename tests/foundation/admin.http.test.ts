@@ -27,7 +27,10 @@ test("customers: create, get, list with cursor, patch settings", async () => {
   const id = created.json.data.id;
   expect((await h.admin("GET", `/v1/customers/${id}`)).json.data).toEqual(created.json.data);
 
-  const patched = await h.admin("PATCH", `/v1/customers/${id}`, { mail: { sending_blocked: true, mode: "sandbox" }, ads: { account_state: "overdue", stage: "growth" } });
+  const patched = await h.admin("PATCH", `/v1/customers/${id}`, {
+    mail: { sending_blocked: true, mode: "sandbox" },
+    ads: { account_state: "overdue", stage: "growth" },
+  });
   expect(patched.status, describeResponse(patched)).toBe(200);
   expect(patched.json.data.mail).toMatchObject({ sending_blocked: true, mode: "sandbox", monthly_limit: 500 });
   expect(patched.json.data.ads).toMatchObject({ account_state: "overdue", stage: "growth" });

@@ -41,4 +41,3 @@ test("on Vercel, start-up refuses to generate secrets or use a local database", 
   await expect(bootRuntime({ VERCEL: "1", LOG_LEVEL: "silent" })).rejects.toThrow(/DATABASE_URL, ADMIN_TOKEN, ENCRYPTION_KEY/);
   await expect(bootRuntime({ PORT: "not-a-port" })).rejects.toThrow(ConfigError);
 });
-

@@ -41,7 +41,13 @@ afterAll(async () => {
 /** The shared newsletter body, typed as the document's request. */
 function newsletter(name?: string) {
   const body = newsletterBody(name);
-  return { ...body, blocks: body.blocks.map((b) => ({ block_id: b.block_id, values: Object.fromEntries(Object.entries(b.values).filter((e): e is [string, string] => typeof e[1] === "string")) })) };
+  return {
+    ...body,
+    blocks: body.blocks.map((b) => ({
+      block_id: b.block_id,
+      values: Object.fromEntries(Object.entries(b.values).filter((e): e is [string, string] => typeof e[1] === "string")),
+    })),
+  };
 }
 
 /** Polls a read until `done` holds; bounded, and no time is asserted. */
@@ -72,7 +78,9 @@ describe("mail portal flow through the typed client", () => {
     expect((await mail.GET("/v1/design-rules")).response.status, recorder.last).toBe(200);
 
     const heading = blocks.data?.data.find((b) => b.slug === "heading") ?? first;
-    const preview = await mail.POST("/v1/render/preview", { body: { blocks: [{ block_id: heading.id, values: { title: "Hello {{first_name}}", subtitle: "" } }], values: { first_name: "Jane" } } });
+    const preview = await mail.POST("/v1/render/preview", {
+      body: { blocks: [{ block_id: heading.id, values: { title: "Hello {{first_name}}", subtitle: "" } }], values: { first_name: "Jane" } },
+    });
     expect(preview.response.status, recorder.last).toBe(200);
     expect(preview.data?.data.html).toContain("Hello Jane");
     const empty = await mail.POST("/v1/render/preview", { body: { blocks: [] } });
@@ -109,7 +117,10 @@ describe("mail portal flow through the typed client", () => {
     expect((await reporting.POST("/v1/templates", { body: newsletter() })).response.status, recorder.last).toBe(403);
     expect((await mail.GET("/v1/templates/{id}", { params: { path: { id: randomUUID() } } })).response.status, recorder.last).toBe(404);
     expect((await mail.GET("/v1/templates/{id}", { params: { path: { id: "not-a-uuid" } } })).response.status, recorder.last).toBe(422);
-    const missing = await mail.POST("/v1/templates/{id}/send", { params: { path: { id: transactional.id } }, body: { to: "a@example.com", params: { order_number: "A-2" } } });
+    const missing = await mail.POST("/v1/templates/{id}/send", {
+      params: { path: { id: transactional.id } },
+      body: { to: "a@example.com", params: { order_number: "A-2" } },
+    });
     expect(missing.response.status, recorder.last).toBe(422);
     const key = randomUUID();
     await mail.POST("/v1/templates", { body: newsletter("Keyed"), headers: { "Idempotency-Key": key } });
@@ -129,7 +140,9 @@ describe("mail portal flow through the typed client", () => {
     const none = await mail.POST("/v1/send-jobs/{id}/start", { params: { path: { id: jobId } } });
     expect(none.response.status, recorder.last).toBe(409);
     const recipients = Array.from({ length: 3 }, (_, i) => ({ email: `reader${i}@example.com`, data: { first_name: `Reader ${i}` } }));
-    expect((await mail.POST("/v1/send-jobs/{id}/recipients", { params: { path: { id: jobId } }, body: { recipients } })).response.status, recorder.last).toBe(200);
+    expect((await mail.POST("/v1/send-jobs/{id}/recipients", { params: { path: { id: jobId } }, body: { recipients } })).response.status, recorder.last).toBe(
+      200,
+    );
     expect((await mail.POST("/v1/send-jobs/{id}/start", { params: { path: { id: jobId } } })).response.status, recorder.last).toBe(200);
     const finished = await until(
       () => mail.GET("/v1/send-jobs/{id}", { params: { path: { id: jobId } } }),
@@ -160,7 +173,10 @@ describe("mail portal flow through the typed client", () => {
     expect(hook.response.status, recorder.last).toBe(201);
     expect(hook.data?.data.secret).toEqual(expect.any(String));
     expect((await mail.GET("/v1/webhooks")).data?.data).toHaveLength(1);
-    expect((await mail.POST("/v1/webhooks", { body: { url: "http://portal.example.com/hooks", events: ["job.completed"] } })).response.status, recorder.last).toBe(422);
+    expect(
+      (await mail.POST("/v1/webhooks", { body: { url: "http://portal.example.com/hooks", events: ["job.completed"] } })).response.status,
+      recorder.last,
+    ).toBe(422);
     expect((await mail.DELETE("/v1/webhooks/{id}", { params: { path: { id: hook.data?.data.id ?? "" } } })).response.status, recorder.last).toBe(200);
   });
 
@@ -173,9 +189,12 @@ describe("mail portal flow through the typed client", () => {
     if (!asset) throw new Error("no asset");
     const early = await mail.POST("/v1/assets/{id}/complete", { params: { path: { id: asset.id } } });
     expect(early.response.status, recorder.last).toBe(409);
-    const jpeg = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 20, g: 120, b: 200 } } }).jpeg().toBuffer();
+    const jpeg = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 20, g: 120, b: 200 } } })
+      .jpeg()
+      .toBuffer();
     const url = new URL(asset.upload.url);
-    const put = (body: Buffer, headers: Record<string, string>) => h.root.request(`${url.pathname}${url.search}`, { method: "PUT", headers, body: new Uint8Array(body) });
+    const put = (body: Buffer, headers: Record<string, string>) =>
+      h.root.request(`${url.pathname}${url.search}`, { method: "PUT", headers, body: new Uint8Array(body) });
     const uploaded = await put(jpeg, asset.upload.headers);
     await recorder.verify("mail", "PUT", "/v1/uploads/{id}", uploaded);
     expect(uploaded.status).toBe(200);
@@ -215,7 +234,9 @@ describe("ads portal flow through the typed client", () => {
     const adSet = await ads.POST("/v1/adsets", { body: { target: "demo", daily_budget_cents: 2500, targeting: { age_min: 25, age_max: 54 } } });
     expect(adSet.response.status, recorder.last).toBe(201);
     const adSetId = adSet.data?.data.id ?? "";
-    expect((await ads.PATCH("/v1/adsets/{id}", { params: { path: { id: adSetId } }, body: { daily_budget_cents: 3000 } })).response.status, recorder.last).toBe(200);
+    expect((await ads.PATCH("/v1/adsets/{id}", { params: { path: { id: adSetId } }, body: { daily_budget_cents: 3000 } })).response.status, recorder.last).toBe(
+      200,
+    );
     expect((await reporting.GET("/v1/adsets")).response.status, recorder.last).toBe(200);
     const paused = await ads.POST("/v1/adsets", { body: { target: "demo-paused", daily_budget_cents: 2500 } });
     expect(paused.response.status, recorder.last).toBe(409);
@@ -223,10 +244,21 @@ describe("ads portal flow through the typed client", () => {
     const creative = await ads.POST("/v1/creatives", { body: { image_hash: byUrl.data?.data.image_hash ?? "", name: "Contract square" } });
     expect(creative.response.status, recorder.last).toBe(201);
     const creativeId = creative.data?.data.id ?? "";
-    expect((await ads.PATCH("/v1/creatives/{id}", { params: { path: { id: creativeId } }, body: { name: "Renamed" } })).response.status, recorder.last).toBe(200);
+    expect((await ads.PATCH("/v1/creatives/{id}", { params: { path: { id: creativeId } }, body: { name: "Renamed" } })).response.status, recorder.last).toBe(
+      200,
+    );
     expect((await reporting.GET("/v1/creatives")).response.status, recorder.last).toBe(200);
 
-    const ad = await ads.POST("/v1/ads", { body: { ad_set_id: adSetId, creative_id: creativeId, link: "https://shop.example.com/summer", message: "Summer sale", headline: "Summer", status: "ACTIVE" } });
+    const ad = await ads.POST("/v1/ads", {
+      body: {
+        ad_set_id: adSetId,
+        creative_id: creativeId,
+        link: "https://shop.example.com/summer",
+        message: "Summer sale",
+        headline: "Summer",
+        status: "ACTIVE",
+      },
+    });
     expect(ad.response.status, recorder.last).toBe(201);
     const adId = ad.data?.data.id ?? "";
     expect((await reporting.GET("/v1/ads")).response.status, recorder.last).toBe(200);
@@ -256,7 +288,12 @@ describe("ads portal flow through the typed client", () => {
     const redirect = await h.root.request(`${png.pathname}${png.search}`);
     await recorder.verify("ads", "GET", "/v1/templates/{id}/preview.png", redirect);
     expect(redirect.status, recorder.last).toBe(302);
-    const rendered = await ads.POST("/v1/templates/render", { body: { template: sale.id, params: { headline: "Autumn [[Sale]]", price: "€ 19.90", brand_color: "#7c3aed", product_image: images.url("/portrait.png") } } });
+    const rendered = await ads.POST("/v1/templates/render", {
+      body: {
+        template: sale.id,
+        params: { headline: "Autumn [[Sale]]", price: "€ 19.90", brand_color: "#7c3aed", product_image: images.url("/portrait.png") },
+      },
+    });
     expect(rendered.response.status, recorder.last).toBe(200);
     expect((await reporting.GET("/v1/templates/render/{id}", { params: { path: { id: randomUUID() } } })).response.status, recorder.last).toBe(404);
 
@@ -283,8 +320,16 @@ describe("ads portal flow through the typed client", () => {
     const custom = await ads.POST("/v1/audiences/custom", { body: { name: "CRM", contacts } });
     expect(custom.response.status, recorder.last).toBe(201);
     const audienceId = custom.data?.data.id ?? "";
-    expect((await ads.POST("/v1/audiences/{id}/contacts", { params: { path: { id: audienceId } }, body: { contacts: [{ email: "c@example.com" }] } })).response.status, recorder.last).toBe(200);
-    expect((await ads.DELETE("/v1/audiences/{id}/contacts", { params: { path: { id: audienceId } }, body: { contacts: [{ email: "c@example.com" }] } })).response.status, recorder.last).toBe(200);
+    expect(
+      (await ads.POST("/v1/audiences/{id}/contacts", { params: { path: { id: audienceId } }, body: { contacts: [{ email: "c@example.com" }] } })).response
+        .status,
+      recorder.last,
+    ).toBe(200);
+    expect(
+      (await ads.DELETE("/v1/audiences/{id}/contacts", { params: { path: { id: audienceId } }, body: { contacts: [{ email: "c@example.com" }] } })).response
+        .status,
+      recorder.last,
+    ).toBe(200);
     expect((await ads.PATCH("/v1/audiences/{id}", { params: { path: { id: audienceId } }, body: { name: "CRM 2" } })).response.status, recorder.last).toBe(200);
     const lookalike = await ads.POST("/v1/audiences/lookalike", { body: { name: "Twins", origin_audience_id: audienceId, country: "DE", ratio: 0.01 } });
     expect(lookalike.response.status, recorder.last).toBe(201);
@@ -296,7 +341,10 @@ describe("ads portal flow through the typed client", () => {
     expect((await reporting.GET("/v1/targeting/geo", { params: { query: {} as { q: string } } })).response.status, recorder.last).toBe(400);
 
     expect((await reporting.GET("/v1/insights", { params: { query: { level: "ad", date_range: "last_7d" } } })).response.status, recorder.last).toBe(200);
-    expect((await reporting.GET("/v1/insights", { params: { query: { level: "ad", date_range: "last_century" } as never } })).response.status, recorder.last).toBe(422);
+    expect(
+      (await reporting.GET("/v1/insights", { params: { query: { level: "ad", date_range: "last_century" } as never } })).response.status,
+      recorder.last,
+    ).toBe(422);
 
     expect((await reporting.GET("/v1/plan")).response.status, recorder.last).toBe(200);
     expect((await reporting.GET("/v1/plan/usage")).response.status, recorder.last).toBe(200);
@@ -319,7 +367,9 @@ describe("admin API through the typed client", () => {
     const id = created.data?.data.id ?? "";
     expect((await admin.GET("/v1/customers")).response.status, recorder.last).toBe(200);
     expect((await admin.GET("/v1/customers/{id}", { params: { path: { id } } })).response.status, recorder.last).toBe(200);
-    expect((await admin.PATCH("/v1/customers/{id}", { params: { path: { id } }, body: { name: "Contract admin 2" } })).response.status, recorder.last).toBe(200);
+    expect((await admin.PATCH("/v1/customers/{id}", { params: { path: { id } }, body: { name: "Contract admin 2" } })).response.status, recorder.last).toBe(
+      200,
+    );
     const key = await admin.POST("/v1/customers/{id}/keys", { params: { path: { id } }, body: { service: "mail", scope: "reporting" } });
     expect(key.response.status, recorder.last).toBe(201);
     expect((await admin.GET("/v1/customers/{id}/keys", { params: { path: { id } } })).response.status, recorder.last).toBe(200);
@@ -343,11 +393,14 @@ describe("admin API through the typed client", () => {
 });
 
 test("the check refuses what the document does not describe", async () => {
-  const json = (body: unknown, status: number) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "x-request-id": "r", "service-version": "v1" } });
+  const json = (body: unknown, status: number) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", "x-request-id": "r", "service-version": "v1" } });
   const before = recorder.problems.length;
   await expect(recorder.verify("mail", "GET", "/v1/health", json({ data: {}, request_id: "r" }, 418))).rejects.toThrow(/undocumented status/);
   await expect(recorder.verify("mail", "GET", "/v1/templates/{id}", json({ data: { id: 1 }, request_id: "r" }, 200))).rejects.toThrow(/schema mismatch/);
-  await expect(recorder.verify("mail", "GET", "/v1/templates/{id}", new Response("{}", { status: 404, headers: { "content-type": "application/json" } }))).rejects.toThrow(/missing required header/);
+  await expect(
+    recorder.verify("mail", "GET", "/v1/templates/{id}", new Response("{}", { status: 404, headers: { "content-type": "application/json" } })),
+  ).rejects.toThrow(/missing required header/);
   // These were the check's own probes, not answers of the app (a refused answer is not counted).
   recorder.problems.splice(before);
 });

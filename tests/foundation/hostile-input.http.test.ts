@@ -130,7 +130,11 @@ function operationArbitrary(path: string, operation: Operation, doc: Document): 
   const pathNames = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
   const ids = fc.tuple(...pathNames.map(() => pathId));
   const queryParams = parameters.filter((p) => p.in === "query");
-  const queryValue = (p: Parameter) => fc.oneof(shaped(p.schema, doc).map((v) => (typeof v === "string" ? v : JSON.stringify(v) ?? "")), fc.constantFrom("\u0000", "%00", "-1", "99999999999999999999", "[object Object]"));
+  const queryValue = (p: Parameter) =>
+    fc.oneof(
+      shaped(p.schema, doc).map((v) => (typeof v === "string" ? v : (JSON.stringify(v) ?? ""))),
+      fc.constantFrom("\u0000", "%00", "-1", "99999999999999999999", "[object Object]"),
+    );
   const query = fc.array(
     fc.oneof(
       ...(queryParams.length > 0 ? [fc.constantFrom(...queryParams).chain((p) => queryValue(p).map((v): [string, string] => [p.name, v]))] : []),
@@ -141,9 +145,19 @@ function operationArbitrary(path: string, operation: Operation, doc: Document): 
   const content = operation.requestBody?.content ?? {};
   const jsonSchema = content["application/json"]?.schema;
   const body: fc.Arbitrary<Call["body"]> = jsonSchema
-    ? fc.oneof({ weight: 4, arbitrary: shaped(jsonSchema, doc).map((json) => ({ json })) }, { weight: 1, arbitrary: hostileValue.map((json) => ({ json })) }, { weight: 1, arbitrary: fc.constantFrom({ raw: "{" }, { raw: "[".repeat(100_000) }, { raw: "" }, { raw: deepText(5000) }, { raw: `{"name":${deepText(33)}}` }) })
+    ? fc.oneof(
+        { weight: 4, arbitrary: shaped(jsonSchema, doc).map((json) => ({ json })) },
+        { weight: 1, arbitrary: hostileValue.map((json) => ({ json })) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom({ raw: "{" }, { raw: "[".repeat(100_000) }, { raw: "" }, { raw: deepText(5000) }, { raw: `{"name":${deepText(33)}}` }),
+        },
+      )
     : Object.keys(content).length > 0
-      ? fc.oneof(fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ raw: Buffer.from(bytes).toString("latin1") })), fc.constant({ raw: "" }))
+      ? fc.oneof(
+          fc.uint8Array({ maxLength: 64 }).map((bytes) => ({ raw: Buffer.from(bytes).toString("latin1") })),
+          fc.constant({ raw: "" }),
+        )
       : fc.constant(null);
   const auth = fc.constantFrom<Call["auth"]>("own", "own", "own", "other", "none");
   return fc.record({ ids, query, body, auth }).map(({ ids, query, body, auth }) => ({
@@ -219,7 +233,10 @@ describe("hostile input never reaches a 5xx", () => {
     // Coverage: most requests get past authentication, and some are accepted.
     process.stdout.write(`hostile input: ${requests} requests, statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
     expect([...statuses].filter(([status]) => status < 300).reduce((n, [, count]) => n + count, 0)).toBeGreaterThan(requests / 20);
-    for (const [service, key] of [["mail", keys.mail], ["ads", keys.ads]] as const) {
+    for (const [service, key] of [
+      ["mail", keys.mail],
+      ["ads", keys.ads],
+    ] as const) {
       const health = await h.call("GET", `/${service}/v1/health`, { key });
       expect(health.status, describeResponse(health)).toBe(200);
     }
@@ -230,7 +247,11 @@ describe("hostile input never reaches a 5xx", () => {
     const nul = await mail({ name: "a\u0000b", subject: "Hi", blocks: [] });
     expect(nul.status, describeResponse(nul)).toBe(422);
     expect(nul.json.error.details).toEqual([{ path: "name", message: expect.stringContaining("NUL") }]);
-    const nested = await h.call("POST", "/ads/v1/adsets", { key: keys.ads, rawBody: `{"target":"demo","daily_budget_cents":100,"targeting":${deepText(5000)}}`, headers: { "content-type": "application/json" } });
+    const nested = await h.call("POST", "/ads/v1/adsets", {
+      key: keys.ads,
+      rawBody: `{"target":"demo","daily_budget_cents":100,"targeting":${deepText(5000)}}`,
+      headers: { "content-type": "application/json" },
+    });
     expect(nested.status, describeResponse(nested)).toBe(400);
     expect(nested.json.error.message).toContain("32 levels");
     const adsNul = await h.call("POST", "/ads/v1/adsets", { key: keys.ads, body: { target: "de\u0000mo", daily_budget_cents: 100 } });

@@ -69,7 +69,10 @@ describe("/api/* answers in the common envelope, with a request id and the statu
   });
 
   test("a Vercel function asked for another group's path answers 404 in that group's envelope, without starting the runtime", async () => {
-    for (const [group, path] of [["api", "/mail/v1/health"], ["mail", "/api/cron/x"]] as const) {
+    for (const [group, path] of [
+      ["api", "/mail/v1/health"],
+      ["mail", "/api/cron/x"],
+    ] as const) {
       const response = await functionHandler(group)(new Request(`http://localhost${path}`));
       const text = await response.text();
       expectEnvelope({ status: response.status, text, headers: response.headers, json: JSON.parse(text) }, 404, "not_found");

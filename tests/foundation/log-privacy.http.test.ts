@@ -29,8 +29,14 @@ const used: string[] = [];
 
 async function transactional(to: string) {
   used.push(to);
-  const [template] = await h.db.select().from(mailTemplates).where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
-  return h.call("POST", `/mail/v1/templates/${template?.id}/send`, { key: c.mailFull, body: { to, params: { order_number: "P-1", order_url: "https://shop.example.com/o/P-1", customer_name: NAME } } });
+  const [template] = await h.db
+    .select()
+    .from(mailTemplates)
+    .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+  return h.call("POST", `/mail/v1/templates/${template?.id}/send`, {
+    key: c.mailFull,
+    body: { to, params: { order_number: "P-1", order_url: "https://shop.example.com/o/P-1", customer_name: NAME } },
+  });
 }
 
 test("a walk-through's debug log holds no address, name, key or query value it used", async () => {

@@ -35,7 +35,10 @@ function probeApp(service: "mail" | "ads", deps: RuntimeDeps = h.deps) {
         method,
         path,
         ...(method === "post" ? { request: { body: { required: true, content: { "application/json": { schema: Echo } } } } } : {}),
-        responses: { 200: { description: "ok", content: { "application/json": { schema: envelope(z.object({ n: z.number() })) } } }, ...errorResponses(service, [400]) },
+        responses: {
+          200: { description: "ok", content: { "application/json": { schema: envelope(z.object({ n: z.number() })) } } },
+          ...errorResponses(service, [400]),
+        },
       }),
       async (c) => {
         executions += 1;
@@ -236,7 +239,9 @@ describe.each(stores)("idempotency (%s store)", (_name, depsOf) => {
     const app = probeApp("mail");
     const first = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` });
     clock.advance(23 * 3600 * 1000);
-    expect((await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` })).headers.get("idempotent-replayed")).toBe("true");
+    expect(
+      (await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` })).headers.get("idempotent-replayed"),
+    ).toBe("true");
     clock.advance(2 * 3600 * 1000);
     const later = await call(app, "POST", "/v1/probe/write", c.mailFull, { text: "t" }, { "idempotency-key": `${_name}-k-exp` });
     expect(later.headers.get("idempotent-replayed")).toBeNull();

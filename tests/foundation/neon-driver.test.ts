@@ -90,7 +90,10 @@ describe.skipIf(!process.env.DATABASE_URL)("the Neon driver through the local pr
         throw new Error("abort");
       }),
     ).rejects.toThrow("abort");
-    const rows = await handle.db.select({ name: customers.name }).from(customers).where(inArray(customers.name, [committed, rolledBack]));
+    const rows = await handle.db
+      .select({ name: customers.name })
+      .from(customers)
+      .where(inArray(customers.name, [committed, rolledBack]));
     expect(rows).toEqual([{ name: committed }]);
   });
 
@@ -111,7 +114,11 @@ describe.skipIf(!process.env.DATABASE_URL)("the Neon driver through the local pr
     });
     await locked;
     const claimed = await handle.db.transaction((tx) =>
-      tx.select({ id: customers.id }).from(customers).where(inArray(customers.id, [held, free])).for("update", { skipLocked: true }),
+      tx
+        .select({ id: customers.id })
+        .from(customers)
+        .where(inArray(customers.id, [held, free]))
+        .for("update", { skipLocked: true }),
     );
     release();
     await holder;

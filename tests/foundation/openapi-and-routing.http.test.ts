@@ -19,7 +19,12 @@ const services = [
   ["admin", "/admin/v1"],
 ] as const;
 
-type Operation = { operationId?: string; responses?: Record<string, unknown>; security?: Record<string, string[]>[]; parameters?: { name: string; in: string }[] };
+type Operation = {
+  operationId?: string;
+  responses?: Record<string, unknown>;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string }[];
+};
 type Doc = { paths: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, unknown> } };
 
 const docs = new Map<string, Doc>();
@@ -140,9 +145,13 @@ test("request fields and parameters with a default are optional (BlockReference.
     };
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {
-        const op = operation as Operation & { requestBody?: { content?: Record<string, { schema?: S }> }; parameters?: { required?: boolean; schema?: { default?: unknown }; name: string }[] };
+        const op = operation as Operation & {
+          requestBody?: { content?: Record<string, { schema?: S }> };
+          parameters?: { required?: boolean; schema?: { default?: unknown }; name: string }[];
+        };
         for (const media of Object.values(op.requestBody?.content ?? {})) visit(media.schema, `${name} ${method.toUpperCase()} ${path} body`, new Set());
-        for (const p of op.parameters ?? []) if (p.required && p.schema?.default !== undefined) problems.push(`${name} ${method.toUpperCase()} ${path} ${p.name}`);
+        for (const p of op.parameters ?? [])
+          if (p.required && p.schema?.default !== undefined) problems.push(`${name} ${method.toUpperCase()} ${path} ${p.name}`);
       }
     }
   }
@@ -151,13 +160,17 @@ test("request fields and parameters with a default are optional (BlockReference.
 });
 
 test("mail error bodies per status: `details` is an array of { path, message }; an object only on 403 and 409", () => {
-  const doc = docs.get("mail") as Doc & { components: { schemas: Record<string, { properties: Record<string, { properties: Record<string, { type?: string; items?: { $ref?: string } }> }> }> } };
+  const doc = docs.get("mail") as Doc & {
+    components: { schemas: Record<string, { properties: Record<string, { properties: Record<string, { type?: string; items?: { $ref?: string } }> }> }> };
+  };
   const details = doc.components.schemas.MailError?.properties.error?.properties.details;
   expect(details).toMatchObject({ type: "array", items: { $ref: "#/components/schemas/ErrorDetail" } });
   const wrong: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
+      for (const [status, response] of Object.entries(
+        (operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>,
+      )) {
         if (!/^[45]/.test(status)) continue;
         const expected = status === "409" ? "MailConflictError" : status === "403" ? "MailForbiddenError" : "MailError";
         const ref = response.content?.["application/json"]?.schema?.$ref;
@@ -170,11 +183,14 @@ test("mail error bodies per status: `details` is an array of { path, message }; 
 
 test("ads error bodies per status: the document names one schema per status kind, and real answers match it", async () => {
   const doc = docs.get("ads") as Doc;
-  const expected = (status: string) => (status === "400" || status === "422" ? "AdsValidationError" : status === "402" || status === "409" ? "AdsStateError" : "AdsError");
+  const expected = (status: string) =>
+    status === "400" || status === "422" ? "AdsValidationError" : status === "402" || status === "409" ? "AdsStateError" : "AdsError";
   const wrong: string[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(item)) {
-      for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>)) {
+      for (const [status, response] of Object.entries(
+        (operation.responses ?? {}) as Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }>,
+      )) {
         if (!/^[45]/.test(status)) continue;
         const ref = response.content?.["application/json"]?.schema?.$ref;
         if (ref !== `#/components/schemas/${expected(status)}`) wrong.push(`${method.toUpperCase()} ${path} ${status}: ${String(ref)}`);
@@ -214,7 +230,8 @@ test("request and response headers are declared: conventions everywhere, idempot
         });
         for (const header of ["Service-Version", "X-Request-Id"]) if (!params.includes(header)) problems.push(`${where}: no ${header} parameter`);
         const customerWrite = name !== "admin" && ["post", "put", "patch"].includes(method) && (operation.security ?? []).some((s) => "bearerAuth" in s);
-        if (customerWrite !== params.includes("Idempotency-Key")) problems.push(`${where}: Idempotency-Key ${customerWrite ? "missing" : "declared on a route without idempotency"}`);
+        if (customerWrite !== params.includes("Idempotency-Key"))
+          problems.push(`${where}: Idempotency-Key ${customerWrite ? "missing" : "declared on a route without idempotency"}`);
         for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, DocResponse>)) {
           const headers = response.headers ?? {};
           if (!headers["X-Request-Id"]) problems.push(`${where} ${status}: no X-Request-Id header`);

@@ -60,8 +60,8 @@ const isAlive = (pid: number) => {
 };
 
 /** Ready at the start-up banner's export lines (printed on every start, after the demo keys). */
-const startServer = (env: Record<string, string>) => startProcess(started, "npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\s+export DEMO=/);
-
+const startServer = (env: Record<string, string>) =>
+  startProcess(started, "npm", ["start"], { LOG_LEVEL: "info", HOST: "127.0.0.1", ...env }, /^\s+export DEMO=/);
 
 /** Sends `signal` to the npm process and checks that the whole tree is gone and the port free. */
 async function stopWith(server: StartedProcess, signal: NodeJS.Signals, port: number): Promise<void> {

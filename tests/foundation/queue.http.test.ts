@@ -10,7 +10,9 @@ let h: Harness;
 const received: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  h = await createHarness({ env: { QSTASH_CURRENT_SIGNING_KEY: signingKey, QSTASH_NEXT_SIGNING_KEY: "sig_next_test_key_0123456789", PUBLIC_BASE_URL: "https://middleware.example.com" } });
+  h = await createHarness({
+    env: { QSTASH_CURRENT_SIGNING_KEY: signingKey, QSTASH_NEXT_SIGNING_KEY: "sig_next_test_key_0123456789", PUBLIC_BASE_URL: "https://middleware.example.com" },
+  });
   h.deps.queue.register("probe", async (body) => {
     received.push(body);
   });
@@ -34,15 +36,27 @@ async function qstashSignature(url: string, body: string, key = signingKey): Pro
 test("the QStash worker route runs the handler only for a valid Upstash-Signature over the raw body and URL", async () => {
   const body = JSON.stringify({ job: "a" });
   const url = "https://middleware.example.com/api/queue/probe";
-  const ok = await h.call("POST", "/api/queue/probe", { rawBody: body, headers: { "content-type": "application/json", "upstash-signature": await qstashSignature(url, body) } });
+  const ok = await h.call("POST", "/api/queue/probe", {
+    rawBody: body,
+    headers: { "content-type": "application/json", "upstash-signature": await qstashSignature(url, body) },
+  });
   expect(ok.status, describeResponse(ok)).toBe(200);
   expect(received).toEqual([{ job: "a" }]);
 
-  const tampered = await h.call("POST", "/api/queue/probe", { rawBody: JSON.stringify({ job: "b" }), headers: { "upstash-signature": await qstashSignature(url, body) } });
+  const tampered = await h.call("POST", "/api/queue/probe", {
+    rawBody: JSON.stringify({ job: "b" }),
+    headers: { "upstash-signature": await qstashSignature(url, body) },
+  });
   expect(tampered.status).toBe(401);
-  const otherUrl = await h.call("POST", "/api/queue/probe", { rawBody: body, headers: { "upstash-signature": await qstashSignature("https://evil.example.com/api/queue/probe", body) } });
+  const otherUrl = await h.call("POST", "/api/queue/probe", {
+    rawBody: body,
+    headers: { "upstash-signature": await qstashSignature("https://evil.example.com/api/queue/probe", body) },
+  });
   expect(otherUrl.status).toBe(401);
-  const wrongKey = await h.call("POST", "/api/queue/probe", { rawBody: body, headers: { "upstash-signature": await qstashSignature(url, body, "another_key_entirely_000000") } });
+  const wrongKey = await h.call("POST", "/api/queue/probe", {
+    rawBody: body,
+    headers: { "upstash-signature": await qstashSignature(url, body, "another_key_entirely_000000") },
+  });
   expect(wrongKey.status).toBe(401);
   expect((await h.call("POST", "/api/queue/probe", { rawBody: body })).status).toBe(401);
   expect(received).toHaveLength(1);

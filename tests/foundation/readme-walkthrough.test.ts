@@ -29,7 +29,7 @@ function walkthroughBlocks(readme: string): string[] {
 }
 
 /** Runs before the README's blocks: strict bash and the checking `curl`. */
-const PRELUDE = String.raw`
+const PRELUDE = `
 set -euo pipefail
 STEPS_FILE=$(mktemp)
 curl() {
@@ -61,13 +61,25 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
     /^\s+export GRAPH_SIM=/,
   );
   const exports = server.lines.filter((line) => /^\s+export [A-Z_]+=/.test(line)).map((line) => line.trim());
-  expect(exports.map((line) => line.split("=")[0]).sort()).toEqual(["export ADMIN", "export ADS", "export BASE", "export DEMO", "export GRAPH_SIM", "export MAIL", "export POSTMARK_SIM"]);
+  expect(exports.map((line) => line.split("=")[0]).sort()).toEqual([
+    "export ADMIN",
+    "export ADS",
+    "export BASE",
+    "export DEMO",
+    "export GRAPH_SIM",
+    "export MAIL",
+    "export POSTMARK_SIM",
+  ]);
   expect(exports.find((line) => line.startsWith("export GRAPH_SIM="))).toMatch(/^export GRAPH_SIM=http:\/\/127\.0\.0\.1:\d+$/);
 
   const script = [PRELUDE, ...exports, ...blocks, 'echo "WALKTHROUGH_STEPS=$(wc -l < "$STEPS_FILE")"'].join("\n");
   const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     // node -e "require('sharp')…" resolves from the repository's node_modules, as at the repository root.
-    const child = spawn("bash", ["-c", script], { cwd: workDir, env: { ...process.env, NODE_PATH: join(repoRoot, "node_modules") }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("bash", ["-c", script], {
+      cwd: workDir,
+      env: { ...process.env, NODE_PATH: join(repoRoot, "node_modules") },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     children.push(child);
     let stdout = "";
     let stderr = "";
@@ -80,7 +92,15 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
   process.stdout.write(`README walk-through: ${steps} curl steps in ${blocks.length} blocks ran against npm start\n`);
   expect(steps).toBeGreaterThanOrEqual(50);
   // What the README's comments promise, seen in the answers.
-  for (const shown of ['"width":1360', '"status":"completed"', '"unique_clicks":1', '"reason":"unsubscribe"', '"reactivated":true', '"active":false', '"effective_status":"ACTIVE"']) {
+  for (const shown of [
+    '"width":1360',
+    '"status":"completed"',
+    '"unique_clicks":1',
+    '"reason":"unsubscribe"',
+    '"reactivated":true',
+    '"active":false',
+    '"effective_status":"ACTIVE"',
+  ]) {
     expect(result.stdout, shown).toContain(shown);
   }
   if (process.env.README_WALKTHROUGH_DEBUG) process.stdout.write(`${result.stderr}\n${result.stdout}\n`);

@@ -6,7 +6,10 @@ import type { Harness } from "./harness";
 
 type Json = Record<string, unknown>;
 type ResponseObject = { content?: Record<string, { schema?: unknown }>; headers?: Record<string, { $ref?: string; required?: boolean }> };
-type Document = { paths: Record<string, Record<string, { responses?: Record<string, ResponseObject> }>>; components?: { headers?: Record<string, { required?: boolean }> } };
+type Document = {
+  paths: Record<string, Record<string, { responses?: Record<string, ResponseObject> }>>;
+  components?: { headers?: Record<string, { required?: boolean }> };
+};
 
 /** JSON pointer segment inside a URI fragment. */
 const segment = (value: string) => encodeURIComponent(value.replace(/~/g, "~0").replace(/\//g, "~1"));

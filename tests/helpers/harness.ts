@@ -61,7 +61,6 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   }
 
   // The default body type keeps untyped callers (`r.json.data.id`) compiling; typed ones name the response.
-  // biome-ignore lint/suspicious/noExplicitAny: the backwards-compatible default of an untyped call
   async function call<T = Record<string, any>>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
@@ -81,7 +80,6 @@ export async function createHarness(options: { env?: Record<string, string>; clo
     return { status: response.status, headers: response.headers, text, json: json as T };
   }
 
-  // biome-ignore lint/suspicious/noExplicitAny: as for `call`
   const admin = <T = Record<string, any>>(method: string, path: string, body?: unknown) => call<T>(method, `/admin${path}`, { key: adminToken, body });
 
   /** A fresh customer with a full and a reporting key for each service. */
@@ -103,7 +101,16 @@ export async function createHarness(options: { env?: Record<string, string>; clo
     };
   }
 
-  return { deps, root, call, admin, customer, clock, logLines, db: handle.db, close: async () => {
+  return {
+    deps,
+    root,
+    call,
+    admin,
+    customer,
+    clock,
+    logLines,
+    db: handle.db,
+    close: async () => {
       deps.queue.close();
       await providers.close();
       await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));

@@ -45,6 +45,7 @@ export const postmarkEvent = {
   }),
   bounce: (metadata: Meta, options: { at: string; type?: string; typeCode?: number; inactive?: boolean; id?: number; stream?: string; email?: string }) => ({
     RecordType: "Bounce",
+    // biome-ignore lint/correctness/noPrecisionLoss: Postmark's documented example id, beyond 2^53 like real ones; JSON readers see it rounded too.
     ...bounceFields(metadata, { ...options, id: options.id ?? 4323372036854775807 }),
     Type: options.type ?? "HardBounce",
     TypeCode: options.typeCode ?? 1,
@@ -74,7 +75,16 @@ export const postmarkEvent = {
     Platform: "WebMail",
     UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_7_5)",
     ReadSeconds: 5,
-    Geo: { CountryISOCode: "RS", Country: "Serbia", RegionISOCode: "VO", Region: "Autonomna Pokrajina Vojvodina", City: "Novi Sad", Zip: "21000", Coords: "45.2517,19.8369", IP: "188.2.95.4" },
+    Geo: {
+      CountryISOCode: "RS",
+      Country: "Serbia",
+      RegionISOCode: "VO",
+      Region: "Autonomna Pokrajina Vojvodina",
+      City: "Novi Sad",
+      Zip: "21000",
+      Coords: "45.2517,19.8369",
+      IP: "188.2.95.4",
+    },
     MessageID: "883953f4-6105-42a2-a16a-77a8eac79483",
     ReceivedAt: options.at,
     Tag: "welcome-email",
@@ -89,7 +99,16 @@ export const postmarkEvent = {
     Platform: "Desktop",
     UserAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_7_5)",
     OriginalLink: options.url ?? "https://example.com",
-    Geo: { CountryISOCode: "RS", Country: "Serbia", RegionISOCode: "VO", Region: "Autonomna Pokrajina Vojvodina", City: "Novi Sad", Zip: "21000", Coords: "45.2517,19.8369", IP: "8.8.8.8" },
+    Geo: {
+      CountryISOCode: "RS",
+      Country: "Serbia",
+      RegionISOCode: "VO",
+      Region: "Autonomna Pokrajina Vojvodina",
+      City: "Novi Sad",
+      Zip: "21000",
+      Coords: "45.2517,19.8369",
+      IP: "8.8.8.8",
+    },
     MessageID: "00000000-0000-0000-0000-000000000000",
     Metadata: metadata,
     ReceivedAt: options.at,
@@ -132,11 +151,16 @@ export async function webhookAuthorization(h: Harness, customerId: string): Prom
  * Posts one body to a customer's receiver URL with that customer's credentials (or the given
  * Authorization), as Postmark would. The customer defaults to the owner of `Metadata.message_id`.
  */
-export async function postEvent(h: Harness, body: unknown, options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string } = {}) {
+export async function postEvent(
+  h: Harness,
+  body: unknown,
+  options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string } = {},
+) {
   let customerId = options.customerId;
   if (!customerId) {
     const messageId = (body as { Metadata?: { message_id?: unknown } } | null)?.Metadata?.message_id;
-    const [message] = typeof messageId === "string" ? await h.db.select({ customerId: mailMessages.customerId }).from(mailMessages).where(eq(mailMessages.id, messageId)) : [];
+    const [message] =
+      typeof messageId === "string" ? await h.db.select({ customerId: mailMessages.customerId }).from(mailMessages).where(eq(mailMessages.id, messageId)) : [];
     if (!message) throw new Error("postEvent: pass customerId for an event without a known Metadata.message_id");
     customerId = message.customerId;
   }
@@ -151,9 +175,15 @@ type MailCustomer = Awaited<ReturnType<typeof readyMailCustomer>>;
 
 /** A transactional message accepted by the simulator, through the real send endpoint. */
 export async function sendTransactional(h: Harness, c: MailCustomer, to = "jane@example.com"): Promise<string> {
-  const [template] = await h.db.select().from(mailTemplates).where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+  const [template] = await h.db
+    .select()
+    .from(mailTemplates)
+    .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
   if (!template) throw new Error("no seeded template");
-  const r = await h.call("POST", `/mail/v1/templates/${template.id}/send`, { key: c.mailFull, body: { to, params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" } } });
+  const r = await h.call("POST", `/mail/v1/templates/${template.id}/send`, {
+    key: c.mailFull,
+    body: { to, params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" } },
+  });
   if (r.status !== 200) throw new Error(describeResponse(r));
   return r.json.data.message_id as string;
 }
@@ -199,6 +229,9 @@ export async function newsletterThroughSimulator(h: Harness, c: MailCustomer, to
     Metadata: { message_id: messageId },
   });
   if (outcome.kind !== "accepted") throw new Error(`newsletter not accepted: ${JSON.stringify(outcome)}`);
-  await h.db.update(mailMessages).set({ status: "accepted", acceptedAt: h.clock.now(), providerMessageId: outcome.providerMessageId }).where(eq(mailMessages.id, messageId));
+  await h.db
+    .update(mailMessages)
+    .set({ status: "accepted", acceptedAt: h.clock.now(), providerMessageId: outcome.providerMessageId })
+    .where(eq(mailMessages.id, messageId));
   return { messageId, providerMessageId: outcome.providerMessageId };
 }

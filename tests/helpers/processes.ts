@@ -54,16 +54,29 @@ export async function freePort(): Promise<number> {
 }
 
 /** The text after `label` on the first line that has it (the start-up banner's values). */
-export const valueAfter = (lines: string[], label: string) => lines.find((line) => line.includes(label))?.split(label)[1]?.trim() ?? "";
+export const valueAfter = (lines: string[], label: string) =>
+  lines
+    .find((line) => line.includes(label))
+    ?.split(label)[1]
+    ?.trim() ?? "";
 
 export type SimulatorControl = (path: string, body?: unknown) => Promise<Record<string, any>>;
 
 /** Both simulators in a process of their own (`lib/simulators.ts`), so the provider's record outlives the service. */
 export async function startSimulatorsProcess(registry: ChildProcess[]): Promise<{ urls: { postmark: string; graph: string }; sim: SimulatorControl }> {
-  const simulators = await startProcess(registry, process.execPath, ["--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks"], {}, /^SIMULATORS /);
+  const simulators = await startProcess(
+    registry,
+    process.execPath,
+    ["--import", "tsx", "lib/simulators.ts", "--postmark-port", "0", "--graph-port", "0", "--no-webhooks"],
+    {},
+    /^SIMULATORS /,
+  );
   const urls = JSON.parse(valueAfter(simulators.lines, "SIMULATORS ")) as { postmark: string; graph: string };
   const sim: SimulatorControl = (path, body) =>
-    fetch(`${urls.postmark}${path}`, body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then((r) => r.json() as Promise<Record<string, any>>);
+    fetch(
+      `${urls.postmark}${path}`,
+      body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
+    ).then((r) => r.json() as Promise<Record<string, any>>);
   return { urls, sim };
 }
 
@@ -72,7 +85,11 @@ export type ServiceApi = (method: string, path: string, body?: unknown, token?: 
 /** JSON calls to a running service; `base()` is read per call, as a restarted service may get another port. */
 export function serviceApi(base: () => string, key: string): ServiceApi {
   return async (method, path, body, token = key) => {
-    const response = await fetch(`${base()}${path}`, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${base()}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: response.status, json: (await response.json()) as Record<string, any> };
   };
 }
@@ -88,7 +105,13 @@ export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminT
   if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
   const serverToken = `proc-${randomToken(12)}`;
   expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
-  await sim("/__sim/servers", { token: serverToken, streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] });
+  await sim("/__sim/servers", {
+    token: serverToken,
+    streams: [
+      { id: "outbound", type: "Transactional" },
+      { id: "broadcast", type: "Broadcasts" },
+    ],
+  });
 
   const template = await api("POST", "/mail/v1/templates", {
     name: input.name,

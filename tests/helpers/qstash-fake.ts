@@ -78,14 +78,17 @@ export async function startQstashFake(options: QstashFakeOptions) {
   };
 
   const later = (ms: number, run: () => Promise<void>) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      inFlight++;
-      void run().finally(() => {
-        inFlight--;
-        settleIfIdle();
-      });
-    }, Math.max(0, ms * timeScale));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        inFlight++;
+        void run().finally(() => {
+          inFlight--;
+          settleIfIdle();
+        });
+      },
+      Math.max(0, ms * timeScale),
+    );
     timers.add(timer);
   };
 

@@ -33,7 +33,13 @@ export async function createJob(h: Harness, key: string, body: Record<string, un
   return r.json.data;
 }
 
-export async function addRecipients(h: Harness, key: string, jobId: string, recipients: { email: string; data?: Record<string, unknown> }[], headers?: Record<string, string>) {
+export async function addRecipients(
+  h: Harness,
+  key: string,
+  jobId: string,
+  recipients: { email: string; data?: Record<string, unknown> }[],
+  headers?: Record<string, string>,
+) {
   const r = await h.call("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { key, body: { recipients }, headers });
   expect(r.status, describeResponse(r)).toBe(200);
   return r.json.data;

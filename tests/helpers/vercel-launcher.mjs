@@ -47,17 +47,28 @@ function load() {
   return loading;
 }
 
-serve({ fetch: async (request) => {
-  // The launcher's own check (never reached through the router): does the handler module load, and what does it export?
-  if (new URL(request.url).pathname === "/__launcher/load") {
-    try {
-      return Response.json({ exports: Object.keys(await load()).sort() });
-    } catch (error) {
-      return Response.json({ error: String(error?.stack ?? error) }, { status: 500 });
-    }
-  }
-  const module = await load();
-  const handler = module[request.method];
-  if (typeof handler !== "function") return new Response(null, { status: 405, headers: { allow: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].filter((m) => typeof module[m] === "function").join(", ") } });
-  return handler(request);
-}, port: 0, hostname: "127.0.0.1" }, (info) => console.log(`LISTENING ${info.port}`));
+serve(
+  {
+    fetch: async (request) => {
+      // The launcher's own check (never reached through the router): does the handler module load, and what does it export?
+      if (new URL(request.url).pathname === "/__launcher/load") {
+        try {
+          return Response.json({ exports: Object.keys(await load()).sort() });
+        } catch (error) {
+          return Response.json({ error: String(error?.stack ?? error) }, { status: 500 });
+        }
+      }
+      const module = await load();
+      const handler = module[request.method];
+      if (typeof handler !== "function")
+        return new Response(null, {
+          status: 405,
+          headers: { allow: ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"].filter((m) => typeof module[m] === "function").join(", ") },
+        });
+      return handler(request);
+    },
+    port: 0,
+    hostname: "127.0.0.1",
+  },
+  (info) => console.log(`LISTENING ${info.port}`),
+);

@@ -191,7 +191,10 @@ export async function serveVercelOutput(options: {
       body: req.method === "GET" || req.method === "HEAD" ? undefined : new Uint8Array(body),
       redirect: "manual",
     });
-    const buffered = new Response(response.status === 204 || response.status === 304 ? null : await response.arrayBuffer(), { status: response.status, headers: response.headers });
+    const buffered = new Response(response.status === 204 || response.status === 304 ? null : await response.arrayBuffer(), {
+      status: response.status,
+      headers: response.headers,
+    });
     (first ? fn.firstRequestMs : fn.warmRequestMs).push(performance.now() - started);
     return buffered;
   }

@@ -47,7 +47,10 @@ const library: [method: string, path: string, body?: unknown][] = [
 ];
 
 describe("without the operator token every mail admin route answers 401", () => {
-  const routes: [method: string, path: string, body?: unknown][] = [...library, ...perCustomer.map(([method, path, body]): [string, string, unknown] => [method, `/v1/customers/${unknown}${path}`, body])];
+  const routes: [method: string, path: string, body?: unknown][] = [
+    ...library,
+    ...perCustomer.map(([method, path, body]): [string, string, unknown] => [method, `/v1/customers/${unknown}${path}`, body]),
+  ];
   test.each(routes)("%s %s", async (method, path, body) => {
     const missing = await h.call(method, `/admin${path}`, { body });
     expect(missing.status, describeResponse(missing)).toBe(401);

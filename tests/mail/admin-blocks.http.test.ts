@@ -48,7 +48,11 @@ test("create, get and list a block", async () => {
 });
 
 test("defaults: no params, tags, series or description", async () => {
-  const r = await h.admin("POST", "/v1/mail/blocks", { slug: "spacer", name: "Spacer", mjml: '<mj-section><mj-column><mj-spacer height="24px" /></mj-column></mj-section>' });
+  const r = await h.admin("POST", "/v1/mail/blocks", {
+    slug: "spacer",
+    name: "Spacer",
+    mjml: '<mj-section><mj-column><mj-spacer height="24px" /></mj-column></mj-section>',
+  });
   expect(r.status, describeResponse(r)).toBe(201);
   expect(r.json.data).toMatchObject({ params: [], tags: [], series: null, description: null, version: 1 });
 });
@@ -61,7 +65,10 @@ test("every change bumps the version; active:false deactivates and active:true r
 
   const off = await h.admin("PATCH", `/v1/mail/blocks/${id}`, { active: false });
   expect(off.json.data, describeResponse(off)).toMatchObject({ active: false, version: 3 });
-  const on = await h.admin("PATCH", `/v1/mail/blocks/${id}`, { active: true, mjml: "<mj-section><mj-column><mj-text>{{text}}</mj-text></mj-column></mj-section>" });
+  const on = await h.admin("PATCH", `/v1/mail/blocks/${id}`, {
+    active: true,
+    mjml: "<mj-section><mj-column><mj-text>{{text}}</mj-text></mj-column></mj-section>",
+  });
   expect(on.json.data, describeResponse(on)).toMatchObject({ active: true, version: 4 });
   expect(on.json.data.mjml).not.toContain("{{link}}");
 });
@@ -83,23 +90,41 @@ describe("validation answers 422 naming the field", () => {
     ["empty MJML", { mjml: "   " }, "mjml"],
     ["an unclosed section", { mjml: "<mj-section><mj-column><mj-text>{{#text}}open</mj-text></mj-column></mj-section>" }, "mjml"],
     ["a section closed by another name", { mjml: "<mj-section><mj-column><mj-text>{{#a}}x{{/b}}</mj-text></mj-column></mj-section>" }, "mjml"],
-    [
-      "duplicate parameter names",
-      { params: [blockBody().params[0], { ...blockBody().params[0], label: "Again" }] },
-      "params.1.name",
-    ],
+    ["duplicate parameter names", { params: [blockBody().params[0], { ...blockBody().params[0], label: "Again" }] }, "params.1.name"],
     ["a parameter name that is not an identifier", { params: [{ ...blockBody().params[0], name: "brand.logo_url" }] }, "params.0.name"],
     ["an unknown parameter type", { params: [{ ...blockBody().params[0], type: "number" }] }, "params.0.type"],
     ["a javascript: example of a url parameter", { params: [{ ...blockBody().params[1], example: "javascript:alert(1)" }] }, "params.0.example"],
     ["a built-in tag with another label", { tags: [{ slug: "header", label: "Top" }] }, "tags.0.label"],
-    ["duplicate tag slugs", { tags: [{ slug: "content", label: "Content" }, { slug: "content", label: "More content" }] }, "tags.1.slug"],
-    ["two series", { series: [{ slug: "a", label: "A" }, { slug: "b", label: "B" }] }, "series"],
+    [
+      "duplicate tag slugs",
+      {
+        tags: [
+          { slug: "content", label: "Content" },
+          { slug: "content", label: "More content" },
+        ],
+      },
+      "tags.1.slug",
+    ],
+    [
+      "two series",
+      {
+        series: [
+          { slug: "a", label: "A" },
+          { slug: "b", label: "B" },
+        ],
+      },
+      "series",
+    ],
     ["an unknown field", { colour: "red" }, ""],
   ])("%s", async (_name, overrides, path) => {
     const r = await h.admin("POST", "/v1/mail/blocks", blockBody(overrides));
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
-    if (path) expect(r.json.error.details.map((d: { path: string }) => d.path), describeResponse(r)).toContain(path);
+    if (path)
+      expect(
+        r.json.error.details.map((d: { path: string }) => d.path),
+        describeResponse(r),
+      ).toContain(path);
   });
 
   test("the same rules apply to PATCH, and an empty PATCH is refused", async () => {
@@ -168,13 +193,19 @@ describe("enablement per customer", () => {
     await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${id}`);
     await h.admin("DELETE", `/v1/mail/blocks/${id}`);
     const listed = await h.call("GET", "/mail/v1/blocks", { key: c.mailReporting });
-    expect(listed.json.data.map((b: { id: string }) => b.id), describeResponse(listed)).not.toContain(id);
+    expect(
+      listed.json.data.map((b: { id: string }) => b.id),
+      describeResponse(listed),
+    ).not.toContain(id);
     const adminList = await h.admin("GET", `/v1/customers/${c.id}/mail/blocks`);
     expect(adminList.json.data, describeResponse(adminList)).toMatchObject([{ id, active: false }]);
 
     await h.admin("PATCH", `/v1/mail/blocks/${id}`, { active: true });
     const back = await h.call("GET", "/mail/v1/blocks", { key: c.mailReporting });
-    expect(back.json.data.map((b: { id: string }) => b.id), describeResponse(back)).toContain(id);
+    expect(
+      back.json.data.map((b: { id: string }) => b.id),
+      describeResponse(back),
+    ).toContain(id);
   });
 
   test("unknown block 404, unknown customer 404", async () => {

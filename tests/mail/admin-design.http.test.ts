@@ -17,7 +17,9 @@ test("without own rules: empty overrides, complete default tokens, version 0", a
 
 test("a partial override resolves over the defaults, for the admin and the customer alike", async () => {
   const c = await h.customer();
-  const put = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: { color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" } });
+  const put = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, {
+    overrides: { color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" },
+  });
   expect(put.status, describeResponse(put)).toBe(200);
   const expected = { ...defaultDesignTokens, color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" };
   expect(put.json.data).toEqual({ overrides: { color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" }, tokens: expected, version: 1 });
@@ -37,7 +39,9 @@ test("a partial override resolves over the defaults, for the admin and the custo
 
 test("a bad colour answers 422 naming the field; every bad value is reported; nothing is stored", async () => {
   const c = await h.customer();
-  const bad = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: { color_primary: "red", font_size_base: "90px", colour_sky: "#ffffff" } });
+  const bad = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, {
+    overrides: { color_primary: "red", font_size_base: "90px", colour_sky: "#ffffff" },
+  });
   expect(bad.status, describeResponse(bad)).toBe(422);
   expect(bad.json.error.code).toBe("validation_error");
   const paths = bad.json.error.details.map((d: { path: string }) => d.path);

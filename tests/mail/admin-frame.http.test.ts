@@ -9,7 +9,8 @@ afterAll(async () => h.close());
 
 const frame = {
   header_mjml: '<mj-section><mj-column><mj-image src="{{brand.logo_url}}" alt="{{brand.company_name}}" width="120px" /></mj-column></mj-section>',
-  newsletter_footer_mjml: '<mj-section><mj-column><mj-text>{{brand.company_name}} · {{brand.address}} · <a href="{{{ pm:unsubscribe }}}">Unsubscribe</a></mj-text></mj-column></mj-section>',
+  newsletter_footer_mjml:
+    '<mj-section><mj-column><mj-text>{{brand.company_name}} · {{brand.address}} · <a href="{{{ pm:unsubscribe }}}">Unsubscribe</a></mj-text></mj-column></mj-section>',
   transactional_footer_mjml: "<mj-section><mj-column><mj-text>{{brand.imprint}}</mj-text></mj-column></mj-section>",
   brand: {
     company_name: "Acme GmbH",
@@ -43,7 +44,11 @@ test("PUT stores the frame; a second PUT replaces it and bumps the version", asy
 test("the brand reaches the customer's rendering (preview of a stack uses the frame)", async () => {
   const c = await h.customer();
   await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, brand: { ...frame.brand, company_name: "Brand Check GmbH" } });
-  const block = await h.admin("POST", "/v1/mail/blocks", { slug: "plain", name: "Plain", mjml: "<mj-section><mj-column><mj-text>Hi</mj-text></mj-column></mj-section>" });
+  const block = await h.admin("POST", "/v1/mail/blocks", {
+    slug: "plain",
+    name: "Plain",
+    mjml: "<mj-section><mj-column><mj-text>Hi</mj-text></mj-column></mj-section>",
+  });
   await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${block.json.data.id}`);
   const preview = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks: [{ block_id: block.json.data.id, values: {} }] } });
   expect(preview.status, describeResponse(preview)).toBe(200);
@@ -52,7 +57,10 @@ test("the brand reaches the customer's rendering (preview of a stack uses the fr
 
 test("a newsletter footer without the unsubscribe link answers 422 and stores nothing", async () => {
   const c = await h.customer();
-  const r = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, newsletter_footer_mjml: "<mj-section><mj-column><mj-text>Bye</mj-text></mj-column></mj-section>" });
+  const r = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, {
+    ...frame,
+    newsletter_footer_mjml: "<mj-section><mj-column><mj-text>Bye</mj-text></mj-column></mj-section>",
+  });
   expect(r.status, describeResponse(r)).toBe(422);
   expect(r.json.error.details.map((d: { path: string }) => d.path)).toContain("newsletter_footer_mjml");
   expect((await h.admin("GET", `/v1/customers/${c.id}/mail/frame`)).json.data.version).toBe(0);

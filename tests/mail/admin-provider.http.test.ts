@@ -98,7 +98,10 @@ test("readiness turns from red to green item by item", async () => {
   // A default sender outside the verified senders and domains is stored, but stays red.
   await patch({ default_newsletter_from: { email: "news@unverified.example", name: "Acme" } });
   expect((await readiness(c.id)).red).toContain("default_newsletter_from");
-  await patch({ default_newsletter_from: { email: "news@acme.example", name: "Acme" }, default_transactional_from: { email: "billing@other.example", name: "Acme Billing" } });
+  await patch({
+    default_newsletter_from: { email: "news@acme.example", name: "Acme" },
+    default_transactional_from: { email: "billing@other.example", name: "Acme Billing" },
+  });
   expect((await readiness(c.id)).red).toEqual(["newsletter_footer", "transactional_footer"]);
 
   const frameSet = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, frame);

@@ -81,7 +81,11 @@ test("an admin template with a parameter contract: created, listed, read by the 
 
 test("a newsletter admin template without a contract; the list pages newest first", async () => {
   const c = await customerWithBlocks();
-  const first = await h.admin("POST", `/v1/customers/${c.id}/mail/templates`, templateBody({ name: "First", kind: "newsletter", params: undefined, from: undefined, status: "draft" }));
+  const first = await h.admin(
+    "POST",
+    `/v1/customers/${c.id}/mail/templates`,
+    templateBody({ name: "First", kind: "newsletter", params: undefined, from: undefined, status: "draft" }),
+  );
   expect(first.status, describeResponse(first)).toBe(201);
   expect(first.json.data).toMatchObject({ kind: "newsletter", params: [], from: null, status: "draft" });
   const second = await h.admin("POST", `/v1/customers/${c.id}/mail/templates`, templateBody({ name: "Second" }));
@@ -96,7 +100,10 @@ test("a newsletter admin template without a contract; the list pages newest firs
 test("PATCH changes the contract, subject and status and bumps the version; kind stays", async () => {
   const c = await customerWithBlocks();
   const id = (await h.admin("POST", `/v1/customers/${c.id}/mail/templates`, templateBody())).json.data.id;
-  const newContract = [{ ...contract[0], required: false }, { name: "first_name", label: "First name", type: "string", required: true, example: "Jane" }];
+  const newContract = [
+    { ...contract[0], required: false },
+    { name: "first_name", label: "First name", type: "string", required: true, example: "Jane" },
+  ];
   const patched = await h.admin("PATCH", `/v1/customers/${c.id}/mail/templates/${id}`, { params: newContract, subject: "Hi {{first_name}}", from: null });
   expect(patched.status, describeResponse(patched)).toBe(200);
   expect(patched.json.data).toMatchObject({ params: newContract, subject: "Hi {{first_name}}", from: null, version: 2, kind: "transactional" });
@@ -111,7 +118,10 @@ test("PATCH changes the contract, subject and status and bumps the version; kind
 
 test("an operator may archive a builder template, but a contract belongs to admin templates only", async () => {
   const c = await customerWithBlocks();
-  const saved = await h.call("POST", "/mail/v1/templates", { key: c.mailFull, body: { name: "Spring", subject: "News", blocks: [{ block_id: contentBlock, values: { body: "Hi" } }] } });
+  const saved = await h.call("POST", "/mail/v1/templates", {
+    key: c.mailFull,
+    body: { name: "Spring", subject: "News", blocks: [{ block_id: contentBlock, values: { body: "Hi" } }] },
+  });
   expect(saved.status, describeResponse(saved)).toBe(201);
   const id = saved.json.data.id;
   const archived = await h.admin("PATCH", `/v1/customers/${c.id}/mail/templates/${id}`, { status: "archived" });
@@ -141,7 +151,8 @@ test("the stack: blocks not enabled 403 naming them, footer blocks 422", async (
   const notEnabled = await h.admin("POST", `/v1/customers/${c.id}/mail/templates`, templateBody());
   expect(notEnabled.status, describeResponse(notEnabled)).toBe(403);
   expect(notEnabled.json.error.details.length).toBeGreaterThan(0);
-  for (const detail of notEnabled.json.error.details) expect(detail).toEqual({ path: expect.stringMatching(/^blocks\.\d+\.block_id$/), message: expect.stringContaining(contentBlock) });
+  for (const detail of notEnabled.json.error.details)
+    expect(detail).toEqual({ path: expect.stringMatching(/^blocks\.\d+\.block_id$/), message: expect.stringContaining(contentBlock) });
 
   const withFooter = await customerWithBlocks();
   const footer = await h.admin("POST", `/v1/customers/${withFooter.id}/mail/templates`, templateBody({ blocks: [{ block_id: footerBlock, values: {} }] }));

@@ -97,7 +97,14 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Buffer) {
     const page = matching.slice(0, Math.min(2, Number(url.searchParams.get("limit") ?? 1000)));
     const hasMore = matching.length > page.length;
     return json(res, 200, {
-      blobs: page.map((p) => ({ url: publicUrl(p), downloadUrl: `${publicUrl(p)}?download=1`, pathname: p, size: blobs.get(p)?.bytes.length ?? 0, uploadedAt: new Date().toISOString(), etag: '"etag"' })),
+      blobs: page.map((p) => ({
+        url: publicUrl(p),
+        downloadUrl: `${publicUrl(p)}?download=1`,
+        pathname: p,
+        size: blobs.get(p)?.bytes.length ?? 0,
+        uploadedAt: new Date().toISOString(),
+        etag: '"etag"',
+      })),
       hasMore,
       ...(hasMore ? { cursor: page.at(-1) } : {}),
     });
@@ -201,7 +208,8 @@ describe("Vercel Blob adapter over HTTP", () => {
   });
 
   test("delete takes many URLs or pathnames in one request; none is no request", async () => {
-    for (const name of ["assets/many-1.jpg", "assets/many-2.jpg"]) await store.put(name, new Uint8Array([1]), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
+    for (const name of ["assets/many-1.jpg", "assets/many-2.jpg"])
+      await store.put(name, new Uint8Array([1]), { contentType: "image/jpeg", cacheControlMaxAge: 60 });
     requests.length = 0;
     await store.delete([`${base}/public/assets/many-1.jpg`, "assets/many-2.jpg"]);
     expect(JSON.parse(onlyRequest().body.toString("utf8"))).toEqual({ urls: [`${base}/public/assets/many-1.jpg`, "assets/many-2.jpg"] });
@@ -279,7 +287,9 @@ describe("Vercel Blob adapter over HTTP", () => {
       const target = await store.createUploadTarget({ pathname, assetId, contentType: "image/jpeg", maxBytes: MAX_UPLOAD_BYTES, expiresAt: inOneHour() });
       expect(await store.readUpload({ pathname, maxBytes: MAX_UPLOAD_BYTES })).toBeNull();
 
-      const original = await sharp({ create: { width: 2000, height: 1000, channels: 3, background: "#446688" } }).jpeg().toBuffer();
+      const original = await sharp({ create: { width: 2000, height: 1000, channels: 3, background: "#446688" } })
+        .jpeg()
+        .toBuffer();
       const put = await fetch(target.url, { method: target.method, headers: target.headers, body: original });
       expect(put.status, await put.clone().text()).toBe(200);
 

@@ -70,7 +70,10 @@ async function rawUploads(): Promise<string[]> {
   return all.sort();
 }
 
-const jpeg = () => sharp(randomBytes(32 * 24 * 3), { raw: { width: 32, height: 24, channels: 3 } }).jpeg().toBuffer();
+const jpeg = () =>
+  sharp(randomBytes(32 * 24 * 3), { raw: { width: 32, height: 24, channels: 3 } })
+    .jpeg()
+    .toBuffer();
 
 async function runCron(): Promise<Record<string, number | string>> {
   const job = findCronJob("mail-assets-cleanup");

@@ -148,7 +148,9 @@ describe("a large camera JPEG with GPS, ICC and XMP", () => {
 describe("format decisions", () => {
   test("a PNG with real transparency stays PNG and keeps its alpha", async () => {
     const input = await sharp({ create: { width: 1600, height: 900, channels: 4, background: { r: 200, g: 30, b: 30, alpha: 1 } } })
-      .composite([{ input: { create: { width: 800, height: 900, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }, left: 0, top: 0, blend: "source" }])
+      .composite([
+        { input: { create: { width: 800, height: 900, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } }, left: 0, top: 0, blend: "source" },
+      ])
       .png()
       .toBuffer();
     expect((await sharp(input).stats()).isOpaque).toBe(false);
@@ -161,7 +163,9 @@ describe("format decisions", () => {
   });
 
   test("a PNG whose alpha channel is fully opaque becomes a JPEG", async () => {
-    const input = await sharp({ create: { width: 600, height: 400, channels: 4, background: { r: 10, g: 100, b: 200, alpha: 1 } } }).png().toBuffer();
+    const input = await sharp({ create: { width: 600, height: 400, channels: 4, background: { r: 10, g: 100, b: 200, alpha: 1 } } })
+      .png()
+      .toBuffer();
     expect((await sharp(input).metadata()).hasAlpha).toBe(true);
     const output = await optimiseImage(input);
     expect(output).toMatchObject({ contentType: "image/jpeg", width: 600, height: 400 });
@@ -169,7 +173,9 @@ describe("format decisions", () => {
   });
 
   test("a small image is not enlarged", async () => {
-    const input = await sharp({ create: { width: 320, height: 200, channels: 3, background: "#3366aa" } }).jpeg().toBuffer();
+    const input = await sharp({ create: { width: 320, height: 200, channels: 3, background: "#3366aa" } })
+      .jpeg()
+      .toBuffer();
     const output = await optimiseImage(input);
     expect([output.width, output.height]).toEqual([320, 200]);
   });
@@ -187,15 +193,22 @@ describe("format decisions", () => {
   });
 
   test("WebP input is accepted", async () => {
-    const input = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: "#22aa66" } }).webp().toBuffer();
+    const input = await sharp({ create: { width: 2000, height: 1500, channels: 3, background: "#22aa66" } })
+      .webp()
+      .toBuffer();
     const output = await optimiseImage(input);
     expect(output).toMatchObject({ contentType: "image/jpeg", width: 1360, height: 1020 });
     await expectClean(output);
   });
 
   test("an animated GIF yields its first frame only", async () => {
-    const frame = (background: string) => sharp({ create: { width: 60, height: 40, channels: 3, background } }).png().toBuffer();
-    const input = await sharp([await frame("#ff0000"), await frame("#00ff00")], { join: { animated: true } }).gif().toBuffer();
+    const frame = (background: string) =>
+      sharp({ create: { width: 60, height: 40, channels: 3, background } })
+        .png()
+        .toBuffer();
+    const input = await sharp([await frame("#ff0000"), await frame("#00ff00")], { join: { animated: true } })
+      .gif()
+      .toBuffer();
     expect((await sharp(input).metadata()).pages).toBe(2);
     const output = await optimiseImage(input);
     expect(output).toMatchObject({ contentType: "image/jpeg", width: 60, height: 40 });
@@ -207,7 +220,9 @@ describe("format decisions", () => {
 
 describe("size budget", () => {
   test("a large image of pure noise still ends under 400 KB", async () => {
-    const input = await sharp(randomBytes(3000 * 2000 * 3), { raw: { width: 3000, height: 2000, channels: 3 } }).jpeg({ quality: 95 }).toBuffer();
+    const input = await sharp(randomBytes(3000 * 2000 * 3), { raw: { width: 3000, height: 2000, channels: 3 } })
+      .jpeg({ quality: 95 })
+      .toBuffer();
     expect(input.byteLength).toBeGreaterThan(4 * MAX_OUTPUT_BYTES);
     const output = await optimiseImage(input);
     expect(output.contentType).toBe("image/jpeg");
@@ -216,7 +231,9 @@ describe("size budget", () => {
   });
 
   test("a large transparent image of pure noise is scaled until it fits as PNG", async () => {
-    const input = await sharp(randomBytes(1600 * 1200 * 4), { raw: { width: 1600, height: 1200, channels: 4 } }).png({ compressionLevel: 1 }).toBuffer();
+    const input = await sharp(randomBytes(1600 * 1200 * 4), { raw: { width: 1600, height: 1200, channels: 4 } })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
     const output = await optimiseImage(input);
     expect(output.contentType).toBe("image/png");
     // Noise cannot be compressed, so only fewer pixels bring it under the limit.
@@ -238,7 +255,9 @@ describe("rejected uploads", () => {
   });
 
   test("a real image over a lowered pixel limit is refused too", async () => {
-    const input = await sharp({ create: { width: 1200, height: 1000, channels: 3, background: "#000" } }).png().toBuffer();
+    const input = await sharp({ create: { width: 1200, height: 1000, channels: 3, background: "#000" } })
+      .png()
+      .toBuffer();
     const error = await optimiseImage(input, { maxInputPixels: 1_000_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ImageRejectedError);
     expect((error as ImageRejectedError).reason).toBe("too_many_pixels");
@@ -256,12 +275,16 @@ describe("rejected uploads", () => {
   });
 
   test("a TIFF is refused although sharp could read it", async () => {
-    const tiff = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#fff" } }).tiff().toBuffer();
+    const tiff = await sharp({ create: { width: 20, height: 20, channels: 3, background: "#fff" } })
+      .tiff()
+      .toBuffer();
     expect((await rejection(tiff)).reason).toBe<ImageRejection>("unsupported_format");
   });
 
   test("a truncated JPEG is refused as corrupt", async () => {
-    const full = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).jpeg().toBuffer();
+    const full = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
+      .jpeg()
+      .toBuffer();
     const error = await rejection(full.subarray(0, Math.floor(full.length / 2)));
     expect(error.reason).toBe<ImageRejection>("corrupt");
   });

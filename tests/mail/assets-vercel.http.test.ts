@@ -199,7 +199,11 @@ describe("assets on Vercel Blob", () => {
 
   test("the embedded upload route and files route are not in service", async () => {
     const announced = await announce();
-    const upload = await h.root.request(`/mail/v1/uploads/${announced.id}?token=x`, { method: "PUT", headers: { "content-type": "image/jpeg" }, body: new Uint8Array([1]) });
+    const upload = await h.root.request(`/mail/v1/uploads/${announced.id}?token=x`, {
+      method: "PUT",
+      headers: { "content-type": "image/jpeg" },
+      body: new Uint8Array([1]),
+    });
     expect(upload.status, await upload.clone().text()).toBe(404);
     expect((await h.root.request("/files/assets/x.jpg")).status).toBe(404);
   });

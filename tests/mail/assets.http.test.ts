@@ -39,7 +39,9 @@ function hasGpsPointer(exif: Buffer): boolean {
 
 /** A small noisy JPEG nobody else uploads, so its published file is this test's alone. */
 function uniqueJpeg(): Promise<Buffer> {
-  return sharp(randomBytes(64 * 48 * 3), { raw: { width: 64, height: 48, channels: 3 } }).jpeg().toBuffer();
+  return sharp(randomBytes(64 * 48 * 3), { raw: { width: 64, height: 48, channels: 3 } })
+    .jpeg()
+    .toBuffer();
 }
 
 beforeAll(async () => {
@@ -222,7 +224,10 @@ describe("the three-step flow", () => {
     expect(template.status, describeResponse(template)).toBe(201);
     const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(refused.status, describeResponse(refused)).toBe(409);
-    expect(refused.json.error.details).toEqual([{ path: "reason", message: "asset_in_use" }, { path: "template_ids.0", message: template.json.data.id }]);
+    expect(refused.json.error.details).toEqual([
+      { path: "reason", message: "asset_in_use" },
+      { path: "template_ids.0", message: template.json.data.id },
+    ]);
   });
 });
 
@@ -244,7 +249,9 @@ describe("files that are not usable images", () => {
   });
 
   test("a 1-pixel-wide but 100,000 px tall PNG (a decompression bomb) is rejected from its header", async () => {
-    const bomb = await sharp({ create: { width: 1, height: 100_000, channels: 3, background: "#fff" } }).png().toBuffer();
+    const bomb = await sharp({ create: { width: 1, height: 100_000, channels: 3, background: "#fff" } })
+      .png()
+      .toBuffer();
     expect(bomb.byteLength).toBeLessThan(10_000);
     const announced = await announce(a.mailFull, { filename: "strip.png", content_type: "image/png" });
     await upload(announced, bomb);
@@ -254,7 +261,9 @@ describe("files that are not usable images", () => {
   });
 
   test("a truncated JPEG is 422 as damaged", async () => {
-    const whole = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } }).jpeg().toBuffer();
+    const whole = await sharp(randomBytes(200 * 200 * 3), { raw: { width: 200, height: 200, channels: 3 } })
+      .jpeg()
+      .toBuffer();
     const announced = await announce(a.mailFull);
     await upload(announced, whole.subarray(0, whole.length / 2));
     const r = await complete(a.mailFull, announced.id);
@@ -278,11 +287,21 @@ describe("the signed PUT", () => {
   }
 
   test.each([
-    ["a tampered signature", 403, "bad_signature", (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `${t.slice(0, -2)}${t.endsWith("AA") ? "BB" : "AA"}`) })],
+    [
+      "a tampered signature",
+      403,
+      "bad_signature",
+      (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `${t.slice(0, -2)}${t.endsWith("AA") ? "BB" : "AA"}`) }),
+    ],
     ["a tampered grant", 403, "bad_signature", (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `x${t}`) })],
     ["a wrong content type", 400, "content_type_mismatch", () => ({ headers: { "content-type": "image/png" } })],
     ["no content type", 400, "content_type_mismatch", () => ({ headers: {} })],
-    ["a declared length over 20 MiB", 400, "too_large", (x: AnnouncedAssetResponse) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } })],
+    [
+      "a declared length over 20 MiB",
+      400,
+      "too_large",
+      (x: AnnouncedAssetResponse) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } }),
+    ],
     ["a body over 20 MiB", 400, "too_large", () => ({ body: new Uint8Array(MAX_UPLOAD + 1) })],
     ["an empty body", 400, "empty", () => ({ body: new Uint8Array(0) })],
   ] as const)("%s → %i, nothing stored, the URL still usable", async (_name, status, reason, change) => {
@@ -300,7 +319,14 @@ describe("the signed PUT", () => {
     const announced = await announce(a.mailFull);
     const [row] = await h.db.select({ uploadPathname: mailAssets.uploadPathname }).from(mailAssets).where(eq(mailAssets.id, announced.id));
     expect(row?.uploadPathname).toMatch(new RegExp(`^uploads/${announced.id}-[0-9a-f]{32}$`));
-    const grant = { pathname: row?.uploadPathname ?? "", contentType: "image/jpeg", maxBytes: MAX_UPLOAD, expiresAt: new Date(Date.parse(announced.upload.expires_at)), assetId: announced.id, customerId: a.id };
+    const grant = {
+      pathname: row?.uploadPathname ?? "",
+      contentType: "image/jpeg",
+      maxBytes: MAX_UPLOAD,
+      expiresAt: new Date(Date.parse(announced.upload.expires_at)),
+      assetId: announced.id,
+      customerId: a.id,
+    };
     const signWith = (secrets: SecretBox) => localUploadUrlSigner({ uploadsBaseUrl: `${BASE}/mail/v1/uploads`, secret: uploadSigningSecret(secrets) })(grant);
     const foreign = await put(signWith(new SecretBox(generateEncryptionKey())), await uniqueJpeg(), announced.upload.headers);
     expect(foreign.status, describeResponse(foreign)).toBe(403);
@@ -443,8 +469,16 @@ describe("announcing", () => {
 
   test("with an Idempotency-Key a retry returns the same asset and upload URL", async () => {
     const key = randomUUID();
-    const first = await h.call("POST", "/mail/v1/assets", { key: a.mailFull, body: { filename: "a.jpg", content_type: "image/jpeg" }, headers: { "idempotency-key": key } });
-    const second = await h.call("POST", "/mail/v1/assets", { key: a.mailFull, body: { filename: "a.jpg", content_type: "image/jpeg" }, headers: { "idempotency-key": key } });
+    const first = await h.call("POST", "/mail/v1/assets", {
+      key: a.mailFull,
+      body: { filename: "a.jpg", content_type: "image/jpeg" },
+      headers: { "idempotency-key": key },
+    });
+    const second = await h.call("POST", "/mail/v1/assets", {
+      key: a.mailFull,
+      body: { filename: "a.jpg", content_type: "image/jpeg" },
+      headers: { "idempotency-key": key },
+    });
     expect(first.status, describeResponse(first)).toBe(201);
     expect(second.json.data, describeResponse(second)).toEqual(first.json.data);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
@@ -466,7 +500,10 @@ describe("listing", () => {
     expect(first.json.data.every((x: AssetResponse) => x.status === "ready")).toBe(true);
     expect(first.json.paging.has_next).toBe(true);
     const second = await h.call("GET", `/mail/v1/assets?limit=2&after=${first.json.paging.after}`, { key: customer.mailReporting });
-    expect(second.json.data.map((x: AssetResponse) => x.id), describeResponse(second)).toEqual([ids[0]]);
+    expect(
+      second.json.data.map((x: AssetResponse) => x.id),
+      describeResponse(second),
+    ).toEqual([ids[0]]);
     expect(second.json.paging).toEqual({ after: null, has_next: false });
   });
 
@@ -519,10 +556,16 @@ describe("deleting", () => {
       .returning({ id: mailTemplates.id });
     const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(refused.status, describeResponse(refused)).toBe(409);
-    expect(refused.json.error.details).toEqual([{ path: "reason", message: "asset_in_use" }, { path: "template_ids.0", message: template?.id }]);
+    expect(refused.json.error.details).toEqual([
+      { path: "reason", message: "asset_in_use" },
+      { path: "template_ids.0", message: template?.id },
+    ]);
     expect((await fetchFile(published.url)).status).toBe(200);
 
-    await h.db.update(mailTemplates).set({ deletedAt: new Date() }).where(eq(mailTemplates.id, template?.id ?? ""));
+    await h.db
+      .update(mailTemplates)
+      .set({ deletedAt: new Date() })
+      .where(eq(mailTemplates.id, template?.id ?? ""));
     const r = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(r.status, describeResponse(r)).toBe(200);
   });
@@ -548,7 +591,11 @@ describe("security", () => {
     ["POST", "/mail/v1/assets/{id}/complete"],
     ["DELETE", "/mail/v1/assets/{id}"],
   ])("%s %s without a key is 401", async (method, path) => {
-    const r = await h.call(method, path.replace("{id}", asset.id), method === "POST" && !path.includes("{id}") ? { body: { filename: "a.jpg", content_type: "image/jpeg" } } : {});
+    const r = await h.call(
+      method,
+      path.replace("{id}", asset.id),
+      method === "POST" && !path.includes("{id}") ? { body: { filename: "a.jpg", content_type: "image/jpeg" } } : {},
+    );
     expect(r.status, describeResponse(r)).toBe(401);
   });
 

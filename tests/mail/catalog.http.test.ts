@@ -65,7 +65,24 @@ test("design rules: complete tokens with the customer's overrides; defaults for 
   const r = await h.call("GET", "/mail/v1/design-rules", { key: fresh.mailReporting });
   expect(r.status, describeResponse(r)).toBe(200);
   expect(r.json.data.color_primary).toBe("#0b6e4f");
-  for (const key of ["color_background", "color_container", "color_text", "color_heading", "color_primary", "color_on_primary", "color_link", "color_footer_bg", "color_footer_text", "font_heading", "font_body", "font_size_base", "font_size_h1", "space_section", "container_width", "button_radius"]) {
+  for (const key of [
+    "color_background",
+    "color_container",
+    "color_text",
+    "color_heading",
+    "color_primary",
+    "color_on_primary",
+    "color_link",
+    "color_footer_bg",
+    "color_footer_text",
+    "font_heading",
+    "font_body",
+    "font_size_base",
+    "font_size_h1",
+    "space_section",
+    "container_width",
+    "button_radius",
+  ]) {
     expect(typeof r.json.data[key], key).toBe("string");
   }
   const plain = await h.customer();
@@ -131,7 +148,10 @@ describe("POST /v1/render/preview", () => {
     });
     expect(created.status, describeResponse(created)).toBe(201);
     await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${created.json.data.id}`);
-    const r = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks: [{ block_id: created.json.data.id, values: { body: "Hi" } }] } });
+    const r = await h.call("POST", "/mail/v1/render/preview", {
+      key: c.mailFull,
+      body: { blocks: [{ block_id: created.json.data.id, values: { body: "Hi" } }] },
+    });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data.errors.length).toBeGreaterThan(0);
     expect(r.json.data.errors[0]).toMatchObject({ line: expect.any(Number), tagName: "mj-text" });

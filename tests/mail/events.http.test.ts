@@ -42,7 +42,14 @@ describe("authentication of POST /api/postmark/webhook/{customer_id}", () => {
   test("each customer's URL takes only that customer's credentials: another customer's answer 401 and change nothing", async () => {
     const other = await readyMailCustomer(h, "Neighbour Co");
     const email = "victim@example.com";
-    const unsubscribe = postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: email });
+    const unsubscribe = postmarkEvent.subscriptionChange({
+      at: "2026-11-22T10:00:00Z",
+      suppress: true,
+      reason: "ManualSuppression",
+      origin: "Customer",
+      messageId: null,
+      recipient: email,
+    });
     // The neighbour's own, valid credentials, on this customer's URL.
     const foreign = await postEvent(h, unsubscribe, { customerId: c.id, authorization: await webhookAuthorization(h, other.id) });
     expect(foreign.status, describeResponse(foreign)).toBe(401);
@@ -95,7 +102,11 @@ describe("authentication of POST /api/postmark/webhook/{customer_id}", () => {
       }
       const noHeader = await postEvent(listed, body, { customerId, authorization });
       expect(noHeader.status, describeResponse(noHeader)).toBe(401);
-      const listedButWrongPassword = await postEvent(listed, body, { customerId, authorization: "Basic cG9zdG1hcms6bm9wZQ==", headers: { "x-forwarded-for": "203.0.113.9" } });
+      const listedButWrongPassword = await postEvent(listed, body, {
+        customerId,
+        authorization: "Basic cG9zdG1hcms6bm9wZQ==",
+        headers: { "x-forwarded-for": "203.0.113.9" },
+      });
       expect(listedButWrongPassword.status).toBe(401);
     } finally {
       await listed.close();
@@ -172,7 +183,16 @@ describe("payloads", () => {
 
   test("NUL characters are dropped, not refused: the event is stored and answered 200, so Postmark stops retrying", async () => {
     const email = "nul\\u0000user@example.com";
-    const raw = JSON.stringify(postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: "x" })).replace('"x"', `"${email}"`);
+    const raw = JSON.stringify(
+      postmarkEvent.subscriptionChange({
+        at: "2026-11-22T10:00:00Z",
+        suppress: true,
+        reason: "ManualSuppression",
+        origin: "Customer",
+        messageId: null,
+        recipient: "x",
+      }),
+    ).replace('"x"', `"${email}"`);
     const r = await postEvent(h, undefined, { customerId: c.id, raw });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(await mirrorRow(c.id, "newsletter", "nuluser@example.com")).toMatchObject({ active: true });
@@ -207,7 +227,12 @@ describe("message state", () => {
     const r = await postEvent(h, postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:01.4178645Z", email: "Gone-Forever@example.com", id: 1001 }));
     expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
     const m = await message(id);
-    expect(m.json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce", bounced_at: "2026-11-22T10:00:01.417Z", delivered_at: "2026-11-22T10:00:00.100Z" });
+    expect(m.json.data).toMatchObject({
+      status: "bounced",
+      bounce_type: "HardBounce",
+      bounced_at: "2026-11-22T10:00:01.417Z",
+      delivered_at: "2026-11-22T10:00:00.100Z",
+    });
     const bounced = m.json.data.events.find((e: { type: string }) => e.type === "bounced");
     expect(bounced.details).toMatchObject({ bounce_type: "HardBounce", type_code: 1, inactive: true, source: "bounce" });
     expect(JSON.stringify(bounced.details)).not.toContain("example.com");
@@ -218,7 +243,10 @@ describe("message state", () => {
     expect(next.json.data[0], describeResponse(next)).toMatchObject({ suppressed: true, reason: "hard_bounce", reactivatable: true });
     const before = c.simulator.stats().received;
     const [template] = (await h.call("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
-    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, { key: c.mailFull, body: { to, params: { order_number: "A-2", order_url: "https://shop.example.com/o/A-2" } } });
+    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, {
+      key: c.mailFull,
+      body: { to, params: { order_number: "A-2", order_url: "https://shop.example.com/o/A-2" } },
+    });
     expect(send.json.data.status, describeResponse(send)).toBe("suppressed");
     expect(c.simulator.stats().received).toBe(before);
   });
@@ -226,7 +254,13 @@ describe("message state", () => {
   test("a soft bounce is a bounce without suppression that a later delivery overrides; a transient one (delayed) changes no state", async () => {
     const soft = await sendTransactional(h, c, "full-mailbox@example.com");
     const later = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-    await postEvent(h, postmarkEvent.bounce({ message_id: soft }, { at: later(1), type: "SoftBounce", typeCode: 4096, inactive: false, id: 2001, email: "full-mailbox@example.com" }));
+    await postEvent(
+      h,
+      postmarkEvent.bounce(
+        { message_id: soft },
+        { at: later(1), type: "SoftBounce", typeCode: 4096, inactive: false, id: 2001, email: "full-mailbox@example.com" },
+      ),
+    );
     expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
     expect(await mirrorRow(c.id, "transactional", "full-mailbox@example.com")).toBeUndefined();
     await postEvent(h, postmarkEvent.delivery({ message_id: soft }, later(30), "outbound", "full-mailbox@example.com"));
@@ -234,12 +268,21 @@ describe("message state", () => {
     expect(delivered.json.data, describeResponse(delivered)).toMatchObject({ status: "delivered", bounce_type: "SoftBounce" });
     expect(delivered.json.data.events.find((e: { type: string }) => e.type === "bounced").details).toMatchObject({ final: false, inactive: false });
     // A bounce Postmark deactivated the address for (Inactive) is final even when its type is soft.
-    await postEvent(h, postmarkEvent.bounce({ message_id: soft }, { at: later(40), type: "SoftBounce", typeCode: 4096, inactive: true, id: 2003, email: "full-mailbox@example.com" }));
+    await postEvent(
+      h,
+      postmarkEvent.bounce(
+        { message_id: soft },
+        { at: later(40), type: "SoftBounce", typeCode: 4096, inactive: true, id: 2003, email: "full-mailbox@example.com" },
+      ),
+    );
     expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
 
     const delayed = await sendTransactional(h, c, "slow@example.com");
     // After the send (the events list is chronological and `accepted` carries the real time of the send).
-    await postEvent(h, postmarkEvent.bounce({ message_id: delayed }, { at: later(1), type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }));
+    await postEvent(
+      h,
+      postmarkEvent.bounce({ message_id: delayed }, { at: later(1), type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }),
+    );
     await postEvent(h, postmarkEvent.delivery({ message_id: delayed }, later(60)));
     const m = await message(delayed);
     expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", bounce_type: null, bounced_at: null });
@@ -261,7 +304,11 @@ describe("message state", () => {
     await postEvent(h, postmarkEvent.open({ message_id: id }, { at: "2026-11-22T11:00:00.5Z", firstOpen: true }));
     await postEvent(h, postmarkEvent.click({ message_id: id }, { at: "2026-11-22T11:05:00Z", url: "https://shop.example.com/spring" }));
     const m = await message(id);
-    expect(m.json.data, describeResponse(m)).toMatchObject({ status: "accepted", first_opened_at: "2026-11-22T11:00:00.500Z", first_clicked_at: "2026-11-22T11:05:00.000Z" });
+    expect(m.json.data, describeResponse(m)).toMatchObject({
+      status: "accepted",
+      first_opened_at: "2026-11-22T11:00:00.500Z",
+      first_clicked_at: "2026-11-22T11:05:00.000Z",
+    });
     const click = m.json.data.events.find((e: { type: string }) => e.type === "clicked");
     expect(click.details).toMatchObject({ url: "https://shop.example.com/spring", location: "HTML" });
     expect(m.json.data.events.filter((e: { type: string }) => e.type === "opened")).toHaveLength(2);
@@ -270,17 +317,45 @@ describe("message state", () => {
 
   test("a newsletter's hard bounce and complaint arrive as SubscriptionChange (broadcast streams have no Bounce webhook)", async () => {
     const bounced = await newsletterMessage(h, c.id);
-    const r = await postEvent(h, postmarkEvent.subscriptionChange({ metadata: { message_id: bounced }, at: "2026-11-22T10:00:00Z", suppress: true, reason: "HardBounce", recipient: "nl-bounce@example.com" }));
+    const r = await postEvent(
+      h,
+      postmarkEvent.subscriptionChange({
+        metadata: { message_id: bounced },
+        at: "2026-11-22T10:00:00Z",
+        suppress: true,
+        reason: "HardBounce",
+        recipient: "nl-bounce@example.com",
+      }),
+    );
     expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
     expect((await message(bounced)).json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce" });
     expect(await mirrorRow(c.id, "newsletter", "nl-bounce@example.com")).toMatchObject({ active: true, reason: "hard_bounce" });
 
     const complained = await newsletterMessage(h, c.id);
-    await postEvent(h, postmarkEvent.subscriptionChange({ metadata: { message_id: complained }, at: "2026-11-22T10:00:00Z", suppress: true, reason: "SpamComplaint", recipient: "nl-spam@example.com" }));
+    await postEvent(
+      h,
+      postmarkEvent.subscriptionChange({
+        metadata: { message_id: complained },
+        at: "2026-11-22T10:00:00Z",
+        suppress: true,
+        reason: "SpamComplaint",
+        recipient: "nl-spam@example.com",
+      }),
+    );
     expect((await message(complained)).json.data.status).toBe("complained");
 
     const unsubscribed = await newsletterMessage(h, c.id);
-    await postEvent(h, postmarkEvent.subscriptionChange({ metadata: { message_id: unsubscribed }, at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Recipient", recipient: "nl-bye@example.com" }));
+    await postEvent(
+      h,
+      postmarkEvent.subscriptionChange({
+        metadata: { message_id: unsubscribed },
+        at: "2026-11-22T10:00:00Z",
+        suppress: true,
+        reason: "ManualSuppression",
+        origin: "Recipient",
+        recipient: "nl-bye@example.com",
+      }),
+    );
     const m = await message(unsubscribed);
     expect(m.json.data.status, describeResponse(m)).toBe("accepted");
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toContain("unsubscribed");
@@ -290,7 +365,10 @@ describe("message state", () => {
   test("an `unknown` message (Postmark's answer was lost) is corrected by a later event and then counts as accepted", async () => {
     c.simulator.setFaults({ mode: "error500" });
     const [template] = (await h.call("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
-    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, { key: c.mailFull, body: { to: "lost@example.com", params: { order_number: "A-3", order_url: "https://shop.example.com/o/A-3" } } });
+    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, {
+      key: c.mailFull,
+      body: { to: "lost@example.com", params: { order_number: "A-3", order_url: "https://shop.example.com/o/A-3" } },
+    });
     expect(send.status, describeResponse(send)).toBe(500);
     const id = send.json.error.message_id;
     expect((await message(id)).json.data.status).toBe("unknown");
@@ -316,7 +394,18 @@ describe("message state", () => {
 
   test("a reactivation (null MessageID, reason and tag, `{}` metadata) is attributed by the customer's URL", async () => {
     const email = "welcome-back@example.com";
-    await postEvent(h, postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: email }), { customerId: c.id });
+    await postEvent(
+      h,
+      postmarkEvent.subscriptionChange({
+        at: "2026-11-22T10:00:00Z",
+        suppress: true,
+        reason: "ManualSuppression",
+        origin: "Customer",
+        messageId: null,
+        recipient: email,
+      }),
+      { customerId: c.id },
+    );
     expect(await mirrorRow(c.id, "newsletter", email)).toMatchObject({ active: true, reason: "unsubscribe" });
     const lift = postmarkEvent.subscriptionChange({ at: "2026-11-22T11:00:00Z", suppress: false, messageId: null, recipient: email });
     const own = await postEvent(h, lift, { customerId: c.id });
@@ -367,7 +456,15 @@ describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
     expect(rotated.json.data.previous_password_valid_until).toBe(new Date(h.clock.now().getTime() + 600_000).toISOString());
     const after = await webhookAuthorization(h, owner.id);
     expect(after).not.toBe(before);
-    const body = (at: string) => postmarkEvent.subscriptionChange({ at, suppress: true, reason: "ManualSuppression", origin: "Customer", messageId: null, recipient: `rot-${at.slice(11, 13)}@example.com` });
+    const body = (at: string) =>
+      postmarkEvent.subscriptionChange({
+        at,
+        suppress: true,
+        reason: "ManualSuppression",
+        origin: "Customer",
+        messageId: null,
+        recipient: `rot-${at.slice(11, 13)}@example.com`,
+      });
     expect((await postEvent(h, body("2026-11-22T10:00:00Z"), { customerId: owner.id, authorization: before })).status).toBe(200);
     expect((await postEvent(h, body("2026-11-22T11:00:00Z"), { customerId: owner.id, authorization: after })).status).toBe(200);
     h.clock.advance(601_000);

@@ -28,7 +28,11 @@ afterAll(async () => {
 
 /** The simulator's HTTP API (`/__sim/…`), as a developer drives it with curl. */
 async function simulatorApi(method: "GET" | "POST", path: string, body?: unknown): Promise<Record<string, any>> {
-  const r = await fetch(`${h.deps.providers.postmarkApiUrl}/__sim${path}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(`${h.deps.providers.postmarkApiUrl}/__sim${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await r.text();
   expect(r.status, `simulator ${method} ${path}: HTTP ${r.status}: ${text}`).toBe(200);
   return JSON.parse(text);
@@ -53,7 +57,12 @@ async function settle(): Promise<void> {
 
 async function sendNewsletter(templateId: string, emails: string[]) {
   const job = await createJob(h, c.mailFull, { template_id: templateId, params: { campaign: "Issue 4", first_name: "reader" } });
-  const added = await addRecipients(h, c.mailFull, job.id, emails.map((email) => ({ email })));
+  const added = await addRecipients(
+    h,
+    c.mailFull,
+    job.id,
+    emails.map((email) => ({ email })),
+  );
   const messageIds = new Map<string, string>(added.recipients.map((r: { email: string; message_id: string }) => [r.email, r.message_id]));
   const started = await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
   expect(started.status, describeResponse(started)).toBe(200);
@@ -65,12 +74,17 @@ async function sendNewsletter(templateId: string, emails: string[]) {
 const statusesOf = async (jobId: string) => {
   const r = await h.call("GET", `/mail/v1/send-jobs/${jobId}/messages?limit=100`, { key: c.mailReporting });
   expect(r.status, describeResponse(r)).toBe(200);
-  return new Map<string, { status: string; bounce_type: string | null }>(r.json.data.map((m: { message_id: string; status: string; bounce_type: string | null }) => [m.message_id, m]));
+  return new Map<string, { status: string; bounce_type: string | null }>(
+    r.json.data.map((m: { message_id: string; status: string; bounce_type: string | null }) => [m.message_id, m]),
+  );
 };
 
 describe("issue 4, done when", () => {
   test("a newsletter shows deliveries, bounces, complaints, opens and clicks; the unsubscribe and the bounce enter the feed and block the next send; the portal receives a verified job.completed", async () => {
-    const registered = await h.call("POST", "/mail/v1/webhooks", { key: c.mailFull, body: { url: `${receiver.origin}/hooks/mail`, events: ["job.completed"] } });
+    const registered = await h.call("POST", "/mail/v1/webhooks", {
+      key: c.mailFull,
+      body: { url: `${receiver.origin}/hooks/mail`, events: ["job.completed"] },
+    });
     expect(registered.status, describeResponse(registered)).toBe(201);
     const secret: string = registered.json.data.secret;
     expect(secret).toEqual(expect.any(String));
@@ -102,10 +116,21 @@ describe("issue 4, done when", () => {
     expect(detail.status, describeResponse(detail)).toBe(200);
     expect(detail.json.data.recipients, describeResponse(detail)).toMatchObject({ total: 5, accepted: 5, suppressed: 0, pending: 0 });
     // The complaint's mail was delivered first; the hard bounce never was.
-    expect(detail.json.data.stats, describeResponse(detail)).toEqual({ delivered: 4, bounces: 1, complaints: 1, opens: 1, unique_opens: 1, clicks: 1, unique_clicks: 1 });
+    expect(detail.json.data.stats, describeResponse(detail)).toEqual({
+      delivered: 4,
+      bounces: 1,
+      complaints: 1,
+      opens: 1,
+      unique_opens: 1,
+      clicks: 1,
+      unique_clicks: 1,
+    });
     const timeline = detail.json.data.timeline as Record<string, number | string>[];
     const total = (key: string) => timeline.reduce((n, hour) => n + Number(hour[key]), 0);
-    expect(["accepted", "delivered", "bounces", "complaints", "opens", "clicks"].map((key) => [key, total(key)]), describeResponse(detail)).toEqual([
+    expect(
+      ["accepted", "delivered", "bounces", "complaints", "opens", "clicks"].map((key) => [key, total(key)]),
+      describeResponse(detail),
+    ).toEqual([
       ["accepted", 5],
       ["delivered", 4],
       ["bounces", 1],
@@ -144,7 +169,13 @@ describe("issue 4, done when", () => {
     expect(secondDetail.json.data.recipients, describeResponse(secondDetail)).toMatchObject({ total: 5, accepted: 2, suppressed: 3, pending: 0 });
     expect((await receivedFor(second.jobId)).to).toEqual([reader, quiet].sort());
     const secondStatuses = await statusesOf(second.jobId);
-    expect(everyone.map((email) => secondStatuses.get(second.messageIds(email))?.status)).toEqual(["delivered", "suppressed", "delivered", "suppressed", "suppressed"]);
+    expect(everyone.map((email) => secondStatuses.get(second.messageIds(email))?.status)).toEqual([
+      "delivered",
+      "suppressed",
+      "delivered",
+      "suppressed",
+      "suppressed",
+    ]);
     for (const email of [leaver, bouncer, complainer]) {
       expect((await simulatorApi("GET", `/messages?to=${encodeURIComponent(email)}`)).total_count, email).toBe(1);
     }
@@ -168,7 +199,19 @@ describe("issue 4, done when", () => {
       expect(JSON.parse(delivery.body).delivery_id).toBe(header(delivery, "x-service-delivery"));
     }
     const completedBody = (jobId: string) => receiver.received.map((r) => JSON.parse(r.body)).find((body) => body.send_job_id === jobId);
-    expect(completedBody(first.jobId)).toEqual({ event: "job.completed", delivery_id: expect.any(String), send_job_id: first.jobId, recipients: { total: 5, accepted: 5, suppressed: 0 }, occurred_at: expect.any(String) });
-    expect(completedBody(second.jobId)).toEqual({ event: "job.completed", delivery_id: expect.any(String), send_job_id: second.jobId, recipients: { total: 5, accepted: 2, suppressed: 3 }, occurred_at: expect.any(String) });
+    expect(completedBody(first.jobId)).toEqual({
+      event: "job.completed",
+      delivery_id: expect.any(String),
+      send_job_id: first.jobId,
+      recipients: { total: 5, accepted: 5, suppressed: 0 },
+      occurred_at: expect.any(String),
+    });
+    expect(completedBody(second.jobId)).toEqual({
+      event: "job.completed",
+      delivery_id: expect.any(String),
+      send_job_id: second.jobId,
+      recipients: { total: 5, accepted: 2, suppressed: 3 },
+      occurred_at: expect.any(String),
+    });
   });
 });

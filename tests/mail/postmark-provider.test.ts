@@ -19,7 +19,14 @@ let sim: RunningPostmarkSimulator;
 const clock = new ManualClock(new Date("2026-11-24T10:00:00Z"));
 
 beforeAll(async () => {
-  sim = await startPostmarkSimulator({ servers: [{ token: TOKEN, streams }, { token: OTHER_TOKEN, streams }], webhooks: false, clock });
+  sim = await startPostmarkSimulator({
+    servers: [
+      { token: TOKEN, streams },
+      { token: OTHER_TOKEN, streams },
+    ],
+    webhooks: false,
+    clock,
+  });
 });
 afterAll(async () => sim.close());
 
@@ -70,7 +77,10 @@ describe("the Messages API search (GET /messages/outbound)", () => {
     expect(await provider.searchByMetadata(TOKEN, "batch_id", "batch-late")).toEqual({ kind: "answered", messages: [] });
     clock.set(new Date(clock.now().getTime() + 60_000));
     sim.simulator.setSearchDelay(0);
-    expect(await provider.searchByMetadata(TOKEN, "batch_id", "batch-late")).toMatchObject({ kind: "answered", messages: [{ metadata: { message_id: "late-1" } }] });
+    expect(await provider.searchByMetadata(TOKEN, "batch_id", "batch-late")).toMatchObject({
+      kind: "answered",
+      messages: [{ metadata: { message_id: "late-1" } }],
+    });
 
     expect((await provider.searchByMetadata("not-a-token", "batch_id", "batch-late")).kind).toBe("unavailable");
     const nowhere = createPostmarkProvider({ apiUrl: "http://127.0.0.1:9", timeoutSeconds: 2 });
@@ -78,7 +88,8 @@ describe("the Messages API search (GET /messages/outbound)", () => {
   });
 
   test("Postmark's parameter rules: count 1–500 and offset required, count + offset ≤ 10,000, one metadata field", async () => {
-    const get = (query: string) => fetch(`${sim.url}/messages/outbound?${query}`, { headers: { accept: "application/json", "x-postmark-server-token": TOKEN } });
+    const get = (query: string) =>
+      fetch(`${sim.url}/messages/outbound?${query}`, { headers: { accept: "application/json", "x-postmark-server-token": TOKEN } });
     expect((await get("offset=0")).status).toBe(422);
     expect((await get("count=501&offset=0")).status).toBe(422);
     expect((await get("count=500&offset=9600")).status).toBe(422);
@@ -89,7 +100,24 @@ describe("the Messages API search (GET /messages/outbound)", () => {
     expect(body.TotalCount).toBe(3);
     expect(body.Messages).toHaveLength(2);
     expect(Object.keys(body.Messages[0] ?? {}).sort()).toEqual(
-      ["Attachments", "Bcc", "Cc", "From", "MessageID", "MessageStream", "Metadata", "ReceivedAt", "Recipients", "Sandboxed", "Status", "Subject", "Tag", "To", "TrackLinks", "TrackOpens"].sort(),
+      [
+        "Attachments",
+        "Bcc",
+        "Cc",
+        "From",
+        "MessageID",
+        "MessageStream",
+        "Metadata",
+        "ReceivedAt",
+        "Recipients",
+        "Sandboxed",
+        "Status",
+        "Subject",
+        "Tag",
+        "To",
+        "TrackLinks",
+        "TrackOpens",
+      ].sort(),
     );
   });
 });

@@ -25,8 +25,7 @@ const LIVE_TOKEN = "live-server-token";
 const SANDBOX_TOKEN = "sandbox-server-token";
 const WEBHOOK_USER = "postmark";
 const WEBHOOK_PASSWORD = "s3cret:with-colon";
-const INACTIVE_WORDING =
-  "Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.";
+const INACTIVE_WORDING = "Inactive recipients are ones that have generated a hard bounce, a spam complaint, or a manual suppression.";
 
 type Received = { headers: IncomingHttpHeaders; payload: WebhookPayload };
 
@@ -96,7 +95,14 @@ async function waitFor<T>(read: () => T | undefined | false, what: string, timeo
   for (;;) {
     const value = read();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received: ${JSON.stringify(receiver.received.map((r) => r.payload), null, 1)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out waiting for ${what}; received: ${JSON.stringify(
+          receiver.received.map((r) => r.payload),
+          null,
+          1,
+        )}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -127,20 +133,67 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,7})?(Z|[+-]\d{2}:\
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DELIVERY_KEYS = ["Details", "DeliveredAt", "Metadata", "MessageID", "MessageStream", "Recipient", "RecordType", "ServerID", "Tag"].sort();
 const BOUNCE_KEYS = [
-  "BouncedAt", "CanActivate", "Description", "Details", "DumpAvailable", "Email", "From", "ID", "Inactive", "Metadata",
-  "MessageID", "MessageStream", "Name", "RecordType", "ServerID", "Subject", "Tag", "Type", "TypeCode",
+  "BouncedAt",
+  "CanActivate",
+  "Description",
+  "Details",
+  "DumpAvailable",
+  "Email",
+  "From",
+  "ID",
+  "Inactive",
+  "Metadata",
+  "MessageID",
+  "MessageStream",
+  "Name",
+  "RecordType",
+  "ServerID",
+  "Subject",
+  "Tag",
+  "Type",
+  "TypeCode",
 ].sort();
 const SUBSCRIPTION_CHANGE_KEYS = [
-  "ChangedAt", "Metadata", "MessageID", "MessageStream", "Origin", "RecordType", "Recipient", "ServerID", "SuppressSending", "SuppressionReason", "Tag",
+  "ChangedAt",
+  "Metadata",
+  "MessageID",
+  "MessageStream",
+  "Origin",
+  "RecordType",
+  "Recipient",
+  "ServerID",
+  "SuppressSending",
+  "SuppressionReason",
+  "Tag",
 ].sort();
-const ENGAGEMENT_KEYS = ["Client", "Geo", "MessageID", "MessageStream", "Metadata", "OS", "Platform", "ReceivedAt", "Recipient", "RecordType", "Tag", "UserAgent"].sort();
+const ENGAGEMENT_KEYS = [
+  "Client",
+  "Geo",
+  "MessageID",
+  "MessageStream",
+  "Metadata",
+  "OS",
+  "Platform",
+  "ReceivedAt",
+  "Recipient",
+  "RecordType",
+  "Tag",
+  "UserAgent",
+].sort();
 
 beforeAll(async () => {
   receiver = await startReceiver();
   sim = await startPostmarkSimulator({
     port: 0,
     servers: [
-      { token: LIVE_TOKEN, id: 7, streams: [{ id: "outbound", type: "Transactional" }, { id: "newsletter", type: "Broadcasts" }] },
+      {
+        token: LIVE_TOKEN,
+        id: 7,
+        streams: [
+          { id: "outbound", type: "Transactional" },
+          { id: "newsletter", type: "Broadcasts" },
+        ],
+      },
       { token: SANDBOX_TOKEN, id: 8, deliveryType: "Sandbox", streams: [{ id: "outbound", type: "Transactional" }] },
     ],
     webhook: { url: receiver.url, username: WEBHOOK_USER, password: WEBHOOK_PASSWORD },
@@ -234,11 +287,15 @@ describe("POST /email through the postmark client", () => {
 /** A raw HTTP POST to the simulator: the body written in the given pieces, chunked (no Content-Length). */
 function chunkedSend(path: string, pieces: readonly Buffer[]): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${sim.url}${path}`, { method: "POST", headers: { "x-postmark-server-token": LIVE_TOKEN, "content-type": "application/json" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-    });
+    const req = httpRequest(
+      `${sim.url}${path}`,
+      { method: "POST", headers: { "x-postmark-server-token": LIVE_TOKEN, "content-type": "application/json" } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      },
+    );
     req.on("error", reject);
     (async () => {
       for (const piece of pieces) if (!req.write(piece)) await new Promise((drained) => req.once("drain", drained));
@@ -286,7 +343,10 @@ describe("POST /email/batch", () => {
       mail(`last+${tag}@example.com`, { MessageStream: "newsletter" }),
     ];
     const results = await live.sendEmailBatch(messages);
-    expect(results.map((result) => result.ErrorCode), JSON.stringify(results)).toEqual([0, 300, 300, 1235, 0]);
+    expect(
+      results.map((result) => result.ErrorCode),
+      JSON.stringify(results),
+    ).toEqual([0, 300, 300, 1235, 0]);
     expect(results[0].To).toBe(`first+${tag}@example.com`);
     expect(results[4].To).toBe(`last+${tag}@example.com`);
     expect(results[0].MessageID).not.toBe(results[4].MessageID);
@@ -296,7 +356,11 @@ describe("POST /email/batch", () => {
   });
 
   it("refuses more than 500 messages with ErrorCode 410", async () => {
-    const response = await rawSend("/email/batch", LIVE_TOKEN, Array.from({ length: 501 }, (_, index) => mail(`n${index}@example.com`)));
+    const response = await rawSend(
+      "/email/batch",
+      LIVE_TOKEN,
+      Array.from({ length: 501 }, (_, index) => mail(`n${index}@example.com`)),
+    );
     expect([response.status, response.json], response.text).toMatchObject([422, { ErrorCode: 410 }]);
   });
 });
@@ -317,7 +381,10 @@ describe("inactive recipients", () => {
     expect((error as Errors.InactiveRecipientsError).recipients).toEqual([address]);
 
     const batch = await live.sendEmailBatch([mail(address), mail(`fine+${uniqueTag()}@example.com`)]);
-    expect(batch.map((result) => result.ErrorCode), JSON.stringify(batch)).toEqual([406, 0]);
+    expect(
+      batch.map((result) => result.ErrorCode),
+      JSON.stringify(batch),
+    ).toEqual([406, 0]);
 
     // Suppressions are per stream: the broadcast stream still takes the address.
     const broadcast = await live.sendEmail(mail(address, { MessageStream: "newsletter" }));
@@ -428,7 +495,12 @@ describe("webhooks", () => {
   it("posts a Delivery webhook with Basic auth and Postmark's fields", async () => {
     const to = `delivered+${uniqueTag()}@example.com`;
     const sent = await live.sendEmail(mail(to, { Tag: "receipt", Metadata: { message_id: "d-1" } }));
-    const [delivery] = await waitFor(() => receiver.received.filter((r) => r.payload.MessageID === sent.MessageID).length > 0 && receiver.received.filter((r) => r.payload.MessageID === sent.MessageID), "the Delivery webhook");
+    const [delivery] = await waitFor(
+      () =>
+        receiver.received.filter((r) => r.payload.MessageID === sent.MessageID).length > 0 &&
+        receiver.received.filter((r) => r.payload.MessageID === sent.MessageID),
+      "the Delivery webhook",
+    );
     const expectedAuth = `Basic ${Buffer.from(`${WEBHOOK_USER}:${WEBHOOK_PASSWORD}`).toString("base64")}`;
     expect(delivery.headers.authorization).toBe(expectedAuth);
     expect(delivery.headers["content-type"]).toBe("application/json");
@@ -469,18 +541,37 @@ describe("webhooks", () => {
     const [bounce, change] = events;
     expect(keysOf(bounce), JSON.stringify(bounce)).toEqual(BOUNCE_KEYS);
     expect(bounce, JSON.stringify(bounce)).toMatchObject({
-      RecordType: "Bounce", Type: "HardBounce", TypeCode: 1, Inactive: true, CanActivate: true, Email: address,
-      MessageID: sent.MessageID, ServerID: 7, MessageStream: "outbound", Tag: "t1", Metadata: { message_id: "b-1" },
-      From: "Brand <news@brand.example>", Subject: "Hello",
+      RecordType: "Bounce",
+      Type: "HardBounce",
+      TypeCode: 1,
+      Inactive: true,
+      CanActivate: true,
+      Email: address,
+      MessageID: sent.MessageID,
+      ServerID: 7,
+      MessageStream: "outbound",
+      Tag: "t1",
+      Metadata: { message_id: "b-1" },
+      From: "Brand <news@brand.example>",
+      Subject: "Hello",
     });
     expect(bounce.RecordType === "Bounce" && bounce.BouncedAt).toMatch(ISO_8601);
     expect(keysOf(change), JSON.stringify(change)).toEqual(SUBSCRIPTION_CHANGE_KEYS);
     expect(change, JSON.stringify(change)).toMatchObject({
-      RecordType: "SubscriptionChange", Recipient: address, SuppressSending: true, SuppressionReason: "HardBounce",
-      Origin: "Recipient", MessageID: sent.MessageID, Tag: "t1", Metadata: { message_id: "b-1" },
+      RecordType: "SubscriptionChange",
+      Recipient: address,
+      SuppressSending: true,
+      SuppressionReason: "HardBounce",
+      Origin: "Recipient",
+      MessageID: sent.MessageID,
+      Tag: "t1",
+      Metadata: { message_id: "b-1" },
     });
     const dump = await live.getSuppressions("outbound");
-    expect(dump.Suppressions.find((entry) => entry.EmailAddress === address), JSON.stringify(dump)).toMatchObject({ SuppressionReason: "HardBounce" });
+    expect(
+      dump.Suppressions.find((entry) => entry.EmailAddress === address),
+      JSON.stringify(dump),
+    ).toMatchObject({ SuppressionReason: "HardBounce" });
   });
 
   it("on a broadcast stream, a hard bounce posts only the SubscriptionChange", async () => {
@@ -489,7 +580,10 @@ describe("webhooks", () => {
     await waitFor(() => receiver.forMessage(sent.MessageID).length > 0, "the SubscriptionChange");
     await sim.simulator.whenIdle();
     const events = receiver.forMessage(sent.MessageID);
-    expect(events.map((event) => event.RecordType), JSON.stringify(events)).toEqual(["SubscriptionChange"]);
+    expect(
+      events.map((event) => event.RecordType),
+      JSON.stringify(events),
+    ).toEqual(["SubscriptionChange"]);
     expect(events[0]).toMatchObject({ SuppressionReason: "HardBounce", MessageStream: "newsletter", SuppressSending: true });
     const error = await rejection(live.sendEmail(mail(address, { MessageStream: "newsletter" })));
     expect(error.code).toBe(406);
@@ -501,7 +595,14 @@ describe("webhooks", () => {
     const [bounce] = await waitFor(() => receiver.forMessage(sent.MessageID).length > 0 && receiver.forMessage(sent.MessageID), "the Bounce");
     await sim.simulator.whenIdle();
     expect(receiver.forMessage(sent.MessageID).map((event) => event.RecordType)).toEqual(["Bounce"]);
-    expect(bounce, JSON.stringify(bounce)).toMatchObject({ RecordType: "Bounce", Type: "SoftBounce", TypeCode: 4096, Inactive: false, CanActivate: true, Email: address });
+    expect(bounce, JSON.stringify(bounce)).toMatchObject({
+      RecordType: "Bounce",
+      Type: "SoftBounce",
+      TypeCode: 4096,
+      Inactive: false,
+      CanActivate: true,
+      Email: address,
+    });
     const again = await live.sendEmail(mail(address));
     expect(again.ErrorCode).toBe(0);
   });
@@ -542,8 +643,14 @@ describe("webhooks", () => {
     expect(receiver.forMessage(stopped.MessageID).length).toBe(1);
     const log = await control("GET", "/__sim/webhooks?limit=1000");
     const deliveries = (log.json?.deliveries ?? []) as { MessageID: string; Status: string; Attempts: number }[];
-    expect(deliveries.find((entry) => entry.MessageID === retried.MessageID), log.text).toMatchObject({ Status: "delivered", Attempts: 3 });
-    expect(deliveries.find((entry) => entry.MessageID === stopped.MessageID), log.text).toMatchObject({ Status: "failed", Attempts: 1, LastStatusCode: 403 });
+    expect(
+      deliveries.find((entry) => entry.MessageID === retried.MessageID),
+      log.text,
+    ).toMatchObject({ Status: "delivered", Attempts: 3 });
+    expect(
+      deliveries.find((entry) => entry.MessageID === stopped.MessageID),
+      log.text,
+    ).toMatchObject({ Status: "failed", Attempts: 1, LastStatusCode: 403 });
   });
 });
 
@@ -561,7 +668,10 @@ describe("recipient actions: open, click, unsubscribe", () => {
       await control("POST", `/__sim/messages/${sent.MessageID}/click`, { url: "https://brand.example/a" }),
       await control("POST", `/__sim/messages/${sent.MessageID}/click`, { url: "https://brand.example/b", location: "Text" }),
     ];
-    expect(clicks.map((click) => (click.json?.webhooks as unknown[]).length), clicks.map((c) => c.text).join("\n")).toEqual([1, 0, 1]);
+    expect(
+      clicks.map((click) => (click.json as { webhooks: unknown[] }).webhooks.length),
+      clicks.map((c) => c.text).join("\n"),
+    ).toEqual([1, 0, 1]);
     const unsubscribe = await control("POST", `/__sim/messages/${sent.MessageID}/unsubscribe`, {});
     expect(unsubscribe.status, unsubscribe.text).toBe(200);
 
@@ -575,14 +685,22 @@ describe("recipient actions: open, click, unsubscribe", () => {
     expect(click1).toMatchObject({ OriginalLink: "https://brand.example/a", ClickLocation: "HTML", Recipient: to });
     expect(click2).toMatchObject({ OriginalLink: "https://brand.example/b", ClickLocation: "Text" });
     expect(change, JSON.stringify(change)).toMatchObject({
-      SuppressSending: true, SuppressionReason: "ManualSuppression", Origin: "Recipient", MessageID: sent.MessageID, Recipient: to, Tag: "digest",
+      SuppressSending: true,
+      SuppressionReason: "ManualSuppression",
+      Origin: "Recipient",
+      MessageID: sent.MessageID,
+      Recipient: to,
+      Tag: "digest",
     });
 
     expect((await rejection(live.sendEmail(mail(to, { MessageStream: "newsletter" })))).code).toBe(406);
     // Transactional mail stays deliverable to an unsubscribed reader.
     expect((await live.sendEmail(mail(to))).ErrorCode).toBe(0);
     const dump = await live.getSuppressions("newsletter");
-    expect(dump.Suppressions.find((entry) => entry.EmailAddress === to), JSON.stringify(dump)).toMatchObject({ SuppressionReason: "ManualSuppression", Origin: "Recipient" });
+    expect(
+      dump.Suppressions.find((entry) => entry.EmailAddress === to),
+      JSON.stringify(dump),
+    ).toMatchObject({ SuppressionReason: "ManualSuppression", Origin: "Recipient" });
   });
 
   it("delivers a message still in flight before the reader's action, so Delivery comes first", async () => {
@@ -632,13 +750,31 @@ describe("Suppressions API", () => {
     ]);
     expect((await live.sendEmail(mail(address, { MessageStream: "newsletter" }))).ErrorCode).toBe(0);
 
-    const changes = await waitFor(() => receiver.forRecipient(address).filter((p) => p.RecordType === "SubscriptionChange").length >= 2 && receiver.forRecipient(address).filter((p) => p.RecordType === "SubscriptionChange"), "subscription changes");
-    expect(changes[0], JSON.stringify(changes[0])).toMatchObject({ SuppressSending: true, SuppressionReason: "ManualSuppression", Origin: "Customer", MessageID: null });
+    const changes = await waitFor(
+      () =>
+        receiver.forRecipient(address).filter((p) => p.RecordType === "SubscriptionChange").length >= 2 &&
+        receiver.forRecipient(address).filter((p) => p.RecordType === "SubscriptionChange"),
+      "subscription changes",
+    );
+    expect(changes[0], JSON.stringify(changes[0])).toMatchObject({
+      SuppressSending: true,
+      SuppressionReason: "ManualSuppression",
+      Origin: "Customer",
+      MessageID: null,
+    });
     const { ChangedAt, ...reactivation } = changes[1] as Extract<WebhookPayload, { RecordType: "SubscriptionChange" }>;
     expect(ChangedAt).toMatch(ISO_8601);
     expect(reactivation, JSON.stringify(changes[1])).toEqual({
-      RecordType: "SubscriptionChange", Recipient: address, Origin: "Customer", SuppressSending: false, SuppressionReason: null,
-      Tag: null, Metadata: {}, MessageID: null, MessageStream: "newsletter", ServerID: 7,
+      RecordType: "SubscriptionChange",
+      Recipient: address,
+      Origin: "Customer",
+      SuppressSending: false,
+      SuppressionReason: null,
+      Tag: null,
+      Metadata: {},
+      MessageID: null,
+      MessageStream: "newsletter",
+      ServerID: 7,
     });
     await sim.simulator.whenIdle();
     expect(receiver.forRecipient(never)).toEqual([]);
@@ -715,7 +851,8 @@ describe("inspection: messages, stats, reset", () => {
     try {
       const client = new ServerClient("simulator-server-token", { useHttps: false, requestHost: `127.0.0.1:${local.port}` });
       const sent = [];
-      for (let index = 0; index < 5; index += 1) sent.push(await client.sendEmail(mail(`tracked${index}@example.com`, { Metadata: { message_id: `m${index % 4}` } })));
+      for (let index = 0; index < 5; index += 1)
+        sent.push(await client.sendEmail(mail(`tracked${index}@example.com`, { Metadata: { message_id: `m${index % 4}` } })));
       const forgotten = await fetch(`${local.url}/__sim/messages/${sent[1].MessageID}`);
       expect(forgotten.status).toBe(404);
       const open = await fetch(`${local.url}/__sim/messages/${sent[0].MessageID}/open`, { method: "POST" });
@@ -757,7 +894,13 @@ describe("runtime configuration", () => {
       expect(entry.payload).toMatchObject({ RecordType: "Delivery", ServerID: 42 });
       expect(entry.headers.authorization).toBe(`Basic ${Buffer.from("late:bound").toString("base64")}`);
 
-      const updated = local.simulator.addServer({ token: "added-token", streams: [{ id: "outbound", type: "Transactional" }, { id: "bulk", type: "Broadcasts" }] });
+      const updated = local.simulator.addServer({
+        token: "added-token",
+        streams: [
+          { id: "outbound", type: "Transactional" },
+          { id: "bulk", type: "Broadcasts" },
+        ],
+      });
       expect(updated.id).toBe(42);
       expect((await client.sendEmail(mail(`bulk+${uniqueTag()}@example.com`, { MessageStream: "bulk" }))).ErrorCode).toBe(0);
     } finally {

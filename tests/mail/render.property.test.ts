@@ -59,7 +59,11 @@ const textValue = fc
   .array(piece, { maxLength: 5 })
   .map((parts) => parts.join(""))
   .filter((value) => !value.includes("{") && !value.includes("}"));
-const linkValue = fc.oneof(textValue, textValue.map((path) => `https://example.com/${path}`), fc.constantFrom("javascript:alert(1)", " JaVa\tscript:x", "mailto:a@b.c"));
+const linkValue = fc.oneof(
+  textValue,
+  textValue.map((path) => `https://example.com/${path}`),
+  fc.constantFrom("javascript:alert(1)", " JaVa\tscript:x", "mailto:a@b.c"),
+);
 
 const recipientData = fc.record(
   {

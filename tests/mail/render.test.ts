@@ -233,7 +233,13 @@ describe("placeholders", () => {
     ["a document tag", block(`<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section></mj-body></mjml>`), {}, "blocks.0", /renderer writes/],
     ["an unclosed MJML element", block(`<mj-section><mj-column><mj-text>x</mj-text></mj-section>`), {}, "blocks.0", /mj-column/],
     ["a style value from recipient data", columnBlock(`<mj-text color="{{colour}}">x</mj-text>`), {}, "blocks.0", /recipient data cannot fill/],
-    ["a style value that leaves its declaration", columnBlock(`<mj-text color="{{colour}}">x</mj-text>`), { colour: "red;background:url(x)" }, "blocks.0", /not allowed/],
+    [
+      "a style value that leaves its declaration",
+      columnBlock(`<mj-text color="{{colour}}">x</mj-text>`),
+      { colour: "red;background:url(x)" },
+      "blocks.0",
+      /not allowed/,
+    ],
   ])("rejects %s (422)", async (_case, definition, values, path, message) => {
     const problems = await problemsOf(render(definition, values));
     expect(problems).toContainEqual({ path, message: expect.stringMatching(message) });
@@ -312,7 +318,11 @@ describe("block parameters", () => {
 
 describe("MJML", () => {
   it("reports validation findings with line and tag name instead of failing", async () => {
-    const definition = block(`<mj-section>\n<mj-column>\n<mj-foo>x</mj-foo>\n<mj-image src="https://x/a.png" width="wide" />\n</mj-column>\n</mj-section>`, [], "bad");
+    const definition = block(
+      `<mj-section>\n<mj-column>\n<mj-foo>x</mj-foo>\n<mj-image src="https://x/a.png" width="wide" />\n</mj-column>\n</mj-section>`,
+      [],
+      "bad",
+    );
     const result = await render(definition);
     const lines = result.mjml.split("\n");
     const unknown = result.errors.find((issue) => issue.tagName === "mj-foo");
@@ -420,7 +430,9 @@ describe("frame and brand", () => {
   });
 
   it("uses brand values in blocks, with a missing logo as empty", async () => {
-    const definition = columnBlock(`<mj-text>{{#brand.logo_url}}LOGO{{/brand.logo_url}}{{^brand.logo_url}}NAME {{brand.company_name}}{{/brand.logo_url}}</mj-text>`);
+    const definition = columnBlock(
+      `<mj-text>{{#brand.logo_url}}LOGO{{/brand.logo_url}}{{^brand.logo_url}}NAME {{brand.company_name}}{{/brand.logo_url}}</mj-text>`,
+    );
     expect((await render(definition)).html).toContain(">LOGO</div>");
     const noLogo = await render(definition, {}, { frame: { ...frame, brand: { ...frame.brand, logo_url: null } } });
     expect(noLogo.html).toContain(">NAME Muster &amp; Söhne</div>");

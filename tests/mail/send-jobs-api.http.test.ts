@@ -29,15 +29,32 @@ const start = (id: string, key = c.mailFull) => post(`/send-jobs/${id}/start`, k
 const getJob = async (id: string, key = c.mailReporting) => (await h.call("GET", `/mail/v1/send-jobs/${id}`, { key })).json.data;
 
 async function transactionalTemplate(customerId: string): Promise<string> {
-  const [row] = await h.db.select().from(mailTemplates).where(and(eq(mailTemplates.customerId, customerId), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+  const [row] = await h.db
+    .select()
+    .from(mailTemplates)
+    .where(and(eq(mailTemplates.customerId, customerId), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
   return row?.id ?? "";
 }
 
 describe("POST /v1/send-jobs", () => {
   test("a sender exception may change only the part before @ on a verified domain; reply_to and known params are kept", async () => {
-    const job = await createJob(h, c.mailFull, { template_id: templateId, from: { email: "spring@demo.example.com" }, reply_to: "service@demo.example.com", params: { campaign: "A" } });
-    expect(job).toMatchObject({ from: { email: "spring@demo.example.com", name: "Demo GmbH" }, reply_to: "service@demo.example.com", params: { campaign: "A" } });
-    const named = await createJob(h, c.mailFull, { template_id: templateId, from: { email: "sale@DEMO.example.com", name: "Spring Sale" }, reply_to: "", scheduled_at: "" });
+    const job = await createJob(h, c.mailFull, {
+      template_id: templateId,
+      from: { email: "spring@demo.example.com" },
+      reply_to: "service@demo.example.com",
+      params: { campaign: "A" },
+    });
+    expect(job).toMatchObject({
+      from: { email: "spring@demo.example.com", name: "Demo GmbH" },
+      reply_to: "service@demo.example.com",
+      params: { campaign: "A" },
+    });
+    const named = await createJob(h, c.mailFull, {
+      template_id: templateId,
+      from: { email: "sale@DEMO.example.com", name: "Spring Sale" },
+      reply_to: "",
+      scheduled_at: "",
+    });
     expect(named).toMatchObject({ from: { email: "sale@DEMO.example.com", name: "Spring Sale" }, reply_to: null, scheduled_at: null });
   });
 
@@ -149,7 +166,10 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
     const job = await createJob(h, q.mailFull, { template_id: tpl });
     const over = await post(`/send-jobs/${job.id}/recipients`, q.mailFull, { recipients: [...people(4), { email: "broken" }] });
     expect(over.status, describeResponse(over)).toBe(429);
-    expect(over.json.error).toMatchObject({ code: "quota_exceeded", details: [{ path: "recipients", message: expect.stringContaining("at most 3 recipients") }] });
+    expect(over.json.error).toMatchObject({
+      code: "quota_exceeded",
+      details: [{ path: "recipients", message: expect.stringContaining("at most 3 recipients") }],
+    });
     expect((await getJob(job.id, q.mailReporting)).recipients.total).toBe(0);
     // Invalid addresses are not sent, so they do not count against the maximum.
     expect((await addRecipients(h, q.mailFull, job.id, [...people(3), { email: "broken" }])).job).toMatchObject({ total: 4, pending: 3, invalid: 1 });

@@ -49,7 +49,8 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   };
   const startService = () => startProcess(children, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
 
-  const origin = (started: StartedProcess) => valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
+  const origin = (started: StartedProcess) =>
+    valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
   let service = await startService();
   let base = origin(service);
   const key = valueAfter(service.lines, "mail full:");
@@ -62,7 +63,8 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   const holdNextCalls = async (fault: Record<string, unknown>) => {
     const heldBefore = (await sim("/__sim/stats")).faults_held_total as number;
     await sim("/__sim/faults", { count: 3, ...fault });
-    return () => vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_held_total).toBeGreaterThanOrEqual(heldBefore + 3), { timeout: 60_000, interval: 50 });
+    return () =>
+      vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_held_total).toBeGreaterThanOrEqual(heldBefore + 3), { timeout: 60_000, interval: 50 });
   };
 
   /** Holds the next three provider calls (one per lane) at `point`, then kills the service inside them. */
@@ -133,5 +135,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   expect(stats.duplicates_by_metadata_message_id).toEqual({});
   expect(stats.received).toBe(total);
   expect((await api("GET", "/mail/v1/usage")).json.data.sent).toBe(stats.received);
-  process.stdout.write(`crash test: ${total} recipients, 3 kills with 3 provider calls in flight each, received ${stats.received} (duplicates: 0), unknown ${counters.unknown}\n`);
+  process.stdout.write(
+    `crash test: ${total} recipients, 3 kills with 3 provider calls in flight each, received ${stats.received} (duplicates: 0), unknown ${counters.unknown}\n`,
+  );
 }, 240_000);

@@ -37,7 +37,10 @@ function consistent(job: { recipients: Record<string, number> }) {
 }
 
 async function statuses(ids: readonly string[], on: Harness = h) {
-  const rows = await on.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, [...ids]));
+  const rows = await on.db
+    .select({ id: mailMessages.id, status: mailMessages.status })
+    .from(mailMessages)
+    .where(inArray(mailMessages.id, [...ids]));
   return new Map(rows.map((row) => [row.id, row.status]));
 }
 
@@ -75,8 +78,14 @@ describe("exactly once towards the provider", () => {
       // What a cancel does to ten recipients of the first row, just before the row is claimed.
       const released = ids.slice(0, 10);
       await h.db.update(mailMessages).set({ status: "failed", error: "cancelled" }).where(inArray(mailMessages.id, released));
-      const [job] = await h.db.select().from(mailSendJobs).where(eq(mailSendJobs.id, (await read()).id));
-      await h.db.update(mailSendJobs).set({ failed: (job?.failed ?? 0) + 10, pending: (job?.pending ?? 0) - 10 }).where(eq(mailSendJobs.id, job?.id ?? ""));
+      const [job] = await h.db
+        .select()
+        .from(mailSendJobs)
+        .where(eq(mailSendJobs.id, (await read()).id));
+      await h.db
+        .update(mailSendJobs)
+        .set({ failed: (job?.failed ?? 0) + 10, pending: (job?.pending ?? 0) - 10 })
+        .where(eq(mailSendJobs.id, job?.id ?? ""));
       await batches.drain();
       const done = await read();
       expect(done).toMatchObject({ status: "completed", recipients: { total: 700, accepted: 690, failed: 10, pending: 0 } });
@@ -107,8 +116,7 @@ describe("exactly once towards the provider", () => {
   }
 
   /** One sweep as the cron runs it, but with every claim counted as lost (nothing else is in flight here). */
-  const sweep = (on: Harness, customerId: string) =>
-    recoverSendJobs(createMailDeps(on.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
+  const sweep = (on: Harness, customerId: string) => recoverSendJobs(createMailDeps(on.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
   const GRACE_MS = 120_000;
 
   test("a lost answer (connection dropped after the provider accepted): the batch is `unknown` until reconciliation finds it at the provider: `accepted`, never sent again", async () => {
@@ -131,7 +139,10 @@ describe("exactly once towards the provider", () => {
       const rows = await own.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(inArray(mailMessages.id, ids));
       const unknown = rows.filter((row) => row.status === "unknown").map((row) => row.id);
       expect(unknown).toHaveLength(500);
-      const [event] = await own.db.select().from(mailMessageEvents).where(and(eq(mailMessageEvents.messageId, unknown[0] ?? ""), eq(mailMessageEvents.type, "unknown")));
+      const [event] = await own.db
+        .select()
+        .from(mailMessageEvents)
+        .where(and(eq(mailMessageEvents.messageId, unknown[0] ?? ""), eq(mailMessageEvents.type, "unknown")));
       expect(event?.identity).toBe("send:unknown");
       // Their addresses are kept while the outcome is in doubt.
       expect(await own.db.select().from(mailSendJobChunks).where(eq(mailSendJobChunks.sendJobId, inDoubt.id))).toHaveLength(1);
@@ -142,7 +153,10 @@ describe("exactly once towards the provider", () => {
       expect(done).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 0, accepted: 700, pending: 0 } });
       consistent(done);
       expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
-      const [settled] = await own.db.select().from(mailMessages).where(eq(mailMessages.id, unknown[0] ?? ""));
+      const [settled] = await own.db
+        .select()
+        .from(mailMessages)
+        .where(eq(mailMessages.id, unknown[0] ?? ""));
       expect(settled?.status).toBe("accepted");
       expect(c.simulator.message(settled?.providerMessageId ?? "").Metadata).toMatchObject({ message_id: unknown[0] });
       expect(await transientRows(own, inDoubt.id)).toBe(0);
@@ -200,7 +214,10 @@ describe("exactly once towards the provider", () => {
       // Postmark unreachable with this customer's token (401): nothing can be concluded, even past the grace period.
       own.clock.set(new Date(own.clock.now().getTime() + GRACE_MS));
       const [config] = await own.db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, c.id));
-      await own.db.update(mailProviderConfigs).set({ serverTokenSealed: own.deps.secrets.seal("not-a-server-token") }).where(eq(mailProviderConfigs.customerId, c.id));
+      await own.db
+        .update(mailProviderConfigs)
+        .set({ serverTokenSealed: own.deps.secrets.seal("not-a-server-token") })
+        .where(eq(mailProviderConfigs.customerId, c.id));
       expect(await sweep(own, c.id)).toMatchObject({ unavailable: 1, reconciled: 0 });
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 300 } });
       await own.db.update(mailProviderConfigs).set({ serverTokenSealed: config?.serverTokenSealed }).where(eq(mailProviderConfigs.customerId, c.id));
@@ -248,7 +265,10 @@ describe("exactly once towards the provider", () => {
       if (!lane1) throw new Error("no descriptor");
       c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
       const inFlight = batches.run(lane1);
-      await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), { timeout: 5000, interval: 20 });
+      await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), {
+        timeout: 5000,
+        interval: 20,
+      });
 
       const recovered = await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 0, inFlightForMs: 0, customerId: c.id });
       // The provider has not handled the call yet: in doubt, and within the grace period.
@@ -271,7 +291,11 @@ describe("exactly once towards the provider", () => {
 
 describe("suppressions, refusals and the provider's answers", () => {
   test("an address suppressed in the newsletter mirror is `suppressed` without a provider call; one suppressed only for transactional mail is sent", async () => {
-    const { c, ids, read, start } = await preparedJob("Mirror", [{ email: "gone@example.com" }, { email: "Transactional-Only@example.com" }, { email: "kept@example.com" }]);
+    const { c, ids, read, start } = await preparedJob("Mirror", [
+      { email: "gone@example.com" },
+      { email: "Transactional-Only@example.com" },
+      { email: "kept@example.com" },
+    ]);
     const now = h.clock.now();
     await h.db.insert(mailSuppressions).values([
       { customerId: c.id, stream: "newsletter", email: "gone@example.com", active: true, reason: "unsubscribe", changedAt: now },
@@ -299,7 +323,10 @@ describe("suppressions, refusals and the provider's answers", () => {
 
   test("the provider refusing the job as a whole (unknown server token) fails the job; every recipient ends `failed`", async () => {
     const { c, read, start } = await preparedJob("Refused", people(600));
-    await h.db.update(mailProviderConfigs).set({ serverTokenSealed: h.deps.secrets.seal("not-a-registered-token") }).where(eq(mailProviderConfigs.customerId, c.id));
+    await h.db
+      .update(mailProviderConfigs)
+      .set({ serverTokenSealed: h.deps.secrets.seal("not-a-registered-token") })
+      .where(eq(mailProviderConfigs.customerId, c.id));
     await start();
     await h.deps.queue.idle();
     const job = await read();
@@ -379,7 +406,16 @@ describe("pause and resume", () => {
       if (!lane1) throw new Error("no descriptor");
       c.simulator.setFaults({ mode: "slow", delayMs: 500, count: 1 });
       const inFlight = batches.run(lane1);
-      await vi.waitFor(async () => expect((await h.db.select().from(mailMessages).where(and(eq(mailMessages.sendJobId, job.id), eq(mailMessages.status, "sending")))).length).toBe(500));
+      await vi.waitFor(async () =>
+        expect(
+          (
+            await h.db
+              .select()
+              .from(mailMessages)
+              .where(and(eq(mailMessages.sendJobId, job.id), eq(mailMessages.status, "sending")))
+          ).length,
+        ).toBe(500),
+      );
       const cancelled = await h.call("POST", `/mail/v1/send-jobs/${job.id}/cancel`, { key: c.mailFull });
       expect(cancelled.json.data).toMatchObject({ status: "cancelled", recipients: { failed: 600, pending: 500 } });
       await inFlight;

@@ -41,7 +41,12 @@ describe("a newsletter end to end", () => {
       { email: "not an address" },
     ]);
     expect(added.counts).toEqual({ received: 4, added: 3, duplicates: 1, invalid: 1 });
-    expect(added.recipients.map((r: { email: string }) => r.email)).toEqual(["Ann Example <ann@example.com>", "bob@example.com", "ANN@Example.com", "not an address"]);
+    expect(added.recipients.map((r: { email: string }) => r.email)).toEqual([
+      "Ann Example <ann@example.com>",
+      "bob@example.com",
+      "ANN@Example.com",
+      "not an address",
+    ]);
     expect(added.recipients[2].message_id).toBe(added.recipients[0].message_id);
     expect(added.job).toMatchObject({ total: 3, pending: 2, invalid: 1 });
     const [ann, bob, , invalid] = added.recipients.map((r: { message_id: string }) => r.message_id);
@@ -53,14 +58,23 @@ describe("a newsletter end to end", () => {
 
     const done = await job(draft.id);
     expect(done.status, describeResponse(done)).toBe(200);
-    expect(done.json.data).toMatchObject({ status: "completed", recipients: { total: 3, accepted: 2, invalid: 1, pending: 0, failed: 0, unknown: 0, suppressed: 0 }, batches: { size: 500, completed: 1, remaining: 0 } });
+    expect(done.json.data).toMatchObject({
+      status: "completed",
+      recipients: { total: 3, accepted: 2, invalid: 1, pending: 0, failed: 0, unknown: 0, suppressed: 0 },
+      batches: { size: 500, completed: 1, remaining: 0 },
+    });
     expect(done.json.data.completed_at).not.toBeNull();
 
     const sent = c.simulator.messages({ metadataKey: "send_job_id", metadataValue: draft.id }).messages;
     expect(sent.map((m) => m.Metadata[METADATA_MESSAGE_ID_KEY]).sort()).toEqual([ann, bob].sort());
     for (const id of [ann, bob]) expect(c.simulator.metadataMessageIdCount(id)).toBe(1);
     const toAnn = sent.find((m) => m.Metadata.message_id === ann);
-    expect(toAnn).toMatchObject({ To: "Ann Example <ann@example.com>", Subject: "News for Ann", MessageStream: "broadcast", From: "Demo GmbH <news@demo.example.com>" });
+    expect(toAnn).toMatchObject({
+      To: "Ann Example <ann@example.com>",
+      Subject: "News for Ann",
+      MessageStream: "broadcast",
+      From: "Demo GmbH <news@demo.example.com>",
+    });
     const annHtml = c.simulator.message(toAnn?.MessageID ?? "").HtmlBody ?? "";
     expect(annHtml).toContain("Hello Ann");
     expect(annHtml).toContain("Greetings to Köln &amp; Bonn");
@@ -80,7 +94,10 @@ describe("a newsletter end to end", () => {
     expect(messages.status, describeResponse(messages)).toBe(200);
     expect(messages.json.data).toHaveLength(3);
     expect(messages.text).not.toContain("example.com");
-    expect(messages.json.data.find((m: { message_id: string }) => m.message_id === invalid)).toMatchObject({ status: "invalid", error: "The recipient address could not be parsed." });
+    expect(messages.json.data.find((m: { message_id: string }) => m.message_id === invalid)).toMatchObject({
+      status: "invalid",
+      error: "The recipient address could not be parsed.",
+    });
 
     const message = await h.call("GET", `/mail/v1/messages/${ann}`, { key: c.mailReporting });
     expect(message.json.data).toMatchObject({ kind: "newsletter", send_job_id: draft.id, subject: "News for Ann" });
@@ -96,7 +113,10 @@ describe("preview and send agree", () => {
       return r.json.data.html as string;
     };
     const draft = await createJob(h, c.mailFull, { template_id: templateId, params: { campaign: "Equal" } });
-    const added = await addRecipients(h, c.mailFull, draft.id, [{ email: "eve@example.com", data: { first_name: "Eve <3", city: "Köln & Bonn" } }, { email: "max@example.com" }]);
+    const added = await addRecipients(h, c.mailFull, draft.id, [
+      { email: "eve@example.com", data: { first_name: "Eve <3", city: "Köln & Bonn" } },
+      { email: "max@example.com" },
+    ]);
     const [eve, max] = added.recipients.map((r: { message_id: string }) => r.message_id);
     expect((await h.call("POST", `/mail/v1/send-jobs/${draft.id}/start`, { key: c.mailFull })).status).toBe(200);
     await waitForJob(h, c.mailReporting, draft.id, "completed");
@@ -140,12 +160,26 @@ describe("statistics", () => {
     const detail = await job(draft.id);
     expect(detail.status, describeResponse(detail)).toBe(200);
     expect(detail.json.data.status).toBe("completed");
-    expect(detail.json.data.stats, describeResponse(detail)).toEqual({ delivered: 3, bounces: 1, complaints: 0, opens: 3, unique_opens: 2, clicks: 3, unique_clicks: 2 });
+    expect(detail.json.data.stats, describeResponse(detail)).toEqual({
+      delivered: 3,
+      bounces: 1,
+      complaints: 0,
+      opens: 3,
+      unique_opens: 2,
+      clicks: 3,
+      unique_clicks: 2,
+    });
     const timeline = detail.json.data.timeline as { hour: string; accepted: number; delivered: number; bounces: number; opens: number; clicks: number }[];
     expect(timeline.length).toBeGreaterThan(0);
     expect(timeline.every((entry) => entry.hour.endsWith(":00:00.000Z"))).toBe(true);
     const sum = (key: "accepted" | "delivered" | "bounces" | "opens" | "clicks") => timeline.reduce((n, entry) => n + entry[key], 0);
-    expect({ accepted: sum("accepted"), delivered: sum("delivered"), bounces: sum("bounces"), opens: sum("opens"), clicks: sum("clicks") }).toEqual({ accepted: 4, delivered: 3, bounces: 1, opens: 3, clicks: 3 });
+    expect({ accepted: sum("accepted"), delivered: sum("delivered"), bounces: sum("bounces"), opens: sum("opens"), clicks: sum("clicks") }).toEqual({
+      accepted: 4,
+      delivered: 3,
+      bounces: 1,
+      opens: 3,
+      clicks: 3,
+    });
 
     const links = await h.call("GET", `/mail/v1/send-jobs/${draft.id}/links`, { key: c.mailReporting });
     expect(links.status, describeResponse(links)).toBe(200);
@@ -180,7 +214,10 @@ describe("job reads", () => {
     expect((await h.call("GET", `/mail/v1/send-jobs/${made[1]?.id}`, { key: c.mailReporting })).status).toBe(404);
     expect((await h.call("GET", `/mail/v1/send-jobs/${made[1]?.id}/messages`, { key: c.mailReporting })).status).toBe(404);
     expect((await h.call("GET", `/mail/v1/send-jobs/${made[1]?.id}/links`, { key: c.mailReporting })).status).toBe(404);
-    const [row] = await h.db.select().from(mailSendJobs).where(and(eq(mailSendJobs.id, made[0]?.id ?? ""), eq(mailSendJobs.customerId, other.id)));
+    const [row] = await h.db
+      .select()
+      .from(mailSendJobs)
+      .where(and(eq(mailSendJobs.id, made[0]?.id ?? ""), eq(mailSendJobs.customerId, other.id)));
     expect(row?.status).toBe("cancelled");
   });
 });
@@ -191,7 +228,10 @@ describe("job.completed", () => {
     const own = await createHarness();
     try {
       const w = await readyMailCustomer(own, "Webhook Co");
-      const registered = await own.call("POST", "/mail/v1/webhooks", { key: w.mailFull, body: { url: "https://portal.example.com/hooks/mail", events: ["job.completed"] } });
+      const registered = await own.call("POST", "/mail/v1/webhooks", {
+        key: w.mailFull,
+        body: { url: "https://portal.example.com/hooks/mail", events: ["job.completed"] },
+      });
       expect(registered.status, describeResponse(registered)).toBe(201);
       const draft = await createJob(own, w.mailFull, { template_id: await createNewsletter(own, w.mailFull) });
       await addRecipients(own, w.mailFull, draft.id, [...people(2), { email: "broken" }]);
@@ -200,7 +240,12 @@ describe("job.completed", () => {
       const deliveries = await own.db.select().from(mailWebhookDeliveries).where(eq(mailWebhookDeliveries.customerId, w.id));
       expect(deliveries).toHaveLength(1);
       const body = JSON.parse(deliveries[0]?.body ?? "{}");
-      expect(body).toMatchObject({ event: "job.completed", delivery_id: deliveries[0]?.id, send_job_id: draft.id, recipients: { total: 3, accepted: 2, suppressed: 0 } });
+      expect(body).toMatchObject({
+        event: "job.completed",
+        delivery_id: deliveries[0]?.id,
+        send_job_id: draft.id,
+        recipients: { total: 3, accepted: 2, suppressed: 0 },
+      });
       expect(Date.parse(body.occurred_at)).not.toBeNaN();
     } finally {
       await own.close();

@@ -22,8 +22,13 @@ const change = (at: fc.Arbitrary<number>): fc.Arbitrary<Change> =>
 
 /** Earlier history in arrival order, then two or three changes with one provider time, in two arrival orders. */
 const scenario = fc
-  .record({ history: fc.array(change(fc.integer({ min: 0, max: 4 })), { maxLength: 3 }), tied: fc.array(change(fc.constant(5)), { minLength: 2, maxLength: 3 }) })
-  .chain(({ history, tied }) => fc.tuple(fc.constant(history), fc.constant(tied), fc.shuffledSubarray(tied, { minLength: tied.length, maxLength: tied.length })));
+  .record({
+    history: fc.array(change(fc.integer({ min: 0, max: 4 })), { maxLength: 3 }),
+    tied: fc.array(change(fc.constant(5)), { minLength: 2, maxLength: 3 }),
+  })
+  .chain(({ history, tied }) =>
+    fc.tuple(fc.constant(history), fc.constant(tied), fc.shuffledSubarray(tied, { minLength: tied.length, maxLength: tied.length })),
+  );
 
 let run = 0;
 
@@ -32,7 +37,14 @@ async function mirrorAfter(changes: Change[]) {
   const email = `tie-${run}@example.com`;
   for (const item of changes) {
     const at = `2026-11-22T10:00:0${item.at}Z`;
-    const body = postmarkEvent.subscriptionChange({ at, suppress: item.suppress, reason: item.suppress ? item.reason : null, origin: "Recipient", messageId: null, recipient: email });
+    const body = postmarkEvent.subscriptionChange({
+      at,
+      suppress: item.suppress,
+      reason: item.suppress ? item.reason : null,
+      origin: "Recipient",
+      messageId: null,
+      recipient: email,
+    });
     const r = await postEvent(h, body, { customerId: c.id });
     expect(r.status, describeResponse(r)).toBe(200);
   }

@@ -21,10 +21,19 @@ const feed = (customer: { mailReporting: string }, query: string) => h.call("GET
 const lookup = (customer: { mailReporting: string }, body: unknown) => h.call("POST", "/mail/v1/suppressions/lookup", { key: customer.mailReporting, body });
 const reactivate = (customer: { mailFull: string }, body: unknown) => h.call("POST", "/mail/v1/suppressions/reactivate", { key: customer.mailFull, body });
 // Dated now: the mirror ignores a change older than one it has seen, and the simulator's events carry the real time.
-const suppressionChange = (customerId: string, recipient: string, suppress: boolean, reason: "ManualSuppression" | "HardBounce" | "SpamComplaint" = "ManualSuppression", stream = "broadcast") =>
-  postEvent(h, postmarkEvent.subscriptionChange({ at: new Date().toISOString(), suppress, reason, origin: "Recipient", messageId: null, recipient, stream }), { customerId });
+const suppressionChange = (
+  customerId: string,
+  recipient: string,
+  suppress: boolean,
+  reason: "ManualSuppression" | "HardBounce" | "SpamComplaint" = "ManualSuppression",
+  stream = "broadcast",
+) =>
+  postEvent(h, postmarkEvent.subscriptionChange({ at: new Date().toISOString(), suppress, reason, origin: "Recipient", messageId: null, recipient, stream }), {
+    customerId,
+  });
 const since = "1970-01-01T00:00:00Z";
-const dump = (streamId: string) => c.simulator.dumpSuppressions([...c.simulator.servers.values()].find((s) => s.token === c.serverToken) ?? never(), streamId, {});
+const dump = (streamId: string) =>
+  c.simulator.dumpSuppressions([...c.simulator.servers.values()].find((s) => s.token === c.serverToken) ?? never(), streamId, {});
 function never(): never {
   throw new Error("the customer's server is not registered in the simulator");
 }
@@ -48,10 +57,16 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     expect(first.status, describeResponse(first)).toBe(200);
     const entry = (first.json.data as Entry[]).find((e) => e.email === to);
     expect(entry).toMatchObject({ email: to, stream: "newsletter", active: true, reason: "unsubscribe", reactivatable: true });
-    expect((await lookup(c, { emails: ["Reader@Example.com"] })).json.data[0]).toMatchObject({ email: "Reader@Example.com", suppressed: true, reason: "unsubscribe" });
+    expect((await lookup(c, { emails: ["Reader@Example.com"] })).json.data[0]).toMatchObject({
+      email: "Reader@Example.com",
+      suppressed: true,
+      reason: "unsubscribe",
+    });
     // Suppressions apply per stream: transactional mail stays deliverable.
     expect((await lookup(c, { emails: [to], stream: "transactional" })).json.data[0]).toEqual({ email: to, suppressed: false });
-    expect(dump("broadcast").body).toMatchObject({ Suppressions: [expect.objectContaining({ EmailAddress: to, SuppressionReason: "ManualSuppression", Origin: "Recipient" })] });
+    expect(dump("broadcast").body).toMatchObject({
+      Suppressions: [expect.objectContaining({ EmailAddress: to, SuppressionReason: "ManualSuppression", Origin: "Recipient" })],
+    });
 
     const lifted = await reactivate(c, { email: to });
     expect(lifted.status, describeResponse(lifted)).toBe(200);
@@ -68,15 +83,24 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     // Idempotent: lifting again changes nothing and adds no feed entry.
     const again = await reactivate(c, { email: to });
     expect(again.json.data, describeResponse(again)).toEqual({ email: to, stream: "newsletter", reactivated: true });
-    expect((await feed(c, `since=${encodeURIComponent(latest[0]?.changed_at ?? since)}`)).json.data).toEqual([expect.objectContaining({ email: to, active: false })]);
+    expect((await feed(c, `since=${encodeURIComponent(latest[0]?.changed_at ?? since)}`)).json.data).toEqual([
+      expect.objectContaining({ email: to, active: false }),
+    ]);
   });
 
   test("a hard bounce on the transactional stream is lifted on that stream only", async () => {
     const to = `hardbounce+reactivate@bounce-testing.postmarkapp.com`;
     const id = await sendTransactional(h, c, to);
     await c.simulator.whenIdle();
-    expect((await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting })).json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce" });
-    expect((await lookup(c, { emails: [to], stream: "transactional" })).json.data[0]).toMatchObject({ suppressed: true, reason: "hard_bounce", reactivatable: true });
+    expect((await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting })).json.data).toMatchObject({
+      status: "bounced",
+      bounce_type: "HardBounce",
+    });
+    expect((await lookup(c, { emails: [to], stream: "transactional" })).json.data[0]).toMatchObject({
+      suppressed: true,
+      reason: "hard_bounce",
+      reactivatable: true,
+    });
 
     const wrongStream = await reactivate(c, { email: to, stream: "newsletter" });
     expect(wrongStream.json.data, describeResponse(wrongStream)).toEqual({ email: to, stream: "newsletter", reactivated: true });
@@ -86,7 +110,9 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     expect(r.status, describeResponse(r)).toBe(200);
     expect(dump("outbound").body).toEqual({ Suppressions: [] });
     expect((await lookup(c, { emails: [to], stream: "transactional" })).json.data[0]).toEqual({ email: to, suppressed: false });
-    expect((await feed(c, `since=${since}&stream=transactional`)).json.data).toEqual(expect.arrayContaining([expect.objectContaining({ email: to, stream: "transactional", active: false, reason: "hard_bounce" })]));
+    expect((await feed(c, `since=${since}&stream=transactional`)).json.data).toEqual(
+      expect.arrayContaining([expect.objectContaining({ email: to, stream: "transactional", active: false, reason: "hard_bounce" })]),
+    );
   });
 
   test("a spam complaint cannot be lifted: 409 with details.reason = spam_complaint, whether the mirror or only Postmark knows it", async () => {
@@ -214,7 +240,10 @@ describe("POST /v1/suppressions/reactivate", () => {
   test("when Postmark cannot be reached (or refuses the token) the answer is 500 and nothing changes", async () => {
     const d = await readyMailCustomer(h, "Broken token Co");
     await suppressionChange(d.id, "stuck@example.com", true);
-    await h.db.update(mailProviderConfigs).set({ serverTokenSealed: h.deps.secrets.seal("not-a-known-token") }).where(eq(mailProviderConfigs.customerId, d.id));
+    await h.db
+      .update(mailProviderConfigs)
+      .set({ serverTokenSealed: h.deps.secrets.seal("not-a-known-token") })
+      .where(eq(mailProviderConfigs.customerId, d.id));
     const r = await reactivate(d, { email: "stuck@example.com" });
     expect(r.status, describeResponse(r)).toBe(500);
     expect((await lookup(d, { emails: ["stuck@example.com"] })).json.data[0].suppressed).toBe(true);
@@ -226,7 +255,9 @@ describe("out-of-order webhooks", () => {
   const changesOf =
     (customerId: string, recipient: string) =>
     (at: string, suppress: boolean, reason: "ManualSuppression" | "HardBounce" = "ManualSuppression") =>
-      postEvent(h, postmarkEvent.subscriptionChange({ at, suppress, reason, origin: "Recipient", messageId: null, recipient, stream: "broadcast" }), { customerId });
+      postEvent(h, postmarkEvent.subscriptionChange({ at, suppress, reason, origin: "Recipient", messageId: null, recipient, stream: "broadcast" }), {
+        customerId,
+      });
 
   test("a suppression older than the mirrored lift arrives late (a retry) and is ignored", async () => {
     const customer = await readyMailCustomer(h, "Order Co");

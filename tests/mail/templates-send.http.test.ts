@@ -15,7 +15,10 @@ let transactionalId: string;
 const block = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
 
 async function templateIdOf(customerId: string): Promise<string> {
-  const [row] = await h.db.select().from(mailTemplates).where(and(eq(mailTemplates.customerId, customerId), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+  const [row] = await h.db
+    .select()
+    .from(mailTemplates)
+    .where(and(eq(mailTemplates.customerId, customerId), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
   if (!row) throw new Error("no seeded template");
   return row.id;
 }
@@ -52,7 +55,11 @@ describe("templates", () => {
     const page2 = await h.call("GET", `/mail/v1/templates?limit=10&after=${list.json.paging.after}`, { key: c.mailReporting });
     const all = [...list.json.data, ...page2.json.data];
     expect(all.map((t: { id: string }) => t.id)).toContain(transactionalId);
-    expect(all.find((t: { id: string }) => t.id === transactionalId).params.map((p: { name: string }) => p.name)).toEqual(["order_number", "customer_name", "order_url"]);
+    expect(all.find((t: { id: string }) => t.id === transactionalId).params.map((p: { name: string }) => p.name)).toEqual([
+      "order_number",
+      "customer_name",
+      "order_url",
+    ]);
 
     const got = await h.call("GET", `/mail/v1/templates/${id}`, { key: c.mailReporting });
     expect(got.json.data.blocks).toEqual(body().blocks);
@@ -84,7 +91,9 @@ describe("templates", () => {
     expect((await h.call("DELETE", `/mail/v1/templates/${transactionalId}`, { key: c.mailFull })).status).toBe(403);
     const other = await h.customer();
     expect((await h.call("GET", `/mail/v1/templates/${transactionalId}`, { key: other.mailReporting })).status).toBe(404);
-    expect((await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: other.mailFull, body: { to: "a@example.com", params } })).status).toBe(404);
+    expect((await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: other.mailFull, body: { to: "a@example.com", params } })).status).toBe(
+      404,
+    );
   });
 
   test("Idempotency-Key: a repeated create returns the same template", async () => {
@@ -97,7 +106,10 @@ describe("templates", () => {
 
 describe("POST /v1/templates/{id}/send", () => {
   test("accepted: sent once through Postmark on the transactional stream with the message id in Metadata", async () => {
-    const r = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "Jane Doe <jane@example.com>", params: { ...params, customer_name: "Jane" } } });
+    const r = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, {
+      key: c.mailFull,
+      body: { to: "Jane Doe <jane@example.com>", params: { ...params, customer_name: "Jane" } },
+    });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data.status).toBe("accepted");
     const id = r.json.data.message_id;
@@ -110,7 +122,17 @@ describe("POST /v1/templates/{id}/send", () => {
 
     const message = await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
     expect(message.status, describeResponse(message)).toBe(200);
-    expect(message.json.data).toMatchObject({ id, kind: "transactional", mode: "live", status: "accepted", template_id: transactionalId, send_job_id: null, subject: "Your order A-1", bounce_type: null, error: null });
+    expect(message.json.data).toMatchObject({
+      id,
+      kind: "transactional",
+      mode: "live",
+      status: "accepted",
+      template_id: transactionalId,
+      send_job_id: null,
+      subject: "Your order A-1",
+      bounce_type: null,
+      error: null,
+    });
     for (const field of ["delivered_at", "first_opened_at", "first_clicked_at", "bounced_at", "complained_at"]) expect(message.json.data).toHaveProperty(field);
     expect(message.text).not.toContain("jane@example.com");
     const other = await h.customer();
@@ -122,7 +144,9 @@ describe("POST /v1/templates/{id}/send", () => {
     const invalid = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "not an address", params } });
     expect(invalid.status, describeResponse(invalid)).toBe(200);
     expect(invalid.json.data.status).toBe("invalid");
-    await h.db.insert(mailSuppressions).values({ customerId: c.id, stream: "transactional", email: "gone@example.com", active: true, reason: "hard_bounce", changedAt: h.clock.now() });
+    await h.db
+      .insert(mailSuppressions)
+      .values({ customerId: c.id, stream: "transactional", email: "gone@example.com", active: true, reason: "hard_bounce", changedAt: h.clock.now() });
     const suppressed = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "Gone@Example.com", params } });
     expect(suppressed.json.data.status).toBe("suppressed");
     expect(c.simulator.stats().received).toBe(before);
@@ -130,10 +154,16 @@ describe("POST /v1/templates/{id}/send", () => {
   });
 
   test("parameters are checked against the contract: missing required or unknown → 422", async () => {
-    const missing = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "a@example.com", params: { order_number: "A-2" } } });
+    const missing = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, {
+      key: c.mailFull,
+      body: { to: "a@example.com", params: { order_number: "A-2" } },
+    });
     expect(missing.status, describeResponse(missing)).toBe(422);
     expect(missing.json.error.details.map((d: { path: string }) => d.path)).toContain("params.order_url");
-    const unknown = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "a@example.com", params: { ...params, coupon: "X" } } });
+    const unknown = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, {
+      key: c.mailFull,
+      body: { to: "a@example.com", params: { ...params, coupon: "X" } },
+    });
     expect(unknown.status, describeResponse(unknown)).toBe(422);
     expect(unknown.json.error.details[0].path).toBe("params.coupon");
     const noTo = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { params } });
@@ -147,7 +177,9 @@ describe("POST /v1/templates/{id}/send", () => {
     const r = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: blocked.mailFull, body: { to: "a@example.com", params } });
     expect(r.status, describeResponse(r)).toBe(403);
     expect((await h.call("GET", "/mail/v1/templates", { key: blocked.mailReporting })).status).toBe(200);
-    expect((await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailReporting, body: { to: "a@example.com", params } })).status).toBe(403);
+    expect((await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailReporting, body: { to: "a@example.com", params } })).status).toBe(
+      403,
+    );
 
     const unready = await readyMailCustomer(h, "Unready Co");
     const unreadyTemplate = await templateIdOf(unready.id);
@@ -161,7 +193,9 @@ describe("POST /v1/templates/{id}/send", () => {
     const q = await readyMailCustomer(h, "Quota Co");
     const id = await templateIdOf(q.id);
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { monthly_limit: 1 } });
-    expect((await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "a@example.com", params } })).json.data.status).toBe("accepted");
+    expect((await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "a@example.com", params } })).json.data.status).toBe(
+      "accepted",
+    );
     const over = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "b@example.com", params } });
     expect(over.status, describeResponse(over)).toBe(429);
     expect(over.json.error.code).toBe("quota_exceeded");
@@ -181,34 +215,45 @@ describe("POST /v1/templates/{id}/send", () => {
     ["a dropped connection before Postmark read it", "drop", false, "failed"],
     ["a 500", "error500", false, "failed"],
     ["a dropped connection after Postmark accepted", "drop", true, "accepted"],
-  ] as const)("%s: 500 with message_id, status unknown, a retry with the same key does not send again; reconciliation settles it as %s", async (_label, mode, afterAccept, settledAs) => {
-    const f = await readyMailCustomer(h, `Fault ${mode} ${afterAccept}`);
-    const id = await templateIdOf(f.id);
-    f.simulator.setFaults({ mode, count: 1, afterAccept });
-    const key = `send-${mode}`;
-    const first = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: f.mailFull, body: { to: "a@example.com", params }, headers: { "idempotency-key": key } });
-    expect(first.status, describeResponse(first)).toBe(500);
-    const messageId = first.json.error.message_id;
-    expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
-    const retry = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: f.mailFull, body: { to: "a@example.com", params }, headers: { "idempotency-key": key } });
-    expect(retry.status).toBe(500);
-    expect(retry.json.error.message_id).toBe(messageId);
-    expect(retry.headers.get("idempotent-replayed")).toBe("true");
-    expect(f.simulator.metadataMessageIdCount(messageId)).toBeLessThanOrEqual(1);
-    const message = await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting });
-    expect(message.json.data.status).toBe("unknown");
+  ] as const)(
+    "%s: 500 with message_id, status unknown, a retry with the same key does not send again; reconciliation settles it as %s",
+    async (_label, mode, afterAccept, settledAs) => {
+      const f = await readyMailCustomer(h, `Fault ${mode} ${afterAccept}`);
+      const id = await templateIdOf(f.id);
+      f.simulator.setFaults({ mode, count: 1, afterAccept });
+      const key = `send-${mode}`;
+      const first = await h.call("POST", `/mail/v1/templates/${id}/send`, {
+        key: f.mailFull,
+        body: { to: "a@example.com", params },
+        headers: { "idempotency-key": key },
+      });
+      expect(first.status, describeResponse(first)).toBe(500);
+      const messageId = first.json.error.message_id;
+      expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
+      const retry = await h.call("POST", `/mail/v1/templates/${id}/send`, {
+        key: f.mailFull,
+        body: { to: "a@example.com", params },
+        headers: { "idempotency-key": key },
+      });
+      expect(retry.status).toBe(500);
+      expect(retry.json.error.message_id).toBe(messageId);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(f.simulator.metadataMessageIdCount(messageId)).toBeLessThanOrEqual(1);
+      const message = await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting });
+      expect(message.json.data.status).toBe("unknown");
 
-    // Postmark's Messages API decides: found → accepted; still missing after the grace period → failed.
-    const mail = createMailDeps(h.deps);
-    const ref = { message_id: messageId, customer_id: f.id };
-    if (settledAs === "failed") {
-      expect(await reconcileMessage(mail, ref)).toBe("waiting");
-      expect((await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
-    }
-    const later = { ...mail, clock: new ManualClock(new Date(h.clock.now().getTime() + 120_000)) };
-    expect(await reconcileMessage(later, ref)).toBe("settled");
-    const settled = (await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data;
-    expect(settled.status).toBe(settledAs);
-    expect(f.simulator.metadataMessageIdCount(messageId)).toBe(settledAs === "accepted" ? 1 : 0);
-  });
+      // Postmark's Messages API decides: found → accepted; still missing after the grace period → failed.
+      const mail = createMailDeps(h.deps);
+      const ref = { message_id: messageId, customer_id: f.id };
+      if (settledAs === "failed") {
+        expect(await reconcileMessage(mail, ref)).toBe("waiting");
+        expect((await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
+      }
+      const later = { ...mail, clock: new ManualClock(new Date(h.clock.now().getTime() + 120_000)) };
+      expect(await reconcileMessage(later, ref)).toBe("settled");
+      const settled = (await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data;
+      expect(settled.status).toBe(settledAs);
+      expect(f.simulator.metadataMessageIdCount(messageId)).toBe(settledAs === "accepted" ? 1 : 0);
+    },
+  );
 });

@@ -32,7 +32,10 @@ let billing: Awaited<ReturnType<typeof startBillingReceiver>>;
 
 beforeAll(async () => {
   billing = await startBillingReceiver();
-  h = await createHarness({ clock, env: { BILLING_URL: billing.url, BILLING_SECRET: SECRET, ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: billing.ca } });
+  h = await createHarness({
+    clock,
+    env: { BILLING_URL: billing.url, BILLING_SECRET: SECRET, ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: billing.ca },
+  });
 });
 afterAll(async () => {
   await h.close();
@@ -40,8 +43,14 @@ afterAll(async () => {
 });
 
 async function sendTransactional(c: Awaited<ReturnType<typeof readyMailCustomer>>, to: string) {
-  const [template] = await h.db.select().from(mailTemplates).where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
-  const r = await h.call("POST", `/mail/v1/templates/${template?.id}/send`, { key: c.mailFull, body: { to, params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" } } });
+  const [template] = await h.db
+    .select()
+    .from(mailTemplates)
+    .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+  const r = await h.call("POST", `/mail/v1/templates/${template?.id}/send`, {
+    key: c.mailFull,
+    body: { to, params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" } },
+  });
   expect(r.status, describeResponse(r)).toBe(200);
 }
 
@@ -67,7 +76,15 @@ describe("GET /v1/usage", () => {
     const usage = await h.call("GET", "/mail/v1/usage", { key: c.mailReporting });
     expect(usage.status, describeResponse(usage)).toBe(200);
     // 9.5 days elapsed, 21.5 to go: 5 + round(5 / 9.5 × 21.5) = 16, plus the scheduled job's 2.
-    expect(usage.json.data).toMatchObject({ month: "2031-03", sent: 5, projection: 18, limit: 100_000, reserved: 6, remaining: 100_000 - 5 - 6, max_per_job: 50_000 });
+    expect(usage.json.data).toMatchObject({
+      month: "2031-03",
+      sent: 5,
+      projection: 18,
+      limit: 100_000,
+      reserved: 6,
+      remaining: 100_000 - 5 - 6,
+      max_per_job: 50_000,
+    });
     expect(usage.json.data.previous).toHaveLength(12);
     expect(usage.json.data.previous[0]).toEqual({ month: "2031-02", sent: 1 });
     expect(usage.json.data.previous[11]).toEqual({ month: "2030-03", sent: 0 });
@@ -104,10 +121,20 @@ describe("daily billing report", () => {
     expect(mine()).toHaveLength(2);
     const [failed, posted] = mine();
     expect(posted?.body).toBe(failed?.body);
-    expect(JSON.parse(posted?.body ?? "{}")).toEqual({ type: "mail.accepted.daily", customer_id: c.id, day: DAY, accepted: 4, idempotency_key: `mail-accepted-${c.id}-${DAY}` });
+    expect(JSON.parse(posted?.body ?? "{}")).toEqual({
+      type: "mail.accepted.daily",
+      customer_id: c.id,
+      day: DAY,
+      accepted: 4,
+      idempotency_key: `mail-accepted-${c.id}-${DAY}`,
+    });
     expect(posted?.headers["idempotency-key"]).toBe(failed?.headers["idempotency-key"]);
-    expect(verifyWebhook(SECRET, posted?.body ?? "", String(posted?.headers["x-service-signature"]), { nowSeconds: clock.now().getTime() / 1000 })).toEqual({ ok: true });
-    expect(verifyWebhook("another-secret", posted?.body ?? "", String(posted?.headers["x-service-signature"]), { nowSeconds: clock.now().getTime() / 1000 }).ok).toBe(false);
+    expect(verifyWebhook(SECRET, posted?.body ?? "", String(posted?.headers["x-service-signature"]), { nowSeconds: clock.now().getTime() / 1000 })).toEqual({
+      ok: true,
+    });
+    expect(
+      verifyWebhook("another-secret", posted?.body ?? "", String(posted?.headers["x-service-signature"]), { nowSeconds: clock.now().getTime() / 1000 }).ok,
+    ).toBe(false);
     expect(billing.received.some((r) => JSON.parse(r.body).customer_id === sandbox.id)).toBe(false);
 
     await cron.run(h.deps);

@@ -102,7 +102,7 @@ const deliveriesOf = (webhookId: string) => h.db.select().from(mailWebhookDelive
 async function attemptRecorded(webhookId: string) {
   for (;;) {
     const [row] = await deliveriesOf(webhookId);
-    if (!row || row.status !== "pending" || row.lastError !== null) return row;
+    if (row?.status !== "pending" || row.lastError !== null) return row;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -111,9 +111,17 @@ const bodyOf = (r: Received) => JSON.parse(r.body) as Record<string, unknown>;
 describe("registration", () => {
   test("POST returns the secret once; GET lists without secrets; DELETE removes; another account's id is 404", async () => {
     const d = await readyMailCustomer(h, "Registration Co");
-    const created = await h.call("POST", "/mail/v1/webhooks", { key: d.mailFull, body: { url: "https://portal.example.com/hooks/mail", events: ["job.completed", "suppression.changed", "job.completed"] } });
+    const created = await h.call("POST", "/mail/v1/webhooks", {
+      key: d.mailFull,
+      body: { url: "https://portal.example.com/hooks/mail", events: ["job.completed", "suppression.changed", "job.completed"] },
+    });
     expect(created.status, describeResponse(created)).toBe(201);
-    expect(created.json.data).toMatchObject({ url: "https://portal.example.com/hooks/mail", events: ["job.completed", "suppression.changed"], active: true, deactivated_at: null });
+    expect(created.json.data).toMatchObject({
+      url: "https://portal.example.com/hooks/mail",
+      events: ["job.completed", "suppression.changed"],
+      active: true,
+      deactivated_at: null,
+    });
     expect(created.json.data.secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
 
     const list = await h.call("GET", "/mail/v1/webhooks", { key: d.mailReporting });
@@ -134,7 +142,14 @@ describe("registration", () => {
   test("https only, public hosts, known events (422); missing fields 400; scopes and keys (403/401); at most 10 endpoints (409)", async () => {
     const d = await readyMailCustomer(h, "Validation Co");
     const post = (body: unknown, key = d.mailFull) => h.call("POST", "/mail/v1/webhooks", { key, body });
-    for (const url of ["http://portal.example.com/hook", "ftp://portal.example.com/hook", "https://user:pw@portal.example.com/hook", "https://10.0.0.8/hook", "https://[fd00::1]/hook", "https://169.254.169.254/latest"]) {
+    for (const url of [
+      "http://portal.example.com/hook",
+      "ftp://portal.example.com/hook",
+      "https://user:pw@portal.example.com/hook",
+      "https://10.0.0.8/hook",
+      "https://[fd00::1]/hook",
+      "https://169.254.169.254/latest",
+    ]) {
       const r = await post({ url, events: ["job.completed"] });
       expect(r.status, `${url}: ${describeResponse(r)}`).toBe(422);
       expect(r.json.error.details[0].path).toBe("url");
@@ -155,7 +170,9 @@ describe("registration", () => {
       const other = await strict.customer("Strict Co");
       const r = await strict.call("POST", "/mail/v1/webhooks", { key: other.mailFull, body: { url: `${receiver.origin}/hook`, events: ["job.completed"] } });
       expect(r.status, describeResponse(r)).toBe(422);
-      expect((await strict.call("POST", "/mail/v1/webhooks", { key: other.mailFull, body: { url: "https://localhost/hook", events: ["job.completed"] } })).status).toBe(422);
+      expect(
+        (await strict.call("POST", "/mail/v1/webhooks", { key: other.mailFull, body: { url: "https://localhost/hook", events: ["job.completed"] } })).status,
+      ).toBe(422);
     } finally {
       await strict.close();
     }
@@ -181,7 +198,15 @@ describe("delivery", () => {
     expect(got).toHaveLength(1);
     const [first] = got;
     expect(first).toMatchObject({ event: "job.completed", verified: true, status: 200 });
-    expect(first?.body).toBe(JSON.stringify({ event: "job.completed", delivery_id: first?.delivery, send_job_id: jobId, recipients: { total: 3, accepted: 2, suppressed: 1 }, occurred_at: clock.now().toISOString() }));
+    expect(first?.body).toBe(
+      JSON.stringify({
+        event: "job.completed",
+        delivery_id: first?.delivery,
+        send_job_id: jobId,
+        recipients: { total: 3, accepted: 2, suppressed: 1 },
+        occurred_at: clock.now().toISOString(),
+      }),
+    );
     expect(first?.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: "delivered", attempts: 1, lastStatusCode: 200 });
   });
@@ -248,7 +273,9 @@ describe("delivery", () => {
     const list = await h.call("GET", "/mail/v1/webhooks", { key: d.mailReporting });
     expect(list.json.data[0], describeResponse(list)).toMatchObject({ id: hook.id, active: false, deactivated_at: expect.any(String) });
     expect(list.json.data[0].deactivation_reason).toMatch(/24 hours/);
-    expect(await emitMailEvent(h.deps, d.id, "job.completed", { send_job_id: crypto.randomUUID(), recipients: { total: 1, accepted: 1, suppressed: 0 } })).toBe(0);
+    expect(await emitMailEvent(h.deps, d.id, "job.completed", { send_job_id: crypto.randomUUID(), recipients: { total: 1, accepted: 1, suppressed: 0 } })).toBe(
+      0,
+    );
   });
 
   test("message.bounced and suppression.changed follow provider events; a repeated provider webhook sends nothing twice", async () => {
@@ -270,7 +297,17 @@ describe("delivery", () => {
     expect(got.every((r) => r.verified)).toBe(true);
     const byEvent = (event: string) => got.filter((r) => r.event === event).map(bodyOf);
     expect(byEvent("message.bounced")).toEqual([
-      { event: "message.bounced", delivery_id: expect.any(String), message_id: messageId, send_job_id: null, kind: "transactional", bounce_type: "HardBounce", final: true, bounced_at: "2002-03-01T10:00:01.123Z", occurred_at: expect.any(String) },
+      {
+        event: "message.bounced",
+        delivery_id: expect.any(String),
+        message_id: messageId,
+        send_job_id: null,
+        kind: "transactional",
+        bounce_type: "HardBounce",
+        final: true,
+        bounced_at: "2002-03-01T10:00:01.123Z",
+        occurred_at: expect.any(String),
+      },
     ]);
     const changes = byEvent("suppression.changed");
     expect(changes).toEqual([

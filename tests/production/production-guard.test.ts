@@ -8,7 +8,13 @@ import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
  * the built functions use only the production adapters.)
  */
 
-const core = { VERCEL: "1", LOG_LEVEL: "silent", DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", ADMIN_TOKEN: randomToken(32), ENCRYPTION_KEY: generateEncryptionKey() };
+const core = {
+  VERCEL: "1",
+  LOG_LEVEL: "silent",
+  DATABASE_URL: "postgres://nobody@127.0.0.1:1/none",
+  ADMIN_TOKEN: randomToken(32),
+  ENCRYPTION_KEY: generateEncryptionKey(),
+};
 
 test("with only the database and the secrets, start-up on Vercel names every production adapter's variables", async () => {
   await expect(bootRuntime(core)).rejects.toThrow(

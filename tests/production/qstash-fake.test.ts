@@ -26,7 +26,9 @@ let failedAttempts = 0;
 beforeAll(async () => {
   fake = await startQstashFake({ token: TOKEN, currentSigningKey: CURRENT_KEY, timeScale: 0.01 });
   const listening = await new Promise<{ server: ServerType; port: number }>((resolve) => {
-    const server = serve({ fetch: (request) => routes.fetch(request), port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) => resolve({ server, port: info.port }));
+    const server = serve({ fetch: (request) => routes.fetch(request), port: 0, hostname: "127.0.0.1" }, (info: AddressInfo) =>
+      resolve({ server, port: info.port }),
+    );
   });
   worker = listening.server;
   origin = `http://127.0.0.1:${listening.port}`;
@@ -39,7 +41,10 @@ beforeAll(async () => {
     }
     handled.push({ body, attempt: meta.attempt });
   });
-  routes = new Hono().route("/api/queue", createQueueRoutes(queue, { currentSigningKey: CURRENT_KEY, nextSigningKey: "sig_next_0123456789", publicBaseUrl: origin, logger: createLogger("silent") }));
+  routes = new Hono().route(
+    "/api/queue",
+    createQueueRoutes(queue, { currentSigningKey: CURRENT_KEY, nextSigningKey: "sig_next_0123456789", publicBaseUrl: origin, logger: createLogger("silent") }),
+  );
 });
 
 let queue: ReturnType<typeof createQstashQueue>;

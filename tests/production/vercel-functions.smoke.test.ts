@@ -102,7 +102,11 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const url = new URL(process.env.DATABASE_URL ?? "");
     url.pathname = `/${database}`;
     databaseUrl = url.toString();
-    const migrated = spawnSync("npm", ["run", "--silent", "db:migrate"], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: databaseUrl, NEON_LOCAL_PROXY: "" }, encoding: "utf8" });
+    const migrated = spawnSync("npm", ["run", "--silent", "db:migrate"], {
+      cwd: repoRoot,
+      env: { ...process.env, DATABASE_URL: databaseUrl, NEON_LOCAL_PROXY: "" },
+      encoding: "utf8",
+    });
     expect(migrated.status, `${migrated.stdout}${migrated.stderr}`).toBe(0);
 
     // Production reaches Neon with its WebSocket driver: the functions get a `*.neon.tech` URL of this
@@ -176,7 +180,9 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
 
   test("the build has a function per entry, none with an embedded database, each well under the size limit", () => {
     const functions = listFunctions(outputDir);
-    expect(functions.map((f) => f.path)).toEqual(expect.arrayContaining(["/api/admin", "/api/ads", "/api/console", "/api/cron", "/api/mail", "/api/platform", "/api/postmark", "/api/queue"]));
+    expect(functions.map((f) => f.path)).toEqual(
+      expect.arrayContaining(["/api/admin", "/api/ads", "/api/console", "/api/cron", "/api/mail", "/api/platform", "/api/postmark", "/api/queue"]),
+    );
     figures.functionSizesMB = Object.fromEntries([...site.functions.values()].map((fn) => [fn.path, Math.round(fn.sizeBytes / 1e5) / 10]));
     for (const fn of site.functions.values()) {
       expect(existsSync(join(fn.dir, "node_modules", "@electric-sql", "pglite")), `${fn.path} ships PGlite`).toBe(false);
@@ -214,7 +220,13 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
 
     // Mail: the Postmark server, streams, domain and senders; a block; the frame's defaults.
     const serverToken = `smoke-${randomToken(16)}`;
-    postmark.simulator.addServer({ token: serverToken, streams: [{ id: "outbound", type: "Transactional" }, { id: "broadcast", type: "Broadcasts" }] });
+    postmark.simulator.addServer({
+      token: serverToken,
+      streams: [
+        { id: "outbound", type: "Transactional" },
+        { id: "broadcast", type: "Broadcasts" },
+      ],
+    });
     const provider = await admin("PATCH", `/v1/customers/${customerId}/mail/provider`, {
       server_token: serverToken,
       transactional_stream: "outbound",
@@ -228,7 +240,14 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const frame = await admin("PUT", `/v1/customers/${customerId}/mail/frame`, { ...defaultFrame, brand: { ...demoBrand, company_name: "Smoke GmbH" } });
     expect(frame.status, describeCall(frame)).toBe(200);
     const heading = demoBlocks.find((b) => b.slug === "heading");
-    const block = await admin("POST", "/v1/mail/blocks", { slug: `smoke-heading-${randomToken(4).toLowerCase().replace(/[^a-z0-9]/g, "")}`, name: "Heading", mjml: heading?.mjml, params: heading?.params });
+    const block = await admin("POST", "/v1/mail/blocks", {
+      slug: `smoke-heading-${randomToken(4)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, "")}`,
+      name: "Heading",
+      mjml: heading?.mjml,
+      params: heading?.params,
+    });
     expect(block.status, describeCall(block)).toBe(201);
     blockId = block.json.data.id;
     const enabled = await admin("PUT", `/v1/customers/${customerId}/mail/blocks/${blockId}`);
@@ -250,7 +269,10 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   });
 
   test("a preview, and a transactional send once under an idempotency key (Upstash)", async () => {
-    const preview = await call("POST", "/mail/v1/render/preview", { key: mailKey, body: { blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }], params: { first_name: "Ann" } } });
+    const preview = await call("POST", "/mail/v1/render/preview", {
+      key: mailKey,
+      body: { blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }], params: { first_name: "Ann" } },
+    });
     expect(preview.status, describeCall(preview)).toBe(200);
     expect(preview.json.data.html).toContain("Hello");
 
@@ -262,7 +284,12 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
       blocks: [{ block_id: blockId, values: { title: "Order {{order_number}}", subtitle: "" } }],
     });
     expect(template.status, describeCall(template)).toBe(201);
-    const send = () => call("POST", `/mail/v1/templates/${template.json.data.id}/send`, { key: mailKey, body: { to: "jane@readers.example.com", params: { order_number: "A-1" } }, headers: { "idempotency-key": "smoke-order-A-1" } });
+    const send = () =>
+      call("POST", `/mail/v1/templates/${template.json.data.id}/send`, {
+        key: mailKey,
+        body: { to: "jane@readers.example.com", params: { order_number: "A-1" } },
+        headers: { "idempotency-key": "smoke-order-A-1" },
+      });
     const first = await send();
     expect(first.status, describeCall(first)).toBe(200);
     expect(first.json.data.status).toBe("accepted");
@@ -280,7 +307,11 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const { username, password } = setup.json.data as { username: string; password: string };
     const event = postmarkEvent.delivery({ message_id: transactionalMessageId }, new Date().toISOString(), "outbound", "jane@readers.example.com");
     const post = (authorization: string) =>
-      fetch(`${site.url}/api/postmark/webhook/${customerId}`, { method: "POST", headers: { authorization, "content-type": "application/json" }, body: JSON.stringify(event) });
+      fetch(`${site.url}/api/postmark/webhook/${customerId}`, {
+        method: "POST",
+        headers: { authorization, "content-type": "application/json" },
+        body: JSON.stringify(event),
+      });
     expect((await post(`Basic ${Buffer.from(`${username}:wrong`).toString("base64")}`)).status).toBe(401);
     const accepted = await post(`Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`);
     expect(accepted.status, await accepted.clone().text()).toBe(200);
@@ -289,13 +320,19 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   }, 60_000);
 
   test(`a send job of ${RECIPIENTS} recipients fans out through QStash to the queue function and reaches each recipient once`, async () => {
-    const template = await call("POST", "/mail/v1/templates", { key: mailKey, body: { name: "Spring", subject: "Hello {{first_name}}", blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }] } });
+    const template = await call("POST", "/mail/v1/templates", {
+      key: mailKey,
+      body: { name: "Spring", subject: "Hello {{first_name}}", blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }] },
+    });
     expect(template.status, describeCall(template)).toBe(201);
     const job = await call("POST", "/mail/v1/send-jobs", { key: mailKey, body: { template_id: template.json.data.id } });
     expect(job.status, describeCall(job)).toBe(201);
     const jobId = job.json.data.id as string;
     for (let offset = 0; offset < RECIPIENTS; offset += 1000) {
-      const recipients = Array.from({ length: Math.min(1000, RECIPIENTS - offset) }, (_, i) => ({ email: `reader${offset + i}@readers.example.com`, data: { first_name: `Reader ${offset + i}` } }));
+      const recipients = Array.from({ length: Math.min(1000, RECIPIENTS - offset) }, (_, i) => ({
+        email: `reader${offset + i}@readers.example.com`,
+        data: { first_name: `Reader ${offset + i}` },
+      }));
       const added = await call("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { key: mailKey, body: { recipients } });
       expect(added.status, describeCall(added)).toBe(200);
     }
@@ -328,7 +365,10 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const batchMessages = new Set(batchDeliveries.map((d) => d.messageId));
     expect(batchMessages.size).toBeGreaterThan(1);
     expect(batchDeliveries.length).toBeGreaterThan(batchMessages.size);
-    expect(batchDeliveries.every((d) => d.status === 200), JSON.stringify(batchDeliveries.filter((d) => d.status !== 200))).toBe(true);
+    expect(
+      batchDeliveries.every((d) => d.status === 200),
+      JSON.stringify(batchDeliveries.filter((d) => d.status !== 200)),
+    ).toBe(true);
     const queue = site.functions.get("/api/queue");
     expect(queue?.instances.every((instance) => instance.served > 0)).toBe(true);
     figures.sendJob = {
@@ -349,7 +389,9 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     expect(announced.text).not.toContain(BLOB_TOKEN);
     const { url, headers } = announced.json.data.upload as { url: string; headers: Record<string, string> };
     expect(url.startsWith(blob.url)).toBe(true);
-    const image = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+    const image = await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+      .png()
+      .toBuffer();
     const put = await fetch(url, { method: "PUT", headers, body: new Uint8Array(image) });
     expect(put.status, await put.clone().text()).toBe(200);
     const done = await call("POST", `/mail/v1/assets/${announced.json.data.id}/complete`, { key: mailKey });
@@ -369,7 +411,8 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   }, 60_000);
 
   test("an ad set is created on the Graph API", async () => {
-    const digits = (n: number) => Array.from({ length: n }, (_, i) => String(i === 0 ? 1 + (randomBytes(1)[0] ?? 0) % 9 : (randomBytes(1)[0] ?? 0) % 10)).join("");
+    const digits = (n: number) =>
+      Array.from({ length: n }, (_, i) => String(i === 0 ? 1 + ((randomBytes(1)[0] ?? 0) % 9) : (randomBytes(1)[0] ?? 0) % 10)).join("");
     const accessToken = `EAAsmoke${digits(24)}`;
     const appSecret = `secret-${digits(16)}`;
     const adAccountId = digits(13);
@@ -395,7 +438,11 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
       config: TARGET_CONFIG,
     });
     expect(target.status, describeCall(target)).toBe(201);
-    const adset = await call("POST", "/ads/v1/adsets", { key: adsKey, body: { target: "main", daily_budget_cents: 2500 }, headers: { "idempotency-key": "smoke-adset-1" } });
+    const adset = await call("POST", "/ads/v1/adsets", {
+      key: adsKey,
+      body: { target: "main", daily_budget_cents: 2500 },
+      headers: { "idempotency-key": "smoke-adset-1" },
+    });
     expect(adset.status, describeCall(adset)).toBe(201);
     expect(graph.simulator.controls.state.adsets.get(adset.json.data.platform_adset_id)?.campaignId).toBe(campaignId);
   }, 60_000);
@@ -412,7 +459,11 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     // Blob: the raw upload and the published image went through the API; no local file store appeared.
     expect(blob.seen.filter((r) => r.method === "PUT").length).toBeGreaterThanOrEqual(2);
     expect(existsSync(dataDir)).toBe(false);
-    for (const fn of site.functions.values()) expect(readdirSync(fn.dir).filter((name) => name === ".data" || name === "blobs"), fn.path).toEqual([]);
+    for (const fn of site.functions.values())
+      expect(
+        readdirSync(fn.dir).filter((name) => name === ".data" || name === "blobs"),
+        fn.path,
+      ).toEqual([]);
     // QStash carried every background task, and the in-process queue none: every batch the engine ran was a delivery.
     expect(qstash.published.length).toBeGreaterThan(0);
     expect(qstash.deadLetters).toEqual([]);
@@ -424,7 +475,10 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
         const loaded = await fetch(`http://127.0.0.1:${instance.port}/__launcher/load`);
         const body = (await loaded.json()) as { exports?: string[]; error?: string };
         expect(loaded.status, `${fn.path}: ${body.error ?? ""}`).toBe(200);
-        expect(body.exports?.some((name) => ["GET", "POST", "PUT", "PATCH", "DELETE"].includes(name)), `${fn.path} exports ${body.exports?.join(", ")}`).toBe(true);
+        expect(
+          body.exports?.some((name) => ["GET", "POST", "PUT", "PATCH", "DELETE"].includes(name)),
+          `${fn.path} exports ${body.exports?.join(", ")}`,
+        ).toBe(true);
       }
     }
 

@@ -40,9 +40,7 @@ const sidecarSchema = z.object({ contentType: z.string(), cacheControl: z.string
 
 function cacheControlOf(maxAgeSeconds: number): string {
   // Matches what Vercel's CDN sends for public blobs, plus `immutable` where the name is content-addressed.
-  return maxAgeSeconds >= PUBLISHED_FILE_MAX_AGE_SECONDS
-    ? `public, max-age=${maxAgeSeconds}, immutable`
-    : `public, max-age=${maxAgeSeconds}`;
+  return maxAgeSeconds >= PUBLISHED_FILE_MAX_AGE_SECONDS ? `public, max-age=${maxAgeSeconds}, immutable` : `public, max-age=${maxAgeSeconds}`;
 }
 
 /**
@@ -66,9 +64,7 @@ export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobS
   }
 
   function pathnameOf(urlOrPathname: string): string {
-    const pathname = urlOrPathname.startsWith(`${filesBaseUrl}/`)
-      ? decodeURIComponent(urlOrPathname.slice(filesBaseUrl.length + 1))
-      : urlOrPathname;
+    const pathname = urlOrPathname.startsWith(`${filesBaseUrl}/`) ? decodeURIComponent(urlOrPathname.slice(filesBaseUrl.length + 1)) : urlOrPathname;
     assertValidPathname(pathname);
     return pathname;
   }
@@ -117,7 +113,7 @@ export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobS
     async *listPathnames(prefix: string) {
       if (!prefix.endsWith("/")) throw new Error(`A listing prefix ends with "/": ${JSON.stringify(prefix)}`);
       assertValidPathname(prefix.slice(0, -1));
-      let entries;
+      let entries: import("node:fs").Dirent[];
       try {
         entries = await readdir(objectPath(prefix.slice(0, -1)), { recursive: true, withFileTypes: true });
       } catch (error) {

@@ -4,11 +4,7 @@ import { idempotencyRecords } from "../../db/schema";
 import { IDEMPOTENCY_TTL_MS, type ClaimResult, type IdempotencyScope, type IdempotencyStore, type StoredResponse } from "./store";
 
 function whereScope(scope: IdempotencyScope) {
-  return and(
-    eq(idempotencyRecords.customerId, scope.customerId),
-    eq(idempotencyRecords.route, scope.route),
-    eq(idempotencyRecords.key, scope.key),
-  );
+  return and(eq(idempotencyRecords.customerId, scope.customerId), eq(idempotencyRecords.route, scope.route), eq(idempotencyRecords.key, scope.key));
 }
 
 export function createPostgresIdempotencyStore(db: Database): IdempotencyStore {

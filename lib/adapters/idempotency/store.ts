@@ -7,11 +7,7 @@ export type StoredResponse = { status: number; headers: Record<string, string>; 
 
 export type IdempotencyScope = { customerId: string; route: string; key: string };
 
-export type ClaimResult =
-  | { kind: "claimed" }
-  | { kind: "in_progress" }
-  | { kind: "mismatch" }
-  | { kind: "replay"; response: StoredResponse };
+export type ClaimResult = { kind: "claimed" } | { kind: "in_progress" } | { kind: "mismatch" } | { kind: "replay"; response: StoredResponse };
 
 export type IdempotencyStore = {
   claim(scope: IdempotencyScope, fingerprint: string, now: Date): Promise<ClaimResult>;

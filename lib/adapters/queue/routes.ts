@@ -11,7 +11,10 @@ import type { Queue } from "./queue";
  * raw body (and the URL) before anything runs; without signing keys (embedded mode) the route refuses
  * everything, because local work never comes over HTTP.
  */
-export function createQueueRoutes(queue: Queue, options: { currentSigningKey?: string; nextSigningKey?: string; publicBaseUrl: string; logger: Logger }): Hono<AppEnv> {
+export function createQueueRoutes(
+  queue: Queue,
+  options: { currentSigningKey?: string; nextSigningKey?: string; publicBaseUrl: string; logger: Logger },
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const receiver =
     options.currentSigningKey && options.nextSigningKey

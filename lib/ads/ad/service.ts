@@ -200,7 +200,17 @@ export async function createAd(deps: AdsDeps, customerId: string, input: CreateA
     const row = await deps.db.transaction(async (tx) => {
       const [inserted] = await tx
         .insert(adsAds)
-        .values({ customerId, adSetId: adSet.id, creativeId: creative.id, name, status, effectiveStatus: "PENDING_REVIEW", platformAdId: created.id, createdAt: now, updatedAt: now })
+        .values({
+          customerId,
+          adSetId: adSet.id,
+          creativeId: creative.id,
+          name,
+          status,
+          effectiveStatus: "PENDING_REVIEW",
+          platformAdId: created.id,
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning();
       await settle(tx);
       if (creative.platformCreativeId === null) {
@@ -226,7 +236,11 @@ async function findAd(db: Database, customerId: string, id: string): Promise<{ a
   return found;
 }
 
-export async function listAds(db: Database, customerId: string, query: { adset_id?: string; status?: AdStatus; limit: number; offset: number }): Promise<AdView[]> {
+export async function listAds(
+  db: Database,
+  customerId: string,
+  query: { adset_id?: string; status?: AdStatus; limit: number; offset: number },
+): Promise<AdView[]> {
   const rows = await db
     .select({ ad: adsAds, platformCreativeId: adsCreatives.platformCreativeId })
     .from(adsAds)
@@ -266,7 +280,10 @@ export function observedStatus(view: AdStatusView): ObservedAdStatus {
  */
 async function saveStatus(deps: AdsDeps, customerId: string, ad: Row, view: AdStatusView, readAt: Date, source: StatusSource): Promise<Row> {
   await recordAdStatus(deps, { customerId, adId: ad.id, observed: observedStatus(view), observedAt: readAt, source });
-  const [row] = await deps.db.select().from(adsAds).where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, ad.id)));
+  const [row] = await deps.db
+    .select()
+    .from(adsAds)
+    .where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, ad.id)));
   return row ?? ad;
 }
 
@@ -299,7 +316,10 @@ export async function archiveAd(deps: AdsDeps, customerId: string, id: string): 
   // Our own archive is definitive: never older than what is stored, so the recorder always applies it.
   const observedAt = new Date(Math.max(deps.clock.now().getTime(), found.ad.statusCheckedAt?.getTime() ?? 0));
   await recordAdStatus(deps, { customerId, adId: id, observed, observedAt, source: "update" });
-  const [row] = await deps.db.select().from(adsAds).where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, id)));
+  const [row] = await deps.db
+    .select()
+    .from(adsAds)
+    .where(and(eq(adsAds.customerId, customerId), eq(adsAds.id, id)));
   if (!row) throw new NotFoundError("Ad");
   return toAdView(row, found.platformCreativeId);
 }

@@ -74,7 +74,8 @@ export function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">)
 }
 
 function checkSchedule(problems: FieldProblem[], start: Date | null, end: Date | null, now: Date): void {
-  if (end && end.getTime() <= (start ?? now).getTime()) problems.push({ path: "end_time", message: "Must be after start_time (or after now when start_time is not set)." });
+  if (end && end.getTime() <= (start ?? now).getTime())
+    problems.push({ path: "end_time", message: "Must be after start_time (or after now when start_time is not set)." });
   if (end && end.getTime() <= now.getTime()) problems.push({ path: "end_time", message: "Must be in the future." });
 }
 
@@ -84,7 +85,9 @@ function checkCreate(input: CreateAdSetInput, now: Date): void {
   const daily = input.daily_budget_cents !== undefined;
   const lifetime = input.lifetime_budget_cents !== undefined;
   if (daily === lifetime) {
-    const message = daily ? "Give exactly one budget: daily_budget_cents or lifetime_budget_cents, not both." : "Give exactly one budget: daily_budget_cents or lifetime_budget_cents.";
+    const message = daily
+      ? "Give exactly one budget: daily_budget_cents or lifetime_budget_cents, not both."
+      : "Give exactly one budget: daily_budget_cents or lifetime_budget_cents.";
     problems.push({ path: "daily_budget_cents", message }, { path: "lifetime_budget_cents", message });
   }
   if (lifetime && !input.end_time) problems.push({ path: "end_time", message: "Required with lifetime_budget_cents." });
@@ -118,7 +121,10 @@ export async function createAdSet(deps: AdsDeps, customerId: string, input: Crea
   checkCreate(input, now);
   const account = await connectAccount(deps, customerId);
   const target = await findTargetByKey(deps.db, customerId, input.target);
-  if (!target) throw new ValidationError("Unknown target.", [{ path: "target", message: `No target "${input.target}" is set up for this account; ask the operator for the target key.` }]);
+  if (!target)
+    throw new ValidationError("Unknown target.", [
+      { path: "target", message: `No target "${input.target}" is set up for this account; ask the operator for the target key.` },
+    ]);
   assertTargetActive(target);
 
   const naming = await getNaming(deps.db, customerId);

@@ -17,8 +17,27 @@ export type MatchKey = (typeof MATCH_SCHEMA)[number];
 
 /** Calling codes used to complete a national number (leading trunk `0`) from the contact's `country`. */
 const CALLING_CODES: Readonly<Record<string, string>> = {
-  de: "49", at: "43", ch: "41", li: "423", lu: "352", nl: "31", be: "32", fr: "33", it: "39", es: "34", pt: "351", pl: "48",
-  cz: "420", dk: "45", se: "46", no: "47", fi: "358", gb: "44", ie: "353", us: "1", ca: "1",
+  de: "49",
+  at: "43",
+  ch: "41",
+  li: "423",
+  lu: "352",
+  nl: "31",
+  be: "32",
+  fr: "33",
+  it: "39",
+  es: "34",
+  pt: "351",
+  pl: "48",
+  cz: "420",
+  dk: "45",
+  se: "46",
+  no: "47",
+  fi: "358",
+  gb: "44",
+  ie: "353",
+  us: "1",
+  ca: "1",
 };
 /** Countries whose numbers never keep the trunk `0` after the calling code (`+49 (0)171…`, `+43 0664…`). */
 const TRUNK_ZERO_DROPPED = ["49", "43", "41", "423"];
@@ -32,7 +51,9 @@ function folded(raw: string): string {
 
 /** Lower case, Unicode letters only (umlauts and accents kept, in composed form); `null` when none remain. */
 function letters(raw: string): string | null {
-  const out = folded(raw).replace(/[^\p{L}\p{M}]/gu, "").normalize("NFC");
+  const out = folded(raw)
+    .replace(/[^\p{L}\p{M}]/gu, "")
+    .normalize("NFC");
   return out === "" ? null : out;
 }
 
@@ -81,7 +102,9 @@ export function normalisePhone(raw: string, country: string | null): string | nu
 }
 
 export function normaliseZip(raw: string): string | null {
-  const value = folded(raw).replace(/[^\p{L}\p{N}]/gu, "").normalize("NFC");
+  const value = folded(raw)
+    .replace(/[^\p{L}\p{N}]/gu, "")
+    .normalize("NFC");
   return value === "" ? null : value;
 }
 

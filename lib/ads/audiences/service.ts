@@ -5,7 +5,14 @@ import type { Database } from "../../db/client";
 import { adsAudiences, type AudienceLiveRecord } from "../../db/schema";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount, connectCredentials } from "../onboarding/service";
-import { AUDIENCE_USERS_MAX_ROWS, PlatformError, RESTRICTED_OPERATION_CODE, RESTRICTED_UPLOAD_SUBCODE, type CustomAudienceView, type GraphSession } from "../platform";
+import {
+  AUDIENCE_USERS_MAX_ROWS,
+  PlatformError,
+  RESTRICTED_OPERATION_CODE,
+  RESTRICTED_UPLOAD_SUBCODE,
+  type CustomAudienceView,
+  type GraphSession,
+} from "../platform";
 import { upstream } from "../upstream";
 import { MATCH_SCHEMA, prepareContacts, type Contact, type InvalidContact } from "./contacts";
 
@@ -58,7 +65,13 @@ export type ContactUploadView = {
 };
 
 export type CreateCustomInput = { name: string; description?: string; contacts: Contact[] };
-export type CreateLookalikeInput = { name: string; description?: string; origin_audience_id: string; country: (typeof LOOKALIKE_COUNTRIES)[number]; ratio: number };
+export type CreateLookalikeInput = {
+  name: string;
+  description?: string;
+  origin_audience_id: string;
+  country: (typeof LOOKALIKE_COUNTRIES)[number];
+  ratio: number;
+};
 export type UpdateAudienceInput = { name?: string; description?: string | null };
 
 export function toAudienceView(row: Row): AudienceView {
@@ -93,7 +106,14 @@ export function liveRecord(view: CustomAudienceView): AudienceLiveRecord {
   else if (delivery === 200) status = "READY";
   else if (delivery === 300) status = "TOO_SMALL";
   const description = (operation !== null && operation !== 200 ? view.operation_status?.description : view.delivery_status?.description) ?? null;
-  return { status, description, lower_bound: bound(view.approximate_count_lower_bound), upper_bound: bound(view.approximate_count_upper_bound), operation_code: operation, delivery_code: delivery };
+  return {
+    status,
+    description,
+    lower_bound: bound(view.approximate_count_lower_bound),
+    upper_bound: bound(view.approximate_count_upper_bound),
+    operation_code: operation,
+    delivery_code: delivery,
+  };
 }
 
 function restrictedConflict(): ConflictError {
@@ -107,7 +127,9 @@ function restrictedConflict(): ConflictError {
 const isGone = (error: unknown) => error instanceof PlatformError && error.code === 100 && error.subcode === 33;
 
 function goneConflict(): ConflictError {
-  return new ConflictError("The platform does not know this audience any more (deleted in its own tools?); delete it here too, or create a new one.", { reason: "audience_gone" });
+  return new ConflictError("The platform does not know this audience any more (deleted in its own tools?); delete it here too, or create a new one.", {
+    reason: "audience_gone",
+  });
 }
 
 /**
@@ -126,7 +148,10 @@ async function platformCall<T>(deps: AdsDeps, customerId: string, action: string
 }
 
 async function findRow(db: Database, customerId: string, id: string): Promise<Row | undefined> {
-  const [row] = await db.select().from(adsAudiences).where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)));
+  const [row] = await db
+    .select()
+    .from(adsAudiences)
+    .where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)));
   return row;
 }
 
@@ -170,7 +195,11 @@ async function firstStatus(deps: AdsDeps, customerId: string, session: GraphSess
   try {
     return await refreshLive(deps, customerId, session, row);
   } catch (error) {
-    deps.logger.warn("status read after creating an audience failed; answered without status", { customer_id: customerId, audience_id: row.id, error: error instanceof Error ? error.message : String(error) });
+    deps.logger.warn("status read after creating an audience failed; answered without status", {
+      customer_id: customerId,
+      audience_id: row.id,
+      error: error instanceof Error ? error.message : String(error),
+    });
     return row;
   }
 }
@@ -193,12 +222,16 @@ async function sendRows(deps: AdsDeps, customerId: string, session: GraphSession
   const batches = Math.ceil(rows.length / AUDIENCE_USERS_MAX_ROWS);
   for (let index = 0; index < batches; index++) {
     const data = rows.slice(index * AUDIENCE_USERS_MAX_ROWS, (index + 1) * AUDIENCE_USERS_MAX_ROWS).map(project);
-    const result = await platformCall(deps, customerId, operation === "add" ? "add audience contacts" : "remove audience contacts", () =>
-      session.audienceUsers(platformAudienceId, operation, {
-        schema,
-        data,
-        session: { session_id: sessionId, batch_seq: index + 1, last_batch_flag: index === batches - 1, estimated_num_total: rows.length },
-      }),
+    const result = await platformCall(
+      deps,
+      customerId,
+      operation === "add" ? "add audience contacts" : "remove audience contacts",
+      () =>
+        session.audienceUsers(platformAudienceId, operation, {
+          schema,
+          data,
+          session: { session_id: sessionId, batch_seq: index + 1, last_batch_flag: index === batches - 1, estimated_num_total: rows.length },
+        }),
       { onAudience: true },
     );
     received += result.num_received;
@@ -207,7 +240,14 @@ async function sendRows(deps: AdsDeps, customerId: string, session: GraphSession
   return { received, invalid };
 }
 
-async function applyContacts(deps: AdsDeps, customerId: string, session: GraphSession, row: Row, operation: "add" | "remove", contacts: Contact[]): Promise<ContactUploadView> {
+async function applyContacts(
+  deps: AdsDeps,
+  customerId: string,
+  session: GraphSession,
+  row: Row,
+  operation: "add" | "remove",
+  contacts: Contact[],
+): Promise<ContactUploadView> {
   const prepared = prepareContacts(contacts, deps.clock.now());
   const platform = await sendRows(deps, customerId, session, row.platformAudienceId, operation, prepared.rows);
   const sent = prepared.rows.length - platform.invalid;
@@ -215,7 +255,9 @@ async function applyContacts(deps: AdsDeps, customerId: string, session: GraphSe
   await deps.db
     .update(adsAudiences)
     .set({
-      ...(operation === "add" ? { contactsSent: sql`${adsAudiences.contactsSent} + ${sent}` } : { contactsRemoved: sql`${adsAudiences.contactsRemoved} + ${sent}` }),
+      ...(operation === "add"
+        ? { contactsSent: sql`${adsAudiences.contactsSent} + ${sent}` }
+        : { contactsRemoved: sql`${adsAudiences.contactsRemoved} + ${sent}` }),
       contactsInvalid: sql`${adsAudiences.contactsInvalid} + ${invalid}`,
       // Membership changed: the next detail read asks the platform again.
       liveFetchedAt: null,
@@ -252,12 +294,25 @@ export async function createCustomAudience(deps: AdsDeps, customerId: string, in
   checkContactCount(input.contacts);
   const { session, adAccountId } = await connectAdAccount(deps, customerId);
   const created = await platformCall(deps, customerId, "create custom audience", () =>
-    session.createCustomAudience(adAccountId, { name: input.name, description: input.description, subtype: "CUSTOM", customer_file_source: "USER_PROVIDED_ONLY" }),
+    session.createCustomAudience(adAccountId, {
+      name: input.name,
+      description: input.description,
+      subtype: "CUSTOM",
+      customer_file_source: "USER_PROVIDED_ONLY",
+    }),
   );
   const now = deps.clock.now();
   const [row] = await deps.db
     .insert(adsAudiences)
-    .values({ customerId, type: "CUSTOM", name: input.name, description: input.description ?? null, platformAudienceId: created.id, createdAt: now, updatedAt: now })
+    .values({
+      customerId,
+      type: "CUSTOM",
+      name: input.name,
+      description: input.description ?? null,
+      platformAudienceId: created.id,
+      createdAt: now,
+      updatedAt: now,
+    })
     .returning();
   if (!row) throw new Error("audience insert returned nothing");
   let upload: ContactUploadView;
@@ -265,7 +320,11 @@ export async function createCustomAudience(deps: AdsDeps, customerId: string, in
     upload = await applyContacts(deps, customerId, session, row, "add", input.contacts);
   } catch (error) {
     await session.deleteCustomAudience(created.id).catch((cleanup: unknown) => {
-      deps.logger.warn("could not delete a custom audience whose first upload failed", { customer_id: customerId, platform_audience_id: created.id, error: cleanup instanceof Error ? cleanup.message : String(cleanup) });
+      deps.logger.warn("could not delete a custom audience whose first upload failed", {
+        customer_id: customerId,
+        platform_audience_id: created.id,
+        error: cleanup instanceof Error ? cleanup.message : String(cleanup),
+      });
     });
     await deps.db.delete(adsAudiences).where(eq(adsAudiences.id, row.id));
     throw error;
@@ -275,7 +334,7 @@ export async function createCustomAudience(deps: AdsDeps, customerId: string, in
 
 export async function createLookalikeAudience(deps: AdsDeps, customerId: string, input: CreateLookalikeInput): Promise<AudienceView> {
   const origin = await findRow(deps.db, customerId, input.origin_audience_id);
-  if (!origin || origin.type !== "CUSTOM") {
+  if (origin?.type !== "CUSTOM") {
     throw new ValidationError("The lookalike has invalid fields; see details.", [
       { path: "origin_audience_id", message: origin ? "Must be a custom audience, not a lookalike." : "No custom audience with this id." },
     ]);
@@ -346,7 +405,11 @@ export async function updateAudience(deps: AdsDeps, customerId: string, id: stri
   );
   const [updated] = await deps.db
     .update(adsAudiences)
-    .set({ ...(input.name !== undefined && { name: input.name }), ...(input.description !== undefined && { description: input.description }), updatedAt: deps.clock.now() })
+    .set({
+      ...(input.name !== undefined && { name: input.name }),
+      ...(input.description !== undefined && { description: input.description }),
+      updatedAt: deps.clock.now(),
+    })
     .where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)))
     .returning();
   if (!updated) throw new NotFoundError("Audience");
@@ -369,18 +432,30 @@ export async function deleteAudience(deps: AdsDeps, customerId: string, id: stri
   return { id, deleted: true };
 }
 
-export async function changeContacts(deps: AdsDeps, customerId: string, id: string, operation: "add" | "remove", contacts: Contact[]): Promise<ContactUploadView> {
+export async function changeContacts(
+  deps: AdsDeps,
+  customerId: string,
+  id: string,
+  operation: "add" | "remove",
+  contacts: Contact[],
+): Promise<ContactUploadView> {
   checkContactCount(contacts);
   const row = await requireRow(deps.db, customerId, id);
   if (row.type !== "CUSTOM") {
-    throw new ConflictError("Contacts can only be added to or removed from a custom audience; a lookalike follows its origin.", { reason: "not_a_custom_audience" });
+    throw new ConflictError("Contacts can only be added to or removed from a custom audience; a lookalike follows its origin.", {
+      reason: "not_a_custom_audience",
+    });
   }
   const session = await connectCredentials(deps, customerId);
   try {
     return await applyContacts(deps, customerId, session, row, operation, contacts);
   } catch (error) {
     // The platform restricted the audience since we last looked: the next detail read shows it.
-    if (error instanceof ConflictError) await deps.db.update(adsAudiences).set({ liveFetchedAt: null }).where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)));
+    if (error instanceof ConflictError)
+      await deps.db
+        .update(adsAudiences)
+        .set({ liveFetchedAt: null })
+        .where(and(eq(adsAudiences.customerId, customerId), eq(adsAudiences.id, id)));
     throw error;
   }
 }

@@ -56,7 +56,15 @@ export function sameForAllRatios(value: string): RatioMediaRecord {
 export async function insertCreativeDraft(
   db: Database | Tx,
   customerId: string,
-  draft: { name: string; type: CreativeType; imageHashes?: RatioMediaRecord; videoIds?: RatioMediaRecord; thumbnailHashes?: Partial<RatioMediaRecord>; templateId?: string; formats?: RatioMediaRecord },
+  draft: {
+    name: string;
+    type: CreativeType;
+    imageHashes?: RatioMediaRecord;
+    videoIds?: RatioMediaRecord;
+    thumbnailHashes?: Partial<RatioMediaRecord>;
+    templateId?: string;
+    formats?: RatioMediaRecord;
+  },
   now: Date,
 ): Promise<Row> {
   const [row] = await db
@@ -87,9 +95,13 @@ export async function assertVideoUsable(deps: AdsDeps, customerId: string, video
   const row = await findVideoByPlatformId(deps.db, customerId, videoId);
   if (!row) throw new ValidationError("Unknown video.", [{ path: "video_id", message: "No video with this id was uploaded through POST /v1/media/videos." }]);
   const video = await refreshVideo(deps, row, session);
-  if (video.status === "FAILED") throw new ValidationError("The video failed processing.", [{ path: "video_id", message: "The platform could not process this video; upload it again." }]);
+  if (video.status === "FAILED")
+    throw new ValidationError("The video failed processing.", [{ path: "video_id", message: "The platform could not process this video; upload it again." }]);
   if (requireReady && video.status !== "READY") {
-    throw new ConflictError("The video is still processing; poll GET /v1/media/videos/{id} until READY, or give thumbnail_hash.", { reason: "video_processing", video_id: videoId });
+    throw new ConflictError("The video is still processing; poll GET /v1/media/videos/{id} until READY, or give thumbnail_hash.", {
+      reason: "video_processing",
+      video_id: videoId,
+    });
   }
 }
 
@@ -115,7 +127,12 @@ export async function createCreative(deps: AdsDeps, customerId: string, input: C
   const now = deps.clock.now();
   if (input.image_hash !== undefined) {
     await assertImageKnown(deps.db, customerId, input.image_hash, "image_hash");
-    const row = await insertCreativeDraft(deps.db, customerId, { name: input.name ?? `Image ${input.image_hash.slice(0, 8)}`, type: "IMAGE", imageHashes: sameForAllRatios(input.image_hash) }, now);
+    const row = await insertCreativeDraft(
+      deps.db,
+      customerId,
+      { name: input.name ?? `Image ${input.image_hash.slice(0, 8)}`, type: "IMAGE", imageHashes: sameForAllRatios(input.image_hash) },
+      now,
+    );
     return toCreativeView(row);
   }
   const videoId = input.video_id ?? "";
@@ -136,11 +153,18 @@ export async function createCreative(deps: AdsDeps, customerId: string, input: C
 }
 
 export async function findCreative(db: Database | Tx, customerId: string, id: string): Promise<Row | undefined> {
-  const [row] = await db.select().from(adsCreatives).where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, id)));
+  const [row] = await db
+    .select()
+    .from(adsCreatives)
+    .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, id)));
   return row;
 }
 
-export async function listCreatives(db: Database, customerId: string, query: { status?: CreativeStatusFilter; limit: number; offset: number }): Promise<CreativeView[]> {
+export async function listCreatives(
+  db: Database,
+  customerId: string,
+  query: { status?: CreativeStatusFilter; limit: number; offset: number },
+): Promise<CreativeView[]> {
   if (query.status === "PAUSED") return [];
   const rows = await db
     .select()

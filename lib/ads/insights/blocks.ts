@@ -24,7 +24,13 @@ export const BREAKDOWN_SOURCES: Record<string, BreakdownSource> = {
   "": { dimension: "", keys: [] },
   age: { dimension: "age", keys: [{ name: "age", column: "value1" }] },
   gender: { dimension: "gender", keys: [{ name: "gender", column: "value1" }] },
-  "age,gender": { dimension: "age,gender", keys: [{ name: "age", column: "value1" }, { name: "gender", column: "value2" }] },
+  "age,gender": {
+    dimension: "age,gender",
+    keys: [
+      { name: "age", column: "value1" },
+      { name: "gender", column: "value2" },
+    ],
+  },
   country: { dimension: "country", keys: [{ name: "country", column: "value1" }] },
   publisher_platform: { dimension: "publisher_platform", keys: [{ name: "publisher_platform", column: "value1" }] },
   platform_position: { dimension: "publisher_platform,platform_position", keys: [{ name: "platform_position", column: "value2" }] },

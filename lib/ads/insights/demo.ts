@@ -14,17 +14,33 @@ import { snapshotAccount } from "./snapshots";
 export const DEMO_HISTORY_DAYS = 45;
 
 const DEMO_AD_SETS = [
-  { platformId: "120200000000002001", name: "demo-spring-sale", dailyBudgetCents: 4_000, ads: ["120200000000003001", "120200000000003002", "120200000000003003"] },
-  { platformId: "120200000000002002", name: "demo-new-arrivals", dailyBudgetCents: 2_500, ads: ["120200000000003004", "120200000000003005", "120200000000003006"] },
+  {
+    platformId: "120200000000002001",
+    name: "demo-spring-sale",
+    dailyBudgetCents: 4_000,
+    ads: ["120200000000003001", "120200000000003002", "120200000000003003"],
+  },
+  {
+    platformId: "120200000000002002",
+    name: "demo-new-arrivals",
+    dailyBudgetCents: 2_500,
+    ads: ["120200000000003004", "120200000000003005", "120200000000003006"],
+  },
 ] as const;
 const DEMO_CREATIVE_PLATFORM_ID = "120200000000004001";
 const DEMO_LINK = "https://shop.example.com/spring";
 
 async function ensureRows(deps: AdsDeps, customerId: string): Promise<void> {
-  const [existing] = await deps.db.select({ id: adsAdSets.id }).from(adsAdSets).where(and(eq(adsAdSets.customerId, customerId), eq(adsAdSets.platformAdSetId, DEMO_AD_SETS[0].platformId)));
+  const [existing] = await deps.db
+    .select({ id: adsAdSets.id })
+    .from(adsAdSets)
+    .where(and(eq(adsAdSets.customerId, customerId), eq(adsAdSets.platformAdSetId, DEMO_AD_SETS[0].platformId)));
   if (existing) return;
   const target = await findTargetByKey(deps.db, customerId, "demo");
-  const images = await deps.db.select({ hash: adsImages.imageHash, width: adsImages.width, height: adsImages.height }).from(adsImages).where(eq(adsImages.customerId, customerId));
+  const images = await deps.db
+    .select({ hash: adsImages.imageHash, width: adsImages.width, height: adsImages.height })
+    .from(adsImages)
+    .where(eq(adsImages.customerId, customerId));
   const hashOf = (ratio: number) => images.find((image) => Math.abs(image.width / image.height - ratio) < 0.01)?.hash ?? images[0]?.hash;
   const square = hashOf(1);
   if (!target || !square) return;
@@ -47,7 +63,17 @@ async function ensureRows(deps: AdsDeps, customerId: string): Promise<void> {
     for (const adSet of DEMO_AD_SETS) {
       const [row] = await tx
         .insert(adsAdSets)
-        .values({ customerId, targetId: target.id, name: adSet.name, dailyBudgetCents: adSet.dailyBudgetCents, targeting: { age_min: 25, age_max: 54 }, status: "ACTIVE", platformAdSetId: adSet.platformId, createdAt, updatedAt: createdAt })
+        .values({
+          customerId,
+          targetId: target.id,
+          name: adSet.name,
+          dailyBudgetCents: adSet.dailyBudgetCents,
+          targeting: { age_min: 25, age_max: 54 },
+          status: "ACTIVE",
+          platformAdSetId: adSet.platformId,
+          createdAt,
+          updatedAt: createdAt,
+        })
         .returning({ id: adsAdSets.id });
       if (!row) throw new Error("demo ad set insert returned nothing");
       await tx.insert(adsAds).values(
@@ -68,7 +94,14 @@ async function ensureRows(deps: AdsDeps, customerId: string): Promise<void> {
 }
 
 /** Puts the stored demo ad sets, creative and ads back into the simulator, with their original creation times. */
-async function registerInSimulator(deps: AdsDeps, controls: GraphSimulatorControls, customerId: string, accountId: string, campaignId: string, pageId: string): Promise<void> {
+async function registerInSimulator(
+  deps: AdsDeps,
+  controls: GraphSimulatorControls,
+  customerId: string,
+  accountId: string,
+  campaignId: string,
+  pageId: string,
+): Promise<void> {
   const adSets = await deps.db.select().from(adsAdSets).where(eq(adsAdSets.customerId, customerId));
   const ads = await deps.db.select().from(adsAds).where(eq(adsAds.customerId, customerId));
   const { state } = controls;

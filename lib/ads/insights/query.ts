@@ -32,7 +32,16 @@ export const DATE_PRESETS = [
 ] as const;
 export type DatePreset = (typeof DATE_PRESETS)[number];
 
-export const BREAKDOWNS = ["age", "gender", "country", "publisher_platform", "platform_position", "impression_device", "device_platform", "age,gender"] as const;
+export const BREAKDOWNS = [
+  "age",
+  "gender",
+  "country",
+  "publisher_platform",
+  "platform_position",
+  "impression_device",
+  "device_platform",
+  "age,gender",
+] as const;
 export type Breakdown = (typeof BREAKDOWNS)[number];
 
 /** How far back `maximum` reaches: Graph keeps insights for 37 months. */
@@ -95,12 +104,12 @@ export function resolveDateRange(input: DateRangeInput, timeZone: string, now: D
   if (input.since !== undefined || input.until !== undefined) {
     if (input.preset !== undefined) throw invalid("date_range", "give a preset or since/until, not both.");
     custom = { since: input.since, until: input.until };
-  } else if (input.preset !== undefined && input.preset.trim().startsWith("{")) {
+  } else if (input.preset?.trim().startsWith("{")) {
     try {
       const parsed: unknown = JSON.parse(input.preset);
       custom = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as { since?: unknown; until?: unknown }) : {};
     } catch {
-      throw invalid("date_range", "not valid JSON; send {\"since\":\"YYYY-MM-DD\",\"until\":\"YYYY-MM-DD\"} or a preset.");
+      throw invalid("date_range", 'not valid JSON; send {"since":"YYYY-MM-DD","until":"YYYY-MM-DD"} or a preset.');
     }
   }
   if (custom) {
@@ -140,9 +149,22 @@ export function resolveDateRange(input: DateRangeInput, timeZone: string, now: D
 }
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
-const ratio = (numerator: number, denominator: number, scale: number, digits: number) => (denominator === 0 ? null : round((numerator * scale) / denominator, digits));
+const ratio = (numerator: number, denominator: number, scale: number, digits: number) =>
+  denominator === 0 ? null : round((numerator * scale) / denominator, digits);
 
-type Aggregate = { id: string; adset_id: string; platform_id: string; k1: string; k2: string; impressions: number; reach: number; clicks: number; spend: number; conversions: number; value: number };
+type Aggregate = {
+  id: string;
+  adset_id: string;
+  platform_id: string;
+  k1: string;
+  k2: string;
+  impressions: number;
+  reach: number;
+  clicks: number;
+  spend: number;
+  conversions: number;
+  value: number;
+};
 
 function metricsOf(row: Aggregate, fields: InsightField[]): InsightMetrics {
   const spend = row.spend / 100;
@@ -183,25 +205,30 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
 
   if (query.entity_id !== undefined) {
     const table = query.level === "ad" ? adsAds : adsAdSets;
-    const [found] = await db.select({ id: table.id }).from(table).where(and(eq(table.customerId, customerId), eq(table.id, query.entity_id)));
+    const [found] = await db
+      .select({ id: table.id })
+      .from(table)
+      .where(and(eq(table.customerId, customerId), eq(table.id, query.entity_id)));
     if (!found) throw new NotFoundError(query.level === "ad" ? "Ad" : "Ad set");
   }
   if (query.adset_id !== undefined) {
-    const [found] = await db.select({ id: adsAdSets.id }).from(adsAdSets).where(and(eq(adsAdSets.customerId, customerId), eq(adsAdSets.id, query.adset_id)));
+    const [found] = await db
+      .select({ id: adsAdSets.id })
+      .from(adsAdSets)
+      .where(and(eq(adsAdSets.customerId, customerId), eq(adsAdSets.id, query.adset_id)));
     if (!found) throw new NotFoundError("Ad set");
   }
 
   const source = BREAKDOWN_SOURCES[breakdown];
   if (!source) throw new Error(`no source for breakdown ${breakdown}`);
-  const filters: SQL[] = [
-    sql`b.customer_id = ${customerId}`,
-    sql`b.breakdown = ${breakdown}`,
-    sql`b.entity_kind = ${query.level}`,
-  ];
+  const filters: SQL[] = [sql`b.customer_id = ${customerId}`, sql`b.breakdown = ${breakdown}`, sql`b.entity_kind = ${query.level}`];
   if (query.entity_id !== undefined) filters.push(sql`b.entity_id = ${query.entity_id}`);
   if (query.adset_id !== undefined) filters.push(sql`b.ad_set_id = ${query.adset_id}`);
   // The range is the union of a few aligned day blocks (blocks.ts): about ten rows per entity and value.
-  const platformIds = query.level === "ad" ? sql`select id, platform_ad_id as platform_id from ads_ads where customer_id = ${customerId}` : sql`select id, platform_ad_set_id as platform_id from ads_ad_sets where customer_id = ${customerId}`;
+  const platformIds =
+    query.level === "ad"
+      ? sql`select id, platform_ad_id as platform_id from ads_ads where customer_id = ${customerId}`
+      : sql`select id, platform_ad_set_id as platform_id from ads_ad_sets where customer_id = ${customerId}`;
   const rows = await queryRows<Aggregate>(
     db,
     sql`

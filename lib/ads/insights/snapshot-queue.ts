@@ -12,6 +12,9 @@ export async function queueSnapshot(
   await queue.publish(
     INSIGHTS_SNAPSHOT_TOPIC,
     { customer_id: customerId, rate_limit_delays: options.rateLimitDelays ?? 0 },
-    { ...(options.deduplicationId ? { deduplicationId: options.deduplicationId } : {}), ...(options.delaySeconds ? { delaySeconds: options.delaySeconds } : {}) },
+    {
+      ...(options.deduplicationId ? { deduplicationId: options.deduplicationId } : {}),
+      ...(options.delaySeconds ? { delaySeconds: options.delaySeconds } : {}),
+    },
   );
 }

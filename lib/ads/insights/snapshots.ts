@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import { adsAccounts, adsAds, adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
+import { adsAccounts, adsAds, type adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { queryRows } from "../../mail/send-jobs/sql";
 import type { AdsDeps } from "../deps";
@@ -82,15 +82,15 @@ type SnapshotRow = typeof adsInsightSnapshots.$inferSelect;
 
 function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: { id: string; adSetId: string }, pulledAt: Date): SnapshotRow {
   const [first, second] = dimension === "" ? [] : dimension.split(",");
-  const valueOf = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "") : "");
+  const breakdownValue = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "") : "");
   return {
     customerId,
     dimension,
     date: row.date_start,
     adId: ad.id,
     adSetId: ad.adSetId,
-    value1: valueOf(first),
-    value2: valueOf(second),
+    value1: breakdownValue(first),
+    value2: breakdownValue(second),
     impressions: whole(row.impressions),
     reach: whole(row.reach),
     clicks: whole(row.clicks),
@@ -159,7 +159,10 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
   const earliestMissing = afterSynced < windowStart ? afterSynced : windowStart;
   const since = earliestMissing > backfillStart ? earliestMissing : backfillStart;
 
-  const ads = await deps.db.select({ id: adsAds.id, adSetId: adsAds.adSetId, platformAdId: adsAds.platformAdId }).from(adsAds).where(eq(adsAds.customerId, customerId));
+  const ads = await deps.db
+    .select({ id: adsAds.id, adSetId: adsAds.adSetId, platformAdId: adsAds.platformAdId })
+    .from(adsAds)
+    .where(eq(adsAds.customerId, customerId));
   const byPlatformId = new Map(ads.map((ad) => [ad.platformAdId, ad]));
 
   let rows = 0;
@@ -192,7 +195,10 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
       .where(eq(adsInsightSyncs.customerId, customerId));
     throw error;
   }
-  await deps.db.update(adsInsightSyncs).set({ syncedThrough: today, lastRunAt: now, lastError: null, updatedAt: now }).where(eq(adsInsightSyncs.customerId, customerId));
+  await deps.db
+    .update(adsInsightSyncs)
+    .set({ syncedThrough: today, lastRunAt: now, lastError: null, updatedAt: now })
+    .where(eq(adsInsightSyncs.customerId, customerId));
   return { since, until: today, rows, written, skipped_rows: skipped };
 }
 
@@ -236,13 +242,23 @@ export function registerInsightsSnapshotWorker(deps: AdsDeps): void {
     } catch (error) {
       if (error instanceof PlatformError && error.kind === "rate_limited" && delays < MAX_RATE_LIMIT_DELAYS) {
         const delaySeconds = Math.max(60, error.retryAfterSeconds ?? 0) * 2 ** delays;
-        deps.logger.warn("insights snapshot rate limited; the account is retried later", { customer_id: customerId, code: error.code, subcode: error.subcode, delay_seconds: delaySeconds });
+        deps.logger.warn("insights snapshot rate limited; the account is retried later", {
+          customer_id: customerId,
+          code: error.code,
+          subcode: error.subcode,
+          delay_seconds: delaySeconds,
+        });
         await queueSnapshot(deps.queue, customerId, { delaySeconds, rateLimitDelays: delays + 1 });
         return;
       }
       deps.logger.warn("insights snapshot failed; the next run pulls the same days again", {
         customer_id: customerId,
-        error: error instanceof PlatformError ? { kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId } : error instanceof Error ? error.message : String(error),
+        error:
+          error instanceof PlatformError
+            ? { kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId }
+            : error instanceof Error
+              ? error.message
+              : String(error),
       });
     }
   });

@@ -3,7 +3,7 @@ import sharp from "sharp";
 import type { Database } from "../../db/client";
 import { adsImages } from "../../db/schema";
 import { ValidationError } from "../../core/errors";
-import { OutboundError } from "../../core/outbound/safe-fetch";
+import { OutboundError, type SafeFetch } from "../../core/outbound/safe-fetch";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
@@ -66,7 +66,7 @@ export async function fetchImage(
   options: { field?: string; anyRatio?: boolean } = {},
 ): Promise<{ bytes: Buffer; format: ImageFormat; width: number; height: number }> {
   const field = options.field ?? "url";
-  let response;
+  let response: Awaited<ReturnType<SafeFetch>>;
   try {
     response = await deps.safeFetch(url, { maxBytes: MAX_IMAGE_BYTES, timeoutMs: 30_000, headers: { accept: "image/jpeg, image/png, image/webp" } });
   } catch (error) {
@@ -97,7 +97,9 @@ export async function fetchImage(
 export async function uploadImageFromUrl(deps: AdsDeps, customerId: string, url: string): Promise<UploadedImageView> {
   const account = await connectAdAccount(deps, customerId);
   const image = await fetchImage(deps, url);
-  const uploaded = await upstream({ logger: deps.logger, customerId, action: "upload image" }, () => account.session.uploadImage(account.adAccountId, image.bytes));
+  const uploaded = await upstream({ logger: deps.logger, customerId, action: "upload image" }, () =>
+    account.session.uploadImage(account.adAccountId, image.bytes),
+  );
   const values = { url: uploaded.url, width: image.width, height: image.height, bytes: image.bytes.length, format: image.format };
   const [row] = await deps.db
     .insert(adsImages)
@@ -130,6 +132,9 @@ export async function listImages(deps: AdsDeps, customerId: string, hash: string
 }
 
 export async function findImage(db: Database, customerId: string, imageHash: string) {
-  const [row] = await db.select().from(adsImages).where(and(eq(adsImages.customerId, customerId), eq(adsImages.imageHash, imageHash)));
+  const [row] = await db
+    .select()
+    .from(adsImages)
+    .where(and(eq(adsImages.customerId, customerId), eq(adsImages.imageHash, imageHash)));
   return row;
 }

@@ -57,7 +57,9 @@ export async function createVideo(deps: AdsDeps, customerId: string, url: string
   }
   const account = await connectAdAccount(deps, customerId);
   const title = titleFrom(new URL(url));
-  const created = await upstream({ logger: deps.logger, customerId, action: "create video" }, () => account.session.createVideo(account.adAccountId, url, { title }));
+  const created = await upstream({ logger: deps.logger, customerId, action: "create video" }, () =>
+    account.session.createVideo(account.adAccountId, url, { title }),
+  );
   const now = deps.clock.now();
   const [row] = await deps.db
     .insert(adsVideos)
@@ -69,12 +71,18 @@ export async function createVideo(deps: AdsDeps, customerId: string, url: string
 }
 
 async function findVideo(db: Database, customerId: string, id: string): Promise<Row | undefined> {
-  const [row] = await db.select().from(adsVideos).where(and(eq(adsVideos.customerId, customerId), eq(adsVideos.id, id)));
+  const [row] = await db
+    .select()
+    .from(adsVideos)
+    .where(and(eq(adsVideos.customerId, customerId), eq(adsVideos.id, id)));
   return row;
 }
 
 export async function findVideoByPlatformId(db: Database, customerId: string, videoId: string): Promise<Row | undefined> {
-  const [row] = await db.select().from(adsVideos).where(and(eq(adsVideos.customerId, customerId), eq(adsVideos.platformVideoId, videoId)));
+  const [row] = await db
+    .select()
+    .from(adsVideos)
+    .where(and(eq(adsVideos.customerId, customerId), eq(adsVideos.platformVideoId, videoId)));
   return row;
 }
 

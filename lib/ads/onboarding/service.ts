@@ -156,13 +156,19 @@ export function normaliseAdAccountId(id: string): string {
  * just accepted again.
  */
 /** `backfill: false` leaves the first insights pull to the caller (the demo seed pulls its history itself). */
-export async function updateOnboarding(deps: AdsDeps, customerId: string, input: OnboardingInput, options: { backfill?: boolean } = {}): Promise<OnboardingView> {
+export async function updateOnboarding(
+  deps: AdsDeps,
+  customerId: string,
+  input: OnboardingInput,
+  options: { backfill?: boolean } = {},
+): Promise<OnboardingView> {
   const current = await loadRow(deps.db, customerId);
   const accessToken = input.access_token ?? (current?.accessTokenSealed ? deps.secrets.open(current.accessTokenSealed) : undefined);
   const appSecret = input.app_secret ?? (current?.appSecretSealed ? deps.secrets.open(current.appSecretSealed) : undefined);
   const currentAdAccountId = openField(deps, current?.adAccountId);
   const adAccountId = input.ad_account_id === undefined ? currentAdAccountId : input.ad_account_id && normaliseAdAccountId(input.ad_account_id);
-  const credentialsChanged = input.access_token !== undefined || input.app_secret !== undefined || (input.ad_account_id !== undefined && adAccountId !== currentAdAccountId);
+  const credentialsChanged =
+    input.access_token !== undefined || input.app_secret !== undefined || (input.ad_account_id !== undefined && adAccountId !== currentAdAccountId);
 
   let tokenVerifiedAt = current?.tokenVerifiedAt ?? null;
   if (credentialsChanged) {
@@ -186,7 +192,10 @@ export async function updateOnboarding(deps: AdsDeps, customerId: string, input:
     tokenVerifiedAt,
     updatedAt: deps.clock.now(),
   };
-  await deps.db.insert(adsAccounts).values({ customerId, ...values }).onConflictDoUpdate({ target: adsAccounts.customerId, set: values });
+  await deps.db
+    .insert(adsAccounts)
+    .values({ customerId, ...values })
+    .onConflictDoUpdate({ target: adsAccounts.customerId, set: values });
   const backfill = options.backfill ?? deps.config.ADS_INSIGHTS_BACKFILL_ON_CONNECT;
   if (backfill && credentialsChanged && tokenVerifiedAt && adAccountId) await queueBackfill(deps, customerId, tokenVerifiedAt);
   return getOnboarding(deps.db, customerId);
@@ -205,12 +214,15 @@ async function verifyCredentials(deps: AdsDeps, customerId: string, session: Gra
   const refused = (field: "access_token" | "ad_account_id", error: PlatformError) =>
     error.kind === "transient" || error.kind === "rate_limited"
       ? toApiError(error, { logger: deps.logger, customerId, action: "verify onboarding" })
-      : new ValidationError(field === "access_token" ? "The ad platform refused the access token with this app secret." : "The access token cannot reach this ad account.", [
-          {
-            path: field,
-            message: `Not accepted by the platform (Graph code ${error.code ?? "?"}${error.subcode ? `/${error.subcode}` : ""}${error.userMessage ? `: ${error.userMessage}` : ""}).`,
-          },
-        ]);
+      : new ValidationError(
+          field === "access_token" ? "The ad platform refused the access token with this app secret." : "The access token cannot reach this ad account.",
+          [
+            {
+              path: field,
+              message: `Not accepted by the platform (Graph code ${error.code ?? "?"}${error.subcode ? `/${error.subcode}` : ""}${error.userMessage ? `: ${error.userMessage}` : ""}).`,
+            },
+          ],
+        );
   // `GET /me` fails for a bad token and for a wrong app secret alike (the proof does not match).
   await session.verifyToken().catch((error: unknown) => {
     throw error instanceof PlatformError ? refused("access_token", error) : error;

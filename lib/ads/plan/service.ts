@@ -66,7 +66,9 @@ type Settings = { accountState: AdsAccess["accountState"]; stage: Stage; enterpr
 
 async function settingsOf(db: Database | Tx, customerId: string): Promise<Settings> {
   const [row] = await db.select().from(adsSettings).where(eq(adsSettings.customerId, customerId));
-  return row ? { accountState: row.accountState, stage: row.stage, enterpriseIncludedAds: row.enterpriseIncludedAds } : { accountState: "active", stage: "starter", enterpriseIncludedAds: null };
+  return row
+    ? { accountState: row.accountState, stage: row.stage, enterpriseIncludedAds: row.enterpriseIncludedAds }
+    : { accountState: "active", stage: "starter", enterpriseIncludedAds: null };
 }
 
 /** The selected stage of the cycle starting `cycleStart`, and a later selection already made (a downgrade). */
@@ -91,7 +93,14 @@ export async function cycleSpendCents(db: Database | Tx, customerId: string, cyc
   const [row] = await db
     .select({ spend: sql<string>`coalesce(sum(${adsInsightSnapshots.spendMinor}), 0)` })
     .from(adsInsightSnapshots)
-    .where(and(eq(adsInsightSnapshots.customerId, customerId), eq(adsInsightSnapshots.dimension, ""), gte(adsInsightSnapshots.date, cycle.start), lte(adsInsightSnapshots.date, cycle.end)));
+    .where(
+      and(
+        eq(adsInsightSnapshots.customerId, customerId),
+        eq(adsInsightSnapshots.dimension, ""),
+        gte(adsInsightSnapshots.date, cycle.start),
+        lte(adsInsightSnapshots.date, cycle.end),
+      ),
+    );
   return Number(row?.spend ?? 0);
 }
 

@@ -12,7 +12,13 @@ export type CustomAudienceCreateParams = { name: string; description?: string; s
 
 /** `ratio` 0.01–0.20 of the country's population; `country` ISO alpha-2. */
 export type LookalikeSpec = { country: string; ratio: number; type?: "similarity" | "reach" | "custom_ratio" };
-export type LookalikeAudienceCreateParams = { name: string; description?: string; subtype: "LOOKALIKE"; origin_audience_id: string; lookalike_spec: LookalikeSpec };
+export type LookalikeAudienceCreateParams = {
+  name: string;
+  description?: string;
+  subtype: "LOOKALIKE";
+  origin_audience_id: string;
+  lookalike_spec: LookalikeSpec;
+};
 
 export type CustomAudienceUpdateParams = { name?: string; description?: string };
 

@@ -127,7 +127,16 @@ export type SessionHooks = {
 export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks): GraphSession };
 
 /** What `getCampaign` reads when no fields are given. */
-export const CAMPAIGN_FIELDS: readonly CampaignField[] = ["name", "account_id", "objective", "status", "configured_status", "effective_status", "daily_budget", "lifetime_budget"];
+export const CAMPAIGN_FIELDS: readonly CampaignField[] = [
+  "name",
+  "account_id",
+  "objective",
+  "status",
+  "configured_status",
+  "effective_status",
+  "daily_budget",
+  "lifetime_budget",
+];
 
 /** What an ad's status read asks for, singly or batched. */
 const AD_STATUS_FIELDS = "id,effective_status,configured_status,status,ad_review_feedback,issues_info";
@@ -153,14 +162,20 @@ const adImage = z.object({
   width: z.number().default(0),
   height: z.number().default(0),
   name: z.string().default(""),
-  created_time: z.string().nullish().transform((time) => time ?? null),
+  created_time: z
+    .string()
+    .nullish()
+    .transform((time) => time ?? null),
 });
 const adVideo = z.object({
   id: z.string(),
   status: z.looseObject({ video_status: z.string(), processing_progress: z.number().optional() }),
   title: z.string().optional(),
   length: z.number().optional(),
-  created_time: z.string().nullish().transform((time) => time ?? null),
+  created_time: z
+    .string()
+    .nullish()
+    .transform((time) => time ?? null),
 });
 const configuredStatus = z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]);
 const campaign = z.object({
@@ -216,7 +231,9 @@ const adStatus = z
       configured_status: configured,
       effective_status: effective_status ?? configured,
       ...(ad_review_feedback ? { ad_review_feedback } : {}),
-      ...(issues_info ? { issues_info: issues_info.map(({ level, error_code, error_summary, error_message }) => ({ level, error_code, error_summary, error_message })) } : {}),
+      ...(issues_info
+        ? { issues_info: issues_info.map(({ level, error_code, error_summary, error_message }) => ({ level, error_code, error_summary, error_message })) }
+        : {}),
     };
   });
 const actionStats = z.array(z.object({ action_type: z.string(), value: z.union([z.string(), z.number()]).transform(String) })).optional();
@@ -285,7 +302,8 @@ export function usagePercent(headers: Headers): number | undefined {
   };
   const businessUseCase = read("x-business-use-case-usage");
   if (businessUseCase && typeof businessUseCase === "object") {
-    for (const entries of Object.values(businessUseCase)) if (Array.isArray(entries)) for (const entry of entries) consider(entry, ["call_count", "total_cputime", "total_time"]);
+    for (const entries of Object.values(businessUseCase))
+      if (Array.isArray(entries)) for (const entry of entries) consider(entry, ["call_count", "total_cputime", "total_time"]);
   }
   consider(read("x-ad-account-usage"), ["acc_id_util_pct"]);
   consider(read("x-app-usage"), ["call_count", "total_cputime", "total_time"]);
@@ -366,7 +384,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
 
       lastUsagePercent = usagePercent(response.headers) ?? lastUsagePercent;
       const text = await response.text();
-      let body: unknown = undefined;
+      let body: unknown;
       try {
         body = text ? (JSON.parse(text) as unknown) : undefined;
       } catch {
@@ -393,7 +411,11 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       try {
         await hooks.onTokenRejected(error);
       } catch (hookError) {
-        options.logger?.warn("recording a rejected access token failed", { code: error.code, subcode: error.subcode, error: hookError instanceof Error ? hookError.message : String(hookError) });
+        options.logger?.warn("recording a rejected access token failed", {
+          code: error.code,
+          subcode: error.subcode,
+          error: hookError instanceof Error ? hookError.message : String(hookError),
+        });
       }
     }
 
@@ -406,7 +428,15 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
           if (!(error instanceof PlatformError) || !error.retryable || error.outcomeUnknown || attemptNo >= maxAttempts) throw error;
           if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > maxDelayMs) throw error;
           const delayMs = backoff(attemptNo);
-          options.logger?.warn("graph call retried", { path: spec.path, kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId, attempt: attemptNo, delay_ms: delayMs });
+          options.logger?.warn("graph call retried", {
+            path: spec.path,
+            kind: error.kind,
+            code: error.code,
+            subcode: error.subcode,
+            fbtrace_id: error.fbtraceId,
+            attempt: attemptNo,
+            delay_ms: delayMs,
+          });
           await sleep(delayMs);
         }
       }
@@ -416,7 +446,10 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       const body = await call(spec);
       const result = schema.safeParse(body);
       if (!result.success) {
-        throw new PlatformError({ kind: "unknown", message: redactSecrets(`Graph API answered ${spec.path.split("/").pop() ?? ""} with an unexpected shape`, secrets) });
+        throw new PlatformError({
+          kind: "unknown",
+          message: redactSecrets(`Graph API answered ${spec.path.split("/").pop() ?? ""} with an unexpected shape`, secrets),
+        });
       }
       return result.data;
     }
@@ -475,9 +508,15 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         }),
 
       createVideo: (account, fileUrl, videoOptions = {}) =>
-        parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/advideos`, params: { file_url: fileUrl, title: videoOptions.title }, idempotent: false }),
+        parsed(idResponse, {
+          method: "POST",
+          path: `${adAccountPath(account)}/advideos`,
+          params: { file_url: fileUrl, title: videoOptions.title },
+          idempotent: false,
+        }),
 
-      getVideo: (videoId) => parsed(adVideo, { method: "GET", path: objectPath(videoId), params: { fields: "id,status,title,length,created_time" }, idempotent: true }),
+      getVideo: (videoId) =>
+        parsed(adVideo, { method: "GET", path: objectPath(videoId), params: { fields: "id,status,title,length,created_time" }, idempotent: true }),
 
       listVideos: (account) => collect(adVideo, `${adAccountPath(account)}/advideos`, { fields: "id,status,title,length,created_time" }),
 
@@ -491,14 +530,15 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
 
       updateAd: (adId, params) => update(adId, params),
 
-      getAd: (adId) =>
-        parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: AD_STATUS_FIELDS }, idempotent: true }),
+      getAd: (adId) => parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: AD_STATUS_FIELDS }, idempotent: true }),
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
 
-      createCustomAudience: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
+      createCustomAudience: (account, params) =>
+        parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
 
-      createLookalikeAudience: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
+      createLookalikeAudience: (account, params) =>
+        parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
 
       getCustomAudience: (audienceId) =>
         parsed(customAudienceView, {
@@ -534,7 +574,14 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         ).data,
 
       searchInterests: async (query, searchOptions) =>
-        (await parsed(page(interestResult), { method: "GET", path: "search", params: { type: "adinterest", q: query, limit: searchOptions.limit }, idempotent: true })).data,
+        (
+          await parsed(page(interestResult), {
+            method: "GET",
+            path: "search",
+            params: { type: "adinterest", q: query, limit: searchOptions.limit },
+            idempotent: true,
+          })
+        ).data,
 
       async getAds(adIds) {
         if (adIds.length === 0) return new Map();
@@ -550,7 +597,11 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         for (let pageNo = 0; pageNo < INSIGHTS_MAX_PAGES; pageNo++) {
           // A background pull stops short of the limit Graph reports nearing, so customers' own calls keep working.
           if (pageNo > 0 && lastUsagePercent !== undefined && lastUsagePercent >= INSIGHTS_USAGE_PAUSE_PERCENT) {
-            throw new PlatformError({ kind: "rate_limited", message: `Graph reports ${lastUsagePercent} % of the rate-limit budget used; the insights pull pauses`, retryAfterSeconds: 60 });
+            throw new PlatformError({
+              kind: "rate_limited",
+              message: `Graph reports ${lastUsagePercent} % of the rate-limit budget used; the insights pull pauses`,
+              retryAfterSeconds: 60,
+            });
           }
           const result = await parsed(page(dailyAdInsight), {
             method: "GET",

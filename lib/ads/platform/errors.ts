@@ -211,11 +211,22 @@ export function describePlatformError(error: PlatformError, options: { fieldMap?
         retryAfterSeconds: error.retryAfterSeconds ?? 60,
       };
     case "transient":
-      return { status: 503, code: "internal_error", message: "The ad platform is temporarily unavailable; retry with backoff.", details: null, retryAfterSeconds: 30 };
+      return {
+        status: 503,
+        code: "internal_error",
+        message: "The ad platform is temporarily unavailable; retry with backoff.",
+        details: null,
+        retryAfterSeconds: 30,
+      };
     case "auth":
     case "permission":
     case "unknown":
       break;
   }
-  return { status: 502, code: "internal_error", message: "The ad platform refused the request; the operator has to check the ad account connection.", details: null };
+  return {
+    status: 502,
+    code: "internal_error",
+    message: "The ad platform refused the request; the operator has to check the ad account connection.",
+    details: null,
+  };
 }

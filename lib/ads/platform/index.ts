@@ -2,7 +2,16 @@
  * The ads service's one interface to the ad platform: the Graph client and its errors. The simulator is
  * imported from `./simulator/*` directly, so production bundles never load it.
  */
-export { CAMPAIGN_FIELDS, MAX_IDS_PER_READ, createGraphClient, type FetchLike, type GraphClient, type GraphClientOptions, type GraphSession, type SessionHooks } from "./client";
+export {
+  CAMPAIGN_FIELDS,
+  MAX_IDS_PER_READ,
+  createGraphClient,
+  type FetchLike,
+  type GraphClient,
+  type GraphClientOptions,
+  type GraphSession,
+  type SessionHooks,
+} from "./client";
 export {
   PlatformError,
   classifyGraphError,

@@ -35,7 +35,14 @@ function cacheOf(deps: AdsDeps): LruCache<Entry> {
 
 /** Same results for `München`, ` münchen ` and `MÜNCHEN`. */
 function queryKey(parts: (string | number | undefined)[]): string {
-  return parts.map((part) => String(part ?? "").normalize("NFC").trim().toLowerCase()).join("\u0001");
+  return parts
+    .map((part) =>
+      String(part ?? "")
+        .normalize("NFC")
+        .trim()
+        .toLowerCase(),
+    )
+    .join("\u0001");
 }
 
 async function cached<T>(deps: AdsDeps, customerId: string, key: string, load: (session: GraphSession) => Promise<T[]>): Promise<T[]> {
@@ -71,7 +78,9 @@ export async function searchCities(deps: AdsDeps, customerId: string, query: { q
 export async function searchInterests(deps: AdsDeps, customerId: string, query: { q: string; limit: number }): Promise<InterestItem[]> {
   const key = queryKey(["interest", query.q, query.limit]);
   return cached(deps, customerId, key, async (session) => {
-    const found = await upstream({ logger: deps.logger, customerId, action: "search interests" }, () => session.searchInterests(query.q.trim(), { limit: query.limit }));
+    const found = await upstream({ logger: deps.logger, customerId, action: "search interests" }, () =>
+      session.searchInterests(query.q.trim(), { limit: query.limit }),
+    );
     return found.map((interest) => ({
       id: interest.id,
       name: interest.name,

@@ -20,8 +20,16 @@ export type TargetView = {
   updated_at: string;
 };
 
-export type TargetConfigInput = Omit<TargetConfigRecord, "bid_strategy" | "promoted_object" | "publisher_platforms" | "facebook_positions" | "instagram_positions" | "device_platforms" | "advantage_audience"> &
-  Partial<Pick<TargetConfigRecord, "bid_strategy" | "promoted_object" | "publisher_platforms" | "facebook_positions" | "instagram_positions" | "device_platforms" | "advantage_audience">>;
+export type TargetConfigInput = Omit<
+  TargetConfigRecord,
+  "bid_strategy" | "promoted_object" | "publisher_platforms" | "facebook_positions" | "instagram_positions" | "device_platforms" | "advantage_audience"
+> &
+  Partial<
+    Pick<
+      TargetConfigRecord,
+      "bid_strategy" | "promoted_object" | "publisher_platforms" | "facebook_positions" | "instagram_positions" | "device_platforms" | "advantage_audience"
+    >
+  >;
 
 export function toTargetView(row: TargetRow): TargetView {
   return {
@@ -86,9 +94,12 @@ async function readCampaign(deps: AdsDeps, customerId: string, campaignId: strin
       throw campaignProblem(`No campaign with this id is reachable with the customer's token (${graphCode}).`);
     }
     if (error.kind === "auth" && error.code === 190) {
-      throw new ValidationError(`The platform refused the customer's access token (${graphCode}); set a new one with PATCH /admin/v1/customers/{id}/ads/account.`, {
-        missing: ["access_token"],
-      });
+      throw new ValidationError(
+        `The platform refused the customer's access token (${graphCode}); set a new one with PATCH /admin/v1/customers/{id}/ads/account.`,
+        {
+          missing: ["access_token"],
+        },
+      );
     }
     throw toApiError(error, { logger: deps.logger, customerId, action: "verify target campaign" });
   }
@@ -112,7 +123,9 @@ async function syncCampaign(deps: AdsDeps, customerId: string, campaignId: strin
     throw campaignProblem(`The campaign is ${configured.toLowerCase()} on the platform; use a live campaign.`);
   }
   if (holdsBudget(campaign.daily_budget) || holdsBudget(campaign.lifetime_budget)) {
-    throw campaignProblem("The campaign holds the budget (campaign budget optimisation); customers give each ad set its own budget, which the platform refuses under such a campaign.");
+    throw campaignProblem(
+      "The campaign holds the budget (campaign budget optimisation); customers give each ad set its own budget, which the platform refuses under such a campaign.",
+    );
   }
   if (configured !== status) {
     await upstream({ logger: deps.logger, customerId, action: "mirror target status to campaign" }, () => session.updateCampaign(campaignId, { status }));
@@ -143,7 +156,10 @@ export async function listTargets(db: Database, customerId: string): Promise<Tar
 }
 
 export async function findTargetByKey(db: Database | Tx, customerId: string, key: string): Promise<TargetRow | undefined> {
-  const [row] = await db.select().from(adsTargets).where(and(eq(adsTargets.customerId, customerId), eq(adsTargets.key, key)));
+  const [row] = await db
+    .select()
+    .from(adsTargets)
+    .where(and(eq(adsTargets.customerId, customerId), eq(adsTargets.key, key)));
   return row;
 }
 

@@ -24,7 +24,11 @@ const VIDEO_BACKDROP = "#1f2937";
  * engine that renders creatives and `preview.png`, then scaled to `DRAFT_PREVIEW_WIDTH` as JPEG data URLs.
  * Checked like a save (layout problems and values answer 422 with their path); nothing is stored.
  */
-export async function previewTemplateDraft(deps: Pick<AdsDeps, "safeFetch">, draft: TemplateDraft, values: Record<string, string>): Promise<Record<CreativeRatio, string>> {
+export async function previewTemplateDraft(
+  deps: Pick<AdsDeps, "safeFetch">,
+  draft: TemplateDraft,
+  values: Record<string, string>,
+): Promise<Record<CreativeRatio, string>> {
   const problems = layoutProblems(draft.params, draft.layouts, draft.highlight).map((p) => ({ ...p, path: `template.${p.path}` }));
   if (problems.length > 0) throw new ValidationError("The template's layouts do not fit its parameters; see details.", problems);
   const resolved = await resolveValues(deps, draft, values, { useExamples: true });

@@ -40,8 +40,10 @@ export const TemplateParam = z
     if (param.type !== "text" && (param.min_chars !== null || param.max_chars !== null || param.supports_highlight)) {
       ctx.addIssue({ code: "custom", message: "min_chars, max_chars and supports_highlight apply to text parameters only." });
     }
-    if (param.min_chars !== null && param.max_chars !== null && param.min_chars > param.max_chars) ctx.addIssue({ code: "custom", path: ["min_chars"], message: "min_chars exceeds max_chars." });
-    if (param.type === "color" && param.example !== null && !COLOR.test(param.example)) ctx.addIssue({ code: "custom", path: ["example"], message: "A colour example is #rrggbb." });
+    if (param.min_chars !== null && param.max_chars !== null && param.min_chars > param.max_chars)
+      ctx.addIssue({ code: "custom", path: ["min_chars"], message: "min_chars exceeds max_chars." });
+    if (param.type === "color" && param.example !== null && !COLOR.test(param.example))
+      ctx.addIssue({ code: "custom", path: ["example"], message: "A colour example is #rrggbb." });
   });
 export type TemplateParam = z.infer<typeof TemplateParam>;
 
@@ -154,16 +156,18 @@ export function layoutProblems(params: readonly TemplateParam[], layouts: Layout
       return;
     }
     style(`${path}.style`, node.style);
-    if (node.type === "box") node.children?.forEach((child, i) => walk(child, `${path}.children.${i}`, depth + 1));
-    else if (node.type === "image") {
+    if (node.type === "box") {
+      for (const [i, child] of (node.children ?? []).entries()) walk(child, `${path}.children.${i}`, depth + 1);
+    } else if (node.type === "image") {
       ref(`${path}.param`, node.param, "image");
-      if (node.style?.width === undefined || node.style.height === undefined) problems.push({ path: `${path}.style`, message: "An image node needs a width and a height." });
-    }
-    else {
+      if (node.style?.width === undefined || node.style.height === undefined)
+        problems.push({ path: `${path}.style`, message: "An image node needs a width and a height." });
+    } else {
       if ((node.param === undefined) === (node.text === undefined)) problems.push({ path, message: "A text node has exactly one of param and text." });
       if (node.param !== undefined) ref(`${path}.param`, node.param, "text");
       const fontSize = node.style?.fontSize;
-      if (node.min_font_size !== undefined && (fontSize === undefined || node.min_font_size > fontSize)) problems.push({ path: `${path}.min_font_size`, message: "min_font_size needs a fontSize at least as large." });
+      if (node.min_font_size !== undefined && (fontSize === undefined || node.min_font_size > fontSize))
+        problems.push({ path: `${path}.min_font_size`, message: "min_font_size needs a fontSize at least as large." });
       if ((node.min_font_size !== undefined || node.max_lines !== undefined) && typeof node.style?.width !== "number") {
         problems.push({ path: `${path}.style.width`, message: "A text node that shrinks to fit needs a width in pixels." });
       }
@@ -173,16 +177,27 @@ export function layoutProblems(params: readonly TemplateParam[], layouts: Layout
     const root = layouts[ratio];
     const { width, height } = RATIO_SIZES[ratio];
     if (root.type !== "box") problems.push({ path: `layouts.${ratio}`, message: "The root of a layout is a box." });
-    if (root.style?.width !== undefined && root.style.width !== width) problems.push({ path: `layouts.${ratio}.style.width`, message: `The ${ratio} layout is ${width} wide.` });
-    if (root.style?.height !== undefined && root.style.height !== height) problems.push({ path: `layouts.${ratio}.style.height`, message: `The ${ratio} layout is ${height} high.` });
+    if (root.style?.width !== undefined && root.style.width !== width)
+      problems.push({ path: `layouts.${ratio}.style.width`, message: `The ${ratio} layout is ${width} wide.` });
+    if (root.style?.height !== undefined && root.style.height !== height)
+      problems.push({ path: `layouts.${ratio}.style.height`, message: `The ${ratio} layout is ${height} high.` });
     walk(root, `layouts.${ratio}`, 0);
   }
   if (highlight) style("highlight", highlight as LayoutStyle);
-  if (params.some((p) => p.supports_highlight) && !highlight) problems.push({ path: "highlight", message: "A template with highlight parameters needs a highlight style." });
+  if (params.some((p) => p.supports_highlight) && !highlight)
+    problems.push({ path: "highlight", message: "A template with highlight parameters needs a highlight style." });
   return problems;
 }
 
 /** A stored template's definition, parsed again on read (rows hold what was validated on save). */
-export function definitionOf(row: { params: unknown; layouts: unknown; highlight: unknown }): { params: TemplateParam[]; layouts: Layouts; highlight: HighlightStyle | null } {
-  return { params: z.array(TemplateParam).parse(row.params), layouts: Layouts.parse(row.layouts) as Layouts, highlight: row.highlight ? HighlightStyle.parse(row.highlight) : null };
+export function definitionOf(row: { params: unknown; layouts: unknown; highlight: unknown }): {
+  params: TemplateParam[];
+  layouts: Layouts;
+  highlight: HighlightStyle | null;
+} {
+  return {
+    params: z.array(TemplateParam).parse(row.params),
+    layouts: Layouts.parse(row.layouts) as Layouts,
+    highlight: row.highlight ? HighlightStyle.parse(row.highlight) : null,
+  };
 }

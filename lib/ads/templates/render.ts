@@ -60,7 +60,8 @@ export function checkValues(template: TemplateDefinition, input: Record<string, 
         const segments = segmentsOf(value, param.supports_highlight);
         const length = [...visibleText(segments)].length;
         if (param.min_chars !== null && length < param.min_chars) problems.push(problem(param.name, `At least ${param.min_chars} characters (has ${length}).`));
-        else if (param.max_chars !== null && length > param.max_chars) problems.push(problem(param.name, `At most ${param.max_chars} characters (has ${length}).`));
+        else if (param.max_chars !== null && length > param.max_chars)
+          problems.push(problem(param.name, `At most ${param.max_chars} characters (has ${length}).`));
         else checked.text.set(param.name, segments);
         break;
       }
@@ -88,14 +89,21 @@ export function checkValues(template: TemplateDefinition, input: Record<string, 
  * `checkValues`, then each image fetched by the SSRF-safe client (JPG/PNG/WebP by content, at most 30 MB,
  * 422 naming the parameter otherwise), decoded with sharp's pixel limit and kept as a data URI.
  */
-export async function resolveValues(deps: Pick<AdsDeps, "safeFetch">, template: TemplateDefinition, input: Record<string, unknown>, options: { useExamples: boolean }): Promise<ResolvedValues> {
+export async function resolveValues(
+  deps: Pick<AdsDeps, "safeFetch">,
+  template: TemplateDefinition,
+  input: Record<string, unknown>,
+  options: { useExamples: boolean },
+): Promise<ResolvedValues> {
   const checked = checkValues(template, input, options);
   const resolved: ResolvedValues = { text: checked.text, color: checked.color, image: new Map() };
   await Promise.all(
     [...checked.imageUrls].map(async ([name, url]) => {
       const image = await fetchImage(deps, url, { field: `params.${name}`, anyRatio: true });
       const meta = await sharp(image.bytes, { limitInputPixels: 100_000_000 }).metadata();
-      const decoded = sharp(image.bytes, { limitInputPixels: 100_000_000 }).rotate().resize({ width: MAX_IMAGE_EDGE, height: MAX_IMAGE_EDGE, fit: "inside", withoutEnlargement: true });
+      const decoded = sharp(image.bytes, { limitInputPixels: 100_000_000 })
+        .rotate()
+        .resize({ width: MAX_IMAGE_EDGE, height: MAX_IMAGE_EDGE, fit: "inside", withoutEnlargement: true });
       const output = meta.hasAlpha ? await decoded.png().toBuffer() : await decoded.jpeg({ quality: 92 }).toBuffer();
       resolved.image.set(name, `data:image/${meta.hasAlpha ? "png" : "jpeg"};base64,${output.toString("base64")}`);
     }),
@@ -131,7 +139,12 @@ class FitError extends Error {
   }
 }
 
-function textElement(node: Extract<LayoutNode, { type: "text" }>, template: TemplateDefinition, values: ResolvedValues, params: Map<string, TemplateParam>): Element | null {
+function textElement(
+  node: Extract<LayoutNode, { type: "text" }>,
+  template: TemplateDefinition,
+  values: ResolvedValues,
+  params: Map<string, TemplateParam>,
+): Element | null {
   const segments = node.param !== undefined ? values.text.get(node.param) : node.text !== undefined ? [{ text: node.text, highlight: false }] : undefined;
   if (!segments) return null;
   const style = styleOf(node.style, values, params);
@@ -142,7 +155,14 @@ function textElement(node: Extract<LayoutNode, { type: "text" }>, template: Temp
   const shown = node.style?.textTransform === "uppercase" ? segments.map((s) => ({ ...s, text: s.text.toUpperCase() })) : segments;
   let size = fontSize;
   if (typeof node.style?.width === "number") {
-    const box = { width: node.style.width - (node.style.paddingLeft ?? node.style.padding ?? 0) - (node.style.paddingRight ?? node.style.padding ?? 0), height: typeof node.style.height === "number" ? node.style.height : null, maxLines: node.max_lines ?? null, lineHeight, weight, letterSpacing };
+    const box = {
+      width: node.style.width - (node.style.paddingLeft ?? node.style.padding ?? 0) - (node.style.paddingRight ?? node.style.padding ?? 0),
+      height: typeof node.style.height === "number" ? node.style.height : null,
+      maxLines: node.max_lines ?? null,
+      lineHeight,
+      weight,
+      letterSpacing,
+    };
     const fitted = fittingFontSize(shown, fontSize, node.min_font_size ?? fontSize, box);
     if (fitted === null) throw new FitError(node.param ?? null);
     size = fitted;
@@ -205,12 +225,21 @@ function textElement(node: Extract<LayoutNode, { type: "text" }>, template: Temp
 function elementOf(node: LayoutNode, template: TemplateDefinition, values: ResolvedValues, params: Map<string, TemplateParam>): Element | null {
   switch (node.type) {
     case "box":
-      return { type: "div", props: { style: styleOf(node.style, values, params), children: (node.children ?? []).map((child) => elementOf(child, template, values, params)).filter((e): e is Element => e !== null) } };
+      return {
+        type: "div",
+        props: {
+          style: styleOf(node.style, values, params),
+          children: (node.children ?? []).map((child) => elementOf(child, template, values, params)).filter((e): e is Element => e !== null),
+        },
+      };
     case "image": {
       const src = values.image.get(node.param);
       if (!src) return null;
       const style = styleOf(node.style, values, params);
-      return { type: "img", props: { src, width: node.style?.width, height: node.style?.height, style: { ...style, objectFit: node.style?.objectFit ?? "cover" } } };
+      return {
+        type: "img",
+        props: { src, width: node.style?.width, height: node.style?.height, style: { ...style, objectFit: node.style?.objectFit ?? "cover" } },
+      };
     }
     case "text":
       return textElement(node, template, values, params);
@@ -230,7 +259,9 @@ export function layoutElement(template: TemplateDefinition, values: ResolvedValu
   } catch (error) {
     if (error instanceof FitError) {
       const path = error.param ? `params.${error.param}` : "template";
-      throw new ValidationError("A text does not fit its box even at the smallest size; shorten it.", [{ path, message: `Too long for its box in the ${ratio} format, even at the layout's smallest font size.` }]);
+      throw new ValidationError("A text does not fit its box even at the smallest size; shorten it.", [
+        { path, message: `Too long for its box in the ${ratio} format, even at the layout's smallest font size.` },
+      ]);
     }
     throw error;
   }

@@ -35,7 +35,6 @@ export type TemplateInput = z.infer<typeof TemplateInput>;
 
 export type AdminTemplateView = TemplateInput & { id: string; status: "active" | "inactive"; revision: number; created_at: string; updated_at: string };
 
-
 function adminView(row: Row): AdminTemplateView {
   const definition = definitionOf(row);
   return {
@@ -53,7 +52,8 @@ function adminView(row: Row): AdminTemplateView {
 
 function assertLayouts(input: Pick<TemplateInput, "params" | "layouts" | "highlight" | "type">): void {
   const problems = layoutProblems(input.params, input.layouts, input.highlight);
-  if (input.type === "image" && input.params.some((p) => p.type === "video")) problems.push({ path: "params", message: "Video parameters belong to video templates." });
+  if (input.type === "image" && input.params.some((p) => p.type === "video"))
+    problems.push({ path: "params", message: "Video parameters belong to video templates." });
   if (input.type === "video" && input.params.filter((p) => p.type === "video" && p.required).length !== 1) {
     problems.push({ path: "params", message: "A video template has exactly one required video parameter: the background the layout is drawn on." });
   }
@@ -88,7 +88,11 @@ export async function listAdTemplates(db: Database): Promise<AdminTemplateView[]
 }
 
 /** A partial update; the result is checked as a whole and gets a new revision (new preview URLs). */
-export async function updateAdTemplate(deps: Pick<AdsDeps, "db" | "clock">, id: string, patch: Partial<TemplateInput> & { status?: "active" | "inactive" }): Promise<AdminTemplateView> {
+export async function updateAdTemplate(
+  deps: Pick<AdsDeps, "db" | "clock">,
+  id: string,
+  patch: Partial<TemplateInput> & { status?: "active" | "inactive" },
+): Promise<AdminTemplateView> {
   const current = adminView(await requireTemplate(deps.db, id));
   const next = { ...current, ...patch };
   assertLayouts(next);
@@ -139,12 +143,26 @@ async function assignment(db: Database, customerId: string, templateId: string):
 }
 
 export async function listAssignments(db: Database, customerId: string): Promise<AssignmentView[]> {
-  const rows = await db.select().from(adsTemplateAssignments).where(eq(adsTemplateAssignments.customerId, customerId)).orderBy(asc(adsTemplateAssignments.createdAt));
-  return rows.map((row) => ({ template_id: row.templateId, customer_id: row.customerId, preview_values: row.previewValues, assigned_at: row.createdAt.toISOString() }));
+  const rows = await db
+    .select()
+    .from(adsTemplateAssignments)
+    .where(eq(adsTemplateAssignments.customerId, customerId))
+    .orderBy(asc(adsTemplateAssignments.createdAt));
+  return rows.map((row) => ({
+    template_id: row.templateId,
+    customer_id: row.customerId,
+    preview_values: row.previewValues,
+    assigned_at: row.createdAt.toISOString(),
+  }));
 }
 
 /** The operator's preview values for one customer, checked like render values (images are not fetched here). */
-export async function setPreviewValues(deps: Pick<AdsDeps, "db" | "clock">, customerId: string, templateId: string, values: Record<string, string>): Promise<AssignmentView> {
+export async function setPreviewValues(
+  deps: Pick<AdsDeps, "db" | "clock">,
+  customerId: string,
+  templateId: string,
+  values: Record<string, string>,
+): Promise<AssignmentView> {
   const template = await requireTemplate(deps.db, templateId);
   checkValues(definitionOf(template), values, { useExamples: true });
   const updated = await deps.db
@@ -158,7 +176,14 @@ export async function setPreviewValues(deps: Pick<AdsDeps, "db" | "clock">, cust
 
 // ---- customer ------------------------------------------------------------------------------
 
-export type TemplateListItem = { id: string; name: string; description: string; type: "image" | "video"; has_params: boolean; preview_urls: Record<CreativeRatio, string> };
+export type TemplateListItem = {
+  id: string;
+  name: string;
+  description: string;
+  type: "image" | "video";
+  has_params: boolean;
+  preview_urls: Record<CreativeRatio, string>;
+};
 export type TemplateDetail = TemplateListItem & { params: TemplateParam[] };
 export type TemplatePreview = { template: string; params: Record<string, string>; preview_urls: Record<CreativeRatio, string> };
 
@@ -193,7 +218,11 @@ function listItem(deps: Pick<AdsDeps, "secrets" | "publicBaseUrl">, customerId: 
   };
 }
 
-export async function listCustomerTemplates(deps: Pick<AdsDeps, "db" | "secrets" | "publicBaseUrl">, customerId: string, page: { limit: number; offset: number }): Promise<TemplateListItem[]> {
+export async function listCustomerTemplates(
+  deps: Pick<AdsDeps, "db" | "secrets" | "publicBaseUrl">,
+  customerId: string,
+  page: { limit: number; offset: number },
+): Promise<TemplateListItem[]> {
   const rows = await deps.db
     .select({ template: adsTemplates })
     .from(adsTemplateAssignments)
@@ -205,13 +234,21 @@ export async function listCustomerTemplates(deps: Pick<AdsDeps, "db" | "secrets"
   return rows.map((r) => listItem(deps, customerId, r.template));
 }
 
-export async function getCustomerTemplate(deps: Pick<AdsDeps, "db" | "secrets" | "publicBaseUrl">, customerId: string, templateId: string): Promise<TemplateDetail> {
+export async function getCustomerTemplate(
+  deps: Pick<AdsDeps, "db" | "secrets" | "publicBaseUrl">,
+  customerId: string,
+  templateId: string,
+): Promise<TemplateDetail> {
   const found = await assignedActive(deps.db, customerId, templateId);
   if (!found) throw new NotFoundError("Template");
   return { ...listItem(deps, customerId, found.template), params: definitionOf(found.template).params };
 }
 
-export async function getTemplatePreview(deps: Pick<AdsDeps, "db" | "secrets" | "publicBaseUrl">, customerId: string, templateId: string): Promise<TemplatePreview> {
+export async function getTemplatePreview(
+  deps: Pick<AdsDeps, "db" | "secrets" | "publicBaseUrl">,
+  customerId: string,
+  templateId: string,
+): Promise<TemplatePreview> {
   const found = await assignedActive(deps.db, customerId, templateId);
   if (!found) throw new NotFoundError("Template");
   return { template: templateId, params: found.previewValues, preview_urls: previewUrls(deps, customerId, templateId) };
@@ -238,7 +275,10 @@ const VIDEO_PREVIEW_BACKDROP = "#1f2937";
  * (examples where none) and found by content afterwards: the address changes with the template's revision
  * and the values.
  */
-export async function previewImageUrl(deps: AdsDeps, input: { templateId: string; customerId: string | undefined; token: string | undefined; ratio: string }): Promise<string | null> {
+export async function previewImageUrl(
+  deps: AdsDeps,
+  input: { templateId: string; customerId: string | undefined; token: string | undefined; ratio: string },
+): Promise<string | null> {
   const { customerId, token, templateId } = input;
   if (!customerId || !token || !(CREATIVE_RATIOS as readonly string[]).includes(input.ratio)) return null;
   if (!safeEqual(token, previewToken(deps, customerId, templateId))) return null;
@@ -265,7 +305,10 @@ export type RenderedCreative = { id: string; template: string; type: "IMAGE"; fo
  */
 export async function renderCreative(deps: AdsDeps, customerId: string, input: RenderInput): Promise<RenderedCreative | VideoRenderStarted> {
   const found = await assignedActive(deps.db, customerId, input.template);
-  if (!found) throw new ValidationError("The template cannot be rendered; see details.", [{ path: "template", message: "No active template with this id is assigned to this account." }]);
+  if (!found)
+    throw new ValidationError("The template cannot be rendered; see details.", [
+      { path: "template", message: "No active template with this id is assigned to this account." },
+    ]);
   const definition = definitionOf(found.template);
   if (found.template.type === "video") return startVideoRender(deps, customerId, found.template, definition, input.params, input.name);
   const values = await resolveValues(deps, definition, input.params, { useExamples: false });
@@ -289,6 +332,11 @@ export async function renderCreative(deps: AdsDeps, customerId: string, input: R
     }),
   );
   const byRatio = <K extends "hash" | "url">(key: K) => Object.fromEntries(uploaded.map((u) => [u.ratio, u[key]])) as Record<CreativeRatio, string>;
-  const creative = await insertCreativeDraft(deps.db, customerId, { name: input.name ?? found.template.name, type: "IMAGE", imageHashes: byRatio("hash"), templateId: found.template.id, formats: byRatio("url") }, now);
+  const creative = await insertCreativeDraft(
+    deps.db,
+    customerId,
+    { name: input.name ?? found.template.name, type: "IMAGE", imageHashes: byRatio("hash"), templateId: found.template.id, formats: byRatio("url") },
+    now,
+  );
   return { id: creative.id, template: found.template.id, type: "IMAGE", formats: byRatio("url") };
 }

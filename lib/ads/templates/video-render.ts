@@ -43,14 +43,29 @@ export type VideoRenderView = {
   platform_creative_id: string | null;
 };
 
-export async function startVideoRender(deps: AdsDeps, customerId: string, template: { id: string; name: string }, definition: TemplateDefinition, params: Record<string, unknown>, name: string | undefined): Promise<VideoRenderStarted> {
+export async function startVideoRender(
+  deps: AdsDeps,
+  customerId: string,
+  template: { id: string; name: string },
+  definition: TemplateDefinition,
+  params: Record<string, unknown>,
+  name: string | undefined,
+): Promise<VideoRenderStarted> {
   checkValues(definition, params, { useExamples: false });
   // The job needs the ad account; an incomplete onboarding is the caller's 422 now, not a failed job later.
   await connectAdAccount(deps, customerId);
   const now = deps.clock.now();
   const creative = await deps.db.transaction(async (tx) => {
     const draft = await insertCreativeDraft(tx, customerId, { name: name ?? template.name, type: "VIDEO", templateId: template.id }, now);
-    await tx.insert(adsVideoRenders).values({ creativeId: draft.id, customerId, templateId: template.id, status: "PROCESSING", params: params as Record<string, string>, createdAt: now, updatedAt: now });
+    await tx.insert(adsVideoRenders).values({
+      creativeId: draft.id,
+      customerId,
+      templateId: template.id,
+      status: "PROCESSING",
+      params: params as Record<string, string>,
+      createdAt: now,
+      updatedAt: now,
+    });
     return draft;
   });
   await deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: creative.id });
@@ -64,7 +79,10 @@ function isVideoContainer(bytes: Uint8Array): boolean {
 }
 
 async function fail(deps: Pick<AdsDeps, "db" | "clock">, creativeId: string, reason: string): Promise<void> {
-  await deps.db.update(adsVideoRenders).set({ status: "FAILED", reason, leasedUntil: null, updatedAt: deps.clock.now() }).where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
+  await deps.db
+    .update(adsVideoRenders)
+    .set({ status: "FAILED", reason, leasedUntil: null, updatedAt: deps.clock.now() })
+    .where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
 }
 
 /**
@@ -77,13 +95,22 @@ export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise
   const [render] = await deps.db
     .update(adsVideoRenders)
     .set({ leasedUntil: new Date(now.getTime() + LEASE_MS), updatedAt: now })
-    .where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING"), or(isNull(adsVideoRenders.leasedUntil), lt(adsVideoRenders.leasedUntil, now))))
+    .where(
+      and(
+        eq(adsVideoRenders.creativeId, creativeId),
+        eq(adsVideoRenders.status, "PROCESSING"),
+        or(isNull(adsVideoRenders.leasedUntil), lt(adsVideoRenders.leasedUntil, now)),
+      ),
+    )
     .returning();
   if (!render) return;
   try {
     await compose(deps, render);
   } catch (error) {
-    await deps.db.update(adsVideoRenders).set({ leasedUntil: null }).where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
+    await deps.db
+      .update(adsVideoRenders)
+      .set({ leasedUntil: null })
+      .where(and(eq(adsVideoRenders.creativeId, creativeId), eq(adsVideoRenders.status, "PROCESSING")));
     throw error;
   }
 }
@@ -103,7 +130,11 @@ async function compose(deps: AdsDeps, render: typeof adsVideoRenders.$inferSelec
       const own = await deps.blobs.readPublished(videoUrl, MAX_TEMPLATE_VIDEO_BYTES);
       if (own) background = own;
       else {
-        const response = await deps.safeFetch(videoUrl, { maxBytes: MAX_TEMPLATE_VIDEO_BYTES, timeoutMs: 120_000, headers: { accept: "video/mp4, video/quicktime" } });
+        const response = await deps.safeFetch(videoUrl, {
+          maxBytes: MAX_TEMPLATE_VIDEO_BYTES,
+          timeoutMs: 120_000,
+          headers: { accept: "video/mp4, video/quicktime" },
+        });
         if (response.status !== 200) return fail(deps, creativeId, `params.${videoParam}: the URL answered HTTP ${response.status}, not 200.`);
         background = response.body;
       }
@@ -121,10 +152,18 @@ async function compose(deps: AdsDeps, render: typeof adsVideoRenders.$inferSelec
       const overlay = await drawOverlay(layoutElement(definition, values, ratio), ratio);
       const video = await composeVideo(background, overlay, ratio);
       const { url } = await deps.blobs.put(`creatives/${sha256Hex(video)}.mp4`, video, { contentType: "video/mp4", cacheControlMaxAge: 31_536_000 });
-      const created = await upstream({ logger: deps.logger, customerId: render.customerId, action: "create video" }, () => account.session.createVideo(account.adAccountId, url, { title: `template-${ratio.replace(":", "x")}.mp4` }));
+      const created = await upstream({ logger: deps.logger, customerId: render.customerId, action: "create video" }, () =>
+        account.session.createVideo(account.adAccountId, url, { title: `template-${ratio.replace(":", "x")}.mp4` }),
+      );
       await deps.db
         .insert(adsVideos)
-        .values({ customerId: render.customerId, platformVideoId: created.id, status: "PROCESSING", title: `template-${ratio.replace(":", "x")}.mp4`, createdAt: deps.clock.now() })
+        .values({
+          customerId: render.customerId,
+          platformVideoId: created.id,
+          status: "PROCESSING",
+          title: `template-${ratio.replace(":", "x")}.mp4`,
+          createdAt: deps.clock.now(),
+        })
         .onConflictDoNothing({ target: [adsVideos.customerId, adsVideos.platformVideoId] });
       outputs[ratio] = url;
       videoIds[ratio] = created.id;
@@ -132,7 +171,10 @@ async function compose(deps: AdsDeps, render: typeof adsVideoRenders.$inferSelec
     const now = deps.clock.now();
     await deps.db.transaction(async (tx) => {
       await tx.update(adsCreatives).set({ videoIds, formats: outputs, updatedAt: now }).where(eq(adsCreatives.id, creativeId));
-      await tx.update(adsVideoRenders).set({ status: "READY", outputUrls: outputs, videoIds, reason: null, leasedUntil: null, updatedAt: now }).where(eq(adsVideoRenders.creativeId, creativeId));
+      await tx
+        .update(adsVideoRenders)
+        .set({ status: "READY", outputUrls: outputs, videoIds, reason: null, leasedUntil: null, updatedAt: now })
+        .where(eq(adsVideoRenders.creativeId, creativeId));
     });
   } catch (error) {
     if (error instanceof ValidationError) {
@@ -166,7 +208,10 @@ export async function resumeVideoRenders(deps: AdsDeps): Promise<number> {
     .where(
       and(
         eq(adsVideoRenders.status, "PROCESSING"),
-        or(and(isNull(adsVideoRenders.leasedUntil), lt(adsVideoRenders.createdAt, new Date(now.getTime() - UNCLAIMED_MS))), lt(adsVideoRenders.leasedUntil, now)),
+        or(
+          and(isNull(adsVideoRenders.leasedUntil), lt(adsVideoRenders.createdAt, new Date(now.getTime() - UNCLAIMED_MS))),
+          lt(adsVideoRenders.leasedUntil, now),
+        ),
       ),
     );
   for (const { id } of stale) await deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: id });
@@ -183,7 +228,9 @@ export async function getVideoRender(deps: Pick<AdsDeps, "db">, customerId: stri
   const { render } = row;
   const formats =
     render.outputUrls && render.videoIds
-      ? (Object.fromEntries(CREATIVE_RATIOS.map((ratio) => [ratio, { video_id: render.videoIds?.[ratio] ?? "", output_url: render.outputUrls?.[ratio] ?? "" }])) as VideoRenderView["formats"])
+      ? (Object.fromEntries(
+          CREATIVE_RATIOS.map((ratio) => [ratio, { video_id: render.videoIds?.[ratio] ?? "", output_url: render.outputUrls?.[ratio] ?? "" }]),
+        ) as VideoRenderView["formats"])
       : null;
   return {
     id: render.creativeId,
@@ -201,7 +248,12 @@ export async function getVideoRender(deps: Pick<AdsDeps, "db">, customerId: stri
 export async function renderNotReady(deps: Pick<AdsDeps, "db">, customerId: string, creativeId: string): Promise<Error> {
   const render = await getVideoRender(deps, customerId, creativeId);
   if (render.status === "FAILED") {
-    return new ValidationError("The video render failed; render the template again.", [{ path: "creative_id", message: `The render of this creative failed: ${render.reason ?? "no reason given"}` }]);
+    return new ValidationError("The video render failed; render the template again.", [
+      { path: "creative_id", message: `The render of this creative failed: ${render.reason ?? "no reason given"}` },
+    ]);
   }
-  return new ConflictError("The video render is still processing; poll GET /v1/templates/render/{id} until READY.", { reason: "render_processing", render_id: creativeId });
+  return new ConflictError("The video render is still processing; poll GET /v1/templates/render/{id} until READY.", {
+    reason: "render_processing",
+    render_id: creativeId,
+  });
 }

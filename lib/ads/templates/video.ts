@@ -112,8 +112,40 @@ export async function sampleBackgroundVideo(): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), "ad-video-sample-"));
   try {
     const output = join(dir, "sample.mp4");
-    const texture = "life=size=180x320:rate=12:ratio=0.3:death_color=#1d4ed8:life_color=#60a5fa:mold=10:mold_color=#0f172a,scale=360:640:flags=neighbor,boxblur=2,fps=25";
-    await run(["-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", texture, "-f", "lavfi", "-i", "sine=frequency=220:duration=6", "-t", "6", "-c:v", "libx264", "-preset", "veryfast", "-crf", "30", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k", "-shortest", "-movflags", "+faststart", output]);
+    const texture =
+      "life=size=180x320:rate=12:ratio=0.3:death_color=#1d4ed8:life_color=#60a5fa:mold=10:mold_color=#0f172a,scale=360:640:flags=neighbor,boxblur=2,fps=25";
+    await run([
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      texture,
+      "-f",
+      "lavfi",
+      "-i",
+      "sine=frequency=220:duration=6",
+      "-t",
+      "6",
+      "-c:v",
+      "libx264",
+      "-preset",
+      "veryfast",
+      "-crf",
+      "30",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "64k",
+      "-shortest",
+      "-movflags",
+      "+faststart",
+      output,
+    ]);
     return await readFile(output);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -143,13 +143,24 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono<AppEnv> {
     const ads: Named[] =
       platformIds.length === 0
         ? []
-        : await deps.db.select({ id: adsAds.id, customerId: adsAds.customerId, platformAdId: adsAds.platformAdId }).from(adsAds).where(inArray(adsAds.platformAdId, platformIds));
+        : await deps.db
+            .select({ id: adsAds.id, customerId: adsAds.customerId, platformAdId: adsAds.platformAdId })
+            .from(adsAds)
+            .where(inArray(adsAds.platformAdId, platformIds));
     const customerIds = [...new Set(ads.map((ad) => ad.customerId))];
-    const accounts = customerIds.length === 0 ? [] : await deps.db.select({ customerId: adsAccounts.customerId, appSecretSealed: adsAccounts.appSecretSealed }).from(adsAccounts).where(inArray(adsAccounts.customerId, customerIds));
-    const secretOf = new Map(accounts.flatMap((account) => {
-      const secret = openAppSecret(deps, account.customerId, account.appSecretSealed);
-      return secret === null ? [] : [[account.customerId, secret] as const];
-    }));
+    const accounts =
+      customerIds.length === 0
+        ? []
+        : await deps.db
+            .select({ customerId: adsAccounts.customerId, appSecretSealed: adsAccounts.appSecretSealed })
+            .from(adsAccounts)
+            .where(inArray(adsAccounts.customerId, customerIds));
+    const secretOf = new Map(
+      accounts.flatMap((account) => {
+        const secret = openAppSecret(deps, account.customerId, account.appSecretSealed);
+        return secret === null ? [] : [[account.customerId, secret] as const];
+      }),
+    );
     const candidates = [...new Set([...(deps.config.GRAPH_APP_SECRET ? [deps.config.GRAPH_APP_SECRET] : []), ...secretOf.values()])];
     const secret = signedWith(raw, header, candidates);
     if (secret === null) {
@@ -164,7 +175,11 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono<AppEnv> {
     let changed = 0;
     for (const customerId of trusted) {
       try {
-        const outcome = await refreshCustomer(deps, customerId, ads.filter((ad) => ad.customerId === customerId));
+        const outcome = await refreshCustomer(
+          deps,
+          customerId,
+          ads.filter((ad) => ad.customerId === customerId),
+        );
         read += outcome.ads;
         changed += outcome.changed;
       } catch (error) {
@@ -183,7 +198,10 @@ export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono<AppEnv> {
  * Embedded mode: subscribes the Graph simulator to this deployment's receiver, with the verification
  * handshake the platform makes when the webhook is configured in the app dashboard.
  */
-export async function pointGraphSimulatorAtReceiver(deps: Pick<CoreDeps, "config" | "secrets"> & { providers: { graphSimulator: RunningGraphSimulator | null } }, origin: string): Promise<void> {
+export async function pointGraphSimulatorAtReceiver(
+  deps: Pick<CoreDeps, "config" | "secrets"> & { providers: { graphSimulator: RunningGraphSimulator | null } },
+  origin: string,
+): Promise<void> {
   const controls = deps.providers.graphSimulator?.simulator.controls;
   if (!controls) return;
   await controls.subscribeWebhooks({ url: `${origin.replace(/\/$/, "")}${PLATFORM_WEBHOOK_PATH}`, verifyToken: platformVerifyToken(deps) });

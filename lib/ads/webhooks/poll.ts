@@ -80,8 +80,16 @@ async function readBatch(deps: AdsDeps, account: Account, batch: Due[], result: 
       } catch (single) {
         if (stopsAccount(single) || !(single instanceof PlatformError)) throw single;
         result.failed += 1;
-        deps.logger.warn("ad status could not be read from the platform", { customer_id: account.customerId, ad_id: ad.id, code: single.code, kind: single.kind });
-        await deps.db.update(adsAds).set({ statusCheckedAt: readAt }).where(and(eq(adsAds.id, ad.id), or(isNull(adsAds.statusCheckedAt), lt(adsAds.statusCheckedAt, readAt))));
+        deps.logger.warn("ad status could not be read from the platform", {
+          customer_id: account.customerId,
+          ad_id: ad.id,
+          code: single.code,
+          kind: single.kind,
+        });
+        await deps.db
+          .update(adsAds)
+          .set({ statusCheckedAt: readAt })
+          .where(and(eq(adsAds.id, ad.id), or(isNull(adsAds.statusCheckedAt), lt(adsAds.statusCheckedAt, readAt))));
       }
     }
   }
@@ -89,7 +97,8 @@ async function readBatch(deps: AdsDeps, account: Account, batch: Due[], result: 
     const view = views.get(ad.platformAdId);
     if (!view) continue;
     result.ads += 1;
-    if (await recordAdStatus(deps, { customerId: account.customerId, adId: ad.id, observed: observedStatus(view), observedAt: readAt, source: "poll" })) result.changed += 1;
+    if (await recordAdStatus(deps, { customerId: account.customerId, adId: ad.id, observed: observedStatus(view), observedAt: readAt, source: "poll" }))
+      result.changed += 1;
   }
 }
 

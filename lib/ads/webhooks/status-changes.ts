@@ -58,7 +58,15 @@ export async function recordAdStatus(
     if (!updated || updated.previous_status === observed.effectiveStatus) return { changed: false, deliveryIds: [] };
     const [change] = await tx
       .insert(adsStatusChanges)
-      .values({ customerId, adId, previousStatus: updated.previous_status, effectiveStatus: observed.effectiveStatus, reason: observed.reason, source, createdAt: observedAt })
+      .values({
+        customerId,
+        adId,
+        previousStatus: updated.previous_status,
+        effectiveStatus: observed.effectiveStatus,
+        reason: observed.reason,
+        source,
+        createdAt: observedAt,
+      })
       .returning();
     if (!change) throw new Error("status change insert returned nothing");
     return { changed: true, deliveryIds: await enqueueAdStatusChanged(tx, customerId, change) };

@@ -16,7 +16,11 @@ export async function adTemplatesPage(main: HTMLElement): Promise<void> {
     ),
     card(
       "Create a template",
-      h("p", { class: "hint" }, first ? `Starts from a copy of ${first.name}; open it afterwards to edit the layouts with live previews.` : "Layouts and parameters as JSON."),
+      h(
+        "p",
+        { class: "hint" },
+        first ? `Starts from a copy of ${first.name}; open it afterwards to edit the layouts with live previews.` : "Layouts and parameters as JSON.",
+      ),
       form({
         submit: "Create template",
         fields: [
@@ -43,7 +47,14 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
   const fields = [
     field({ path: "name", label: "Name", value: template.name }),
     field({ path: "description", label: "Description", value: template.description }),
-    field({ path: "status", label: "State", type: "select", options: ["active", "inactive"], value: template.status, hint: "Inactive templates are hidden from customers." }),
+    field({
+      path: "status",
+      label: "State",
+      type: "select",
+      options: ["active", "inactive"],
+      value: template.status,
+      hint: "Inactive templates are hidden from customers.",
+    }),
     field({ path: "template.params", label: "Parameters (JSON)", type: "json", value: template.params, rows: 10, wide: true }),
     field({ path: "template.layouts", label: "Layouts (JSON: 1:1, 4:5, 9:16)", type: "json", value: template.layouts, rows: 18, wide: true }),
     field({ path: "template.highlight", label: "Highlight style (JSON or null)", type: "json", value: template.highlight, rows: 3 }),
@@ -58,7 +69,12 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
     previewState.textContent = "Rendering previews…";
     try {
       const body = {
-        template: { type: template.type, params: readField(byPath("template.params")), layouts: readField(byPath("template.layouts")), highlight: readField(byPath("template.highlight")) },
+        template: {
+          type: template.type,
+          params: readField(byPath("template.params")),
+          layouts: readField(byPath("template.layouts")),
+          highlight: readField(byPath("template.highlight")),
+        },
         values: readField(byPath("values")),
       };
       const answer = await send<{ images: Record<string, string> }>("POST", "ads/templates/preview", body);
@@ -77,7 +93,13 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
   for (const path of ["template.params", "template.layouts", "template.highlight", "values"]) byPath(path).control.addEventListener("input", scheduled);
 
   const result = outcome();
-  const editor = h("form", { novalidate: true }, ...fields.filter((f) => f.spec.path !== "values").map((f) => f.wrap), h("button", { type: "submit" }, "Save template"), result.element);
+  const editor = h(
+    "form",
+    { novalidate: true },
+    ...fields.filter((f) => f.spec.path !== "values").map((f) => f.wrap),
+    h("button", { type: "submit" }, "Save template"),
+    result.element,
+  );
   editor.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();
@@ -95,7 +117,10 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
       result.ok(`Saved as revision ${saved.revision}.`);
     } catch (error) {
       // The save names `params`, `layouts`, `highlight`; the editor's fields are under `template.`.
-      const problems = error instanceof ApiFailure ? error.problems.map((p) => ({ ...p, path: /^(params|layouts|highlight)\b/.test(p.path) ? `template.${p.path}` : p.path })) : [];
+      const problems =
+        error instanceof ApiFailure
+          ? error.problems.map((p) => ({ ...p, path: /^(params|layouts|highlight)\b/.test(p.path) ? `template.${p.path}` : p.path }))
+          : [];
       result.fail(error, showProblems(fields, problems));
     }
   });
@@ -106,4 +131,3 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
   );
   await redraw();
 }
-

@@ -3,10 +3,31 @@ import { barCharts } from "./charts";
 import { card, date, form, h, membershipBox, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 
-type Onboarding = { access_token_set: boolean; app_secret_set: boolean; token_status: string; token_verified_at: string | null; token_invalid_at: string | null; token_error_code: number | null; complete: boolean; present: string[]; missing: string[] };
+type Onboarding = {
+  access_token_set: boolean;
+  app_secret_set: boolean;
+  token_status: string;
+  token_verified_at: string | null;
+  token_invalid_at: string | null;
+  token_error_code: number | null;
+  complete: boolean;
+  present: string[];
+  missing: string[];
+};
 type Target = { id: string; key: string; platform_campaign_id: string; status: "ACTIVE" | "PAUSED"; config: Record<string, unknown>; updated_at: string };
 type Assignment = { template_id: string; preview_values: Record<string, string>; assigned_at: string };
-export type AdTemplate = { id: string; name: string; description: string; type: "image" | "video"; status: "active" | "inactive"; revision: number; params: { name: string; label?: string; type: string; example?: string | null }[]; layouts: Record<string, unknown>; highlight: unknown; updated_at: string };
+export type AdTemplate = {
+  id: string;
+  name: string;
+  description: string;
+  type: "image" | "video";
+  status: "active" | "inactive";
+  revision: number;
+  params: { name: string; label?: string; type: string; example?: string | null }[];
+  layouts: Record<string, unknown>;
+  highlight: unknown;
+  updated_at: string;
+};
 type Preview = { params: Record<string, string>; preview_urls: Record<string, string> };
 type InsightRow = { id: string; platform_id: string; spend?: number; impressions?: number; clicks?: number };
 
@@ -14,7 +35,11 @@ export const RATIOS = ["1:1", "4:5", "9:16"] as const;
 
 /** Three images side by side, each captioned with its ratio. */
 export function ratioFigures(images: Record<string, string>, name: string): HTMLElement {
-  return h("div", { class: "ratios", "data-testid": "ratio-previews" }, ...RATIOS.map((ratio) => h("figure", {}, h("img", { src: images[ratio] ?? "", alt: `${name} in ${ratio}` }), h("figcaption", {}, ratio))));
+  return h(
+    "div",
+    { class: "ratios", "data-testid": "ratio-previews" },
+    ...RATIOS.map((ratio) => h("figure", {}, h("img", { src: images[ratio] ?? "", alt: `${name} in ${ratio}` }), h("figcaption", {}, ratio))),
+  );
 }
 
 /** preview.png answers with our public base URL; the console loads it from its own origin. */
@@ -29,7 +54,18 @@ async function onboardingCard(id: string): Promise<HTMLElement> {
   return card(
     "Onboarding",
     h("p", {}, onboarding.complete ? "✓ Complete: the customer can use the ads API." : "✗ Incomplete: the items listed as missing are needed."),
-    table(["", ""], [["Present", list(onboarding.present)], ["Missing", list(onboarding.missing)], ["Access token", `${onboarding.token_status}${onboarding.token_verified_at ? ` (verified ${date(onboarding.token_verified_at)})` : ""}${onboarding.token_error_code ? ` (error ${onboarding.token_error_code})` : ""}`], ["App secret stored", onboarding.app_secret_set ? "yes" : "no"]]),
+    table(
+      ["", ""],
+      [
+        ["Present", list(onboarding.present)],
+        ["Missing", list(onboarding.missing)],
+        [
+          "Access token",
+          `${onboarding.token_status}${onboarding.token_verified_at ? ` (verified ${date(onboarding.token_verified_at)})` : ""}${onboarding.token_error_code ? ` (error ${onboarding.token_error_code})` : ""}`,
+        ],
+        ["App secret stored", onboarding.app_secret_set ? "yes" : "no"],
+      ],
+    ),
     form({
       submit: "Save onboarding",
       sendOnlyChanged: true,
@@ -103,7 +139,13 @@ async function targetsCard(id: string): Promise<HTMLElement> {
         { path: "key", label: "Key", required: true },
         { path: "platform_campaign_id", label: "Platform campaign id", required: true },
         { path: "status", label: "Status", type: "select", options: ["ACTIVE", "PAUSED"] },
-        { path: "config", label: "Configuration (JSON)", type: "json", value: { optimization_goal: "LINK_CLICKS", billing_event: "IMPRESSIONS", geo_locations: { countries: ["DE"] } }, wide: true },
+        {
+          path: "config",
+          label: "Configuration (JSON)",
+          type: "json",
+          value: { optimization_goal: "LINK_CLICKS", billing_event: "IMPRESSIONS", geo_locations: { countries: ["DE"] } },
+          wide: true,
+        },
       ],
       onSubmit: async (values) => {
         await send("POST", `customers/${id}/ads/targets`, values);
@@ -129,14 +171,29 @@ async function templatesCard(id: string): Promise<HTMLElement> {
       form({
         title: "Preview values",
         submit: "Save preview values",
-        fields: template.params.map((p) => ({ path: `values.${p.name}`, label: `${p.label ?? p.name} (${p.type})`, value: preview.params[p.name] ?? "", hint: p.example ? `Example: ${p.example}` : undefined })),
+        fields: template.params.map((p) => ({
+          path: `values.${p.name}`,
+          label: `${p.label ?? p.name} (${p.type})`,
+          value: preview.params[p.name] ?? "",
+          hint: p.example ? `Example: ${p.example}` : undefined,
+        })),
         onSubmit: async (values) => {
-          const chosen = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== "").map(([k, v]) => [k.slice("values.".length), String(v)]));
+          const chosen = Object.fromEntries(
+            Object.entries(values)
+              .filter(([, v]) => v !== "")
+              .map(([k, v]) => [k.slice("values.".length), String(v)]),
+          );
           try {
             await send("PUT", `customers/${id}/ads/templates/${template.id}/preview-values`, chosen);
           } catch (error) {
             // The API names `params.<name>`; the fields are `values.<name>`.
-            if (error instanceof ApiFailure) throw new ApiFailure(error.status, error.code, error.message, error.problems.map((p) => ({ ...p, path: p.path.replace(/^params\./, "values.") })));
+            if (error instanceof ApiFailure)
+              throw new ApiFailure(
+                error.status,
+                error.code,
+                error.message,
+                error.problems.map((p) => ({ ...p, path: p.path.replace(/^params\./, "values.") })),
+              );
             throw error;
           }
           await show(template);
@@ -153,7 +210,13 @@ async function templatesCard(id: string): Promise<HTMLElement> {
         t.name,
         t.type,
         t.status,
-        membershipBox({ label: `Assign ${t.name}`, checked: assigned.has(t.id), path: `customers/${id}/ads/templates/${t.id}`, result, said: (on) => `${t.name} ${on ? "assigned" : "removed"}.` }),
+        membershipBox({
+          label: `Assign ${t.name}`,
+          checked: assigned.has(t.id),
+          path: `customers/${id}/ads/templates/${t.id}`,
+          result,
+          said: (on) => `${t.name} ${on ? "assigned" : "removed"}.`,
+        }),
         h("button", { type: "button", class: "secondary", onClick: () => void show(t).catch((error) => result.fail(error)) }, `Previews of ${t.name}`),
       ]),
     ),
@@ -215,8 +278,18 @@ async function insightsCard(id: string): Promise<HTMLElement> {
     );
   };
   const rangeId = uid("range");
-  const select = h("select", { id: rangeId }, ...["last_7d", "last_30d", "this_month", "last_month", "maximum"].map((r) => h("option", { value: r, selected: r === "last_30d" }, r)));
-  select.addEventListener("change", () => void draw(select.value).catch((error: unknown) => chart.replaceChildren(h("p", { class: "error", role: "alert" }, `Error: ${String(error instanceof Error ? error.message : error)}`))));
+  const select = h(
+    "select",
+    { id: rangeId },
+    ...["last_7d", "last_30d", "this_month", "last_month", "maximum"].map((r) => h("option", { value: r, selected: r === "last_30d" }, r)),
+  );
+  select.addEventListener(
+    "change",
+    () =>
+      void draw(select.value).catch((error: unknown) =>
+        chart.replaceChildren(h("p", { class: "error", role: "alert" }, `Error: ${String(error instanceof Error ? error.message : error)}`)),
+      ),
+  );
   await draw("last_30d");
   return card("Insights of the ad sets", h("div", { class: "field" }, h("label", { for: rangeId }, "Date range"), select), chart);
 }

@@ -35,7 +35,12 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
   if (body !== undefined) headers["content-type"] = "application/json";
   let response: Response;
   try {
-    response = await fetch(`/console/api/${path.replace(/^\//, "")}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+    response = await fetch(`/console/api/${path.replace(/^\//, "")}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "same-origin",
+    });
   } catch {
     throw new ApiFailure(0, "network", "The server could not be reached. Check that it is running and try again.", []);
   }
@@ -59,7 +64,8 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
 }
 
 export const get = async <T>(path: string): Promise<T> => (await call<T>("GET", path)).data;
-export const send = async <T>(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> => (await call<T>(method, path, body)).data;
+export const send = async <T>(method: "POST" | "PUT" | "PATCH" | "DELETE", path: string, body?: unknown): Promise<T> =>
+  (await call<T>(method, path, body)).data;
 
 /** Every page of a cursor-paged list, bounded (the console lists, it does not export). */
 export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {

@@ -16,7 +16,7 @@ export type Block = {
   updated_at: string;
 };
 
-const STARTER_MJML = '<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>';
+const STARTER_MJML = "<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>";
 
 export async function blocksPage(main: HTMLElement): Promise<void> {
   const blocks = await get<Block[]>("mail/blocks");
@@ -30,7 +30,13 @@ export async function blocksPage(main: HTMLElement): Promise<void> {
           { path: "slug", label: "Slug", hint: "Lower-case letters and digits separated by hyphens.", required: true },
           { path: "name", label: "Name", required: true },
           { path: "mjml", label: "MJML", type: "textarea", value: STARTER_MJML, wide: true },
-          { path: "params", label: "Parameters (JSON)", type: "json", value: [{ name: "title", type: "text", label: "Title", required: true, fallback: "", hide_if_missing: false, example: "Hello" }], wide: true },
+          {
+            path: "params",
+            label: "Parameters (JSON)",
+            type: "json",
+            value: [{ name: "title", type: "text", label: "Title", required: true, fallback: "", hide_if_missing: false, example: "Hello" }],
+            wide: true,
+          },
         ],
         onSubmit: async (values) => {
           const block = await send<Block>("POST", "mail/blocks", values);
@@ -43,7 +49,14 @@ export async function blocksPage(main: HTMLElement): Promise<void> {
       "Blocks",
       table(
         ["Name", "Slug", "Tags", "Version", "State", "Changed"],
-        blocks.map((b) => [h("a", { href: `#/blocks/${b.id}` }, b.name), b.slug, b.tags.map((t) => t.label).join(", ") || "—", String(b.version), b.active ? "active" : "inactive", date(b.updated_at)]),
+        blocks.map((b) => [
+          h("a", { href: `#/blocks/${b.id}` }, b.name),
+          b.slug,
+          b.tags.map((t) => t.label).join(", ") || "—",
+          String(b.version),
+          b.active ? "active" : "inactive",
+          date(b.updated_at),
+        ]),
       ),
     ),
   );
@@ -77,13 +90,24 @@ export async function blockPage(main: HTMLElement, id: string): Promise<void> {
     const run = ++drawn;
     previewState.textContent = "Rendering preview…";
     try {
-      const body = { mjml: readField(byPath("mjml")), params: readField(byPath("params")), ...(design.control.value ? { customer_id: design.control.value } : {}) };
+      const body = {
+        mjml: readField(byPath("mjml")),
+        params: readField(byPath("params")),
+        ...(design.control.value ? { customer_id: design.control.value } : {}),
+      };
       const tile = await send<{ html: string | null; errors: { line: number | null; message: string }[] }>("POST", "mail/blocks/preview", body);
       if (run !== drawn) return;
       showProblems(fields, []);
       if (tile.html !== null) frame.srcdoc = tile.html;
       findings.replaceChildren(
-        tile.errors.length === 0 ? h("p", { class: "notice" }, "✓ No MJML findings.") : h("div", { class: "error", role: "alert" }, h("p", {}, `${tile.errors.length} finding(s):`), h("ul", {}, ...tile.errors.map((e) => h("li", {}, `${e.line === null ? "" : `line ${e.line}: `}${e.message}`)))),
+        tile.errors.length === 0
+          ? h("p", { class: "notice" }, "✓ No MJML findings.")
+          : h(
+              "div",
+              { class: "error", role: "alert" },
+              h("p", {}, `${tile.errors.length} finding(s):`),
+              h("ul", {}, ...tile.errors.map((e) => h("li", {}, `${e.line === null ? "" : `line ${e.line}: `}${e.message}`))),
+            ),
       );
       previewState.textContent = tile.html === null ? "The draft cannot render; see the findings." : `Preview updated at ${new Date().toLocaleTimeString()}.`;
     } catch (error) {
@@ -97,7 +121,13 @@ export async function blockPage(main: HTMLElement, id: string): Promise<void> {
   design.control.addEventListener("change", scheduled);
 
   const result = outcome();
-  const editor = h("form", { novalidate: true }, ...fields.map((f) => f.wrap), h("div", { class: "row" }, h("button", { type: "submit" }, "Save block")), result.element);
+  const editor = h(
+    "form",
+    { novalidate: true },
+    ...fields.map((f) => f.wrap),
+    h("div", { class: "row" }, h("button", { type: "submit" }, "Save block")),
+    result.element,
+  );
   editor.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();

@@ -27,7 +27,13 @@ export function barCharts(input: { title: string; categories: string[]; series: 
     root.appendChild(svg("title", { id }, `${input.title}: ${series.label}, ${series.values.length} values, highest ${format(Math.max(0, ...series.values))}`));
     series.values.forEach((value, i) => {
       const barHeight = Math.round((value / max) * height);
-      const bar = svg("rect", { x: Math.round(i * step + step * 0.1), y: height - barHeight, width: Math.max(1, Math.round(step * 0.8)), height: barHeight, fill: "#0b57d0" });
+      const bar = svg("rect", {
+        x: Math.round(i * step + step * 0.1),
+        y: height - barHeight,
+        width: Math.max(1, Math.round(step * 0.8)),
+        height: barHeight,
+        fill: "#0b57d0",
+      });
       bar.appendChild(svg("title", {}, `${input.categories[i] ?? ""}: ${format(value)}`));
       root.appendChild(bar);
     });

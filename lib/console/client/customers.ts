@@ -24,7 +24,21 @@ export function customerTabs(customer: Customer, current: "overview" | "mail" | 
     h("p", {}, h("a", { href: "#/customers" }, "← All customers")),
     h("h1", {}, customer.name),
     h("p", { class: "hint" }, `Customer id ${customer.id}`),
-    h("nav", { "aria-label": "Customer sections" }, h("ul", { class: "tabs" }, ...tabs.map(([key, label]) => h("li", {}, h("a", { href: `#/customers/${customer.id}${key === "overview" ? "" : `/${key}`}`, "aria-current": key === current ? "page" : null }, label))))),
+    h(
+      "nav",
+      { "aria-label": "Customer sections" },
+      h(
+        "ul",
+        { class: "tabs" },
+        ...tabs.map(([key, label]) =>
+          h(
+            "li",
+            {},
+            h("a", { href: `#/customers/${customer.id}${key === "overview" ? "" : `/${key}`}`, "aria-current": key === current ? "page" : null }, label),
+          ),
+        ),
+      ),
+    ),
   );
 }
 
@@ -120,13 +134,37 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
         sendOnlyChanged: true,
         fields: [
           { path: "name", label: "Name", value: customer.name },
-          { path: "mail.sending_blocked", label: "Mail: sending blocked (sends answer 403, reads keep working)", type: "checkbox", value: customer.mail.sending_blocked },
-          { path: "mail.mode", label: "Mail: mode", type: "select", options: ["live", "sandbox"], value: customer.mail.mode, hint: "sandbox: the provider accepts mail, nothing is delivered or counted." },
+          {
+            path: "mail.sending_blocked",
+            label: "Mail: sending blocked (sends answer 403, reads keep working)",
+            type: "checkbox",
+            value: customer.mail.sending_blocked,
+          },
+          {
+            path: "mail.mode",
+            label: "Mail: mode",
+            type: "select",
+            options: ["live", "sandbox"],
+            value: customer.mail.mode,
+            hint: "sandbox: the provider accepts mail, nothing is delivered or counted.",
+          },
           { path: "mail.monthly_limit", label: "Mail: monthly limit", type: "number", value: customer.mail.monthly_limit },
           { path: "mail.max_per_job", label: "Mail: most recipients per send job", type: "number", value: customer.mail.max_per_job },
-          { path: "ads.account_state", label: "Ads: access state", type: "select", options: ["active", "deactivated", "overdue", "checkout_open", "ended"], value: customer.ads.account_state, hint: "Anything but active answers 402 on writes." },
+          {
+            path: "ads.account_state",
+            label: "Ads: access state",
+            type: "select",
+            options: ["active", "deactivated", "overdue", "checkout_open", "ended"],
+            value: customer.ads.account_state,
+            hint: "Anything but active answers 402 on writes.",
+          },
           { path: "ads.stage", label: "Ads: plan stage", type: "select", options: ["starter", "growth", "scale", "enterprise"], value: customer.ads.stage },
-          { path: "ads.enterprise_included_ads", label: "Ads: included ads (enterprise only)", type: "number", value: customer.ads.enterprise_included_ads ?? "" },
+          {
+            path: "ads.enterprise_included_ads",
+            label: "Ads: included ads (enterprise only)",
+            type: "number",
+            value: customer.ads.enterprise_included_ads ?? "",
+          },
         ],
         onSubmit: async (values) => {
           if (Object.keys(values).length === 0) return "Nothing changed.";

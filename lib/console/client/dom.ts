@@ -65,7 +65,10 @@ export function field(spec: FieldSpec): Field {
   const label = h("label", { for: id }, spec.label);
   const error = h("p", { id: errorId, class: "error", hidden: true });
   const hint = spec.hint ? h("p", { id: hintId, class: "hint" }, spec.hint) : null;
-  const wrap = type === "checkbox" ? h("div", { class: "field check" }, control, label, hint, error) : h("div", { class: `field${spec.wide ? " wide" : ""}` }, label, control, hint, error);
+  const wrap =
+    type === "checkbox"
+      ? h("div", { class: "field check" }, control, label, hint, error)
+      : h("div", { class: `field${spec.wide ? " wide" : ""}` }, label, control, hint, error);
   return { spec, wrap, control, error };
 }
 
@@ -90,7 +93,10 @@ export function nest(flat: Record<string, unknown>): Record<string, unknown> {
   for (const [path, value] of Object.entries(flat)) {
     const keys = path.split(".");
     let node = out;
-    for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+    for (const key of keys.slice(0, -1)) {
+      node[key] ??= {};
+      node = node[key] as Record<string, unknown>;
+    }
     node[keys[keys.length - 1] as string] = value;
   }
   return out;
@@ -135,7 +141,14 @@ export function outcome(): Outcome {
     },
     fail(error, unplaced = []) {
       const message = error instanceof Error ? error.message : String(error);
-      element.replaceChildren(h("div", { role: "alert", class: "error" }, h("p", {}, `Error: ${message}`), unplaced.length > 0 ? h("ul", {}, ...unplaced.map((p) => h("li", {}, `${p.path}: ${p.message}`))) : null));
+      element.replaceChildren(
+        h(
+          "div",
+          { role: "alert", class: "error" },
+          h("p", {}, `Error: ${message}`),
+          unplaced.length > 0 ? h("ul", {}, ...unplaced.map((p) => h("li", {}, `${p.path}: ${p.message}`))) : null,
+        ),
+      );
     },
     clear() {
       element.replaceChildren();
@@ -147,7 +160,7 @@ export type FormSpec = {
   title?: string;
   fields: FieldSpec[];
   submit: string;
-  onSubmit(values: Record<string, unknown>): Promise<string | void>;
+  onSubmit(values: Record<string, unknown>): Promise<string | undefined>;
   /** Which fields to send: all (default) or only those changed since the form was drawn. */
   sendOnlyChanged?: boolean;
 };
@@ -157,8 +170,17 @@ export function form(spec: FormSpec): HTMLFormElement {
   const fields = spec.fields.map(field);
   const result = outcome();
   const button = h("button", { type: "submit" }, spec.submit);
-  const initial = new Map(fields.map((f) => [f, f.control instanceof HTMLInputElement && f.control.type === "checkbox" ? String(f.control.checked) : f.control.value]));
-  const element = h("form", { novalidate: true }, spec.title ? h("h3", {}, spec.title) : null, ...fields.map((f) => f.wrap), h("div", { class: "row" }, button), result.element);
+  const initial = new Map(
+    fields.map((f) => [f, f.control instanceof HTMLInputElement && f.control.type === "checkbox" ? String(f.control.checked) : f.control.value]),
+  );
+  const element = h(
+    "form",
+    { novalidate: true },
+    spec.title ? h("h3", {}, spec.title) : null,
+    ...fields.map((f) => f.wrap),
+    h("div", { class: "row" }, button),
+    result.element,
+  );
   element.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();

@@ -5,8 +5,27 @@ import type { Block } from "./blocks";
 
 type DesignRules = { overrides: Record<string, string>; tokens: Record<string, string>; version: number };
 type Readiness = { ready: boolean; items: { item: string; status: "green" | "red"; message: string }[] };
-type Template = { id: string; name: string; kind: string; origin: string; subject: string; status: string; params: { name: string; example: string }[]; blocks: { block_id: string; values: Record<string, string> }[] | null; version: number };
-type Usage = { month: string; sent: number; projection: number; limit: number; remaining: number; reserved: number; max_per_job: number; previous: { month: string; sent: number }[] };
+type Template = {
+  id: string;
+  name: string;
+  kind: string;
+  origin: string;
+  subject: string;
+  status: string;
+  params: { name: string; example: string }[];
+  blocks: { block_id: string; values: Record<string, string> }[] | null;
+  version: number;
+};
+type Usage = {
+  month: string;
+  sent: number;
+  projection: number;
+  limit: number;
+  remaining: number;
+  reserved: number;
+  max_per_job: number;
+  previous: { month: string; sent: number }[];
+};
 
 /** Green/red is spelled out: the state is never told by colour alone. */
 const readinessBadge = (status: "green" | "red") => h("span", { class: "badge" }, status === "green" ? "✓ ready" : "✗ missing");
@@ -22,19 +41,50 @@ function designSample(tokens: Record<string, string>): HTMLElement {
     { "data-testid": "design-sample", class: "customer-content", style: `background:${t("color_background", "#f4f4f4")};padding:16px;` },
     h(
       "div",
-      { style: `background:${t("color_container", "#fff")};max-width:${t("container_width", "600px")};margin:0 auto;padding:${t("space_section", "24px")};font-family:${t("font_body", "sans-serif")};font-size:${t("font_size_base", "16px")};color:${t("color_text", "#333")};` },
-      h("p", { style: `margin:0 0 8px;font-family:${t("font_heading", "sans-serif")};font-size:${t("font_size_h1", "28px")};color:${t("color_heading", "#111")};font-weight:${t("heading_font_weight", "bold")};` }, "Sample heading"),
+      {
+        style: `background:${t("color_container", "#fff")};max-width:${t("container_width", "600px")};margin:0 auto;padding:${t("space_section", "24px")};font-family:${t("font_body", "sans-serif")};font-size:${t("font_size_base", "16px")};color:${t("color_text", "#333")};`,
+      },
+      h(
+        "p",
+        {
+          style: `margin:0 0 8px;font-family:${t("font_heading", "sans-serif")};font-size:${t("font_size_h1", "28px")};color:${t("color_heading", "#111")};font-weight:${t("heading_font_weight", "bold")};`,
+        },
+        "Sample heading",
+      ),
       h("p", {}, "Body text of a newsletter, with ", h("span", { style: `color:${t("color_link", "#0b57d0")};text-decoration:underline;` }, "a link"), "."),
-      h("p", {}, h("span", { style: `display:inline-block;background:${t("color_primary", "#0b57d0")};color:${t("color_on_primary", "#fff")};border-radius:${t("button_radius", "4px")};padding:${t("button_padding", "12px 24px")};` }, "Button")),
+      h(
+        "p",
+        {},
+        h(
+          "span",
+          {
+            style: `display:inline-block;background:${t("color_primary", "#0b57d0")};color:${t("color_on_primary", "#fff")};border-radius:${t("button_radius", "4px")};padding:${t("button_padding", "12px 24px")};`,
+          },
+          "Button",
+        ),
+      ),
     ),
-    h("div", { style: `background:${t("color_footer_bg", "#eee")};color:${t("color_footer_text", "#555")};max-width:${t("container_width", "600px")};margin:0 auto;padding:12px;font-size:${t("font_size_small", "12px")};` }, "Footer · imprint · unsubscribe"),
+    h(
+      "div",
+      {
+        style: `background:${t("color_footer_bg", "#eee")};color:${t("color_footer_text", "#555")};max-width:${t("container_width", "600px")};margin:0 auto;padding:12px;font-size:${t("font_size_small", "12px")};`,
+      },
+      "Footer · imprint · unsubscribe",
+    ),
   );
   return sample;
 }
 
 async function designCard(id: string): Promise<HTMLElement> {
   const rules = await get<DesignRules>(`customers/${id}/mail/design-rules`);
-  const overrides = field({ path: "overrides", label: "Overrides (JSON: token → value; {} resets to the defaults)", type: "json", value: rules.overrides, rows: 8, wide: true });
+  const overrides = field({
+    path: "overrides",
+    label: "Overrides (JSON: token → value; {} resets to the defaults)",
+    type: "json",
+    value: rules.overrides,
+    rows: 8,
+    wide: true,
+  });
   const sampleBox = h("div", {}, designSample(rules.tokens));
   const sampleState = h("p", { class: "hint", role: "status" });
   const redraw = debounce(250, () => {
@@ -60,7 +110,11 @@ async function designCard(id: string): Promise<HTMLElement> {
       result.fail(error, error instanceof ApiFailure ? showProblems([overrides], error.problems) : []);
     }
   });
-  return card("Design rules", h("p", { class: "hint" }, `Version ${rules.version}. Token names and formats: the admin API docs, "Mail design rules".`), h("div", { class: "split" }, editor, h("div", {}, h("h3", {}, "Live sample"), sampleState, sampleBox)));
+  return card(
+    "Design rules",
+    h("p", { class: "hint" }, `Version ${rules.version}. Token names and formats: the admin API docs, "Mail design rules".`),
+    h("div", { class: "split" }, editor, h("div", {}, h("h3", {}, "Live sample"), sampleState, sampleBox)),
+  );
 }
 
 async function blocksCard(id: string): Promise<HTMLElement> {
@@ -74,7 +128,13 @@ async function blocksCard(id: string): Promise<HTMLElement> {
       library.map((b) => [
         b.name,
         b.active ? "active" : "inactive",
-        membershipBox({ label: `Enable ${b.name}`, checked: on.has(b.id), path: `customers/${id}/mail/blocks/${b.id}`, result, said: (enabled) => `${b.name} ${enabled ? "enabled" : "disabled"}.` }),
+        membershipBox({
+          label: `Enable ${b.name}`,
+          checked: on.has(b.id),
+          path: `customers/${id}/mail/blocks/${b.id}`,
+          result,
+          said: (enabled) => `${b.name} ${enabled ? "enabled" : "disabled"}.`,
+        }),
       ]),
     ),
     result.element,
@@ -96,7 +156,10 @@ async function frameCard(id: string): Promise<HTMLElement> {
         { path: "brand", label: "Brand (JSON)", type: "json", value: editable.brand, wide: true },
       ],
       onSubmit: async (values) => {
-        const saved = await send<{ version: number }>("PUT", `customers/${id}/mail/frame`, { ...values, header_mjml: values.header_mjml === "" ? null : values.header_mjml });
+        const saved = await send<{ version: number }>("PUT", `customers/${id}/mail/frame`, {
+          ...values,
+          header_mjml: values.header_mjml === "" ? null : values.header_mjml,
+        });
         return `Saved as version ${saved.version}.`;
       },
     }),
@@ -104,11 +167,17 @@ async function frameCard(id: string): Promise<HTMLElement> {
 }
 
 async function providerCard(id: string): Promise<HTMLElement> {
-  const [config, readiness] = await Promise.all([get<Record<string, unknown>>(`customers/${id}/mail/provider`), get<Readiness>(`customers/${id}/mail/readiness`)]);
+  const [config, readiness] = await Promise.all([
+    get<Record<string, unknown>>(`customers/${id}/mail/provider`),
+    get<Readiness>(`customers/${id}/mail/readiness`),
+  ]);
   return card(
     "Provider (Postmark) and readiness",
     h("p", {}, readiness.ready ? "✓ Ready to send." : "✗ Not ready to send: the items marked missing need attention."),
-    table(["Item", "State", "What to do"], readiness.items.map((i) => [i.item, readinessBadge(i.status), i.message])),
+    table(
+      ["Item", "State", "What to do"],
+      readiness.items.map((i) => [i.item, readinessBadge(i.status), i.message]),
+    ),
     form({
       submit: "Save provider configuration",
       sendOnlyChanged: true,
@@ -118,8 +187,20 @@ async function providerCard(id: string): Promise<HTMLElement> {
         { path: "broadcast_stream", label: "Broadcast stream", value: config.broadcast_stream ?? "" },
         { path: "verified_senders", label: "Verified senders (JSON list)", type: "json", value: config.verified_senders, rows: 3 },
         { path: "verified_domains", label: "Verified domains (JSON list)", type: "json", value: config.verified_domains, rows: 3 },
-        { path: "default_newsletter_from", label: "Default newsletter sender (JSON { email, name } or null)", type: "json", value: config.default_newsletter_from, rows: 4 },
-        { path: "default_transactional_from", label: "Default transactional sender (JSON or null)", type: "json", value: config.default_transactional_from, rows: 4 },
+        {
+          path: "default_newsletter_from",
+          label: "Default newsletter sender (JSON { email, name } or null)",
+          type: "json",
+          value: config.default_newsletter_from,
+          rows: 4,
+        },
+        {
+          path: "default_transactional_from",
+          label: "Default transactional sender (JSON or null)",
+          type: "json",
+          value: config.default_transactional_from,
+          rows: 4,
+        },
       ],
       onSubmit: async (values) => {
         if (Object.keys(values).length === 0) return "Nothing changed.";
@@ -148,7 +229,14 @@ async function templatesCard(id: string, customer: Customer): Promise<HTMLElemen
     "Templates",
     table(
       ["Name", "Kind", "Origin", "Status", "Version", ""],
-      templates.map((t) => [t.name, t.kind, t.origin, t.status, String(t.version), h("button", { type: "button", class: "secondary", onClick: () => void showPreview(t) }, `Preview ${t.name}`)]),
+      templates.map((t) => [
+        t.name,
+        t.kind,
+        t.origin,
+        t.status,
+        String(t.version),
+        h("button", { type: "button", class: "secondary", onClick: () => void showPreview(t) }, `Preview ${t.name}`),
+      ]),
     ),
     previewState,
     preview,
@@ -172,7 +260,14 @@ async function templatesCard(id: string, customer: Customer): Promise<HTMLElemen
 
 async function webhookCard(id: string): Promise<HTMLElement> {
   const body = h("div", {});
-  const draw = (w: { url: string; username: string; message_streams: string[]; record_types: string[]; rotated_at: string; previous_password_valid_until: string | null }) =>
+  const draw = (w: {
+    url: string;
+    username: string;
+    message_streams: string[];
+    record_types: string[];
+    rotated_at: string;
+    previous_password_valid_until: string | null;
+  }) =>
     body.replaceChildren(
       table(
         ["", ""],
@@ -206,12 +301,25 @@ async function usageCard(id: string): Promise<HTMLElement> {
   const used = Math.min(usage.sent, usage.limit);
   return card(
     `Usage of ${usage.month}`,
-    h("p", {}, h("label", { for: `usage-${id}` }, `Sent ${usage.sent.toLocaleString()} of ${usage.limit.toLocaleString()} `), h("progress", { id: `usage-${id}`, max: Math.max(1, usage.limit), value: used })),
+    h(
+      "p",
+      {},
+      h("label", { for: `usage-${id}` }, `Sent ${usage.sent.toLocaleString()} of ${usage.limit.toLocaleString()} `),
+      h("progress", { id: `usage-${id}`, max: Math.max(1, usage.limit), value: used }),
+    ),
     table(
       ["Sent", "Projection", "Reserved", "Remaining", "Max per job"],
       [[usage.sent, usage.projection, usage.reserved, usage.remaining, usage.max_per_job].map((n) => n.toLocaleString())],
     ),
-    h("details", {}, h("summary", {}, "Previous months"), table(["Month", "Sent"], usage.previous.map((p) => [p.month, p.sent.toLocaleString()]))),
+    h(
+      "details",
+      {},
+      h("summary", {}, "Previous months"),
+      table(
+        ["Month", "Sent"],
+        usage.previous.map((p) => [p.month, p.sent.toLocaleString()]),
+      ),
+    ),
   );
 }
 
@@ -227,8 +335,17 @@ function suppressionCard(id: string): HTMLElement {
       ],
       onSubmit: async (values) => {
         const emails = String(values.emails).split(/\s+/).filter(Boolean);
-        const found = await send<{ email: string; suppressed: boolean; reason?: string; changed_at?: string }[]>("POST", `customers/${id}/mail/suppressions/lookup`, { emails, stream: values.stream });
-        results.replaceChildren(table(["Address", "Suppressed", "Reason", "Since"], found.map((r) => [r.email, yesNo(r.suppressed), r.reason ?? "—", date(r.changed_at)])));
+        const found = await send<{ email: string; suppressed: boolean; reason?: string; changed_at?: string }[]>(
+          "POST",
+          `customers/${id}/mail/suppressions/lookup`,
+          { emails, stream: values.stream },
+        );
+        results.replaceChildren(
+          table(
+            ["Address", "Suppressed", "Reason", "Since"],
+            found.map((r) => [r.email, yesNo(r.suppressed), r.reason ?? "—", date(r.changed_at)]),
+          ),
+        );
         return `${found.filter((r) => r.suppressed).length} of ${found.length} suppressed.`;
       },
     }),
@@ -238,7 +355,14 @@ function suppressionCard(id: string): HTMLElement {
 
 export async function customerMailPage(main: HTMLElement, id: string): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
-  const sections = await Promise.all([providerCard(id), usageCard(id), blocksCard(id), designCard(id), frameCard(id), templatesCard(id, customer), webhookCard(id)]);
+  const sections = await Promise.all([
+    providerCard(id),
+    usageCard(id),
+    blocksCard(id),
+    designCard(id),
+    frameCard(id),
+    templatesCard(id, customer),
+    webhookCard(id),
+  ]);
   main.replaceChildren(customerTabs(customer, "mail"), ...sections, suppressionCard(id));
 }
-

@@ -17,7 +17,11 @@ const routes: [RegExp, Page, string][] = [
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
   [/^\/customers\/([0-9a-f-]{36})\/mail$/, (main, [id]) => customerMailPage(main, id as string), "Customer mail"],
   [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
-  [/^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/, (main, [id, job], isCurrent) => sendJobPage(main, id as string, job as string, isCurrent), "Send job"],
+  [
+    /^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/,
+    (main, [id, job], isCurrent) => sendJobPage(main, id as string, job as string, isCurrent),
+    "Send job",
+  ],
   [/^\/customers\/([0-9a-f-]{36})\/ads$/, (main, [id]) => customerAdsPage(main, id as string), "Customer ads"],
   [/^\/blocks$/, (main) => blocksPage(main), "Block library"],
   [/^\/blocks\/([0-9a-f-]{36})$/, (main, [id]) => blockPage(main, id as string), "Block"],
@@ -51,7 +55,10 @@ async function route(): Promise<void> {
     await match.page(main, match.found.slice(1), isCurrent);
   } catch (error) {
     if (!isCurrent()) return;
-    main.replaceChildren(h("h1", {}, "This page could not load"), h("p", { class: "error", role: "alert" }, `Error: ${error instanceof Error ? error.message : String(error)}`));
+    main.replaceChildren(
+      h("h1", {}, "This page could not load"),
+      h("p", { class: "error", role: "alert" }, `Error: ${error instanceof Error ? error.message : String(error)}`),
+    );
   }
 }
 

@@ -17,7 +17,10 @@ type SendJob = {
   started_at: string | null;
   completed_at: string | null;
 };
-type Detail = SendJob & { stats: Record<string, number>; timeline: { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number }[] };
+type Detail = SendJob & {
+  stats: Record<string, number>;
+  timeline: { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number }[];
+};
 
 const FINAL = new Set(["completed", "cancelled", "failed"]);
 const POLL_MS = 1000;
@@ -32,7 +35,13 @@ export async function sendJobsPage(main: HTMLElement, id: string): Promise<void>
         ? h("p", {}, "No send jobs yet. Customers create and start them through the mail API.")
         : table(
             ["Job", "Status", "Mode", "Sent", "Created"],
-            jobs.map((j) => [h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, `Job ${j.id.slice(0, 8)}`), j.status, j.mode, `${j.recipients.total - j.recipients.pending} of ${j.recipients.total}`, date(j.created_at)]),
+            jobs.map((j) => [
+              h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, `Job ${j.id.slice(0, 8)}`),
+              j.status,
+              j.mode,
+              `${j.recipients.total - j.recipients.pending} of ${j.recipients.total}`,
+              date(j.created_at),
+            ]),
           ),
     ),
   );
@@ -60,7 +69,10 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
     progress.max = Math.max(1, job.recipients.total);
     progress.value = done;
     progressLabel.textContent = `Progress: ${done} of ${job.recipients.total} recipients handled, ${job.batches.completed} batches sent, ${job.batches.remaining} to go`;
-    counters.replaceChildren(table(Object.keys(job.recipients), [Object.values(job.recipients).map(String)]), h("p", { class: "hint" }, `Created ${date(job.created_at)}, started ${date(job.started_at)}, finished ${date(job.completed_at)}.`));
+    counters.replaceChildren(
+      table(Object.keys(job.recipients), [Object.values(job.recipients).map(String)]),
+      h("p", { class: "hint" }, `Created ${date(job.created_at)}, started ${date(job.started_at)}, finished ${date(job.completed_at)}.`),
+    );
     stats.replaceChildren(table(Object.keys(job.stats), [Object.values(job.stats).map(String)]));
     timeline.replaceChildren(
       job.timeline.length === 0

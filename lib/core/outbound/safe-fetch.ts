@@ -42,11 +42,7 @@ export class OutboundError extends Error {
   /** The `Location` the server asked us to follow, set for `redirect_not_allowed`. */
   readonly location: string | undefined;
 
-  constructor(
-    reason: OutboundErrorReason,
-    message: string,
-    options: { cause?: unknown; status?: number; location?: string } = {},
-  ) {
+  constructor(reason: OutboundErrorReason, message: string, options: { cause?: unknown; status?: number; location?: string } = {}) {
     super(message, { cause: options.cause });
     this.name = "OutboundError";
     this.reason = reason;
@@ -189,7 +185,11 @@ function pinnedLookup(name: string, addresses: readonly CheckedAddress[]): Looku
       return;
     }
     // Node asks with `all: true` when it races address families (autoSelectFamily, on by default).
-    if (options.all) callback(null, usable.map((a): LookupAddress => ({ address: a.address, family: a.family })));
+    if (options.all)
+      callback(
+        null,
+        usable.map((a): LookupAddress => ({ address: a.address, family: a.family })),
+      );
     else callback(null, first.address, first.family);
   };
 }
@@ -325,9 +325,7 @@ function exchange({ target, addresses, init, maxBytes, signal }: Exchange, setti
         }
         chunks.push(chunk);
       });
-      res.on("end", () =>
-        finish({ response: { status, headers: responseHeaders(res), body: Buffer.concat(chunks, received) } }),
-      );
+      res.on("end", () => finish({ response: { status, headers: responseHeaders(res), body: Buffer.concat(chunks, received) } }));
       res.on("error", fail);
       res.on("close", () => {
         if (!res.complete) fail(new OutboundError("connection_failed", `${target.name} closed the connection mid-response.`));
@@ -378,20 +376,14 @@ export function createSafeFetch(options: SafeFetchOptions = {}): SafeFetch {
 
     // One controller carries both our deadline and the caller's cancel, each with its own reason.
     const controller = new AbortController();
-    const deadline = setTimeout(
-      () => controller.abort(new OutboundError("timeout", `${target.name} did not answer within ${timeoutMs} ms.`)),
-      timeoutMs,
-    );
+    const deadline = setTimeout(() => controller.abort(new OutboundError("timeout", `${target.name} did not answer within ${timeoutMs} ms.`)), timeoutMs);
     const onCallerAbort = () => controller.abort(new OutboundError("aborted", "The request was cancelled.", { cause: init.signal?.reason }));
     if (init.signal?.aborted) onCallerAbort();
     init.signal?.addEventListener("abort", onCallerAbort, { once: true });
 
     try {
       const addresses = await untilAborted(resolveChecked(target, resolver, policy), controller.signal);
-      return await exchange(
-        { target, addresses, init, maxBytes: init.maxBytes ?? DEFAULT_MAX_BYTES, signal: controller.signal },
-        settings,
-      );
+      return await exchange({ target, addresses, init, maxBytes: init.maxBytes ?? DEFAULT_MAX_BYTES, signal: controller.signal }, settings);
     } finally {
       clearTimeout(deadline);
       init.signal?.removeEventListener("abort", onCallerAbort);

@@ -41,7 +41,12 @@ function jittered(seconds: number): number {
  * One signed POST. Every failure becomes a result, ours included (an unreadable secret, say): the attempt
  * then counts like any other, so a delivery can never be retried past its 24 hours.
  */
-async function attemptPost(deps: WebhookWorkerDeps, safeFetch: SafeFetch, endpoint: { url: string; secretSealed: string }, delivery: { id: string; event: string; body: string }): Promise<AttemptResult> {
+async function attemptPost(
+  deps: WebhookWorkerDeps,
+  safeFetch: SafeFetch,
+  endpoint: { url: string; secretSealed: string },
+  delivery: { id: string; event: string; body: string },
+): Promise<AttemptResult> {
   try {
     const headers = {
       "content-type": "application/json",
@@ -49,7 +54,13 @@ async function attemptPost(deps: WebhookWorkerDeps, safeFetch: SafeFetch, endpoi
       [WEBHOOK_EVENT_HEADER]: delivery.event,
       [WEBHOOK_DELIVERY_HEADER]: delivery.id,
     };
-    const response = await safeFetch(endpoint.url, { method: "POST", headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS, maxBytes: RESPONSE_LIMIT_BYTES });
+    const response = await safeFetch(endpoint.url, {
+      method: "POST",
+      headers,
+      body: delivery.body,
+      timeoutMs: WEBHOOK_TIMEOUT_MS,
+      maxBytes: RESPONSE_LIMIT_BYTES,
+    });
     if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
     return { ok: false, status: response.status, error: `The endpoint answered ${response.status}.` };
   } catch (error) {
@@ -115,14 +126,23 @@ export async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDep
   const [delivery] = await db
     .update(deliveries)
     // The last outcome is cleared while the attempt runs: `lastError` set again means it finished.
-    .set({ attempts: attempt, lastAttemptAt: claimedAt, nextAttemptAt: new Date(claimedAt.getTime() + ATTEMPT_LEASE_MS), lastStatusCode: null, lastError: null })
+    .set({
+      attempts: attempt,
+      lastAttemptAt: claimedAt,
+      nextAttemptAt: new Date(claimedAt.getTime() + ATTEMPT_LEASE_MS),
+      lastStatusCode: null,
+      lastError: null,
+    })
     .where(and(eq(deliveries.id, deliveryId), eq(deliveries.status, "pending"), eq(deliveries.attempts, attempt - 1)))
     .returning();
   if (!delivery) return;
 
   const [endpoint] = await db.select().from(endpoints).where(eq(endpoints.id, delivery.webhookId));
   if (!endpoint?.active) {
-    await db.update(deliveries).set({ status: "failed", completedAt: claimedAt, lastError: "The webhook endpoint is inactive." }).where(eq(deliveries.id, deliveryId));
+    await db
+      .update(deliveries)
+      .set({ status: "failed", completedAt: claimedAt, lastError: "The webhook endpoint is inactive." })
+      .where(eq(deliveries.id, deliveryId));
     return;
   }
 
@@ -130,7 +150,10 @@ export async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDep
   const now = clock.now();
 
   if (result.ok) {
-    await db.update(deliveries).set({ status: "delivered", completedAt: now, lastStatusCode: result.status, lastError: null }).where(eq(deliveries.id, deliveryId));
+    await db
+      .update(deliveries)
+      .set({ status: "delivered", completedAt: now, lastStatusCode: result.status, lastError: null })
+      .where(eq(deliveries.id, deliveryId));
     await db.update(endpoints).set({ lastDeliveryAt: now, failureCount: 0 }).where(eq(endpoints.id, endpoint.id));
     return;
   }
@@ -142,7 +165,10 @@ export async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDep
   const delay = WEBHOOK_RETRY_DELAYS_SECONDS[attempt - 1];
   const deadline = delivery.createdAt.getTime() + WEBHOOK_RETRY_WINDOW_MS;
   if (delay === undefined || now.getTime() >= deadline) {
-    await db.update(deliveries).set({ status: "failed", completedAt: now, lastStatusCode: result.status, lastError: result.error }).where(eq(deliveries.id, deliveryId));
+    await db
+      .update(deliveries)
+      .set({ status: "failed", completedAt: now, lastStatusCode: result.status, lastError: result.error })
+      .where(eq(deliveries.id, deliveryId));
     await db
       .update(endpoints)
       .set({ active: false, deactivatedAt: now, deactivationReason: `Deliveries failed for 24 hours (last: ${result.error})` })
@@ -152,8 +178,15 @@ export async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDep
   }
 
   const nextAt = Math.min(now.getTime() + jittered(delay) * 1000, deadline);
-  await db.update(deliveries).set({ nextAttemptAt: new Date(nextAt), lastStatusCode: result.status, lastError: result.error }).where(eq(deliveries.id, deliveryId));
-  await deps.queue.publish(store.topic, { delivery_id: deliveryId, attempt: attempt + 1 }, { delaySeconds: Math.max(1, Math.ceil((nextAt - now.getTime()) / 1000)) });
+  await db
+    .update(deliveries)
+    .set({ nextAttemptAt: new Date(nextAt), lastStatusCode: result.status, lastError: result.error })
+    .where(eq(deliveries.id, deliveryId));
+  await deps.queue.publish(
+    store.topic,
+    { delivery_id: deliveryId, attempt: attempt + 1 },
+    { delaySeconds: Math.max(1, Math.ceil((nextAt - now.getTime()) / 1000)) },
+  );
 }
 
 /**

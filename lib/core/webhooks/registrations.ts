@@ -62,7 +62,9 @@ export async function createWebhook<E extends string>(
   }
   const [existing] = await deps.db.select({ n: count() }).from(endpoints).where(eq(endpoints.customerId, customerId));
   if ((existing?.n ?? 0) >= MAX_WEBHOOKS_PER_CUSTOMER) {
-    throw new ConflictError(`An account can register at most ${MAX_WEBHOOKS_PER_CUSTOMER} webhook endpoints; delete one first.`, { reason: "webhook_limit_reached" });
+    throw new ConflictError(`An account can register at most ${MAX_WEBHOOKS_PER_CUSTOMER} webhook endpoints; delete one first.`, {
+      reason: "webhook_limit_reached",
+    });
   }
   const secret = generateWebhookSecret();
   const [row] = await deps.db

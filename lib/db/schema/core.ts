@@ -14,7 +14,9 @@ export const mailSettings = pgTable("mail_settings", {
     .primaryKey()
     .references(() => customers.id, { onDelete: "cascade" }),
   sendingBlocked: boolean().notNull().default(false),
-  mode: text({ enum: ["live", "sandbox"] }).notNull().default("live"),
+  mode: text({ enum: ["live", "sandbox"] })
+    .notNull()
+    .default("live"),
   monthlyLimit: integer().notNull().default(100_000),
   maxPerJob: integer().notNull().default(50_000),
   updatedAt: createdAt(),
@@ -72,4 +74,3 @@ export const idempotencyRecords = pgTable(
   },
   (t) => [primaryKey({ columns: [t.customerId, t.route, t.key] }), index().on(t.expiresAt)],
 );
-

@@ -120,7 +120,9 @@ export const mailTemplates = pgTable(
     kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
     origin: text({ enum: ["admin", "customer"] }).notNull(),
     subject: text().notNull(),
-    status: text({ enum: ["draft", "active", "archived"] }).notNull().default("active"),
+    status: text({ enum: ["draft", "active", "archived"] })
+      .notNull()
+      .default("active"),
     params: jsonb().$type<ContractEntry[]>().notNull().default([]),
     blocks: jsonb().$type<StackRecord | null>(),
     from: jsonb().$type<SenderRecord | null>(),

@@ -55,13 +55,7 @@ export type UploadGrant = {
   expiresAt: Date;
 };
 
-export type UploadRejection =
-  | "malformed"
-  | "bad_signature"
-  | "expired"
-  | "asset_mismatch"
-  | "content_type_mismatch"
-  | "too_large";
+export type UploadRejection = "malformed" | "bad_signature" | "expired" | "asset_mismatch" | "content_type_mismatch" | "too_large";
 
 export type UploadVerification = { ok: true; grant: UploadGrant } | { ok: false; reason: UploadRejection };
 
@@ -123,12 +117,7 @@ function mediaTypeOf(header: string | null | undefined): string | null {
  * The signature is checked before anything inside the token is believed, so `expired` and the mismatch
  * reasons are only ever reported for a token we really issued.
  */
-export function verifyUpload(
-  token: string | null | undefined,
-  request: UploadRequest,
-  secret: string,
-  clock: Clock = systemClock,
-): UploadVerification {
+export function verifyUpload(token: string | null | undefined, request: UploadRequest, secret: string, clock: Clock = systemClock): UploadVerification {
   const [encodedPayload, encodedMac, ...rest] = (token ?? "").split(".");
   if (!encodedPayload || !encodedMac || rest.length > 0) return { ok: false, reason: "malformed" };
 

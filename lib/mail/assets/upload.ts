@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { readCapped, UploadTooLargeError } from "../../adapters/blob";
-import { ApiError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../core/errors";
+import { type ApiError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../core/errors";
 import { mailAssets } from "../../db/schema";
 import type { AssetDeps } from "./service";
 import { MAX_UPLOAD_BYTES, verifyUpload, type UploadRejection } from "./upload-signature";
@@ -95,7 +95,10 @@ export async function receiveUpload(deps: AssetDeps, upload: IncomingUpload): Pr
     await store.put(grant.pathname, bytes, { contentType: grant.contentType, cacheControlMaxAge: RAW_UPLOAD_MAX_AGE_SECONDS });
     return { id: grant.assetId, bytes: bytes.byteLength };
   } catch (error) {
-    await deps.db.update(mailAssets).set({ uploadedAt: null }).where(and(owner, eq(mailAssets.status, "pending")));
+    await deps.db
+      .update(mailAssets)
+      .set({ uploadedAt: null })
+      .where(and(owner, eq(mailAssets.status, "pending")));
     throw error;
   }
 }

@@ -5,13 +5,7 @@ import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobs } fr
 import { applySuppressionChange, type Stream, type SuppressionChange, type SuppressionEntry } from "../suppressions/mirror";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { applyEvent, EVENT_DRIVEN_STATUSES, statusByPrecedence, type MessageState } from "./message-state";
-import {
-  isKnownRecordType,
-  ourMessageId,
-  postmarkPayloads,
-  recipientOf,
-  type PostmarkEvent,
-} from "./postmark-payloads";
+import { isKnownRecordType, ourMessageId, postmarkPayloads, recipientOf, type PostmarkEvent } from "./postmark-payloads";
 import { MESSAGE_EVENT, type MessageEventType } from "./types";
 
 export type IngestDeps = Pick<CoreDeps, "db" | "clock" | "queue" | "logger">;
@@ -32,7 +26,17 @@ export class MessageInFlightError extends Error {}
  * replies, list requests, challenges, tests). They are kept as `bounce_notice` and change no state; every
  * other type (HardBounce, SoftBounce, Blocked, DnsError, …) means the message was not delivered.
  */
-const NOT_A_FAILURE = new Set(["Transient", "AutoResponder", "AddressChange", "Subscribe", "Unsubscribe", "ChallengeVerification", "OpenRelayTest", "VirusNotification", "InboundError"]);
+const NOT_A_FAILURE = new Set([
+  "Transient",
+  "AutoResponder",
+  "AddressChange",
+  "Subscribe",
+  "Unsubscribe",
+  "ChallengeVerification",
+  "OpenRelayTest",
+  "VirusNotification",
+  "InboundError",
+]);
 
 type MessageRow = typeof mailMessages.$inferSelect;
 type NewEvent = { type: MessageEventType; at: Date; identity: string; details: Record<string, unknown>; bounceType?: string; bounceFinal?: boolean };
@@ -58,7 +62,14 @@ function messageEventOf(event: PostmarkEvent, message: MessageRow): NewEvent | n
       const details = { bounce_type: event.Type, type_code: event.TypeCode ?? null, description: event.Description ?? null };
       if (NOT_A_FAILURE.has(event.Type)) return { type: MESSAGE_EVENT.bounceNotice, at: event.BouncedAt.date, identity: `bounce:${event.ID}`, details };
       const bounceFinal = isFinalBounce(event.Type, event.Inactive);
-      return { type: MESSAGE_EVENT.bounced, at: event.BouncedAt.date, identity: `bounce:${event.ID}`, details: { ...details, inactive: event.Inactive, final: bounceFinal, source: "bounce" }, bounceType: event.Type, bounceFinal };
+      return {
+        type: MESSAGE_EVENT.bounced,
+        at: event.BouncedAt.date,
+        identity: `bounce:${event.ID}`,
+        details: { ...details, inactive: event.Inactive, final: bounceFinal, source: "bounce" },
+        bounceType: event.Type,
+        bounceFinal,
+      };
     }
     case "SpamComplaint":
       return { type: MESSAGE_EVENT.complained, at: event.BouncedAt.date, identity: `complaint:${event.ID}`, details: { source: "spam_complaint" } };
@@ -68,7 +79,13 @@ function messageEventOf(event: PostmarkEvent, message: MessageRow): NewEvent | n
         type: MESSAGE_EVENT.opened,
         at: event.ReceivedAt.date,
         identity: `open:${event.ReceivedAt.raw}`,
-        details: { first_open: event.FirstOpen ?? null, platform: event.Platform ?? null, client: event.Client?.Name ?? null, os: event.OS?.Name ?? null, read_seconds: event.ReadSeconds ?? null },
+        details: {
+          first_open: event.FirstOpen ?? null,
+          platform: event.Platform ?? null,
+          client: event.Client?.Name ?? null,
+          os: event.OS?.Name ?? null,
+          read_seconds: event.ReadSeconds ?? null,
+        },
       };
     case "Click":
       if (message.kind !== "newsletter") return null;
@@ -89,7 +106,14 @@ function messageEventOf(event: PostmarkEvent, message: MessageRow): NewEvent | n
       // transactional streams the Bounce/SpamComplaint record is the event and this is the mirror's part.
       if (message.kind !== "newsletter") return null;
       if (event.SuppressionReason === "HardBounce") {
-        return { type: MESSAGE_EVENT.bounced, at, identity, details: { bounce_type: "HardBounce", type_code: 1, description: null, inactive: true, final: true, source: "subscription_change" }, bounceType: "HardBounce", bounceFinal: true };
+        return {
+          type: MESSAGE_EVENT.bounced,
+          at,
+          identity,
+          details: { bounce_type: "HardBounce", type_code: 1, description: null, inactive: true, final: true, source: "subscription_change" },
+          bounceType: "HardBounce",
+          bounceFinal: true,
+        };
       }
       if (event.SuppressionReason === "SpamComplaint") return { type: MESSAGE_EVENT.complained, at, identity, details: { source: "subscription_change" } };
       return null;
@@ -158,7 +182,14 @@ async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, 
   if (corrected) {
     await tx
       .insert(mailMessageEvents)
-      .values({ messageId: message.id, customerId: message.customerId, type: "accepted", occurredAt: message.createdAt, identity: "send:accepted", details: { corrected_from: "unknown" } })
+      .values({
+        messageId: message.id,
+        customerId: message.customerId,
+        type: "accepted",
+        occurredAt: message.createdAt,
+        identity: "send:accepted",
+        details: { corrected_from: "unknown" },
+      })
       .onConflictDoNothing();
     // The job counts it as accepted from now on: nothing of it is in doubt any more.
     if (message.sendJobId) {
@@ -196,7 +227,11 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
   const [message] = messageId
     ? await tx.select().from(mailMessages).where(eq(mailMessages.id, messageId)).for("update")
     : event.MessageID
-      ? await tx.select().from(mailMessages).where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.providerMessageId, event.MessageID))).for("update")
+      ? await tx
+          .select()
+          .from(mailMessages)
+          .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.providerMessageId, event.MessageID)))
+          .for("update")
       : [];
   if (message && message.customerId !== customerId) {
     return { result: ignored(recordType, "The message belongs to another customer than this webhook URL."), deliveries: [] };
@@ -242,7 +277,13 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
   const attributed = message?.id ?? null;
   if (duplicate) return { result: { outcome: "duplicate", record_type: recordType, message_id: attributed }, deliveries };
   if (stored || entry) return { result: { outcome: "stored", record_type: recordType, message_id: attributed }, deliveries };
-  return { result: ignored(recordType, change ? "The suppression feed already had this state, or the change is older than the one mirrored." : "Nothing to record for this message."), deliveries };
+  return {
+    result: ignored(
+      recordType,
+      change ? "The suppression feed already had this state, or the change is older than the one mirrored." : "Nothing to record for this message.",
+    ),
+    deliveries,
+  };
 }
 
 /**
@@ -265,4 +306,3 @@ export async function ingestPostmarkEvent(deps: IngestDeps, route: EventRoute, b
   await publishDeliveries(deps, effects.deliveries);
   return effects.result;
 }
-

@@ -28,7 +28,14 @@ export function parsePostmarkTimestamp(value: string): Date | null {
   const date = new Date(utc - offsetMinutes * 60_000);
   // Rejects calendar overflow such as 2026-02-30, which Date.UTC would silently roll over.
   const local = new Date(utc);
-  if (local.getUTCMonth() !== Number(month) - 1 || local.getUTCDate() !== Number(day) || local.getUTCHours() !== Number(hour) || Number(minute) > 59 || Number(second) > 59) return null;
+  if (
+    local.getUTCMonth() !== Number(month) - 1 ||
+    local.getUTCDate() !== Number(day) ||
+    local.getUTCHours() !== Number(hour) ||
+    Number(minute) > 59 ||
+    Number(second) > 59
+  )
+    return null;
   return date;
 }
 

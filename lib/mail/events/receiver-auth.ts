@@ -33,7 +33,10 @@ function normalise(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
  * An entry that is neither is a configuration error, reported with the variable's name.
  */
 export function parseAllowList(value: string | undefined): Range[] | null {
-  const entries = (value ?? "").split(",").map((entry) => entry.trim()).filter(Boolean);
+  const entries = (value ?? "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) return null;
   return entries.map((entry): Range => {
     if (entry.includes("/")) {

@@ -32,7 +32,12 @@ function newPassword(): string {
 function view(deps: CredentialDeps, row: Row): WebhookCredentials {
   const now = deps.clock.now().getTime();
   const previousValid = row.previousPasswordSealed !== null && row.previousValidUntil !== null && row.previousValidUntil.getTime() > now;
-  return { username: row.username, password: deps.secrets.open(row.passwordSealed), previousValidUntil: previousValid ? row.previousValidUntil : null, rotatedAt: row.rotatedAt };
+  return {
+    username: row.username,
+    password: deps.secrets.open(row.passwordSealed),
+    previousValidUntil: previousValid ? row.previousValidUntil : null,
+    rotatedAt: row.rotatedAt,
+  };
 }
 
 /** The customer's credentials, made on first use (two concurrent first uses end with the same row). */
@@ -75,6 +80,7 @@ export async function webhookAuthorized(deps: CredentialDeps, customerId: string
   if (!row) return false;
   const current = basicAuthMatches(header, { username: row.username, password: deps.secrets.open(row.passwordSealed) });
   const inGrace = row.previousPasswordSealed !== null && row.previousValidUntil !== null && row.previousValidUntil.getTime() > deps.clock.now().getTime();
-  const previous = row.previousPasswordSealed !== null && basicAuthMatches(header, { username: row.username, password: deps.secrets.open(row.previousPasswordSealed) });
+  const previous =
+    row.previousPasswordSealed !== null && basicAuthMatches(header, { username: row.username, password: deps.secrets.open(row.previousPasswordSealed) });
   return current || (inGrace && previous);
 }

@@ -36,7 +36,10 @@ async function setupOf(deps: SetupDeps, customerId: string, credentials: Webhook
     rotated_at: credentials.rotatedAt.toISOString(),
     message_streams: [config?.transactional, config?.broadcast].filter((s): s is string => Boolean(s)),
     record_types: Object.keys(postmarkPayloads) as PostmarkRecordType[],
-    allowed_ips: (deps.config.POSTMARK_WEBHOOK_ALLOWED_IPS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    allowed_ips: (deps.config.POSTMARK_WEBHOOK_ALLOWED_IPS ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
   };
 }
 

@@ -16,7 +16,10 @@ export function publicStatus(status: MessageRow["status"]) {
 }
 
 export async function getMessage(db: Database, customerId: string, id: string, now: Date) {
-  const [row] = await db.select().from(mailMessages).where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.id, id)));
+  const [row] = await db
+    .select()
+    .from(mailMessages)
+    .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.id, id)));
   if (!row) throw new NotFoundError("Message");
   const since = new Date(now.getTime() - MESSAGE_HISTORY_DAYS * 86_400_000);
   const events = await db

@@ -22,7 +22,12 @@ function post(request: TransportRequest, reply: (message: TransportReply) => voi
   const failed = (error: unknown) => done({ id: request.id, error: error instanceof Error ? error.message : String(error) });
   const outgoing = send(
     target,
-    { method: "POST", agent: secure ? agents["https:"] : agents["http:"], headers: { ...request.headers, "content-length": request.length }, timeout: request.timeoutMs },
+    {
+      method: "POST",
+      agent: secure ? agents["https:"] : agents["http:"],
+      headers: { ...request.headers, "content-length": request.length },
+      timeout: request.timeoutMs,
+    },
     (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));

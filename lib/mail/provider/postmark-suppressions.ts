@@ -32,7 +32,12 @@ export function createPostmarkSuppressions(options: { apiUrl: string; timeoutSec
         const spamComplaint = dump.Suppressions.some((s) => s.SuppressionReason === "SpamComplaint");
         return { kind: "refused", spamComplaint, message: status?.Message ?? "Postmark did not delete the suppression." };
       } catch (error) {
-        const message = error instanceof Errors.PostmarkError ? `Postmark answered ${error.statusCode}: ${error.message}` : error instanceof Error ? error.message : "No answer from Postmark.";
+        const message =
+          error instanceof Errors.PostmarkError
+            ? `Postmark answered ${error.statusCode}: ${error.message}`
+            : error instanceof Error
+              ? error.message
+              : "No answer from Postmark.";
         return { kind: "unavailable", message };
       }
     },

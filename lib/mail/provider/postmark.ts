@@ -1,4 +1,4 @@
-import { Errors, Models, ServerClient } from "postmark";
+import { Errors, type Models, ServerClient } from "postmark";
 import { postJsonOffThread } from "./batch-transport";
 // Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
 // Outcomes are stored with the message, which outlives its address's retention, so addresses never leave
@@ -97,7 +97,11 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
           const page = await client(serverToken).getOutboundMessages(filter);
           for (const message of page.Messages ?? []) {
             const receivedAt = message.ReceivedAt ? new Date(message.ReceivedAt) : null;
-            messages.push({ providerMessageId: message.MessageID, metadata: message.Metadata ?? {}, receivedAt: receivedAt && !Number.isNaN(receivedAt.getTime()) ? receivedAt : null });
+            messages.push({
+              providerMessageId: message.MessageID,
+              metadata: message.Metadata ?? {},
+              receivedAt: receivedAt && !Number.isNaN(receivedAt.getTime()) ? receivedAt : null,
+            });
           }
           if ((page.Messages ?? []).length < SEARCH_PAGE || messages.length >= Number(page.TotalCount)) break;
         }
@@ -143,7 +147,12 @@ function parseJson(text: string): unknown {
 
 /** Postmark's answer object (a whole-request error, or one batch item): `ErrorCode` and `Message` at least. */
 function isPostmarkAnswer(value: unknown): value is { ErrorCode: number; Message: string; MessageID?: string; SubmittedAt?: string } {
-  return typeof value === "object" && value !== null && typeof (value as { ErrorCode?: unknown }).ErrorCode === "number" && typeof (value as { Message?: unknown }).Message === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { ErrorCode?: unknown }).ErrorCode === "number" &&
+    typeof (value as { Message?: unknown }).Message === "string"
+  );
 }
 
 function itemOutcome(code: number, rawMessage: string, messageId: string | undefined, submittedAt: string | undefined): SendOutcome {

@@ -144,12 +144,7 @@ export async function compileStack(input: CompileStackInput, options: RenderOpti
 }
 
 /** Renders one block alone with its params' examples (tiles). */
-export async function compileBlock(
-  block: BlockDefinition,
-  tokens: DesignTokens,
-  brand: Brand,
-  options: RenderOptions = {},
-): Promise<CompileResult> {
+export async function compileBlock(block: BlockDefinition, tokens: DesignTokens, brand: Brand, options: RenderOptions = {}): Promise<CompileResult> {
   const examples = Object.fromEntries(block.params.map((param) => [param.name, param.example]));
   const phase = new Phase1({ tokens, brand, values: {}, params: {} });
   const scope = phase.scope("block", block, examples);

@@ -1,5 +1,5 @@
 import { escapers, urlProblem } from "./escape";
-import type { EscapeMode, UrlKind } from "./escape";
+import type { UrlKind } from "./escape";
 import type { CompiledTemplate, Condition, OutputNode } from "../../db/json-columns";
 import type { TemplateNode } from "./syntax";
 
@@ -84,8 +84,8 @@ function compileNodes(nodes: readonly OutputNode[], encode: Encode): Op[] {
   return nodes.map((node): Op => {
     if (typeof node === "string") return { code: OpCode.Text, text: encode(node) };
     if ("slot" in node) {
-      const escape = escapers[node.mode];
-      return { code: OpCode.Slot, key: node.slot, path: pathOf(node.slot), escape: encode === asIs ? escape : (value) => encode(escape(value)) };
+      const escapeValue = escapers[node.mode];
+      return { code: OpCode.Slot, key: node.slot, path: pathOf(node.slot), escape: encode === asIs ? escapeValue : (value) => encode(escapeValue(value)) };
     }
     if ("when" in node) return { code: OpCode.Section, test: compileCondition(node.when), body: compileNodes(node.then, encode) };
     // A URL is checked as a mail client reads it, so its parts are assembled unencoded and encoded once.

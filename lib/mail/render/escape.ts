@@ -46,9 +46,7 @@ const urlUnsafeAll = /[\u0000-\u0020"'<>\\()`\u007f]/g;
 
 /** URL-valued attributes (`href`, `src`, `background-url`): percent-encode the unsafe ASCII, then `&`. */
 export function escapeUrl(value: string): string {
-  const encoded = urlUnsafe.test(value)
-    ? value.replace(urlUnsafeAll, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`)
-    : value;
+  const encoded = urlUnsafe.test(value) ? value.replace(urlUnsafeAll, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`) : value;
   return encoded.includes("&") ? encoded.replaceAll("&", "&amp;") : encoded;
 }
 

@@ -20,10 +20,7 @@ import type { BlockDefinition, Brand, RenderIssue } from "./types";
  * and values can never loop.
  */
 
-export type Resolution =
-  | { kind: "deferred" }
-  | { kind: "literal"; value: string; path: string }
-  | { kind: "template"; nodes: TemplateNode[]; path: string };
+export type Resolution = { kind: "deferred" } | { kind: "literal"; value: string; path: string } | { kind: "template"; nodes: TemplateNode[]; path: string };
 
 /** Phase-1 value of a condition: decided now (boolean) or left to recipient data. */
 export type ConditionValue = boolean | Condition;

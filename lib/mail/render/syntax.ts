@@ -13,9 +13,7 @@ export const placeholderName = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 const tokenPattern = /\{\{\{[^{}\r\n]*\}\}\}|\{\{[ \t]*([#^/]?)[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*\}\}/y;
 
-export type PlaceholderToken =
-  | { type: "var" | "open" | "inverted" | "close"; name: string; source: string }
-  | { type: "verbatim"; source: string };
+export type PlaceholderToken = { type: "var" | "open" | "inverted" | "close"; name: string; source: string } | { type: "verbatim"; source: string };
 
 /** Reads the placeholder starting exactly at `index`, or null when the text there is literal. */
 export function readPlaceholder(text: string, index: number): PlaceholderToken | null {

@@ -7,7 +7,9 @@ export const BlockParam = z
   .object({
     name: z.string().openapi({ description: "Placeholder name used in the block (`{{name}}`).", example: "title" }),
     label: z.string().openapi({ description: "Label for the builder UI.", example: "Title" }),
-    type: z.string().openapi({ description: "`string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).", example: "string" }),
+    type: z
+      .string()
+      .openapi({ description: "`string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).", example: "string" }),
     required: z.boolean().openapi({ description: "Whether a value must be given.", example: true }),
     fallback: z.string().nullable().openapi({ description: "Used when no value is given.", example: null }),
     hide_if_missing: z.boolean().openapi({ description: "Without a value the block's element is left out.", example: false }),
@@ -46,7 +48,10 @@ export const Tile = z
   .object({
     block_id: z.uuid().openapi({ description: "The block.", example: uuidExample }),
     slug: z.string().openapi({ description: "The block's slug.", example: "heading" }),
-    html: z.string().nullable().openapi({ description: "Complete HTML document for an iframe `srcdoc`; null when the block cannot render with its examples.", example: "<!doctype html>…" }),
+    html: z.string().nullable().openapi({
+      description: "Complete HTML document for an iframe `srcdoc`; null when the block cannot render with its examples.",
+      example: "<!doctype html>…",
+    }),
   })
   .openapi("BlockTile");
 
@@ -70,12 +75,20 @@ export const templateKinds = ["transactional", "newsletter"] as const;
 export const templateOrigins = ["admin", "customer"] as const;
 export const templateStatuses = ["draft", "active", "archived"] as const;
 
-export const Values = z.record(z.string(), TemplateValue).openapi({ description: "Placeholder values, name → string.", example: { title: "Spring sale", first_name: "{{first_name}}" } });
+export const Values = z
+  .record(z.string(), TemplateValue)
+  .openapi({ description: "Placeholder values, name → string.", example: { title: "Spring sale", first_name: "{{first_name}}" } });
 
 /** The fields of a block reference; `BlockReference` here, `MailBlockReference` in the admin API. */
 export const BlockReferenceFields = z.object({
   block_id: z.uuid().openapi({ description: "Id of an enabled, active block.", example: uuidExample }),
-  values: z.record(z.string(), TemplateValue).default({}).openapi({ description: "Values of the block's parameters; may contain `{{placeholder}}` filled per recipient.", example: { title: "Hello {{first_name}}" } }),
+  values: z
+    .record(z.string(), TemplateValue)
+    .default({})
+    .openapi({
+      description: "Values of the block's parameters; may contain `{{placeholder}}` filled per recipient.",
+      example: { title: "Hello {{first_name}}" },
+    }),
 });
 
 export const BlockReference = BlockReferenceFields.openapi("BlockReference");
@@ -122,36 +135,41 @@ export const Sender = z
   .openapi("Sender");
 
 /** The fields of a template; `Template` here, `MailTemplate` (with the contract's own schema) in the admin API. */
-export const TemplateFields = z
-  .object({
-    id: z.uuid().openapi({ description: "Template id.", example: uuidExample }),
-    name: z.string().openapi({ description: "Name.", example: "Spring newsletter" }),
-    kind: z.enum(templateKinds).openapi({ description: "Transactional (sent singly) or newsletter (send jobs).", example: "newsletter" }),
-    origin: z.enum(templateOrigins).openapi({ description: "`admin`: built by an administrator, with a parameter contract, read-only here. `customer`: saved through this API.", example: "customer" }),
-    subject: z.string().openapi({ description: "Subject; may contain `{{placeholder}}`.", example: "News for {{first_name}}" }),
-    status: z.enum(templateStatuses).openapi({ description: "Only `active` templates can be sent.", example: "active" }),
-    params: z.array(ContractEntry).openapi({ description: "Parameter contract (admin templates); empty for builder templates." }),
-    blocks: z.array(BlockReference).nullable().openapi({ description: "The stack (block references)." }),
-    values: Values.openapi({ description: "Global values saved with the stack." }),
-    from: Sender.nullable().openapi({ description: "Sender exception of the template, else the account default." }),
-    version: z.number().int().openapi({ description: "Bumped on every change.", example: 1 }),
-    created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
-    updated_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
-  });
+export const TemplateFields = z.object({
+  id: z.uuid().openapi({ description: "Template id.", example: uuidExample }),
+  name: z.string().openapi({ description: "Name.", example: "Spring newsletter" }),
+  kind: z.enum(templateKinds).openapi({ description: "Transactional (sent singly) or newsletter (send jobs).", example: "newsletter" }),
+  origin: z.enum(templateOrigins).openapi({
+    description: "`admin`: built by an administrator, with a parameter contract, read-only here. `customer`: saved through this API.",
+    example: "customer",
+  }),
+  subject: z.string().openapi({ description: "Subject; may contain `{{placeholder}}`.", example: "News for {{first_name}}" }),
+  status: z.enum(templateStatuses).openapi({ description: "Only `active` templates can be sent.", example: "active" }),
+  params: z.array(ContractEntry).openapi({ description: "Parameter contract (admin templates); empty for builder templates." }),
+  blocks: z.array(BlockReference).nullable().openapi({ description: "The stack (block references)." }),
+  values: Values.openapi({ description: "Global values saved with the stack." }),
+  from: Sender.nullable().openapi({ description: "Sender exception of the template, else the account default." }),
+  version: z.number().int().openapi({ description: "Bumped on every change.", example: 1 }),
+  created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
+  updated_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
+});
 
 export const Template = TemplateFields.openapi("Template");
 
 export type TemplateResponse = z.infer<typeof Template>;
 
 /** What a template is created from; the admin API's `CreateMailTemplate` extends it. */
-export const CreateTemplateFields = z
-  .object({
-    name: z.string().trim().min(1).max(200).openapi({ description: "Name, 1–200 characters.", example: "Spring newsletter" }),
-    subject: z.string().min(1).max(500).openapi({ description: "Subject, may contain `{{placeholder}}`.", example: "News for {{first_name}}" }),
-    blocks: z.array(BlockReference).min(1).max(100).openapi({ description: "The builder stack without footer blocks (the footer comes from the account's frame)." }),
-    values: Values.optional().openapi({ description: "Global values saved with the stack." }),
-    status: z.enum(["draft", "active"]).optional().openapi({ description: "Default `active`.", example: "active" }),
-  });
+export const CreateTemplateFields = z.object({
+  name: z.string().trim().min(1).max(200).openapi({ description: "Name, 1–200 characters.", example: "Spring newsletter" }),
+  subject: z.string().min(1).max(500).openapi({ description: "Subject, may contain `{{placeholder}}`.", example: "News for {{first_name}}" }),
+  blocks: z
+    .array(BlockReference)
+    .min(1)
+    .max(100)
+    .openapi({ description: "The builder stack without footer blocks (the footer comes from the account's frame)." }),
+  values: Values.optional().openapi({ description: "Global values saved with the stack." }),
+  status: z.enum(["draft", "active"]).optional().openapi({ description: "Default `active`.", example: "active" }),
+});
 
 export const CreateTemplate = CreateTemplateFields.openapi("CreateTemplate");
 
@@ -168,8 +186,14 @@ export const UpdateTemplate = z
 
 export const SendRequest = z
   .object({
-    to: z.string().min(1).max(1000).openapi({ description: "Recipient address (RFC 5322, e.g. `Jane <jane@example.com>`). An unparsable address yields status `invalid` without a provider call.", example: "jane@example.com" }),
-    params: z.record(z.string(), z.string()).default({}).openapi({ description: "Values of the template's parameters; image parameters take a URL.", example: { order_number: "A-10023" } }),
+    to: z.string().min(1).max(1000).openapi({
+      description: "Recipient address (RFC 5322, e.g. `Jane <jane@example.com>`). An unparsable address yields status `invalid` without a provider call.",
+      example: "jane@example.com",
+    }),
+    params: z
+      .record(z.string(), z.string())
+      .default({})
+      .openapi({ description: "Values of the template's parameters; image parameters take a URL.", example: { order_number: "A-10023" } }),
   })
   .openapi("SendRequest");
 
@@ -195,9 +219,10 @@ export const Message = z
     id: z.uuid().openapi({ description: "The message id.", example: uuidExample }),
     kind: z.enum(["transactional", "newsletter"]).openapi({ description: "Kind of mail.", example: "transactional" }),
     mode: z.enum(["live", "sandbox"]).openapi({ description: "Sandbox mails are accepted but not delivered or counted.", example: "live" }),
-    status: z
-      .enum(["pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"])
-      .openapi({ description: "State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).", example: "accepted" }),
+    status: z.enum(["pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"]).openapi({
+      description: "State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).",
+      example: "accepted",
+    }),
     template_id: z.uuid().openapi({ description: "Template it was sent from.", example: uuidExample }),
     send_job_id: z.uuid().nullable().openapi({ description: "Send job, null for transactional mail.", example: null }),
     subject: z.string().openapi({ description: "Subject as sent.", example: "Your order A-10023" }),

@@ -61,7 +61,10 @@ export async function claimBatch(db: Database, jobId: string, run: number, size:
     if (entries.length > size) {
       await tx.insert(chunks).values({ sendJobId: jobId, recipients: JSON.stringify(entries.slice(size)) });
       entries.length = size;
-      await tx.update(chunks).set({ recipients: JSON.stringify(entries) }).where(and(eq(chunks.sendJobId, jobId), eq(chunks.seq, row.seq)));
+      await tx
+        .update(chunks)
+        .set({ recipients: JSON.stringify(entries) })
+        .where(and(eq(chunks.sendJobId, jobId), eq(chunks.seq, row.seq)));
     }
     const ids = sql.param(entries.map((e) => e[0]));
     // The count, not the ids: answering 500 rows costs more than the update itself.
@@ -74,7 +77,10 @@ export async function claimBatch(db: Database, jobId: string, run: number, size:
     if (marked?.count !== entries.length) {
       // Some were no longer pending (a cancel raced the claim). The row was this claim's alone, so its
       // messages now `sending` are exactly the ones just marked.
-      const sending = await queryRows<{ id: string }>(tx, sql`select ${mailMessages.id} as id from ${mailMessages} where ${mailMessages.id} = any(${ids}::uuid[]) and ${mailMessages.status} = 'sending'`);
+      const sending = await queryRows<{ id: string }>(
+        tx,
+        sql`select ${mailMessages.id} as id from ${mailMessages} where ${mailMessages.id} = any(${ids}::uuid[]) and ${mailMessages.status} = 'sending'`,
+      );
       const still = new Set(sending.map((m) => m.id));
       claimed = entries.filter((e) => still.has(e[0]));
     }
@@ -113,7 +119,10 @@ export async function recordBatch(
   const inDoubt = new Set(results.filter((r) => r.status === "unknown").map((r) => r.messageId));
   const ofBatch = and(eq(chunks.sendJobId, job.id), eq(chunks.batchId, batchId));
   const kept = recipients.filter((r) => inDoubt.has(r.messageId)).map((r): ChunkEntry => [r.messageId, r.email, r.name, r.data]);
-  const rowStep = kept.length === 0 ? sql`delete from ${chunks} where ${ofBatch}` : sql`update ${chunks} set ${col(chunks.recipients)} = ${JSON.stringify(kept)} where ${ofBatch}`;
+  const rowStep =
+    kept.length === 0
+      ? sql`delete from ${chunks} where ${ofBatch}`
+      : sql`update ${chunks} set ${col(chunks.recipients)} = ${JSON.stringify(kept)} where ${ofBatch}`;
   // The updated message is aliased `target` and its previous state `prior` (the same table twice), so
   // their columns are named bare after the alias.
   const [row] = await queryRows<{ status: SendJobRow["status"]; pending: number; run: number; accepted: number }>(

@@ -12,16 +12,28 @@ import type { BatchJob } from "./batch-store";
  * `caches.batchWriters` by job, run and stream (a provider configuration change takes effect at the next
  * batch); a few jobs at a time, the least recently used dropped.
  */
-export async function batchWriter(deps: { db: Database; caches: Pick<MailCaches, "batchWriters"> }, job: BatchJob, stream: string): Promise<BatchWriter | { error: string }> {
+export async function batchWriter(
+  deps: { db: Database; caches: Pick<MailCaches, "batchWriters"> },
+  job: BatchJob,
+  stream: string,
+): Promise<BatchWriter | { error: string }> {
   const key = `${job.id}|${job.run}|${stream}`;
   const kept = deps.caches.batchWriters.get(key);
   if (kept) return kept;
   const [row] = await deps.db.select({ compiled: mailSendJobs.compiled }).from(mailSendJobs).where(eq(mailSendJobs.id, job.id));
   const render = row?.compiled;
-  if (!render || render.html.format !== 1) return { error: "The job's rendered template is missing or of an unknown format; it cannot be sent." };
+  if (render?.html.format !== 1) return { error: "The job's rendered template is missing or of an unknown format; it cannot be sent." };
   let writer: BatchWriter;
   try {
-    writer = createBatchWriter({ compiled: render.html, subject: job.subject ?? "", defaults: { ...render.values, ...job.params }, from: job.from, replyTo: job.replyTo, stream, sendJobId: job.id });
+    writer = createBatchWriter({
+      compiled: render.html,
+      subject: job.subject ?? "",
+      defaults: { ...render.values, ...job.params },
+      from: job.from,
+      replyTo: job.replyTo,
+      stream,
+      sendJobId: job.id,
+    });
   } catch (error) {
     return { error: `The template could not be rendered: ${error instanceof Error ? error.message : String(error)}` };
   }

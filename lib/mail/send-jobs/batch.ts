@@ -50,7 +50,7 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   const { db } = deps;
   const found = await readBatchJob(db, descriptor.job_id, descriptor.customer_id);
   const job = found?.job;
-  if (!job || job.status !== "running" || job.run !== descriptor.run) return;
+  if (!found || !job || job.status !== "running" || job.run !== descriptor.run) return;
   const settings = found.settings;
   if (!settings || settings.sendingBlocked) return pauseJob(deps, job, "sending_blocked");
   const readiness = await providerReadiness(db, deps.secrets, job.customerId);
@@ -74,19 +74,30 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   if (claim.kind === "exhausted") return completeJob(deps, job.id);
   const { rows: recipients, batchId } = claim;
 
-  const mirror = await lookupSuppressions(db, job.customerId, "newsletter", recipients.map((r) => r.email));
+  const mirror = await lookupSuppressions(
+    db,
+    job.customerId,
+    "newsletter",
+    recipients.map((r) => r.email),
+  );
   const results: BatchResult[] = [];
   const toSend: BatchRecipient[] = [];
   recipients.forEach((recipient, i) => {
     if (mirror[i]?.suppressed) {
-      results.push({ messageId: recipient.messageId, status: "suppressed", providerMessageId: null, error: SUPPRESSED_ON_STREAM, subject: writer.subject(recipient) });
+      results.push({
+        messageId: recipient.messageId,
+        status: "suppressed",
+        providerMessageId: null,
+        error: SUPPRESSED_ON_STREAM,
+        subject: writer.subject(recipient),
+      });
     } else toSend.push(recipient);
   });
   let outcomes: SendOutcome[] = [];
   if (toSend.length > 0) {
     const { body, subjects } = writer.write(toSend, batchId);
     outcomes = await deps.postmark.sendBatchJson(serverToken, body, toSend.length);
-    toSend.forEach((recipient, i) => results.push(resultOf(recipient.messageId, subjects[i] ?? "", outcomes[i])));
+    for (const [i, recipient] of toSend.entries()) results.push(resultOf(recipient.messageId, subjects[i] ?? "", outcomes[i]));
   }
 
   const now = deps.clock.now();
@@ -97,7 +108,11 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   if (refused) {
     // Every message refused for a reason that is not the recipient's (token, sender, stream): the job as a whole.
     const first = outcomes[0];
-    return failJob(deps, job, `The provider refused the job: ${first?.kind === "failed" ? `Postmark error ${first.code}: ${first.message}` : "unknown reason"}`);
+    return failJob(
+      deps,
+      job,
+      `The provider refused the job: ${first?.kind === "failed" ? `Postmark error ${first.code}: ${first.message}` : "unknown reason"}`,
+    );
   }
   if (recorded.pending === 0) return completeJob(deps, job.id);
   if (recorded.status === "running" && recorded.run === descriptor.run) {
@@ -121,4 +136,3 @@ function resultOf(messageId: string, subject: string, outcome: SendOutcome | und
       return { messageId, subject, status: "unknown", providerMessageId: null, error: "No result for this message in the batch answer." };
   }
 }
-

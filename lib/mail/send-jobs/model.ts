@@ -32,7 +32,15 @@ export type SendJob = {
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export function counters(row: SendJobRow): RecipientCounters {
-  return { total: row.total, accepted: row.accepted, suppressed: row.suppressed, invalid: row.invalid, failed: row.failed, unknown: row.unknown, pending: row.pending };
+  return {
+    total: row.total,
+    accepted: row.accepted,
+    suppressed: row.suppressed,
+    invalid: row.invalid,
+    failed: row.failed,
+    unknown: row.unknown,
+    pending: row.pending,
+  };
 }
 
 export function toSendJob(row: SendJobRow): SendJob {
@@ -64,4 +72,3 @@ export async function getSendJobRow(db: Database, customerId: string, id: string
   if (!row) throw new NotFoundError("Send job");
   return row;
 }
-

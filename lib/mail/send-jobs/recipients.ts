@@ -49,7 +49,11 @@ export type ChunkEntry = [messageId: string, address: string, name: string | nul
 function chunksOf(entries: readonly Entry[]): string[] {
   const chunks: string[] = [];
   for (let from = 0; from < entries.length; from += BATCH_SIZE) {
-    chunks.push(JSON.stringify(entries.slice(from, from + BATCH_SIZE).map((e): ChunkEntry => [e.messageId, e.recipient?.address ?? "", e.recipient?.name ?? null, e.data])));
+    chunks.push(
+      JSON.stringify(
+        entries.slice(from, from + BATCH_SIZE).map((e): ChunkEntry => [e.messageId, e.recipient?.address ?? "", e.recipient?.name ?? null, e.data]),
+      ),
+    );
   }
   return chunks;
 }
@@ -61,7 +65,10 @@ function chunksOf(entries: readonly Entry[]): string[] {
  * Unparsable addresses become `invalid` messages. Sendable recipients are stored in rows of one batch
  * (500). Quotas are checked on the result inside the same transaction, so a refused call leaves nothing.
  */
-export async function addRecipients(deps: RecipientDeps, input: { principal: Principal; jobId: string; recipients: readonly RecipientInput[] }): Promise<AddRecipientsResult> {
+export async function addRecipients(
+  deps: RecipientDeps,
+  input: { principal: Principal; jobId: string; recipients: readonly RecipientInput[] },
+): Promise<AddRecipientsResult> {
   const { db, caches } = deps;
   const { principal, jobId, recipients } = input;
   const now = deps.clock.now();
@@ -84,7 +91,10 @@ export async function addRecipients(deps: RecipientDeps, input: { principal: Pri
       .returning();
     if (!job) {
       const current = await getSendJobRow(tx, customerId, jobId);
-      throw new ConflictError(`Recipients can only be added to a draft job; this one is ${current.status}.`, { reason: "job_not_draft", status: current.status });
+      throw new ConflictError(`Recipients can only be added to a draft job; this one is ${current.status}.`, {
+        reason: "job_not_draft",
+        status: current.status,
+      });
     }
 
     const known = await readAddressSet(tx, caches, jobId);
@@ -102,7 +112,9 @@ export async function addRecipients(deps: RecipientDeps, input: { principal: Pri
                  unnest(${sql.param(fresh.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId}, ${job.subject ?? ""},
                  unnest(${sql.param(fresh.map((e) => e.hash))}::text[]), unnest(${sql.param(fresh.map((e) => (e.recipient ? null : INVALID_ADDRESS)))}::text[]), ${now}`);
       if (sendable.length > 0) {
-        await tx.execute(sql`insert into ${mailSendJobChunks} (${cols(mailSendJobChunks.sendJobId, mailSendJobChunks.recipients)}) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`);
+        await tx.execute(
+          sql`insert into ${mailSendJobChunks} (${cols(mailSendJobChunks.sendJobId, mailSendJobChunks.recipients)}) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`,
+        );
       }
       const segment = addressSetOf(fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
       await tx.insert(mailSendJobAddressSets).values({ sendJobId: jobId, seq: known.segments, entries: encodeAddressSet(segment), count: segment.count });

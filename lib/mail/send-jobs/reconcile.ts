@@ -100,7 +100,12 @@ async function askProvider(deps: ReconcileDeps, customerId: string, key: string,
 }
 
 /** `unknown` → `accepted` with what Postmark says of each message, and their `accepted` events. */
-async function acceptFound(tx: Database, customerId: string, found: { id: string; message: ProviderMessage }[], fallbackAt: Date): Promise<{ id: string; acceptedAt: Date }[]> {
+async function acceptFound(
+  tx: Database,
+  customerId: string,
+  found: { id: string; message: ProviderMessage }[],
+  fallbackAt: Date,
+): Promise<{ id: string; acceptedAt: Date }[]> {
   if (found.length === 0) return [];
   const m = mailMessages;
   const e = mailMessageEvents;
@@ -137,7 +142,17 @@ async function settleMissing(tx: Database, customerId: string, ids: string[], st
   if (status === "failed" && changed.length > 0) {
     await tx
       .insert(mailMessageEvents)
-      .values(changed.map((m) => ({ id: timeOrderedUuid(), messageId: m.id, customerId, type: "failed", occurredAt: at, identity: "send:failed", details: { reason: error, reconciled: true } })))
+      .values(
+        changed.map((m) => ({
+          id: timeOrderedUuid(),
+          messageId: m.id,
+          customerId,
+          type: "failed",
+          occurredAt: at,
+          identity: "send:failed",
+          details: { reason: error, reconciled: true },
+        })),
+      )
       .onConflictDoNothing();
   }
   return changed.length;
@@ -161,7 +176,15 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   const states = await db
     .select({ id: mailMessages.id, status: mailMessages.status })
     .from(mailMessages)
-    .where(and(inArray(mailMessages.id, entries.map((e) => e[0])), inArray(mailMessages.status, ["sending", "unknown"])));
+    .where(
+      and(
+        inArray(
+          mailMessages.id,
+          entries.map((e) => e[0]),
+        ),
+        inArray(mailMessages.status, ["sending", "unknown"]),
+      ),
+    );
   // A message still `sending` has a worker that may yet record its answer (recovery marks lost ones unknown).
   if (states.some((s) => s.status === "sending")) return "waiting";
   const inDoubt = new Set(states.map((s) => s.id));
@@ -214,7 +237,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
         .where(ofBatch);
     } else if (stillInDoubt.length > 0) {
       const waiting = new Set(stillInDoubt);
-      await tx.update(mailSendJobChunks).set({ recipients: JSON.stringify(entries.filter((e) => waiting.has(e[0]))) }).where(ofBatch);
+      await tx
+        .update(mailSendJobChunks)
+        .set({ recipients: JSON.stringify(entries.filter((e) => waiting.has(e[0]))) })
+        .where(ofBatch);
     } else {
       await tx.delete(mailSendJobChunks).where(ofBatch);
     }
@@ -236,7 +262,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
 export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Promise<ReconcileOutcome> {
   const { db } = deps;
   const ofMessage = and(eq(mailMessages.id, ref.message_id), eq(mailMessages.customerId, ref.customer_id), isNull(mailMessages.sendJobId));
-  const [message] = await db.select({ status: mailMessages.status, mode: mailMessages.mode, createdAt: mailMessages.createdAt }).from(mailMessages).where(ofMessage);
+  const [message] = await db
+    .select({ status: mailMessages.status, mode: mailMessages.mode, createdAt: mailMessages.createdAt })
+    .from(mailMessages)
+    .where(ofMessage);
   if (!message) return "gone";
   if (message.status === "sending") return "waiting";
   if (message.status !== "unknown") return "settled";

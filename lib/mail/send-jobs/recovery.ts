@@ -56,7 +56,12 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   // Batches claimed long enough ago: their `sending` messages lost the worker; then every batch in doubt.
   const lostBefore = new Date(now.getTime() - options.inFlightForMs);
   const claims = await db
-    .select({ jobId: mailSendJobChunks.sendJobId, batchId: mailSendJobChunks.batchId, customerId: mailSendJobs.customerId, recipients: mailSendJobChunks.recipients })
+    .select({
+      jobId: mailSendJobChunks.sendJobId,
+      batchId: mailSendJobChunks.batchId,
+      customerId: mailSendJobs.customerId,
+      recipients: mailSendJobChunks.recipients,
+    })
     .from(mailSendJobChunks)
     .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobChunks.sendJobId))
     .where(and(isNotNull(mailSendJobChunks.batchId), lte(mailSendJobChunks.claimedAt, lostBefore), ofCustomer))
@@ -89,7 +94,9 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   const transactionalInDoubt = await db
     .select({ id: mailMessages.id, customerId: mailMessages.customerId })
     .from(mailMessages)
-    .where(and(isNull(mailMessages.sendJobId), eq(mailMessages.status, "unknown"), options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined))
+    .where(
+      and(isNull(mailMessages.sendJobId), eq(mailMessages.status, "unknown"), options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined),
+    )
     .limit(RECONCILE_PER_SWEEP);
   for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
 
@@ -98,7 +105,13 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   const stalled = await db
     .select({ id: mailSendJobs.id, pending: mailSendJobs.pending, status: mailSendJobs.status })
     .from(mailSendJobs)
-    .where(and(ofCustomer, inArray(mailSendJobs.status, ["running", "paused"]), or(isNull(mailSendJobs.lastProgressAt), lte(mailSendJobs.lastProgressAt, stalledBefore))));
+    .where(
+      and(
+        ofCustomer,
+        inArray(mailSendJobs.status, ["running", "paused"]),
+        or(isNull(mailSendJobs.lastProgressAt), lte(mailSendJobs.lastProgressAt, stalledBefore)),
+      ),
+    );
   for (const job of stalled) {
     if (job.status === "running" && job.pending > 0) {
       if (await resumeUnderNewRun(deps, job.id)) result.resumed++;
@@ -120,7 +133,12 @@ async function markLost(deps: EngineDeps, jobId: string, customerId: string, ids
       .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "sending")))
       .returning({ id: mailMessages.id });
     if (lost.length === 0) return 0;
-    await insertSendEvents(tx, customerId, lost.map((m) => ({ messageId: m.id, status: "unknown", error: LOST_IN_FLIGHT })), now);
+    await insertSendEvents(
+      tx,
+      customerId,
+      lost.map((m) => ({ messageId: m.id, status: "unknown", error: LOST_IN_FLIGHT })),
+      now,
+    );
     await tx
       .update(mailSendJobs)
       .set({ unknown: sql`${mailSendJobs.unknown} + ${lost.length}`, pending: sql`${mailSendJobs.pending} - ${lost.length}` })

@@ -36,7 +36,9 @@ export async function templateInUse(db: Database, customerId: string, templateId
   const [row] = await db
     .select({ id: mailSendJobs.id })
     .from(mailSendJobs)
-    .where(and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.templateId, templateId), inArray(mailSendJobs.status, ["scheduled", "running", "paused"])))
+    .where(
+      and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.templateId, templateId), inArray(mailSendJobs.status, ["scheduled", "running", "paused"])),
+    )
     .limit(1);
   return Boolean(row);
 }
@@ -51,10 +53,14 @@ export type CreateSendJobInput = {
 
 function sendableTemplate(template: TemplateRow): TemplateRow {
   if (template.status !== "active") {
-    throw new ValidationError(`The template is ${template.status}; only active templates can be sent.`, [{ path: "template_id", message: "Template is not active." }]);
+    throw new ValidationError(`The template is ${template.status}; only active templates can be sent.`, [
+      { path: "template_id", message: "Template is not active." },
+    ]);
   }
   if (template.kind !== "newsletter") {
-    throw new ValidationError("Transactional templates are sent one by one with POST /v1/templates/{id}/send.", [{ path: "template_id", message: "Template is not a newsletter." }]);
+    throw new ValidationError("Transactional templates are sent one by one with POST /v1/templates/{id}/send.", [
+      { path: "template_id", message: "Template is not a newsletter." },
+    ]);
   }
   return template;
 }
@@ -73,7 +79,11 @@ function subjectNames(nodes: readonly TemplateNode[], names: Set<string>): Set<s
  * in phase 2, so they must not be baked into the HTML.
  */
 async function renderJobTemplate(db: Database, principal: Principal, template: TemplateRow): Promise<SendJobRender> {
-  const rendered = await renderForCustomer(db, { id: principal.customerId, name: principal.customerName }, { kind: "newsletter", stack: template.blocks ?? [], values: template.values });
+  const rendered = await renderForCustomer(
+    db,
+    { id: principal.customerId, name: principal.customerName },
+    { kind: "newsletter", stack: template.blocks ?? [], values: template.values },
+  );
   return { html: rendered.compiled, values: template.values };
 }
 
@@ -99,7 +109,11 @@ async function checkParams(db: Database, principal: Principal, template: Templat
     );
   }
   assertContract(template.params, params);
-  await renderForCustomer(db, { id: principal.customerId, name: principal.customerName }, { kind: "newsletter", stack: template.blocks ?? [], values: template.values, params });
+  await renderForCustomer(
+    db,
+    { id: principal.customerId, name: principal.customerName },
+    { kind: "newsletter", stack: template.blocks ?? [], values: template.values, params },
+  );
 }
 
 function plainAddress(value: string, path: string): string {
@@ -123,13 +137,17 @@ export async function createSendJob(deps: MailDeps, principal: Principal, input:
   if (input.from) {
     const email = plainAddress(input.from.email, "from.email");
     if (!senderIsVerified(email, { verifiedSenders: provider.verified_senders, verifiedDomains: provider.verified_domains })) {
-      throw new ValidationError("`from.email` must be on one of the account's verified domains (only the part before @ may change) or a verified sender address.", [
-        { path: "from.email", message: "Not on a verified domain." },
-      ]);
+      throw new ValidationError(
+        "`from.email` must be on one of the account's verified domains (only the part before @ may change) or a verified sender address.",
+        [{ path: "from.email", message: "Not on a verified domain." }],
+      );
     }
     from = { email, name: input.from.name ?? fallback?.name ?? "" };
   } else {
-    if (!fallback) throw new ValidationError("No default newsletter sender is configured for this account; pass `from`.", [{ path: "from", message: "Required: no default sender." }]);
+    if (!fallback)
+      throw new ValidationError("No default newsletter sender is configured for this account; pass `from`.", [
+        { path: "from", message: "Required: no default sender." },
+      ]);
     from = fallback;
   }
   const replyTo = input.reply_to ? plainAddress(input.reply_to, "reply_to") : null;
@@ -158,11 +176,17 @@ export async function createSendJob(deps: MailDeps, principal: Principal, input:
 function notStartable(job: SendJobRow): ConflictError {
   switch (job.status) {
     case "scheduled":
-      return new ConflictError(`The job is already scheduled for ${job.scheduledAt?.toISOString() ?? "later"}; cancel it to stop it.`, { reason: "already_scheduled", status: job.status });
+      return new ConflictError(`The job is already scheduled for ${job.scheduledAt?.toISOString() ?? "later"}; cancel it to stop it.`, {
+        reason: "already_scheduled",
+        status: job.status,
+      });
     case "running":
       return new ConflictError("The job is already running.", { reason: "already_running", status: job.status });
     default:
-      return new ConflictError(`The job is ${job.status}; a finished job cannot be started again. Create a new job.`, { reason: "job_finished", status: job.status });
+      return new ConflictError(`The job is ${job.status}; a finished job cannot be started again. Create a new job.`, {
+        reason: "job_finished",
+        status: job.status,
+      });
   }
 }
 
@@ -202,7 +226,8 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
   try {
     template = sendableTemplate(await getTemplateRow(db, customerId, job.templateId));
   } catch (error) {
-    if (error instanceof NotFoundError) throw new ValidationError("The job's template was deleted.", [{ path: "template_id", message: "Template no longer exists." }]);
+    if (error instanceof NotFoundError)
+      throw new ValidationError("The job's template was deleted.", [{ path: "template_id", message: "Template no longer exists." }]);
     throw error;
   }
   assertContract(template.params, job.params);
@@ -251,7 +276,10 @@ export async function cancelSendJob(deps: MailDeps, customerId: string, id: stri
   });
   if (!cancelled) {
     const job = await getSendJobRow(deps.db, customerId, id);
-    throw new ConflictError(`The job is already ${job.status}; only draft, scheduled, running or paused jobs can be cancelled.`, { reason: "job_finished", status: job.status });
+    throw new ConflictError(`The job is already ${job.status}; only draft, scheduled, running or paused jobs can be cancelled.`, {
+      reason: "job_finished",
+      status: job.status,
+    });
   }
   return toSendJob(cancelled);
 }

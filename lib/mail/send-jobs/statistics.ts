@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessageEvents, mailMessages, messageStatuses } from "../../db/schema";
+import { mailMessageEvents, mailMessages, type messageStatuses } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import { messageOutcome } from "../messages/service";
 import { queryRows } from "./sql";
@@ -122,7 +122,12 @@ export type JobMessage = {
 };
 
 /** A job's messages in creation order, never with the address; `pending` includes in-flight messages. */
-export async function listJobMessages(db: Database, customerId: string, jobId: string, input: { status?: PublicMessageStatus; limit: number; after: Cursor | null }) {
+export async function listJobMessages(
+  db: Database,
+  customerId: string,
+  jobId: string,
+  input: { status?: PublicMessageStatus; limit: number; after: Cursor | null },
+) {
   const statuses = input.status === "pending" ? (["pending", "sending"] as const) : input.status ? [input.status] : null;
   const rows = await db
     .select()

@@ -46,7 +46,11 @@ export async function publishBatch(deps: QueueDeps, descriptor: BatchDescriptor,
 export async function publishScheduledStart(deps: QueueDeps, job: Pick<SendJobRow, "id" | "customerId" | "scheduledAt">): Promise<void> {
   const due = job.scheduledAt?.getTime() ?? 0;
   const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil((due - deps.clock.now().getTime()) / 1000)));
-  await deps.queue.publish(SEND_JOB_START_TOPIC, { job_id: job.id, customer_id: job.customerId }, { delaySeconds, deduplicationId: `send-job-start-${job.id}-${due}` });
+  await deps.queue.publish(
+    SEND_JOB_START_TOPIC,
+    { job_id: job.id, customer_id: job.customerId },
+    { delaySeconds, deduplicationId: `send-job-start-${job.id}-${due}` },
+  );
 }
 
 /** scheduled → running once `scheduled_at` has come, with the lanes of its first run. */
@@ -82,7 +86,12 @@ export async function resumeUnderNewRun(deps: EngineDeps, jobId: string): Promis
 }
 
 /** The send outcome as a message event (`accepted`, `unknown`, …), as the transactional send writes it. */
-export async function insertSendEvents(db: Database, customerId: string, events: readonly { messageId: string; status: string; error: string | null }[], at: Date): Promise<void> {
+export async function insertSendEvents(
+  db: Database,
+  customerId: string,
+  events: readonly { messageId: string; status: string; error: string | null }[],
+  at: Date,
+): Promise<void> {
   if (events.length === 0) return;
   const e = mailMessageEvents;
   await db.execute(sql`insert into ${e} (${cols(e.id, e.messageId, e.customerId, e.type, e.occurredAt, e.identity, e.details)})

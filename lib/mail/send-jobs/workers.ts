@@ -27,6 +27,9 @@ export async function runScheduledStart(deps: EngineDeps, body: unknown): Promis
   }
   const { job_id: id, customer_id: customerId } = parsed.data;
   if (await startDueJob(deps, id, customerId)) return;
-  const [job] = await deps.db.select().from(mailSendJobs).where(and(eq(mailSendJobs.id, id), eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.status, "scheduled")));
+  const [job] = await deps.db
+    .select()
+    .from(mailSendJobs)
+    .where(and(eq(mailSendJobs.id, id), eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.status, "scheduled")));
   if (job) await publishScheduledStart(deps, job);
 }

@@ -10,7 +10,7 @@ export type ParsedRecipient = { address: string; name: string | null };
  */
 export function parseRecipient(input: string): ParsedRecipient | null {
   const parsed = emailAddresses.parseOneAddress({ input: input.trim(), rejectTLD: true });
-  if (!parsed || parsed.type !== "mailbox") return null;
+  if (parsed?.type !== "mailbox") return null;
   if (!parsed.domain.includes(".") || parsed.address.length > 254) return null;
   return { address: parsed.address, name: parsed.name };
 }

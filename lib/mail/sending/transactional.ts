@@ -28,15 +28,22 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   const customerId = principal.customerId;
   const template = await getTemplateRow(db, customerId, templateId);
   if (template.status !== "active") {
-    throw new ValidationError(`The template is ${template.status}; only active templates can be sent.`, [{ path: "template_id", message: "Template is not active." }]);
+    throw new ValidationError(`The template is ${template.status}; only active templates can be sent.`, [
+      { path: "template_id", message: "Template is not active." },
+    ]);
   }
   if (template.kind !== "transactional") {
-    throw new ValidationError("Newsletter templates are sent with send jobs (POST /v1/send-jobs).", [{ path: "template_id", message: "Template is a newsletter." }]);
+    throw new ValidationError("Newsletter templates are sent with send jobs (POST /v1/send-jobs).", [
+      { path: "template_id", message: "Template is a newsletter." },
+    ]);
   }
   const known = new Set(template.params.map((p) => p.name));
   const unknown = Object.keys(input.params).filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new ValidationError("Unknown template parameters.", unknown.map((name) => ({ path: `params.${name}`, message: "Not a parameter of this template." })));
+    throw new ValidationError(
+      "Unknown template parameters.",
+      unknown.map((name) => ({ path: `params.${name}`, message: "Not a parameter of this template." })),
+    );
   }
 
   const readiness = await providerReadiness(db, deps.secrets, customerId);
@@ -46,13 +53,17 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   if (!sender) throw new ForbiddenError("No sender is configured for transactional mail.", { missing: ["default_transactional_from"] });
 
   // Rendering validates the contract (missing required params → 422) before anything is recorded.
-  const rendered = await renderForCustomer(db, { id: customerId, name: principal.customerName }, {
-    kind: "transactional",
-    stack: template.blocks ?? [],
-    values: template.values,
-    params: input.params,
-    contract: template.params,
-  });
+  const rendered = await renderForCustomer(
+    db,
+    { id: customerId, name: principal.customerName },
+    {
+      kind: "transactional",
+      stack: template.blocks ?? [],
+      values: template.values,
+      params: input.params,
+      contract: template.params,
+    },
+  );
   const subject = personaliseSubject(template.subject, { ...template.values, ...input.params });
 
   const mode = principal.mail?.mode ?? "live";
@@ -68,15 +79,29 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   const recipient = parseRecipient(input.to);
   const base = { customerId, kind: "transactional" as const, mode, templateId, subject, createdAt: now };
   if (!recipient) {
-    const [row] = await db.insert(mailMessages).values({ ...base, status: "invalid", recipientHash: recipientHash(input.to), error: "The recipient address could not be parsed." }).returning({ id: mailMessages.id });
+    const [row] = await db
+      .insert(mailMessages)
+      .values({ ...base, status: "invalid", recipientHash: recipientHash(input.to), error: "The recipient address could not be parsed." })
+      .returning({ id: mailMessages.id });
     return { message_id: row?.id ?? "", status: "invalid" };
   }
   if (await isSuppressed(db, customerId, "transactional", recipient.address)) {
-    const [row] = await db.insert(mailMessages).values({ ...base, status: "suppressed", recipientHash: recipientHash(recipient.address), error: "The address is suppressed on the transactional stream." }).returning({ id: mailMessages.id });
+    const [row] = await db
+      .insert(mailMessages)
+      .values({
+        ...base,
+        status: "suppressed",
+        recipientHash: recipientHash(recipient.address),
+        error: "The address is suppressed on the transactional stream.",
+      })
+      .returning({ id: mailMessages.id });
     return { message_id: row?.id ?? "", status: "suppressed" };
   }
 
-  const [message] = await db.insert(mailMessages).values({ ...base, status: "sending", recipientHash: recipientHash(recipient.address) }).returning({ id: mailMessages.id });
+  const [message] = await db
+    .insert(mailMessages)
+    .values({ ...base, status: "sending", recipientHash: recipientHash(recipient.address) })
+    .returning({ id: mailMessages.id });
   if (!message) throw new Error("message insert returned nothing");
   const outcome = await deps.postmark.send(mode === "sandbox" ? POSTMARK_TEST_TOKEN : credentials.serverToken, {
     From: formatMailbox(sender.email, sender.name),
@@ -110,7 +135,14 @@ export async function recordOutcome(deps: MailDeps, messageId: string, outcome: 
   if (row) {
     await deps.db
       .insert(mailMessageEvents)
-      .values({ messageId, customerId: row.customerId, type: set.status, occurredAt: now, identity: `send:${set.status}`, details: outcome.kind === "accepted" ? {} : { reason: set.error } })
+      .values({
+        messageId,
+        customerId: row.customerId,
+        type: set.status,
+        occurredAt: now,
+        identity: `send:${set.status}`,
+        details: outcome.kind === "accepted" ? {} : { reason: set.error },
+      })
       .onConflictDoNothing();
   }
 }

@@ -68,7 +68,13 @@ export async function getProviderConfig(db: Database, customerId: string): Promi
 }
 
 /** Partial update; the server token is sealed before it touches the database. */
-export async function setProviderConfig(db: Database, secrets: SecretBox, customerId: string, input: ProviderConfigInput, now: Date): Promise<ProviderConfigView> {
+export async function setProviderConfig(
+  db: Database,
+  secrets: SecretBox,
+  customerId: string,
+  input: ProviderConfigInput,
+  now: Date,
+): Promise<ProviderConfigView> {
   const values = {
     ...(input.server_token !== undefined && { serverTokenSealed: secrets.seal(input.server_token) }),
     ...(input.transactional_stream !== undefined && { transactionalStream: input.transactional_stream }),
@@ -79,7 +85,10 @@ export async function setProviderConfig(db: Database, secrets: SecretBox, custom
     ...(input.default_transactional_from !== undefined && { defaultTransactionalFrom: input.default_transactional_from }),
     updatedAt: now,
   };
-  await db.insert(mailProviderConfigs).values({ customerId, ...values }).onConflictDoUpdate({ target: mailProviderConfigs.customerId, set: values });
+  await db
+    .insert(mailProviderConfigs)
+    .values({ customerId, ...values })
+    .onConflictDoUpdate({ target: mailProviderConfigs.customerId, set: values });
   return getProviderConfig(db, customerId);
 }
 
@@ -113,7 +122,11 @@ async function readinessRows(db: Database, customerId: string): Promise<[ConfigR
 
 function readinessOf(row: ConfigRow | undefined, frame: FrameRow | undefined): ReadinessItem[] {
   const config = view(row);
-  const item = (name: ReadinessItem["item"], ok: boolean, message: string): ReadinessItem => ({ item: name, status: ok ? "green" : "red", message: ok ? "ok" : message });
+  const item = (name: ReadinessItem["item"], ok: boolean, message: string): ReadinessItem => ({
+    item: name,
+    status: ok ? "green" : "red",
+    message: ok ? "ok" : message,
+  });
   const newsletterFrom = config.default_newsletter_from;
   return [
     item("server_token", config.server_token_set, "Set the Postmark server token."),
@@ -158,5 +171,7 @@ export async function providerReadiness(db: Database, secrets: SecretBox, custom
 
 /** The 403 a send answers while readiness items are red, naming every one of them. */
 export function notReadyError(missing: readonly string[]): ForbiddenError {
-  return new ForbiddenError("Sending is not set up for this account yet; an administrator must complete the items in details.missing.", { missing: [...missing] });
+  return new ForbiddenError("Sending is not set up for this account yet; an administrator must complete the items in details.missing.", {
+    missing: [...missing],
+  });
 }

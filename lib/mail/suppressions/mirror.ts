@@ -67,7 +67,14 @@ export function toEntry(row: Pick<ListedRow, "email" | "stream" | "active" | "re
  * A lift for an address the mirror never had suppressed is remembered in a row outside the feed (no
  * `changed_at`, no reason), so the suppression it lifted, arriving late, cannot suppress the address.
  */
-export async function applySuppressionChange(tx: Tx, customerId: string, stream: Stream, email: string, change: SuppressionChange, now: Date): Promise<SuppressionEntry | null> {
+export async function applySuppressionChange(
+  tx: Tx,
+  customerId: string,
+  stream: Stream,
+  email: string,
+  change: SuppressionChange,
+  now: Date,
+): Promise<SuppressionEntry | null> {
   const address = normaliseAddress(email);
   await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`mail-suppressions:${customerId}:${stream}`}, 0))`);
   const feed = and(eq(mailSuppressions.customerId, customerId), eq(mailSuppressions.stream, stream));
@@ -108,7 +115,10 @@ export async function applySuppressionChange(tx: Tx, customerId: string, stream:
     return null;
   }
 
-  const [last] = await tx.select({ at: max(mailSuppressions.changedAt) }).from(mailSuppressions).where(feed);
+  const [last] = await tx
+    .select({ at: max(mailSuppressions.changedAt) })
+    .from(mailSuppressions)
+    .where(feed);
   const floor = last?.at ? last.at.getTime() + 1 : -Infinity;
   const changedAt = new Date(Math.max(now.getTime(), floor));
   const values = { active: change.active, reason, changedAt, sourceAt };

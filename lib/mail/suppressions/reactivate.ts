@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import { ApiError, ConflictError, ForbiddenError, SpamComplaintConflictError, ValidationError } from "../../core/errors";
+import { ApiError, ForbiddenError, SpamComplaintConflictError, ValidationError } from "../../core/errors";
 import { mailProviderConfigs, mailSuppressions } from "../../db/schema";
 import type { MailDeps } from "../deps";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
@@ -37,7 +37,10 @@ export async function reactivateSuppression(
     // Without a Postmark server nothing was ever sent, so nothing can be suppressed there.
     if (!row?.active) return result;
     throw new ForbiddenError("The account's Postmark server is not configured; an administrator must set it up.", {
-      missing: [...(config?.serverTokenSealed ? [] : ["server_token"]), ...(streamId ? [] : [input.stream === "newsletter" ? "broadcast_stream" : "transactional_stream"])],
+      missing: [
+        ...(config?.serverTokenSealed ? [] : ["server_token"]),
+        ...(streamId ? [] : [input.stream === "newsletter" ? "broadcast_stream" : "transactional_stream"]),
+      ],
     });
   }
 

@@ -108,7 +108,10 @@ export async function getTemplateRow(db: Database, customerId: string, id: strin
 /** Newest first; the cursor is (created_at, id) of the last item. */
 export async function listTemplates(db: Database, customerId: string, input: { limit: number; after: Cursor | null }) {
   const after = input.after
-    ? or(lt(mailTemplates.createdAt, new Date(input.after.at)), and(eq(mailTemplates.createdAt, new Date(input.after.at)), lt(mailTemplates.id, input.after.id)))
+    ? or(
+        lt(mailTemplates.createdAt, new Date(input.after.at)),
+        and(eq(mailTemplates.createdAt, new Date(input.after.at)), lt(mailTemplates.id, input.after.id)),
+      )
     : undefined;
   const rows = await db
     .select()
@@ -126,14 +129,25 @@ function requireCustomerOrigin(row: TemplateRow): void {
 }
 
 /** `params` and `from` are the operator's (admin routes); the customer API offers the other fields. */
-export type TemplateUpdate = Partial<Pick<TemplateInput, "name" | "subject" | "blocks" | "values" | "params" | "from">> & { status?: "draft" | "active" | "archived" };
+export type TemplateUpdate = Partial<Pick<TemplateInput, "name" | "subject" | "blocks" | "values" | "params" | "from">> & {
+  status?: "draft" | "active" | "archived";
+};
 
-export async function updateTemplate(db: Database, customerId: string, id: string, input: TemplateUpdate, now: Date, origin: "admin" | "customer" = "customer"): Promise<Template> {
+export async function updateTemplate(
+  db: Database,
+  customerId: string,
+  id: string,
+  input: TemplateUpdate,
+  now: Date,
+  origin: "admin" | "customer" = "customer",
+): Promise<Template> {
   const row = await getTemplateRow(db, customerId, id);
   if (origin === "customer") requireCustomerOrigin(row);
   if (input.params !== undefined && input.params.length > 0 && row.origin === "customer") {
     // Builder templates are filled with fixed values and recipient data; a contract would never be checked.
-    throw new ValidationError("Only admin-origin templates carry a parameter contract.", [{ path: "params", message: "This template was saved by the customer's builder." }]);
+    throw new ValidationError("Only admin-origin templates carry a parameter contract.", [
+      { path: "params", message: "This template was saved by the customer's builder." },
+    ]);
   }
   if (input.blocks) await checkStack(db, customerId, input.blocks);
   if (input.subject !== undefined) checkPlaceholderSyntax([["subject", input.subject]]);

@@ -53,7 +53,11 @@ export async function reportDailyUsage(deps: CoreDeps, options: { fetch?: SafeFe
   }
 
   const safeFetch = options.fetch ?? createSafeFetch({ allowLoopbackForTests: config.ALLOW_LOOPBACK_OUTBOUND, trustedCa: config.OUTBOUND_TRUSTED_CA });
-  const unposted = await db.select().from(mailBillingReports).where(isNull(mailBillingReports.postedAt)).orderBy(asc(mailBillingReports.day), asc(mailBillingReports.customerId));
+  const unposted = await db
+    .select()
+    .from(mailBillingReports)
+    .where(isNull(mailBillingReports.postedAt))
+    .orderBy(asc(mailBillingReports.day), asc(mailBillingReports.customerId));
   let posted = 0;
   for (const report of unposted) {
     let problem: string | null = null;
@@ -74,11 +78,17 @@ export async function reportDailyUsage(deps: CoreDeps, options: { fetch?: SafeFe
     }
     const where = and(eq(mailBillingReports.customerId, report.customerId), eq(mailBillingReports.day, report.day));
     if (problem === null) {
-      await db.update(mailBillingReports).set({ postedAt: deps.clock.now(), attempts: sql`${mailBillingReports.attempts} + 1`, lastError: null }).where(where);
+      await db
+        .update(mailBillingReports)
+        .set({ postedAt: deps.clock.now(), attempts: sql`${mailBillingReports.attempts} + 1`, lastError: null })
+        .where(where);
       posted++;
     } else {
       deps.logger.warn("billing report not accepted; retried on the next run", { customer_id: report.customerId, day: report.day, error: problem });
-      await db.update(mailBillingReports).set({ attempts: sql`${mailBillingReports.attempts} + 1`, lastError: problem }).where(where);
+      await db
+        .update(mailBillingReports)
+        .set({ attempts: sql`${mailBillingReports.attempts} + 1`, lastError: problem })
+        .where(where);
     }
   }
   return { day, reports: counts.length, posted, failed: unposted.length - posted };

@@ -29,7 +29,10 @@ export async function reservedLive(db: Database, customerId: string): Promise<nu
  * `jobPending` is this job's pending count as it would be; the reservation read here must already include
  * it when the caller's transaction has written it.
  */
-export async function assertSendQuota(db: Database, input: { customerId: string; mode: "live" | "sandbox"; jobPending: number; limits: MonthlyLimits; now: Date }): Promise<void> {
+export async function assertSendQuota(
+  db: Database,
+  input: { customerId: string; mode: "live" | "sandbox"; jobPending: number; limits: MonthlyLimits; now: Date },
+): Promise<void> {
   const { limits } = input;
   if (input.jobPending > limits.maxPerJob) {
     const message = `A send job may hold at most ${limits.maxPerJob} recipients to send; this one would hold ${input.jobPending}.`;

@@ -53,7 +53,9 @@ export async function enqueueMailEvent<T extends MailWebhookEvent>(
   payload: MailEventPayloads[T],
 ): Promise<string[]> {
   const occurredAt = now.toISOString();
-  return enqueueWebhookEvent(MAIL_WEBHOOKS, db, now, customerId, type, (id) => JSON.stringify({ event: type, delivery_id: id, ...payload, occurred_at: occurredAt }));
+  return enqueueWebhookEvent(MAIL_WEBHOOKS, db, now, customerId, type, (id) =>
+    JSON.stringify({ event: type, delivery_id: id, ...payload, occurred_at: occurredAt }),
+  );
 }
 
 /**

@@ -104,7 +104,10 @@ export async function createImageCreative(world: AdsWorld, c: { adsFull: string 
 export async function createAd(world: AdsWorld, c: { adsFull: string }, body: Record<string, unknown> = {}): Promise<AdView> {
   const adSet = await createAdSet(world, c);
   const creative = await createImageCreative(world, c);
-  const r = await world.h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: adSet.id, creative_id: creative.id, link: "https://shop.example.com/summer", ...body } });
+  const r = await world.h.call("POST", "/ads/v1/ads", {
+    key: c.adsFull,
+    body: { ad_set_id: adSet.id, creative_id: creative.id, link: "https://shop.example.com/summer", ...body },
+  });
   if (r.status !== 201) throw new Error(`ad failed: ${describeResponse(r)}`);
   return r.json.data;
 }

@@ -32,7 +32,13 @@ export async function startImageServer(): Promise<ImageServer> {
     algorithm: "sha256",
     extensions: [
       { name: "basicConstraints", cA: true },
-      { name: "subjectAltName", altNames: [{ type: 2, value: "localhost" }, { type: 7, ip: "127.0.0.1" }] },
+      {
+        name: "subjectAltName",
+        altNames: [
+          { type: 2, value: "localhost" },
+          { type: 7, ip: "127.0.0.1" },
+        ],
+      },
     ],
   });
   const files = new Map<string, Buffer>([

@@ -2,9 +2,14 @@ import { z } from "@hono/zod-openapi";
 
 export const MailSettings = z
   .object({
-    sending_blocked: z.boolean().openapi({ description: "Administrative switch: when true the sending endpoints answer 403; reads keep working.", example: false }),
+    sending_blocked: z
+      .boolean()
+      .openapi({ description: "Administrative switch: when true the sending endpoints answer 403; reads keep working.", example: false }),
     mode: z.enum(["live", "sandbox"]).openapi({ description: "`sandbox`: the provider accepts mail, nothing is delivered or counted.", example: "live" }),
-    monthly_limit: z.int32().min(0).openapi({ description: "Accepted live e-mails per calendar month (UTC) before 429 `quota_exceeded`; 0–2,147,483,647.", example: 100000 }),
+    monthly_limit: z
+      .int32()
+      .min(0)
+      .openapi({ description: "Accepted live e-mails per calendar month (UTC) before 429 `quota_exceeded`; 0–2,147,483,647.", example: 100000 }),
     max_per_job: z.int32().min(1).openapi({ description: "Maximum recipients of one send job; 1–2,147,483,647.", example: 50000 }),
   })
   .openapi("AdminMailSettings");
@@ -15,7 +20,11 @@ export const AdsSettings = z
       .enum(["active", "deactivated", "overdue", "checkout_open", "ended"])
       .openapi({ description: "Anything but `active` answers 402 on writes; reads stay available while `deactivated` or `overdue`.", example: "active" }),
     stage: z.enum(["starter", "growth", "scale", "enterprise"]).openapi({ description: "Plan stage of the running cycle.", example: "starter" }),
-    enterprise_included_ads: z.int32().min(0).nullable().openapi({ description: "Included ads per month for the enterprise stage (custom), 0–2,147,483,647; null otherwise.", example: null }),
+    enterprise_included_ads: z
+      .int32()
+      .min(0)
+      .nullable()
+      .openapi({ description: "Included ads per month for the enterprise stage (custom), 0–2,147,483,647; null otherwise.", example: null }),
   })
   .openapi("AdminAdsSettings");
 

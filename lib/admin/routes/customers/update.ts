@@ -15,7 +15,8 @@ export function registerUpdateCustomer(router: AdminRouter, deps: CoreDeps): voi
       operationId: "updateCustomer",
       tags: ["Customers"],
       summary: "Change a customer's name or settings",
-      description: "Partial update. Mail: `sending_blocked`, `mode`, `monthly_limit`, `max_per_job`. Ads: `account_state`, `stage`, `enterprise_included_ads`. Takes effect on the next request.",
+      description:
+        "Partial update. Mail: `sending_blocked`, `mode`, `monthly_limit`, `max_per_job`. Ads: `account_state`, `stage`, `enterprise_included_ads`. Takes effect on the next request.",
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateCustomer) } },
       responses: { 200: { description: "The updated customer.", content: json(envelope(Customer)) }, ...errorResponses("admin", [400, 401, 404, 422]) },

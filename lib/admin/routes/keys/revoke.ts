@@ -17,7 +17,11 @@ export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void 
       summary: "Revoke an API key",
       description: "The key answers 401 from the next request on. Revoking twice is harmless.",
       security,
-      request: { params: z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Key id.", example: "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21" }) }) },
+      request: {
+        params: z.object({
+          id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Key id.", example: "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21" }),
+        }),
+      },
       responses: { 200: { description: "The revoked key.", content: json(envelope(ApiKey)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),
     async (c) => {

@@ -9,7 +9,6 @@ import { BlockReferenceFields, CreateTemplateFields, TemplateFields, templateKin
  * the `Mail` prefix: the admin document also describes the ads side.
  */
 
-
 const blockId = "b7beda4d-2265-4334-ba1f-176be459d030";
 const customerId = "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11";
 const templateId = "0c6f3e2a-9b1d-4f5e-8a7c-2d4b6e8f0a13";
@@ -31,13 +30,13 @@ const parameterName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, "Must be an identifier: letters, digits and _ (not starting with a digit), at most 64 characters.");
 
-const slug = z.string().regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Must be lower-case letters and digits separated by single hyphens.").max(64);
+const slug = z
+  .string()
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, "Must be lower-case letters and digits separated by single hyphens.")
+  .max(64);
 
 /** Examples and fallbacks of `url`/`image` parameters end up in `href`/`src`: the renderer's scheme allowlist applies. */
-function checkUrlValues(
-  entries: readonly { type: string; example: string; fallback?: string | null }[],
-  ctx: z.RefinementCtx,
-): void {
+function checkUrlValues(entries: readonly { type: string; example: string; fallback?: string | null }[], ctx: z.RefinementCtx): void {
   for (const [i, entry] of entries.entries()) {
     if (entry.type !== "url" && entry.type !== "image") continue;
     const kind = entry.type === "url" ? "link" : "image";
@@ -65,11 +64,16 @@ export const MailBlockParam = z
     name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
     label: z.string().trim().min(1).max(200).openapi({ description: "Label shown in the builder, 1–200 characters.", example: "Title" }),
     type: z.enum(paramTypes).openapi({
-      description: "`string` (one line), `text` (line breaks become `<br>`), `url` (link; http, https, mailto or tel) or `image` (image URL, e.g. an asset URL).",
+      description:
+        "`string` (one line), `text` (line breaks become `<br>`), `url` (link; http, https, mailto or tel) or `image` (image URL, e.g. an asset URL).",
       example: "string",
     }),
     required: z.boolean().openapi({ description: "Whether a value must be given when the block is used.", example: true }),
-    fallback: z.string().max(10_000).nullable().openapi({ description: "Used when no (or an empty) value is given; may itself contain placeholders. Null: none.", example: null }),
+    fallback: z
+      .string()
+      .max(10_000)
+      .nullable()
+      .openapi({ description: "Used when no (or an empty) value is given; may itself contain placeholders. Null: none.", example: null }),
     hide_if_missing: z.boolean().openapi({ description: "Without a value the block's outer element is left out of the mail.", example: false }),
     example: z.string().max(10_000).openapi({ description: "Example value, used to render the block's tile.", example: "Our spring news" }),
   })
@@ -108,8 +112,9 @@ export const MailBlock = z
     name: z.string().openapi({ description: "Display name.", example: "Heading" }),
     description: z.string().nullable().openapi({ description: "What the block is for; null when none.", example: "A main heading with an optional subtitle." }),
     mjml: z.string().openapi({
-      description: "Body-level MJML (one or more `mj-section`/`mj-wrapper`) with `{{param}}` placeholders, `{{#param}}…{{/param}}` sections, `{{token.<key>}}` design tokens and `{{brand.<key>}}` brand values.",
-      example: '<mj-section><mj-column><mj-text><h1>{{title}}</h1>{{#subtitle}}<p>{{subtitle}}</p>{{/subtitle}}</mj-text></mj-column></mj-section>',
+      description:
+        "Body-level MJML (one or more `mj-section`/`mj-wrapper`) with `{{param}}` placeholders, `{{#param}}…{{/param}}` sections, `{{token.<key>}}` design tokens and `{{brand.<key>}}` brand values.",
+      example: "<mj-section><mj-column><mj-text><h1>{{title}}</h1>{{#subtitle}}<p>{{subtitle}}</p>{{/subtitle}}</mj-text></mj-column></mj-section>",
     }),
     params: z.array(MailBlockParam).openapi({ description: "Parameter schema of the block." }),
     tags: z.array(MailBlockTag).openapi({ description: "Categories; a block tagged `footer` never appears in a stack (footers come from the frame)." }),
@@ -125,12 +130,20 @@ export const CreateMailBlock = z
   .object({
     slug: slug.openapi({ description: "Human-readable key: lower-case letters and digits separated by hyphens, at most 64 characters.", example: "heading" }),
     name: z.string().trim().min(1).max(200).openapi({ description: "Display name, 1–200 characters.", example: "Heading" }),
-    description: z.string().max(2000).nullable().default(null).openapi({ description: "What the block is for, at most 2,000 characters; default null.", example: "A main heading with an optional subtitle." }),
+    description: z
+      .string()
+      .max(2000)
+      .nullable()
+      .default(null)
+      .openapi({ description: "What the block is for, at most 2,000 characters; default null.", example: "A main heading with an optional subtitle." }),
     mjml: z
       .string()
       .max(100_000)
       .refine((value) => value.trim().length > 0, "Must not be empty.")
-      .openapi({ description: "Body-level MJML, not empty, at most 100,000 characters. Placeholder syntax is checked (unbalanced sections → 422).", example: '<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>' }),
+      .openapi({
+        description: "Body-level MJML, not empty, at most 100,000 characters. Placeholder syntax is checked (unbalanced sections → 422).",
+        example: "<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>",
+      }),
     params: blockParams.default([]).openapi({ description: "Parameter schema, at most 50 entries with unique names; default none." }),
     tags: blockTags.default([]).openapi({ description: "Categories with unique slugs, at most 20; default none." }),
     series: orNull(MailBlockTag).default(null).openapi({ description: "At most one series; default null." }),
@@ -193,7 +206,9 @@ export const MailDesignTokens = z
 
 export const MailDesignRules = z
   .object({
-    overrides: z.record(z.string(), z.string()).openapi({ description: "The customer's own values (a subset of the token keys); empty when none.", example: { color_primary: "#e11d48" } }),
+    overrides: z
+      .record(z.string(), z.string())
+      .openapi({ description: "The customer's own values (a subset of the token keys); empty when none.", example: { color_primary: "#e11d48" } }),
     tokens: MailDesignTokens,
     version: z.number().int().openapi({ description: "0 while the customer has no rules of its own; bumped by every PUT (tiles follow it).", example: 1 }),
   })
@@ -201,9 +216,11 @@ export const MailDesignRules = z
 
 export const PutMailDesignRules = z
   .object({
-    overrides: z
-      .record(z.string(), z.string())
-      .openapi({ description: "The complete set of overrides (replaces the previous one); any subset of the token keys. Keys left out use the defaults; `{}` resets to the defaults.", example: { color_primary: "#e11d48", button_radius: "0px" } }),
+    overrides: z.record(z.string(), z.string()).openapi({
+      description:
+        "The complete set of overrides (replaces the previous one); any subset of the token keys. Keys left out use the defaults; `{}` resets to the defaults.",
+      example: { color_primary: "#e11d48", button_radius: "0px" },
+    }),
   })
   .strict()
   .openapi("PutMailDesignRules");
@@ -215,11 +232,27 @@ const brandUrl = z.url({ protocol: /^https?$/ }).max(2000);
 
 export const MailBrand = z
   .object({
-    company_name: z.string().trim().min(1).max(200).openapi({ description: "Company name (logo alt text, footers), 1–200 characters. `{{brand.company_name}}`.", example: "Acme GmbH" }),
-    logo_url: brandUrl.nullable().openapi({ description: "Absolute http(s) URL of the logo, e.g. an asset URL; null: the header shows the company name. `{{brand.logo_url}}`.", example: "https://assets.example.com/acme/logo.png" }),
-    website_url: brandUrl.nullable().openapi({ description: "Absolute http(s) URL of the website; null when none. `{{brand.website_url}}`.", example: "https://www.acme.example" }),
-    imprint: z.string().max(5000).openapi({ description: "Legal imprint; line breaks render as `<br>`. `{{brand.imprint}}`.", example: "Acme GmbH · Managing director: Jane Doe · Register court Berlin HRB 12345" }),
-    address: z.string().max(2000).openapi({ description: "Postal address; line breaks render as `<br>`. `{{brand.address}}`.", example: "Acme GmbH\nExample Street 1\n10115 Berlin" }),
+    company_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .openapi({ description: "Company name (logo alt text, footers), 1–200 characters. `{{brand.company_name}}`.", example: "Acme GmbH" }),
+    logo_url: brandUrl.nullable().openapi({
+      description: "Absolute http(s) URL of the logo, e.g. an asset URL; null: the header shows the company name. `{{brand.logo_url}}`.",
+      example: "https://assets.example.com/acme/logo.png",
+    }),
+    website_url: brandUrl
+      .nullable()
+      .openapi({ description: "Absolute http(s) URL of the website; null when none. `{{brand.website_url}}`.", example: "https://www.acme.example" }),
+    imprint: z.string().max(5000).openapi({
+      description: "Legal imprint; line breaks render as `<br>`. `{{brand.imprint}}`.",
+      example: "Acme GmbH · Managing director: Jane Doe · Register court Berlin HRB 12345",
+    }),
+    address: z
+      .string()
+      .max(2000)
+      .openapi({ description: "Postal address; line breaks render as `<br>`. `{{brand.address}}`.", example: "Acme GmbH\nExample Street 1\n10115 Berlin" }),
   })
   .openapi("MailBrand");
 
@@ -230,7 +263,8 @@ export const MailFrame = z
   .object({
     header_mjml: fragment.nullable().openapi({ description: "Body-level MJML placed before every stack (e.g. a logo header); null: none.", example: null }),
     newsletter_footer_mjml: requiredFragment.openapi({
-      description: 'Footer of newsletters. Must contain a link with `href="{{{ pm:unsubscribe }}}"` (Postmark inserts the recipient\'s unsubscribe URL on the broadcast stream).',
+      description:
+        'Footer of newsletters. Must contain a link with `href="{{{ pm:unsubscribe }}}"` (Postmark inserts the recipient\'s unsubscribe URL on the broadcast stream).',
       example: '<mj-section><mj-column><mj-text>{{brand.company_name}} · <a href="{{{ pm:unsubscribe }}}">Unsubscribe</a></mj-text></mj-column></mj-section>',
     }),
     transactional_footer_mjml: requiredFragment.openapi({
@@ -238,7 +272,10 @@ export const MailFrame = z
       example: "<mj-section><mj-column><mj-text>{{brand.imprint}}</mj-text></mj-column></mj-section>",
     }),
     brand: MailBrand,
-    version: z.number().int().openapi({ description: "0 while no frame is set (the default frame with the customer's name renders); bumped by every PUT.", example: 1 }),
+    version: z
+      .number()
+      .int()
+      .openapi({ description: "0 while no frame is set (the default frame with the customer's name renders); bumped by every PUT.", example: 1 }),
     updated_at: z.string().nullable().openapi({ description: "ISO 8601 time of the last PUT; null while no frame is set.", example: isoExample }),
   })
   .openapi("MailFrame");
@@ -249,18 +286,28 @@ export const PutMailFrame = MailFrame.omit({ version: true, updated_at: true }).
 
 export const MailSender = z
   .object({
-    email: z.email().max(254).openapi({ description: "Sender address; must be a verified sender or on a verified domain for readiness.", example: "news@acme.example" }),
+    email: z
+      .email()
+      .max(254)
+      .openapi({ description: "Sender address; must be a verified sender or on a verified domain for readiness.", example: "news@acme.example" }),
     name: z.string().trim().min(1).max(200).openapi({ description: "Sender display name, 1–200 characters.", example: "Acme GmbH" }),
   })
   .openapi("MailSender");
 
-const streamId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,99}$/, "Must be a Postmark message stream id: lower-case letters, digits, - and _, at most 100 characters.");
+const streamId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9_-]{0,99}$/, "Must be a Postmark message stream id: lower-case letters, digits, - and _, at most 100 characters.");
 
 export const MailProviderConfig = z
   .object({
-    server_token_set: z.boolean().openapi({ description: "Whether a Postmark server token is stored. The token itself is write-only and never returned.", example: true }),
+    server_token_set: z
+      .boolean()
+      .openapi({ description: "Whether a Postmark server token is stored. The token itself is write-only and never returned.", example: true }),
     transactional_stream: z.string().nullable().openapi({ description: "Postmark transactional message stream id; null until set.", example: "outbound" }),
-    broadcast_stream: z.string().nullable().openapi({ description: "Postmark broadcast message stream id (newsletters); null until set.", example: "broadcast" }),
+    broadcast_stream: z
+      .string()
+      .nullable()
+      .openapi({ description: "Postmark broadcast message stream id (newsletters); null until set.", example: "broadcast" }),
     verified_senders: z.array(z.string()).openapi({ description: "Sender addresses verified at Postmark (lower-case).", example: ["news@acme.example"] }),
     verified_domains: z.array(z.string()).openapi({ description: "Sender domains verified at Postmark (lower-case).", example: ["acme.example"] }),
     default_newsletter_from: orNull(MailSender).openapi({ description: "Default sender of newsletters; null until set." }),
@@ -270,16 +317,17 @@ export const MailProviderConfig = z
 
 export const UpdateMailProviderConfig = z
   .object({
-    server_token: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .optional()
-      .openapi({ description: "Postmark server token (write-only): encrypted at rest (AES-256-GCM), never returned or logged.", example: "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e" }),
+    server_token: z.string().trim().min(1).max(200).optional().openapi({
+      description: "Postmark server token (write-only): encrypted at rest (AES-256-GCM), never returned or logged.",
+      example: "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+    }),
     transactional_stream: streamId.optional().openapi({ description: "Transactional message stream id.", example: "outbound" }),
     broadcast_stream: streamId.optional().openapi({ description: "Broadcast message stream id.", example: "broadcast" }),
-    verified_senders: z.array(z.email().max(254)).max(500).optional().openapi({ description: "The complete list of verified sender addresses (replaces the old one), at most 500.", example: ["news@acme.example"] }),
+    verified_senders: z
+      .array(z.email().max(254))
+      .max(500)
+      .optional()
+      .openapi({ description: "The complete list of verified sender addresses (replaces the old one), at most 500.", example: ["news@acme.example"] }),
     verified_domains: z
       .array(z.string().regex(z.regexes.domain, "Must be a domain name such as acme.example.").max(253))
       .max(100)
@@ -302,7 +350,10 @@ export const MailReadinessItem = z
 
 export const MailReadiness = z
   .object({
-    ready: z.boolean().openapi({ description: "True when every item is green; sends of a customer that is not ready answer 403 naming the red items in `details.missing`.", example: false }),
+    ready: z.boolean().openapi({
+      description: "True when every item is green; sends of a customer that is not ready answer 403 naming the red items in `details.missing`.",
+      example: false,
+    }),
     items: z.array(MailReadinessItem).openapi({ description: "Every item, in a fixed order." }),
   })
   .openapi("MailReadiness");
@@ -335,16 +386,25 @@ const contract = z
 
 export const MailBlockReference = BlockReferenceFields.extend({
   block_id: BlockReferenceFields.shape.block_id.openapi({ description: "Id of a block enabled and active for the customer.", example: blockId }),
-  values: BlockReferenceFields.shape.values.openapi({ description: "Values of the block's parameters; may refer to contract parameters as `{{name}}`.", example: { title: "Order {{order_number}} confirmed" } }),
+  values: BlockReferenceFields.shape.values.openapi({
+    description: "Values of the block's parameters; may refer to contract parameters as `{{name}}`.",
+    example: { title: "Order {{order_number}} confirmed" },
+  }),
 }).openapi("MailBlockReference");
 
-const templateValues = Values.openapi({ description: "Global values merged into and overriding every block's values.", example: { support_email: "help@acme.example" } });
+const templateValues = Values.openapi({
+  description: "Global values merged into and overriding every block's values.",
+  example: { support_email: "help@acme.example" },
+});
 
 export const MailTemplate = TemplateFields.extend({
   id: TemplateFields.shape.id.openapi({ description: "Template id.", example: templateId }),
   name: TemplateFields.shape.name.openapi({ description: "Name.", example: "Order confirmation" }),
   kind: TemplateFields.shape.kind.openapi({ description: "`transactional` (sent singly) or `newsletter` (send jobs).", example: "transactional" }),
-  origin: TemplateFields.shape.origin.openapi({ description: "`admin`: maintained here, with a parameter contract, read-only for the customer. `customer`: saved by the customer's builder.", example: "admin" }),
+  origin: TemplateFields.shape.origin.openapi({
+    description: "`admin`: maintained here, with a parameter contract, read-only for the customer. `customer`: saved by the customer's builder.",
+    example: "admin",
+  }),
   subject: TemplateFields.shape.subject.openapi({ description: "Subject; may contain `{{placeholder}}`.", example: "Your order {{order_number}}" }),
   params: z.array(MailTemplateParam).openapi({ description: "Parameter contract; empty for builder templates." }),
   blocks: z.array(MailBlockReference).nullable().openapi({ description: "The stack of block references." }),
@@ -355,16 +415,24 @@ export const MailTemplate = TemplateFields.extend({
   updated_at: TemplateFields.shape.updated_at.openapi({ description: "ISO 8601 time of the last change.", example: isoExample }),
 }).openapi("MailTemplate");
 
-export const CreateMailTemplate = z.object({
-  name: CreateTemplateFields.shape.name.openapi({ description: "Name, 1–200 characters.", example: "Order confirmation" }),
-  kind: z.enum(templateKinds).default("transactional").openapi({ description: "Default `transactional`. Cannot change later.", example: "transactional" }),
-  subject: CreateTemplateFields.shape.subject.openapi({ description: "Subject, 1–500 characters; may contain `{{placeholder}}`.", example: "Your order {{order_number}}" }),
-  blocks: z.array(MailBlockReference).min(1).max(100).openapi({ description: "The stack, 1–100 block references, without footer blocks (the footer comes from the frame)." }),
-  values: templateValues.optional(),
-  params: contract.default([]).openapi({ description: "Parameter contract: at most 100 entries with unique names; default none." }),
-  from: orNull(MailSender).default(null).openapi({ description: "Sender of this template; default null (the customer's default)." }),
-  status: z.enum(["draft", "active"]).default("active").openapi({ description: "Default `active`.", example: "active" }),
-})
+export const CreateMailTemplate = z
+  .object({
+    name: CreateTemplateFields.shape.name.openapi({ description: "Name, 1–200 characters.", example: "Order confirmation" }),
+    kind: z.enum(templateKinds).default("transactional").openapi({ description: "Default `transactional`. Cannot change later.", example: "transactional" }),
+    subject: CreateTemplateFields.shape.subject.openapi({
+      description: "Subject, 1–500 characters; may contain `{{placeholder}}`.",
+      example: "Your order {{order_number}}",
+    }),
+    blocks: z
+      .array(MailBlockReference)
+      .min(1)
+      .max(100)
+      .openapi({ description: "The stack, 1–100 block references, without footer blocks (the footer comes from the frame)." }),
+    values: templateValues.optional(),
+    params: contract.default([]).openapi({ description: "Parameter contract: at most 100 entries with unique names; default none." }),
+    from: orNull(MailSender).default(null).openapi({ description: "Sender of this template; default null (the customer's default)." }),
+    status: z.enum(["draft", "active"]).default("active").openapi({ description: "Default `active`.", example: "active" }),
+  })
   .strict()
   .openapi("CreateMailTemplate");
 

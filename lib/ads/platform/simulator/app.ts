@@ -23,14 +23,14 @@ import {
 } from "./graph-faults";
 import { createSimAudiences } from "./audiences";
 import { registerControlRoutes } from "./control-routes";
-import type { FailNextOptions, GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
+import type { GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
 
 export type { FailNextOptions, GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
 import { catalogueCityCountries, targetingSearch } from "./targeting-search";
 import { readMany } from "./batch-read";
-import { SimWebhooks, type SimWebhookDelivery, type SimWebhookSubscription } from "./webhooks";
+import { SimWebhooks } from "./webhooks";
 import { createInsightsEndpoint } from "./insights";
-import { SimulatorState, fbtraceId, graphTime, type RecordedRequest, type SimAdAccount, type SimToken } from "./state";
+import { SimulatorState, fbtraceId, graphTime, type SimAdAccount, type SimToken } from "./state";
 import {
   applyAdSetUpdate,
   checkStatusUpdate,
@@ -156,7 +156,9 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     geo: { cityCountries: new Map([...catalogueCityCountries(), ...Object.entries(options.cityCountries ?? {})]) },
   };
   const audiences = createSimAudiences(state, { lookalikeBuildMs: options.lookalikeBuildMs ?? 30 * 60_000 });
-  const logger = options.logger ?? { error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`) };
+  const logger = options.logger ?? {
+    error: (message: string, fields?: Record<string, unknown>) => process.stderr.write(`${message} ${JSON.stringify(fields)}\n`),
+  };
   const injections: Injection[] = [];
   const webhooks = new SimWebhooks(state, logger);
   // Real time passes too (not only `advance`): due notifications go out within a second.
@@ -240,7 +242,8 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     return found;
   }
 
-  const newestFirst = <T extends { createdMs: number; id?: string }>(items: Iterable<T>) => [...items].sort((a, b) => b.createdMs - a.createdMs || String(b.id).localeCompare(String(a.id)));
+  const newestFirst = <T extends { createdMs: number; id?: string }>(items: Iterable<T>) =>
+    [...items].sort((a, b) => b.createdMs - a.createdMs || String(b.id).localeCompare(String(a.id)));
 
   async function uploadImage(accountId: string, params: Params, files: File[], baseUrl: string) {
     const sources: { key: string; bytes: Buffer }[] = [];
@@ -259,7 +262,11 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         .metadata()
         .catch(() => undefined);
       if (!meta?.width || !meta.height || !meta.format) {
-        throw invalidParameter({ title: "Image Could Not Be Processed", message: "The image file is damaged or in an unsupported format. Use a JPG, PNG or WebP file.", field: ["bytes"] });
+        throw invalidParameter({
+          title: "Image Could Not Be Processed",
+          message: "The image file is damaged or in an unsupported format. Use a JPG, PNG or WebP file.",
+          field: ["bytes"],
+        });
       }
       // Graph's image hash is the MD5 of the file; the same bytes give the same hash in one ad account.
       const hash = createHash("md5").update(source.bytes).digest("hex");
@@ -305,11 +312,21 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         }
       }
       const items = newestFirst([...state.images.values()].filter((image) => image.accountId === act.id && (!hashes || hashes.includes(image.hash))));
-      return paged(items.map((image) => state.imageView(image, baseUrl)), params, fields ?? ["hash"], requestUrl);
+      return paged(
+        items.map((image) => state.imageView(image, baseUrl)),
+        params,
+        fields ?? ["hash"],
+        requestUrl,
+      );
     }
     const store = listable[edge];
     if (method === "GET" && store) {
-      return paged(newestFirst([...store()].filter((item) => item.accountId === act.id)).map((item) => state.view(item.id) ?? {}), params, fields, requestUrl);
+      return paged(
+        newestFirst([...store()].filter((item) => item.accountId === act.id)).map((item) => state.view(item.id) ?? {}),
+        params,
+        fields,
+        requestUrl,
+      );
     }
     if (method === "POST") {
       const now = state.now();
@@ -324,7 +341,12 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
           } catch {
             valid = false;
           }
-          if (!valid) throw invalidParameter({ title: "Invalid Video URL", message: "The file_url must be a public http(s) URL of the video file.", field: ["file_url"] });
+          if (!valid)
+            throw invalidParameter({
+              title: "Invalid Video URL",
+              message: "The file_url must be a public http(s) URL of the video file.",
+              field: ["file_url"],
+            });
           return created(state.addVideo(act.id, fileUrl, params.title || params.name || "").id);
         }
         case "campaigns": {
@@ -398,7 +420,8 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         const raw: unknown = ref && typeof ref === "object" && "creative_id" in ref ? ref.creative_id : undefined;
         creativeId = typeof raw === "string" || typeof raw === "number" ? String(raw) : undefined;
         const creative = creativeId ? state.creatives.get(creativeId) : undefined;
-        if (!creative || creative.accountId !== ad.accountId) throw parameterCheck("Param creative[creative_id] must be a creative of this ad account", "creative");
+        if (!creative || creative.accountId !== ad.accountId)
+          throw parameterCheck("Param creative[creative_id] must be a creative of this ad account", "creative");
         // A new creative is processed and reviewed again.
         ad.creativeId = creative.id;
         ad.processing = state.processingFor(creative, now);
@@ -455,7 +478,8 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     }
     if (!/^\d+$/.test(head)) throw unknownPath(segments.join("/"));
     // An edge of an object that does not exist is Graph's 100/33, like the object itself.
-    if (edge) throw state.view(head) ? parameterCheck(`Tried accessing nonexisting field (${edge})`) : unsupportedRequest(method === "GET" ? "get" : "post", head);
+    if (edge)
+      throw state.view(head) ? parameterCheck(`Tried accessing nonexisting field (${edge})`) : unsupportedRequest(method === "GET" ? "get" : "post", head);
     if (method === "GET") {
       const view = state.view(head);
       if (!view) throw unsupportedRequest("get", head);

@@ -1,7 +1,7 @@
 import { AUDIENCE_USERS_MAX_ROWS, RESTRICTED_OPERATION_CODE, RESTRICTED_UPLOAD_SUBCODE } from "../audiences";
-import { GraphFault, invalidParameter, parameterCheck, unsupportedRequest } from "./graph-faults";
+import { type GraphFault, invalidParameter, parameterCheck, unsupportedRequest } from "./graph-faults";
 import { SIM_RESTRICTED_AUDIENCE } from "./markers";
-import type { SimAudience, SimAudienceSession, SimulatorState } from "./state";
+import type { SimAudience, SimulatorState } from "./state";
 import { required, type Params } from "./validation";
 
 /**
@@ -14,7 +14,25 @@ import { required, type Params } from "./validation";
  */
 
 /** Keys Graph's multi-key schema accepts; all but EXTERN_ID travel as SHA-256 hex. */
-const SCHEMA_KEYS = new Set(["EMAIL", "PHONE", "FN", "LN", "CT", "ST", "ZIP", "COUNTRY", "DOBY", "DOBM", "DOBD", "GEN", "MADID", "EXTERN_ID", "FI", "F5FIRST", "F5LAST"]);
+const SCHEMA_KEYS = new Set([
+  "EMAIL",
+  "PHONE",
+  "FN",
+  "LN",
+  "CT",
+  "ST",
+  "ZIP",
+  "COUNTRY",
+  "DOBY",
+  "DOBM",
+  "DOBD",
+  "GEN",
+  "MADID",
+  "EXTERN_ID",
+  "FI",
+  "F5FIRST",
+  "F5LAST",
+]);
 const HASH = /^[0-9a-f]{64}$/;
 /** A seed smaller than this cannot give a lookalike, and a customer-file audience this small cannot deliver. */
 export const MIN_AUDIENCE_SIZE = 100;
@@ -34,7 +52,8 @@ function json(params: Params, name: string): unknown {
 function restrictedUpload(): GraphFault {
   return invalidParameter({
     title: "Audience Upload Blocked",
-    message: "Before updating user memberships, you must resolve integrity restrictions on this Data File Custom Audience. Go to Audience Manager to appeal the restrictions or create a new audience with updated data",
+    message:
+      "Before updating user memberships, you must resolve integrity restrictions on this Data File Custom Audience. Go to Audience Manager to appeal the restrictions or create a new audience with updated data",
     subcode: RESTRICTED_UPLOAD_SUBCODE,
   });
 }
@@ -46,10 +65,23 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
     const name = required(params, "name");
     const subtype = required(params, "subtype");
     const now = state.now();
-    const base = { id: state.newId(), accountId, name, description: params.description ?? "", members: new Set<number>(), sessions: new Map(), createdMs: now, updatedMs: now };
+    const base = {
+      id: state.newId(),
+      accountId,
+      name,
+      description: params.description ?? "",
+      members: new Set<number>(),
+      sessions: new Map(),
+      createdMs: now,
+      updatedMs: now,
+    };
     if (subtype === "CUSTOM") {
       const source = required(params, "customer_file_source");
-      if (!FILE_SOURCES.has(source)) throw parameterCheck("Param customer_file_source must be one of {USER_PROVIDED_ONLY, PARTNER_PROVIDED_ONLY, BOTH_USER_AND_PARTNER_PROVIDED}", "customer_file_source");
+      if (!FILE_SOURCES.has(source))
+        throw parameterCheck(
+          "Param customer_file_source must be one of {USER_PROVIDED_ONLY, PARTNER_PROVIDED_ONLY, BOTH_USER_AND_PARTNER_PROVIDED}",
+          "customer_file_source",
+        );
       audiences.set(base.id, { ...base, subtype, customerFileSource: source, restricted: name.includes(SIM_RESTRICTED_AUDIENCE) });
       return { id: base.id };
     }
@@ -57,13 +89,27 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
       const originId = required(params, "origin_audience_id");
       const origin = audiences.get(originId);
       if (!origin || origin.accountId !== accountId || origin.subtype !== "CUSTOM") {
-        throw invalidParameter({ title: "Invalid Source Audience", message: "The source audience must be a custom audience of this ad account.", field: ["origin_audience_id"] });
+        throw invalidParameter({
+          title: "Invalid Source Audience",
+          message: "The source audience must be a custom audience of this ad account.",
+          field: ["origin_audience_id"],
+        });
       }
       const spec = json(params, "lookalike_spec") as { country?: unknown; ratio?: unknown };
       const country = typeof spec.country === "string" ? spec.country.toUpperCase() : "";
       const ratio = typeof spec.ratio === "number" ? spec.ratio : Number.NaN;
-      if (!/^[A-Z]{2}$/.test(country)) throw invalidParameter({ title: "Invalid Lookalike Location", message: "lookalike_spec.country must be a two-letter country code.", field: ["lookalike_spec", "country"] });
-      if (!(ratio >= 0.01 && ratio <= 0.2)) throw invalidParameter({ title: "Invalid Lookalike Size", message: "lookalike_spec.ratio must be between 0.01 and 0.20.", field: ["lookalike_spec", "ratio"] });
+      if (!/^[A-Z]{2}$/.test(country))
+        throw invalidParameter({
+          title: "Invalid Lookalike Location",
+          message: "lookalike_spec.country must be a two-letter country code.",
+          field: ["lookalike_spec", "country"],
+        });
+      if (!(ratio >= 0.01 && ratio <= 0.2))
+        throw invalidParameter({
+          title: "Invalid Lookalike Size",
+          message: "lookalike_spec.ratio must be between 0.01 and 0.20.",
+          field: ["lookalike_spec", "ratio"],
+        });
       if (origin.members.size < MIN_AUDIENCE_SIZE) {
         throw invalidParameter({
           title: "Source Audience Too Small",
@@ -81,7 +127,10 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
     const now = state.now();
     let lower = audience.members.size;
     let operation = { code: 200, description: "Normal" };
-    let delivery = lower >= MIN_AUDIENCE_SIZE ? { code: 200, description: "This audience is ready for use." } : { code: 300, description: "This audience is too small to deliver ads." };
+    let delivery =
+      lower >= MIN_AUDIENCE_SIZE
+        ? { code: 200, description: "This audience is ready for use." }
+        : { code: 300, description: "This audience is too small to deliver ads." };
     if (audience.lookalike) {
       if (now < audience.lookalike.readyAtMs) {
         lower = -1;
@@ -92,7 +141,8 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
         delivery = { code: 200, description: "This audience is ready for use." };
       }
     }
-    if (audience.restricted) operation = { code: RESTRICTED_OPERATION_CODE, description: "This audience is restricted: resolve the integrity restrictions in Audience Manager." };
+    if (audience.restricted)
+      operation = { code: RESTRICTED_OPERATION_CODE, description: "This audience is restricted: resolve the integrity restrictions in Audience Manager." };
     return {
       id: audience.id,
       account_id: audience.accountId,
@@ -104,7 +154,11 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
       approximate_count_upper_bound: lower < 0 ? -1 : Math.round(lower * 1.15),
       operation_status: operation,
       delivery_status: delivery,
-      lookalike_spec: audience.lookalike && { country: audience.lookalike.country, ratio: audience.lookalike.ratio, origin: [{ id: audience.lookalike.originId }] },
+      lookalike_spec: audience.lookalike && {
+        country: audience.lookalike.country,
+        ratio: audience.lookalike.ratio,
+        origin: [{ id: audience.lookalike.originId }],
+      },
       time_created: Math.floor(audience.createdMs / 1000),
       time_updated: Math.floor(audience.updatedMs / 1000),
     };
@@ -120,7 +174,8 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
       throw parameterCheck("Param payload[schema] must be a match key or an array of match keys (EMAIL, PHONE, FN, LN, …)", "payload");
     }
     if (!Array.isArray(payload.data)) throw parameterCheck("Param payload[data] must be an array", "payload");
-    if (payload.data.length > AUDIENCE_USERS_MAX_ROWS) throw parameterCheck(`Too many users in the payload: at most ${AUDIENCE_USERS_MAX_ROWS} per request`, "payload");
+    if (payload.data.length > AUDIENCE_USERS_MAX_ROWS)
+      throw parameterCheck(`Too many users in the payload: at most ${AUDIENCE_USERS_MAX_ROWS} per request`, "payload");
 
     const session = params.session === undefined ? undefined : (json(params, "session") as Record<string, unknown>);
     let sessionId = String(Math.floor(state.now() * 1000 + Math.random() * 1000));
@@ -128,7 +183,8 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
     if (session) {
       const id = session.session_id;
       const seq = session.batch_seq;
-      if (typeof id !== "number" && !(typeof id === "string" && /^\d+$/.test(id))) throw parameterCheck("Param session[session_id] must be an integer", "session");
+      if (typeof id !== "number" && !(typeof id === "string" && /^\d+$/.test(id)))
+        throw parameterCheck("Param session[session_id] must be an integer", "session");
       if (typeof seq !== "number" || !Number.isInteger(seq) || seq < 1) throw parameterCheck("Param session[batch_seq] must be a positive integer", "session");
       sessionId = String(id);
       const known = audience.sessions.get(sessionId) ?? { lastSeq: 0, closed: false };
@@ -147,7 +203,8 @@ export function createSimAudiences(state: SimulatorState, options: { lookalikeBu
       let problem: string | undefined;
       if (!cells || cells.length !== schema.length) problem = `row has ${Array.isArray(cells) ? cells.length : 0} values for ${schema.length} schema keys`;
       else if (cells.every((cell) => cell === "")) problem = "row has no values";
-      else if (cells.some((cell, i) => typeof cell !== "string" || (cell !== "" && schema[i] !== "EXTERN_ID" && !HASH.test(cell)))) problem = "value is not a SHA-256 hash (64 lower-case hex characters)";
+      else if (cells.some((cell, i) => typeof cell !== "string" || (cell !== "" && schema[i] !== "EXTERN_ID" && !HASH.test(cell))))
+        problem = "value is not a SHA-256 hash (64 lower-case hex characters)";
       if (problem) {
         invalid += 1;
         if (Object.keys(samples).length < 10) samples[String(index)] = problem;

@@ -10,7 +10,14 @@ export const SIM_MAX_IDS = 50;
  * 50 ids are asked for (code 100).
  */
 export function readMany(state: SimulatorState, rawIds: string, narrow: (view: Record<string, unknown>) => Record<string, unknown>): Record<string, unknown> {
-  const ids = [...new Set(rawIds.split(",").map((id) => id.trim()).filter((id) => id !== ""))];
+  const ids = [
+    ...new Set(
+      rawIds
+        .split(",")
+        .map((id) => id.trim())
+        .filter((id) => id !== ""),
+    ),
+  ];
   if (ids.length === 0) throw parameterCheck("The parameter ids is required", "ids");
   if (ids.length > SIM_MAX_IDS) throw parameterCheck(`Too many IDs. Maximum: ${SIM_MAX_IDS}. Provided: ${ids.length}.`, "ids");
   const missing = ids.filter((id) => !/^\d+$/.test(id) || state.view(id) === undefined);

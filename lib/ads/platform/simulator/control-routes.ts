@@ -45,7 +45,11 @@ const bodies = {
  * Control requests are local tooling, so a malformed one gets a plain 400, not a Graph error.
  */
 export function registerControlRoutes(app: Hono, controls: GraphSimulatorControls): void {
-  function post<T extends z.ZodType>(path: string, schema: T, act: (body: z.output<T>, param: (name: string) => string) => Record<string, unknown> | Response | Promise<Record<string, unknown> | Response>) {
+  function post<T extends z.ZodType>(
+    path: string,
+    schema: T,
+    act: (body: z.output<T>, param: (name: string) => string) => Record<string, unknown> | Response | Promise<Record<string, unknown> | Response>,
+  ) {
     app.post(`/__sim/${path}`, async (c) => {
       const result = schema.safeParse(await c.req.json().catch(() => undefined));
       if (!result.success) return c.json({ error: "invalid control request", issues: result.error.issues }, 400);
@@ -58,8 +62,14 @@ export function registerControlRoutes(app: Hono, controls: GraphSimulatorControl
     controls.reset();
     return c.json({ ok: true });
   });
-  post("fail-next", bodies.failNext, (body) => (controls.failNext(body), { ok: true }));
-  post("latency", bodies.ms, (body) => (controls.setLatency(body.ms), { ok: true }));
+  post("fail-next", bodies.failNext, (body) => {
+    controls.failNext(body);
+    return { ok: true };
+  });
+  post("latency", bodies.ms, (body) => {
+    controls.setLatency(body.ms);
+    return { ok: true };
+  });
   // Answers once the webhooks that became due are answered, so a script can read the effect next.
   post("advance", bodies.ms, async (body) => {
     controls.advance(body.ms);
@@ -75,14 +85,23 @@ export function registerControlRoutes(app: Hono, controls: GraphSimulatorControl
     }
   });
   app.get("/__sim/webhooks", (c) => c.json({ data: controls.webhookDeliveries() }));
-  post("apps", bodies.app, (body) => (controls.addApp(body), { ok: true }));
-  post("ad-accounts", bodies.adAccount, (body) => (controls.addAdAccount(body), { ok: true }));
+  post("apps", bodies.app, (body) => {
+    controls.addApp(body);
+    return { ok: true };
+  });
+  post("ad-accounts", bodies.adAccount, (body) => {
+    controls.addAdAccount(body);
+    return { ok: true };
+  });
   post("ad-accounts/:id/campaigns", bodies.campaign, (body, param) => {
     const accountId = param("id").replace(/^act_/, "");
     if (!controls.state.adAccounts.has(accountId)) return Response.json({ error: "unknown ad account" }, { status: 404 });
     return { id: controls.addCampaign(accountId, body) };
   });
-  post("expire-token", bodies.expireToken, (body) => (controls.expireToken(body.token, body.subcode), { ok: true }));
+  post("expire-token", bodies.expireToken, (body) => {
+    controls.expireToken(body.token, body.subcode);
+    return { ok: true };
+  });
 
   app.get("/__sim/requests", (c) => c.json({ data: controls.requests() }));
   app.delete("/__sim/requests", (c) => {

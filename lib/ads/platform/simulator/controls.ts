@@ -5,7 +5,14 @@ import type { SimWebhookDelivery, SimWebhookSubscription } from "./webhooks";
 /** The simulator's test controls, apart from its app so the control routes can take them without a cycle. */
 
 export type SimAppOptions = { appId?: string; appSecret: string; accessTokens: string[] };
-export type SimCampaignOptions = { id?: string; name?: string; objective?: string; status?: "ACTIVE" | "PAUSED"; dailyBudget?: number; lifetimeBudget?: number };
+export type SimCampaignOptions = {
+  id?: string;
+  name?: string;
+  objective?: string;
+  status?: "ACTIVE" | "PAUSED";
+  dailyBudget?: number;
+  lifetimeBudget?: number;
+};
 export type SimAdAccountOptions = {
   /** Numeric id, with or without `act_`. */
   id: string;

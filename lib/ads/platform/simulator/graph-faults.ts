@@ -124,7 +124,15 @@ const defaultMessages: Record<number, string> = {
  */
 export function businessUseCaseUsage(adAccountId: string, percent: number, regainMinutes = 0): string {
   return JSON.stringify({
-    [adAccountId]: [{ type: "ads_management", call_count: percent, total_cputime: Math.round(percent * 0.34), total_time: Math.round(percent * 0.41), estimated_time_to_regain_access: regainMinutes }],
+    [adAccountId]: [
+      {
+        type: "ads_management",
+        call_count: percent,
+        total_cputime: Math.round(percent * 0.34),
+        total_time: Math.round(percent * 0.41),
+        estimated_time_to_regain_access: regainMinutes,
+      },
+    ],
   });
 }
 

@@ -39,7 +39,16 @@ const POSITION_PLATFORM: Record<string, string> = {
 };
 
 /** The breakdown sets Graph accepts here (one dimension, or one of these pairs). */
-const SUPPORTED = new Set(["age", "gender", "age,gender", "country", "publisher_platform", "publisher_platform,platform_position", "impression_device", "device_platform"]);
+const SUPPORTED = new Set([
+  "age",
+  "gender",
+  "age,gender",
+  "country",
+  "publisher_platform",
+  "publisher_platform,platform_position",
+  "impression_device",
+  "device_platform",
+]);
 
 const METRICS = ["impressions", "reach", "clicks", "spend", "conversions", "conversionValue"] as const;
 type Metric = (typeof METRICS)[number];
@@ -112,7 +121,15 @@ export function createInsightsEndpoint(state: SimulatorState) {
           }),
       );
     }
-    const shares = Object.fromEntries(METRICS.map((metric) => [metric, apportion(totals[metric], combos.map((c) => c.weight))])) as Record<Metric, number[]>;
+    const shares = Object.fromEntries(
+      METRICS.map((metric) => [
+        metric,
+        apportion(
+          totals[metric],
+          combos.map((c) => c.weight),
+        ),
+      ]),
+    ) as Record<Metric, number[]>;
     return combos.map((combo, index) => ({
       values: combo.values,
       numbers: Object.fromEntries(METRICS.map((metric) => [metric, shares[metric][index] ?? 0])) as Numbers,
@@ -179,7 +196,10 @@ export function createInsightsEndpoint(state: SimulatorState) {
         }
         const summed = byAdSet.get(ad.adsetId);
         if (!summed) byAdSet.set(ad.adsetId, { ad, parts });
-        else summed.parts.forEach((part, index) => METRICS.forEach((metric) => (part.numbers[metric] += parts[index]?.numbers[metric] ?? 0)));
+        else
+          summed.parts.forEach((part, index) => {
+            for (const metric of METRICS) part.numbers[metric] += parts[index]?.numbers[metric] ?? 0;
+          });
       }
       for (const { ad, parts } of byAdSet.values()) for (const part of parts) rows.push(row(ad, day, part.values, part.numbers, level));
     }

@@ -14,9 +14,7 @@ export type RunningGraphSimulator = {
 };
 
 /** The simulator over HTTP on loopback; `port: 0` picks a free port. */
-export async function startGraphSimulator(
-  options: GraphSimulatorOptions & { port?: number; host?: string } = {},
-): Promise<RunningGraphSimulator> {
+export async function startGraphSimulator(options: GraphSimulatorOptions & { port?: number; host?: string } = {}): Promise<RunningGraphSimulator> {
   const { port = 0, host = "127.0.0.1", ...simulatorOptions } = options;
   const simulator = createGraphSimulator(simulatorOptions);
   const { server, info } = await new Promise<{ server: ReturnType<typeof serve>; info: AddressInfo }>((resolve, reject) => {

@@ -23,7 +23,17 @@ export type SimAudience = {
   createdMs: number;
   updatedMs: number;
 };
-export type SimCampaign = { id: string; accountId: string; name: string; objective: string; status: ConfiguredStatus; dailyBudget?: number; lifetimeBudget?: number; createdMs: number; updatedMs: number };
+export type SimCampaign = {
+  id: string;
+  accountId: string;
+  name: string;
+  objective: string;
+  status: ConfiguredStatus;
+  dailyBudget?: number;
+  lifetimeBudget?: number;
+  createdMs: number;
+  updatedMs: number;
+};
 export type SimAdSet = {
   id: string;
   accountId: string;
@@ -42,7 +52,15 @@ export type SimAdSet = {
   createdMs: number;
   updatedMs: number;
 };
-export type SimCreative = { id: string; accountId: string; name: string; objectStorySpec: ObjectStorySpec; assetFeedSpec?: AssetFeedSpec; urlTags?: string; createdMs: number };
+export type SimCreative = {
+  id: string;
+  accountId: string;
+  name: string;
+  objectStorySpec: ObjectStorySpec;
+  assetFeedSpec?: AssetFeedSpec;
+  urlTags?: string;
+  createdMs: number;
+};
 export type SimAd = {
   id: string;
   accountId: string;

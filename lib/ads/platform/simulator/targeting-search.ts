@@ -84,7 +84,12 @@ export function targetingSearch(params: Params): { data: Record<string, unknown>
     const country = params.country_code?.toUpperCase();
     regionIds ??= new Map([...new Set(cityIndex().map(({ row }) => `${row[2]}:${row[3]}`))].sort().map((region, index) => [region, String(3800 + index)]));
     const ids = regionIds;
-    const found = matches(cityIndex(), query, (row) => row[4], (row) => !country || row[2] === country).slice(0, limit);
+    const found = matches(
+      cityIndex(),
+      query,
+      (row) => row[4],
+      (row) => !country || row[2] === country,
+    ).slice(0, limit);
     return {
       data: found.map(([key, name, countryCode, region]) => ({
         key,
@@ -101,7 +106,12 @@ export function targetingSearch(params: Params): { data: Record<string, unknown>
   }
   if (type === "adinterest") {
     if (query === "") throw parameterCheck("The parameter q is required", "q");
-    const found = matches(interestIndex(), query, (row) => row[3], () => true).slice(0, limit);
+    const found = matches(
+      interestIndex(),
+      query,
+      (row) => row[3],
+      () => true,
+    ).slice(0, limit);
     return {
       data: found.map(([id, name, path, lower, upper]) => ({
         id,

@@ -1,5 +1,5 @@
 import type { AssetFeedSpec, ConfiguredStatus, GeoLocation, ObjectStorySpec, Targeting } from "../types";
-import { GraphFault, invalidParameter, parameterCheck } from "./graph-faults";
+import { type GraphFault, invalidParameter, parameterCheck } from "./graph-faults";
 import { EU_COUNTRIES, EU_COUNTRY_GROUPS } from "./markers";
 import type { SimAdAccount, SimAdSet, SimulatorState } from "./state";
 
@@ -101,8 +101,7 @@ export function reachesEu(targeting: Targeting, geo: GeoOptions): boolean {
 function checkTargeting(raw: Record<string, unknown>): Targeting {
   const targeting = raw as Targeting;
   const geo = targeting.geo_locations;
-  const hasLocation =
-    geo && [geo.countries, geo.regions, geo.cities, geo.zips, geo.country_groups].some((list) => Array.isArray(list) && list.length > 0);
+  const hasLocation = geo && [geo.countries, geo.regions, geo.cities, geo.zips, geo.country_groups].some((list) => Array.isArray(list) && list.length > 0);
   if (!hasLocation) {
     throw invalidParameter({
       title: "Location Is Required",
@@ -172,13 +171,22 @@ function checkSchedule(startTime: string | undefined, endTime: string | undefine
   const end = Date.parse(endTime);
   const start = startTime ? Date.parse(startTime) : nowMs;
   if (end <= start || end <= nowMs) {
-    throw invalidParameter({ title: "Incorrect End Date", message: "Please choose an end date that occurs after your start date and in the future.", field: ["end_time"] });
+    throw invalidParameter({
+      title: "Incorrect End Date",
+      message: "Please choose an end date that occurs after your start date and in the future.",
+      field: ["end_time"],
+    });
   }
 }
 
 export type AdSetRules = { minDailyBudget: number; geo: GeoOptions };
 
-export function validateAdSetCreate(state: SimulatorState, account: SimAdAccount, params: Params, rules: AdSetRules): Omit<SimAdSet, "id" | "createdMs" | "updatedMs"> {
+export function validateAdSetCreate(
+  state: SimulatorState,
+  account: SimAdAccount,
+  params: Params,
+  rules: AdSetRules,
+): Omit<SimAdSet, "id" | "createdMs" | "updatedMs"> {
   const name = required(params, "name");
   const campaignId = required(params, "campaign_id");
   const campaign = state.campaigns.get(campaignId);
@@ -204,7 +212,11 @@ export function validateAdSetCreate(state: SimulatorState, account: SimAdAccount
     });
   }
   if (!campaignBudget && dailyBudget !== undefined && lifetimeBudget !== undefined) {
-    throw invalidParameter({ title: "Only One Budget Allowed", message: "Set either a daily budget or a lifetime budget for this ad set, not both.", field: ["lifetime_budget"] });
+    throw invalidParameter({
+      title: "Only One Budget Allowed",
+      message: "Set either a daily budget or a lifetime budget for this ad set, not both.",
+      field: ["lifetime_budget"],
+    });
   }
   if (!campaignBudget && dailyBudget === undefined && lifetimeBudget === undefined) {
     throw invalidParameter({ title: "Budget Required", message: "Set a daily budget or a lifetime budget for this ad set.", field: ["daily_budget"] });
@@ -302,7 +314,10 @@ function checkVideoReady(state: SimulatorState, accountId: string, videoId: stri
   if (videoStatus !== "ready") {
     throw invalidParameter({
       title: videoStatus === "processing" ? "Video Still Processing" : "Video Could Not Be Processed",
-      message: videoStatus === "processing" ? "Wait until the video has finished processing, then create the creative." : "The video failed processing; upload it again.",
+      message:
+        videoStatus === "processing"
+          ? "Wait until the video has finished processing, then create the creative."
+          : "The video failed processing; upload it again.",
       field,
     });
   }
@@ -319,7 +334,8 @@ function checkAssetFeed(state: SimulatorState, accountId: string, spec: AssetFee
     checkVideoReady(state, accountId, video.video_id, ["asset_feed_spec", "videos"]);
     for (const label of video.adlabels ?? []) labels.add(label.name);
   }
-  if ((spec.images ?? []).length === 0 && (spec.videos ?? []).length === 0) throw parameterCheck("Param asset_feed_spec must contain images or videos", "asset_feed_spec");
+  if ((spec.images ?? []).length === 0 && (spec.videos ?? []).length === 0)
+    throw parameterCheck("Param asset_feed_spec must contain images or videos", "asset_feed_spec");
   if (!spec.link_urls?.some((link) => isUrl(link.website_url))) {
     throw invalidParameter({ title: "Website URL Required", message: "Enter a valid website URL for your ad.", field: ["asset_feed_spec", "link_urls"] });
   }
@@ -335,7 +351,11 @@ function checkAssetFeed(state: SimulatorState, accountId: string, spec: AssetFee
   for (const rule of rules) {
     const label = rule.image_label?.name ?? rule.video_label?.name;
     if (label !== undefined && !labels.has(label)) {
-      throw invalidParameter({ title: "Unknown Asset Label", message: `No image or video carries the label ${label}.`, field: ["asset_feed_spec", "asset_customization_rules"] });
+      throw invalidParameter({
+        title: "Unknown Asset Label",
+        message: `No image or video carries the label ${label}.`,
+        field: ["asset_feed_spec", "asset_customization_rules"],
+      });
     }
   }
 }
@@ -346,7 +366,11 @@ export function validateCreativeCreate(state: SimulatorState, account: SimAdAcco
   const story = rawStory as ObjectStorySpec;
   if (!story.page_id) throw parameterCheck("Param object_story_spec[page_id] is required", "object_story_spec");
   if (account.pageIds && !account.pageIds.has(String(story.page_id))) {
-    throw invalidParameter({ title: "Page Not Available", message: "The Page you chose isn't connected to this ad account.", field: ["object_story_spec", "page_id"] });
+    throw invalidParameter({
+      title: "Page Not Available",
+      message: "The Page you chose isn't connected to this ad account.",
+      field: ["object_story_spec", "page_id"],
+    });
   }
   const assetFeed = jsonObject(params, "asset_feed_spec") as AssetFeedSpec | undefined;
   if (assetFeed) {
@@ -354,7 +378,12 @@ export function validateCreativeCreate(state: SimulatorState, account: SimAdAcco
   } else if (story.link_data && story.video_data) {
     throw parameterCheck("Param object_story_spec must contain only one of link_data and video_data", "object_story_spec");
   } else if (story.link_data) {
-    if (!isUrl(story.link_data.link)) throw invalidParameter({ title: "Website URL Required", message: "Enter a valid website URL for your ad.", field: ["object_story_spec", "link_data", "link"] });
+    if (!isUrl(story.link_data.link))
+      throw invalidParameter({
+        title: "Website URL Required",
+        message: "Enter a valid website URL for your ad.",
+        field: ["object_story_spec", "link_data", "link"],
+      });
     const hash = story.link_data.image_hash;
     if (hash && !state.images.has(state.imageKey(account.id, hash))) throw imageMissing(hash, ["object_story_spec", "link_data", "image_hash"]);
   } else if (story.video_data) {
@@ -362,7 +391,12 @@ export function validateCreativeCreate(state: SimulatorState, account: SimAdAcco
   } else {
     throw parameterCheck("Param object_story_spec must contain link_data, video_data or be used with asset_feed_spec", "object_story_spec");
   }
-  return { name: params.name || `Creative ${state.creatives.size + 1}`, objectStorySpec: story, assetFeedSpec: assetFeed, urlTags: params.url_tags || undefined };
+  return {
+    name: params.name || `Creative ${state.creatives.size + 1}`,
+    objectStorySpec: story,
+    assetFeedSpec: assetFeed,
+    urlTags: params.url_tags || undefined,
+  };
 }
 
 export function validateAdCreate(state: SimulatorState, account: SimAdAccount, params: Params) {

@@ -91,7 +91,11 @@ export class SimWebhooks {
     this.deliveries.push(delivery);
     const response = await fetch(subscription.url, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-hub-signature-256": signature, "x-hub-signature": `sha1=${createHmac("sha1", app.appSecret).update(body).digest("hex")}` },
+      headers: {
+        "content-type": "application/json",
+        "x-hub-signature-256": signature,
+        "x-hub-signature": `sha1=${createHmac("sha1", app.appSecret).update(body).digest("hex")}`,
+      },
       body,
       signal: AbortSignal.timeout(20_000),
     });

@@ -14,7 +14,8 @@ export function registerListAds(router: AdsRouter, deps: AdsDeps): void {
     operationId: "listAds",
     tags: ["Ads"],
     summary: "List ads",
-    description: "Newest first, with the cached `effective_status` (refreshed by GET /v1/status/{ad_id} and by status changes). Filters combine with AND. Reporting scope suffices.",
+    description:
+      "Newest first, with the cached `effective_status` (refreshed by GET /v1/status/{ad_id} and by status changes). Filters combine with AND. Reporting scope suffices.",
     request: {
       query: z.object({
         adset_id: z.uuid().optional().openapi({ description: "Only ads of this ad set.", example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),

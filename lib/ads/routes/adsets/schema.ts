@@ -27,7 +27,10 @@ const time = (description: string, example: string | null) => z.iso.datetime({ o
 
 export const TargetingEntity = z
   .strictObject({
-    id: z.string().regex(/^\d+$/, "Must be a numeric id from the interest lookup.").openapi({ description: "Id from GET /v1/targeting/interests.", example: "6003139266461" }),
+    id: z
+      .string()
+      .regex(/^\d+$/, "Must be a numeric id from the interest lookup.")
+      .openapi({ description: "Id from GET /v1/targeting/interests.", example: "6003139266461" }),
     name: z.string().min(1).max(200).openapi({ description: "Display name.", example: "Running" }),
   })
   .openapi("TargetingEntity");
@@ -63,13 +66,19 @@ export const AdSet = z
     id: z.uuid().openapi({ description: "Ad set id (UUID).", example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),
     target: z.string().openapi({ description: "Key of the target (campaign) it belongs to.", example: "demo" }),
     name: z.string().openapi({ description: "Name from the naming convention.", example: "demo-20260115-001" }),
-    daily_budget_cents: z.number().int().nullable().openapi({ description: "Daily budget in cents of the account currency; null with a lifetime budget.", example: 2500 }),
+    daily_budget_cents: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Daily budget in cents of the account currency; null with a lifetime budget.", example: 2500 }),
     lifetime_budget_cents: z.number().int().nullable().openapi({ description: "Lifetime budget in cents; null with a daily budget.", example: null }),
     start_time: z.string().nullable().openapi({ description: "Start (ISO 8601); null = started immediately.", example: null }),
     end_time: z.string().nullable().openapi({ description: "End (ISO 8601); null = open-ended.", example: null }),
     targeting: AdSetTargeting,
     status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED"]).openapi({ description: "Configured status.", example: "ACTIVE" }),
-    effective_status: z.string().openapi({ description: "Delivery status: `ACTIVE`, `PAUSED`, `ARCHIVED`, or `CAMPAIGN_PAUSED` while the target is paused.", example: "ACTIVE" }),
+    effective_status: z
+      .string()
+      .openapi({ description: "Delivery status: `ACTIVE`, `PAUSED`, `ARCHIVED`, or `CAMPAIGN_PAUSED` while the target is paused.", example: "ACTIVE" }),
     platform_adset_id: z.string().openapi({ description: "The platform's ad set id.", example: "120210000000000456" }),
     created_at: z.string().openapi({ description: "Creation time (ISO 8601).", example: "2026-01-15T10:00:00.000Z" }),
     updated_at: z.string().openapi({ description: "Last change (ISO 8601).", example: "2026-01-15T10:00:00.000Z" }),

@@ -22,7 +22,10 @@ export function registerAudienceContactRoutes(router: AdsRouter, deps: AdsDeps):
       summary,
       description: `${operation === "add" ? "Adds the contacts to" : "Removes the contacts (matched by their hashes) from"} the audience on the platform. ${COMMON}`,
       request: { params: idParam("audience"), body: { required: true, content: json(AudienceContactsBody) } },
-      responses: { 200: { description: "What was sent.", content: json(envelope(ContactUpload)) }, ...errorResponses("ads", [400, 401, 402, 403, 404, 409, 422, 429, 500]) },
+      responses: {
+        200: { description: "What was sent.", content: json(envelope(ContactUpload)) },
+        ...errorResponses("ads", [400, 401, 402, 403, 404, 409, 422, 429, 500]),
+      },
     });
     openapiWithAlias(router, route, async (c) => {
       const upload = await changeContacts(deps, c.get("principal").customerId, c.req.valid("param").id, operation, c.req.valid("json").contacts);

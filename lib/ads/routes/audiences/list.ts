@@ -15,7 +15,8 @@ export function registerListAudiences(router: AdsRouter, deps: AdsDeps): void {
     operationId: "listAudiences",
     tags: ["Audiences"],
     summary: "List audiences",
-    description: "Newest first, from our records: `status` and sizes are the last known ones (see `status_checked_at`); GET /v1/audiences/{id} asks the platform. Reporting scope suffices.",
+    description:
+      "Newest first, from our records: `status` and sizes are the last known ones (see `status_checked_at`); GET /v1/audiences/{id} asks the platform. Reporting scope suffices.",
     request: {
       query: z.object({
         type: z.enum(audienceTypes).optional().openapi({ description: "Only audiences of this type.", example: "CUSTOM" }),

@@ -32,7 +32,10 @@ export const Contacts = (min: number) =>
     .openapi({ description: `Up to ${MAX_CONTACTS_PER_CALL.toLocaleString("en")} contacts per call (more → 422).` });
 
 const name = z.string().trim().min(1).max(200).openapi({ description: "Name, 1–200 characters.", example: "Newsletter subscribers" });
-const description = z.string().max(1000).openapi({ description: "Free text, at most 1,000 characters.", example: "Double opt-in subscribers, exported 2026-01-15." });
+const description = z
+  .string()
+  .max(1000)
+  .openapi({ description: "Free text, at most 1,000 characters.", example: "Double opt-in subscribers, exported 2026-01-15." });
 const InvalidContact = z
   .object({
     index: z.number().int().openapi({ description: "Position in the request's `contacts` (from 0).", example: 3 }),
@@ -48,7 +51,9 @@ export const ContactUpload = z
     sent: z.number().int().openapi({ description: "Hashed contacts the platform accepted.", example: 2 }),
     invalid: z.number().int().openapi({ description: "Contacts not sent (nothing valid to match by) plus entries the platform counted invalid.", example: 1 }),
     invalid_contacts: z.array(InvalidContact).openapi({ description: "Contacts not sent, by index (the first 100)." }),
-    partial_contacts: z.array(InvalidContact).openapi({ description: "Contacts sent without some fields that could not be normalised, by index (the first 100)." }),
+    partial_contacts: z
+      .array(InvalidContact)
+      .openapi({ description: "Contacts sent without some fields that could not be normalised, by index (the first 100)." }),
     platform_received: z.number().int().openapi({ description: "`num_received` summed over the upload's batches.", example: 2 }),
     platform_invalid: z.number().int().openapi({ description: "`num_invalid_entries` summed over the upload's batches.", example: 0 }),
   })
@@ -66,10 +71,19 @@ export const Audience = z
       example: "READY",
     }),
     status_description: z.string().nullable().openapi({ description: "The platform's own words on the state.", example: "This audience is ready for use." }),
-    approximate_size: z.number().int().nullable().openapi({ description: "Matched people, lower bound of the platform's estimate; null while unknown (e.g. populating).", example: 1200 }),
+    approximate_size: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Matched people, lower bound of the platform's estimate; null while unknown (e.g. populating).", example: 1200 }),
     approximate_size_upper_bound: z.number().int().nullable().openapi({ description: "Upper bound of the platform's estimate.", example: 1380 }),
-    platform_audience_id: z.string().openapi({ description: "The platform's audience id (for `custom_audiences` in targeting).", example: "120210000000000789" }),
-    origin_audience_id: z.uuid().nullable().openapi({ description: "Lookalikes: the custom audience it is built on (null once that is deleted).", example: null }),
+    platform_audience_id: z
+      .string()
+      .openapi({ description: "The platform's audience id (for `custom_audiences` in targeting).", example: "120210000000000789" }),
+    origin_audience_id: z
+      .uuid()
+      .nullable()
+      .openapi({ description: "Lookalikes: the custom audience it is built on (null once that is deleted).", example: null }),
     lookalike: z
       .object({
         country: z.string().openapi({ description: "Country the lookalike is built in (DE, AT or CH).", example: "DE" }),
@@ -93,30 +107,32 @@ export const Audience = z
 
 export const CustomAudienceCreated = Audience.extend({ upload: ContactUpload }).openapi("CustomAudienceCreated");
 
-export const CreateCustomAudience = z
-  .strictObject({ name, description: description.optional(), contacts: Contacts(0) })
-  .openapi("CreateCustomAudience");
+export const CreateCustomAudience = z.strictObject({ name, description: description.optional(), contacts: Contacts(0) }).openapi("CreateCustomAudience");
 
 const ratio = z
   .number()
   .min(0.01)
   .max(0.2)
   .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, { message: "Must be a whole percent: 0.01, 0.02, … 0.20." })
-  .openapi({ description: "Share of the country's population most similar to the origin, 0.01–0.20 in steps of 0.01 (1 % is the closest match).", example: 0.01 });
+  .openapi({
+    description: "Share of the country's population most similar to the origin, 0.01–0.20 in steps of 0.01 (1 % is the closest match).",
+    example: 0.01,
+  });
 
 export const CreateLookalikeAudience = z
   .strictObject({
     name,
     description: description.optional(),
-    origin_audience_id: z.uuid().openapi({ description: "Your custom audience to build on (the platform needs at least 100 matched people in it).", example: "3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" }),
+    origin_audience_id: z.uuid().openapi({
+      description: "Your custom audience to build on (the platform needs at least 100 matched people in it).",
+      example: "3f2b1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    }),
     country: z.enum(LOOKALIKE_COUNTRIES).openapi({ description: "Where to find similar people: DE, AT or CH.", example: "DE" }),
     ratio,
   })
   .openapi("CreateLookalikeAudience");
 
-export const UpdateAudience = z
-  .strictObject({ name: name.optional(), description: description.nullable().optional() })
-  .openapi("UpdateAudience");
+export const UpdateAudience = z.strictObject({ name: name.optional(), description: description.nullable().optional() }).openapi("UpdateAudience");
 
 export const AudienceContactsBody = z.strictObject({ contacts: Contacts(1) }).openapi("AudienceContacts");
 

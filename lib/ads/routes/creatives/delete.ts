@@ -16,7 +16,10 @@ export function registerDeleteCreative(router: AdsRouter, deps: AdsDeps): void {
     description:
       "Archives here only: the platform creative remains and ads built from it keep running. An archived creative cannot be used for new ads (409). Archiving again answers the same record. The answer is the whole creative (a superset of `{ id, status }`).",
     request: { params: idParam("creative") },
-    responses: { 200: { description: "The archived creative.", content: json(envelope(Creative)) }, ...errorResponses("ads", [401, 402, 403, 404, 422, 429, 500]) },
+    responses: {
+      200: { description: "The archived creative.", content: json(envelope(Creative)) },
+      ...errorResponses("ads", [401, 402, 403, 404, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const creative = await archiveCreative(deps.db, c.get("principal").customerId, c.req.valid("param").id, deps.clock.now());

@@ -14,7 +14,8 @@ export function registerListCreatives(router: AdsRouter, deps: AdsDeps): void {
     operationId: "listCreatives",
     tags: ["Creatives"],
     summary: "List creatives",
-    description: "Newest first. `status` filters; `PAUSED` is accepted as the spec lists it but matches nothing, because creatives are never paused themselves (pause the ad). Reporting scope suffices.",
+    description:
+      "Newest first. `status` filters; `PAUSED` is accepted as the spec lists it but matches nothing, because creatives are never paused themselves (pause the ad). Reporting scope suffices.",
     request: {
       query: z.object({
         status: z.enum(["DRAFT", "ACTIVE", "PAUSED", "ARCHIVED"]).optional().openapi({ description: "Only creatives with this status.", example: "DRAFT" }),

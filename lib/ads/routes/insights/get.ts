@@ -17,7 +17,10 @@ export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
     description:
       "From daily snapshots taken by a nightly job (never a live call): one row per ad set or ad with delivery in the range (and per breakdown value with `breakdowns`); entities without delivery have no row. Additive metrics are summed over the days; `reach` over more than one day is the highest single-day reach; `ctr`, `cpc`, `cpm`, `roas` and `cpa` are computed from the sums (never averaged) and null where the denominator is 0. Ad set figures add up their ads (so an ad set's daily reach counts a person reached by two of its ads twice). Conversions of the last 7 days are revised by the platform and the snapshots follow. `date_range` is a preset or `{ since, until }`, either as JSON in `date_range` or as `date_range[since]`/`date_range[until]`; days are those of the ad account's time zone. Rows are ordered by id, then breakdown values; the answer is not paged (at most one row per entity and breakdown value). Reporting scope suffices.",
     request: { query: InsightsQuery },
-    responses: { 200: { description: "The rows.", content: json(envelope(z.array(InsightRow))) }, ...errorResponses("ads", [400, 401, 402, 404, 422, 429, 500]) },
+    responses: {
+      200: { description: "The rows.", content: json(envelope(z.array(InsightRow))) },
+      ...errorResponses("ads", [400, 401, 402, 404, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const query = c.req.valid("query");

@@ -2,7 +2,11 @@ import { z } from "@hono/zod-openapi";
 import { BREAKDOWNS, DATE_PRESETS, INSIGHT_FIELDS, type InsightsQuery as InsightsQueryInput } from "../../insights/query";
 
 const number = (description: string, example: number) => z.number().openapi({ description, example });
-const derived = (description: string, example: number) => z.number().nullable().openapi({ description: `${description} Null where the denominator is 0.`, example });
+const derived = (description: string, example: number) =>
+  z
+    .number()
+    .nullable()
+    .openapi({ description: `${description} Null where the denominator is 0.`, example });
 
 export const InsightRow = z
   .object({
@@ -25,13 +29,19 @@ export const InsightRow = z
     breakdown: z
       .record(z.string(), z.string())
       .optional()
-      .openapi({ description: "Only with `breakdowns`: the breakdown values of this row, keys in the order given.", example: { age: "25-34", gender: "female" } }),
+      .openapi({
+        description: "Only with `breakdowns`: the breakdown values of this row, keys in the order given.",
+        example: { age: "25-34", gender: "female" },
+      }),
   })
   .openapi("InsightRow");
 
 export const InsightsQuery = z.object({
   level: z.enum(["adset", "ad"]).openapi({ description: "Aggregation level (campaign level is not offered).", example: "ad" }),
-  entity_id: z.uuid().optional().openapi({ description: "Only this ad set or ad (internal id of the level's kind). Another customer's id answers 404.", example: "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a" }),
+  entity_id: z.uuid().optional().openapi({
+    description: "Only this ad set or ad (internal id of the level's kind). Another customer's id answers 404.",
+    example: "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a",
+  }),
   adset_id: z.uuid().optional().openapi({ description: "Only with `level=ad`: all ads of this ad set.", example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),
   date_range: z
     .string()
@@ -41,18 +51,28 @@ export const InsightsQuery = z.object({
       description: `A preset (${DATE_PRESETS.join(", ")}), computed in the ad account's time zone; or a custom range as JSON \`{"since":"YYYY-MM-DD","until":"YYYY-MM-DD"}\`. Default \`last_30d\`. The \`last_Nd\` presets end yesterday; \`maximum\` reaches back 37 months.`,
       example: "last_7d",
     }),
-  "date_range[since]": z.string().max(10).optional().openapi({ description: "Custom range, first day (YYYY-MM-DD), the bracket form of `date_range`; needs `date_range[until]`.", example: "2026-01-01" }),
+  "date_range[since]": z
+    .string()
+    .max(10)
+    .optional()
+    .openapi({ description: "Custom range, first day (YYYY-MM-DD), the bracket form of `date_range`; needs `date_range[until]`.", example: "2026-01-01" }),
   "date_range[until]": z.string().max(10).optional().openapi({ description: "Custom range, last day (YYYY-MM-DD), inclusive.", example: "2026-01-14" }),
   fields: z
     .string()
     .max(200)
     .optional()
-    .openapi({ description: `Comma-separated metrics from ${INSIGHT_FIELDS.join(", ")}; default all. An unknown name answers 422 naming it.`, example: "spend,impressions,clicks,ctr" }),
+    .openapi({
+      description: `Comma-separated metrics from ${INSIGHT_FIELDS.join(", ")}; default all. An unknown name answers 422 naming it.`,
+      example: "spend,impressions,clicks,ctr",
+    }),
   breakdowns: z
     .string()
     .max(100)
     .optional()
-    .openapi({ description: `Exactly one of ${BREAKDOWNS.slice(0, -1).join(", ")}, or the pair \`age,gender\` (either order; the \`breakdown\` object keeps it). Anything else answers 422 naming it.`, example: "age,gender" }),
+    .openapi({
+      description: `Exactly one of ${BREAKDOWNS.slice(0, -1).join(", ")}, or the pair \`age,gender\` (either order; the \`breakdown\` object keeps it). Anything else answers 422 naming it.`,
+      example: "age,gender",
+    }),
 });
 
 /** The query parameters as the insights service takes them (the customer's route and the operator's read the same). */

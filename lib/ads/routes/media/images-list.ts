@@ -14,7 +14,8 @@ export function registerListImages(router: AdsRouter, deps: AdsDeps): void {
     operationId: "listImages",
     tags: ["Media"],
     summary: "List the ad account's images",
-    description: "Live from the platform (not a cached copy), newest first; with `hash` only that image (an empty array when unknown). Reporting scope suffices.",
+    description:
+      "Live from the platform (not a cached copy), newest first; with `hash` only that image (an empty array when unknown). Reporting scope suffices.",
     request: {
       query: z.object({
         hash: z.string().min(1).max(64).optional().openapi({ description: "Only the image with this hash.", example: "2b4c3d8e9f10a1b2c3d4e5f60718293a" }),

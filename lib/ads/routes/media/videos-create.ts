@@ -16,7 +16,10 @@ export function registerCreateVideo(router: AdsRouter, deps: AdsDeps): void {
     description:
       "The platform fetches the file itself (the bytes never pass through this service); the URL must be https and not an internal address. Answers at once with status `PROCESSING`; poll GET /v1/media/videos/{id} until `READY` or `FAILED`. Needs the token and ad account of the onboarding (else 422 `details.missing`).",
     request: { body: { required: true, content: json(CreateMediaVideo) } },
-    responses: { 201: { description: "The video, PROCESSING.", content: json(envelope(MediaVideo)) }, ...errorResponses("ads", [400, 401, 402, 403, 409, 422, 429, 500]) },
+    responses: {
+      201: { description: "The video, PROCESSING.", content: json(envelope(MediaVideo)) },
+      ...errorResponses("ads", [400, 401, 402, 403, 409, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const video = await createVideo(deps, c.get("principal").customerId, c.req.valid("json").url);

@@ -13,7 +13,8 @@ export function registerGetVideo(router: AdsRouter, deps: AdsDeps): void {
     operationId: "getVideo",
     tags: ["Media"],
     summary: "Get a video's processing status",
-    description: "While `PROCESSING` the platform is asked on every call; `READY` and `FAILED` are final and answered from our record with `processed_at`. Reporting scope suffices.",
+    description:
+      "While `PROCESSING` the platform is asked on every call; `READY` and `FAILED` are final and answered from our record with `processed_at`. Reporting scope suffices.",
     request: { params: idParam("video") },
     responses: { 200: { description: "The video.", content: json(envelope(MediaVideo)) }, ...errorResponses("ads", [401, 402, 404, 422, 429, 500]) },
   });

@@ -17,5 +17,7 @@ export function registerDeactivateAccount(router: AdsRouter, deps: AdsDeps): voi
       "Free of charge (0 EUR). From now on every write answers 402 `payment_required`; reads (insights, plan, lists) keep working. Ads already running are not touched by this call. Only the operator reactivates (admin API, `ads.account_state: active`). A second call answers 402 like every write of a deactivated account.",
     responses: { 200: { description: "Deactivated.", content: json(envelope(Deactivation)) }, ...errorResponses("ads", [401, 402, 403, 409, 429, 500]) },
   });
-  openapiWithAlias(router, route, async (c) => c.json({ data: await deactivateAccount(deps, c.get("principal").customerId), request_id: c.get("requestId") }, 200));
+  openapiWithAlias(router, route, async (c) =>
+    c.json({ data: await deactivateAccount(deps, c.get("principal").customerId), request_id: c.get("requestId") }, 200),
+  );
 }

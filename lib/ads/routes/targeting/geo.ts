@@ -16,7 +16,10 @@ export function registerTargetingGeo(router: AdsRouter, deps: AdsDeps): void {
     summary: "Look up cities (DE, AT, CH)",
     description: `Cities from the platform's location search, restricted to DE, AT and CH, best matches first. The key goes into \`geo_locations.cities\` of a target configuration (set by the operator; ad sets take their location from the target). Answers are cached per query for ${LOOKUP_TTL_MS / 60_000} minutes. \`q\` missing → 400. Reporting scope suffices.`,
     request: { query: GeoQuery },
-    responses: { 200: { description: "Matching cities.", content: json(envelope(z.array(GeoItem))) }, ...errorResponses("ads", [400, 401, 402, 422, 429, 500]) },
+    responses: {
+      200: { description: "Matching cities.", content: json(envelope(z.array(GeoItem))) },
+      ...errorResponses("ads", [400, 401, 402, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const items = await searchCities(deps, c.get("principal").customerId, c.req.valid("query"));

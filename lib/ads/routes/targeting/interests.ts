@@ -16,7 +16,10 @@ export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): vo
     summary: "Look up interests",
     description: `Interests from the platform's detailed-targeting search. Use \`{ id, name }\` in an ad set's \`targeting.flexible_spec[].interests\`. Answers are cached per query for ${LOOKUP_TTL_MS / 60_000} minutes. \`q\` missing → 400. Reporting scope suffices.`,
     request: { query: z.object(lookupQuery) },
-    responses: { 200: { description: "Matching interests.", content: json(envelope(z.array(InterestItem))) }, ...errorResponses("ads", [400, 401, 402, 422, 429, 500]) },
+    responses: {
+      200: { description: "Matching interests.", content: json(envelope(z.array(InterestItem))) },
+      ...errorResponses("ads", [400, 401, 402, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const items = await searchInterests(deps, c.get("principal").customerId, c.req.valid("query"));

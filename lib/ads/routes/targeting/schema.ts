@@ -4,8 +4,19 @@ import { DACH_COUNTRIES } from "../../targeting/service";
 export const LOOKUP_MAX_LIMIT = 50;
 
 export const lookupQuery = {
-  q: z.string().trim().min(1).max(100).openapi({ description: "Search text (required): a prefix of the name or of one of its words; case and accents do not matter.", example: "münch" }),
-  limit: z.coerce.number().int().min(1).max(LOOKUP_MAX_LIMIT).default(10).openapi({ description: `Results, 1–${LOOKUP_MAX_LIMIT}; default 10.`, example: 10 }),
+  q: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .openapi({ description: "Search text (required): a prefix of the name or of one of its words; case and accents do not matter.", example: "münch" }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(LOOKUP_MAX_LIMIT)
+    .default(10)
+    .openapi({ description: `Results, 1–${LOOKUP_MAX_LIMIT}; default 10.`, example: 10 }),
 };
 
 export const GeoQuery = z.object({

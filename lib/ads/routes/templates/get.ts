@@ -30,7 +30,8 @@ export function registerGetTemplatePreview(router: AdsRouter, deps: AdsDeps): vo
     operationId: "getAdTemplatePreview",
     tags: ["Templates"],
     summary: "Get a template's stored preview values and preview URLs",
-    description: "The values the operator stored for this account (`{}` when none; the previews then use each parameter's example) and the public preview URLs. Another account's, unassigned or inactive template → 404. Reporting scope suffices.",
+    description:
+      "The values the operator stored for this account (`{}` when none; the previews then use each parameter's example) and the public preview URLs. Another account's, unassigned or inactive template → 404. Reporting scope suffices.",
     request: { params: idParam("template") },
     responses: { 200: { description: "The preview.", content: json(envelope(TemplatePreview)) }, ...errorResponses("ads", [401, 402, 404, 422, 429, 500]) },
   });

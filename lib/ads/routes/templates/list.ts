@@ -14,9 +14,13 @@ export function registerListTemplates(router: AdsRouter, deps: AdsDeps): void {
     operationId: "listAdTemplates",
     tags: ["Templates"],
     summary: "List the templates assigned to this account",
-    description: "Only active templates the operator assigned to this account, by name. Listing renders nothing: the preview URLs render on their first request. Reporting scope suffices.",
+    description:
+      "Only active templates the operator assigned to this account, by name. Listing renders nothing: the preview URLs render on their first request. Reporting scope suffices.",
     request: { query: z.object(offsetQuery) },
-    responses: { 200: { description: "The templates.", content: json(envelope(z.array(TemplateListItem))) }, ...errorResponses("ads", [401, 402, 422, 429, 500]) },
+    responses: {
+      200: { description: "The templates.", content: json(envelope(z.array(TemplateListItem))) },
+      ...errorResponses("ads", [401, 402, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const templates = await listCustomerTemplates(deps, c.get("principal").customerId, c.req.valid("query"));

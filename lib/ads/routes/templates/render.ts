@@ -37,7 +37,8 @@ export function registerGetVideoRender(router: AdsRouter, deps: AdsDeps): void {
     operationId: "getVideoRender",
     tags: ["Templates"],
     summary: "Status of a video render",
-    description: "PROCESSING until the job has composed and handed over the three formats, then READY (with `video_id`, `output_url` and all `formats`) or FAILED with `reason`. Another account's id → 404. Reporting scope suffices.",
+    description:
+      "PROCESSING until the job has composed and handed over the three formats, then READY (with `video_id`, `output_url` and all `formats`) or FAILED with `reason`. Another account's id → 404. Reporting scope suffices.",
     request: { params: idParam("render") },
     responses: { 200: { description: "The render.", content: json(envelope(VideoRender)) }, ...errorResponses("ads", [401, 402, 404, 422, 429, 500]) },
   });

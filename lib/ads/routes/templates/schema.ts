@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 
 const templateId = "6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d";
-const previewUrl = (ratio: string) => `https://ads.example.com/ads/v1/templates/${templateId}/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=${ratio}`;
+const previewUrl = (ratio: string) =>
+  `https://ads.example.com/ads/v1/templates/${templateId}/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=${ratio}`;
 
 export const RatioUrls = z
   .object({
@@ -15,17 +16,25 @@ export const TemplateListItem = z
   .object({
     id: z.uuid().openapi({ description: "Template id (UUID).", example: templateId }),
     name: z.string().openapi({ description: "Template name.", example: "Sale banner" }),
-    description: z.string().openapi({ description: "What the template shows.", example: "Headline with a highlighted word, price, call to action and an optional product image." }),
-    type: z.enum(["image", "video"]).openapi({ description: "`image`: POST /v1/templates/render answers 200; `video`: 202 and a render to poll.", example: "image" }),
+    description: z
+      .string()
+      .openapi({ description: "What the template shows.", example: "Headline with a highlighted word, price, call to action and an optional product image." }),
+    type: z
+      .enum(["image", "video"])
+      .openapi({ description: "`image`: POST /v1/templates/render answers 200; `video`: 202 and a render to poll.", example: "image" }),
     has_params: z.boolean().openapi({ description: "Whether the template takes parameters.", example: true }),
-    preview_urls: RatioUrls.openapi({ description: "Public preview images (no key needed; signed, stable, never expire), rendered with the stored preview values or the examples." }),
+    preview_urls: RatioUrls.openapi({
+      description: "Public preview images (no key needed; signed, stable, never expire), rendered with the stored preview values or the examples.",
+    }),
   })
   .openapi("TemplateListItem");
 
 export const TemplateParam = z
   .object({
     name: z.string().openapi({ description: "Key in `params` of POST /v1/templates/render.", example: "headline" }),
-    type: z.enum(["text", "color", "image", "video"]).openapi({ description: "`text`: a string; `color`: `#rrggbb`; `image`: an https URL of a JPG, PNG or WebP (at most 30 MB).", example: "text" }),
+    type: z
+      .enum(["text", "color", "image", "video"])
+      .openapi({ description: "`text`: a string; `color`: `#rrggbb`; `image`: an https URL of a JPG, PNG or WebP (at most 30 MB).", example: "text" }),
     required: z.boolean().openapi({ description: "Whether a render needs a value.", example: true }),
     label: z.string().openapi({ description: "Label for a form field.", example: "Headline" }),
     description: z.string().openapi({ description: "Help text for a form field.", example: "Mark a word with [[…]] to highlight it." }),
@@ -36,12 +45,17 @@ export const TemplateParam = z
   })
   .openapi("TemplateParam");
 
-export const TemplateDetail = TemplateListItem.extend({ params: z.array(TemplateParam).openapi({ description: "The parameter schema." }) }).openapi("TemplateDetail");
+export const TemplateDetail = TemplateListItem.extend({ params: z.array(TemplateParam).openapi({ description: "The parameter schema." }) }).openapi(
+  "TemplateDetail",
+);
 
 export const TemplatePreview = z
   .object({
     template: z.uuid().openapi({ description: "Template id.", example: templateId }),
-    params: z.record(z.string(), z.string()).openapi({ description: "The stored preview values; `{}` when none (the previews then use the examples).", example: { headline: "Winter [[Sale]]", brand_color: "#1d4ed8" } }),
+    params: z.record(z.string(), z.string()).openapi({
+      description: "The stored preview values; `{}` when none (the previews then use the examples).",
+      example: { headline: "Winter [[Sale]]", brand_color: "#1d4ed8" },
+    }),
     preview_urls: RatioUrls,
   })
   .openapi("TemplatePreview");
@@ -49,8 +63,17 @@ export const TemplatePreview = z
 export const RenderTemplate = z
   .strictObject({
     template: z.uuid().openapi({ description: "An active template assigned to this account.", example: templateId }),
-    params: z.record(z.string(), z.string().max(2000)).openapi({ description: "Values by parameter name (see GET /v1/templates/{id}).", example: { headline: "Spring [[Sale]] on all shoes", price: "€ 49.90", brand_color: "#0f766e" } }),
-    name: z.string().trim().min(1).max(200).optional().openapi({ description: "Creative name, 1–200 characters; default the template's name.", example: "Spring sale" }),
+    params: z.record(z.string(), z.string().max(2000)).openapi({
+      description: "Values by parameter name (see GET /v1/templates/{id}).",
+      example: { headline: "Spring [[Sale]] on all shoes", price: "€ 49.90", brand_color: "#0f766e" },
+    }),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: "Creative name, 1–200 characters; default the template's name.", example: "Spring sale" }),
   })
   .openapi("RenderTemplate");
 
@@ -71,7 +94,9 @@ export const RenderedCreative = z
 
 export const VideoRenderStarted = z
   .object({
-    id: z.uuid().openapi({ description: "The render's id, also the `creative_id` of POST /v1/ads once READY.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
+    id: z
+      .uuid()
+      .openapi({ description: "The render's id, also the `creative_id` of POST /v1/ads once READY.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
     template: z.uuid().openapi({ description: "Template id.", example: templateId }),
     type: z.literal("VIDEO").openapi({ description: "Always `VIDEO` for video templates.", example: "VIDEO" }),
     status: z.literal("PROCESSING").openapi({ description: "Poll GET /v1/templates/render/{id}.", example: "PROCESSING" }),
@@ -88,7 +113,9 @@ export const VideoRender = z
   .object({
     id: z.uuid().openapi({ description: "The render's (and creative's) id.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
     template: z.uuid().openapi({ description: "Template id.", example: templateId }),
-    status: z.enum(["PROCESSING", "READY", "FAILED"]).openapi({ description: "`READY`: the creative can be used for an ad; `FAILED`: see `reason`.", example: "READY" }),
+    status: z
+      .enum(["PROCESSING", "READY", "FAILED"])
+      .openapi({ description: "`READY`: the creative can be used for an ad; `FAILED`: see `reason`.", example: "READY" }),
     reason: z.string().nullable().openapi({ description: "Why it failed (the parameter it concerns first), else null.", example: null }),
     video_id: z.string().nullable().openapi({ description: "The 1:1 video's platform id once READY.", example: "120210000000000123" }),
     output_url: z.url().nullable().openapi({ description: "The 1:1 MP4 once READY.", example: "https://ads.example.com/files/creatives/9e8d7c6b5a41.mp4" }),

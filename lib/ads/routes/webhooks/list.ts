@@ -16,7 +16,10 @@ export function registerListWebhooks(router: AdsRouter, deps: AdsDeps): void {
     summary: "List webhooks",
     description: `This account's registrations, oldest first, with their delivery health (\`status\`/\`active\`, \`last_delivery_at\`, \`failure_count\`) and never the signing secret. Reporting scope suffices.\n\n${ADS_DELIVERY_RULES}`,
     request: { query: z.object(offsetQuery) },
-    responses: { 200: { description: "The registrations.", content: json(envelope(z.array(AdsWebhook))) }, ...errorResponses("ads", [401, 402, 422, 429, 500]) },
+    responses: {
+      200: { description: "The registrations.", content: json(envelope(z.array(AdsWebhook))) },
+      ...errorResponses("ads", [401, 402, 422, 429, 500]),
+    },
   });
   openapiWithAlias(router, route, async (c) => {
     const webhooks = await listAdsWebhooks(deps, c.get("principal").customerId, c.req.valid("query"));

@@ -13,7 +13,10 @@ export const AdsWebhook = z
     id: z.uuid().openapi({ description: "Webhook registration id.", example: webhookId }),
     url: z.string().openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/ads" }),
     events: z.array(EventName).openapi({ description: "Subscribed events.", example: ["ad.status_changed"] }),
-    status: z.enum(["active", "inactive"]).openapi({ description: "`active`, or `inactive` once deliveries failed for 24 hours; an inactive registration receives nothing (register the URL again to resume).", example: "active" }),
+    status: z.enum(["active", "inactive"]).openapi({
+      description: "`active`, or `inactive` once deliveries failed for 24 hours; an inactive registration receives nothing (register the URL again to resume).",
+      example: "active",
+    }),
     active: z.boolean().openapi({ description: "`status` as a boolean.", example: true }),
     last_delivery_at: z.string().nullable().openapi({ description: "ISO 8601; the last successful delivery, else null.", example: "2026-03-01T10:05:00.000Z" }),
     failure_count: z.number().int().openapi({ description: "Failed delivery attempts since the last successful one (0 after a success).", example: 0 }),
@@ -40,8 +43,19 @@ export const AdsWebhookCreated = z
 
 export const CreateAdsWebhook = z
   .object({
-    url: z.url({ protocol: /^https$/, error: "Must be an absolute https URL." }).max(2048).openapi({ description: "An https URL on a public host (no credentials, no private or loopback address); http answers 422.", example: "https://portal.example.com/hooks/ads" }),
-    events: z.array(EventName).min(1).max(adsWebhookEvents.length).default(["ad.status_changed"]).openapi({ description: "Events to receive; default `[\"ad.status_changed\"]`.", example: ["ad.status_changed"] }),
+    url: z
+      .url({ protocol: /^https$/, error: "Must be an absolute https URL." })
+      .max(2048)
+      .openapi({
+        description: "An https URL on a public host (no credentials, no private or loopback address); http answers 422.",
+        example: "https://portal.example.com/hooks/ads",
+      }),
+    events: z
+      .array(EventName)
+      .min(1)
+      .max(adsWebhookEvents.length)
+      .default(["ad.status_changed"])
+      .openapi({ description: 'Events to receive; default `["ad.status_changed"]`.', example: ["ad.status_changed"] }),
   })
   .strict()
   .openapi("CreateAdsWebhook");

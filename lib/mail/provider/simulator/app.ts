@@ -58,7 +58,6 @@ function isError(value: unknown): value is PostmarkError {
   return typeof value === "object" && value !== null && "ErrorCode" in value;
 }
 
-
 function respond<T>(c: SimulatorContext, result: ApiResult<T>): Response {
   return c.json(result.body, result.status);
 }
@@ -157,7 +156,10 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const body = await readJson(c);
     if (!body.ok) return unreadable(c, body.reason);
     const stream = c.req.param("stream") ?? "";
-    return respond(c, change === "create" ? simulator.createSuppressions(server, stream, body.value) : simulator.deleteSuppressions(server, stream, body.value));
+    return respond(
+      c,
+      change === "create" ? simulator.createSuppressions(server, stream, body.value) : simulator.deleteSuppressions(server, stream, body.value),
+    );
   }
 
   app.get("/messages/outbound", (c) => {

@@ -8,7 +8,8 @@ import type { PostmarkError } from "./postmark-shapes";
 export const POSTMARK_ERRORS = {
   missingToken: {
     ErrorCode: 10,
-    Message: "No Account or Server API tokens were supplied in the HTTP headers. Please add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.",
+    Message:
+      "No Account or Server API tokens were supplied in the HTTP headers. Please add a header for either X-Postmark-Server-Token or X-Postmark-Account-Token.",
   },
   invalidToken: {
     ErrorCode: 10,

@@ -66,7 +66,11 @@ export function validateOutbound(input: unknown): ValidatedMessage | PostmarkErr
   if (!parseSenderAddress(from)) return invalidAddress("From", from);
 
   const recipients: string[] = [];
-  for (const [field, value] of [["To", message.To], ["Cc", message.Cc], ["Bcc", message.Bcc]] as const) {
+  for (const [field, value] of [
+    ["To", message.To],
+    ["Cc", message.Cc],
+    ["Bcc", message.Bcc],
+  ] as const) {
     if (!value) continue;
     const addresses = parseAddressList(value);
     if (!addresses) return invalidAddress(field, value);

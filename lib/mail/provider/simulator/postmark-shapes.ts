@@ -56,7 +56,16 @@ export type BounceWebhook = BounceShape & { RecordType: "Bounce" };
 export type SpamComplaintWebhook = BounceShape & { RecordType: "SpamComplaint" };
 
 export type ClientDetails = { Name: string; Company: string; Family: string };
-export type GeoLocation = { CountryISOCode: string; Country: string; RegionISOCode: string; Region: string; City: string; Zip: string; Coords: string; IP: string };
+export type GeoLocation = {
+  CountryISOCode: string;
+  Country: string;
+  RegionISOCode: string;
+  Region: string;
+  City: string;
+  Zip: string;
+  Coords: string;
+  IP: string;
+};
 
 type EngagementShape = {
   MessageStream: string;
@@ -88,10 +97,4 @@ export type SubscriptionChangeWebhook = {
   Metadata: Metadata;
 };
 
-export type WebhookPayload =
-  | DeliveryWebhook
-  | BounceWebhook
-  | SpamComplaintWebhook
-  | OpenWebhook
-  | ClickWebhook
-  | SubscriptionChangeWebhook;
+export type WebhookPayload = DeliveryWebhook | BounceWebhook | SpamComplaintWebhook | OpenWebhook | ClickWebhook | SubscriptionChangeWebhook;

@@ -201,11 +201,23 @@ export class PostmarkSimulator {
     const streams = new Map(config.streams.map((stream) => [stream.id, { id: stream.id, type: stream.type }]));
     const existing = this.#servers.get(config.token);
     if (existing) {
-      Object.assign(existing, { name: config.name ?? existing.name, deliveryType: config.deliveryType ?? existing.deliveryType, streams, webhook: config.webhook === undefined ? existing.webhook : config.webhook });
+      Object.assign(existing, {
+        name: config.name ?? existing.name,
+        deliveryType: config.deliveryType ?? existing.deliveryType,
+        streams,
+        webhook: config.webhook === undefined ? existing.webhook : config.webhook,
+      });
       return existing;
     }
     const id = config.id ?? Math.max(0, ...[...this.#servers.values()].map((server) => server.id)) + 1;
-    const server: SimulatorServer = { id, token: config.token, name: config.name ?? `Server ${id}`, deliveryType: config.deliveryType ?? "Live", streams, webhook: config.webhook };
+    const server: SimulatorServer = {
+      id,
+      token: config.token,
+      name: config.name ?? `Server ${id}`,
+      deliveryType: config.deliveryType ?? "Live",
+      streams,
+      webhook: config.webhook,
+    };
     this.#servers.set(config.token, server);
     return server;
   }
@@ -248,7 +260,13 @@ export class PostmarkSimulator {
       return validated;
     }
     const now = this.#clock.now();
-    const response = (messageId: string): SendResponse => ({ To: validated.to, SubmittedAt: now.toISOString(), MessageID: messageId, ErrorCode: 0, Message: "OK" });
+    const response = (messageId: string): SendResponse => ({
+      To: validated.to,
+      SubmittedAt: now.toISOString(),
+      MessageID: messageId,
+      ErrorCode: 0,
+      Message: "OK",
+    });
     if (auth === POSTMARK_API_TEST_TOKEN) {
       this.store.apiTest += 1;
       return response(crypto.randomUUID());
@@ -628,7 +646,7 @@ export class PostmarkSimulator {
     const at = this.#clock.now();
     const results = entries.map((entry): SuppressionStatus => {
       const addresses = parseAddressList(entry);
-      if (!addresses || addresses.length !== 1) return { EmailAddress: entry, Status: "Failed", Message: INVALID_SUPPRESSION_ADDRESS };
+      if (addresses?.length !== 1) return { EmailAddress: entry, Status: "Failed", Message: INVALID_SUPPRESSION_ADDRESS };
       return change(stream, addresses[0], at);
     });
     return { status: 200, body: { Suppressions: results } };

@@ -210,7 +210,12 @@ export class SimulatorStore {
   }
 
   /** The matching messages' count, and one page of them (newest first) as `view` shows them. */
-  #newestFirst<T>(matches: (message: StoredMessage) => boolean, offset: number, limit: number, view: (message: StoredMessage) => T): { total: number; page: T[] } {
+  #newestFirst<T>(
+    matches: (message: StoredMessage) => boolean,
+    offset: number,
+    limit: number,
+    view: (message: StoredMessage) => T,
+  ): { total: number; page: T[] } {
     const page: T[] = [];
     let total = 0;
     const order = [...this.#messages.values()];
@@ -248,7 +253,14 @@ export class SimulatorStore {
   }
 
   /** Adds or strengthens a suppression; returns the entry when something changed, null when not. */
-  suppress(server: SimulatorServer, stream: SimulatorStream, address: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date): Suppression | null {
+  suppress(
+    server: SimulatorServer,
+    stream: SimulatorStream,
+    address: string,
+    reason: SuppressionReason,
+    origin: SuppressionOrigin,
+    at: Date,
+  ): Suppression | null {
     const key = suppressionKey(server, stream);
     let entries = this.#suppressions.get(key);
     if (!entries) {

@@ -238,11 +238,15 @@ export class WebhookDispatcher {
     const https = target.url.protocol === "https:";
     const send = https ? httpsRequest : httpRequest;
     return new Promise((resolve) => {
-      const request = send(target.url, { method: "POST", headers, agent: https ? this.#httpsAgent : this.#httpAgent, timeout: this.#options.timeoutMs }, (response) => {
-        response.resume();
-        response.on("end", () => resolve(response.statusCode ?? 0));
-        response.on("error", () => resolve(0));
-      });
+      const request = send(
+        target.url,
+        { method: "POST", headers, agent: https ? this.#httpsAgent : this.#httpAgent, timeout: this.#options.timeoutMs },
+        (response) => {
+          response.resume();
+          response.on("end", () => resolve(response.statusCode ?? 0));
+          response.on("error", () => resolve(0));
+        },
+      );
       request.on("timeout", () => request.destroy());
       request.on("error", () => resolve(0));
       request.end(body);

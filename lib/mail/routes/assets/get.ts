@@ -13,7 +13,8 @@ export function registerGetAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDe
     operationId: "getAsset",
     tags: ["Assets"],
     summary: "Get one asset",
-    description: "The asset in any status: `pending` (announced, maybe uploaded, not completed), `ready` (with `url`, `width`, `height`, `bytes`) or `failed` (the file was rejected at `complete`). An asset still `pending` 24 hours after its announcement is deleted and answers 404, as does another customer's asset.",
+    description:
+      "The asset in any status: `pending` (announced, maybe uploaded, not completed), `ready` (with `url`, `width`, `height`, `bytes`) or `failed` (the file was rejected at `complete`). An asset still `pending` 24 hours after its announcement is deleted and answers 404, as does another customer's asset.",
     request: { params: AssetIdParam },
     responses: {
       200: { description: "The asset.", content: { "application/json": { schema: envelope(Asset) } } },

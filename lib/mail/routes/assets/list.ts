@@ -16,7 +16,8 @@ export function registerListAssets(router: OpenAPIHono<AppEnv>, deps: AssetRoute
     operationId: "listAssets",
     tags: ["Assets"],
     summary: "List the customer's images",
-    description: "Finished images only (`status` `ready`), newest first, with a cursor: pass `paging.after` as `after` for the next page. Pending and failed uploads are not listed; read them with GET /v1/assets/{id}.",
+    description:
+      "Finished images only (`status` `ready`), newest first, with a cursor: pass `paging.after` as `after` for the next page. Pending and failed uploads are not listed; read them with GET /v1/assets/{id}.",
     request: { query: z.object({ limit: limitQuery(100, 50), ...cursorQuery }) },
     responses: {
       200: { description: "A page of images.", content: { "application/json": { schema: pagedEnvelope(Asset) } } },

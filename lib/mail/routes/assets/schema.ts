@@ -23,15 +23,24 @@ export const Asset = z
     id: z.uuid().openapi({ description: "Asset id.", example: ASSET_ID_EXAMPLE }),
     filename,
     content_type: z.enum(ACCEPTED_UPLOAD_CONTENT_TYPES).openapi({
-      description: "Media type. While `pending` or `failed`: the type announced for the upload. Once `ready`: the published image's, `image/jpeg` or (where transparency matters) `image/png`.",
+      description:
+        "Media type. While `pending` or `failed`: the type announced for the upload. Once `ready`: the published image's, `image/jpeg` or (where transparency matters) `image/png`.",
       example: "image/jpeg",
     }),
     status: z.enum(["pending", "ready", "failed"]).openapi({
-      description: "`pending` until `complete` succeeds (`ready`) or rejects the file (`failed`, terminal: announce it again). A `pending` asset is deleted 24 hours after its announcement.",
+      description:
+        "`pending` until `complete` succeeds (`ready`) or rejects the file (`failed`, terminal: announce it again). A `pending` asset is deleted 24 hours after its announcement.",
       example: "ready",
     }),
-    url: z.url().nullable().openapi({ description: "Public immutable address of the optimised image once `ready`; put it into an image parameter.", example: URL_EXAMPLE }),
-    width: z.number().int().nullable().openapi({ description: `Width in pixels once \`ready\` (at most ${MAX_OUTPUT_WIDTH}).`, example: 1360 }),
+    url: z
+      .url()
+      .nullable()
+      .openapi({ description: "Public immutable address of the optimised image once `ready`; put it into an image parameter.", example: URL_EXAMPLE }),
+    width: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: `Width in pixels once \`ready\` (at most ${MAX_OUTPUT_WIDTH}).`, example: 1360 }),
     height: z.number().int().nullable().openapi({ description: "Height in pixels once `ready`.", example: 1020 }),
     bytes: z.number().int().nullable().openapi({ description: "Size of the published image in bytes once `ready` (under 400 KB).", example: 214_337 }),
     created_at: z.iso.datetime().openapi({ description: "When the asset was announced (ISO 8601).", example: "2026-03-01T12:00:00.000Z" }),
@@ -65,7 +74,10 @@ export const AnnouncedAsset = z
 export const PublishedAsset = z
   .object({
     url: z.url().openapi({ description: "Public immutable address of the optimised image; put it into an image parameter.", example: URL_EXAMPLE }),
-    width: z.number().int().openapi({ description: `Width in pixels (at most ${MAX_OUTPUT_WIDTH}).`, example: 1360 }),
+    width: z
+      .number()
+      .int()
+      .openapi({ description: `Width in pixels (at most ${MAX_OUTPUT_WIDTH}).`, example: 1360 }),
     height: z.number().int().openapi({ description: "Height in pixels.", example: 1020 }),
   })
   .openapi("PublishedAsset");

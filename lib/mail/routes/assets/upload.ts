@@ -45,9 +45,15 @@ The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expi
 **From a browser.** The endpoint answers CORS for any origin (the signed URL is the credential; no cookies, no API key): a preflight \`OPTIONS\` gets 204 allowing \`PUT\` with \`Content-Type\` (the only header in \`upload.headers\`), cached for 10 minutes, and every answer to the PUT, refusals included, carries \`Access-Control-Allow-Origin: *\` and exposes \`X-Request-Id\`. So a portal's page can send the file straight here with \`fetch(upload.url, { method: "PUT", headers: upload.headers, body: file })\`. The authenticated endpoints answer no CORS: API keys belong on servers. In production the same call goes to Vercel Blob, whose client uploads are made for browsers (\`upload.headers\` are the headers \`@vercel/blob/client\` sends from a page).`,
     security: [],
     request: {
-      params: z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, description: "Asset id, as in `upload.url`.", example: "3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10" }) }),
+      params: z.object({
+        id: z
+          .string()
+          .openapi({ param: { name: "id", in: "path" }, description: "Asset id, as in `upload.url`.", example: "3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10" }),
+      }),
       query: z.object({
-        [UPLOAD_TOKEN_PARAM]: z.string().openapi({ description: "Signed upload grant, as in `upload.url`.", example: "eyJ2IjoxLCJhc3NldCI6IjNmNmMyYTllIn0.kX2r…" }),
+        [UPLOAD_TOKEN_PARAM]: z
+          .string()
+          .openapi({ description: "Signed upload grant, as in `upload.url`.", example: "eyJ2IjoxLCJhc3NldCI6IjNmNmMyYTllIn0.kX2r…" }),
       }),
       body: { required: true, content: rawImageContent },
     },

@@ -16,4 +16,8 @@ export function toBlock(row: BlockRow) {
 }
 
 /** The `ETag` header of a tile answer (200 and 304). */
-export const TILE_ETAG = { description: "Version of the tile (block version, design rules, brand values); send it back as `If-None-Match`.", required: true, schema: { type: "string" as const, example: '"3f2a9c0d4b5e6f708192a3b4c5d6e7f8"' } };
+export const TILE_ETAG = {
+  description: "Version of the tile (block version, design rules, brand values); send it back as `If-None-Match`.",
+  required: true,
+  schema: { type: "string" as const, example: '"3f2a9c0d4b5e6f708192a3b4c5d6e7f8"' },
+};

@@ -22,7 +22,15 @@ export function registerGetBlockTile(router: OpenAPIHono<AppEnv>, deps: MailDeps
       description:
         "The block rendered with its parameters' example values in this account's design, as a complete HTML document for an iframe `srcdoc`. Cached server-side; the `ETag` changes with the block's version, the design rules and the brand values, and `If-None-Match` answers 304.",
       request: { params: IdParam },
-      parameters: [{ name: "If-None-Match", in: "header", required: false, description: "The `ETag` of the tile you hold; while it still matches the answer is 304 without a body.", schema: { type: "string", example: '"3f2a9c0d4b5e6f708192a3b4c5d6e7f8"' } }],
+      parameters: [
+        {
+          name: "If-None-Match",
+          in: "header",
+          required: false,
+          description: "The `ETag` of the tile you hold; while it still matches the answer is 304 without a body.",
+          schema: { type: "string", example: '"3f2a9c0d4b5e6f708192a3b4c5d6e7f8"' },
+        },
+      ],
       responses: {
         200: { description: "The tile.", content: json(envelope(Tile)), headers: { ETag: TILE_ETAG } },
         304: { description: "Not modified (the `ETag` still matches).", headers: { ETag: TILE_ETAG } },

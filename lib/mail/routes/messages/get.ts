@@ -15,7 +15,8 @@ export function registerGetMessage(router: OpenAPIHono<AppEnv>, deps: MailDeps):
       operationId: "getMessage",
       tags: ["Messages"],
       summary: "Get a message",
-      description: "State and history of one of this account's messages (another account's id answers 404). The recipient address never appears. History is kept 90 days, state permanently; opens and clicks exist only for newsletters.",
+      description:
+        "State and history of one of this account's messages (another account's id answers 404). The recipient address never appears. History is kept 90 days, state permanently; opens and clicks exist only for newsletters.",
       request: { params: IdParam },
       responses: { 200: { description: "The message.", content: json(envelope(Message)) }, ...errorResponses("mail", [401, 404, 422, 429, 500]) },
     }),

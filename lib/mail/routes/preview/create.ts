@@ -26,11 +26,15 @@ export function registerCreatePreview(router: OpenAPIHono<AppEnv>, deps: MailDep
     async (c) => {
       const principal = c.get("principal");
       const body = c.req.valid("json");
-      const result = await renderForCustomer(deps.db, { id: principal.customerId, name: principal.customerName }, {
-        kind: "newsletter",
-        stack: body.blocks,
-        values: body.values,
-      });
+      const result = await renderForCustomer(
+        deps.db,
+        { id: principal.customerId, name: principal.customerName },
+        {
+          kind: "newsletter",
+          stack: body.blocks,
+          values: body.values,
+        },
+      );
       return c.json({ data: { mjml: result.mjml, html: result.html, errors: result.errors, stub: false }, request_id: c.get("requestId") }, 200);
     },
   );

@@ -14,7 +14,8 @@ export function registerListSendJobLinks(router: OpenAPIHono<AppEnv>, deps: Mail
     operationId: "listSendJobLinks",
     tags: ["Send jobs"],
     summary: "Click statistics per link",
-    description: "One entry per clicked URL with its click events and the number of messages with a click on it, most clicked first; computed from the stored click events on every read (they keep arriving after completion). Links never clicked do not appear.",
+    description:
+      "One entry per clicked URL with its click events and the number of messages with a click on it, most clicked first; computed from the stored click events on every read (they keep arriving after completion). Links never clicked do not appear.",
     request: { params: SendJobIdParam },
     responses: {
       200: { description: "The link statistics.", content: { "application/json": { schema: envelope(z.array(LinkStat)) } } },

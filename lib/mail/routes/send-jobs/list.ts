@@ -14,7 +14,8 @@ export function registerListSendJobs(router: OpenAPIHono<AppEnv>, deps: MailDeps
     operationId: "listSendJobs",
     tags: ["Send jobs"],
     summary: "List send jobs",
-    description: "This account's jobs, newest first, cursor-paginated; `status` filters. Items carry the counters but not `stats`/`timeline` (read one job for those).",
+    description:
+      "This account's jobs, newest first, cursor-paginated; `status` filters. Items carry the counters but not `stats`/`timeline` (read one job for those).",
     request: { query: ListQuery },
     responses: {
       200: { description: "A page of jobs.", content: { "application/json": { schema: pagedEnvelope(SendJob) } } },

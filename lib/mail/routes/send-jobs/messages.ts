@@ -15,7 +15,8 @@ export function registerListSendJobMessages(router: OpenAPIHono<AppEnv>, deps: M
     operationId: "listSendJobMessages",
     tags: ["Send jobs"],
     summary: "List a job's messages",
-    description: "The job's messages in creation order, cursor-paginated (`limit` up to 500); `status` filters (e.g. `bounced`). Items carry the message id, state, bounce type, error and timestamps, never the address.",
+    description:
+      "The job's messages in creation order, cursor-paginated (`limit` up to 500); `status` filters (e.g. `bounced`). Items carry the message id, state, bounce type, error and timestamps, never the address.",
     request: { params: SendJobIdParam, query: MessagesQuery },
     responses: {
       200: { description: "A page of messages.", content: { "application/json": { schema: pagedEnvelope(JobMessage) } } },

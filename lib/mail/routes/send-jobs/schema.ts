@@ -15,7 +15,11 @@ export const SendJobIdParam = z.object({
 
 export const SendJobFrom = z
   .object({
-    email: z.string().min(3).max(254).openapi({ description: "Sender address. Only the part before `@` may differ from the account's sender: the domain must be one of the account's verified domains (or the whole address a verified sender).", example: "spring@news.example.com" }),
+    email: z.string().min(3).max(254).openapi({
+      description:
+        "Sender address. Only the part before `@` may differ from the account's sender: the domain must be one of the account's verified domains (or the whole address a verified sender).",
+      example: "spring@news.example.com",
+    }),
     name: z.string().max(200).optional().openapi({ description: "Display name; default the default sender's name.", example: "Example Shop" }),
   })
   .openapi("SendJobFrom");
@@ -26,9 +30,18 @@ export const CreateSendJob = z
     params: z
       .record(z.string(), z.string())
       .optional()
-      .openapi({ description: "Values for the template's known parameters (contract entries and the placeholders its content and subject leave open). Recipient `data` wins over them.", example: { campaign: "Spring" } }),
+      .openapi({
+        description:
+          "Values for the template's known parameters (contract entries and the placeholders its content and subject leave open). Recipient `data` wins over them.",
+        example: { campaign: "Spring" },
+      }),
     from: SendJobFrom.optional().openapi({ description: "Sender exception; default the template's sender, else the account's newsletter sender." }),
-    reply_to: z.string().max(254).nullable().optional().openapi({ description: "Reply-To address; empty or null = replies go to the sender.", example: "service@example.com" }),
+    reply_to: z
+      .string()
+      .max(254)
+      .nullable()
+      .optional()
+      .openapi({ description: "Reply-To address; empty or null = replies go to the sender.", example: "service@example.com" }),
     scheduled_at: z
       .union([z.iso.datetime({ offset: true }), z.literal("")])
       .nullable()
@@ -57,7 +70,9 @@ export const SendJob = z
         "`draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).",
       example: "running",
     }),
-    mode: z.enum(["live", "sandbox"]).openapi({ description: "Sandbox jobs go through the provider's test path: accepted, never delivered, never counted.", example: "live" }),
+    mode: z
+      .enum(["live", "sandbox"])
+      .openapi({ description: "Sandbox jobs go through the provider's test path: accepted, never delivered, never counted.", example: "live" }),
     template_id: z.uuid().openapi({ description: "The newsletter template.", example: templateExample }),
     params: z.record(z.string(), z.string()).openapi({ description: "Job parameters (defaults under recipient data).", example: { campaign: "Spring" } }),
     from: z
@@ -77,7 +92,10 @@ export const SendJob = z
       })
       .nullable()
       .openapi({ description: "Batch progress; null while the job is a draft." }),
-    pause_reason: z.enum(sendJobPauseReasons).nullable().openapi({ description: "Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.", example: null }),
+    pause_reason: z
+      .enum(sendJobPauseReasons)
+      .nullable()
+      .openapi({ description: "Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.", example: null }),
     error: z.string().nullable().openapi({ description: "Why a `failed` job failed.", example: null }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
     started_at: timestamp("When it started running (ISO 8601), or null.", "2026-03-01T10:05:00.000Z"),
@@ -95,7 +113,9 @@ export const SendJobStats = z
     clicks: count("Click events (one per link and recipient, as the provider reports them).", 240),
     unique_clicks: count("Messages with at least one click.", 180),
   })
-  .openapi("SendJobStats", { description: "Sums over the job's messages, recomputed on every read: opens and clicks that arrive after completion count at once." });
+  .openapi("SendJobStats", {
+    description: "Sums over the job's messages, recomputed on every read: opens and clicks that arrive after completion count at once.",
+  });
 
 export const TimelineEntry = z
   .object({
@@ -116,14 +136,27 @@ export const SendJobDetail = SendJob.extend({
 
 export const RecipientInput = z
   .object({
-    email: z.string().max(1000).openapi({ description: "Recipient address (RFC 5322; `Jane <jane@example.com>` keeps the name). Unparsable addresses become `invalid` messages.", example: "jane@example.com" }),
-    data: z.record(z.string(), z.unknown()).optional().openapi({ description: "Values for `{{placeholders}}` (strings, numbers, booleans; nested objects for dotted names). Win over job `params`; HTML-escaped.", example: { first_name: "Jane" } }),
+    email: z.string().max(1000).openapi({
+      description: "Recipient address (RFC 5322; `Jane <jane@example.com>` keeps the name). Unparsable addresses become `invalid` messages.",
+      example: "jane@example.com",
+    }),
+    data: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .openapi({
+        description: "Values for `{{placeholders}}` (strings, numbers, booleans; nested objects for dotted names). Win over job `params`; HTML-escaped.",
+        example: { first_name: "Jane" },
+      }),
   })
   .openapi("SendJobRecipient");
 
 export const AddRecipients = z
   .object({
-    recipients: z.array(RecipientInput).min(1).max(MAX_RECIPIENTS_PER_CALL).openapi({ description: `1–${MAX_RECIPIENTS_PER_CALL} recipients.` }),
+    recipients: z
+      .array(RecipientInput)
+      .min(1)
+      .max(MAX_RECIPIENTS_PER_CALL)
+      .openapi({ description: `1–${MAX_RECIPIENTS_PER_CALL} recipients.` }),
   })
   .openapi("AddSendJobRecipients");
 
@@ -167,7 +200,9 @@ export const JobMessage = z
   .openapi("SendJobMessage", { description: "A message of the job; the recipient address never appears." });
 
 export const MessagesQuery = z.object({
-  status: JobMessage.shape.status.optional().openapi({ description: "Only messages in this state (`pending` includes a batch in flight).", example: "bounced" }),
+  status: JobMessage.shape.status
+    .optional()
+    .openapi({ description: "Only messages in this state (`pending` includes a batch in flight).", example: "bounced" }),
   limit: limitQuery(500, 100),
   ...cursorQuery,
 });

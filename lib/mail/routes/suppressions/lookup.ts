@@ -18,7 +18,10 @@ export function registerLookupSuppressions(router: OpenAPIHono<AppEnv>, deps: Ma
       description:
         "Answers from the mirror (not live from Postmark), one result per address in the order given. Unsuppressed addresses carry only `email` and `suppressed: false`. Addresses are matched case-insensitively. POST keeps addresses out of URLs; it changes nothing, so the reporting scope suffices. More than 500 addresses answer 422.",
       request: { body: { required: true, content: json(LookupRequest) } },
-      responses: { 200: { description: "One result per address.", content: json(envelope(z.array(LookupResult))) }, ...errorResponses("mail", [400, 401, 409, 422, 429, 500]) },
+      responses: {
+        200: { description: "One result per address.", content: json(envelope(z.array(LookupResult))) },
+        ...errorResponses("mail", [400, 401, 409, 422, 429, 500]),
+      },
     }),
     async (c) => {
       const body = c.req.valid("json");

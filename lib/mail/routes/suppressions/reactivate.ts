@@ -18,7 +18,10 @@ export function registerReactivateSuppression(router: OpenAPIHono<AppEnv>, deps:
       description:
         "Call only after a new confirmed double opt-in. Deletes the address from Postmark's suppression list of the stream (the broadcast stream for `newsletter`); once Postmark confirms, the mirror lifts it and an entry with `active=false` appears in the feed (and `suppression.changed` is sent). Postmark is asked even when the mirror shows nothing, because the mirror may lag by one webhook. Idempotent: an address that is not suppressed answers `reactivated: true` with no effect. A spam complaint cannot be lifted: 409 `conflict` with `details.reason = spam_complaint`. If Postmark cannot be reached the answer is 500 and nothing changed.",
       request: { body: { required: true, content: json(ReactivateRequest) } },
-      responses: { 200: { description: "Lifted (or not suppressed).", content: json(envelope(ReactivateResult)) }, ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]) },
+      responses: {
+        200: { description: "Lifted (or not suppressed).", content: json(envelope(ReactivateResult)) },
+        ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]),
+      },
     }),
     async (c) => {
       const result = await reactivateSuppression(deps, c.get("principal").customerId, c.req.valid("json"));

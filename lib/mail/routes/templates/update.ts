@@ -17,7 +17,10 @@ export function registerUpdateTemplate(router: OpenAPIHono<AppEnv>, deps: MailDe
       summary: "Change a customer-origin template",
       description: "Partial: only the given fields change; `version` is bumped. Admin-origin templates answer 403.",
       request: { params: IdParam, body: { required: true, content: json(UpdateTemplate) } },
-      responses: { 200: { description: "The template.", content: json(envelope(Template)) }, ...errorResponses("mail", [400, 401, 403, 404, 409, 422, 429, 500]) },
+      responses: {
+        200: { description: "The template.", content: json(envelope(Template)) },
+        ...errorResponses("mail", [400, 401, 403, 404, 409, 422, 429, 500]),
+      },
     }),
     async (c) => {
       const template = await updateTemplate(deps.db, c.get("principal").customerId, c.req.valid("param").id, c.req.valid("json"), deps.clock.now());

@@ -12,8 +12,14 @@ export const Usage = z
       98000,
     ),
     limit: count("Monthly sending limit (set by an administrator).", 100000),
-    remaining: count("What can still be added this month: `limit` − `sent` − `reserved`, at least 0. Adding recipients or starting a job beyond it answers 429.", 53750),
-    reserved: count("Pending recipients of this account's open live jobs (draft, scheduled, running, paused): counted against the limit before they are sent.", 5000),
+    remaining: count(
+      "What can still be added this month: `limit` − `sent` − `reserved`, at least 0. Adding recipients or starting a job beyond it answers 429.",
+      53750,
+    ),
+    reserved: count(
+      "Pending recipients of this account's open live jobs (draft, scheduled, running, paused): counted against the limit before they are sent.",
+      5000,
+    ),
     max_per_job: count("Most recipients to send one job may hold.", 50000),
     previous: z
       .array(

@@ -18,7 +18,10 @@ export function registerCreateWebhook(router: OpenAPIHono<AppEnv>, deps: MailDep
       summary: "Register a webhook endpoint",
       description: `Registers an https endpoint for \`job.completed\`, \`message.bounced\` and/or \`suppression.changed\` and returns its signing secret once. At most ${MAX_WEBHOOKS_PER_CUSTOMER} endpoints per account (409, \`details\` entry \`reason\`: \`webhook_limit_reached\`). A URL that is not https, carries credentials or names a private, loopback or link-local address answers 422.\n\n${DELIVERY_RULES}`,
       request: { body: { required: true, content: json(CreateWebhook) } },
-      responses: { 201: { description: "The endpoint with its secret (shown this once).", content: json(envelope(WebhookWithSecret)) }, ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]) },
+      responses: {
+        201: { description: "The endpoint with its secret (shown this once).", content: json(envelope(WebhookWithSecret)) },
+        ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]),
+      },
     }),
     async (c) => {
       const webhook = await createWebhook(MAIL_WEBHOOKS, deps, c.get("principal").customerId, c.req.valid("json"));

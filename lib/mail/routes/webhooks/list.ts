@@ -20,6 +20,7 @@ export function registerListWebhooks(router: OpenAPIHono<AppEnv>, deps: MailDeps
       description: `This account's endpoints, oldest first, without their secrets (at most ${MAX_WEBHOOKS_PER_CUSTOMER}, so the list is not paginated).`,
       responses: { 200: { description: "The endpoints.", content: json(envelope(z.array(Webhook))) }, ...errorResponses("mail", [401, 429, 500]) },
     }),
-    async (c) => c.json({ data: await listWebhooks<MailWebhookEvent>(MAIL_WEBHOOKS, deps.db, c.get("principal").customerId), request_id: c.get("requestId") }, 200),
+    async (c) =>
+      c.json({ data: await listWebhooks<MailWebhookEvent>(MAIL_WEBHOOKS, deps.db, c.get("principal").customerId), request_id: c.get("requestId") }, 200),
   );
 }

@@ -12,10 +12,15 @@ export const Webhook = z
     id: z.uuid().openapi({ description: "Webhook endpoint id.", example: webhookId }),
     url: z.string().openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/mail" }),
     events: z.array(EventName).openapi({ description: "Subscribed events.", example: ["job.completed", "suppression.changed"] }),
-    active: z.boolean().openapi({ description: "False once deliveries failed for 24 hours; inactive endpoints receive nothing. Register the endpoint again to resume.", example: true }),
+    active: z.boolean().openapi({
+      description: "False once deliveries failed for 24 hours; inactive endpoints receive nothing. Register the endpoint again to resume.",
+      example: true,
+    }),
     deactivated_at: z.string().nullable().openapi({ description: "ISO 8601; when the endpoint was deactivated, else null.", example: null }),
     deactivation_reason: z.string().nullable().openapi({ description: "Why it was deactivated, else null.", example: null }),
-    status: z.enum(["active", "inactive"]).openapi({ description: "`active`, or `inactive` once deliveries failed for 24 hours (the same as `active`).", example: "active" }),
+    status: z
+      .enum(["active", "inactive"])
+      .openapi({ description: "`active`, or `inactive` once deliveries failed for 24 hours (the same as `active`).", example: "active" }),
     last_delivery_at: z.string().nullable().openapi({ description: "ISO 8601; the last successful delivery, else null.", example: "2026-03-01T10:05:00.000Z" }),
     failure_count: z.number().int().openapi({ description: "Failed delivery attempts since the last successful one.", example: 0 }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
@@ -31,8 +36,18 @@ export const WebhookWithSecret = Webhook.extend({
 
 export const CreateWebhook = z
   .object({
-    url: z.url({ protocol: /^https$/, error: "Must be an absolute https URL." }).max(2048).openapi({ description: "An https URL on a public host (no credentials, no private or loopback address).", example: "https://portal.example.com/hooks/mail" }),
-    events: z.array(EventName).min(1).max(mailWebhookEvents.length).openapi({ description: "Events to receive, at least one.", example: ["job.completed"] }),
+    url: z
+      .url({ protocol: /^https$/, error: "Must be an absolute https URL." })
+      .max(2048)
+      .openapi({
+        description: "An https URL on a public host (no credentials, no private or loopback address).",
+        example: "https://portal.example.com/hooks/mail",
+      }),
+    events: z
+      .array(EventName)
+      .min(1)
+      .max(mailWebhookEvents.length)
+      .openapi({ description: "Events to receive, at least one.", example: ["job.completed"] }),
   })
   .strict()
   .openapi("CreateWebhook");

@@ -20,7 +20,10 @@ export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDe
         "Partial update; null clears a field. Every field is sealed (AES-256-GCM) before it is stored and never returned; `present` and `missing` show what is set. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it.",
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateAdsOnboarding) } },
-      responses: { 200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) }, ...errorResponses("admin", [400, 401, 404, 422, 429, 500]) },
+      responses: {
+        200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) },
+        ...errorResponses("admin", [400, 401, 404, 422, 429, 500]),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

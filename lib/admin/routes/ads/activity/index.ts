@@ -19,8 +19,14 @@ const tags = ["Ads activity"];
 
 const DraftPreviewRequest = z
   .object({
-    template: z.record(z.string(), z.unknown()).openapi({ description: "The draft: `type`, `params`, `layouts` (all three ratios) and `highlight`, as in `CreateAdminAdTemplate` (name and description may be sent and are ignored)." }),
-    values: z.record(z.string(), z.string().max(10_000)).default({}).openapi({ description: "Values per parameter name; missing ones use the parameter's example.", example: { headline: "Winter [[Sale]]" } }),
+    template: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The draft: `type`, `params`, `layouts` (all three ratios) and `highlight`, as in `CreateAdminAdTemplate` (name and description may be sent and are ignored).",
+    }),
+    values: z
+      .record(z.string(), z.string().max(10_000))
+      .default({})
+      .openapi({ description: "Values per parameter name; missing ones use the parameter's example.", example: { headline: "Winter [[Sale]]" } }),
   })
   .openapi("AdTemplateDraftPreviewRequest");
 
@@ -35,7 +41,10 @@ const DraftPreview = z
         "4:5": z.string().openapi({ description: "4:5 (1080×1350 scaled to 360×450), `data:image/jpeg;base64,…`.", example: "data:image/jpeg;base64,/9j/…" }),
         "9:16": z.string().openapi({ description: "9:16 (1080×1920 scaled to 360×640), `data:image/jpeg;base64,…`.", example: "data:image/jpeg;base64,/9j/…" }),
       })
-      .openapi({ description: "Per ratio a `data:image/jpeg;base64,…` URL, 360 px wide.", example: { "1:1": "data:image/jpeg;base64,/9j/…", "4:5": "data:image/jpeg;base64,/9j/…", "9:16": "data:image/jpeg;base64,/9j/…" } }),
+      .openapi({
+        description: "Per ratio a `data:image/jpeg;base64,…` URL, 360 px wide.",
+        example: { "1:1": "data:image/jpeg;base64,/9j/…", "4:5": "data:image/jpeg;base64,/9j/…", "9:16": "data:image/jpeg;base64,/9j/…" },
+      }),
   })
   .openapi("AdTemplateDraftPreview");
 
@@ -56,7 +65,8 @@ export function registerAdsActivityRoutes(router: OpenAPIHono<AppEnv>, input: Ad
       operationId: "getCustomerAdsPlanUsage",
       tags,
       summary: "A customer's ads plan and usage of the running cycle",
-      description: "As `GET /ads/v1/plan/usage` for that customer: stage, published ads against the included ads, spend and its projection, fee so far and expected fee (EUR cents).",
+      description:
+        "As `GET /ads/v1/plan/usage` for that customer: stage, published ads against the included ads, spend and its projection, fee so far and expected fee (EUR cents).",
       security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The usage.", content: json(envelope(PlanUsage)) }, ...errorResponses("admin", [401, 404, 422]) },
@@ -75,7 +85,8 @@ export function registerAdsActivityRoutes(router: OpenAPIHono<AppEnv>, input: Ad
       operationId: "getCustomerAdsInsights",
       tags,
       summary: "A customer's insights",
-      description: "As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.",
+      description:
+        "As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.",
       security,
       request: { params: CustomerIdParam, query: InsightsQuery },
       responses: { 200: { description: "The rows.", content: json(envelope(z.array(InsightRow))) }, ...errorResponses("admin", [400, 401, 404, 422]) },

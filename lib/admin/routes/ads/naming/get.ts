@@ -16,7 +16,8 @@ export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps):
       operationId: "getCustomerAdNaming",
       tags: ["Ads naming"],
       summary: "Show the naming convention",
-      description: "Patterns of ad set and ad names. Defaults: `{target}-{date}-{seq}` (e.g. `demo-20260115-001`) and `{adset}-ad{seq}` (e.g. `demo-20260115-001-ad001`).",
+      description:
+        "Patterns of ad set and ad names. Defaults: `{target}-{date}-{seq}` (e.g. `demo-20260115-001`) and `{adset}-ad{seq}` (e.g. `demo-20260115-001-ad001`).",
       security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The naming convention.", content: json(envelope(AdsNaming)) }, ...errorResponses("admin", [401, 404, 422]) },

@@ -15,11 +15,23 @@ export function registerSetCustomerAdTemplatePreviewValues(router: AdminRouter, 
       operationId: "setCustomerAdTemplatePreviewValues",
       tags,
       summary: "Store a customer's preview values for a template",
-      description: "Replaces the values the customer's previews use (`{}` = the examples). Checked like render values (422 naming `params.<name>`); image URLs are fetched when a preview renders.",
+      description:
+        "Replaces the values the customer's previews use (`{}` = the examples). Checked like render values (422 naming `params.<name>`); image URLs are fetched when a preview renders.",
       security,
       request: {
         params: AssignmentParams,
-        body: { required: true, content: json(z.object({ values: z.record(z.string(), z.string().max(2000)).openapi({ description: "Values by parameter name; `{}` = the examples.", example: { headline: "Winter [[Sale]]", brand_color: "#1d4ed8" } }) }).openapi("AdTemplatePreviewValues")) },
+        body: {
+          required: true,
+          content: json(
+            z
+              .object({
+                values: z
+                  .record(z.string(), z.string().max(2000))
+                  .openapi({ description: "Values by parameter name; `{}` = the examples.", example: { headline: "Winter [[Sale]]", brand_color: "#1d4ed8" } }),
+              })
+              .openapi("AdTemplatePreviewValues"),
+          ),
+        },
       },
       responses: { 200: { description: "The assignment.", content: json(envelope(Assignment)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

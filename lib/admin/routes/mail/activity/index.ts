@@ -66,7 +66,8 @@ export function registerMailActivityRoutes(router: OpenAPIHono<AppEnv>, deps: Co
       operationId: "getCustomerSendJob",
       tags,
       summary: "Get a customer's send job with stats and timeline",
-      description: "As `GET /mail/v1/send-jobs/{id}` for that customer: status, counters, batch progress, stats and the hourly timeline. A job of another customer answers 404.",
+      description:
+        "As `GET /mail/v1/send-jobs/{id}` for that customer: status, counters, batch progress, stats and the hourly timeline. A job of another customer answers 404.",
       security,
       request: { params: JobParams },
       responses: { 200: { description: "The job.", content: json(envelope(SendJobDetail)) }, ...errorResponses("admin", [401, 404, 422]) },
@@ -85,7 +86,8 @@ export function registerMailActivityRoutes(router: OpenAPIHono<AppEnv>, deps: Co
       operationId: "getCustomerMailUsage",
       tags,
       summary: "A customer's mail usage of the month",
-      description: "As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.",
+      description:
+        "As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.",
       security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "Usage.", content: json(envelope(Usage)) }, ...errorResponses("admin", [401, 404, 422]) },
@@ -104,10 +106,14 @@ export function registerMailActivityRoutes(router: OpenAPIHono<AppEnv>, deps: Co
       operationId: "lookupCustomerSuppressions",
       tags,
       summary: "Look addresses up in a customer's suppression mirror",
-      description: "As `POST /mail/v1/suppressions/lookup` for that customer: one result per address, from the mirror; changes nothing. More than 500 addresses answer 422.",
+      description:
+        "As `POST /mail/v1/suppressions/lookup` for that customer: one result per address, from the mirror; changes nothing. More than 500 addresses answer 422.",
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(LookupRequest) } },
-      responses: { 200: { description: "One result per address.", content: json(envelope(z.array(LookupResult))) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      responses: {
+        200: { description: "One result per address.", content: json(envelope(z.array(LookupResult))) },
+        ...errorResponses("admin", [400, 401, 404, 422]),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

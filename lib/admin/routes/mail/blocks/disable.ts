@@ -20,7 +20,10 @@ export function registerDisableCustomerMailBlock(router: AdminRouter, deps: Core
         "Idempotent: disabling a block that is not enabled changes nothing. The customer's saved templates keep their stacks, but previews and sends of stacks with the block answer 403 until it is enabled again.",
       security,
       request: { params: CustomerBlockParams },
-      responses: { 200: { description: "The enablement, now off.", content: json(envelope(MailBlockEnablement)) }, ...errorResponses("admin", [401, 404, 422]) },
+      responses: {
+        200: { description: "The enablement, now off.", content: json(envelope(MailBlockEnablement)) },
+        ...errorResponses("admin", [401, 404, 422]),
+      },
     }),
     async (c) => {
       const { id, blockId } = c.req.valid("param");

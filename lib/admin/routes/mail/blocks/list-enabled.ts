@@ -21,7 +21,10 @@ export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDe
         "The blocks enabled for the customer, oldest block first, including inactive ones (`active: false`): the customer's `GET /v1/blocks` shows only the enabled blocks that are also active.",
       security,
       request: { params: CustomerIdParam },
-      responses: { 200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) }, ...errorResponses("admin", [401, 404, 422]) },
+      responses: {
+        200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) },
+        ...errorResponses("admin", [401, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

@@ -1,6 +1,6 @@
-import { z } from "@hono/zod-openapi";
+import type { z } from "@hono/zod-openapi";
 import type { BlockRow } from "../../../../mail/setup/blocks";
-import { MailBlock, MailEnabledBlock } from "../schema";
+import type { MailBlock, MailEnabledBlock } from "../schema";
 
 export type MailBlockResponse = z.infer<typeof MailBlock>;
 export type MailEnabledBlockResponse = z.infer<typeof MailEnabledBlock>;

@@ -20,7 +20,10 @@ export function registerGetCustomerDesignRules(router: AdminRouter, deps: CoreDe
       description: `The customer's own overrides and the complete resolved tokens (defaults where no override exists; \`version\` 0 while there are none). The customer reads the same \`tokens\` at \`GET /v1/design-rules\`; blocks read them as \`{{token.<key>}}\`.\n\n${designTokenReference}`,
       security,
       request: { params: CustomerIdParam },
-      responses: { 200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) }, ...errorResponses("admin", [401, 404, 422]) },
+      responses: {
+        200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) },
+        ...errorResponses("admin", [401, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

@@ -33,7 +33,9 @@ export const namedGroups: [title: string, keys: DesignTokenName[]][] = [
 
 export const allKeys = Object.keys(designTokensSchema.shape) as DesignTokenName[];
 export const grouped = new Set(namedGroups.flatMap(([, keys]) => keys));
-export const tokenGroups = [...namedGroups, ["Other", allKeys.filter((key) => !grouped.has(key))] as [string, DesignTokenName[]]].filter(([, keys]) => keys.length > 0);
+export const tokenGroups = [...namedGroups, ["Other", allKeys.filter((key) => !grouped.has(key))] as [string, DesignTokenName[]]].filter(
+  ([, keys]) => keys.length > 0,
+);
 
 export function tokenLine(key: DesignTokenName): string {
   return `- \`${key}\`: ${String(designTokensSchema.shape[key].meta()?.description ?? "")} Default \`${defaultDesignTokens[key]}\`.`;

@@ -20,7 +20,10 @@ export function registerSetCustomerDesignRules(router: AdminRouter, deps: CoreDe
       description: `Replaces the customer's overrides with \`overrides\`, a partial set of tokens resolved over the complete defaults (\`{}\` resets to the defaults). Every bad value is reported at once: 422 with one \`details\` entry per key (\`overrides.color_primary\`), unknown keys included. Bumps \`version\`, which refreshes the customer's tiles.\n\n${designTokenReference}`,
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(PutMailDesignRules) } },
-      responses: { 200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      responses: {
+        200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) },
+        ...errorResponses("admin", [400, 401, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

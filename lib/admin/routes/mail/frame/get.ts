@@ -26,7 +26,11 @@ export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): v
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
-      const frame: FrameRecord = (await getFrame(deps.db, customer.id)) ?? { ...(await frameFor(deps.db, customer.id, customer.name)), version: 0, updated_at: null };
+      const frame: FrameRecord = (await getFrame(deps.db, customer.id)) ?? {
+        ...(await frameFor(deps.db, customer.id, customer.name)),
+        version: 0,
+        updated_at: null,
+      };
       return c.json({ data: { ...frame, header_mjml: frame.header_mjml ?? null }, request_id: c.get("requestId") }, 200);
     },
   );

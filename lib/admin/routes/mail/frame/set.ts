@@ -18,7 +18,7 @@ export function registerSetCustomerFrame(router: AdminRouter, deps: CoreDeps): v
       tags,
       summary: "Set a customer's frame",
       description:
-        'Replaces the whole frame. The newsletter footer must contain a link with `href="{{{ pm:unsubscribe }}}"` (422 on `newsletter_footer_mjml` otherwise): Postmark fills in each recipient\'s unsubscribe URL on the broadcast stream, and newsletters carry no other unsubscribe link. Fragments are body-level MJML and may use `{{brand.<key>}}` and `{{token.<key>}}`; unbalanced `{{#x}}…{{/x}}` sections answer 422 naming the fragment. Brand URLs are absolute http(s) URLs. Bumps `version`; brand changes refresh the customer\'s tiles.',
+        "Replaces the whole frame. The newsletter footer must contain a link with `href=\"{{{ pm:unsubscribe }}}\"` (422 on `newsletter_footer_mjml` otherwise): Postmark fills in each recipient's unsubscribe URL on the broadcast stream, and newsletters carry no other unsubscribe link. Fragments are body-level MJML and may use `{{brand.<key>}}` and `{{token.<key>}}`; unbalanced `{{#x}}…{{/x}}` sections answer 422 naming the fragment. Brand URLs are absolute http(s) URLs. Bumps `version`; brand changes refresh the customer's tiles.",
       security,
       request: { params: CustomerIdParam, body: { required: true, content: json(PutMailFrame) } },
       responses: { 200: { description: "The frame.", content: json(envelope(MailFrame)) }, ...errorResponses("admin", [400, 401, 404, 422]) },

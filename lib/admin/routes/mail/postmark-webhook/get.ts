@@ -20,7 +20,10 @@ export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: Co
       description: `${about} An unknown customer answers 404.`,
       security,
       request: { params: CustomerIdParam },
-      responses: { 200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) }, ...errorResponses("admin", [401, 404, 422]) },
+      responses: {
+        200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },
+        ...errorResponses("admin", [401, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

@@ -22,7 +22,10 @@ export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRoute
       description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. ${about}`,
       security,
       request: { params: CustomerIdParam, body: { required: false, content: json(RotateBody) } },
-      responses: { 200: { description: "The new webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      responses: {
+        200: { description: "The new webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },
+        ...errorResponses("admin", [400, 401, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

@@ -12,14 +12,21 @@ export const MailPostmarkWebhook = z
       example: `https://postmark-3f0e8a52:3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c@mail.example.com/api/postmark/webhook/${customerId}`,
     }),
     username: z.string().openapi({ description: "HTTP Basic user (also in `url`); Postmark's webhook `HttpAuth.Username`.", example: "postmark-3f0e8a52" }),
-    password: z.string().openapi({ description: "HTTP Basic password (also in `url`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only.", example: "3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c" }),
+    password: z.string().openapi({
+      description: "HTTP Basic password (also in `url`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only.",
+      example: "3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c",
+    }),
     previous_password_valid_until: z.iso
       .datetime()
       .nullable()
       .openapi({ description: "After a rotation: until when the previous password is still accepted; null when only the current one is.", example: null }),
     rotated_at: z.iso.datetime().openapi({ description: "When the current password was made.", example: "2026-03-01T10:00:00.000Z" }),
-    message_streams: z.array(z.string()).openapi({ description: "The customer's Postmark streams; add the webhook on each of them.", example: ["outbound", "broadcast"] }),
-    record_types: z.array(z.string()).openapi({ description: "The webhook triggers to enable.", example: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"] }),
+    message_streams: z
+      .array(z.string())
+      .openapi({ description: "The customer's Postmark streams; add the webhook on each of them.", example: ["outbound", "broadcast"] }),
+    record_types: z
+      .array(z.string())
+      .openapi({ description: "The webhook triggers to enable.", example: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"] }),
     allowed_ips: z.array(z.string()).openapi({ description: "The optional IP allow-list (`POSTMARK_WEBHOOK_ALLOWED_IPS`); empty = no IP check.", example: [] }),
   })
   .openapi("MailPostmarkWebhook");
@@ -31,7 +38,10 @@ export const RotateBody = z
       .min(0)
       .max(ROTATION_GRACE_SECONDS.max)
       .default(ROTATION_GRACE_SECONDS.default)
-      .openapi({ description: `How long the previous password keeps working, 0–${ROTATION_GRACE_SECONDS.max} seconds (default ${ROTATION_GRACE_SECONDS.default}, one day). 0 ends it at once.`, example: 86400 }),
+      .openapi({
+        description: `How long the previous password keeps working, 0–${ROTATION_GRACE_SECONDS.max} seconds (default ${ROTATION_GRACE_SECONDS.default}, one day). 0 ends it at once.`,
+        example: 86400,
+      }),
   })
   .openapi("MailPostmarkWebhookRotation");
 

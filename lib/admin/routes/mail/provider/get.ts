@@ -18,7 +18,8 @@ export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreD
       operationId: "getCustomerMailProvider",
       tags,
       summary: "Get a customer's Postmark configuration",
-      description: "The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty.",
+      description:
+        "The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty.",
       security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) }, ...errorResponses("admin", [401, 404, 422]) },

@@ -1,3 +1,1 @@
-
-
 export const tags = ["Mail provider"];

