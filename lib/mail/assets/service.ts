@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, or, sql } from "drizzle-orm";
 import { PUBLISHED_FILE_MAX_AGE_SECONDS, UploadTooLargeError } from "../../adapters/blob";
 import type { CoreDeps } from "../../core/context";
 import { ConflictError, NotFoundError, ValidationError } from "../../core/errors";
-import { toPage, type Cursor } from "../../core/pagination";
+import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
 import type { Database, Tx } from "../../db/client";
 import { mailAssets, mailTemplates } from "../../db/schema";
 import { contentAddressedPathname, ImageRejectedError, optimiseImage } from "./optimise";
@@ -96,10 +96,7 @@ export async function getAsset(db: Database, customerId: string, id: string): Pr
 
 /** Finished images only (pending and failed uploads are not images yet), newest first. */
 export async function listAssets(db: Database, customerId: string, input: { limit: number; after: Cursor | null }) {
-  const { after } = input;
-  const before = after
-    ? or(lt(mailAssets.createdAt, new Date(after.at)), and(eq(mailAssets.createdAt, new Date(after.at)), lt(mailAssets.id, after.id)))
-    : undefined;
+  const before = beforeCursor(mailAssets.createdAt, mailAssets.id, input.after);
   const rows = await db
     .select()
     .from(mailAssets)

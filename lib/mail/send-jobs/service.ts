@@ -1,9 +1,9 @@
-import { and, desc, eq, inArray, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailMessages, mailSendJobs, type SendJobRender } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ConflictError, NotFoundError, ValidationError, type PathDetail } from "../../core/errors";
-import { toPage, type Cursor } from "../../core/pagination";
+import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
 import type { MailDeps } from "../deps";
 import { assertContract } from "../render";
 import { parseTemplate, TemplateSyntaxError, type TemplateNode } from "../render/syntax";
@@ -19,9 +19,7 @@ import { jobStats, jobTimeline, type JobStats, type TimelineEntry } from "./stat
 
 /** Newest first; the cursor is (created_at, id) of the last item. */
 export async function listSendJobs(db: Database, customerId: string, input: { status?: SendJobStatus; limit: number; after: Cursor | null }) {
-  const after = input.after
-    ? or(lt(mailSendJobs.createdAt, new Date(input.after.at)), and(eq(mailSendJobs.createdAt, new Date(input.after.at)), lt(mailSendJobs.id, input.after.id)))
-    : undefined;
+  const after = beforeCursor(mailSendJobs.createdAt, mailSendJobs.id, input.after);
   const rows = await db
     .select()
     .from(mailSendJobs)

@@ -1,8 +1,8 @@
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailTemplates, type ContractEntry, type SenderRecord, type StackRecord } from "../../db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../core/errors";
-import { toPage, type Cursor } from "../../core/pagination";
+import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
 import { unusableBlocksError, usableBlocksById } from "../setup/blocks";
 import { checkPlaceholderSyntax } from "../setup/syntax";
 
@@ -107,12 +107,7 @@ export async function getTemplateRow(db: Database, customerId: string, id: strin
 
 /** Newest first; the cursor is (created_at, id) of the last item. */
 export async function listTemplates(db: Database, customerId: string, input: { limit: number; after: Cursor | null }) {
-  const after = input.after
-    ? or(
-        lt(mailTemplates.createdAt, new Date(input.after.at)),
-        and(eq(mailTemplates.createdAt, new Date(input.after.at)), lt(mailTemplates.id, input.after.id)),
-      )
-    : undefined;
+  const after = beforeCursor(mailTemplates.createdAt, mailTemplates.id, input.after);
   const rows = await db
     .select()
     .from(mailTemplates)
