@@ -3,7 +3,7 @@ import { defaultFrame } from "../mail/blocks/library";
 import { frameFor, renderForCustomer } from "../mail/render/customer";
 import type { CompileResult } from "../mail/render";
 import { personaliseSubject } from "../mail/render/subject";
-import { getTemplateRow, toTemplate } from "../mail/templates/service";
+import { getTemplateRow, toTemplateView } from "../mail/templates/service";
 import { renderTile, type Tile } from "../mail/render/tile";
 import { defaultDesignTokens } from "../mail/render/tokens";
 import type { BlockParam } from "../mail/render/types";
@@ -35,7 +35,7 @@ export async function previewStoredTemplate(
   customer: { id: string; name: string },
   templateId: string,
 ): Promise<{ subject: string; html: string; errors: CompileResult["errors"] }> {
-  const template = toTemplate(await getTemplateRow(db, customer.id, templateId));
+  const template = toTemplateView(await getTemplateRow(db, customer.id, templateId));
   const params = Object.fromEntries(template.params.map((p) => [p.name, p.example]));
   const rendered = await renderForCustomer(db, customer, {
     kind: template.kind,

@@ -36,7 +36,7 @@ export type AnnouncedAsset = {
   upload: { url: string; headers: Record<string, string>; expires_at: string; max_bytes: number };
 };
 
-export function toAsset(row: AssetRow): Asset {
+export function toAssetView(row: AssetRow): Asset {
   return {
     id: row.id,
     filename: row.filename,
@@ -91,7 +91,7 @@ async function findAsset(db: Database | Tx, customerId: string, id: string): Pro
 export async function getAsset(db: Database, customerId: string, id: string): Promise<Asset> {
   const row = await findAsset(db, customerId, id);
   if (!row) throw new NotFoundError("Asset");
-  return toAsset(row);
+  return toAssetView(row);
 }
 
 /** Finished images only (pending and failed uploads are not images yet), newest first. */
@@ -103,7 +103,7 @@ export async function listAssets(db: Database, customerId: string, input: { limi
     .where(and(eq(mailAssets.customerId, customerId), eq(mailAssets.status, "ready"), before))
     .orderBy(desc(mailAssets.createdAt), desc(mailAssets.id))
     .limit(input.limit + 1);
-  return toPage(rows.map(toAsset), input.limit, (asset) => ({ at: asset.created_at, id: asset.id }));
+  return toPage(rows.map(toAssetView), input.limit, (asset) => ({ at: asset.created_at, id: asset.id }));
 }
 
 function rejection(message: string): ValidationError {

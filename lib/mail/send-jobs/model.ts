@@ -43,7 +43,7 @@ export function counters(row: SendJobRow): RecipientCounters {
   };
 }
 
-export function toSendJob(row: SendJobRow): SendJob {
+export function toSendJobView(row: SendJobRow): SendJob {
   return {
     id: row.id,
     status: row.status,

@@ -14,7 +14,7 @@ import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
 import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
 import { timeOrderedUuid } from "./ids";
-import { getSendJobRow, ownJob, toSendJob, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
+import { getSendJobRow, ownJob, toSendJobView, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
 import { jobStats, jobTimeline, type JobStats, type TimelineEntry } from "./statistics";
 
 /** Newest first; the cursor is (created_at, id) of the last item. */
@@ -26,7 +26,7 @@ export async function listSendJobs(db: Database, customerId: string, input: { st
     .where(and(eq(mailSendJobs.customerId, customerId), input.status ? eq(mailSendJobs.status, input.status) : undefined, after))
     .orderBy(desc(mailSendJobs.createdAt), desc(mailSendJobs.id))
     .limit(input.limit + 1);
-  return toPage(rows.map(toSendJob), input.limit, (job) => ({ at: job.created_at, id: job.id }));
+  return toPage(rows.map(toSendJobView), input.limit, (job) => ({ at: job.created_at, id: job.id }));
 }
 
 /** A template a job may still send from (started, scheduled or paused) cannot be deleted. */
@@ -168,7 +168,7 @@ export async function createSendJob(deps: MailDeps, principal: Principal, input:
     })
     .returning();
   if (!row) throw new Error("send job insert returned nothing");
-  return toSendJob(row);
+  return toSendJobView(row);
 }
 
 function notStartable(job: SendJobRow): ConflictError {
@@ -217,7 +217,7 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
       .returning();
     if (!resumed) throw notStartable(await getSendJobRow(db, customerId, id));
     await publishLanes(deps, resumed);
-    return toSendJob(resumed);
+    return toSendJobView(resumed);
   }
 
   let template: TemplateRow;
@@ -254,7 +254,7 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
   if (!started) throw notStartable(await getSendJobRow(db, customerId, id));
   if (scheduled) await publishScheduledStart(deps, started);
   else await publishLanes(deps, started);
-  return toSendJob(started);
+  return toSendJobView(started);
 }
 
 /**
@@ -279,14 +279,14 @@ export async function cancelSendJob(deps: MailDeps, customerId: string, id: stri
       status: job.status,
     });
   }
-  return toSendJob(cancelled);
+  return toSendJobView(cancelled);
 }
 
 export type SendJobDetail = SendJob & { stats: JobStats; timeline: TimelineEntry[] };
 
 export async function getSendJobDetail(db: Database, customerId: string, id: string): Promise<SendJobDetail> {
   const row = await getSendJobRow(db, customerId, id);
-  const job = toSendJob(row);
+  const job = toSendJobView(row);
   if (row.status === "draft") {
     return { ...job, stats: { delivered: 0, bounces: 0, complaints: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0 }, timeline: [] };
   }

@@ -42,7 +42,7 @@ function listed(row: Row): ListedRow {
   return { ...row, reason, changedAt };
 }
 
-export function toEntry(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
+export function toSuppressionEntryView(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
   return {
     email: row.email,
     stream: row.stream,
@@ -126,7 +126,7 @@ export async function applySuppressionChange(
     .insert(mailSuppressions)
     .values({ ...key, ...values })
     .onConflictDoUpdate({ target, set: values });
-  return toEntry({ ...key, ...values });
+  return toSuppressionEntryView({ ...key, ...values });
 }
 
 /**
@@ -149,7 +149,7 @@ export async function listSuppressionChanges(db: Database, customerId: string, i
     .limit(input.limit + 1);
   // `changed_at >= since` leaves out the rows that were never in the feed.
   const page = toPage(rows.map(listed), input.limit, (row) => ({ at: row.changedAt.toISOString(), id: row.id }));
-  return { items: page.items.map(toEntry), paging: page.paging };
+  return { items: page.items.map(toSuppressionEntryView), paging: page.paging };
 }
 
 export type LookupResult =

@@ -24,7 +24,7 @@ export type Template = {
   updated_at: string;
 };
 
-export function toTemplate(row: TemplateRow): Template {
+export function toTemplateView(row: TemplateRow): Template {
   return {
     id: row.id,
     name: row.name,
@@ -92,7 +92,7 @@ export async function createTemplate(db: Database, customerId: string, origin: "
     })
     .returning();
   if (!row) throw new Error("template insert returned nothing");
-  return toTemplate(row);
+  return toTemplateView(row);
 }
 
 function own(customerId: string, id: string) {
@@ -114,7 +114,7 @@ export async function listTemplates(db: Database, customerId: string, input: { l
     .where(and(eq(mailTemplates.customerId, customerId), isNull(mailTemplates.deletedAt), after))
     .orderBy(desc(mailTemplates.createdAt), desc(mailTemplates.id))
     .limit(input.limit + 1);
-  return toPage(rows.map(toTemplate), input.limit, (t) => ({ at: t.created_at, id: t.id }));
+  return toPage(rows.map(toTemplateView), input.limit, (t) => ({ at: t.created_at, id: t.id }));
 }
 
 function requireCustomerOrigin(row: TemplateRow): void {
@@ -152,7 +152,7 @@ export async function updateTemplate(
     .where(own(customerId, id))
     .returning();
   if (!updated) throw new NotFoundError("Template");
-  return toTemplate(updated);
+  return toTemplateView(updated);
 }
 
 /**

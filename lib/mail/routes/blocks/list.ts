@@ -6,7 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { listUsableBlocks } from "../../setup/blocks";
 import { Block } from "../schema";
-import { toBlock } from "./schema";
+import { toBlockView } from "./schema";
 
 export function registerListBlocks(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(
@@ -21,7 +21,7 @@ export function registerListBlocks(router: OpenAPIHono<AppEnv>, deps: MailDeps):
     }),
     async (c) => {
       const rows = await listUsableBlocks(deps.db, c.get("principal").customerId);
-      return c.json({ data: rows.map(toBlock), request_id: c.get("requestId") }, 200);
+      return c.json({ data: rows.map(toBlockView), request_id: c.get("requestId") }, 200);
     },
   );
 }

@@ -1,7 +1,7 @@
 import type { BlockRow } from "../../setup/blocks";
 
 /** A usable block as the API shows it, with the path of its tile. */
-export function toBlock(row: BlockRow) {
+export function toBlockView(row: BlockRow) {
   return {
     id: row.id,
     slug: row.slug,

@@ -4,7 +4,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
-import { getTemplateRow, toTemplate } from "../../templates/service";
+import { getTemplateRow, toTemplateView } from "../../templates/service";
 import { IdParam, Template } from "../schema";
 
 export function registerGetTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
@@ -20,7 +20,7 @@ export function registerGetTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps)
     }),
     async (c) => {
       const row = await getTemplateRow(deps.db, c.get("principal").customerId, c.req.valid("param").id);
-      return c.json({ data: toTemplate(row), request_id: c.get("requestId") }, 200);
+      return c.json({ data: toTemplateView(row), request_id: c.get("requestId") }, 200);
     },
   );
 }

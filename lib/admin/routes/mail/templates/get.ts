@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { getTemplateRow, toTemplate } from "../../../../mail/templates/service";
+import { getTemplateRow, toTemplateView } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import { security, type AdminRouter } from "../../shared";
 import { CustomerTemplateParams, MailTemplate } from "../schema";
@@ -24,7 +24,7 @@ export function registerGetCustomerMailTemplate(router: AdminRouter, deps: CoreD
     async (c) => {
       const { id, templateId } = c.req.valid("param");
       await requireCustomer(deps.db, id);
-      return c.json({ data: toTemplate(await getTemplateRow(deps.db, id, templateId)), request_id: c.get("requestId") }, 200);
+      return c.json({ data: toTemplateView(await getTemplateRow(deps.db, id, templateId)), request_id: c.get("requestId") }, 200);
     },
   );
 }
