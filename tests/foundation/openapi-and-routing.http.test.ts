@@ -322,6 +322,15 @@ test("vercel.json routes every documented operation to a function that serves it
   expect(checked).toBeGreaterThan(5);
 }, 60_000);
 
+test("vercel.json's function globs fit Vercel's limit of 256 characters (the CLI refuses the file otherwise)", () => {
+  const vercel = JSON.parse(readFileSync("vercel.json", "utf8")) as { functions: Record<string, { includeFiles?: string; excludeFiles?: string }> };
+  const globs = Object.values(vercel.functions)
+    .flatMap((fn) => [fn.includeFiles, fn.excludeFiles])
+    .filter((glob) => glob !== undefined);
+  expect(globs.length).toBeGreaterThan(0);
+  for (const glob of globs) expect(glob.length, glob).toBeLessThanOrEqual(256);
+});
+
 test("vercel.json declares every cron job with its schedule", () => {
   const vercel = JSON.parse(readFileSync("vercel.json", "utf8")) as { crons: { path: string; schedule: string }[] };
   expect(vercel.crons).toEqual(cronJobs.map((job) => ({ path: `/api/cron/${job.name}`, schedule: job.schedule })));
