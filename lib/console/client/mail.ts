@@ -2,30 +2,14 @@ import { ApiFailure, get, send } from "./api";
 import { card, date, debounce, field, form, h, membershipBox, outcome, readField, showProblems, table, yesNo } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import type { Block } from "./blocks";
+import type { components } from "../../client/types/admin";
 
-type DesignRules = { overrides: Record<string, string>; tokens: Record<string, string>; version: number };
-type Readiness = { ready: boolean; items: { item: string; status: "green" | "red"; message: string }[] };
-type Template = {
-  id: string;
-  name: string;
-  kind: string;
-  origin: string;
-  subject: string;
-  status: string;
-  params: { name: string; example: string }[];
-  blocks: { block_id: string; values: Record<string, string> }[] | null;
-  version: number;
-};
-type Usage = {
-  month: string;
-  sent: number;
-  projection: number;
-  limit: number;
-  remaining: number;
-  reserved: number;
-  max_per_job: number;
-  previous: { month: string; sent: number }[];
-};
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type Schemas = components["schemas"];
+type DesignRules = Schemas["MailDesignRules"];
+type Readiness = Schemas["MailReadiness"];
+type Template = Schemas["MailTemplate"];
+type Usage = Schemas["Usage"];
 
 /** Green/red is spelled out: the state is never told by colour alone. */
 const readinessBadge = (status: "green" | "red") => h("span", { class: "badge" }, status === "green" ? "✓ ready" : "✗ missing");
