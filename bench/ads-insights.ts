@@ -21,7 +21,6 @@ const AD_SETS = 10;
 const DAYS = 90;
 const QUERIES = 40;
 
-const utcDay = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 export async function benchAdsInsights(): Promise<void> {
@@ -138,12 +137,6 @@ export async function benchAdsInsights(): Promise<void> {
       ["breakdowns=country", "level=ad&date_range=last_90d&breakdowns=country"],
       ["breakdowns=age", "level=ad&date_range=last_90d&breakdowns=age"],
       ["breakdowns=age,gender", "level=ad&date_range=last_90d&breakdowns=age,gender"],
-      // Not a last_Nd window (it ends a day earlier): summed from the aligned day blocks.
-      [
-        "breakdowns=age,gender, custom 90 days from day blocks",
-        `level=ad&date_range[since]=${utcDay(-91)}&date_range[until]=${utcDay(-2)}&breakdowns=age,gender`,
-      ],
-      ["breakdowns=gender, custom 90 days from day blocks", `level=ad&date_range[since]=${utcDay(-91)}&date_range[until]=${utcDay(-2)}&breakdowns=gender`],
       ["no breakdown", "level=ad&date_range=last_90d"],
       ["level=adset, breakdowns=gender", "level=adset&date_range=last_90d&breakdowns=gender"],
     ] as const) {

@@ -145,30 +145,6 @@ describe("insights: snapshots and GET /v1/insights", () => {
     expect(asJson.json.data).toEqual(week.json.data);
   });
 
-  test("a last_Nd range is read from the window the last run precomputed, which matches the day blocks", async () => {
-    const query = "level=ad&date_range=last_7d&breakdowns=age,gender";
-    const fromWindow = await insights(own, query);
-    expect(fromWindow.status, describeResponse(fromWindow)).toBe(200);
-    expect(fromWindow.json.data.length).toBeGreaterThan(0);
-    const windowRows = await world.h.db.execute(
-      sql`select count(*)::int as n from ads_insight_blocks where customer_id = ${own.id} and breakdown = 'age,gender' and entity_kind = 'ad' and level = -7 and block_start = ${fromWindow.json.data[0].date_start}::date`,
-    );
-    expect((windowRows as unknown as { rows: { n: number }[] }).rows[0]?.n, "one window row per ad and age/gender pair").toBe(fromWindow.json.data.length);
-
-    // The answer comes from the window: a changed window row shows in it.
-    await world.h.db.execute(sql`update ads_insight_blocks set impressions = impressions + 1 where customer_id = ${own.id} and level = -7`);
-    const marked = await insights(own, query);
-    expect(marked.json.data.map((row: { impressions: number }) => row.impressions)).toEqual(
-      fromWindow.json.data.map((row: { impressions: number }) => row.impressions + 1),
-    );
-
-    // Without the windows the same range is summed from the aligned day blocks: the same answer.
-    await world.h.db.execute(sql`delete from ads_insight_blocks where customer_id = ${own.id} and level < 0`);
-    const fromBlocks = await insights(own, query);
-    expect(fromBlocks.json.data).toEqual(fromWindow.json.data);
-    await runSnapshotCron(own);
-  });
-
   test("ratios are null where the denominator is 0, and fields select the metrics", async () => {
     const r = await insights(own, `level=ad&date_range=last_7d&fields=spend,cpa,roas`);
     expect(r.status, describeResponse(r)).toBe(200);

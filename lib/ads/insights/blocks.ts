@@ -66,51 +66,10 @@ const UPDATE = sql.raw(
 const CONFLICT = sql.raw("(customer_id, breakdown, entity_kind, level, block_start, entity_id, key1, key2)");
 
 /**
- * The `last_Nd` presets' lengths. Each is also stored as one precomputed window per entity and key (level
- * `-N`, `block_start` = its first day), ending on the day before the run's today: the range a portal asks
- * for most is then one row per entity and key instead of ~10 blocks. A window only answers a query for
- * exactly its range; any other range (or a preset once the account's day has moved on) reads the blocks.
- */
-export const WINDOW_LENGTHS = [3, 7, 14, 28, 30, 90] as const;
-
-/** The stored window that is exactly `[since, until]`, if one of that length is built. */
-export function windowOf(since: string, until: string): { level: number; start: string } | null {
-  const length = daysBetween(since, until) + 1;
-  return (WINDOW_LENGTHS as readonly number[]).includes(length) ? { level: -length, start: since } : null;
-}
-
-/**
  * Rebuilds every block that contains a day of `[since, until]`, for every breakdown and both entity kinds,
- * level by level, then the windows ending the day before `until` (the run's today). Called after the days'
- * snapshots were stored; repeating it gives the same blocks. Old windows go first, in the same transaction
- * as the new ones: a window is never older than the blocks it was summed from.
+ * level by level. Called after the days' snapshots were stored; repeating it gives the same blocks.
  */
 export async function rebuildBlocks(db: Database, customerId: string, since: string, until: string): Promise<void> {
-  await rebuildDayBlocks(db, customerId, since, until);
-  const lastDay = addDays(until, -1);
-  for (const breakdown of Object.keys(BREAKDOWN_SOURCES)) {
-    for (const kind of ENTITY_KINDS) {
-      await db.transaction(async (tx) => {
-        await tx.execute(
-          sql`delete from ads_insight_blocks where customer_id = ${customerId} and breakdown = ${breakdown} and entity_kind = ${kind} and level < 0`,
-        );
-        for (const length of WINDOW_LENGTHS) {
-          const first = addDays(lastDay, -(length - 1));
-          await tx.execute(sql`
-            insert into ads_insight_blocks (customer_id, breakdown, entity_kind, level, block_start, entity_id, ad_set_id, key1, key2, ${METRICS})
-            select b.customer_id, b.breakdown, b.entity_kind, ${-length}::int2, ${first}::date, b.entity_id, b.ad_set_id, b.key1, b.key2,
-                   sum(b.impressions::float8), max(b.reach), sum(b.clicks::float8), sum(b.spend_minor::float8), sum(b.conversions::float8), sum(b.conversion_value_minor::float8)
-            from ${blockRanges(first, lastDay)}
-            join ads_insight_blocks b on b.level = r.level and b.block_start = r.block_start
-            where b.customer_id = ${customerId} and b.breakdown = ${breakdown} and b.entity_kind = ${kind}
-            group by b.customer_id, b.breakdown, b.entity_kind, b.entity_id, b.ad_set_id, b.key1, b.key2`);
-        }
-      });
-    }
-  }
-}
-
-async function rebuildDayBlocks(db: Database, customerId: string, since: string, until: string): Promise<void> {
   for (const [breakdown, source] of Object.entries(BREAKDOWN_SOURCES)) {
     const key1 = source.keys[0] ? sql.raw(source.keys[0].column) : sql`''`;
     const key2 = source.keys[1] ? sql.raw(source.keys[1].column) : sql`''`;

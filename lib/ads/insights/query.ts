@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { adsAdSets, adsAds, adsInsightSyncs } from "../../db/schema";
 import { queryRows } from "../../mail/send-jobs/sql";
-import { BREAKDOWN_SOURCES, blockRanges, windowOf } from "./blocks";
+import { BREAKDOWN_SOURCES, blockRanges } from "./blocks";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } from "./calendar";
 
@@ -224,14 +224,14 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
   const filters: SQL[] = [sql`b.customer_id = ${customerId}`, sql`b.breakdown = ${breakdown}`, sql`b.entity_kind = ${query.level}`];
   if (query.entity_id !== undefined) filters.push(sql`b.entity_id = ${query.entity_id}`);
   if (query.adset_id !== undefined) filters.push(sql`b.ad_set_id = ${query.adset_id}`);
+  // The range is the union of a few aligned day blocks (blocks.ts): about ten rows per entity and value.
   const platformIds =
     query.level === "ad"
       ? sql`select id, platform_ad_id as platform_id from ads_ads where customer_id = ${customerId}`
       : sql`select id, platform_ad_set_id as platform_id from ads_ad_sets where customer_id = ${customerId}`;
-  const aggregate = (blocks: SQL) =>
-    queryRows<Aggregate>(
-      db,
-      sql`
+  const rows = await queryRows<Aggregate>(
+    db,
+    sql`
     select agg.entity_id as id, agg.ad_set_id as adset_id, p.platform_id, agg.key1 as k1, agg.key2 as k2,
            agg.impressions::float8 as impressions, agg.reach::float8 as reach, agg.clicks::float8 as clicks,
            agg.spend::float8 as spend, agg.conversions::float8 as conversions, agg.value::float8 as value
@@ -239,20 +239,14 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
       -- float8 sums: exact below 2^53 and far cheaper than the numeric a sum of int8 gives.
       select entity_id, ad_set_id, key1, key2, sum(impressions::float8) as impressions, max(reach) as reach, sum(clicks::float8) as clicks,
              sum(spend_minor::float8) as spend, sum(conversions::float8) as conversions, sum(conversion_value_minor::float8) as value
-      from ${blocks}
+      from ${blockRanges(range.since, range.until)}
       join ads_insight_blocks b on b.level = r.level and b.block_start = r.block_start
       where ${sql.join(filters, sql` and `)}
       group by entity_id, ad_set_id, key1, key2
     ) agg
     join (${platformIds}) p on p.id = agg.entity_id
     order by agg.entity_id, agg.key1, agg.key2`,
-    );
-  // A `last_Nd` range is one precomputed window per entity and value when the last snapshot run built it
-  // for this very range; otherwise (or when it holds nothing to match) the union of a few aligned day blocks
-  // (blocks.ts): about ten rows per entity and value. Both are sums of the same day blocks.
-  const window = windowOf(range.since, range.until);
-  let rows = window ? await aggregate(sql`(values (${window.level}::int2, ${window.start}::date)) as r(level, block_start)`) : [];
-  if (rows.length === 0) rows = await aggregate(blockRanges(range.since, range.until));
+  );
   return rows.map((row) => ({
     id: row.id,
     adset_id: row.adset_id,
