@@ -153,7 +153,17 @@ const ratio = (numerator: number, denominator: number, scale: number, digits: nu
   denominator === 0 ? null : round((numerator * scale) / denominator, digits);
 
 /** One aggregated row as the query hands it over: entity id, the two breakdown keys, then the six sums. */
-type Aggregate = [entityId: string, key1: string, key2: string, impressions: number, reach: number, clicks: number, spend: number, conversions: number, value: number];
+type Aggregate = [
+  entityId: string,
+  key1: string,
+  key2: string,
+  impressions: number,
+  reach: number,
+  clicks: number,
+  spend: number,
+  conversions: number,
+  value: number,
+];
 
 function metricsOf(row: Aggregate, fields: InsightField[]): InsightMetrics {
   const [, , , impressions, reach, clicks, spend, conversions, value] = row;
