@@ -14,7 +14,9 @@ import { seedDemo } from "../lib/seed";
  * Insights at the size the issue names: 200 ads with 90 days of snapshots (every breakdown, ~850,000 rows),
  * pulled from the embedded Graph simulator by the real snapshot job (ingest rate), then
  * `GET /ads/v1/insights?level=ad&date_range=last_90d&breakdowns=…` through the whole app (auth, rate limit,
- * validation, query, envelope). Target: p50 ≤ 30 ms with a breakdown, 2 cores.
+ * validation, query, envelope). Target: p50 ≤ 30 ms with a breakdown, 2 cores. Three figures per
+ * breakdown: a preset answered from the window cache, the same preset right after a snapshot run (summed
+ * from the blocks and kept), and the same 90 days as a custom range (never cached).
  */
 const ADS = 200;
 const AD_SETS = 10;
@@ -118,31 +120,49 @@ export async function benchAdsInsights(): Promise<void> {
     await runtime.deps.db.execute(sql`vacuum analyze ads_insight_blocks`);
 
     const key = demo.keys.adsReporting;
-    async function measure(query: string): Promise<{ p50: number; p95: number; rows: number }> {
+    // The answer's time is to its last byte; the bench's own parse of the body comes after the clock stops.
+    async function request(query: string): Promise<{ ms: number; rows: number }> {
+      const start = performance.now();
+      const response = await runtime.app.root.request(`/ads/v1/insights?${query}`, { headers: { authorization: `Bearer ${key}` } });
+      const bytes = await response.arrayBuffer();
+      const ms = performance.now() - start;
+      const body = JSON.parse(new TextDecoder().decode(bytes)) as { data: unknown[] };
+      if (response.status !== 200) throw new Error(`insights answered ${response.status}: ${JSON.stringify(body)}`);
+      return { ms, rows: body.data.length };
+    }
+    async function measure(query: string, before?: () => Promise<unknown>): Promise<{ p50: number; p95: number; rows: number }> {
       const timings: number[] = [];
       let rows = 0;
       for (let i = 0; i < QUERIES + 5; i++) {
-        const start = performance.now();
-        const response = await runtime.app.root.request(`/ads/v1/insights?${query}`, { headers: { authorization: `Bearer ${key}` } });
-        const body = (await response.json()) as { data: unknown[] };
-        if (response.status !== 200) throw new Error(`insights answered ${response.status}: ${JSON.stringify(body)}`);
-        if (i >= 5) timings.push(performance.now() - start);
-        rows = body.data.length;
+        await before?.();
+        const result = await request(query);
+        if (i >= 5) timings.push(result.ms);
+        rows = result.rows;
       }
       timings.sort((a, b) => a - b);
       return { p50: percentile(timings, 50), p95: percentile(timings, 95), rows };
     }
+    const forgetWindows = () => runtime.deps.db.execute(sql`delete from ads_insight_windows where customer_id = ${customerId}`);
+    // The same 90 days as last_90d, given as a custom range: never cached, summed from the blocks each time.
+    const probe = await runtime.app.root.request("/ads/v1/insights?level=adset&date_range=last_90d&fields=spend", {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const sample = ((await probe.json()) as { data: { date_start: string; date_stop: string }[] }).data;
+    const custom = encodeURIComponent(JSON.stringify({ since: sample[0]?.date_start, until: sample[0]?.date_stop }));
+    const ms = (value: number) => `${value.toFixed(1)} ms`;
     for (const [label, query] of [
-      ["breakdowns=gender", "level=ad&date_range=last_90d&breakdowns=gender"],
-      ["breakdowns=country", "level=ad&date_range=last_90d&breakdowns=country"],
-      ["breakdowns=age", "level=ad&date_range=last_90d&breakdowns=age"],
-      ["breakdowns=age,gender", "level=ad&date_range=last_90d&breakdowns=age,gender"],
-      ["no breakdown", "level=ad&date_range=last_90d"],
-      ["level=adset, breakdowns=gender", "level=adset&date_range=last_90d&breakdowns=gender"],
+      ["breakdowns=gender", "level=ad&breakdowns=gender"],
+      ["breakdowns=country", "level=ad&breakdowns=country"],
+      ["breakdowns=age", "level=ad&breakdowns=age"],
+      ["breakdowns=age,gender", "level=ad&breakdowns=age,gender"],
+      ["no breakdown", "level=ad"],
+      ["level=adset, breakdowns=gender", "level=adset&breakdowns=gender"],
     ] as const) {
-      const result = await measure(query);
+      const cached = await measure(`${query}&date_range=last_90d`);
+      const cold = await measure(`${query}&date_range=last_90d`, forgetWindows);
+      const blocks = await measure(`${query}&date_range=${custom}`);
       process.stdout.write(
-        `ads insights query (${ADS} ads × ${DAYS} days, ${label}): p50 ${result.p50.toFixed(1)} ms, p95 ${result.p95.toFixed(1)} ms, ${result.rows} rows (target p50 ≤ 30 ms with a breakdown)\n`,
+        `ads insights query (${ADS} ads × ${DAYS} days, ${label}, ${cached.rows} rows): p50/p95 last_90d cached ${ms(cached.p50)}/${ms(cached.p95)}, first after a snapshot run ${ms(cold.p50)}/${ms(cold.p95)}, custom 90-day range ${ms(blocks.p50)}/${ms(blocks.p95)} (target p50 ≤ 30 ms)\n`,
       );
     }
   } finally {

@@ -201,6 +201,47 @@ describe("insights: snapshots and GET /v1/insights", () => {
     expect(JSON.stringify(r.json.error), describeResponse(r)).toContain(field);
   });
 
+  test("a preset's answer is cached for the blocks' version: read while current, never after the next snapshot run", async () => {
+    const windows = async () =>
+      (
+        (await world.h.db.execute(
+          sql`select w.version, w.since::text as since, w.until::text as until, s.blocks_version from ads_insight_windows w join ads_insight_syncs s using (customer_id)
+              where w.customer_id = ${own.id} and w.breakdown = 'age,gender' and w.entity_kind = 'ad'`,
+        )) as unknown as { rows: { version: number; since: string; until: string; blocks_version: number }[] }
+      ).rows;
+    const preset = "level=ad&date_range=last_7d&breakdowns=age,gender";
+    const first = await insights(own, preset);
+    expect(first.status, describeResponse(first)).toBe(200);
+    expect(first.json.data.length).toBeGreaterThan(0);
+    const [stored] = await windows();
+    expect(stored, "the preset's rows were kept").toBeDefined();
+    expect(stored?.version).toBe(stored?.blocks_version);
+    const range = { since: first.json.data[0].date_start, until: first.json.data[0].date_stop };
+    expect(stored).toMatchObject(range);
+    // The same range as a custom one is never cached: it is summed from the blocks, and equals the cached answer.
+    const custom = await insights(own, `level=ad&date_range=${encodeURIComponent(JSON.stringify(range))}&breakdowns=age,gender`);
+    expect(custom.json.data).toEqual(first.json.data);
+    expect(await windows()).toHaveLength(1);
+
+    // The window is what answers while its version is current (emptied here, the answer is empty)…
+    await world.h.db.execute(sql`update ads_insight_windows set rows = '[]' where customer_id = ${own.id} and breakdown = 'age,gender'`);
+    expect((await insights(own, preset)).json.data).toEqual([]);
+    // …and a newer version of the blocks is never answered from it.
+    await world.h.db.execute(sql`update ads_insight_syncs set blocks_version = blocks_version + 1 where customer_id = ${own.id}`);
+    expect((await insights(own, preset)).json.data).toEqual(first.json.data);
+
+    // The next run revises the last days' conversions: the preset answers the revised figures at once.
+    advanceDays(0.25);
+    await runSnapshotCron(own);
+    const revised = await insights(own, preset);
+    expect(revised.json.data).not.toEqual(first.json.data);
+    const recomputed = await insights(own, `level=ad&date_range=${encodeURIComponent(JSON.stringify(range))}&breakdowns=age,gender`);
+    expect(revised.json.data).toEqual(recomputed.json.data);
+    const after = await windows();
+    expect(after, "older versions were removed by the rebuild; the new answer was kept").toHaveLength(1);
+    expect(after[0]?.version).toBe(after[0]?.blocks_version);
+  });
+
   test("another customer's ad, ad set or unknown ids answer 404", async () => {
     const other = await onboardedCustomer(world, "Insights other");
     for (const query of [`level=ad&entity_id=${ads[0]?.id}`, `level=adset&entity_id=${ads[0]?.ad_set_id}`, `level=ad&adset_id=${ads[0]?.ad_set_id}`]) {

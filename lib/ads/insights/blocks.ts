@@ -1,4 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
+import { and, eq, lt, sql, type SQL } from "drizzle-orm";
+import { adsInsightSyncs, adsInsightWindows } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { addDays, daysBetween } from "./calendar";
 
@@ -68,8 +69,11 @@ const CONFLICT = sql.raw("(customer_id, breakdown, entity_kind, level, block_sta
 /**
  * Rebuilds every block that contains a day of `[since, until]`, for every breakdown and both entity kinds,
  * level by level. Called after the days' snapshots were stored; repeating it gives the same blocks.
+ * The blocks' version is raised before and after, so a cached window computed from a half-rebuilt state
+ * (or any earlier one) is never read again; the stale windows are removed at the end.
  */
 export async function rebuildBlocks(db: Database, customerId: string, since: string, until: string): Promise<void> {
+  await raiseBlocksVersion(db, customerId);
   for (const [breakdown, source] of Object.entries(BREAKDOWN_SOURCES)) {
     const key1 = source.keys[0] ? sql.raw(source.keys[0].column) : sql`''`;
     const key2 = source.keys[1] ? sql.raw(source.keys[1].column) : sql`''`;
@@ -100,6 +104,17 @@ export async function rebuildBlocks(db: Database, customerId: string, since: str
       }
     }
   }
+  const version = await raiseBlocksVersion(db, customerId);
+  await db.delete(adsInsightWindows).where(and(eq(adsInsightWindows.customerId, customerId), lt(adsInsightWindows.version, version)));
+}
+
+async function raiseBlocksVersion(db: Database, customerId: string): Promise<number> {
+  const [sync] = await db
+    .update(adsInsightSyncs)
+    .set({ blocksVersion: sql`${adsInsightSyncs.blocksVersion} + 1` })
+    .where(eq(adsInsightSyncs.customerId, customerId))
+    .returning({ version: adsInsightSyncs.blocksVersion });
+  return sync?.version ?? 0;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { bigint, date, index, pgTable, primaryKey, smallint, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { bigint, date, index, integer, pgTable, primaryKey, smallint, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { adsStages, customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -55,6 +55,8 @@ export const adsInsightSyncs = pgTable("ads_insight_syncs", {
   syncedThrough: date({ mode: "string" }),
   lastRunAt: at(),
   lastError: text(),
+  /** Raised before and after every rebuild of the customer's blocks: a cached window is good only for the version it was computed from. */
+  blocksVersion: integer().notNull().default(0),
   updatedAt: at().notNull().defaultNow(),
 });
 
@@ -100,4 +102,27 @@ export const adsInsightBlocks = pgTable(
     ...metricColumns(),
   },
   (t) => [primaryKey({ columns: [t.customerId, t.breakdown, t.entityKind, t.level, t.blockStart, t.entityId, t.key1, t.key2] })],
+);
+
+/**
+ * Read-through cache of preset insight queries without an entity filter: the aggregated rows of one
+ * breakdown, entity kind and date range as the JSON the query hands over, computed from the blocks at
+ * `version` (`ads_insight_syncs.blocks_version`). A window whose version is not the current one is never
+ * read; the rebuild removes those. Dashboards ask the same presets all day, and the blocks change once a day.
+ */
+export const adsInsightWindows = pgTable(
+  "ads_insight_windows",
+  {
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    breakdown: text().notNull(),
+    entityKind: text({ enum: ["ad", "adset"] }).notNull(),
+    since: date({ mode: "string" }).notNull(),
+    until: date({ mode: "string" }).notNull(),
+    version: integer().notNull(),
+    rows: text().notNull(),
+    createdAt: at().notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.breakdown, t.entityKind, t.since, t.until] })],
 );
