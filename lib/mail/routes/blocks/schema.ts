@@ -1,4 +1,58 @@
+import { z } from "@hono/zod-openapi";
 import type { BlockRow } from "../../setup/blocks";
+import { uuidExample } from "../shared";
+
+export const BlockParam = z
+  .object({
+    name: z.string().openapi({ description: "Placeholder name used in the block (`{{name}}`).", example: "title" }),
+    label: z.string().openapi({ description: "Label for the builder UI.", example: "Title" }),
+    type: z
+      .string()
+      .openapi({ description: "`string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).", example: "string" }),
+    required: z.boolean().openapi({ description: "Whether a value must be given.", example: true }),
+    fallback: z.string().nullable().openapi({ description: "Used when no value is given.", example: null }),
+    hide_if_missing: z.boolean().openapi({ description: "Without a value the block's element is left out.", example: false }),
+    example: z.string().openapi({ description: "Example value (used in tiles).", example: "Our spring news" }),
+  })
+  .openapi("BlockParam");
+
+export const Tag = z
+  .object({
+    slug: z.string().openapi({ description: "Stable key; logic uses it. `header` and `footer` are built in.", example: "header" }),
+    label: z.string().openapi({ description: "Display label.", example: "Header" }),
+  })
+  .openapi("BlockTag");
+
+export const Block = z
+  .object({
+    id: z.uuid().openapi({ description: "Immutable block id; stacks reference blocks by it.", example: uuidExample }),
+    slug: z.string().openapi({ description: "Human-readable label; may change.", example: "heading" }),
+    name: z.string().openapi({ description: "Display name.", example: "Heading" }),
+    tags: z.array(Tag).openapi({ description: "Categories." }),
+    series: z
+      .object({
+        slug: z.string().openapi({ description: "Series key.", example: "classic" }),
+        label: z.string().openapi({ description: "Series label.", example: "Classic" }),
+      })
+      .nullable()
+      .openapi({ description: "At most one series, for grouping only; a stack may mix series.", example: { slug: "classic", label: "Classic" } }),
+    description: z.string().nullable().openapi({ description: "What the block is for.", example: "A large heading." }),
+    version: z.number().int().openapi({ description: "Bumped on every change of the block.", example: 3 }),
+    params: z.array(BlockParam).openapi({ description: "Parameter schema." }),
+    tile_url: z.string().openapi({ description: "Path of the block's tile (GET, same key).", example: `/mail/v1/blocks/${uuidExample}/tile` }),
+  })
+  .openapi("Block");
+
+export const Tile = z
+  .object({
+    block_id: z.uuid().openapi({ description: "The block.", example: uuidExample }),
+    slug: z.string().openapi({ description: "The block's slug.", example: "heading" }),
+    html: z.string().nullable().openapi({
+      description: "Complete HTML document for an iframe `srcdoc`; null when the block cannot render with its examples.",
+      example: "<!doctype html>…",
+    }),
+  })
+  .openapi("BlockTile");
 
 /** A usable block as the API shows it, with the path of its tile. */
 export function toBlockView(row: BlockRow) {

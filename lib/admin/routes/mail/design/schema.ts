@@ -1,4 +1,38 @@
+import { z } from "@hono/zod-openapi";
 import { defaultDesignTokens, designTokensSchema, type DesignTokenName } from "../../../../mail/render/tokens";
+
+/** Every token documented from the render schema itself, so the docs cannot drift from what renders. */
+export const MailDesignTokens = z
+  .object(
+    Object.fromEntries(
+      Object.entries(designTokensSchema.shape).map(([key, schema]) => [
+        key,
+        z.string().openapi({ description: String(schema.meta()?.description ?? key), example: defaultDesignTokens[key as keyof typeof defaultDesignTokens] }),
+      ]),
+    ),
+  )
+  .openapi("MailDesignTokens", { description: "Complete resolved design tokens: the overrides over the defaults. All strings; sizes in px." });
+
+export const MailDesignRules = z
+  .object({
+    overrides: z
+      .record(z.string(), z.string())
+      .openapi({ description: "The customer's own values (a subset of the token keys); empty when none.", example: { color_primary: "#e11d48" } }),
+    tokens: MailDesignTokens,
+    version: z.number().int().openapi({ description: "0 while the customer has no rules of its own; bumped by every PUT (tiles follow it).", example: 1 }),
+  })
+  .openapi("MailDesignRules");
+
+export const PutMailDesignRules = z
+  .object({
+    overrides: z.record(z.string(), z.string()).openapi({
+      description:
+        "The complete set of overrides (replaces the previous one); any subset of the token keys. Keys left out use the defaults; `{}` resets to the defaults.",
+      example: { color_primary: "#e11d48", button_radius: "0px" },
+    }),
+  })
+  .strict()
+  .openapi("PutMailDesignRules");
 
 /*
  * The spec names sixteen token keys and says further groups (status colours, components) exist without

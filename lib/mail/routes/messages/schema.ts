@@ -1,0 +1,36 @@
+import { z } from "@hono/zod-openapi";
+import { uuidExample } from "../shared";
+
+export const MessageEvent = z
+  .object({
+    type: z.string().openapi({ description: "`accepted`, `delivered`, `bounced`, `complained`, `opened`, `clicked`, …", example: "delivered" }),
+    at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:03.000Z" }),
+    details: z.record(z.string(), z.unknown()).openapi({ description: "Event details (no recipient address).", example: {} }),
+  })
+  .openapi("MessageEvent");
+
+const ts = (description: string) => z.string().nullable().openapi({ description, example: null });
+
+export const Message = z
+  .object({
+    id: z.uuid().openapi({ description: "The message id.", example: uuidExample }),
+    kind: z.enum(["transactional", "newsletter"]).openapi({ description: "Kind of mail.", example: "transactional" }),
+    mode: z.enum(["live", "sandbox"]).openapi({ description: "Sandbox mails are accepted but not delivered or counted.", example: "live" }),
+    status: z.enum(["pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"]).openapi({
+      description: "State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).",
+      example: "accepted",
+    }),
+    template_id: z.uuid().openapi({ description: "Template it was sent from.", example: uuidExample }),
+    send_job_id: z.uuid().nullable().openapi({ description: "Send job, null for transactional mail.", example: null }),
+    subject: z.string().openapi({ description: "Subject as sent.", example: "Your order A-10023" }),
+    bounce_type: z.string().nullable().openapi({ description: "Provider bounce type, e.g. `HardBounce`.", example: null }),
+    error: z.string().nullable().openapi({ description: "Why the provider did not accept it.", example: null }),
+    created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
+    delivered_at: ts("ISO 8601 or null."),
+    first_opened_at: ts("ISO 8601 or null (newsletters only)."),
+    first_clicked_at: ts("ISO 8601 or null (newsletters only)."),
+    bounced_at: ts("ISO 8601 or null."),
+    complained_at: ts("ISO 8601 or null."),
+    events: z.array(MessageEvent).openapi({ description: "History, kept 90 days." }),
+  })
+  .openapi("Message");
