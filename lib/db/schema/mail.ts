@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import type { BlockParamType } from "../json-columns";
 import { customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -11,7 +12,7 @@ const customerRef = () =>
 export type BlockParamRecord = {
   name: string;
   label: string;
-  type: "string" | "text" | "url" | "image";
+  type: BlockParamType;
   required: boolean;
   fallback: string | null;
   hide_if_missing: boolean;
@@ -19,7 +20,11 @@ export type BlockParamRecord = {
 };
 export type TagRecord = { slug: string; label: string };
 /** Contract parameters take the same value types as block parameters (image parameters take a URL). */
-export type ContractEntry = { name: string; label: string; type: BlockParamRecord["type"]; required: boolean; example: string };
+export type ContractEntry = { name: string; label: string; type: BlockParamType; required: boolean; example: string };
+
+export const templateKinds = ["transactional", "newsletter"] as const;
+export const templateOrigins = ["admin", "customer"] as const;
+export const templateStatuses = ["draft", "active", "archived"] as const;
 export type StackRecord = { block_id: string; values: Record<string, string> }[];
 export type SenderRecord = { email: string; name: string };
 export type BrandRecord = {
@@ -117,12 +122,10 @@ export const mailTemplates = pgTable(
     id: uuid().primaryKey().defaultRandom(),
     customerId: customerRef(),
     name: text().notNull(),
-    kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
-    origin: text({ enum: ["admin", "customer"] }).notNull(),
+    kind: text({ enum: templateKinds }).notNull(),
+    origin: text({ enum: templateOrigins }).notNull(),
     subject: text().notNull(),
-    status: text({ enum: ["draft", "active", "archived"] })
-      .notNull()
-      .default("active"),
+    status: text({ enum: templateStatuses }).notNull().default("active"),
     params: jsonb().$type<ContractEntry[]>().notNull().default([]),
     blocks: jsonb().$type<StackRecord | null>(),
     from: jsonb().$type<SenderRecord | null>(),

@@ -1,8 +1,9 @@
+import type { BlockParamType } from "../../db/json-columns";
 import type { DesignTokens } from "./tokens";
 
-export type TemplateKind = "newsletter" | "transactional";
+export type { BlockParamType };
 
-export type BlockParamType = "string" | "text" | "url" | "image";
+export type TemplateKind = "newsletter" | "transactional";
 
 /** One entry of a block's parameter schema (spec: Block parameter). */
 export interface BlockParam {

@@ -17,8 +17,6 @@ export const isoExample = "2026-03-01T10:00:00.000Z";
  */
 export const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
-export const paramTypes = ["string", "text", "url", "image"] as const;
-
 /**
  * Parameter names are plain identifiers: `token.*` and `brand.*` resolve to design tokens and brand
  * values before any parameter, so dotted names could never be reached.

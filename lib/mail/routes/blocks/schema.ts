@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { BlockRow } from "../../setup/blocks";
+import { blockParamTypes } from "../../../db/json-columns";
 import { uuidExample } from "../shared";
 
 export const BlockParam = z
@@ -7,7 +8,7 @@ export const BlockParam = z
     name: z.string().openapi({ description: "Placeholder name used in the block (`{{name}}`).", example: "title" }),
     label: z.string().openapi({ description: "Label for the builder UI.", example: "Title" }),
     type: z
-      .string()
+      .enum(blockParamTypes)
       .openapi({ description: "`string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).", example: "string" }),
     required: z.boolean().openapi({ description: "Whether a value must be given.", example: true }),
     fallback: z.string().nullable().openapi({ description: "Used when no value is given.", example: null }),

@@ -1,4 +1,6 @@
 import { z } from "@hono/zod-openapi";
+import { blockParamTypes } from "../../../db/json-columns";
+import { templateKinds, templateOrigins, templateStatuses } from "../../../db/schema";
 import { uuidExample } from "../shared";
 
 /**
@@ -8,10 +10,6 @@ import { uuidExample } from "../shared";
  */
 export const TEMPLATE_VALUE_MAX = 100_000;
 const TemplateValue = z.string().max(TEMPLATE_VALUE_MAX);
-
-export const templateKinds = ["transactional", "newsletter"] as const;
-export const templateOrigins = ["admin", "customer"] as const;
-export const templateStatuses = ["draft", "active", "archived"] as const;
 
 export const Values = z
   .record(z.string(), TemplateValue)
@@ -35,7 +33,7 @@ export const ContractEntry = z
   .object({
     name: z.string().openapi({ description: "Parameter name.", example: "order_number" }),
     label: z.string().openapi({ description: "Label.", example: "Order number" }),
-    type: z.string().openapi({ description: "`string`, `text`, `url` or `image`.", example: "string" }),
+    type: z.enum(blockParamTypes).openapi({ description: "`string`, `text`, `url` or `image`.", example: "string" }),
     required: z.boolean().openapi({ description: "Whether a send must give it.", example: true }),
     example: z.string().openapi({ description: "Example value.", example: "A-10023" }),
   })

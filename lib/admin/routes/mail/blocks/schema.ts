@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { blockParamTypes } from "../../../../db/json-columns";
 import type { BlockRow } from "../../../../mail/setup/blocks";
 import {
   atLeastOneField,
@@ -9,7 +10,6 @@ import {
   customerId,
   isoExample,
   orNull,
-  paramTypes,
   parameterName,
   slug,
 } from "../shared";
@@ -18,7 +18,7 @@ export const MailBlockParam = z
   .object({
     name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
     label: z.string().trim().min(1).max(200).openapi({ description: "Label shown in the builder, 1–200 characters.", example: "Title" }),
-    type: z.enum(paramTypes).openapi({
+    type: z.enum(blockParamTypes).openapi({
       description:
         "`string` (one line), `text` (line breaks become `<br>`), `url` (link; http, https, mailto or tel) or `image` (image URL, e.g. an asset URL).",
       example: "string",

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { BlockReferenceFields, CreateTemplateFields, TemplateFields, templateKinds, templateStatuses, Values } from "../../../../mail/routes/templates/schema";
+import { blockParamTypes } from "../../../../db/json-columns";
+import { templateKinds, templateStatuses } from "../../../../db/schema";
+import { BlockReferenceFields, CreateTemplateFields, TemplateFields, Values } from "../../../../mail/routes/templates/schema";
 import { MailSender } from "../provider/schema";
 import {
   atLeastOneField,
@@ -10,7 +12,6 @@ import {
   customerId,
   isoExample,
   orNull,
-  paramTypes,
   parameterName,
   templateId,
 } from "../shared";
@@ -19,7 +20,7 @@ export const MailTemplateParam = z
   .object({
     name: parameterName.openapi({ description: "Parameter name; the template text refers to it as `{{name}}`.", example: "order_number" }),
     label: z.string().trim().min(1).max(200).openapi({ description: "Label, 1–200 characters.", example: "Order number" }),
-    type: z.enum(paramTypes).openapi({ description: "`string`, `text`, `url` or `image` (image parameters take a URL).", example: "string" }),
+    type: z.enum(blockParamTypes).openapi({ description: "`string`, `text`, `url` or `image` (image parameters take a URL).", example: "string" }),
     required: z.boolean().openapi({ description: "Whether every send must give a non-empty value.", example: true }),
     example: z.string().max(10_000).openapi({ description: "Example value for documentation and previews.", example: "A-10023" }),
   })
