@@ -29,22 +29,24 @@ export const BlockReferenceFields = z.object({
 
 export const BlockReference = BlockReferenceFields.openapi("BlockReference");
 
-export const ContractEntry = z
-  .object({
-    name: z.string().openapi({ description: "Parameter name.", example: "order_number" }),
-    label: z.string().openapi({ description: "Label.", example: "Order number" }),
-    type: z.enum(blockParamTypes).openapi({ description: "`string`, `text`, `url` or `image`.", example: "string" }),
-    required: z.boolean().openapi({ description: "Whether a send must give it.", example: true }),
-    example: z.string().openapi({ description: "Example value.", example: "A-10023" }),
-  })
-  .openapi("TemplateParam");
+/** The fields of a contract parameter; `TemplateParam` here, `MailTemplateParam` in the admin API. */
+export const ContractEntryFields = z.object({
+  name: z.string().openapi({ description: "Parameter name.", example: "order_number" }),
+  label: z.string().openapi({ description: "Label.", example: "Order number" }),
+  type: z.enum(blockParamTypes).openapi({ description: "`string`, `text`, `url` or `image`.", example: "string" }),
+  required: z.boolean().openapi({ description: "Whether a send must give it.", example: true }),
+  example: z.string().openapi({ description: "Example value.", example: "A-10023" }),
+});
 
-export const Sender = z
-  .object({
-    email: z.email().openapi({ description: "Sender address.", example: "news@example.com" }),
-    name: z.string().openapi({ description: "Sender name.", example: "Example GmbH" }),
-  })
-  .openapi("Sender");
+export const ContractEntry = ContractEntryFields.openapi("TemplateParam");
+
+/** The fields of a sender; `Sender` here, `MailSender` (with the limits the operator must keep) in the admin API. */
+export const SenderFields = z.object({
+  email: z.email().openapi({ description: "Sender address.", example: "news@example.com" }),
+  name: z.string().openapi({ description: "Sender name.", example: "Example GmbH" }),
+});
+
+export const Sender = SenderFields.openapi("Sender");
 
 /** The fields of a template; `Template` here, `MailTemplate` (with the contract's own schema) in the admin API. */
 export const TemplateFields = z.object({

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { blockParamTypes } from "../../../../db/json-columns";
+import { BlockFields, BlockParamFields, TagFields } from "../../../../mail/routes/blocks/schema";
 import type { BlockRow } from "../../../../mail/setup/blocks";
 import {
   atLeastOneField,
@@ -14,32 +14,30 @@ import {
   slug,
 } from "../shared";
 
-export const MailBlockParam = z
-  .object({
-    name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
-    label: z.string().trim().min(1).max(200).openapi({ description: "Label shown in the builder, 1–200 characters.", example: "Title" }),
-    type: z.enum(blockParamTypes).openapi({
-      description:
-        "`string` (one line), `text` (line breaks become `<br>`), `url` (link; http, https, mailto or tel) or `image` (image URL, e.g. an asset URL).",
-      example: "string",
-    }),
-    required: z.boolean().openapi({ description: "Whether a value must be given when the block is used.", example: true }),
-    fallback: z
-      .string()
-      .max(10_000)
-      .nullable()
-      .openapi({ description: "Used when no (or an empty) value is given; may itself contain placeholders. Null: none.", example: null }),
-    hide_if_missing: z.boolean().openapi({ description: "Without a value the block's outer element is left out of the mail.", example: false }),
-    example: z.string().max(10_000).openapi({ description: "Example value, used to render the block's tile.", example: "Our spring news" }),
-  })
-  .openapi("MailBlockParam");
+export const MailBlockParam = BlockParamFields.extend({
+  name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
+  label: z.string().trim().min(1).max(200).openapi({ description: "Label shown in the builder, 1–200 characters.", example: "Title" }),
+  type: BlockParamFields.shape.type.openapi({
+    description: "`string` (one line), `text` (line breaks become `<br>`), `url` (link; http, https, mailto or tel) or `image` (image URL, e.g. an asset URL).",
+    example: "string",
+  }),
+  required: BlockParamFields.shape.required.openapi({ description: "Whether a value must be given when the block is used.", example: true }),
+  fallback: z
+    .string()
+    .max(10_000)
+    .nullable()
+    .openapi({ description: "Used when no (or an empty) value is given; may itself contain placeholders. Null: none.", example: null }),
+  hide_if_missing: BlockParamFields.shape.hide_if_missing.openapi({
+    description: "Without a value the block's outer element is left out of the mail.",
+    example: false,
+  }),
+  example: z.string().max(10_000).openapi({ description: "Example value, used to render the block's tile.", example: "Our spring news" }),
+}).openapi("MailBlockParam");
 
-export const MailBlockTag = z
-  .object({
-    slug: slug.openapi({ description: "Stable key that logic uses. `header` and `footer` are built in (labels `Header`, `Footer`).", example: "header" }),
-    label: z.string().trim().min(1).max(100).openapi({ description: "Display label, 1–100 characters.", example: "Header" }),
-  })
-  .openapi("MailBlockTag");
+export const MailBlockTag = TagFields.extend({
+  slug: slug.openapi({ description: "Stable key that logic uses. `header` and `footer` are built in (labels `Header`, `Footer`).", example: "header" }),
+  label: z.string().trim().min(1).max(100).openapi({ description: "Display label, 1–100 characters.", example: "Header" }),
+}).openapi("MailBlockTag");
 
 const blockParams = z
   .array(MailBlockParam)
@@ -60,12 +58,15 @@ const blockTags = z
     }
   });
 
-export const MailBlock = z
-  .object({
-    id: z.uuid().openapi({ description: "Immutable block id; stacks reference blocks by it, never by slug.", example: blockId }),
-    slug: z.string().openapi({ description: "Human-readable key; may change and need not be unique.", example: "heading" }),
-    name: z.string().openapi({ description: "Display name.", example: "Heading" }),
-    description: z.string().nullable().openapi({ description: "What the block is for; null when none.", example: "A main heading with an optional subtitle." }),
+export const MailBlock = BlockFields.omit({ tile_url: true })
+  .extend({
+    id: BlockFields.shape.id.openapi({ description: "Immutable block id; stacks reference blocks by it, never by slug.", example: blockId }),
+    slug: BlockFields.shape.slug.openapi({ description: "Human-readable key; may change and need not be unique.", example: "heading" }),
+    name: BlockFields.shape.name.openapi({ description: "Display name.", example: "Heading" }),
+    description: BlockFields.shape.description.openapi({
+      description: "What the block is for; null when none.",
+      example: "A main heading with an optional subtitle.",
+    }),
     mjml: z.string().openapi({
       description:
         "Body-level MJML (one or more `mj-section`/`mj-wrapper`) with `{{param}}` placeholders, `{{#param}}…{{/param}}` sections, `{{token.<key>}}` design tokens and `{{brand.<key>}}` brand values.",
@@ -74,7 +75,10 @@ export const MailBlock = z
     params: z.array(MailBlockParam).openapi({ description: "Parameter schema of the block." }),
     tags: z.array(MailBlockTag).openapi({ description: "Categories; a block tagged `footer` never appears in a stack (footers come from the frame)." }),
     series: orNull(MailBlockTag).openapi({ description: "At most one series, for grouping in the builder; null when none." }),
-    version: z.number().int().openapi({ description: "Starts at 1 and is bumped by every change (tiles and compiled templates follow it).", example: 1 }),
+    version: BlockFields.shape.version.openapi({
+      description: "Starts at 1 and is bumped by every change (tiles and compiled templates follow it).",
+      example: 1,
+    }),
     active: z.boolean().openapi({ description: "Inactive blocks are usable by no customer; their enablements are kept.", example: true }),
     created_at: z.string().openapi({ description: "ISO 8601 creation time.", example: isoExample }),
     updated_at: z.string().openapi({ description: "ISO 8601 time of the last change.", example: isoExample }),

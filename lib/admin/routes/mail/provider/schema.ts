@@ -1,16 +1,14 @@
 import { z } from "@hono/zod-openapi";
+import { SenderFields } from "../../../../mail/routes/templates/schema";
 import { readinessItems } from "../../../../mail/setup/provider-config";
 import { atLeastOneField, atLeastOneFieldMessage, orNull } from "../shared";
 
-export const MailSender = z
-  .object({
-    email: z
-      .email()
-      .max(254)
-      .openapi({ description: "Sender address; must be a verified sender or on a verified domain for readiness.", example: "news@acme.example" }),
-    name: z.string().trim().min(1).max(200).openapi({ description: "Sender display name, 1–200 characters.", example: "Acme GmbH" }),
-  })
-  .openapi("MailSender");
+export const MailSender = SenderFields.extend({
+  email: SenderFields.shape.email
+    .max(254)
+    .openapi({ description: "Sender address; must be a verified sender or on a verified domain for readiness.", example: "news@acme.example" }),
+  name: z.string().trim().min(1).max(200).openapi({ description: "Sender display name, 1–200 characters.", example: "Acme GmbH" }),
+}).openapi("MailSender");
 
 const streamId = z
   .string()

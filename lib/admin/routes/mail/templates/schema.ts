@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { blockParamTypes } from "../../../../db/json-columns";
 import { templateKinds, templateStatuses } from "../../../../db/schema";
-import { BlockReferenceFields, CreateTemplateFields, TemplateFields, Values } from "../../../../mail/routes/templates/schema";
+import { BlockReferenceFields, ContractEntryFields, CreateTemplateFields, TemplateFields, Values } from "../../../../mail/routes/templates/schema";
 import { MailSender } from "../provider/schema";
 import {
   atLeastOneField,
@@ -16,15 +15,13 @@ import {
   templateId,
 } from "../shared";
 
-export const MailTemplateParam = z
-  .object({
-    name: parameterName.openapi({ description: "Parameter name; the template text refers to it as `{{name}}`.", example: "order_number" }),
-    label: z.string().trim().min(1).max(200).openapi({ description: "Label, 1–200 characters.", example: "Order number" }),
-    type: z.enum(blockParamTypes).openapi({ description: "`string`, `text`, `url` or `image` (image parameters take a URL).", example: "string" }),
-    required: z.boolean().openapi({ description: "Whether every send must give a non-empty value.", example: true }),
-    example: z.string().max(10_000).openapi({ description: "Example value for documentation and previews.", example: "A-10023" }),
-  })
-  .openapi("MailTemplateParam");
+export const MailTemplateParam = ContractEntryFields.extend({
+  name: parameterName.openapi({ description: "Parameter name; the template text refers to it as `{{name}}`.", example: "order_number" }),
+  label: z.string().trim().min(1).max(200).openapi({ description: "Label, 1–200 characters.", example: "Order number" }),
+  type: ContractEntryFields.shape.type.openapi({ description: "`string`, `text`, `url` or `image` (image parameters take a URL).", example: "string" }),
+  required: ContractEntryFields.shape.required.openapi({ description: "Whether every send must give a non-empty value.", example: true }),
+  example: z.string().max(10_000).openapi({ description: "Example value for documentation and previews.", example: "A-10023" }),
+}).openapi("MailTemplateParam");
 
 const contract = z
   .array(MailTemplateParam)
