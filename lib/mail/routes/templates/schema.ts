@@ -117,3 +117,5 @@ export const SendResult = z
     status: z.enum(["accepted", "suppressed", "invalid"]).openapi({ description: "Result of the send.", example: "accepted" }),
   })
   .openapi("SendResult");
+
+export type SendResultResponse = z.infer<typeof SendResult>;

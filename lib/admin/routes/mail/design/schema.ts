@@ -82,3 +82,5 @@ export const designTokenReference = [
 ].join("\n");
 
 export const tags = ["Mail design rules"];
+
+export type MailDesignRulesResponse = z.infer<typeof MailDesignRules>;

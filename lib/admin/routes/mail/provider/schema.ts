@@ -75,3 +75,6 @@ export const MailReadiness = z
   .openapi("MailReadiness");
 
 export const tags = ["Mail provider"];
+
+export type MailProviderConfigResponse = z.infer<typeof MailProviderConfig>;
+export type MailReadinessResponse = z.infer<typeof MailReadiness>;
