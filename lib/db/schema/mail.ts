@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { BlockParamType } from "../json-columns";
-import { customers } from "./core";
+import { customers, mailModes } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 const customerRef = () =>
@@ -23,6 +23,8 @@ export type TagRecord = { slug: string; label: string };
 export type ContractEntry = { name: string; label: string; type: BlockParamType; required: boolean; example: string };
 
 export const templateKinds = ["transactional", "newsletter"] as const;
+/** Postmark message streams: broadcast (newsletters) and outbound (transactional); suppressions apply per stream. */
+export const mailStreams = ["newsletter", "transactional"] as const;
 export const templateOrigins = ["admin", "customer"] as const;
 export const templateStatuses = ["draft", "active", "archived"] as const;
 export type StackRecord = { block_id: string; values: Record<string, string> }[];
@@ -151,8 +153,8 @@ export const mailMessages = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     customerId: customerRef(),
-    kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
-    mode: text({ enum: ["live", "sandbox"] }).notNull(),
+    kind: text({ enum: templateKinds }).notNull(),
+    mode: text({ enum: mailModes }).notNull(),
     status: text({ enum: messageStatuses }).notNull(),
     templateId: uuid().notNull(),
     sendJobId: uuid(),
@@ -204,7 +206,7 @@ export const mailSuppressions = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     customerId: customerRef(),
-    stream: text({ enum: ["newsletter", "transactional"] }).notNull(),
+    stream: text({ enum: mailStreams }).notNull(),
     email: text().notNull(),
     active: boolean().notNull(),
     reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }),

@@ -1,10 +1,11 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessageEvents, mailMessages, type messageStatuses } from "../../db/schema";
+import { mailMessageEvents, mailMessages } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import { messageOutcome } from "../messages/service";
 import { queryRows } from "./sql";
 import type { z } from "@hono/zod-openapi";
+import type { PublicMessageStatus as PublicMessageStatusSchema } from "../routes/messages/schema";
 import type {
   JobMessage as JobMessageSchema,
   LinkStat as LinkStatSchema,
@@ -113,7 +114,7 @@ export async function jobLinks(db: Database, customerId: string, jobId: string):
   );
 }
 
-export type PublicMessageStatus = Exclude<(typeof messageStatuses)[number], "sending">;
+export type PublicMessageStatus = z.infer<typeof PublicMessageStatusSchema>;
 
 export type JobMessage = z.infer<typeof JobMessageSchema>;
 

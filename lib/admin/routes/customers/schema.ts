@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { mailModes } from "../../../db/schema";
 
 export const MailSettings = z
   .object({
     sending_blocked: z
       .boolean()
       .openapi({ description: "Administrative switch: when true the sending endpoints answer 403; reads keep working.", example: false }),
-    mode: z.enum(["live", "sandbox"]).openapi({ description: "`sandbox`: the provider accepts mail, nothing is delivered or counted.", example: "live" }),
+    mode: z.enum(mailModes).openapi({ description: "`sandbox`: the provider accepts mail, nothing is delivered or counted.", example: "live" }),
     monthly_limit: z
       .int32()
       .min(0)

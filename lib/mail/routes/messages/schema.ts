@@ -1,5 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { mailModes, messageStatuses, templateKinds } from "../../../db/schema";
 import { uuidExample } from "../shared";
+
+/** A message's state as callers see it: `sending` is internal (the in-flight mark) and shows as `pending`. */
+export const PublicMessageStatus = z.enum(messageStatuses).exclude(["sending"]);
 
 export const MessageEvent = z
   .object({
@@ -14,9 +18,9 @@ const ts = (description: string) => z.string().nullable().openapi({ description,
 export const Message = z
   .object({
     id: z.uuid().openapi({ description: "The message id.", example: uuidExample }),
-    kind: z.enum(["transactional", "newsletter"]).openapi({ description: "Kind of mail.", example: "transactional" }),
-    mode: z.enum(["live", "sandbox"]).openapi({ description: "Sandbox mails are accepted but not delivered or counted.", example: "live" }),
-    status: z.enum(["pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"]).openapi({
+    kind: z.enum(templateKinds).openapi({ description: "Kind of mail.", example: "transactional" }),
+    mode: z.enum(mailModes).openapi({ description: "Sandbox mails are accepted but not delivered or counted.", example: "live" }),
+    status: PublicMessageStatus.openapi({
       description: "State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).",
       example: "accepted",
     }),
