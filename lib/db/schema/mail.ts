@@ -25,6 +25,8 @@ export type ContractEntry = { name: string; label: string; type: BlockParamType;
 export const templateKinds = ["transactional", "newsletter"] as const;
 /** Postmark message streams: broadcast (newsletters) and outbound (transactional); suppressions apply per stream. */
 export const mailStreams = ["newsletter", "transactional"] as const;
+/** Why an address is suppressed; a spam complaint outranks a hard bounce, which outranks an unsubscribe. */
+export const suppressionReasons = ["unsubscribe", "hard_bounce", "spam_complaint"] as const;
 export const templateOrigins = ["admin", "customer"] as const;
 export const templateStatuses = ["draft", "active", "archived"] as const;
 export type StackRecord = { block_id: string; values: Record<string, string> }[];
@@ -209,7 +211,7 @@ export const mailSuppressions = pgTable(
     stream: text({ enum: mailStreams }).notNull(),
     email: text().notNull(),
     active: boolean().notNull(),
-    reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }),
+    reason: text({ enum: suppressionReasons }),
     changedAt: at(),
     /** When the provider made the latest change the mirror has seen; an older change arriving late is ignored. */
     sourceAt: at(),

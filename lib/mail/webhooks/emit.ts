@@ -1,13 +1,13 @@
 import type { CoreDeps } from "../../core/context";
 import { enqueueWebhookEvent, publishDeliveries as publishStoreDeliveries, type WebhookStore } from "../../core/webhooks/engine";
 import type { Database, Tx } from "../../db/client";
-import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent } from "../../db/schema";
+import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent, type suppressionReasons } from "../../db/schema";
 import type { Stream } from "../suppressions/mirror";
 
 /** The mail service's webhook tables and queue topic for the shared delivery engine (`lib/core/webhooks`). */
 export const MAIL_WEBHOOKS: WebhookStore = { topic: "mail-webhook-delivery", endpoints: mailWebhooks, deliveries: mailWebhookDeliveries };
 
-export type SuppressionReason = "unsubscribe" | "hard_bounce" | "spam_complaint";
+export type SuppressionReason = (typeof suppressionReasons)[number];
 
 /**
  * The event-specific fields of each outgoing event. Every body is

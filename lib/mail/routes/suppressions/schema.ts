@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { cursorQuery, limitQuery } from "../../../core/pagination";
-import { mailStreams } from "../../../db/schema";
+import { mailStreams, suppressionReasons } from "../../../db/schema";
 
 /** Wide on purpose: the feed echoes whatever Postmark holds, and a caller must be able to send it back. */
 export const Address = z
@@ -14,7 +14,7 @@ const StreamParam = z
   .enum(mailStreams)
   .default("newsletter")
   .openapi({ description: "`newsletter` (the broadcast stream, default) or `transactional`.", example: "newsletter" });
-const Reason = z.enum(["unsubscribe", "hard_bounce", "spam_complaint"]);
+const Reason = z.enum(suppressionReasons);
 
 export const SuppressionEntry = z
   .object({

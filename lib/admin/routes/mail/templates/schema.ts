@@ -32,7 +32,7 @@ const contract = z
   });
 
 /*
- * The admin view of the mail service's Template (lib/mail/routes/schema.ts): the same fields, types and
+ * The admin view of the mail service's Template (lib/mail/routes/templates/schema.ts): the same fields, types and
  * limits (a value is capped at 100,000 characters in both APIs), described for the operator, plus what
  * only the operator sets (kind, parameter contract, sender).
  */
