@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { graphId } from "../shared";
+import { CustomerIdParam } from "../../customers/schema";
 
 const locationKey = z.strictObject({
   key: z.string().min(1).max(64).openapi({ description: "Platform location key.", example: "2951825" }),
@@ -163,8 +164,7 @@ export const UpdateAdminTarget = z
   .strictObject({ platform_campaign_id: campaignId.optional(), status: targetStatus.optional(), config: AdminTargetConfigPatch.optional() })
   .openapi("UpdateAdminTarget");
 
-export const TargetKeyParams = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+export const TargetKeyParams = CustomerIdParam.extend({
   key: z
     .string()
     .min(1)

@@ -13,6 +13,7 @@ import {
   parameterName,
   slug,
 } from "../shared";
+import { CustomerIdParam } from "../../customers/schema";
 
 export const MailBlockParam = BlockParamFields.extend({
   name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
@@ -141,8 +142,7 @@ export const BlockIdParam = z.object({
   id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Block id.", example: blockId }),
 });
 
-export const CustomerBlockParams = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: customerId }),
+export const CustomerBlockParams = CustomerIdParam.extend({
   blockId: z.uuid().openapi({ param: { name: "blockId", in: "path" }, description: "Block id.", example: blockId }),
 });
 

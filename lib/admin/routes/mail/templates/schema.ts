@@ -2,18 +2,8 @@ import { z } from "@hono/zod-openapi";
 import { templateKinds, templateStatuses } from "../../../../db/schema";
 import { BlockReferenceFields, ContractEntryFields, CreateTemplateFields, TemplateFields, Values } from "../../../../mail/routes/templates/schema";
 import { MailSender } from "../provider/schema";
-import {
-  atLeastOneField,
-  atLeastOneFieldMessage,
-  blockId,
-  checkUniqueNames,
-  checkUrlValues,
-  customerId,
-  isoExample,
-  orNull,
-  parameterName,
-  templateId,
-} from "../shared";
+import { atLeastOneField, atLeastOneFieldMessage, blockId, checkUniqueNames, checkUrlValues, isoExample, orNull, parameterName, templateId } from "../shared";
+import { CustomerIdParam } from "../../customers/schema";
 
 export const MailTemplateParam = ContractEntryFields.extend({
   name: parameterName.openapi({ description: "Parameter name; the template text refers to it as `{{name}}`.", example: "order_number" }),
@@ -103,8 +93,7 @@ export const UpdateMailTemplate = z
   .refine(atLeastOneField, atLeastOneFieldMessage)
   .openapi("UpdateMailTemplate");
 
-export const CustomerTemplateParams = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: customerId }),
+export const CustomerTemplateParams = CustomerIdParam.extend({
   templateId: z.uuid().openapi({ param: { name: "templateId", in: "path" }, description: "Template id.", example: templateId }),
 });
 
