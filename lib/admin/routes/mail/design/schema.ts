@@ -38,7 +38,7 @@ export const PutMailDesignRules = z
  * The spec names sixteen token keys and says further groups (status colours, components) exist without
  * naming them; these are our names. A key missing from the lists still gets documented under "Other".
  */
-export const namedGroups: [title: string, keys: DesignTokenName[]][] = [
+const namedGroups: [title: string, keys: DesignTokenName[]][] = [
   [
     "Base tokens (the spec's keys)",
     [
@@ -65,13 +65,13 @@ export const namedGroups: [title: string, keys: DesignTokenName[]][] = [
   ["Components (gutters, buttons, dividers, images)", ["space_gutter", "button_padding", "divider_color", "divider_width", "image_radius"]],
 ];
 
-export const allKeys = Object.keys(designTokensSchema.shape) as DesignTokenName[];
-export const grouped = new Set(namedGroups.flatMap(([, keys]) => keys));
-export const tokenGroups = [...namedGroups, ["Other", allKeys.filter((key) => !grouped.has(key))] as [string, DesignTokenName[]]].filter(
+const allKeys = Object.keys(designTokensSchema.shape) as DesignTokenName[];
+const grouped = new Set(namedGroups.flatMap(([, keys]) => keys));
+const tokenGroups = [...namedGroups, ["Other", allKeys.filter((key) => !grouped.has(key))] as [string, DesignTokenName[]]].filter(
   ([, keys]) => keys.length > 0,
 );
 
-export function tokenLine(key: DesignTokenName): string {
+function tokenLine(key: DesignTokenName): string {
   return `- \`${key}\`: ${String(designTokensSchema.shape[key].meta()?.description ?? "")} Default \`${defaultDesignTokens[key]}\`.`;
 }
 
