@@ -7,3 +7,9 @@ export const uuidExample = "7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c";
 export const IdParam = z.object({
   id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Resource id (UUID).", example: uuidExample }),
 });
+
+/** A count in a response. */
+export const count = (description: string, example: number) => z.number().int().openapi({ description, example });
+
+/** An ISO 8601 time in a response, null until it happened. */
+export const timestamp = (description: string, example: string | null = null) => z.string().nullable().openapi({ description, example });

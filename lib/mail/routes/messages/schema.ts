@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { mailModes, messageStatuses, templateKinds } from "../../../db/schema";
-import { uuidExample } from "../shared";
+import { timestamp, uuidExample } from "../shared";
 
 /** A message's state as callers see it: `sending` is internal (the in-flight mark) and shows as `pending`. */
 export const PublicMessageStatus = z.enum(messageStatuses).exclude(["sending"]);
@@ -12,8 +12,6 @@ export const MessageEvent = z
     details: z.record(z.string(), z.unknown()).openapi({ description: "Event details (no recipient address).", example: {} }),
   })
   .openapi("MessageEvent");
-
-const ts = (description: string) => z.string().nullable().openapi({ description, example: null });
 
 export const Message = z
   .object({
@@ -30,11 +28,11 @@ export const Message = z
     bounce_type: z.string().nullable().openapi({ description: "Provider bounce type, e.g. `HardBounce`.", example: null }),
     error: z.string().nullable().openapi({ description: "Why the provider did not accept it.", example: null }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
-    delivered_at: ts("ISO 8601 or null."),
-    first_opened_at: ts("ISO 8601 or null (newsletters only)."),
-    first_clicked_at: ts("ISO 8601 or null (newsletters only)."),
-    bounced_at: ts("ISO 8601 or null."),
-    complained_at: ts("ISO 8601 or null."),
+    delivered_at: timestamp("ISO 8601 or null."),
+    first_opened_at: timestamp("ISO 8601 or null (newsletters only)."),
+    first_clicked_at: timestamp("ISO 8601 or null (newsletters only)."),
+    bounced_at: timestamp("ISO 8601 or null."),
+    complained_at: timestamp("ISO 8601 or null."),
     events: z.array(MessageEvent).openapi({ description: "History, kept 90 days." }),
   })
   .openapi("Message");
