@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { mailModes } from "../../../db/schema";
+import { idPathParam } from "../../../core/openapi";
 
 export const MailSettings = z
   .object({
@@ -56,8 +57,6 @@ export const UpdateCustomer = z
   .strict()
   .openapi("UpdateCustomer");
 
-export const CustomerIdParam = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
-});
+export const CustomerIdParam = idPathParam("Customer id.", "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11");
 
 export type CustomerResponse = z.infer<typeof Customer>;

@@ -3,15 +3,14 @@ import { mailModes, sendJobPauseReasons, sendJobStatuses } from "../../../db/sch
 import { MAX_RECIPIENTS_PER_CALL } from "../../send-jobs/recipients";
 import { cursorQuery, limitQuery } from "../../../core/pagination";
 import { PublicMessageStatus } from "../messages/schema";
+import { idPathParam } from "../../../core/openapi";
 import { count, timestamp } from "../shared";
 
 const jobExample = "0190f3e4-5b2a-7c3d-8e4f-5a6b7c8d9e0f";
 const messageExample = "0190f3e4-6c1d-7aa0-9b2c-3d4e5f6a7b8c";
 const templateExample = "7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c";
 
-export const SendJobIdParam = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Send job id (UUID).", example: jobExample }),
-});
+export const SendJobIdParam = idPathParam("Send job id (UUID).", jobExample);
 
 export const SendJobFrom = z
   .object({

@@ -14,6 +14,7 @@ import {
   slug,
 } from "../shared";
 import { CustomerIdParam } from "../../customers/schema";
+import { idPathParam } from "../../../../core/openapi";
 
 export const MailBlockParam = BlockParamFields.extend({
   name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
@@ -138,9 +139,7 @@ export const MailBlockEnablement = z
   })
   .openapi("MailBlockEnablement");
 
-export const BlockIdParam = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Block id.", example: blockId }),
-});
+export const BlockIdParam = idPathParam("Block id.", blockId);
 
 export const CustomerBlockParams = CustomerIdParam.extend({
   blockId: z.uuid().openapi({ param: { name: "blockId", in: "path" }, description: "Block id.", example: blockId }),
