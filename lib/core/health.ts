@@ -3,6 +3,7 @@ import type { AppEnv, CoreDeps } from "./context";
 import type { ServiceName } from "./errors";
 import { envelope, errorResponses } from "./openapi";
 import { serviceRoute } from "./route";
+import { json } from "./json";
 
 export const Health = z
   .object({
@@ -22,7 +23,7 @@ export function registerGetHealth(router: OpenAPIHono<AppEnv>, deps: CoreDeps, s
     summary: "Health check",
     description: "Answers `ok` when the service can reach its database. Needs any valid key (scope `reporting` suffices).",
     responses: {
-      200: { description: "The service is up.", content: { "application/json": { schema: envelope(Health) } } },
+      200: { description: "The service is up.", content: json(envelope(Health)) },
       ...errorResponses(service, [401, 429, 500]),
     },
   });

@@ -17,6 +17,11 @@ export const Paging = z
   })
   .openapi("Paging");
 
+/** The `{id}` path parameter of a resource: a UUID (anything else is a 422 naming `id`). */
+export function idPathParam(description: string, example: string) {
+  return z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" }, description, example }) });
+}
+
 export function pagedEnvelope<T extends z.ZodType>(item: T) {
   return z.object({ data: z.array(item), paging: Paging, request_id: RequestId });
 }

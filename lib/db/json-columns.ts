@@ -46,3 +46,7 @@ export interface CompiledTemplate {
   /** Names recipient data can fill (slots and section conditions), sorted. */
   placeholders: string[];
 }
+
+/** The value types of a block or contract parameter (`text` keeps line breaks; `url`/`image` take absolute URLs). */
+export const blockParamTypes = ["string", "text", "url", "image"] as const;
+export type BlockParamType = (typeof blockParamTypes)[number];

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { defaultDesignTokens } from "../../lib/mail/render/tokens";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import type { MailDesignRulesResponse } from "../../lib/admin/routes/mail/design/schema";
+import type { DesignTokensResponse } from "../../lib/mail/routes/design-rules/schema";
+import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
+
+type Rules = Envelope<MailDesignRulesResponse>;
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,14 +14,14 @@ afterAll(async () => h.close());
 
 test("without own rules: empty overrides, complete default tokens, version 0", async () => {
   const c = await h.customer();
-  const r = await h.admin("GET", `/v1/customers/${c.id}/mail/design-rules`);
+  const r = await h.admin<Rules>("GET", `/v1/customers/${c.id}/mail/design-rules`);
   expect(r.status, describeResponse(r)).toBe(200);
   expect(r.json.data).toEqual({ overrides: {}, tokens: { ...defaultDesignTokens }, version: 0 });
 });
 
 test("a partial override resolves over the defaults, for the admin and the customer alike", async () => {
   const c = await h.customer();
-  const put = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, {
+  const put = await h.admin<Rules>("PUT", `/v1/customers/${c.id}/mail/design-rules`, {
     overrides: { color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" },
   });
   expect(put.status, describeResponse(put)).toBe(200);
@@ -25,15 +29,15 @@ test("a partial override resolves over the defaults, for the admin and the custo
   expect(put.json.data).toEqual({ overrides: { color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" }, tokens: expected, version: 1 });
   expect((await h.admin("GET", `/v1/customers/${c.id}/mail/design-rules`)).json.data).toEqual(put.json.data);
 
-  const customerView = await h.call("GET", "/mail/v1/design-rules", { key: c.mailReporting });
+  const customerView = await h.call<Envelope<DesignTokensResponse>>("GET", "/mail/v1/design-rules", { key: c.mailReporting });
   expect(customerView.status, describeResponse(customerView)).toBe(200);
   expect(customerView.json.data).toEqual(expected);
 
   // PUT replaces the overrides: what is left out falls back to the default.
-  const replaced = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: { font_size_base: "15px" } });
+  const replaced = await h.admin<Rules>("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: { font_size_base: "15px" } });
   expect(replaced.json.data, describeResponse(replaced)).toMatchObject({ overrides: { font_size_base: "15px" }, version: 2 });
   expect(replaced.json.data.tokens.color_primary).toBe(defaultDesignTokens.color_primary);
-  const reset = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: {} });
+  const reset = await h.admin<Rules>("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: {} });
   expect(reset.json.data.tokens, describeResponse(reset)).toEqual({ ...defaultDesignTokens });
 });
 

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import type { MailFrameResponse } from "../../lib/admin/routes/mail/frame/schema";
+import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
+
+type Frame = Envelope<MailFrameResponse>;
 
 let h: Harness;
 beforeAll(async () => {
@@ -23,7 +26,7 @@ const frame = {
 
 test("before a PUT the default frame with the customer's name is shown as version 0", async () => {
   const c = await h.customer("Frameless Ltd");
-  const r = await h.admin("GET", `/v1/customers/${c.id}/mail/frame`);
+  const r = await h.admin<Frame>("GET", `/v1/customers/${c.id}/mail/frame`);
   expect(r.status, describeResponse(r)).toBe(200);
   expect(r.json.data).toMatchObject({ version: 0, updated_at: null, brand: { company_name: "Frameless Ltd" } });
   expect(r.json.data.newsletter_footer_mjml).toContain("{{{ pm:unsubscribe }}}");
@@ -31,13 +34,13 @@ test("before a PUT the default frame with the customer's name is shown as versio
 
 test("PUT stores the frame; a second PUT replaces it and bumps the version", async () => {
   const c = await h.customer();
-  const put = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, frame);
+  const put = await h.admin<Frame>("PUT", `/v1/customers/${c.id}/mail/frame`, frame);
   expect(put.status, describeResponse(put)).toBe(200);
   expect(put.json.data).toMatchObject({ ...frame, version: 1 });
-  expect(Date.parse(put.json.data.updated_at)).not.toBeNaN();
+  expect(Date.parse(put.json.data.updated_at ?? "")).not.toBeNaN();
   expect((await h.admin("GET", `/v1/customers/${c.id}/mail/frame`)).json.data).toEqual(put.json.data);
 
-  const second = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, header_mjml: null, brand: { ...frame.brand, logo_url: null } });
+  const second = await h.admin<Frame>("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, header_mjml: null, brand: { ...frame.brand, logo_url: null } });
   expect(second.json.data, describeResponse(second)).toMatchObject({ header_mjml: null, version: 2, brand: { logo_url: null } });
 });
 

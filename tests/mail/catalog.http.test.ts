@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { setDesignRules } from "../../lib/mail/setup/design";
 import { updateBlock } from "../../lib/mail/setup/blocks";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import type { BlockResponse, TileResponse } from "../../lib/mail/routes/blocks/schema";
+import type { PreviewResponse } from "../../lib/mail/routes/preview/schema";
+import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 
 let h: Harness;
@@ -21,23 +23,24 @@ afterAll(async () => h.close());
 
 describe("blocks", () => {
   test("lists enabled, active blocks with tile URLs; another account without enablements sees none", async () => {
-    const r = await h.call("GET", "/mail/v1/blocks", { key: c.mailReporting });
+    const r = await h.call<Envelope<BlockResponse[]>>("GET", "/mail/v1/blocks", { key: c.mailReporting });
     expect(r.status, describeResponse(r)).toBe(200);
-    expect(r.json.data.map((b: { slug: string }) => b.slug).sort()).toEqual(demoBlocks.map((b) => b.slug).sort());
-    const heading = r.json.data.find((b: { slug: string }) => b.slug === "heading");
+    expect(r.json.data.map((b) => b.slug).sort()).toEqual(demoBlocks.map((b) => b.slug).sort());
+    const heading = r.json.data.find((b) => b.slug === "heading");
     expect(heading).toMatchObject({ id: byslug("heading").id, version: expect.any(Number), tile_url: `/mail/v1/blocks/${byslug("heading").id}/tile` });
-    expect(heading.params[0]).toMatchObject({ name: "title", required: true });
+    expect(heading?.params[0]).toMatchObject({ name: "title", type: "string", required: true });
     const other = await h.customer();
     expect((await h.call("GET", "/mail/v1/blocks", { key: other.mailReporting })).json.data).toEqual([]);
   });
 
   test("tile: example values in the customer's design, ETag/304, new ETag after design or block changes, 404 when not usable", async () => {
     const id = byslug("button").id;
-    const first = await h.call("GET", `/mail/v1/blocks/${id}/tile`, { key: c.mailReporting });
+    const first = await h.call<Envelope<TileResponse>>("GET", `/mail/v1/blocks/${id}/tile`, { key: c.mailReporting });
     expect(first.status, describeResponse(first)).toBe(200);
     expect(first.json.data).toMatchObject({ block_id: id, slug: "button" });
-    expect(first.json.data.html).toContain("See what is new");
-    expect(first.json.data.html.toLowerCase()).toContain("#0b6e4f");
+    const tile = first.json.data.html ?? "";
+    expect(tile).toContain("See what is new");
+    expect(tile.toLowerCase()).toContain("#0b6e4f");
     const etag = first.headers.get("etag");
     expect(etag).toBeTruthy();
     const again = await h.call("GET", `/mail/v1/blocks/${id}/tile`, { key: c.mailReporting, headers: { "if-none-match": etag ?? "" } });
@@ -98,7 +101,10 @@ describe("POST /v1/render/preview", () => {
   ];
 
   test("returns MJML, compiled HTML, no errors, stub false, with design, brand and the newsletter footer", async () => {
-    const r = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks: stack(), values: { first_name: "" } } });
+    const r = await h.call<Envelope<PreviewResponse>>("POST", "/mail/v1/render/preview", {
+      key: c.mailFull,
+      body: { blocks: stack(), values: { first_name: "" } },
+    });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data.stub).toBe(false);
     expect(r.json.data.errors).toEqual([]);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import type { MailTemplateResponse } from "../../lib/admin/routes/mail/templates/schema";
-import { TEMPLATE_VALUE_MAX, type TemplateResponse } from "../../lib/mail/routes/schema";
+import { TEMPLATE_VALUE_MAX, type TemplateResponse } from "../../lib/mail/routes/templates/schema";
 import { createHarness, describeResponse, type Envelope, type ErrorEnvelope, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 

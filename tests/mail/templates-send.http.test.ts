@@ -6,7 +6,9 @@ import { ManualClock } from "../../lib/core/clock";
 import { createMailDeps } from "../../lib/mail/deps";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import type { MessageResponse } from "../../lib/mail/routes/messages/schema";
+import type { SendResultResponse, TemplateResponse } from "../../lib/mail/routes/templates/schema";
+import { createHarness, describeResponse, type Envelope, type Harness, type Page } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 
 let h: Harness;
@@ -43,25 +45,21 @@ describe("templates", () => {
   });
 
   test("create from a builder stack, list with contracts, get with stack, update, delete", async () => {
-    const created = await h.call("POST", "/mail/v1/templates", { key: c.mailFull, body: body() });
+    const created = await h.call<Envelope<TemplateResponse>>("POST", "/mail/v1/templates", { key: c.mailFull, body: body() });
     expect(created.status, describeResponse(created)).toBe(201);
     expect(created.json.data).toMatchObject({ name: "Spring", kind: "newsletter", origin: "customer", status: "active", params: [], version: 1 });
     const id = created.json.data.id;
 
-    const list = await h.call("GET", "/mail/v1/templates?limit=1", { key: c.mailReporting });
+    const list = await h.call<Page<TemplateResponse>>("GET", "/mail/v1/templates?limit=1", { key: c.mailReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data).toHaveLength(1);
     expect(list.json.paging.has_next).toBe(true);
-    const page2 = await h.call("GET", `/mail/v1/templates?limit=10&after=${list.json.paging.after}`, { key: c.mailReporting });
+    const page2 = await h.call<Page<TemplateResponse>>("GET", `/mail/v1/templates?limit=10&after=${list.json.paging.after}`, { key: c.mailReporting });
     const all = [...list.json.data, ...page2.json.data];
-    expect(all.map((t: { id: string }) => t.id)).toContain(transactionalId);
-    expect(all.find((t: { id: string }) => t.id === transactionalId).params.map((p: { name: string }) => p.name)).toEqual([
-      "order_number",
-      "customer_name",
-      "order_url",
-    ]);
+    expect(all.map((t) => t.id)).toContain(transactionalId);
+    expect(all.find((t) => t.id === transactionalId)?.params.map((p) => p.name)).toEqual(["order_number", "customer_name", "order_url"]);
 
-    const got = await h.call("GET", `/mail/v1/templates/${id}`, { key: c.mailReporting });
+    const got = await h.call<Envelope<TemplateResponse>>("GET", `/mail/v1/templates/${id}`, { key: c.mailReporting });
     expect(got.json.data.blocks).toEqual(body().blocks);
 
     const put = await h.call("PUT", `/mail/v1/templates/${id}`, { key: c.mailFull, body: { name: "Spring v2" } });
@@ -106,7 +104,7 @@ describe("templates", () => {
 
 describe("POST /v1/templates/{id}/send", () => {
   test("accepted: sent once through Postmark on the transactional stream with the message id in Metadata", async () => {
-    const r = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, {
+    const r = await h.call<Envelope<SendResultResponse>>("POST", `/mail/v1/templates/${transactionalId}/send`, {
       key: c.mailFull,
       body: { to: "Jane Doe <jane@example.com>", params: { ...params, customer_name: "Jane" } },
     });
@@ -120,7 +118,7 @@ describe("POST /v1/templates/{id}/send", () => {
     expect(detail.HtmlBody).toContain("Thank you, Jane!");
     expect(detail.HtmlBody).toContain("https://shop.example.com/o/A-1");
 
-    const message = await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
+    const message = await h.call<Envelope<MessageResponse>>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
     expect(message.status, describeResponse(message)).toBe(200);
     expect(message.json.data).toMatchObject({
       id,

@@ -2,6 +2,7 @@ import { z, type OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../core/context";
 import { ValidationError } from "../../core/errors";
+import { idPathParam } from "../../core/openapi";
 
 export type AdsRouter = OpenAPIHono<AppEnv>;
 
@@ -25,10 +26,7 @@ export const offsetQuery = {
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({ description: "Items to skip, 0–1,000,000.", example: 0 }),
 };
 
-export const idParam = (what: string) =>
-  z.object({
-    id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: `Id of the ${what} (UUID).`, example: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
-  });
+export const idParam = (what: string) => idPathParam(`Id of the ${what} (UUID).`, "0f8fad5b-d9cb-469f-a165-70867728950e");
 
 function has(body: unknown, path: readonly string[]): boolean {
   let value = body;

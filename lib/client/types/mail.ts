@@ -773,8 +773,9 @@ export interface components {
             /**
              * @description `string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).
              * @example string
+             * @enum {string}
              */
-            type: string;
+            type: "string" | "text" | "url" | "image";
         };
         BlockReference: {
             /**
@@ -1894,8 +1895,9 @@ export interface components {
             /**
              * @description `string`, `text`, `url` or `image`.
              * @example string
+             * @enum {string}
              */
-            type: string;
+            type: "string" | "text" | "url" | "image";
         };
         UpdateTemplate: {
             /** @description The builder stack without footer blocks (the footer comes from the account's frame). */

@@ -8,15 +8,16 @@ export const customers = pgTable("customers", {
   createdAt: createdAt(),
 });
 
+/** `sandbox`: the provider accepts mail, nothing is delivered or counted. */
+export const mailModes = ["live", "sandbox"] as const;
+
 /** The mail service's administrative switches per customer (the access switch is not a payment status). */
 export const mailSettings = pgTable("mail_settings", {
   customerId: uuid()
     .primaryKey()
     .references(() => customers.id, { onDelete: "cascade" }),
   sendingBlocked: boolean().notNull().default(false),
-  mode: text({ enum: ["live", "sandbox"] })
-    .notNull()
-    .default("live"),
+  mode: text({ enum: mailModes }).notNull().default("live"),
   monthlyLimit: integer().notNull().default(100_000),
   maxPerJob: integer().notNull().default(50_000),
   updatedAt: createdAt(),

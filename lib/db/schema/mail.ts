@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { customers } from "./core";
+import type { BlockParamType } from "../json-columns";
+import { customers, mailModes } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 const customerRef = () =>
@@ -11,7 +12,7 @@ const customerRef = () =>
 export type BlockParamRecord = {
   name: string;
   label: string;
-  type: "string" | "text" | "url" | "image";
+  type: BlockParamType;
   required: boolean;
   fallback: string | null;
   hide_if_missing: boolean;
@@ -19,7 +20,15 @@ export type BlockParamRecord = {
 };
 export type TagRecord = { slug: string; label: string };
 /** Contract parameters take the same value types as block parameters (image parameters take a URL). */
-export type ContractEntry = { name: string; label: string; type: BlockParamRecord["type"]; required: boolean; example: string };
+export type ContractEntry = { name: string; label: string; type: BlockParamType; required: boolean; example: string };
+
+export const templateKinds = ["transactional", "newsletter"] as const;
+/** Postmark message streams: broadcast (newsletters) and outbound (transactional); suppressions apply per stream. */
+export const mailStreams = ["newsletter", "transactional"] as const;
+/** Why an address is suppressed; a spam complaint outranks a hard bounce, which outranks an unsubscribe. */
+export const suppressionReasons = ["unsubscribe", "hard_bounce", "spam_complaint"] as const;
+export const templateOrigins = ["admin", "customer"] as const;
+export const templateStatuses = ["draft", "active", "archived"] as const;
 export type StackRecord = { block_id: string; values: Record<string, string> }[];
 export type SenderRecord = { email: string; name: string };
 export type BrandRecord = {
@@ -117,12 +126,10 @@ export const mailTemplates = pgTable(
     id: uuid().primaryKey().defaultRandom(),
     customerId: customerRef(),
     name: text().notNull(),
-    kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
-    origin: text({ enum: ["admin", "customer"] }).notNull(),
+    kind: text({ enum: templateKinds }).notNull(),
+    origin: text({ enum: templateOrigins }).notNull(),
     subject: text().notNull(),
-    status: text({ enum: ["draft", "active", "archived"] })
-      .notNull()
-      .default("active"),
+    status: text({ enum: templateStatuses }).notNull().default("active"),
     params: jsonb().$type<ContractEntry[]>().notNull().default([]),
     blocks: jsonb().$type<StackRecord | null>(),
     from: jsonb().$type<SenderRecord | null>(),
@@ -148,8 +155,8 @@ export const mailMessages = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     customerId: customerRef(),
-    kind: text({ enum: ["transactional", "newsletter"] }).notNull(),
-    mode: text({ enum: ["live", "sandbox"] }).notNull(),
+    kind: text({ enum: templateKinds }).notNull(),
+    mode: text({ enum: mailModes }).notNull(),
     status: text({ enum: messageStatuses }).notNull(),
     templateId: uuid().notNull(),
     sendJobId: uuid(),
@@ -201,10 +208,10 @@ export const mailSuppressions = pgTable(
   {
     id: uuid().primaryKey().defaultRandom(),
     customerId: customerRef(),
-    stream: text({ enum: ["newsletter", "transactional"] }).notNull(),
+    stream: text({ enum: mailStreams }).notNull(),
     email: text().notNull(),
     active: boolean().notNull(),
-    reason: text({ enum: ["unsubscribe", "hard_bounce", "spam_complaint"] }),
+    reason: text({ enum: suppressionReasons }),
     changedAt: at(),
     /** When the provider made the latest change the mirror has seen; an older change arriving late is ignored. */
     sourceAt: at(),

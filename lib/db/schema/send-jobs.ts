@@ -1,6 +1,6 @@
 import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { CompiledTemplate } from "../json-columns";
-import { customers } from "./core";
+import { customers, mailModes } from "./core";
 import type { SenderRecord } from "./mail";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -28,7 +28,7 @@ export const mailSendJobs = pgTable(
       .notNull()
       .references(() => customers.id, { onDelete: "cascade" }),
     status: text({ enum: sendJobStatuses }).notNull().default("draft"),
-    mode: text({ enum: ["live", "sandbox"] }).notNull(),
+    mode: text({ enum: mailModes }).notNull(),
     templateId: uuid().notNull(),
     params: jsonb().$type<Record<string, string>>().notNull().default({}),
     from: jsonb().$type<SenderRecord>().notNull(),

@@ -9,6 +9,8 @@ import { mailAssets, mailTemplates } from "../../db/schema";
 import { contentAddressedPathname, ImageRejectedError, optimiseImage } from "./optimise";
 import type { AssetStorage } from "./storage";
 import { MAX_UPLOAD_BYTES, newUploadPathname, type AcceptedUploadContentType } from "./upload-signature";
+import type { z } from "@hono/zod-openapi";
+import type { Asset as AssetSchema } from "../routes/assets/schema";
 
 /** How long an upload URL stays valid; long enough for a 20 MiB PUT on a slow line, short enough to leak little. */
 export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
@@ -17,17 +19,8 @@ export type AssetDeps = Pick<CoreDeps, "db" | "clock" | "logger"> & { assets: As
 
 type AssetRow = typeof mailAssets.$inferSelect;
 
-export type Asset = {
-  id: string;
-  filename: string;
-  content_type: AssetRow["uploadContentType"];
-  status: AssetRow["status"];
-  url: string | null;
-  width: number | null;
-  height: number | null;
-  bytes: number | null;
-  created_at: string;
-};
+/** An asset as the API shows it. */
+export type Asset = z.infer<typeof AssetSchema>;
 
 export type PublishedAsset = { url: string; width: number; height: number };
 

@@ -1,9 +1,14 @@
+import type { z } from "@hono/zod-openapi";
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailMessageEvents, mailMessages } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
+import type { Message as MessageSchema } from "../routes/messages/schema";
 
 export type MessageRow = typeof mailMessages.$inferSelect;
+
+/** A message as `GET /v1/messages/{id}` shows it. */
+export type Message = z.infer<typeof MessageSchema>;
 
 /** Message history is kept this long; state is kept permanently. */
 export const MESSAGE_HISTORY_DAYS = 90;
@@ -15,7 +20,7 @@ export function publicStatus(status: MessageRow["status"]) {
   return status === "sending" ? "pending" : status;
 }
 
-export async function getMessage(db: Database, customerId: string, id: string, now: Date) {
+export async function getMessage(db: Database, customerId: string, id: string, now: Date): Promise<Message> {
   const [row] = await db
     .select()
     .from(mailMessages)

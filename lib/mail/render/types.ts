@@ -1,8 +1,8 @@
+import type { BlockParamType } from "../../db/json-columns";
+import type { templateKinds } from "../../db/schema";
 import type { DesignTokens } from "./tokens";
 
-export type TemplateKind = "newsletter" | "transactional";
-
-export type BlockParamType = "string" | "text" | "url" | "image";
+export type TemplateKind = (typeof templateKinds)[number];
 
 /** One entry of a block's parameter schema (spec: Block parameter). */
 export interface BlockParam {

@@ -1,7 +1,9 @@
+import type { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailSendJobs } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
+import type { RecipientCounters as RecipientCountersSchema, SendJob as SendJobSchema } from "../routes/send-jobs/schema";
 
 /** Recipients per provider call: Postmark's batch maximum. */
 export const BATCH_SIZE = 500;
@@ -9,25 +11,10 @@ export const BATCH_SIZE = 500;
 export type SendJobRow = typeof mailSendJobs.$inferSelect;
 export type SendJobStatus = SendJobRow["status"];
 
-export type RecipientCounters = { total: number; accepted: number; suppressed: number; invalid: number; failed: number; unknown: number; pending: number };
+export type RecipientCounters = z.infer<typeof RecipientCountersSchema>;
 
-export type SendJob = {
-  id: string;
-  status: SendJobStatus;
-  mode: "live" | "sandbox";
-  template_id: string;
-  params: Record<string, string>;
-  from: { email: string; name: string };
-  reply_to: string | null;
-  scheduled_at: string | null;
-  recipients: RecipientCounters;
-  batches: { size: number; completed: number; remaining: number } | null;
-  pause_reason: SendJobRow["pauseReason"];
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-};
+/** A send job as the API shows it. */
+export type SendJob = z.infer<typeof SendJobSchema>;
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 

@@ -8,8 +8,10 @@ import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/
 import { assertSendQuota } from "../usage/quota";
 import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets } from "./address-set";
 import { timeOrderedUuid } from "./ids";
-import { BATCH_SIZE, counters, getSendJobRow, ownJob, type RecipientCounters } from "./model";
+import { BATCH_SIZE, counters, getSendJobRow, ownJob } from "./model";
 import { cols } from "./sql";
+import type { z } from "@hono/zod-openapi";
+import type { RecipientsAdded } from "../routes/send-jobs/schema";
 
 export const MAX_RECIPIENTS_PER_CALL = 5000;
 const INVALID_ADDRESS = "The recipient address could not be parsed.";
@@ -19,11 +21,7 @@ export type RecipientInput = { email: string; data?: Record<string, unknown> };
 /** What adding recipients needs: the database, the clock and the duplicate sets kept between calls. */
 export type RecipientDeps = { db: Database; clock: { now(): Date }; caches: Pick<MailCaches, "addressSets"> };
 
-export type AddRecipientsResult = {
-  recipients: { email: string; message_id: string }[];
-  counts: { received: number; added: number; duplicates: number; invalid: number };
-  job: RecipientCounters;
-};
+export type AddRecipientsResult = z.infer<typeof RecipientsAdded>;
 
 // RFC 5322 dot-atom local part and an LDH host name with a dot: what nearly every list consists of.
 const SIMPLE_ADDRESS =

@@ -1,3 +1,4 @@
+import type { z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailMessages, mailSendJobs, type SendJobRender } from "../../db/schema";
@@ -10,12 +11,13 @@ import { parseTemplate, TemplateSyntaxError, type TemplateNode } from "../render
 import { renderForCustomer } from "../render/customer";
 import { parseRecipient } from "../sending/address";
 import { getProviderConfig, notReadyError, providerReadiness, senderIsVerified } from "../setup/provider-config";
+import type { SendJobDetail as SendJobDetailSchema } from "../routes/send-jobs/schema";
 import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
 import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
 import { timeOrderedUuid } from "./ids";
 import { getSendJobRow, ownJob, toSendJobView, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
-import { jobStats, jobTimeline, type JobStats, type TimelineEntry } from "./statistics";
+import { jobStats, jobTimeline } from "./statistics";
 
 /** Newest first; the cursor is (created_at, id) of the last item. */
 export async function listSendJobs(db: Database, customerId: string, input: { status?: SendJobStatus; limit: number; after: Cursor | null }) {
@@ -282,7 +284,7 @@ export async function cancelSendJob(deps: MailDeps, customerId: string, id: stri
   return toSendJobView(cancelled);
 }
 
-export type SendJobDetail = SendJob & { stats: JobStats; timeline: TimelineEntry[] };
+export type SendJobDetail = z.infer<typeof SendJobDetailSchema>;
 
 export async function getSendJobDetail(db: Database, customerId: string, id: string): Promise<SendJobDetail> {
   const row = await getSendJobRow(db, customerId, id);

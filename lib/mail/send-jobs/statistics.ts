@@ -1,9 +1,17 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessageEvents, mailMessages, type messageStatuses } from "../../db/schema";
+import { mailMessageEvents, mailMessages } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import { messageOutcome } from "../messages/service";
 import { queryRows } from "./sql";
+import type { z } from "@hono/zod-openapi";
+import type { PublicMessageStatus as PublicMessageStatusSchema } from "../routes/messages/schema";
+import type {
+  JobMessage as JobMessageSchema,
+  LinkStat as LinkStatSchema,
+  SendJobStats,
+  TimelineEntry as TimelineEntrySchema,
+} from "../routes/send-jobs/schema";
 
 /*
  * Statistics of a job, computed on every read from what is stored, so opens and clicks that arrive days
@@ -13,9 +21,9 @@ import { queryRows } from "./sql";
  * (message history, kept 90 days). Only messages with an open or a click are joined with their events.
  */
 
-export type JobStats = { delivered: number; bounces: number; complaints: number; opens: number; unique_opens: number; clicks: number; unique_clicks: number };
-export type TimelineEntry = { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number };
-export type LinkStat = { url: string; clicks: number; unique_clicks: number };
+export type JobStats = z.infer<typeof SendJobStats>;
+export type TimelineEntry = z.infer<typeof TimelineEntrySchema>;
+export type LinkStat = z.infer<typeof LinkStatSchema>;
 
 // Tables and columns through the schema objects (qualified by the table name), so a rename fails the type check.
 const m = mailMessages;
@@ -106,20 +114,9 @@ export async function jobLinks(db: Database, customerId: string, jobId: string):
   );
 }
 
-export type PublicMessageStatus = Exclude<(typeof messageStatuses)[number], "sending">;
+export type PublicMessageStatus = z.infer<typeof PublicMessageStatusSchema>;
 
-export type JobMessage = {
-  message_id: string;
-  status: PublicMessageStatus;
-  bounce_type: string | null;
-  error: string | null;
-  created_at: string;
-  delivered_at: string | null;
-  first_opened_at: string | null;
-  first_clicked_at: string | null;
-  bounced_at: string | null;
-  complained_at: string | null;
-};
+export type JobMessage = z.infer<typeof JobMessageSchema>;
 
 /** A job's messages in creation order, never with the address; `pending` includes in-flight messages. */
 export async function listJobMessages(

@@ -12,9 +12,11 @@ import { isSuppressed } from "../suppressions/mirror";
 import { publishMessageReconcile } from "../send-jobs/reconcile";
 import { getTemplateRow } from "../templates/service";
 import { formatMailbox, parseRecipient, recipientHash } from "./address";
+import type { z } from "@hono/zod-openapi";
+import type { SendResult as SendResultSchema } from "../routes/templates/schema";
 
 export type SendInput = { templateId: string; to: string; params: Record<string, string> };
-export type SendResult = { message_id: string; status: "accepted" | "suppressed" | "invalid" };
+export type SendResult = z.infer<typeof SendResultSchema>;
 
 /**
  * One transactional mail, synchronously. Order matters: everything that can refuse the request without

@@ -1,10 +1,10 @@
 import { and, asc, eq, gte, max, sql } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
-import { mailSuppressions } from "../../db/schema";
+import { mailSuppressions, type mailStreams } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import type { MailEventPayloads, SuppressionReason } from "../webhooks/emit";
 
-export type Stream = "newsletter" | "transactional";
+export type Stream = (typeof mailStreams)[number];
 export type { SuppressionReason };
 
 /** Addresses are compared lower-cased: Postmark treats them case-insensitively. */

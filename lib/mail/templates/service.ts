@@ -1,28 +1,17 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailTemplates, type ContractEntry, type SenderRecord, type StackRecord } from "../../db/schema";
+import type { z } from "@hono/zod-openapi";
+import { mailTemplates, type StackRecord } from "../../db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../core/errors";
 import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
 import { unusableBlocksError, usableBlocksById } from "../setup/blocks";
+import type { CreateTemplate, Template as TemplateSchema } from "../routes/templates/schema";
 import { checkPlaceholderSyntax } from "../setup/syntax";
 
 export type TemplateRow = typeof mailTemplates.$inferSelect;
 
-export type Template = {
-  id: string;
-  name: string;
-  kind: "transactional" | "newsletter";
-  origin: "admin" | "customer";
-  subject: string;
-  status: "draft" | "active" | "archived";
-  params: ContractEntry[];
-  blocks: StackRecord | null;
-  values: Record<string, string>;
-  from: SenderRecord | null;
-  version: number;
-  created_at: string;
-  updated_at: string;
-};
+/** A template as both APIs show it: the type of the customer API's `Template` schema, written once there. */
+export type Template = z.infer<typeof TemplateSchema>;
 
 export function toTemplateView(row: TemplateRow): Template {
   return {
@@ -42,16 +31,8 @@ export function toTemplateView(row: TemplateRow): Template {
   };
 }
 
-export type TemplateInput = {
-  name: string;
-  subject: string;
-  blocks: StackRecord;
-  values?: Record<string, string>;
-  status?: "draft" | "active";
-  kind?: "transactional" | "newsletter";
-  params?: ContractEntry[];
-  from?: SenderRecord | null;
-};
+/** What a template is made from: the customer API's create body, plus what only the admin API sets. */
+export type TemplateInput = z.infer<typeof CreateTemplate> & Partial<Pick<Template, "kind" | "params" | "from">>;
 
 /**
  * A stack may only reference blocks the customer can use (403 otherwise, as in preview), and a saved
@@ -72,7 +53,7 @@ async function checkStack(db: Database, customerId: string, stack: StackRecord):
   checkPlaceholderSyntax(stack.flatMap((entry, i) => Object.entries(entry.values).map(([k, v]): [string, string] => [`blocks.${i}.values.${k}`, v])));
 }
 
-export async function createTemplate(db: Database, customerId: string, origin: "admin" | "customer", input: TemplateInput): Promise<Template> {
+export async function createTemplate(db: Database, customerId: string, origin: Template["origin"], input: TemplateInput): Promise<Template> {
   await checkStack(db, customerId, input.blocks);
   checkPlaceholderSyntax([["subject", input.subject]]);
   const [row] = await db
@@ -125,7 +106,7 @@ function requireCustomerOrigin(row: TemplateRow): void {
 
 /** `params` and `from` are the operator's (admin routes); the customer API offers the other fields. */
 export type TemplateUpdate = Partial<Pick<TemplateInput, "name" | "subject" | "blocks" | "values" | "params" | "from">> & {
-  status?: "draft" | "active" | "archived";
+  status?: Template["status"];
 };
 
 export async function updateTemplate(
@@ -134,7 +115,7 @@ export async function updateTemplate(
   id: string,
   input: TemplateUpdate,
   now: Date,
-  origin: "admin" | "customer" = "customer",
+  origin: Template["origin"] = "customer",
 ): Promise<Template> {
   const row = await getTemplateRow(db, customerId, id);
   if (origin === "customer") requireCustomerOrigin(row);

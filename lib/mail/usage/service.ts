@@ -3,17 +3,11 @@ import type { Database } from "../../db/client";
 import { mailMessages, mailSendJobs } from "../../db/schema";
 import { acceptedLiveThisMonth } from "../messages/service";
 import { reservedLive, type MonthlyLimits } from "./quota";
+import type { z } from "@hono/zod-openapi";
+import type { Usage as UsageSchema } from "../routes/usage/schema";
 
-export type Usage = {
-  month: string;
-  sent: number;
-  projection: number;
-  limit: number;
-  remaining: number;
-  reserved: number;
-  max_per_job: number;
-  previous: { month: string; sent: number }[];
-};
+/** `GET /v1/usage` as the API documents it. */
+export type Usage = z.infer<typeof UsageSchema>;
 
 /** Previous months listed by `GET /v1/usage`. */
 export const PREVIOUS_MONTHS = 12;

@@ -1,13 +1,14 @@
+import type { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../core/context";
 import { enqueueWebhookEvent, publishDeliveries as publishStoreDeliveries, type WebhookStore } from "../../core/webhooks/engine";
 import type { Database, Tx } from "../../db/client";
-import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent } from "../../db/schema";
-import type { Stream } from "../suppressions/mirror";
+import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent, type suppressionReasons, type templateKinds } from "../../db/schema";
+import type { SuppressionEntry } from "../routes/suppressions/schema";
 
 /** The mail service's webhook tables and queue topic for the shared delivery engine (`lib/core/webhooks`). */
 export const MAIL_WEBHOOKS: WebhookStore = { topic: "mail-webhook-delivery", endpoints: mailWebhooks, deliveries: mailWebhookDeliveries };
 
-export type SuppressionReason = "unsubscribe" | "hard_bounce" | "spam_complaint";
+export type SuppressionReason = (typeof suppressionReasons)[number];
 
 /**
  * The event-specific fields of each outgoing event. Every body is
@@ -21,20 +22,14 @@ export type MailEventPayloads = {
   "message.bounced": {
     message_id: string;
     send_job_id: string | null;
-    kind: "transactional" | "newsletter";
+    kind: (typeof templateKinds)[number];
     bounce_type: string;
     /** HardBounce or `Inactive`: the address gets no more mail; a soft bounce may still be followed by a delivery. */
     final: boolean;
     bounced_at: string;
   };
-  "suppression.changed": {
-    email: string;
-    stream: Stream;
-    active: boolean;
-    reason: SuppressionReason;
-    reactivatable: boolean;
-    changed_at: string;
-  };
+  /** The same entry the suppression feed lists. */
+  "suppression.changed": z.infer<typeof SuppressionEntry>;
 };
 
 export type EmitDeps = Pick<CoreDeps, "db" | "clock" | "queue" | "logger">;

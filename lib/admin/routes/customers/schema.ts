@@ -1,11 +1,13 @@
 import { z } from "@hono/zod-openapi";
+import { mailModes } from "../../../db/schema";
+import { idPathParam } from "../../../core/openapi";
 
 export const MailSettings = z
   .object({
     sending_blocked: z
       .boolean()
       .openapi({ description: "Administrative switch: when true the sending endpoints answer 403; reads keep working.", example: false }),
-    mode: z.enum(["live", "sandbox"]).openapi({ description: "`sandbox`: the provider accepts mail, nothing is delivered or counted.", example: "live" }),
+    mode: z.enum(mailModes).openapi({ description: "`sandbox`: the provider accepts mail, nothing is delivered or counted.", example: "live" }),
     monthly_limit: z
       .int32()
       .min(0)
@@ -55,8 +57,6 @@ export const UpdateCustomer = z
   .strict()
   .openapi("UpdateCustomer");
 
-export const CustomerIdParam = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
-});
+export const CustomerIdParam = idPathParam("Customer id.", "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11");
 
 export type CustomerResponse = z.infer<typeof Customer>;

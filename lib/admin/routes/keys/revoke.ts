@@ -1,9 +1,9 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { revokeApiKey } from "../../../core/api-keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
-import { envelope, errorResponses } from "../../../core/openapi";
+import { envelope, errorResponses, idPathParam } from "../../../core/openapi";
 import { security, type AdminRouter } from "../shared";
 import { ApiKey } from "./schema";
 
@@ -18,9 +18,7 @@ export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void 
       description: "The key answers 401 from the next request on. Revoking twice is harmless.",
       security,
       request: {
-        params: z.object({
-          id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Key id.", example: "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21" }),
-        }),
+        params: idPathParam("Key id.", "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21"),
       },
       responses: { 200: { description: "The revoked key.", content: json(envelope(ApiKey)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

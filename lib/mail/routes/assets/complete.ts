@@ -5,6 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import { completeAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { AssetIdParam, PublishedAsset } from "./schema";
+import { json } from "../../../core/json";
 
 export type PublishedAssetResponse = z.infer<typeof PublishedAsset>;
 
@@ -26,7 +27,7 @@ No body. Answers:
 The URL goes into image parameters of templates, blocks and sends. In the embedded mode it starts with \`PUBLIC_BASE_URL\` (default \`http://localhost:3000\`, so it is plain http there) and is served by this deployment under \`/files/\`; in production it is a Vercel Blob https URL.`,
     request: { params: AssetIdParam },
     responses: {
-      200: { description: "The published image.", content: { "application/json": { schema: envelope(PublishedAsset) } } },
+      200: { description: "The published image.", content: json(envelope(PublishedAsset)) },
       ...errorResponses("mail", [400, 401, 403, 404, 409, 422, 429, 500]),
     },
   });

@@ -5,6 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import { announceAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { AnnouncedAsset, CreateAsset } from "./schema";
+import { json } from "../../../core/json";
 
 export type AnnouncedAssetResponse = z.infer<typeof AnnouncedAsset>;
 
@@ -22,9 +23,9 @@ export function registerCreateAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
 3. \`POST /v1/assets/{id}/complete\` optimises and publishes the image.
 
 Accepted: \`image/jpeg\`, \`image/png\`, \`image/webp\`, \`image/gif\` (first frame), up to 20 MiB (\`upload.max_bytes\`). The upload URL is valid for 15 minutes (\`upload.expires_at\`) and for one file; after that, announce again. It may be used from a browser (CORS), so the file need not pass through your server. Complete within 24 hours: an asset still \`pending\` a day after its announcement is deleted with its upload (GET then answers 404). The raw upload lives under a random, unguessable name and is deleted once the asset is completed, failed or deleted. The file name is a label only (422 if it contains slashes or control characters); the type is checked against the bytes at \`complete\`. Idempotent with \`Idempotency-Key\`: a retry returns the same asset and upload URL.`,
-    request: { body: { required: true, content: { "application/json": { schema: CreateAsset } } } },
+    request: { body: { required: true, content: json(CreateAsset) } },
     responses: {
-      201: { description: "The pending asset and its signed upload.", content: { "application/json": { schema: envelope(AnnouncedAsset) } } },
+      201: { description: "The pending asset and its signed upload.", content: json(envelope(AnnouncedAsset)) },
       ...errorResponses("mail", [400, 401, 403, 409, 422, 429, 500]),
     },
   });

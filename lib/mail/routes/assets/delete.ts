@@ -5,6 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import { deleteAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { AssetIdParam, DeletedAsset } from "./schema";
+import { json } from "../../../core/json";
 
 export type DeletedAssetResponse = z.infer<typeof DeletedAsset>;
 
@@ -20,7 +21,7 @@ export function registerDeleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
 **Consequences.** E-mails already sent keep pointing at the URL and lose the image in every inbox that loads it later. So do sends that pass the URL as a parameter value. To protect what is still being sent, the delete is refused with 409 (\`details\`: \`reason\` \`asset_in_use\`, then \`template_ids.N\` naming each template) while one of your templates (any status, not deleted) names the image in its stored values; change those templates first. Deleting a pending asset also discards an upload that was not completed. A second delete answers 404.`,
     request: { params: AssetIdParam },
     responses: {
-      200: { description: "The asset is deleted.", content: { "application/json": { schema: envelope(DeletedAsset) } } },
+      200: { description: "The asset is deleted.", content: json(envelope(DeletedAsset)) },
       ...errorResponses("mail", [401, 403, 404, 409, 422, 429, 500]),
     },
   });

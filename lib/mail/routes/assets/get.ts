@@ -5,6 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import { getAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { Asset, AssetIdParam } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -17,7 +18,7 @@ export function registerGetAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDe
       "The asset in any status: `pending` (announced, maybe uploaded, not completed), `ready` (with `url`, `width`, `height`, `bytes`) or `failed` (the file was rejected at `complete`). An asset still `pending` 24 hours after its announcement is deleted and answers 404, as does another customer's asset.",
     request: { params: AssetIdParam },
     responses: {
-      200: { description: "The asset.", content: { "application/json": { schema: envelope(Asset) } } },
+      200: { description: "The asset.", content: json(envelope(Asset)) },
       ...errorResponses("mail", [401, 404, 422, 429, 500]),
     },
   });

@@ -6,6 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import { listAssets } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { Asset } from "./schema";
+import { json } from "../../../core/json";
 
 export type AssetResponse = z.infer<typeof Asset>;
 
@@ -20,7 +21,7 @@ export function registerListAssets(router: OpenAPIHono<AppEnv>, deps: AssetRoute
       "Finished images only (`status` `ready`), newest first, with a cursor: pass `paging.after` as `after` for the next page. Pending and failed uploads are not listed; read them with GET /v1/assets/{id}.",
     request: { query: z.object({ limit: limitQuery(100, 50), ...cursorQuery }) },
     responses: {
-      200: { description: "A page of images.", content: { "application/json": { schema: pagedEnvelope(Asset) } } },
+      200: { description: "A page of images.", content: json(pagedEnvelope(Asset)) },
       ...errorResponses("mail", [400, 401, 422, 429, 500]),
     },
   });

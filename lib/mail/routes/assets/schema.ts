@@ -1,13 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { MAX_OUTPUT_WIDTH } from "../../assets/optimise";
 import { ACCEPTED_UPLOAD_CONTENT_TYPES, MAX_UPLOAD_BYTES } from "../../assets/upload-signature";
+import { idPathParam } from "../../../core/openapi";
 
 const ASSET_ID_EXAMPLE = "3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10";
 const URL_EXAMPLE = "https://store.public.blob.vercel-storage.com/assets/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.jpg";
 
-export const AssetIdParam = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Asset id.", example: ASSET_ID_EXAMPLE }),
-});
+export const AssetIdParam = idPathParam("Asset id.", ASSET_ID_EXAMPLE);
 
 /** A name, not a path: it labels the asset and never becomes part of a URL or a file on disk. */
 const filename = z

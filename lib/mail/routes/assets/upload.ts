@@ -6,6 +6,7 @@ import { receiveUpload } from "../../assets/upload";
 import { ACCEPTED_UPLOAD_CONTENT_TYPES, UPLOAD_TOKEN_PARAM } from "../../assets/upload-signature";
 import type { AssetRouteDeps } from "./deps";
 import { AssetUploadReceipt } from "./schema";
+import { json } from "../../../core/json";
 
 export type AssetUploadReceiptResponse = z.infer<typeof AssetUploadReceipt>;
 
@@ -58,7 +59,7 @@ The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expi
       body: { required: true, content: rawImageContent },
     },
     responses: {
-      200: { description: "The file is stored; next, complete the asset.", content: { "application/json": { schema: envelope(AssetUploadReceipt) } } },
+      200: { description: "The file is stored; next, complete the asset.", content: json(envelope(AssetUploadReceipt)) },
       ...errorResponses("mail", [400, 403, 404, 409, 500]),
     },
   });

@@ -5,6 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { cancelSendJob } from "../../send-jobs/service";
 import { SendJob, SendJobIdParam } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerCancelSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   const route = serviceRoute(deps, "write", {
@@ -17,7 +18,7 @@ export function registerCancelSendJob(router: OpenAPIHono<AppEnv>, deps: MailDep
       "No body. A draft, scheduled, running or paused job becomes `cancelled`: recipients not yet handed to the provider end `failed` with error `cancelled`, a batch already in flight is recorded as it returns, and the addresses are deleted. A completed, cancelled or failed job answers 409. Answers the job. Cancelling is allowed while sending is blocked (it only stops sending).",
     request: { params: SendJobIdParam },
     responses: {
-      200: { description: "The cancelled job.", content: { "application/json": { schema: envelope(SendJob) } } },
+      200: { description: "The cancelled job.", content: json(envelope(SendJob)) },
       ...errorResponses("mail", [401, 403, 404, 409, 422, 429, 500]),
     },
   });

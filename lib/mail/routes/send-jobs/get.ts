@@ -5,6 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getSendJobDetail } from "../../send-jobs/service";
 import { SendJobDetail, SendJobIdParam } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerGetSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -17,7 +18,7 @@ export function registerGetSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps):
       "Status, counters per result (`recipients`), batch progress, `stats` (delivered, bounces, complaints, opens, unique opens, clicks, unique clicks) and an hourly `timeline`, all computed from what is stored on every read, so opens and clicks arriving days after completion show up at once. Poll every few seconds until `completed`. Another account's job answers 404.",
     request: { params: SendJobIdParam },
     responses: {
-      200: { description: "The job.", content: { "application/json": { schema: envelope(SendJobDetail) } } },
+      200: { description: "The job.", content: json(envelope(SendJobDetail)) },
       ...errorResponses("mail", [401, 404, 422, 429, 500]),
     },
   });

@@ -6,6 +6,7 @@ import type { MailDeps } from "../../deps";
 import { getSendJobRow } from "../../send-jobs/model";
 import { jobLinks } from "../../send-jobs/statistics";
 import { LinkStat, SendJobIdParam } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListSendJobLinks(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -18,7 +19,7 @@ export function registerListSendJobLinks(router: OpenAPIHono<AppEnv>, deps: Mail
       "One entry per clicked URL with its click events and the number of messages with a click on it, most clicked first; computed from the stored click events on every read (they keep arriving after completion). Links never clicked do not appear.",
     request: { params: SendJobIdParam },
     responses: {
-      200: { description: "The link statistics.", content: { "application/json": { schema: envelope(z.array(LinkStat)) } } },
+      200: { description: "The link statistics.", content: json(envelope(z.array(LinkStat))) },
       ...errorResponses("mail", [401, 404, 422, 429, 500]),
     },
   });

@@ -6,6 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { listSendJobs } from "../../send-jobs/service";
 import { ListQuery, SendJob } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListSendJobs(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -18,7 +19,7 @@ export function registerListSendJobs(router: OpenAPIHono<AppEnv>, deps: MailDeps
       "This account's jobs, newest first, cursor-paginated; `status` filters. Items carry the counters but not `stats`/`timeline` (read one job for those).",
     request: { query: ListQuery },
     responses: {
-      200: { description: "A page of jobs.", content: { "application/json": { schema: pagedEnvelope(SendJob) } } },
+      200: { description: "A page of jobs.", content: json(pagedEnvelope(SendJob)) },
       ...errorResponses("mail", [400, 401, 422, 429, 500]),
     },
   });

@@ -7,6 +7,7 @@ import type { MailDeps } from "../../deps";
 import { getSendJobRow } from "../../send-jobs/model";
 import { listJobMessages } from "../../send-jobs/statistics";
 import { JobMessage, MessagesQuery, SendJobIdParam } from "./schema";
+import { json } from "../../../core/json";
 
 export function registerListSendJobMessages(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -19,7 +20,7 @@ export function registerListSendJobMessages(router: OpenAPIHono<AppEnv>, deps: M
       "The job's messages in creation order, cursor-paginated (`limit` up to 500); `status` filters (e.g. `bounced`). Items carry the message id, state, bounce type, error and timestamps, never the address.",
     request: { params: SendJobIdParam, query: MessagesQuery },
     responses: {
-      200: { description: "A page of messages.", content: { "application/json": { schema: pagedEnvelope(JobMessage) } } },
+      200: { description: "A page of messages.", content: json(pagedEnvelope(JobMessage)) },
       ...errorResponses("mail", [400, 401, 404, 422, 429, 500]),
     },
   });

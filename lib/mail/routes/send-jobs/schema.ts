@@ -1,17 +1,16 @@
 import { z } from "@hono/zod-openapi";
-import { sendJobPauseReasons, sendJobStatuses } from "../../../db/schema";
+import { mailModes, sendJobPauseReasons, sendJobStatuses } from "../../../db/schema";
 import { MAX_RECIPIENTS_PER_CALL } from "../../send-jobs/recipients";
 import { cursorQuery, limitQuery } from "../../../core/pagination";
+import { PublicMessageStatus } from "../messages/schema";
+import { idPathParam } from "../../../core/openapi";
+import { count, timestamp } from "../shared";
 
 const jobExample = "0190f3e4-5b2a-7c3d-8e4f-5a6b7c8d9e0f";
 const messageExample = "0190f3e4-6c1d-7aa0-9b2c-3d4e5f6a7b8c";
 const templateExample = "7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c";
-const count = (description: string, example: number) => z.number().int().openapi({ description, example });
-const timestamp = (description: string, example: string | null = null) => z.string().nullable().openapi({ description, example });
 
-export const SendJobIdParam = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Send job id (UUID).", example: jobExample }),
-});
+export const SendJobIdParam = idPathParam("Send job id (UUID).", jobExample);
 
 export const SendJobFrom = z
   .object({
@@ -71,7 +70,7 @@ export const SendJob = z
       example: "running",
     }),
     mode: z
-      .enum(["live", "sandbox"])
+      .enum(mailModes)
       .openapi({ description: "Sandbox jobs go through the provider's test path: accepted, never delivered, never counted.", example: "live" }),
     template_id: z.uuid().openapi({ description: "The newsletter template.", example: templateExample }),
     params: z.record(z.string(), z.string()).openapi({ description: "Job parameters (defaults under recipient data).", example: { campaign: "Spring" } }),
@@ -185,9 +184,7 @@ export const RecipientsAdded = z
 export const JobMessage = z
   .object({
     message_id: z.uuid().openapi({ description: "The message id.", example: messageExample }),
-    status: z
-      .enum(["pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"])
-      .openapi({ description: "Message state.", example: "bounced" }),
+    status: PublicMessageStatus.openapi({ description: "Message state.", example: "bounced" }),
     bounce_type: z.string().nullable().openapi({ description: "Provider bounce type, e.g. `HardBounce`.", example: "HardBounce" }),
     error: z.string().nullable().openapi({ description: "Why it was not sent (`cancelled` for a cancelled job).", example: null }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { cursorQuery, limitQuery } from "../../../core/pagination";
+import { mailStreams, suppressionReasons } from "../../../db/schema";
 
 /** Wide on purpose: the feed echoes whatever Postmark holds, and a caller must be able to send it back. */
 export const Address = z
@@ -10,15 +11,15 @@ export const Address = z
   .regex(/^[^@\s]+@[^@\s]+$/, "Must be an e-mail address.");
 
 const StreamParam = z
-  .enum(["newsletter", "transactional"])
+  .enum(mailStreams)
   .default("newsletter")
   .openapi({ description: "`newsletter` (the broadcast stream, default) or `transactional`.", example: "newsletter" });
-const Reason = z.enum(["unsubscribe", "hard_bounce", "spam_complaint"]);
+const Reason = z.enum(suppressionReasons);
 
 export const SuppressionEntry = z
   .object({
     email: z.string().openapi({ description: "The address, lower-cased, in plain text.", example: "jane@example.com" }),
-    stream: z.enum(["newsletter", "transactional"]).openapi({ description: "Suppressions apply per stream.", example: "newsletter" }),
+    stream: z.enum(mailStreams).openapi({ description: "Suppressions apply per stream.", example: "newsletter" }),
     active: z.boolean().openapi({ description: "True: suppressed. False: lifted (apply it too: the address may be mailed again).", example: true }),
     reason: Reason.openapi({
       description:
@@ -81,7 +82,7 @@ export const ReactivateRequest = z
 export const ReactivateResult = z
   .object({
     email: z.string().openapi({ description: "The address as it was given.", example: "jane@example.com" }),
-    stream: z.enum(["newsletter", "transactional"]).openapi({ description: "The stream.", example: "newsletter" }),
+    stream: z.enum(mailStreams).openapi({ description: "The stream.", example: "newsletter" }),
     reactivated: z.boolean().openapi({ description: "Always true: lifted now, or not suppressed in the first place.", example: true }),
   })
   .openapi("SuppressionReactivateResult");

@@ -5,7 +5,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { sendTransactional } from "../../sending/transactional";
-import { IdParam, SendRequest, SendResult } from "../schema";
+import { IdParam } from "../shared";
+import { SendRequest, SendResult } from "./schema";
 
 export function registerSendTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

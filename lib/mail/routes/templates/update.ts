@@ -5,7 +5,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { updateTemplate } from "../../templates/service";
-import { IdParam, Template, UpdateTemplate } from "../schema";
+import { IdParam } from "../shared";
+import { Template, UpdateTemplate } from "./schema";
 
 export function registerUpdateTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

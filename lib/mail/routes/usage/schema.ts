@@ -1,7 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PREVIOUS_MONTHS } from "../../usage/service";
-
-const count = (description: string, example: number) => z.number().int().openapi({ description, example });
+import { count } from "../shared";
 
 export const Usage = z
   .object({

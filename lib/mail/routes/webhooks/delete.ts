@@ -6,7 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import { deleteWebhook } from "../../../core/webhooks/registrations";
 import type { MailDeps } from "../../deps";
 import { MAIL_WEBHOOKS } from "../../webhooks/emit";
-import { IdParam } from "../schema";
+import { IdParam } from "../shared";
 import { WebhookDeleted } from "./schema";
 
 export function registerDeleteWebhook(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

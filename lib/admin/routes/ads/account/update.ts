@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsOnboarding, UpdateAdsOnboarding } from "../schema";
+import { AdsOnboarding, UpdateAdsOnboarding } from "./schema";
 
 export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsNaming } from "../schema";
+import { AdsNaming } from "./schema";
 
 export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsNaming, UpdateAdsNaming } from "../schema";
+import { AdsNaming, UpdateAdsNaming } from "./schema";
 
 export function registerUpdateCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget, CreateAdminTarget } from "../schema";
+import { AdminTarget, CreateAdminTarget } from "./schema";
 
 export function registerCreateCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

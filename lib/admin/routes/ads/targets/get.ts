@@ -5,7 +5,7 @@ import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget, TargetKeyParams } from "../schema";
+import { AdminTarget, TargetKeyParams } from "./schema";
 
 export function registerGetCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget } from "../schema";
+import { AdminTarget } from "./schema";
 
 export function registerListCustomerAdTargets(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -4,7 +4,7 @@ import { updateTarget } from "../../../../ads/targets/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget, TargetKeyParams, UpdateAdminTarget } from "../schema";
+import { AdminTarget, TargetKeyParams, UpdateAdminTarget } from "./schema";
 
 export function registerUpdateCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -3,6 +3,7 @@ import type { ZodError } from "zod";
 import { SALE_BANNER } from "../../../../ads/templates/demo";
 import { TemplateInput } from "../../../../ads/templates/service";
 import { validationFailure } from "../../../../core/app";
+import { CustomerIdParam } from "../../customers/schema";
 
 export const tags = ["Ads templates"];
 export const templateId = "6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d";
@@ -61,8 +62,7 @@ export const Assignment = z
 export const TemplateIdParam = z.object({
   template_id: z.uuid().openapi({ param: { name: "template_id", in: "path" }, description: "Template id.", example: templateId }),
 });
-export const AssignmentParams = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+export const AssignmentParams = CustomerIdParam.extend({
   template_id: z.uuid().openapi({ param: { name: "template_id", in: "path" }, description: "Template id.", example: templateId }),
 });
 

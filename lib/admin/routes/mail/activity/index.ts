@@ -2,7 +2,7 @@ import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, CoreDeps } from "../../../../core/context";
 import { envelope, errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
-import { RenderError } from "../../../../mail/routes/schema";
+import { RenderError } from "../../../../mail/routes/preview/schema";
 import { ListQuery, SendJob, SendJobDetail } from "../../../../mail/routes/send-jobs/schema";
 import { LookupRequest, LookupResult } from "../../../../mail/routes/suppressions/schema";
 import { Usage } from "../../../../mail/routes/usage/schema";

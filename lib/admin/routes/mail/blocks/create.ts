@@ -4,8 +4,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { createBlock } from "../../../../mail/setup/blocks";
 import { security, type AdminRouter } from "../../shared";
-import { CreateMailBlock, MailBlock } from "../schema";
-import { toMailBlockView, tags } from "./schema";
+import { CreateMailBlock, MailBlock, toMailBlockView, tags } from "./schema";
 
 export function registerCreateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

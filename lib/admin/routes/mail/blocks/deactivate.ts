@@ -5,8 +5,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { deactivateBlock } from "../../../../mail/setup/blocks";
 import { security, type AdminRouter } from "../../shared";
-import { BlockIdParam, MailBlock } from "../schema";
-import { toMailBlockView, tags } from "./schema";
+import { BlockIdParam, MailBlock, toMailBlockView, tags } from "./schema";
 
 export function registerDeactivateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

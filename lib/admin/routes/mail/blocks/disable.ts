@@ -5,8 +5,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { setBlockEnabled } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
 import { security, type AdminRouter } from "../../shared";
-import { CustomerBlockParams, MailBlockEnablement } from "../schema";
-import { tags } from "./schema";
+import { CustomerBlockParams, MailBlockEnablement, tags } from "./schema";
 
 export function registerDisableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

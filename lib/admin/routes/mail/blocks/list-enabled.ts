@@ -6,8 +6,7 @@ import { listEnabledBlocks } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailEnabledBlock } from "../schema";
-import { type MailEnabledBlockResponse, toMailBlockView, tags } from "./schema";
+import { MailEnabledBlock, type MailEnabledBlockResponse, toMailBlockView, tags } from "./schema";
 
 export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

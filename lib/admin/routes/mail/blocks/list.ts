@@ -4,8 +4,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { listAllBlocks } from "../../../../mail/setup/blocks";
 import { security, type AdminRouter } from "../../shared";
-import { MailBlock } from "../schema";
-import { toMailBlockView, tags } from "./schema";
+import { MailBlock, toMailBlockView, tags } from "./schema";
 
 export function registerListMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

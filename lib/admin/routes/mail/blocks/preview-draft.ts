@@ -3,10 +3,10 @@ import type { AppEnv, CoreDeps } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { previewDraftBlock } from "../../../previews";
 import { requireCustomer } from "../../../customers";
-import { RenderError } from "../../../../mail/routes/schema";
+import { RenderError } from "../../../../mail/routes/preview/schema";
 import { json } from "../../../../core/json";
 import { security } from "../../shared";
-import { CreateMailBlock } from "../schema";
+import { CreateMailBlock } from "./schema";
 
 export const BlockDraftPreviewRequest = z
   .object({

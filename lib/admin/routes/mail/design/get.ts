@@ -6,8 +6,7 @@ import { getDesignRules } from "../../../../mail/setup/design";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailDesignRules } from "../schema";
-import { designTokenReference, tags } from "./schema";
+import { MailDesignRules, designTokenReference, tags } from "./schema";
 
 export function registerGetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -1,10 +1,44 @@
+import { z } from "@hono/zod-openapi";
 import { defaultDesignTokens, designTokensSchema, type DesignTokenName } from "../../../../mail/render/tokens";
+
+/** Every token documented from the render schema itself, so the docs cannot drift from what renders. */
+export const MailDesignTokens = z
+  .object(
+    Object.fromEntries(
+      Object.entries(designTokensSchema.shape).map(([key, schema]) => [
+        key,
+        z.string().openapi({ description: String(schema.meta()?.description ?? key), example: defaultDesignTokens[key as keyof typeof defaultDesignTokens] }),
+      ]),
+    ),
+  )
+  .openapi("MailDesignTokens", { description: "Complete resolved design tokens: the overrides over the defaults. All strings; sizes in px." });
+
+export const MailDesignRules = z
+  .object({
+    overrides: z
+      .record(z.string(), z.string())
+      .openapi({ description: "The customer's own values (a subset of the token keys); empty when none.", example: { color_primary: "#e11d48" } }),
+    tokens: MailDesignTokens,
+    version: z.number().int().openapi({ description: "0 while the customer has no rules of its own; bumped by every PUT (tiles follow it).", example: 1 }),
+  })
+  .openapi("MailDesignRules");
+
+export const PutMailDesignRules = z
+  .object({
+    overrides: z.record(z.string(), z.string()).openapi({
+      description:
+        "The complete set of overrides (replaces the previous one); any subset of the token keys. Keys left out use the defaults; `{}` resets to the defaults.",
+      example: { color_primary: "#e11d48", button_radius: "0px" },
+    }),
+  })
+  .strict()
+  .openapi("PutMailDesignRules");
 
 /*
  * The spec names sixteen token keys and says further groups (status colours, components) exist without
  * naming them; these are our names. A key missing from the lists still gets documented under "Other".
  */
-export const namedGroups: [title: string, keys: DesignTokenName[]][] = [
+const namedGroups: [title: string, keys: DesignTokenName[]][] = [
   [
     "Base tokens (the spec's keys)",
     [
@@ -31,13 +65,13 @@ export const namedGroups: [title: string, keys: DesignTokenName[]][] = [
   ["Components (gutters, buttons, dividers, images)", ["space_gutter", "button_padding", "divider_color", "divider_width", "image_radius"]],
 ];
 
-export const allKeys = Object.keys(designTokensSchema.shape) as DesignTokenName[];
-export const grouped = new Set(namedGroups.flatMap(([, keys]) => keys));
-export const tokenGroups = [...namedGroups, ["Other", allKeys.filter((key) => !grouped.has(key))] as [string, DesignTokenName[]]].filter(
+const allKeys = Object.keys(designTokensSchema.shape) as DesignTokenName[];
+const grouped = new Set(namedGroups.flatMap(([, keys]) => keys));
+const tokenGroups = [...namedGroups, ["Other", allKeys.filter((key) => !grouped.has(key))] as [string, DesignTokenName[]]].filter(
   ([, keys]) => keys.length > 0,
 );
 
-export function tokenLine(key: DesignTokenName): string {
+function tokenLine(key: DesignTokenName): string {
   return `- \`${key}\`: ${String(designTokensSchema.shape[key].meta()?.description ?? "")} Default \`${defaultDesignTokens[key]}\`.`;
 }
 
@@ -48,3 +82,5 @@ export const designTokenReference = [
 ].join("\n");
 
 export const tags = ["Mail design rules"];
+
+export type MailDesignRulesResponse = z.infer<typeof MailDesignRules>;

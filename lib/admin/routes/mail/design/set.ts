@@ -6,8 +6,7 @@ import { setDesignRules } from "../../../../mail/setup/design";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailDesignRules, PutMailDesignRules } from "../schema";
-import { designTokenReference, tags } from "./schema";
+import { MailDesignRules, PutMailDesignRules, designTokenReference, tags } from "./schema";
 
 export function registerSetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -7,8 +7,7 @@ import { getFrame, type FrameRecord } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailFrame } from "../schema";
-import { tags } from "./schema";
+import { MailFrame, tags } from "./schema";
 
 export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -6,8 +6,7 @@ import { setFrame } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailFrame, PutMailFrame } from "../schema";
-import { tags } from "./schema";
+import { MailFrame, PutMailFrame, tags } from "./schema";
 
 export function registerSetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

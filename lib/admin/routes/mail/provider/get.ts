@@ -7,8 +7,7 @@ import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailProviderConfig } from "../schema";
-import { tags } from "./schema";
+import { MailProviderConfig, tags } from "./schema";
 
 export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
   router.openapi(

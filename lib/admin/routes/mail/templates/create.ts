@@ -6,8 +6,7 @@ import { createTemplate } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { CreateMailTemplate, MailTemplate } from "../schema";
-import { tags, stackRule } from "./schema";
+import { CreateMailTemplate, MailTemplate, tags, stackRule } from "./schema";
 
 export function registerCreateCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,8 +5,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { getTemplateRow, toTemplateView } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import { security, type AdminRouter } from "../../shared";
-import { CustomerTemplateParams, MailTemplate } from "../schema";
-import { tags } from "./schema";
+import { CustomerTemplateParams, MailTemplate, tags } from "./schema";
 
 export function registerGetCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -7,8 +7,7 @@ import { listTemplates } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailTemplate } from "../schema";
-import { tags } from "./schema";
+import { MailTemplate, tags } from "./schema";
 
 export function registerListCustomerMailTemplates(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

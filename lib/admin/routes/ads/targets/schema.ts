@@ -1,75 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { AD_NAME_TOKENS, AD_SET_NAME_TOKENS, patternProblems } from "../../../ads/naming";
-import { ONBOARDING_ITEMS, TOKEN_STATUSES } from "../../../ads/onboarding/service";
-
-const graphId = (description: string, example: string) =>
-  z
-    .string()
-    .regex(/^\d{1,30}$/, "Must be a numeric platform id.")
-    .openapi({ description, example });
-const text = (description: string, example: string) => z.string().trim().min(1).max(200).openapi({ description, example });
-
-export const AdsOnboarding = z
-  .object({
-    access_token_set: z.boolean().openapi({ description: "Whether an access token is stored (it is never returned).", example: true }),
-    app_secret_set: z.boolean().openapi({ description: "Whether an app secret is stored (it is never returned).", example: true }),
-    token_verified_at: z
-      .string()
-      .nullable()
-      .openapi({ description: "When the platform last accepted token and app secret (ISO 8601); null = not verified.", example: "2026-01-15T10:00:00.000Z" }),
-    token_status: z.enum(TOKEN_STATUSES).openapi({
-      description:
-        "`missing` (no token), `unverified` (stored, the app secret is still missing), `verified` (accepted by the platform), `invalid` (accepted once, then refused by a later call with Graph code 190, e.g. expired or revoked; `access_token` is then listed in `missing` and creates answer 422 until a new token is set).",
-      example: "verified",
-    }),
-    token_invalid_at: z.string().nullable().openapi({
-      description: "When a platform call first refused the stored token (ISO 8601); null unless `token_status` is `invalid`.",
-      example: "2026-02-01T08:00:00.000Z",
-    }),
-    token_error_code: z.number().int().nullable().openapi({ description: "Graph error code of that refusal (190).", example: 190 }),
-    token_error_subcode: z.number().int().nullable().openapi({
-      description: "Graph error subcode of that refusal, e.g. 463 expired, 460 password changed, 458 app removed; null when Graph gave none.",
-      example: 463,
-    }),
-    complete: z.boolean().openapi({ description: "True when nothing is missing: ad sets and ads can be created.", example: false }),
-    present: z.array(z.enum(ONBOARDING_ITEMS)).openapi({
-      description:
-        "Items that are in place. The ad account, page, Instagram account, DSA beneficiary and payor and the legal name are stored sealed (AES-256-GCM) like the secrets and never returned: this list (and `missing`) is how to see them set.",
-      example: ["access_token", "app_secret", "ad_account_id"],
-    }),
-    missing: z.array(z.enum(ONBOARDING_ITEMS)).openapi({
-      description: "Items still missing; the same list customers get in `details.missing`. `access_token` counts only once verified.",
-      example: ["page_id"],
-    }),
-  })
-  .openapi("AdsOnboarding");
-
-export const UpdateAdsOnboarding = z
-  .strictObject({
-    access_token: z.string().trim().min(10).max(2000).optional().openapi({
-      description: "System user access token; stored sealed, never returned. Verified with the platform together with the app secret.",
-      example: "EAABsbCS1iHgBAxxxxxxxxxxxxxxxx",
-    }),
-    app_secret: z
-      .string()
-      .trim()
-      .min(8)
-      .max(200)
-      .optional()
-      .openapi({ description: "App secret for `appsecret_proof`; stored sealed, never returned.", example: "0123456789abcdef0123456789abcdef" }),
-    ad_account_id: z
-      .string()
-      .regex(/^(act_)?\d{1,30}$/, "Numeric, optionally prefixed act_.")
-      .nullable()
-      .optional()
-      .openapi({ description: "Ad account id (`act_` prefix optional); verified to be reachable with the token.", example: "act_1234567890" }),
-    page_id: graphId("Facebook page id.", "100200300400500").nullable().optional(),
-    instagram_account_id: graphId("Instagram account id (second social account).", "17841400000000000").nullable().optional(),
-    dsa_beneficiary: text("DSA beneficiary.", "Acme GmbH").nullable().optional(),
-    dsa_payor: text("DSA payor.", "Acme GmbH").nullable().optional(),
-    legal_name: text("Legal name of the advertiser.", "Acme GmbH").nullable().optional(),
-  })
-  .openapi("UpdateAdsOnboarding");
+import { graphId } from "../shared";
+import { CustomerIdParam } from "../../customers/schema";
 
 const locationKey = z.strictObject({
   key: z.string().min(1).max(64).openapi({ description: "Platform location key.", example: "2951825" }),
@@ -233,45 +164,10 @@ export const UpdateAdminTarget = z
   .strictObject({ platform_campaign_id: campaignId.optional(), status: targetStatus.optional(), config: AdminTargetConfigPatch.optional() })
   .openapi("UpdateAdminTarget");
 
-export const TargetKeyParams = z.object({
-  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Customer id.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+export const TargetKeyParams = CustomerIdParam.extend({
   key: z
     .string()
     .min(1)
     .max(64)
     .openapi({ param: { name: "key", in: "path" }, description: "Target key.", example: "demo" }),
 });
-
-const pattern = (tokens: readonly string[], description: string, example: string) =>
-  z
-    .string()
-    .min(1)
-    .max(200)
-    .superRefine((value, ctx) => {
-      for (const message of patternProblems(value, tokens)) ctx.addIssue({ code: "custom", message });
-    })
-    .openapi({ description, example });
-
-export const AdsNaming = z
-  .object({
-    adset_pattern: z.string().openapi({ description: "Pattern of ad set names.", example: "{target}-{date}-{seq}" }),
-    ad_pattern: z.string().openapi({ description: "Pattern of ad names (when the customer gives none).", example: "{adset}-ad{seq}" }),
-    adset_pattern_is_default: z.boolean().openapi({ description: "Whether the default ad set pattern applies.", example: true }),
-    ad_pattern_is_default: z.boolean().openapi({ description: "Whether the default ad pattern applies.", example: true }),
-  })
-  .openapi("AdsNaming");
-
-export const UpdateAdsNaming = z
-  .strictObject({
-    adset_pattern: pattern(
-      AD_SET_NAME_TOKENS,
-      "Tokens {target}, {date} (UTC, YYYYMMDD), {seq} (required); null restores the default `{target}-{date}-{seq}`.",
-      "{target}-{date}-{seq}",
-    )
-      .nullable()
-      .optional(),
-    ad_pattern: pattern(AD_NAME_TOKENS, "Tokens {adset}, {target}, {date}, {seq} (required); null restores the default `{adset}-ad{seq}`.", "{adset}-ad{seq}")
-      .nullable()
-      .optional(),
-  })
-  .openapi("UpdateAdsNaming");
