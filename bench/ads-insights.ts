@@ -15,8 +15,9 @@ import { seedDemo } from "../lib/seed";
  * pulled from the embedded Graph simulator by the real snapshot job (ingest rate), then
  * `GET /ads/v1/insights?level=ad&date_range=last_90d&breakdowns=…` through the whole app (auth, rate limit,
  * validation, query, envelope). Target: p50 ≤ 30 ms with a breakdown, 2 cores. Three figures per
- * breakdown: a preset answered from the window cache, the same preset right after a snapshot run (summed
- * from the blocks and kept), and the same 90 days as a custom range (never cached).
+ * breakdown: a preset answered from the window cache (the snapshot run warms last_7d/30d/90d), the same
+ * preset with the cache emptied before each request (summed from the blocks, then kept), and the same 90
+ * days as a custom range (never cached). The ingest figure includes the warming.
  */
 const ADS = 200;
 const AD_SETS = 10;
@@ -162,7 +163,7 @@ export async function benchAdsInsights(): Promise<void> {
       const cold = await measure(`${query}&date_range=last_90d`, forgetWindows);
       const blocks = await measure(`${query}&date_range=${custom}`);
       process.stdout.write(
-        `ads insights query (${ADS} ads × ${DAYS} days, ${label}, ${cached.rows} rows): p50/p95 last_90d cached ${ms(cached.p50)}/${ms(cached.p95)}, first after a snapshot run ${ms(cold.p50)}/${ms(cold.p95)}, custom 90-day range ${ms(blocks.p50)}/${ms(blocks.p95)} (target p50 ≤ 30 ms)\n`,
+        `ads insights query (${ADS} ads × ${DAYS} days, ${label}, ${cached.rows} rows): p50/p95 last_90d cached ${ms(cached.p50)}/${ms(cached.p95)}, not cached (summed from the blocks, then kept) ${ms(cold.p50)}/${ms(cold.p95)}, custom 90-day range ${ms(blocks.p50)}/${ms(blocks.p95)} (target p50 ≤ 30 ms)\n`,
       );
     }
   } finally {

@@ -9,6 +9,7 @@ import { PlatformError } from "../platform/errors";
 import { rebuildBlocks } from "./blocks";
 import { addDays, dayIn } from "./calendar";
 import { INSIGHTS_SNAPSHOT_TOPIC, queueSnapshot } from "./snapshot-queue";
+import { warmWindows } from "./warm";
 
 export { INSIGHTS_SNAPSHOT_TOPIC };
 
@@ -199,6 +200,7 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
     .update(adsInsightSyncs)
     .set({ syncedThrough: today, lastRunAt: now, lastError: null, updatedAt: now })
     .where(eq(adsInsightSyncs.customerId, customerId));
+  await warmWindows(deps, customerId);
   return { since, until: today, rows, written, skipped_rows: skipped };
 }
 
