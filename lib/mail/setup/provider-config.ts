@@ -3,6 +3,7 @@ import type { Database } from "../../db/client";
 import { mailFrames, mailProviderConfigs, type SenderRecord } from "../../db/schema";
 import { ForbiddenError } from "../../core/errors";
 import type { SecretBox } from "../../core/secrets";
+import type { MailProviderConfigResponse, MailReadinessResponse } from "../../admin/routes/mail/provider/schema";
 
 export type ProviderConfigInput = {
   server_token?: string;
@@ -14,16 +15,8 @@ export type ProviderConfigInput = {
   default_transactional_from?: SenderRecord | null;
 };
 
-/** What the admin sees: never the token, only whether one is set. */
-export type ProviderConfigView = {
-  server_token_set: boolean;
-  transactional_stream: string | null;
-  broadcast_stream: string | null;
-  verified_senders: string[];
-  verified_domains: string[];
-  default_newsletter_from: SenderRecord | null;
-  default_transactional_from: SenderRecord | null;
-};
+/** What the admin sees: never the token, only whether one is set (the admin API's schema). */
+export type ProviderConfigView = MailProviderConfigResponse;
 
 export type ProviderCredentials = {
   serverToken: string;
@@ -46,7 +39,7 @@ export const readinessItems = [
   "transactional_footer",
 ] as const;
 
-export type ReadinessItem = { item: (typeof readinessItems)[number]; status: "green" | "red"; message: string };
+export type ReadinessItem = MailReadinessResponse["items"][number];
 
 type Row = typeof mailProviderConfigs.$inferSelect;
 
