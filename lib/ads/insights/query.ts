@@ -210,7 +210,7 @@ function metricsOf(row: Aggregate, fields: InsightField[]): InsightMetrics {
 }
 
 /** The ad account's time zone as recorded by the first snapshot; UTC until there is one (and no data either). */
-async function timeZoneOf(db: Database, customerId: string): Promise<string> {
+export async function timeZoneOf(db: Database, customerId: string): Promise<string> {
   const [sync] = await db.select({ timezoneName: adsInsightSyncs.timezoneName }).from(adsInsightSyncs).where(eq(adsInsightSyncs.customerId, customerId));
   return sync?.timezoneName ?? "UTC";
 }
@@ -289,12 +289,12 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
  * a time costs several times what the aggregation does. The blocks' version is read by the same statement,
  * so it is the version of exactly the blocks summed.
  */
-async function aggregateBlocks(
+export async function aggregateBlocks(
   db: Database,
   customerId: string,
   breakdown: string,
   range: { since: string; until: string },
-  query: InsightsQuery,
+  query: Pick<InsightsQuery, "level" | "entity_id" | "adset_id">,
 ): Promise<{ version: number | null; rows: string }> {
   const filters: SQL[] = [sql`b.customer_id = ${customerId}`, sql`b.breakdown = ${breakdown}`, sql`b.entity_kind = ${query.level}`];
   if (query.entity_id !== undefined) filters.push(sql`b.entity_id = ${query.entity_id}`);

@@ -1,21 +1,26 @@
 import type { Database } from "../../db/client";
 import type { Logger } from "../../core/logger";
-import { BREAKDOWNS, queryInsights, type DatePreset } from "./query";
+import { aggregateBlocks, BREAKDOWNS, resolveDateRange, timeZoneOf, type DatePreset } from "./query";
+import { storeWindow } from "./windows";
 
 /** The presets a portal opens with (`last_30d` is the default); their windows are summed right after a snapshot run. */
 export const WARM_PRESETS: readonly DatePreset[] = ["last_7d", "last_30d", "last_90d"];
 
 /**
  * Fills the window cache for the usual presets, every breakdown and both levels, so the first dashboard
- * after the nightly run is answered from it. A cache only: a failure is logged and the queries sum the
- * blocks themselves.
+ * after the nightly run is answered from it: the same sums a query would keep, without building its rows.
+ * A cache only: a failure is logged and the queries sum the blocks themselves.
  */
 export async function warmWindows(deps: { db: Database; clock: { now(): Date }; logger: Logger }, customerId: string): Promise<void> {
+  const { db } = deps;
   try {
+    const timeZone = await timeZoneOf(db, customerId);
     for (const preset of WARM_PRESETS) {
+      const range = resolveDateRange({ preset }, timeZone, deps.clock.now());
       for (const level of ["adset", "ad"] as const) {
-        for (const breakdowns of ["", ...BREAKDOWNS]) {
-          await queryInsights(deps, customerId, { level, date_range: { preset }, breakdowns, fields: "spend" });
+        for (const breakdown of ["", ...BREAKDOWNS]) {
+          const aggregate = await aggregateBlocks(db, customerId, breakdown, range, { level });
+          if (aggregate.version !== null) await storeWindow(db, { customerId, breakdown, entityKind: level, ...range }, aggregate.version, aggregate.rows);
         }
       }
     }
