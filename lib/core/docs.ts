@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
+import { compressedBody, sendCompressed, type CompressedBody } from "./compressed";
 import { HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
 
 export type DocsInfo = {
@@ -20,11 +21,17 @@ const CUSTOMER_AUTH = { scheme: "bearerAuth", description: "API key of the custo
 
 type OpenApiDocument = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
-let scalarBundle: string | null = null;
-function scalarScript(): string {
+const requireHere = createRequire(import.meta.url);
+let scalarBundle: CompressedBody | null = null;
+function scalarScript(): CompressedBody {
   // Served from node_modules so the docs page works offline (no CDN).
-  scalarBundle ??= readFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), "utf8");
+  scalarBundle ??= compressedBody(readFileSync(requireHere.resolve("@scalar/api-reference/browser/standalone.js")));
   return scalarBundle;
+}
+
+/** The version of the Scalar bundle we serve (a hash of its bytes): the script's URL carries it, so new bytes are a new URL. */
+export function scalarVersion(): string {
+  return scalarScript().etag.slice(1, 13);
 }
 
 export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
@@ -76,28 +83,77 @@ function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
 }
 
 /**
- * Scalar without outside requests: no default fonts from fonts.scalar.com (system fonts instead) and no
- * request proxy (none is configured; "try it" calls go straight to this deployment).
+ * Scalar without outside requests: every option that would reach another host is off. No default fonts from
+ * fonts.scalar.com (system fonts instead); no agent ("Ask AI" would upload the document to Scalar); no "Open API
+ * Client" button (client.scalar.com); no telemetry; no developer tools (their "share" uploads the document); an
+ * empty proxy URL (Scalar's default on the web is proxy.scalar.com; "try it" calls go straight to this
+ * deployment, which is the page's own origin). The page's Content-Security-Policy enforces the same.
  */
-const SCALAR_CONFIGURATION = JSON.stringify({ withDefaultFonts: false });
+export const SCALAR_CONFIGURATION = {
+  withDefaultFonts: false,
+  agent: { disabled: true },
+  hideClientButton: true,
+  telemetry: false,
+  showDeveloperTools: "never",
+  proxyUrl: "",
+} as const;
 
-/** `/v1/openapi.json`, `/v1/docs` and `/v1/llms.txt`, all generated from the route definitions. */
+/**
+ * Only our origin: scripts from it (no inline script, no eval), connections to it (the document, "try it"),
+ * styles from it plus the ones Scalar's components set inline, images and fonts from it or inline `data:`.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "connect-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "worker-src 'self' blob:",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+/** One year, immutable: the versioned script URL changes with the bundle. */
+const IMMUTABLE = "public, max-age=31536000, immutable";
+/** The documents change with a deploy: the client revalidates (ETag, 304) on every use. */
+const REVALIDATE = "public, max-age=0, must-revalidate";
+
+/**
+ * `/v1/openapi.json`, `/v1/docs` and `/v1/llms.txt`, all generated from the route definitions, and the docs
+ * page's script `/v1/docs/scalar.js?v=<version>`. The script and the documents go out compressed (br or gzip,
+ * lib/core/compressed.ts) with an ETag.
+ */
 export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
   let cached: OpenApiDocument | null = null;
   const document = () => (cached ??= buildDocument(app, info));
+  let json: CompressedBody | null = null;
+  let llms: CompressedBody | null = null;
+  const jsonBody = () => {
+    json ??= compressedBody(JSON.stringify(document()));
+    return json;
+  };
+  const llmsBody = () => {
+    llms ??= compressedBody(toLlmsText(document()));
+    return llms;
+  };
   const prefix = info.pathPrefix;
-  app.get(`${prefix}/openapi.json`, (c) => c.json(document()));
-  app.get(`${prefix}/docs/scalar.js`, (c) => {
-    c.header("Cache-Control", "public, max-age=86400");
-    return c.body(scalarScript(), 200, { "Content-Type": "text/javascript; charset=utf-8" });
-  });
-  app.get(`${prefix}/docs`, (c) =>
-    c.html(`<!doctype html>
-<html><head><meta charset="utf-8"><title>${info.title}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><script id="api-reference" data-url="${info.basePath}${prefix}/openapi.json" data-configuration='${SCALAR_CONFIGURATION}'></script>
-<script src="${info.basePath}${prefix}/docs/scalar.js"></script></body></html>`),
+  app.get(`${prefix}/openapi.json`, (c) => sendCompressed(c, jsonBody(), "application/json; charset=utf-8", REVALIDATE));
+  app.get(`${prefix}/docs/scalar.js`, (c) =>
+    // The versioned URL (the page's) is cached for a year; any other version asked for gets today's bytes, briefly cached.
+    sendCompressed(c, scalarScript(), "text/javascript; charset=utf-8", c.req.query("v") === scalarVersion() ? IMMUTABLE : "public, max-age=300"),
   );
-  app.get(`${prefix}/llms.txt`, (c) => c.text(toLlmsText(document())));
+  app.get(`${prefix}/docs`, (c) => {
+    c.header("Content-Security-Policy", DOCS_CONTENT_SECURITY_POLICY);
+    c.header("Cache-Control", "no-cache");
+    // The configuration rides in a script element Scalar reads by id; of type JSON, so it is data, not inline script.
+    return c.html(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${info.title}</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><script id="api-reference" type="application/json" data-url="${info.basePath}${prefix}/openapi.json" data-configuration='${JSON.stringify(SCALAR_CONFIGURATION)}'></script>
+<script src="${info.basePath}${prefix}/docs/scalar.js?v=${scalarVersion()}"></script></body></html>`);
+  });
+  app.get(`${prefix}/llms.txt`, (c) => sendCompressed(c, llmsBody(), "text/plain; charset=utf-8", REVALIDATE));
 }
 
 type Json = Record<string, unknown>;

@@ -8,6 +8,8 @@ import * as adminEntry from "../../api/admin";
 import * as adsEntry from "../../api/ads";
 import * as cronEntry from "../../api/cron";
 import * as mailEntry from "../../api/mail";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { scalarVersion } from "../../lib/core/docs";
 import { cronJobs } from "../../lib/cron";
 import { createHarness, type Harness } from "../helpers/harness";
 
@@ -78,16 +80,29 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
   test("the docs page works offline (its script is served by us) and llms.txt lists every operation", async () => {
     const page = await h.call("GET", `${base}/docs`);
     expect(page.status).toBe(200);
-    expect(page.text).toContain(`src="${base.replace("/v1", "")}/v1/docs/scalar.js"`);
+    expect(page.text).toContain(`src="${base.replace("/v1", "")}/v1/docs/scalar.js?v=${scalarVersion()}"`);
     expect(page.text).not.toMatch(/https?:\/\/(cdn|unpkg|jsdelivr)/);
-    // No outside host at all from the page; Scalar's default fonts (fonts.scalar.com) off, no proxy set.
+    // No outside host at all from the page; every Scalar option that would reach one is off (the browser test,
+    // tests/foundation/docs.browser.test.ts, checks the requests themselves), and the CSP allows only our origin.
     expect(page.text).not.toMatch(/https?:\/\//);
     const configuration = JSON.parse(/data-configuration='([^']*)'/.exec(page.text)?.[1] ?? "null") as Record<string, unknown>;
-    expect(configuration).toMatchObject({ withDefaultFonts: false });
-    expect(configuration).not.toHaveProperty("proxyUrl");
-    const script = await h.call("GET", `${base}/docs/scalar.js`);
+    expect(configuration).toEqual({
+      withDefaultFonts: false,
+      agent: { disabled: true },
+      hideClientButton: true,
+      telemetry: false,
+      showDeveloperTools: "never",
+      proxyUrl: "",
+    });
+    const csp = page.headers.get("content-security-policy") ?? "";
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toMatch(/https?:|\*/);
+    const script = await h.call("GET", `${base}/docs/scalar.js?v=${scalarVersion()}`);
     expect(script.status).toBe(200);
     expect(script.text.length).toBeGreaterThan(100_000);
+    expect(script.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
     const llms = await h.call("GET", `${base}/llms.txt`);
     expect(llms.status).toBe(200);
     const doc = docs.get(name) as Doc;
@@ -95,6 +110,33 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
       for (const method of Object.keys(item)) expect(llms.text).toContain(`## ${method.toUpperCase()} ${path}`);
     }
   });
+});
+
+test("the docs script and the documents go out compressed (br, else gzip) with an ETag; a matching If-None-Match gets 304", async () => {
+  {
+    for (const path of [`/mail/v1/docs/scalar.js?v=${scalarVersion()}`, "/ads/v1/openapi.json", "/admin/v1/llms.txt"]) {
+      const plain = await h.root.fetch(new Request(`http://localhost${path}`, { headers: { "accept-encoding": "identity" } }));
+      const identity = Buffer.from(await plain.arrayBuffer());
+      expect(plain.headers.get("content-encoding"), path).toBeNull();
+      expect(plain.headers.get("vary")).toBe("Accept-Encoding");
+      const br = await h.root.fetch(new Request(`http://localhost${path}`, { headers: { "accept-encoding": "gzip, deflate, br" } }));
+      expect(br.headers.get("content-encoding"), path).toBe("br");
+      const brBytes = Buffer.from(await br.arrayBuffer());
+      expect(brBytes.length, path).toBeLessThan(identity.length / 2);
+      expect(brotliDecompressSync(brBytes).equals(identity), path).toBe(true);
+      const gz = await h.root.fetch(new Request(`http://localhost${path}`, { headers: { "accept-encoding": "gzip, br;q=0" } }));
+      expect(gz.headers.get("content-encoding"), path).toBe("gzip");
+      expect(gunzipSync(Buffer.from(await gz.arrayBuffer())).equals(identity), path).toBe(true);
+      const etag = plain.headers.get("etag") ?? "";
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      const again = await h.root.fetch(new Request(`http://localhost${path}`, { headers: { "if-none-match": etag, "accept-encoding": "br" } }));
+      expect(again.status, path).toBe(304);
+      expect((await again.arrayBuffer()).byteLength).toBe(0);
+    }
+    // An unversioned (or stale) script URL is not cached for a year.
+    const unversioned = await h.root.fetch(new Request("http://localhost/mail/v1/docs/scalar.js"));
+    expect(unversioned.headers.get("cache-control")).toBe("public, max-age=300");
+  }
 });
 
 const METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
