@@ -1,7 +1,7 @@
 import type { Config } from "./core/config";
 import type { Clock } from "./core/clock";
-import { startGraphSimulator, type RunningGraphSimulator } from "./ads/platform/simulator/server";
-import { startPostmarkSimulator, type RunningPostmarkSimulator } from "./mail/provider/simulator/server";
+import type { RunningGraphSimulator } from "./ads/platform/simulator/server";
+import type { RunningPostmarkSimulator } from "./mail/provider/simulator/server";
 
 /**
  * Where the two upstream platforms are. Production: `POSTMARK_API_URL` / `GRAPH_API_URL` (or the real
@@ -21,9 +21,22 @@ export type Providers = {
 export const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
 export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 
+/**
+ * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/build.ts)
+ * has this branch removed, so no simulator (nor its sample data) ships in a function.
+ */
 export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean }): Promise<Providers> {
-  const postmarkSimulator = !config.POSTMARK_API_URL && options.embedded ? await startPostmarkSimulator({ servers: [], clock: options.clock }) : null;
-  const graphSimulator = !config.GRAPH_API_URL && options.embedded ? await startGraphSimulator({ clock: options.clock }) : null;
+  if (process.env.FUNCTION_BUNDLE === "1") return withSimulators(config, null, null);
+  const postmarkSimulator =
+    !config.POSTMARK_API_URL && options.embedded
+      ? await (await import("./mail/provider/simulator/server")).startPostmarkSimulator({ servers: [], clock: options.clock })
+      : null;
+  const graphSimulator =
+    !config.GRAPH_API_URL && options.embedded ? await (await import("./ads/platform/simulator/server")).startGraphSimulator({ clock: options.clock }) : null;
+  return withSimulators(config, postmarkSimulator, graphSimulator);
+}
+
+function withSimulators(config: Config, postmarkSimulator: RunningPostmarkSimulator | null, graphSimulator: RunningGraphSimulator | null): Providers {
   return {
     postmarkApiUrl: config.POSTMARK_API_URL ?? postmarkSimulator?.url ?? POSTMARK_PRODUCTION_URL,
     graphApiUrl: config.GRAPH_API_URL ?? graphSimulator?.graphUrl ?? GRAPH_PRODUCTION_URL,

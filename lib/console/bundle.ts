@@ -13,7 +13,8 @@ let script: Promise<string> | null = null;
 /**
  * The console's browser script, bundled once per process. From the TypeScript source with esbuild when the
  * source is here (`npm start` under tsx, tests: no build step), else the bundle `npm run build` made (the
- * Vercel functions ship that file, not the sources or esbuild).
+ * Vercel functions ship that file, not the sources or esbuild). In the functions' bundle `FUNCTION_BUNDLE` is
+ * the constant "1" (lib/build.ts), so the esbuild branch is dropped from it and file tracing never ships esbuild.
  */
 export function consoleScript(): Promise<string> {
   script ??= load().catch((error: unknown) => {
@@ -24,6 +25,7 @@ export function consoleScript(): Promise<string> {
 }
 
 async function load(): Promise<string> {
+  if (process.env.FUNCTION_BUNDLE === "1") return readFile(BUILT_CONSOLE_SCRIPT, "utf8");
   const source = fileURLToPath(new URL("./client/main.ts", import.meta.url));
   if (!existsSync(source)) return readFile(BUILT_CONSOLE_SCRIPT, "utf8");
   const { build } = await import("esbuild");

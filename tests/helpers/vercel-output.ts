@@ -80,10 +80,16 @@ function materialise(func: string, into: string, repoRoot: string): void {
   }
 }
 
+/** The Node binary the functions run on: `VERCEL_FUNCTION_NODE`, else this process's own. */
+export function functionNode(): string {
+  return process.env.VERCEL_FUNCTION_NODE || process.execPath;
+}
+
 function startInstance(launcher: string, dir: string, env: Record<string, string>): Promise<FunctionInstance> {
   return new Promise((resolve, reject) => {
-    // Plain Node with only the function's environment: no tsx, no loader hooks, no inherited variables.
-    const child = spawn(process.execPath, [launcher, dir], { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    // Plain Node with only the function's environment: no tsx, no loader hooks, no inherited variables. The Node
+    // binary is `VERCEL_FUNCTION_NODE` when set (.ci/run: the version package.json's engines pin, as Vercel runs it).
+    const child = spawn(functionNode(), [launcher, dir], { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let all = "";
     const instance: FunctionInstance = { child, port: 0, output: () => all.slice(-6000), loadedMs: null, served: 0 };
     child.stderr?.on("data", (chunk: Buffer) => {

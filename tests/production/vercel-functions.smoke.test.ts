@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -18,7 +18,7 @@ import { postmarkEvent } from "../helpers/postmark-events";
 import { repoRoot } from "../helpers/processes";
 import { startQstashFake } from "../helpers/qstash-fake";
 import { startUpstashFake } from "../helpers/upstash-fake";
-import { listFunctions, serveVercelOutput, type RunningOutput } from "../helpers/vercel-output";
+import { functionNode, listFunctions, serveVercelOutput, type RunningOutput } from "../helpers/vercel-output";
 
 /*
  * The production path, end to end: the functions `vercel build` produced (.vercel/output), loaded as the
@@ -181,8 +181,23 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   test("the build has a function per entry, none with an embedded database, each well under the size limit", () => {
     const functions = listFunctions(outputDir);
     expect(functions.map((f) => f.path)).toEqual(
-      expect.arrayContaining(["/api/admin", "/api/ads", "/api/console", "/api/cron", "/api/mail", "/api/platform", "/api/postmark", "/api/queue"]),
+      expect.arrayContaining([
+        "/api/admin",
+        "/api/ads",
+        "/api/console",
+        "/api/cron",
+        "/api/mail",
+        "/api/platform",
+        "/api/postmark",
+        "/api/queue",
+        "/api/video",
+      ]),
     );
+    // The functions run here on the Node major Vercel runs them on: the one package.json's engines pin.
+    const engines = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { engines: { node: string } }).engines.node;
+    const version = spawnSync(functionNode(), ["--version"], { encoding: "utf8" }).stdout.trim();
+    figures.functionNode = version;
+    if (required) expect(version.replace(/^v/, "").split(".")[0], `functions run on ${version}, engines say ${engines}`).toBe(engines.split(".")[0]);
     figures.functionSizesMB = Object.fromEntries([...site.functions.values()].map((fn) => [fn.path, Math.round(fn.sizeBytes / 1e5) / 10]));
     for (const fn of site.functions.values()) {
       expect(existsSync(join(fn.dir, "node_modules", "@electric-sql", "pglite")), `${fn.path} ships PGlite`).toBe(false);

@@ -1,5 +1,4 @@
 import { and, eq } from "drizzle-orm";
-import sharp from "sharp";
 import type { Database } from "../../db/client";
 import { adsImages } from "../../db/schema";
 import { ValidationError } from "../../core/errors";
@@ -7,6 +6,9 @@ import { OutboundError, type SafeFetch } from "../../core/outbound/safe-fetch";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
+
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+const loadSharp = () => import("sharp").then((module) => module.default);
 
 export const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
 /** Relative deviation accepted around each ratio (Meta's ad specs allow 3 %). */
@@ -77,6 +79,7 @@ export async function fetchImage(
   const bytes = response.body;
   const format = sniffImageFormat(bytes);
   if (!format) throw urlProblem(field, "The file is not a JPG, PNG or WebP image (checked by its content).");
+  const sharp = await loadSharp();
   const meta = await sharp(bytes)
     .metadata()
     .catch(() => undefined);

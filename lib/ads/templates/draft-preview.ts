@@ -1,10 +1,12 @@
-import sharp from "sharp";
 import { z } from "@hono/zod-openapi";
 import { ValidationError } from "../../core/errors";
 import type { AdsDeps } from "../deps";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
 import { HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
 import { renderRatio, resolveValues } from "./render";
+
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+const loadSharp = () => import("sharp").then((module) => module.default);
 
 /** The drawable part of a template, as the operator edits it (name and description play no part in a picture). */
 export const TemplateDraft = z.strictObject({
@@ -36,6 +38,7 @@ export async function previewTemplateDraft(
   const images = await Promise.all(
     CREATIVE_RATIOS.map(async (ratio) => {
       const full = await renderRatio(draft, resolved, ratio, backdrop);
+      const sharp = await loadSharp();
       const small = await sharp(full).resize({ width: DRAFT_PREVIEW_WIDTH }).jpeg({ quality: 80 }).toBuffer();
       return [ratio, `data:image/jpeg;base64,${small.toString("base64")}`] as const;
     }),

@@ -1,8 +1,10 @@
-import { Resvg } from "@resvg/resvg-js";
-import sharp from "sharp";
 import type { CreativeRatio } from "../platform/placement-creative";
 import { satoriFonts } from "./fonts";
 import { RATIO_SIZES } from "./layout";
+
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+const loadSharp = () => import("sharp").then((module) => module.default);
+const loadResvg = () => import("@resvg/resvg-js").then((module) => module.Resvg);
 
 /*
  * Drawing: a finished element tree (texts fitted, values and images filled in) → satori (SVG) → resvg
@@ -21,6 +23,7 @@ export async function draw(job: DrawJob): Promise<Buffer> {
   const { default: satori } = await import("satori");
   const svg = await satori(job.root as never, { width, height, fonts: satoriFonts() });
   const background = job.output === "jpeg" ? job.backdrop : undefined;
+  const [Resvg, sharp] = await Promise.all([loadResvg(), loadSharp()]);
   const pixels = new Resvg(svg, { fitTo: { mode: "original" }, ...(background ? { background } : {}) }).render();
   const image = sharp(pixels.pixels, { raw: { width: pixels.width, height: pixels.height, channels: 4 } });
   if (job.output === "png") return image.png().toBuffer();

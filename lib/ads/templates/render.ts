@@ -1,4 +1,3 @@
-import sharp from "sharp";
 import { ValidationError, type FieldProblem } from "../../core/errors";
 import { fetchImage } from "../media/images";
 import type { AdsDeps } from "../deps";
@@ -8,6 +7,9 @@ import { textWidth } from "./fonts";
 import { drawOffThread } from "./render-pool";
 import { RATIO_SIZES, type HighlightStyle, type LayoutNode, type LayoutStyle, type Layouts, type TemplateParam } from "./layout";
 import { fittingFontSize, segmentsOf, visibleText, type Segment } from "./text";
+
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+const loadSharp = () => import("sharp").then((module) => module.default);
 
 /*
  * The rendering engine: a template's layout per ratio and a customer's values → satori (layout to SVG) →
@@ -100,6 +102,7 @@ export async function resolveValues(
   await Promise.all(
     [...checked.imageUrls].map(async ([name, url]) => {
       const image = await fetchImage(deps, url, { field: `params.${name}`, anyRatio: true });
+      const sharp = await loadSharp();
       const meta = await sharp(image.bytes, { limitInputPixels: 100_000_000 }).metadata();
       const decoded = sharp(image.bytes, { limitInputPixels: 100_000_000 })
         .rotate()

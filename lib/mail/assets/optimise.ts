@@ -1,4 +1,7 @@
-import sharp, { type Metadata, type OutputInfo, type Sharp, type SharpOptions } from "sharp";
+import type { Metadata, OutputInfo, Sharp, SharpOptions } from "sharp";
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+const loadSharp = () => import("sharp").then((module) => module.default);
+
 import { sha256Hex } from "../../core/secrets";
 import { MAX_UPLOAD_BYTES } from "./upload-signature";
 
@@ -97,6 +100,7 @@ const pngSteps: Encoding[] = [
 ];
 
 export async function optimiseImage(bytes: Uint8Array, options: OptimiseOptions = {}): Promise<OptimisedImage> {
+  const sharp = await loadSharp();
   const maxWidth = options.maxWidth ?? MAX_OUTPUT_WIDTH;
   const maxBytes = options.maxBytes ?? MAX_OUTPUT_BYTES;
   const maxInputBytes = options.maxInputBytes ?? MAX_UPLOAD_BYTES;
