@@ -20,6 +20,9 @@ const NATIVE = ["sharp", "@resvg/resvg-js", "@ffmpeg-installer/ffmpeg"];
 const DEVELOPMENT_ONLY = ["esbuild", "tsx", "@electric-sql/pglite", "drizzle-orm/pglite", "drizzle-orm/pglite/migrator", "typescript"];
 // Optional peers the bundled libraries probe for and do without (ws, pg).
 const OPTIONAL = ["bufferutil", "utf-8-validate", "pg-native"];
+// Kept as a package: the production smoke test points the function's own copy of the Neon driver at its local
+// proxy (tests/helpers/vercel-launcher.mjs), which needs the module the function imports to be that file.
+const AS_PACKAGE = ["@neondatabase/serverless"];
 
 // CommonJS packages inlined into an ES module still call require() for Node's built-ins and read
 // __dirname/__filename: the banner gives them the bundle's own.
@@ -43,7 +46,7 @@ await build({
   // Dynamic imports stay lazy (MJML, satori, the database drivers): each its own chunk, loaded on first use.
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
-  external: [...NATIVE, ...DEVELOPMENT_ONLY, ...OPTIONAL],
+  external: [...NATIVE, ...DEVELOPMENT_ONLY, ...OPTIONAL, ...AS_PACKAGE],
   define: { "process.env.FUNCTION_BUNDLE": '"1"' },
   banner: { js: banner },
   minify: true,
