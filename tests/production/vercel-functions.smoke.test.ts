@@ -11,6 +11,7 @@ import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
 import { startNeonLocalProxy, type NeonLocalProxy } from "../../lib/db/neon-local-proxy";
 import { defaultFrame, demoBlocks, demoBrand } from "../../lib/mail/blocks/library";
 import { startPostmarkSimulator, type RunningPostmarkSimulator } from "../../lib/mail/provider/simulator";
+import { VIDEO_RENDER_TOPIC } from "../../lib/ads/templates/video-render";
 import { SEND_JOB_BATCH_TOPIC } from "../../lib/mail/send-jobs/transitions";
 import { TARGET_CONFIG } from "../ads/support/ads-world";
 import { startBlobFake } from "../helpers/blob-fake";
@@ -424,6 +425,19 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     figures.firstCronRequestMs = Math.round(performance.now() - started);
     expect(tick.status, describeCall(tick)).toBe(200);
   }, 60_000);
+
+  test("the video render topic reaches the video function, the only one that ships ffmpeg", async () => {
+    const video = site.functions.get("/api/video");
+    const queue = site.functions.get("/api/queue");
+    const [videoBefore, queueBefore] = [video?.requests ?? 0, queue?.requests ?? 0];
+    // Unsigned: refused by the queue route, but only the routing is looked at here.
+    const unsigned = await call("POST", `/api/queue/${VIDEO_RENDER_TOPIC}`, { body: { creative_id: "00000000-0000-4000-8000-000000000000" } });
+    expect(unsigned.status, describeCall(unsigned)).toBe(401);
+    expect(video?.requests).toBe(videoBefore + 1);
+    expect(queue?.requests).toBe(queueBefore);
+    expect(existsSync(join(video?.dir ?? "", "node_modules", "@ffmpeg-installer"))).toBe(true);
+    expect(existsSync(join(queue?.dir ?? "", "node_modules", "@ffmpeg-installer"))).toBe(false);
+  });
 
   test("an ad set is created on the Graph API", async () => {
     const digits = (n: number) =>
