@@ -134,7 +134,7 @@ describe("verifyWebhook on real deliveries", () => {
       now: nowSeconds(),
     });
     expect(event).toMatchObject({ type: "ad.status_changed", data: { ad_id: ad.data.id, effective_status: "ACTIVE", previous_status: "PENDING_REVIEW" } });
-  });
+  }, 60_000);
 });
 
 describe("retries, iterators and errors", () => {
@@ -185,7 +185,7 @@ describe("retries, iterators and errors", () => {
       await closeServer(served.server);
       await limited.close();
     }
-  });
+  }, 90_000);
 
   test("paginate walks a cursor list (mail templates) and an offset list (ads ad sets) to the end, one page per request", async () => {
     const c = await readyMailCustomer(h, "Portal lists");
@@ -215,7 +215,7 @@ describe("retries, iterators and errors", () => {
     for await (const adSet of ads.paginate("/v1/adsets", { params: { query: { limit: 2 } } })) ids.push(adSet.id);
     expect(ids.sort()).toEqual(created.sort());
     expect(gets).toBe(3); // 2 + 2 + 1: a short page is the last
-  });
+  }, 60_000);
 
   test("errors: unwrap throws ApiError whose error narrows by code (mail 422 details, ads 409 details)", async () => {
     const c = await readyMailCustomer(h, "Portal errors");
@@ -239,5 +239,5 @@ describe("retries, iterators and errors", () => {
     expect(conflict.status).toBe(409);
     if (conflict.error.code === "conflict") expect(conflict.error.details).toBeTypeOf("object");
     else throw new Error(`expected conflict, got ${conflict.message}`);
-  });
+  }, 60_000);
 });

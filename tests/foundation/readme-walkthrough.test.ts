@@ -128,6 +128,7 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
     '"active":false',
     '"effective_status":"ACTIVE"',
     '"image_hash":"',
+    '"status":"delivered"',
     '"status":"READY","reason":null,"video_id":"',
     "signature verified",
     "WITH_ISSUES",
