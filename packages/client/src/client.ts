@@ -49,16 +49,17 @@ const sleep = (ms: number, signal: AbortSignal | null) =>
  * with a key. Each attempt sends a clone of the request, the same headers and body.
  */
 export function resilientFetch(
-  base: (input: Request) => Promise<Response>,
+  base: (input: Request, init?: RequestInit) => Promise<Response>,
   retry: RetryOptions | false | undefined,
   idempotencyKeys: boolean,
-): (input: Request) => Promise<Response> {
+): (input: Request, init?: RequestInit) => Promise<Response> {
   const options = retry === false ? { retries: 0 } : (retry ?? {});
   const retries = options.retries ?? 3;
   const baseDelay = options.baseDelayMs ?? 500;
   const maxDelay = options.maxDelayMs ?? 20_000;
   const maxRetryAfter = options.maxRetryAfterMs ?? 60_000;
-  return async (input: Request) => {
+  // `init`: what openapi-fetch passes beside the request (e.g. Node's `dispatcher`), handed on unchanged.
+  return async (input: Request, init?: RequestInit) => {
     let request = input;
     const write = WRITES.has(request.method.toUpperCase());
     if (write && idempotencyKeys && !request.headers.has("idempotency-key")) {
@@ -72,7 +73,7 @@ export function resilientFetch(
       const backoff = Math.min(maxDelay, baseDelay * 2 ** attempt) * Math.random();
       let response: Response;
       try {
-        response = await base(last ? request : request.clone());
+        response = await base(last ? request : request.clone(), init);
       } catch (error) {
         if (last || !retriable || request.signal?.aborted) throw error;
         await sleep(backoff, request.signal);
@@ -90,7 +91,7 @@ export function resilientFetch(
 
 /** The documents' paths start with `/v1`, which the base URL already ends in. */
 function clientOptions({ baseUrl, apiKey, headers, retry, idempotencyKeys, fetch, ...rest }: ServiceClientOptions): ClientOptions {
-  const base = fetch ?? ((request: Request) => globalThis.fetch(request));
+  const base: (input: Request, init?: RequestInit) => Promise<Response> = fetch ?? ((request, init) => globalThis.fetch(request, init));
   return {
     ...rest,
     baseUrl: baseUrl.replace(/\/+$/, "").replace(/\/v1$/, ""),
