@@ -105,8 +105,8 @@ export async function composeVideo(background: Uint8Array, overlayPng: Uint8Arra
 }
 
 /**
- * A short background video made by ffmpeg alone (an animated texture in blue with a tone): the Demo's
- * sample, so a video template can be rendered right after start without a video server.
+ * A short background video made by ffmpeg alone (an animated texture in blue with a tone, 3 s: a render of
+ * it takes seconds even on a busy machine): the Demo's sample, so a video template can be rendered right after start without a video server.
  */
 export async function sampleBackgroundVideo(): Promise<Buffer> {
   const dir = await mkdtemp(join(tmpdir(), "ad-video-sample-"));
@@ -126,9 +126,9 @@ export async function sampleBackgroundVideo(): Promise<Buffer> {
       "-f",
       "lavfi",
       "-i",
-      "sine=frequency=220:duration=6",
+      "sine=frequency=220:duration=3",
       "-t",
-      "6",
+      "3",
       "-c:v",
       "libx264",
       "-preset",

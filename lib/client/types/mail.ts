@@ -536,7 +536,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an https endpoint for `job.completed`, `message.bounced` and/or `suppression.changed` and returns its signing secret once. At most 10 endpoints per account (409, `details` entry `reason`: `webhook_limit_reached`). A URL that is not https, carries credentials or names a private, loopback or link-local address answers 422.
+         * @description Registers an https endpoint for `job.completed`, `message.bounced` and/or `suppression.changed` and returns its `signing_secret` once (also as `secret`, a deprecated alias). At most 10 endpoints per account (409, `details` entry `reason`: `webhook_limit_reached`). A URL that is not https, carries credentials or names a private, loopback or link-local address answers 422.
          *
          *     Every event is POSTed as JSON with the headers `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`, `X-Service-Event` (the event name) and `X-Service-Delivery` (the delivery id, also `delivery_id` in the body, stable across retries: deduplicate on it). Verify the signature on the raw body before parsing and reject timestamps more than 5 minutes from your clock; every attempt is signed afresh. A 2xx within 15 seconds is success; any other status, a redirect or a time-out is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 6 h (±10 %; 8 attempts within 24 h), after which the endpoint is marked inactive.
          *
@@ -2052,10 +2052,16 @@ export interface components {
         };
         WebhookWithSecret: components["schemas"]["Webhook"] & {
             /**
-             * @description Signing secret (`whsec_…`), shown only in this response: store it now. The HMAC key is this string exactly (UTF-8, prefix included).
+             * @deprecated
+             * @description Deprecated alias of `signing_secret` (the same value), kept for existing integrations; read `signing_secret`.
              * @example whsec_9bq0Xr2m2w1mQ2rA9cQ3c8c2a7dK1b3X5Yt0z4u6v8w
              */
             secret: string;
+            /**
+             * @description Signing secret (`whsec_…`), shown only in this response: store it now. The HMAC key is this string exactly (UTF-8, prefix included). The same field name as the ads service's.
+             * @example whsec_9bq0Xr2m2w1mQ2rA9cQ3c8c2a7dK1b3X5Yt0z4u6v8w
+             */
+            signing_secret: string;
         };
     };
     responses: never;

@@ -28,8 +28,14 @@ export const Webhook = z
   .openapi("Webhook");
 
 export const WebhookWithSecret = Webhook.extend({
+  signing_secret: z.string().openapi({
+    description:
+      "Signing secret (`whsec_…`), shown only in this response: store it now. The HMAC key is this string exactly (UTF-8, prefix included). The same field name as the ads service's.",
+    example: "whsec_9bq0Xr2m2w1mQ2rA9cQ3c8c2a7dK1b3X5Yt0z4u6v8w",
+  }),
   secret: z.string().openapi({
-    description: "Signing secret (`whsec_…`), shown only in this response: store it now. The HMAC key is this string exactly (UTF-8, prefix included).",
+    description: "Deprecated alias of `signing_secret` (the same value), kept for existing integrations; read `signing_secret`.",
+    deprecated: true,
     example: "whsec_9bq0Xr2m2w1mQ2rA9cQ3c8c2a7dK1b3X5Yt0z4u6v8w",
   }),
 }).openapi("WebhookWithSecret");

@@ -1,0 +1,88 @@
+/**
+ * Builds `@mail-ads/client` into `dist/`: ESM (`index.mjs`) and CommonJS (`index.cjs`) with tsup, the
+ * declarations with tsc (`index.d.mts` / `index.d.cts` over shared `.d.ts` files). The generated types
+ * have one source, `lib/client/types/{mail,ads}.ts` (`npm run client:generate`, guarded by
+ * `npm run client:check`): the build copies them in, indented with tabs (the same text, a third smaller),
+ * in place of the source tree's re-export stubs. Run: `npm run client:build` (or `npm run build` here).
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync } from "node:fs";
+import { join } from "node:path";
+import { build } from "tsup";
+
+const here = import.meta.dirname;
+const repo = join(here, "..", "..");
+const dist = join(here, "dist");
+const staging = join(here, ".build");
+const SERVICES = ["mail", "ads"] as const;
+
+/** Leading groups of four spaces become tabs; nothing else changes. */
+const tabbed = (text: string) => text.replace(/^( +)/gm, (spaces) => "\t".repeat(Math.floor(spaces.length / 4)) + " ".repeat(spaces.length % 4));
+
+rmSync(dist, { recursive: true, force: true });
+rmSync(staging, { recursive: true, force: true });
+cpSync(join(here, "src"), join(staging, "src"), { recursive: true });
+for (const service of SERVICES) {
+  writeFileSync(join(staging, "src", "types", `${service}.ts`), tabbed(readFileSync(join(repo, "lib", "client", "types", `${service}.ts`), "utf8")));
+}
+
+await build({
+  entry: { index: join(staging, "src", "index.ts") },
+  format: ["esm", "cjs"],
+  outDir: dist,
+  target: "es2022",
+  platform: "neutral",
+  external: ["openapi-fetch"],
+  outExtension: ({ format }) => ({ js: format === "cjs" ? ".cjs" : ".mjs" }),
+  dts: false,
+  sourcemap: false,
+  splitting: false,
+  treeshake: true,
+  silent: true,
+  config: false,
+});
+
+const tsconfig = join(staging, "tsconfig.json");
+writeFileSync(
+  tsconfig,
+  JSON.stringify({
+    compilerOptions: {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      lib: ["ES2022", "DOM"],
+      types: [],
+      strict: true,
+      skipLibCheck: true,
+      declaration: true,
+      emitDeclarationOnly: true,
+      rootDir: "src",
+      outDir: dist,
+    },
+    files: ["src/index.ts"],
+  }),
+);
+execFileSync(process.execPath, [join(repo, "node_modules", "typescript", "bin", "tsc"), "-p", tsconfig], { stdio: "inherit" });
+
+// The generated types as copied (tsc would re-indent them); they hold only interfaces and type aliases.
+for (const service of SERVICES) copyFileSync(join(staging, "src", "types", `${service}.ts`), join(dist, "types", `${service}.d.ts`));
+// One entry declaration per format; the files they import are shared (type-only, valid from either).
+copyFileSync(join(dist, "index.d.ts"), join(dist, "index.d.mts"));
+renameSync(join(dist, "index.d.ts"), join(dist, "index.d.cts"));
+rmSync(staging, { recursive: true, force: true });
+
+const sizes: string[] = [];
+let total = 0;
+const walk = (dir: string) => {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) walk(path);
+    else {
+      total += statSync(path).size;
+      sizes.push(`${path.slice(here.length + 1)} ${statSync(path).size}`);
+    }
+  }
+};
+mkdirSync(dist, { recursive: true });
+walk(dist);
+process.stdout.write(`${sizes.join("\n")}\n@mail-ads/client dist: ${total} bytes\n`);

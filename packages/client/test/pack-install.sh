@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The packed client as a portal gets it: build, `npm pack`, install the tarball into three scratch projects
+# in a temp dir (ESM with moduleResolution NodeNext, CommonJS with Node16 and `require`, a bundler setup),
+# type-check a portal flow in each and a file of deliberate type errors that must fail, then run the flow
+# compiled as ESM and as CommonJS against a fresh server. Installs come from the npm cache (--prefer-offline):
+# the tarball's one dependency (openapi-fetch) and, for the scratch projects, typescript and @types/node.
+# Prints the package's size and the install footprint. Run from anywhere: `npm run client:package-test`.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+fixtures="$repo/packages/client/test/fixtures"
+started=$SECONDS
+work=$(mktemp -d)
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+install_flags=(--prefer-offline --no-audit --no-fund --loglevel=error)
+ts_version=$(node -p "require('$repo/node_modules/typescript/package.json').version")
+types_node_version=$(node -p "require('$repo/node_modules/@types/node/package.json').version")
+
+echo "-- build and pack"
+(cd "$repo" && npm run --silent client:build >/dev/null)
+pack_json=$(cd "$repo/packages/client" && npm pack --json --pack-destination "$work" 2>/dev/null)
+tarball="$work/$(node -pe "JSON.parse(process.argv[1])[0].filename" "$pack_json")"
+node -e '
+  const [p] = JSON.parse(process.argv[1]);
+  console.log(`package ${p.name}@${p.version}: ${p.entryCount} files, tarball ${(p.size / 1024).toFixed(0)} KB, unpacked ${(p.unpackedSize / 1024).toFixed(0)} KB`);
+  if (p.unpackedSize > 1_000_000) { console.error("unpacked size over 1 MB"); process.exit(1); }
+  const deps = Object.keys(require(process.argv[2] + "/packages/client/package.json").dependencies);
+  if (deps.join() !== "openapi-fetch") { console.error("run-time dependencies other than openapi-fetch: " + deps); process.exit(1); }
+' "$pack_json" "$repo"
+
+echo "-- install footprint (the tarball alone)"
+mkdir "$work/footprint" && (cd "$work/footprint" && npm init -y >/dev/null && npm install "${install_flags[@]}" "$tarball" >/dev/null)
+echo "installed: $(ls -d "$work"/footprint/node_modules/*/ "$work"/footprint/node_modules/@*/*/ 2>/dev/null | grep -v '/@[^/]*/$' | wc -l) packages, $(du -sk "$work/footprint/node_modules" | cut -f1) KB"
+
+# project <dir> <package.json type> <module> <moduleResolution> <main file>
+project() {
+  local dir="$work/$1"
+  mkdir -p "$dir"
+  cp "$fixtures/portal.ts" "$fixtures/bad.ts" "$fixtures/$5" "$dir/"
+  cat >"$dir/package.json" <<JSON
+{ "name": "scratch-$1", "private": true, "type": "$2" }
+JSON
+  cat >"$dir/tsconfig.json" <<JSON
+{ "compilerOptions": { "target": "ES2022", "module": "$3", "moduleResolution": "$4", "strict": true, "types": ["node"],
+  "skipLibCheck": false, "outDir": "out", "lib": ["ES2022", "DOM"] }, "files": ["portal.ts", "$5"] }
+JSON
+  cat >"$dir/tsconfig.bad.json" <<JSON
+{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "files": ["bad.ts"] }
+JSON
+  (cd "$dir" && npm install "${install_flags[@]}" "$tarball" "typescript@$ts_version" "@types/node@$types_node_version" >/dev/null)
+  echo "-- $1: module $3, moduleResolution $4"
+  (cd "$dir" && npx tsc -p tsconfig.json) || { echo "$1: the portal flow does not type-check" >&2; exit 1; }
+  local bad
+  if bad=$(cd "$dir" && npx tsc -p tsconfig.bad.json 2>&1); then echo "$1: bad.ts type-checked" >&2; exit 1; fi
+  local errors
+  errors=$(grep -c '^bad.ts(' <<<"$bad" || true)
+  echo "$1: portal flow type-checks; bad.ts fails with $errors errors"
+  if [ "$errors" -lt 4 ]; then echo "$bad" >&2; echo "$1: expected 4 errors in bad.ts" >&2; exit 1; fi
+}
+project esm-nodenext module NodeNext NodeNext main-esm.ts
+project cjs-node16 commonjs Node16 Node16 main-cjs.ts
+project bundler module ESNext Bundler main-esm.ts
+node -e 'const c = require(process.argv[1]); if (typeof c.createMailClient !== "function") process.exit(1)' "$work/cjs-node16/node_modules/@mail-ads/client"
+
+echo "-- the flow against a fresh server (ESM and CommonJS builds)"
+port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+mkdir "$work/data"
+(cd "$repo" && DATABASE_URL= DATA_DIR="$work/data" PORT=$port HOST=127.0.0.1 LOG_LEVEL=warn exec node --import tsx lib/server.ts >"$work/server.log" 2>&1) &
+server_pid=$!
+for _ in $(seq 1 600); do
+  grep -q 'export GRAPH_SIM=' "$work/server.log" && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.2
+done
+grep -q 'export GRAPH_SIM=' "$work/server.log" || { cat "$work/server.log" >&2; echo "the server did not start" >&2; exit 1; }
+eval "$(grep -E '^\s+export (BASE|MAIL|ADS)=' "$work/server.log" | sed 's/^\s*//')"
+export BASE MAIL ADS
+for build in esm-nodenext/out/main-esm.js cjs-node16/out/main-cjs.js; do
+  out=$(node "$work/$build")
+  echo "$build:"; sed 's/^/  /' <<<"$out"
+  for expected in "health ok" "sent accepted" "verified 1" "refused signature_mismatch" "ads 6" "error 404 not_found"; do
+    grep -qF "$expected" <<<"$out" || { echo "$build: missing '$expected'" >&2; exit 1; }
+  done
+done
+echo "client package test: $((SECONDS - started)) s"
