@@ -5,6 +5,7 @@ import { registerDocs } from "../core/docs";
 import { tooManyAuthFailures } from "../core/auth-throttle";
 import { clientAddress } from "../core/client-address";
 import { ApiError } from "../core/errors";
+import { operatorIdempotency } from "../core/route";
 import { safeEqual } from "../core/secrets";
 import type { AdminDeps } from "./deps";
 import { registerAdminRoutes } from "./routes";
@@ -27,8 +28,12 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
+  // Every operator write takes `Idempotency-Key` with the customer APIs' rules (after the token check).
+  app.use("/v1/*", operatorIdempotency(deps));
   registerAdminRoutes(app, deps);
   registerDocs(app, {
+    service: "admin",
+    idempotentWrites: true,
     title: "Admin API",
     description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",
     basePath: "/admin",

@@ -40,6 +40,6 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   registerVideoRenderWorker(deps);
   registerWebhookWorker(ADS_WEBHOOKS, deps);
   registerInsightsSnapshotWorker(deps);
-  registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
+  registerDocs(app, { service: "ads", title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

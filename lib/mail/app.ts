@@ -46,6 +46,6 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
   registerWebhookRoutes(app, deps);
   registerSendJobRoutes(app, deps);
   registerUsageRoutes(app, deps);
-  registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
+  registerDocs(app, { service: "mail", title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
   return app;
 }
