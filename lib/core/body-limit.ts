@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
 import { ApiError } from "./errors";
@@ -14,9 +15,9 @@ import { ApiError } from "./errors";
  * - a route that streams its body itself (a raw upload) keeps its own, larger cap and refuses in the same
  *   way (413, the rest unread, the connection closed): it is passed through untouched here.
  * The refusal is 413 `payload_too_large` in the surface's envelope with `Connection: close`: the server
- * ends the connection after the answer instead of reading the rest, so the client stops sending and
- * memory stays flat whatever it sends. The same code runs on the Node server (`@hono/node-server`) and in
- * the Vercel functions (a web `Request`).
+ * ends the connection after the answer instead of reading the rest (`closeAfterAnswer`), so the client
+ * stops sending and memory stays flat whatever it sends. The same code runs on the Node server
+ * (`@hono/node-server`) and in the Vercel functions (a web `Request`).
  */
 
 /** Bytes a request body may have, or `streamed`: the route reads its body as a stream and enforces its own cap (raw uploads). */
@@ -27,6 +28,34 @@ export const MAX_JSON_BODY_BYTES = 4.5 * 1024 * 1024;
 
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** How long a refused connection stays open (not read) after its answer, so the client reads the answer before the reset. */
+const LINGER_MS = 2000;
+
+/**
+ * Ends the connection after this answer although the client may still be sending its body. Node's server
+ * ends a `Connection: close` answer with `socket.destroySoon()`: the FIN and at once the close, which
+ * resets a connection with unread data, and a client still writing can lose the answer to the reset
+ * (EPIPE/ECONNRESET instead of the 413). So on the Node server the socket is half-closed after the
+ * answer, no longer read (the client's writes stall in the socket buffers) and destroyed `LINGER_MS`
+ * later: nginx's "lingering close", without reading what the client sends. On Vercel the platform owns
+ * the connection; the header is all there is to do.
+ */
+export function closeAfterAnswer(c: Context): void {
+  c.header("Connection", "close");
+  const socket = (c.env as { incoming?: { socket?: Socket } } | undefined)?.incoming?.socket;
+  if (!socket || socket.destroyed) return;
+  let lingering = false;
+  socket.destroySoon = () => {
+    if (lingering) return;
+    lingering = true;
+    socket.pause();
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  };
+}
+
 export class PayloadTooLargeError extends ApiError {
   constructor(maxBytes: number) {
     super(
@@ -34,7 +63,6 @@ export class PayloadTooLargeError extends ApiError {
       maxBytes === 0
         ? "This request takes no body."
         : `The request body exceeds this endpoint's limit of ${maxBytes} bytes; it was not read (the connection is closed).`,
-      { headers: { Connection: "close" } },
     );
   }
 }
@@ -44,26 +72,30 @@ export class PayloadTooLargeError extends ApiError {
  * handler writes it in the surface's envelope.
  */
 export function limitRequestBody(limitOf: (c: Context<AppEnv>) => BodyLimit): MiddlewareHandler<AppEnv> {
+  const refuse = (c: Context, maxBytes: number): never => {
+    closeAfterAnswer(c);
+    throw new PayloadTooLargeError(maxBytes);
+  };
   return async (c, next) => {
     const method = c.req.method;
     const length = c.req.header("content-length");
     const chunked = c.req.header("transfer-encoding") !== undefined;
     if (BODYLESS_METHODS.has(method)) {
       // `@hono/node-server` exposes no body on GET/HEAD, so only the headers can tell one is coming.
-      if ((length !== undefined && length.trim() !== "0") || chunked) throw new PayloadTooLargeError(0);
+      if ((length !== undefined && length.trim() !== "0") || chunked) refuse(c, 0);
       return next();
     }
     const limit = limitOf(c);
     if (limit === "streamed") return next();
     if (length !== undefined) {
       const declared = Number(length);
-      if (!Number.isSafeInteger(declared) || declared > limit.maxBytes) throw new PayloadTooLargeError(limit.maxBytes);
+      if (!Number.isSafeInteger(declared) || declared > limit.maxBytes) refuse(c, limit.maxBytes);
       return next();
     }
     const body = c.req.raw.body;
     if (body === null) return next();
     const bytes = await readAtMost(body, limit.maxBytes);
-    if (bytes === null) throw new PayloadTooLargeError(limit.maxBytes);
+    if (bytes === null) refuse(c, limit.maxBytes);
     const raw = c.req.raw;
     c.req.raw = new Request(raw.url, { method, headers: raw.headers, body: bytes, signal: raw.signal });
     await next();

@@ -45,7 +45,6 @@ function rejectionError(reason: UploadRejection, expected: string | undefined): 
 function tooLarge(maxBytes: number): ApiError {
   return new ApiError("payload_too_large", `The file exceeds the upload limit of ${maxBytes} bytes.`, {
     details: { reason: "too_large", max_bytes: maxBytes },
-    headers: { Connection: "close" },
   });
 }
 

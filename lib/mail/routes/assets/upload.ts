@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
+import { closeAfterAnswer } from "../../../core/body-limit";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { receiveUpload } from "../../assets/upload";
@@ -68,7 +69,7 @@ The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expi
   // after the answer rather than kept to read the rest.
   router.use("/v1/uploads/:id", async (c, next) => {
     await next();
-    if (c.res.status >= 400) c.header("Connection", "close");
+    if (c.res.status >= 400) closeAfterAnswer(c);
   });
   router.openapi(route, async (c) => {
     const length = c.req.header("content-length");
