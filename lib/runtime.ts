@@ -4,6 +4,7 @@ import { createAdsApp } from "./ads/app";
 import type { AppEnv, CoreDeps } from "./core/context";
 import { rootLlmsText } from "./core/docs";
 import type { Providers } from "./providers";
+import { closeAfterAnswer } from "./core/body-limit";
 import { errorBody, noEndpointError } from "./core/errors";
 import { createInternalApp } from "./core/internal-app";
 import { createQueueRoutes, QUEUE_MAX_BODY_BYTES, QUEUE_PATH } from "./adapters/queue/routes";
@@ -64,6 +65,8 @@ export function createRootApp(deps: RuntimeDeps) {
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);
+    // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
+    if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
     return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);
   });
   return { root, mail, ads, admin, mailDeps };
