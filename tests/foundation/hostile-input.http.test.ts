@@ -259,6 +259,47 @@ describe("hostile input never reaches a 5xx", () => {
     }
   });
 
+  test("every operation that takes JSON refuses a lone surrogate in its string values with 422 naming the field", async () => {
+    /** A body built from the schema's own examples, every string value ending in half a surrogate pair. */
+    const exampleWithSurrogates = (schema: Schema | undefined, doc: Document, depth = 0): unknown => {
+      const s = resolve(schema, doc) as Schema & { example?: unknown };
+      if (depth > 8) return null;
+      const choice = s.anyOf?.[0] ?? s.oneOf?.[0] ?? s.allOf?.[0];
+      if (choice) return exampleWithSurrogates(choice, doc, depth + 1);
+      const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+      if (type === "object" || s.properties) {
+        const entries = Object.entries(s.properties ?? {}).map(([name, property]) => [name, exampleWithSurrogates(property, doc, depth + 1)]);
+        return Object.fromEntries(entries.length > 0 ? entries : [["key", "value\ud800"]]);
+      }
+      if (type === "array") return [exampleWithSurrogates(s.items, doc, depth + 1)];
+      const example = s.example ?? s.enum?.[0];
+      if (type === "string" || typeof example === "string") return `${typeof example === "string" ? example : "text"}\ud800`;
+      return example ?? null;
+    };
+    let operations = 0;
+    for (const [service, doc] of documents) {
+      const own = service === "admin" ? h.deps.adminToken : service === "mail" ? keys.mail : keys.ads;
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const method of ["post", "put", "patch", "delete"] as const) {
+          const schema = item[method]?.requestBody?.content?.["application/json"]?.schema;
+          if (!schema) continue;
+          const url = `/${service}${path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000")}`;
+          const example = exampleWithSurrogates(schema, doc);
+          // A body of numbers and booleans only carries the surrogate in a key instead.
+          const text = JSON.stringify(example);
+          const rawBody = text.includes("\\ud800") ? text : JSON.stringify({ ...(example as object), "note\ud800": 1 });
+          const r = await h.call(method.toUpperCase(), url, { key: own, rawBody, headers: { "content-type": "application/json" } });
+          const described = `${method.toUpperCase()} ${url} ${rawBody.slice(0, 200)} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
+          expect(r.status, described).toBe(422);
+          const [first] = r.json.error.details as ({ path: string; message: string } | { field: string; issue: string })[];
+          expect("field" in (first ?? {}) ? (first as { issue: string }).issue : (first as { message: string }).message, described).toContain("lone surrogate");
+          operations++;
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(40);
+  });
+
   test("the core refuses NUL anywhere (422 naming the field), deep nesting (400) and integers past their column", async () => {
     const mail = (body: unknown) => h.call("POST", "/mail/v1/templates", { key: keys.mail, body });
     const nul = await mail({ name: "a\u0000b", subject: "Hi", blocks: [] });
