@@ -4,15 +4,16 @@ import { createAdsApp } from "./ads/app";
 import type { AppEnv, CoreDeps } from "./core/context";
 import { rootLlmsText } from "./core/docs";
 import type { Providers } from "./providers";
-import { ApiError, errorBody } from "./core/errors";
+import { closeAfterAnswer } from "./core/body-limit";
+import { errorBody, noEndpointError } from "./core/errors";
 import { createInternalApp } from "./core/internal-app";
-import { createQueueRoutes } from "./adapters/queue/routes";
+import { createQueueRoutes, QUEUE_MAX_BODY_BYTES, QUEUE_PATH } from "./adapters/queue/routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
 import { createMailDeps } from "./mail/deps";
 import { registerMailWorkers } from "./mail/workers";
-import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
-import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
+import { createPostmarkWebhookRoutes, POSTMARK_WEBHOOK_MAX_BODY_BYTES, POSTMARK_WEBHOOK_PATH } from "./mail/events/receiver";
+import { createPlatformWebhookRoutes, PLATFORM_WEBHOOK_MAX_BODY_BYTES, PLATFORM_WEBHOOK_PATH } from "./ads/webhooks/platform-receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
 import { createPublicFilesRoutes } from "./mail/routes/assets/files";
 import { createConsoleApp } from "./console/app";
@@ -41,13 +42,17 @@ export function createRootApp(deps: RuntimeDeps) {
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));
   const operatorConsole = createConsoleApp({ ...deps, admin });
   root.all("/console/*", (c) => operatorConsole.fetch(c.req.raw, c.env));
-  const api = createInternalApp(deps.logger);
+  const api = createInternalApp(deps.logger, [
+    { prefix: `${POSTMARK_WEBHOOK_PATH}/`, maxBytes: POSTMARK_WEBHOOK_MAX_BODY_BYTES },
+    { prefix: PLATFORM_WEBHOOK_PATH, maxBytes: PLATFORM_WEBHOOK_MAX_BODY_BYTES },
+    { prefix: QUEUE_PATH, maxBytes: QUEUE_MAX_BODY_BYTES },
+  ]);
   root.all("/api/*", (c) => api.fetch(c.req.raw, c.env));
   api.route("/api/cron", createCronRoutes({ ...deps, assets }));
   api.route("/api/postmark", createPostmarkWebhookRoutes(deps));
   api.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
   api.route(
-    "/api/queue",
+    QUEUE_PATH,
     createQueueRoutes(deps.queue, {
       currentSigningKey: deps.config.QSTASH_CURRENT_SIGNING_KEY,
       nextSigningKey: deps.config.QSTASH_NEXT_SIGNING_KEY,
@@ -60,7 +65,9 @@ export function createRootApp(deps: RuntimeDeps) {
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);
-    return c.json(errorBody(new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path}.`), "mail", requestId), 404);
+    // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
+    if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
+    return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);
   });
   return { root, mail, ads, admin, mailDeps };
 }

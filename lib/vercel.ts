@@ -1,5 +1,5 @@
 import { sharedRuntime } from "./bootstrap";
-import { ApiError, errorBody } from "./core/errors";
+import { errorBody, noEndpointError } from "./core/errors";
 
 export type FunctionGroup = "mail" | "ads" | "admin" | "api" | "console";
 
@@ -14,11 +14,7 @@ export function functionHandler(group: FunctionGroup): (request: Request) => Pro
     const { pathname } = new URL(request.url);
     if (!pathname.startsWith(prefixes[group])) {
       const requestId = crypto.randomUUID();
-      const body = errorBody(
-        new ApiError("not_found", `No endpoint ${request.method} ${pathname.slice(0, 200)}.`),
-        group === "api" ? "internal" : group === "console" ? "admin" : group,
-        requestId,
-      );
+      const body = errorBody(noEndpointError(request.method, pathname), group === "api" ? "internal" : group === "console" ? "admin" : group, requestId);
       return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId } });
     }
     const runtime = await sharedRuntime();

@@ -5,6 +5,7 @@ import { registerDocs } from "../core/docs";
 import { tooManyAuthFailures } from "../core/auth-throttle";
 import { clientAddress } from "../core/client-address";
 import { ApiError } from "../core/errors";
+import { operatorIdempotency } from "../core/route";
 import { safeEqual } from "../core/secrets";
 import type { AdminDeps } from "./deps";
 import { registerAdminRoutes } from "./routes";
@@ -27,10 +28,15 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     }
     await next();
   });
+  // Every operator write takes `Idempotency-Key` with the customer APIs' rules (after the token check).
+  app.use("/v1/*", operatorIdempotency(deps));
   registerAdminRoutes(app, deps);
   registerDocs(app, {
+    service: "admin",
+    idempotentWrites: true,
     title: "Admin API",
-    description: "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.",
+    description:
+      "Operator API: customers, their mail and ads settings, and API keys. Authenticated with the operator token.\n\nIdempotency: every POST/PUT/PATCH takes `Idempotency-Key` (a UUID; quoted or bare), as the customer APIs do: the first response is kept 24 hours per method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_key_in_use` with `Retry-After`. So a retried `POST /v1/customers` creates one customer.\n\nRequest bodies: at most 4.5 MB (4,718,592 bytes). A larger body answers 413 `payload_too_large` as soon as it passes the limit while streaming in, before the operator token is checked, and the connection is closed. `GET`, `HEAD` and `OPTIONS` take no body.",
     basePath: "/admin",
     pathPrefix: "/v1",
     auth: { scheme: "adminToken", description: "Operator token (`ADMIN_TOKEN`; embedded default in `.data/admin-token`)." },

@@ -25,7 +25,9 @@ Write access: a deactivated account, overdue payment, open checkout or ended con
 
 Rate limit: 1,000 requests per minute per customer with \`X-RateLimit-*\` and \`RateLimit-Policy\`/\`RateLimit\` headers; 429 with \`Retry-After\`.
 
-Idempotency: \`Idempotency-Key\` on POST/PUT/PATCH; the first response is kept 24 hours and replayed with \`Idempotent-Replayed: true\`; another body under the same key answers 409.`;
+Idempotency: \`Idempotency-Key\` on POST/PUT/PATCH; the first response is kept 24 hours and replayed with \`Idempotent-Replayed: true\`; another body under the same key answers 409.
+
+Request bodies: at most 4.5 MB (4,718,592 bytes). A larger body answers 413 \`payload_too_large\` as soon as it passes the limit while streaming in, before authentication, and the connection is closed; the rest is never read. \`GET\`, \`HEAD\` and \`OPTIONS\` take no body (one sent answers 413).`;
 
 export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   const deps = createAdsDeps(input);
@@ -40,6 +42,6 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   registerVideoRenderWorker(deps);
   registerWebhookWorker(ADS_WEBHOOKS, deps);
   registerInsightsSnapshotWorker(deps);
-  registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
+  registerDocs(app, { service: "ads", title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { CoreDeps } from "../core/context";
 import { ApiError, errorBody, statusOf } from "../core/errors";
+import { limitRequestBody, MAX_JSON_BODY_BYTES } from "../core/body-limit";
 import { clientAddress } from "../core/client-address";
 import { safeEqual } from "../core/secrets";
 import { consoleScript } from "./bundle";
@@ -23,6 +24,8 @@ const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
 const UNSAFE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** The sign-in and sign-out forms carry a token or a CSRF value: a few hundred bytes. */
+export const CONSOLE_FORM_MAX_BODY_BYTES = 16 * 1024;
 
 /**
  * The operator console at `/console`: a sign-in page, one page shell and a browser script that works over
@@ -41,6 +44,17 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "same-origin");
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
+  });
+  // Bodies are limited before the session or the token is looked at: the forms are tiny, the API carries
+  // the admin API's JSON (the same limit as there).
+  app.use(
+    "*",
+    limitRequestBody((c) => ({ maxBytes: c.req.path.startsWith(`${CONSOLE_PATH}/api/`) ? MAX_JSON_BODY_BYTES : CONSOLE_FORM_MAX_BODY_BYTES })),
+  );
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return apiError(c, error);
+    deps.logger.error("console error", { path: c.req.path.slice(0, 200), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    return apiError(c, new ApiError("internal_error", "Internal error; reload the page."));
   });
 
   const currentSession = (c: Context) => readSession(deps.db, deps.clock, keys, getCookie(c, SESSION_COOKIE));
@@ -118,7 +132,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const url = new URL(c.req.url);
     const target = new URL(`/admin/v1/${url.pathname.slice(`${CONSOLE_PATH}/api/`.length)}${url.search}`, url.origin);
     const headers = new Headers({ authorization: `Bearer ${deps.adminToken}` });
-    for (const name of ["content-type", "accept", "x-request-id", "if-none-match"]) {
+    for (const name of ["content-type", "accept", "x-request-id", "if-none-match", "idempotency-key"]) {
       const value = c.req.header(name);
       if (value !== undefined) headers.set(name, value);
     }
@@ -140,6 +154,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
 function apiError(c: Context, error: ApiError): Response {
   const requestId = crypto.randomUUID();
   c.header("X-Request-Id", requestId);
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   return c.json(errorBody(error, "admin", requestId), statusOf(error.code, "admin") as 401 | 403);
 }
 

@@ -1,20 +1,18 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
 import { authenticateApiKey } from "./api-keys";
+import { limitRequestBody, MAX_JSON_BODY_BYTES } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
 import { clientAddress } from "./client-address";
 import type { AppEnv, CoreDeps } from "./context";
-import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type ServiceName, type Surface } from "./errors";
+import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, statusOf, type FieldProblem, type ServiceName, type Surface } from "./errors";
 import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
 
 export const API_VERSION = "v1";
-/** Vercel's request-body limit; larger bodies are refused before they are read. */
-export const MAX_BODY_BYTES = 4.5 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type ServiceAppOptions = {
@@ -24,7 +22,7 @@ export type ServiceAppOptions = {
   deps: CoreDeps;
   /** Paths under the app that need no API key (docs, signed upload URLs, …); matched by prefix or regex. */
   publicPaths?: (string | RegExp)[];
-  /** Paths whose body is not JSON (raw uploads); they cap their body themselves, so the 4.5 MB limit does not apply. */
+  /** Paths whose body is not JSON (raw uploads); they cap their body themselves while streaming (413 past it), so the 4.5 MB limit does not apply. */
   rawBodyPaths?: RegExp[];
 };
 
@@ -98,6 +96,12 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   });
 
   app.use("*", identifyRequest(service));
+  // Before anything reads the body, authentication included. Raw uploads stream their body into the store
+  // and cap it themselves (a larger limit: they stand in for the blob store in the embedded mode).
+  app.use(
+    "*",
+    limitRequestBody((c) => (rawBodyPaths.some((p) => p.test(c.req.path)) ? "streamed" : { maxBytes: MAX_JSON_BODY_BYTES })),
+  );
 
   app.use("*", async (c, next) => {
     const pinned = c.req.header("service-version");
@@ -105,28 +109,6 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
       throw new BadRequestError(`Unknown Service-Version "${pinned.slice(0, 32)}"; this API serves "${API_VERSION}".`);
     }
     await next();
-  });
-
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new BadRequestError(`Request body exceeds the limit of ${MAX_BODY_BYTES} bytes (4.5 MB).`);
-    },
-  });
-  // Only bodies are limited: touching `c.req.raw.body` on a GET would make the Node adapter build a full
-  // Request for nothing, which costs more than the rest of the request.
-  // Raw uploads are exempt: in the embedded mode they stand in for the blob store, whose limit is larger.
-  app.use("*", (c, next) => {
-    const method = c.req.method;
-    // A DELETE carries a body only where a route takes one (e.g. the contacts to remove), always as JSON.
-    if (
-      method === "GET" ||
-      method === "HEAD" ||
-      (method === "DELETE" && c.req.header("content-type") === undefined) ||
-      rawBodyPaths.some((p) => p.test(c.req.path))
-    )
-      return next();
-    return limitBody(c, next);
   });
 
   app.use("*", async (c, next) => {
@@ -158,12 +140,12 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     if (allowed.length > 0) {
       return respondError(
         c,
-        new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${c.req.path.slice(0, 200)}.`, {
+        new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${echoedPath(c.req.path)}.`, {
           headers: { Allow: allowed.join(", ") },
         }),
       );
     }
-    return respondError(c, new ApiError("not_found", `No endpoint ${c.req.method} ${c.req.path.slice(0, 200)}.`));
+    return respondError(c, noEndpointError(c.req.method, c.req.path));
   });
 
   app.onError(handleError(deps.logger));

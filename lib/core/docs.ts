@@ -3,15 +3,24 @@ import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./context";
 import { compressedBody, sendCompressed, type CompressedBody } from "./compressed";
-import { HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
+import type { ServiceName } from "./errors";
+import { errorResponseJson, HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
 
 export type DocsInfo = {
+  /** Whose error envelope the responses added here (413, the admin's idempotency 409) use. */
+  service: ServiceName;
   title: string;
   description: string;
   basePath: string;
   pathPrefix: string;
   /** The bearer scheme the operations name; customer API keys unless given (the admin API: the operator token). */
   auth?: { scheme: string; description: string };
+  /**
+   * Every POST/PUT/PATCH takes `Idempotency-Key` through one app-wide middleware (the admin API:
+   * `operatorIdempotency`), so the document adds the parameter, the 409 and the replay headers to each
+   * write here. The customer APIs declare it per route (`serviceRoute`).
+   */
+  idempotentWrites?: boolean;
 };
 
 // OpenAPI 3.1 licence object; the generator's type only knows 3.0's `url`.
@@ -44,8 +53,10 @@ export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApi
     servers: [{ url: info.basePath, description: "This deployment" }],
     tags: [],
   });
-  return withConventionHeaders(document);
+  return withConventionHeaders(document, info);
 }
+
+const WRITE_OPERATIONS = new Set(["post", "put", "patch"]);
 
 const OPERATION_METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
 
@@ -55,11 +66,16 @@ const OPERATION_METHODS = new Set(["get", "put", "post", "delete", "patch", "hea
  * operations. Then the header and parameter components the document refers to are added (the routes
  * refer to them by `$ref`; see `RESPONSE_HEADERS` and `HEADER_PARAMETERS`).
  */
-function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
+function withConventionHeaders(document: OpenApiDocument, info: DocsInfo): OpenApiDocument {
   for (const item of Object.values(document.paths ?? {})) {
     for (const [method, value] of Object.entries(item as Json)) {
       if (!OPERATION_METHODS.has(method)) continue;
       const operation = value as { parameters?: unknown[]; responses?: Record<string, Json> };
+      operation.responses ??= {};
+      const responses = operation.responses;
+      // Every request's body is limited while it streams in, before anything else (`limitRequestBody`).
+      responses["413"] ??= errorResponseJson(info.service, 413);
+      if (info.idempotentWrites && WRITE_OPERATIONS.has(method)) documentIdempotency(operation, info.service);
       operation.parameters = [...(operation.parameters ?? []), parameterRef("ServiceVersion"), parameterRef("RequestId")];
       for (const response of Object.values(operation.responses ?? {})) {
         if ("$ref" in response) continue;
@@ -80,6 +96,23 @@ function withConventionHeaders(document: OpenApiDocument): OpenApiDocument {
     headers: { ...document.components?.headers, ...used(RESPONSE_HEADERS, "headers") },
   };
   return document;
+}
+
+/** `Idempotency-Key` on a write: the parameter, the 409 of a reused or busy key, and the replay headers (as `serviceRoute` documents them). */
+function documentIdempotency(operation: { parameters?: unknown[]; responses?: Record<string, Json> }, service: ServiceName): void {
+  operation.responses ??= {};
+  const responses = operation.responses;
+  operation.parameters = [...(operation.parameters ?? []), parameterRef("IdempotencyKey")];
+  responses["409"] ??= errorResponseJson(service, 409);
+  for (const [code, response] of Object.entries(responses)) {
+    const status = Number(code);
+    if ("$ref" in response || status >= 500 || status === 429) continue;
+    response.headers = {
+      ...(response.headers as Json | undefined),
+      "Idempotent-Replayed": headerRef("Idempotent-Replayed"),
+      ...(status === 409 ? { "Retry-After": headerRef("Retry-After") } : {}),
+    };
+  }
 }
 
 /**

@@ -13,15 +13,16 @@ export const serviceErrorCodes = [
   "validation_error",
   "rate_limited",
   "quota_exceeded",
+  "payload_too_large",
   "internal_error",
 ] as const;
 
 /**
- * Every code, with two only the internal endpoints (`/api/*`: provider webhooks, queue, crons) answer:
- * their callers are machines that act on the status (Postmark retries a 503; a body over the receiver's
- * cap is a 413). The service documents list `serviceErrorCodes` only, as no `/v1` route sends the others.
+ * Every code, with one only the internal endpoints (`/api/*`: provider webhooks, queue, crons) answer:
+ * their callers are machines that act on the status (Postmark retries a 503). The service documents list
+ * `serviceErrorCodes` only, as no `/v1` route sends the other.
  */
-export const errorCodes = [...serviceErrorCodes, "payload_too_large", "service_unavailable"] as const;
+export const errorCodes = [...serviceErrorCodes, "service_unavailable"] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -93,6 +94,19 @@ export class ApiError extends Error {
     this.extra = options.extra;
     this.keepsDetailsObject = options.keepsDetailsObject ?? false;
   }
+}
+
+/** How much of a request's path an answer echoes: enough to recognise it, never the whole of a huge request line. */
+export const ECHOED_PATH_CHARS = 64;
+
+/** `path` cut to `ECHOED_PATH_CHARS`, with an ellipsis where it was cut. */
+export function echoedPath(path: string): string {
+  return path.length > ECHOED_PATH_CHARS ? `${path.slice(0, ECHOED_PATH_CHARS)}…` : path;
+}
+
+/** The 404 of a path no route serves, on every surface (the three APIs, `/api/*`, the root, the Vercel functions). */
+export function noEndpointError(method: string, path: string): ApiError {
+  return new ApiError("not_found", `No endpoint ${method.slice(0, 16)} ${echoedPath(path)}.`);
 }
 
 export class NotFoundError extends ApiError {

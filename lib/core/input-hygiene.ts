@@ -4,13 +4,30 @@ import { ApiError, BadRequestError } from "./errors";
 
 /*
  * Input that no route may see, refused once for every route: JSON nested deeper than MAX_JSON_DEPTH
- * (recursive code further on, `JSON.stringify` included, must never meet it: 400) and NUL characters in
+ * (recursive code further on, `JSON.stringify` included, must never meet it: 400), NUL characters in
  * any string, key, query parameter or path segment (PostgreSQL text cannot hold them: 422 naming the
- * field). Integers are bounded by each schema (`int32` for integer columns).
+ * field) and strings that are not valid Unicode: a lone surrogate (`"\ud800"` as a JSON escape) parses
+ * into a JavaScript string, but PostgreSQL's jsonb refuses it and a text column would silently change it
+ * (422 naming the field). Integers are bounded by each schema (`int32` for integer columns).
  */
 
 export const MAX_JSON_DEPTH = 32;
 const NUL = "\u0000";
+/** A UTF-16 surrogate that is not half of a pair: with the `u` flag a pair is one astral code point, so only lone halves match. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+type Flaw = "nul" | "surrogate";
+
+function flawOf(text: string): Flaw | null {
+  if (text.includes(NUL)) return "nul";
+  return LONE_SURROGATE.test(text) ? "surrogate" : null;
+}
+
+/** A path or key as it may be echoed: NUL spelled out, lone surrogates replaced (an answer must be valid Unicode too). */
+function printable(text: string): string {
+  return text.replaceAll(NUL, "\\u0000").replace(LONE_SURROGATES, "\uFFFD");
+}
 
 /** Whether JSON text nests arrays and objects deeper than `limit`; strings are skipped, nothing is parsed. */
 export function jsonNestsDeeperThan(text: string, limit: number): boolean {
@@ -29,39 +46,53 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
   return false;
 }
 
-/** The dotted path of the first string or key holding a NUL character, or null. Depth is bounded by the caller. */
-export function findNul(value: unknown, path = ""): string | null {
-  if (typeof value === "string") return value.includes(NUL) ? path || "body" : null;
+/** The dotted path of the first string or key holding a NUL character or a lone surrogate, and which; null when clean. Depth is bounded by the caller. */
+export function findFlaw(value: unknown, path = ""): { path: string; flaw: Flaw } | null {
+  if (typeof value === "string") {
+    const flaw = flawOf(value);
+    return flaw ? { path: path || "body", flaw } : null;
+  }
   if (value === null || typeof value !== "object") return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], path ? `${path}.${i}` : String(i));
+      const found = findFlaw(value[i], path ? `${path}.${i}` : String(i));
       if (found !== null) return found;
     }
     return null;
   }
   for (const [key, item] of Object.entries(value)) {
     const at = path ? `${path}.${key}` : key;
-    if (key.includes(NUL)) return at.replaceAll(NUL, "\\u0000");
-    const found = findNul(item, at);
-    if (found !== null) return found;
+    const flaw = flawOf(key);
+    if (flaw) return { path: printable(at), flaw };
+    const found = findFlaw(item, at);
+    if (found !== null) return { path: printable(found.path), flaw: found.flaw };
   }
   return null;
 }
 
 /**
- * A copy of parsed JSON without NUL characters in strings and keys, for input that must be accepted
- * rather than refused (the provider webhook receiver: a refusal would make the provider retry forever).
- * Depth is bounded by the caller (`jsonNestsDeeperThan`).
+ * A copy of parsed JSON that PostgreSQL can store, for input that must be accepted rather than refused
+ * (the provider webhook receivers: a refusal would make the provider retry forever): NUL characters
+ * dropped, lone surrogates replaced by U+FFFD, in strings and keys. Depth is bounded by the caller
+ * (`jsonNestsDeeperThan`).
  */
-export function withoutNul(value: unknown): unknown {
-  if (typeof value === "string") return value.includes(NUL) ? value.replaceAll(NUL, "") : value;
+export function sanitisedJson(value: unknown): unknown {
+  if (typeof value === "string") return sanitisedText(value);
   if (value === null || typeof value !== "object") return value;
-  if (Array.isArray(value)) return value.map(withoutNul);
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key.replaceAll(NUL, ""), withoutNul(item)]));
+  if (Array.isArray(value)) return value.map(sanitisedJson);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [sanitisedText(key), sanitisedJson(item)]));
 }
 
-function nulError(path: string): ApiError {
+function sanitisedText(text: string): string {
+  return flawOf(text) === null ? text : text.replaceAll(NUL, "").replace(LONE_SURROGATES, "\uFFFD");
+}
+
+function flawError(path: string, flaw: Flaw): ApiError {
+  if (flaw === "surrogate") {
+    return new ApiError("validation_error", "Text must be valid Unicode: a lone UTF-16 surrogate (such as \\ud800) is not a character.", {
+      details: [{ path, message: "Contains a lone surrogate, which is not valid Unicode." }],
+    });
+  }
   return new ApiError("validation_error", "Text may not contain NUL characters (\\u0000).", {
     details: [{ path, message: "Contains a NUL character (\\u0000)." }],
   });
@@ -78,10 +109,10 @@ export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> 
     const query = url.indexOf("?");
     if (query !== -1 && url.includes("%00", query)) {
       for (const [name, values] of Object.entries(c.req.queries())) {
-        if (name.includes(NUL) || values.some((v) => v.includes(NUL))) throw nulError(name.replaceAll(NUL, "\\u0000"));
+        if (name.includes(NUL) || values.some((v) => v.includes(NUL))) throw flawError(printable(name), "nul");
       }
     }
-    if (c.req.path.includes("%00") || c.req.path.includes(NUL)) throw nulError("path");
+    if (c.req.path.includes("%00") || c.req.path.includes(NUL)) throw flawError("path", "nul");
 
     const method = c.req.method;
     if (
@@ -97,8 +128,8 @@ export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> 
       } catch {
         return next();
       }
-      const nul = findNul(parsed);
-      if (nul !== null) throw nulError(nul);
+      const flaw = findFlaw(parsed);
+      if (flaw !== null) throw flawError(flaw.path, flaw.flaw);
       c.req.bodyCache.json = Promise.resolve(parsed);
     }
     await next();

@@ -144,6 +144,7 @@ const descriptions: Record<number, string> = {
   404: "The resource does not exist or belongs to another customer.",
   405: "Method not allowed on this path; see the `Allow` header.",
   409: "Conflict with the resource's state or with an idempotency key.",
+  413: "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
   422: "Fields present but invalid; see `details`.",
   429: "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
   500: "Error at the service or the provider; retry with backoff.",
@@ -157,12 +158,36 @@ const examples: Record<number, (typeof serviceErrorCodes)[number]> = {
   404: "not_found",
   405: "method_not_allowed",
   409: "conflict",
+  413: "payload_too_large",
   422: "validation_error",
   429: "rate_limited",
   500: "internal_error",
 };
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 422 | 429 | 500;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500;
+
+/** The named error schema a service's answers of `status` use (what `errorResponses` registers), for responses added to the finished document. */
+export function errorSchemaName(service: ServiceName, status: number): string {
+  if (service === "admin") return "AdminError";
+  if (service === "mail") return status === 409 ? "MailConflictError" : status === 403 ? "MailForbiddenError" : "MailError";
+  return status === 400 || status === 422 ? "AdsValidationError" : status === 402 || status === 409 ? "AdsStateError" : "AdsError";
+}
+
+/** A response object of the finished document (JSON Schema by reference), as `errorResponses` would write it. */
+export function errorResponseJson(service: ServiceName, status: ErrorStatus) {
+  return {
+    description: descriptions[status] ?? "",
+    content: {
+      "application/json": {
+        schema: { $ref: `#/components/schemas/${errorSchemaName(service, status)}` },
+        example: {
+          error: { code: examples[status], message: descriptions[status], details: service === "ads" ? null : [] },
+          request_id: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a",
+        },
+      },
+    },
+  };
+}
 
 /** One response object per status, sharing the service's named error schema. */
 export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {

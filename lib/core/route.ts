@@ -1,5 +1,5 @@
 import { createRoute, type RouteConfig } from "@hono/zod-openapi";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { Access, AppEnv, CoreDeps, Principal } from "./context";
 import { ApiError, ConflictError, ForbiddenError, PaymentRequiredError } from "./errors";
 import { headerRef, parameterRef } from "./openapi";
@@ -81,13 +81,29 @@ function requireAccess(access: Access | "account"): MiddlewareHandler<AppEnv> {
 }
 
 /**
+ * The owner of the operator's idempotency keys: the nil UUID, which no customer id (a random v4 UUID) can
+ * be, so the operator's keys and a customer's never meet although they share the store.
+ */
+export const OPERATOR_IDEMPOTENCY_OWNER = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * Idempotency on every operator write (POST/PUT/PATCH of the admin API), with the customer APIs' rules;
+ * installed once by `createAdminApp` after the operator token is checked, and documented on each write
+ * by `buildDocument` (`idempotentWrites`).
+ */
+export function operatorIdempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
+  const keyed = idempotency(deps, () => OPERATOR_IDEMPOTENCY_OWNER);
+  return (c, next) => (WRITE_METHODS.has(c.req.method.toLowerCase()) ? keyed(c, next) : next());
+}
+
+/**
  * Idempotency per DESIGN §4: scoped to (customer, method + path, key); the first response is kept 24 h
  * and replayed with `Idempotent-Replayed: true`; another body under the same key is a 409; a key whose
  * first request is still running is a 409 with `Retry-After`. 5xx answers are not kept (a retry must be
  * able to redo the work) unless they carry a `message_id`: then the outcome is unknown and a retry must
  * not send again.
  */
-export function idempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
+export function idempotency(deps: CoreDeps, owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.header("idempotency-key");
     if (raw === undefined) return next();
@@ -95,8 +111,7 @@ export function idempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new ApiError("bad_request", "Idempotency-Key must be 1–255 visible ASCII characters (a UUID is recommended).");
     }
-    const principal = c.get("principal");
-    const scope = { customerId: principal.customerId, route: `${c.req.method} ${c.req.path}`, key };
+    const scope = { customerId: owner(c), route: `${c.req.method} ${c.req.path}`, key };
     const fingerprint = sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
     const claim = await deps.idempotency.claim(scope, fingerprint, deps.clock.now());
 

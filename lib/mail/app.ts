@@ -23,6 +23,8 @@ Rate limit: 1,000 requests per minute per customer. Every authenticated response
 
 Idempotency: send \`Idempotency-Key\` (a UUID; quoted or bare) on POST/PUT/PATCH. The first response is kept 24 hours per customer, method and path and replayed with \`Idempotent-Replayed: true\`; the same key with another body answers 409 (a \`details\` entry \`{ path: "reason", message: "idempotency_key_reused" }\`), and while the first request still runs 409 (\`idempotency_key_in_use\`) with \`Retry-After\`. 5xx answers are not kept, except a send whose outcome is unknown (it carries \`message_id\`), so a retry never sends twice.
 
+Request bodies: at most 4.5 MB (4,718,592 bytes); the signed upload URL takes files up to 20 MiB. A larger body answers 413 \`payload_too_large\` as soon as it passes the limit while streaming in, before authentication, and the connection is closed; the rest is never read. \`GET\`, \`HEAD\` and \`OPTIONS\` take no body (one sent answers 413).
+
 Headers: \`X-Request-Id\` (1–128 characters of \`A-Za-z0-9._:-\`) is echoed, otherwise a UUID is generated; \`Service-Version: v1\` pins the version (any other value answers 400).`;
 
 /** The HTTP app only; the queue workers of the mail service are registered by the runtime (`registerMailWorkers`). */
@@ -46,6 +48,6 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
   registerWebhookRoutes(app, deps);
   registerSendJobRoutes(app, deps);
   registerUsageRoutes(app, deps);
-  registerDocs(app, { title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
+  registerDocs(app, { service: "mail", title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
   return app;
 }

@@ -5,7 +5,8 @@ import { readyMailCustomer } from "../helpers/mail";
 
 /*
  * Every operation of the three OpenAPI documents, driven with generated hostile input: path ids, query
- * strings and bodies derived from the operation's own schemas, with NUL characters, huge, negative and
+ * strings and bodies derived from the operation's own schemas, with NUL characters, full Unicode (lone
+ * surrogates included, which JSON carries as `\ud800` escapes), huge, negative and
  * fractional numbers, wrong types, deep nesting and long strings mixed in. No answer may be a 5xx; every
  * 4xx is the error envelope; afterwards both services still answer their health check.
  */
@@ -42,11 +43,26 @@ const deep = (levels: number): unknown => {
   return value;
 };
 
+/**
+ * Any code point, and now and then half of a surrogate pair on its own: everything a JSON string can carry
+ * (`JSON.stringify` writes a lone surrogate as a `\udXXX` escape, as a hostile client would).
+ */
+const anyJsonText = fc.string({
+  unit: fc.oneof(
+    { weight: 4, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 1 }) },
+    { weight: 1, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)) },
+  ),
+  maxLength: 40,
+});
+
 /** Values that have broken services before, whatever the field's type. */
 const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   fc.constantFrom(
     "\u0000",
     "a\u0000b",
+    "\ud800",
+    "a\udfffb",
+    "\udc00\ud800",
     "",
     " ",
     "x".repeat(10_000),
@@ -68,9 +84,10 @@ const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
     [],
     {},
     { "\u0000": 1 },
+    { "\ud800": 1 },
     deep(40),
   ),
-  fc.string({ unit: "binary", maxLength: 40 }),
+  anyJsonText,
   fc.integer(),
   fc.double(),
 );
@@ -111,7 +128,7 @@ function shaped(schema: Schema | undefined, doc: Document, depth = 0): fc.Arbitr
       if (s.format === "uri" || s.format === "url") return leaf(fc.constantFrom("https://example.com/a", "http://127.0.0.1/", "javascript:alert(1)"));
       if (s.format === "email") return leaf(fc.constantFrom("a@example.com", "not an address"));
       if (s.format === "date-time") return leaf(fc.constantFrom("2026-11-24T10:00:00Z", "2026-13-45T99:99:99Z", "0000-00-00"));
-      return leaf(fc.string({ maxLength: 30 }));
+      return leaf(fc.oneof({ weight: 3, arbitrary: fc.string({ maxLength: 30 }) }, { weight: 1, arbitrary: anyJsonText }));
     default:
       return hostileValue;
   }
@@ -242,6 +259,47 @@ describe("hostile input never reaches a 5xx", () => {
     }
   });
 
+  test("every operation that takes JSON refuses a lone surrogate in its string values with 422 naming the field", async () => {
+    /** A body built from the schema's own examples, every string value ending in half a surrogate pair. */
+    const exampleWithSurrogates = (schema: Schema | undefined, doc: Document, depth = 0): unknown => {
+      const s = resolve(schema, doc) as Schema & { example?: unknown };
+      if (depth > 8) return null;
+      const choice = s.anyOf?.[0] ?? s.oneOf?.[0] ?? s.allOf?.[0];
+      if (choice) return exampleWithSurrogates(choice, doc, depth + 1);
+      const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+      if (type === "object" || s.properties) {
+        const entries = Object.entries(s.properties ?? {}).map(([name, property]) => [name, exampleWithSurrogates(property, doc, depth + 1)]);
+        return Object.fromEntries(entries.length > 0 ? entries : [["key", "value\ud800"]]);
+      }
+      if (type === "array") return [exampleWithSurrogates(s.items, doc, depth + 1)];
+      const example = s.example ?? s.enum?.[0];
+      if (type === "string" || typeof example === "string") return `${typeof example === "string" ? example : "text"}\ud800`;
+      return example ?? null;
+    };
+    let operations = 0;
+    for (const [service, doc] of documents) {
+      const own = service === "admin" ? h.deps.adminToken : service === "mail" ? keys.mail : keys.ads;
+      for (const [path, item] of Object.entries(doc.paths)) {
+        for (const method of ["post", "put", "patch", "delete"] as const) {
+          const schema = item[method]?.requestBody?.content?.["application/json"]?.schema;
+          if (!schema) continue;
+          const url = `/${service}${path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000")}`;
+          const example = exampleWithSurrogates(schema, doc);
+          // A body of numbers and booleans only carries the surrogate in a key instead.
+          const text = JSON.stringify(example);
+          const rawBody = text.includes("\\ud800") ? text : JSON.stringify({ ...(example as object), "note\ud800": 1 });
+          const r = await h.call(method.toUpperCase(), url, { key: own, rawBody, headers: { "content-type": "application/json" } });
+          const described = `${method.toUpperCase()} ${url} ${rawBody.slice(0, 200)} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
+          expect(r.status, described).toBe(422);
+          const [first] = r.json.error.details as ({ path: string; message: string } | { field: string; issue: string })[];
+          expect("field" in (first ?? {}) ? (first as { issue: string }).issue : (first as { message: string }).message, described).toContain("lone surrogate");
+          operations++;
+        }
+      }
+    }
+    expect(operations).toBeGreaterThan(40);
+  });
+
   test("the core refuses NUL anywhere (422 naming the field), deep nesting (400) and integers past their column", async () => {
     const mail = (body: unknown) => h.call("POST", "/mail/v1/templates", { key: keys.mail, body });
     const nul = await mail({ name: "a\u0000b", subject: "Hi", blocks: [] });
@@ -257,6 +315,28 @@ describe("hostile input never reaches a 5xx", () => {
     const adsNul = await h.call("POST", "/ads/v1/adsets", { key: keys.ads, body: { target: "de\u0000mo", daily_budget_cents: 100 } });
     expect(adsNul.status, describeResponse(adsNul)).toBe(422);
     expect(adsNul.json.error.details).toEqual([{ field: "target", issue: expect.stringContaining("NUL") }]);
+    // A lone surrogate, sent as the JSON escape a client writes: refused like NUL, naming the field, on every surface.
+    const surrogate = (json: string) => ({ rawBody: json, headers: { "content-type": "application/json" } });
+    const mailSurrogate = await h.call("POST", "/mail/v1/templates", { key: keys.mail, ...surrogate('{"name":"a\\ud800b","subject":"Hi","blocks":[]}') });
+    expect(mailSurrogate.status, describeResponse(mailSurrogate)).toBe(422);
+    expect(mailSurrogate.json.error.details).toEqual([{ path: "name", message: expect.stringContaining("lone surrogate") }]);
+    const adsSurrogate = await h.call("POST", "/ads/v1/adsets", {
+      key: keys.ads,
+      ...surrogate('{"target":"demo","daily_budget_cents":100,"targeting":{"flexible_spec":[{"interests":[{"id":"1","name":"\\udc00"}]}]}}'),
+    });
+    expect(adsSurrogate.status, describeResponse(adsSurrogate)).toBe(422);
+    expect(adsSurrogate.json.error.details).toEqual([
+      { field: "targeting.flexible_spec.0.interests.0.name", issue: expect.stringContaining("lone surrogate") },
+    ]);
+    const keySurrogate = await h.call("PUT", `/admin/v1/customers/00000000-0000-4000-8000-000000000000/mail/design-rules`, {
+      key: h.deps.adminToken,
+      ...surrogate('{"tokens":{"\\ud83d":"#fff"}}'),
+    });
+    expect(keySurrogate.status, describeResponse(keySurrogate)).toBe(422);
+    expect(keySurrogate.json.error.details).toEqual([{ path: "tokens.\uFFFD", message: expect.stringContaining("lone surrogate") }]);
+    // A pair is one valid character and passes the check (the empty block list is what is refused here).
+    const pair = await h.call("POST", "/mail/v1/templates", { key: keys.mail, ...surrogate('{"name":"\\ud83d\\ude00 template","subject":"Hi","blocks":[]}') });
+    expect(pair.json.error.details, describeResponse(pair)).toEqual([{ path: "blocks", message: expect.any(String) }]);
     const query = await h.call("GET", "/mail/v1/templates?after=%00", { key: keys.mail });
     expect(query.status, describeResponse(query)).toBe(422);
     const customer = await h.admin("POST", "/v1/customers", { name: "Big" });

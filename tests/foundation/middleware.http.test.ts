@@ -136,12 +136,14 @@ describe("request bodies", () => {
     expect(r.status).toBe(400);
   });
 
-  test("an oversized body is 400 and never reaches the handler", async () => {
+  test("an oversized body is 413 payload_too_large with Connection: close and never reaches the handler", async () => {
     const c = await h.customer();
     const before = executions;
     const r = await call(probeApp("mail"), "POST", "/v1/probe/write", c.mailFull, { text: "x".repeat(5 * 1024 * 1024) });
-    expect(r.status, describeResponse(r)).toBe(400);
+    expect(r.status, describeResponse(r)).toBe(413);
+    expect(r.json.error).toMatchObject({ code: "payload_too_large", details: [] });
     expect(r.json.error.message).toMatch(/exceeds/);
+    expect(r.headers.get("connection")).toBe("close");
     expect(executions).toBe(before);
   });
 

@@ -271,7 +271,9 @@ test("request and response headers are declared: conventions everywhere, idempot
           return ref ? doc.components.parameters[ref.split("/").pop() as string]?.name : p.name;
         });
         for (const header of ["Service-Version", "X-Request-Id"]) if (!params.includes(header)) problems.push(`${where}: no ${header} parameter`);
-        const customerWrite = name !== "admin" && ["post", "put", "patch"].includes(method) && (operation.security ?? []).some((s) => "bearerAuth" in s);
+        // Customer writes and operator writes alike take Idempotency-Key (not the signed upload URL, which has no key).
+        const customerWrite =
+          ["post", "put", "patch"].includes(method) && (operation.security ?? []).some((s) => "bearerAuth" in s || (name === "admin" && "adminToken" in s));
         if (customerWrite !== params.includes("Idempotency-Key"))
           problems.push(`${where}: Idempotency-Key ${customerWrite ? "missing" : "declared on a route without idempotency"}`);
         for (const [status, response] of Object.entries((operation.responses ?? {}) as Record<string, DocResponse>)) {
@@ -279,7 +281,10 @@ test("request and response headers are declared: conventions everywhere, idempot
           if (!headers["X-Request-Id"]) problems.push(`${where} ${status}: no X-Request-Id header`);
           if (status === "429" && !headers["Retry-After"]) problems.push(`${where} 429: no Retry-After header`);
           const authenticated = name !== "admin" && (operation.security ?? []).some((s) => "bearerAuth" in s);
-          if (authenticated && status !== "401" && !headers["X-RateLimit-Remaining"]) problems.push(`${where} ${status}: no rate-limit headers`);
+          // 401 and 413 are answered before the rate limiter runs (413: before anything reads the body).
+          if (authenticated && status !== "401" && status !== "413" && !headers["X-RateLimit-Remaining"])
+            problems.push(`${where} ${status}: no rate-limit headers`);
+          if (!((operation.responses ?? {}) as Record<string, unknown>)["413"]) problems.push(`${where}: no 413`);
           if (customerWrite && status.startsWith("2") && !headers["Idempotent-Replayed"]) problems.push(`${where} ${status}: no Idempotent-Replayed header`);
           if (customerWrite && status === "409" && !headers["Retry-After"]) problems.push(`${where} 409: no Retry-After header`);
         }

@@ -298,11 +298,11 @@ describe("the signed PUT", () => {
     ["no content type", 400, "content_type_mismatch", () => ({ headers: {} })],
     [
       "a declared length over 20 MiB",
-      400,
+      413,
       "too_large",
       (x: AnnouncedAssetResponse) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } }),
     ],
-    ["a body over 20 MiB", 400, "too_large", () => ({ body: new Uint8Array(MAX_UPLOAD + 1) })],
+    ["a body over 20 MiB", 413, "too_large", () => ({ body: new Uint8Array(MAX_UPLOAD + 1) })],
     ["an empty body", 400, "empty", () => ({ body: new Uint8Array(0) })],
   ] as const)("%s → %i, nothing stored, the URL still usable", async (_name, status, reason, change) => {
     const announced = await announce(a.mailFull);

@@ -199,6 +199,21 @@ describe("payloads", () => {
     const deep = await postEvent(h, undefined, { customerId: c.id, raw: `${"[".repeat(40)}${"]".repeat(40)}` });
     expect(deep.status, describeResponse(deep)).toBe(400);
   });
+
+  test("lone surrogates are replaced (U+FFFD), not refused: a bounce whose Description holds one is stored and answered 200", async () => {
+    const id = await sendTransactional(h, c, "surrogate-bounce@example.com");
+    const bounce = postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:01Z", email: "surrogate-bounce@example.com", id: 7301 });
+    // As the wire carries it: a JSON escape of half a surrogate pair, which no PostgreSQL jsonb column accepts.
+    const raw = JSON.stringify({ ...bounce, Description: "broken DESCRIPTION", Details: "x" })
+      .replace("broken DESCRIPTION", "broken \\ud800 text")
+      .replace('"Details":"x"', '"Details":"\\udc00\\ud83d"');
+    expect(raw).toContain("\\ud800");
+    const r = await postEvent(h, undefined, { customerId: c.id, raw });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data, describeResponse(r)).toMatchObject({ outcome: "stored", message_id: id });
+    const m = await message(id);
+    expect(m.json.data.status, describeResponse(m)).toBe("bounced");
+  });
 });
 
 describe("message state", () => {

@@ -6,6 +6,10 @@ import { ApiError, BadRequestError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import type { Queue } from "./queue";
 
+export const QUEUE_PATH = "/api/queue";
+/** QStash's message size on its smallest plan; our messages carry ids only (a few hundred bytes). */
+export const QUEUE_MAX_BODY_BYTES = 1024 * 1024;
+
 /**
  * `/api/queue/<topic>`: the worker endpoint QStash calls. The `Upstash-Signature` JWT is verified on the
  * raw body (and the URL) before anything runs; without signing keys (embedded mode) the route refuses

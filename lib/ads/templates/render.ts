@@ -1,4 +1,6 @@
 import { ValidationError, type FieldProblem } from "../../core/errors";
+import { assertOutboundUrl, OutboundError } from "../../core/outbound/safe-fetch";
+import { FILES_PATH } from "../../mail/assets/storage";
 import { fetchImage } from "../media/images";
 import type { AdsDeps } from "../deps";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
@@ -36,11 +38,42 @@ function problem(name: string, message: string): FieldProblem {
 export type CheckedValues = { text: Map<string, Segment[]>; color: Map<string, string>; imageUrls: Map<string, string>; videoUrls: Map<string, string> };
 
 /**
+ * How image and video values are checked where they are stored before anything fetches them (the
+ * operator's preview values, a video render's job): as the SSRF-safe client will check them (https, no
+ * credentials, no internal host or address literal: no `file:`, `javascript:`, loopback, link-local or
+ * metadata address), without DNS. A video may also be one of our own published files (read from the store,
+ * never fetched: the embedded Demo's background under `PUBLIC_BASE_URL/files/`).
+ */
+export type ValueUrlPolicy = { allowLoopback: boolean; ownFilesPrefix: string };
+
+export function valueUrlPolicy(deps: Pick<AdsDeps, "allowLoopbackOutbound" | "publicBaseUrl">): ValueUrlPolicy {
+  return { allowLoopback: deps.allowLoopbackOutbound, ownFilesPrefix: `${deps.publicBaseUrl}${FILES_PATH}/` };
+}
+
+function urlProblem(value: string, kind: "image" | "video", policy: ValueUrlPolicy | undefined): string | null {
+  const wanted = kind === "image" ? "An image is an https URL." : "A video is an https URL.";
+  if (!URL.canParse(value)) return wanted;
+  if (!policy || (kind === "video" && value.startsWith(policy.ownFilesPrefix))) return null;
+  try {
+    assertOutboundUrl(value, { allowLoopbackForTests: policy.allowLoopback });
+    return null;
+  } catch (error) {
+    if (error instanceof OutboundError) return `${wanted} ${error.message}`;
+    throw error;
+  }
+}
+
+/**
  * Checks values against the template's parameters without fetching anything: unknown names, required ones
  * missing, text length (visible characters, highlight brackets not counted where they apply), colours,
- * image URLs. `useExamples` fills what is missing with each parameter's example (previews).
+ * image and video URLs (with `urls`, as the fetch will check them). `useExamples` fills what is missing
+ * with each parameter's example (previews).
  */
-export function checkValues(template: TemplateDefinition, input: Record<string, unknown>, options: { useExamples: boolean }): CheckedValues {
+export function checkValues(
+  template: TemplateDefinition,
+  input: Record<string, unknown>,
+  options: { useExamples: boolean; urls?: ValueUrlPolicy },
+): CheckedValues {
   const problems: FieldProblem[] = [];
   const byName = new Map(template.params.map((p) => [p.name, p]));
   for (const name of Object.keys(input)) if (!byName.has(name)) problems.push(problem(name, "Not a parameter of this template."));
@@ -72,15 +105,13 @@ export function checkValues(template: TemplateDefinition, input: Record<string, 
         else problems.push(problem(param.name, "A colour is #rrggbb."));
         break;
       case "image":
-        // The SSRF-safe client decides what may be fetched (https, public addresses).
-        if (URL.canParse(value)) checked.imageUrls.set(param.name, value);
-        else problems.push(problem(param.name, "An image is an https URL."));
+      case "video": {
+        // Fetched through the SSRF-safe client (a video by the render job), which checks again with DNS.
+        const wrong = urlProblem(value, param.type, options.urls);
+        if (wrong) problems.push(problem(param.name, wrong));
+        else (param.type === "image" ? checked.imageUrls : checked.videoUrls).set(param.name, value);
         break;
-      case "video":
-        // Fetched by the render job, through the SSRF-safe client as well.
-        if (URL.canParse(value)) checked.videoUrls.set(param.name, value);
-        else problems.push(problem(param.name, "A video is an https URL."));
-        break;
+      }
     }
   }
   if (problems.length > 0) throw new ValidationError("The template values are invalid; see details.", problems);

@@ -11,7 +11,7 @@ import { connectAdAccount } from "../onboarding/service";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
 import { upstream } from "../upstream";
 import { definitionOf, HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
-import { checkValues, renderRatio, renderTemplate, resolveValues } from "./render";
+import { checkValues, renderRatio, renderTemplate, resolveValues, valueUrlPolicy } from "./render";
 import { startVideoRender, type VideoRenderStarted } from "./video-render";
 
 /*
@@ -158,13 +158,14 @@ export async function listAssignments(db: Database, customerId: string): Promise
 
 /** The operator's preview values for one customer, checked like render values (images are not fetched here). */
 export async function setPreviewValues(
-  deps: Pick<AdsDeps, "db" | "clock">,
+  deps: Pick<AdsDeps, "db" | "clock" | "allowLoopbackOutbound" | "publicBaseUrl">,
   customerId: string,
   templateId: string,
   values: Record<string, string>,
 ): Promise<AssignmentView> {
   const template = await requireTemplate(deps.db, templateId);
-  checkValues(definitionOf(template), values, { useExamples: true });
+  // Checked as a customer's render values are where they are fetched: nothing is stored that the renderer would refuse.
+  checkValues(definitionOf(template), values, { useExamples: true, urls: valueUrlPolicy(deps) });
   const updated = await deps.db
     .update(adsTemplateAssignments)
     .set({ previewValues: values, updatedAt: deps.clock.now() })

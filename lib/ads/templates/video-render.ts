@@ -10,7 +10,7 @@ import { connectAdAccount } from "../onboarding/service";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
 import { upstream } from "../upstream";
 import { definitionOf } from "./layout";
-import { checkValues, drawOverlay, layoutElement, resolveValues, type TemplateDefinition } from "./render";
+import { checkValues, drawOverlay, layoutElement, resolveValues, valueUrlPolicy, type TemplateDefinition } from "./render";
 import { composeVideo, VideoCompositionError } from "./video";
 
 /*
@@ -51,7 +51,7 @@ export async function startVideoRender(
   params: Record<string, unknown>,
   name: string | undefined,
 ): Promise<VideoRenderStarted> {
-  checkValues(definition, params, { useExamples: false });
+  checkValues(definition, params, { useExamples: false, urls: valueUrlPolicy(deps) });
   // The job needs the ad account; an incomplete onboarding is the caller's 422 now, not a failed job later.
   await connectAdAccount(deps, customerId);
   const now = deps.clock.now();

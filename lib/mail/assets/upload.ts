@@ -1,6 +1,6 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { readCapped, UploadTooLargeError } from "../../adapters/blob";
-import { type ApiError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../core/errors";
+import { ApiError, BadRequestError, ConflictError, ForbiddenError, NotFoundError } from "../../core/errors";
 import { mailAssets } from "../../db/schema";
 import type { AssetDeps } from "./service";
 import { MAX_UPLOAD_BYTES, verifyUpload, type UploadRejection } from "./upload-signature";
@@ -41,8 +41,11 @@ function rejectionError(reason: UploadRejection, expected: string | undefined): 
   }
 }
 
-function tooLarge(maxBytes: number): BadRequestError {
-  return new BadRequestError(`The file exceeds the upload limit of ${maxBytes} bytes.`, { reason: "too_large", max_bytes: maxBytes });
+/** 413 like every body over its route's limit (see `lib/core/body-limit.ts`); the rest of the body is not read. */
+function tooLarge(maxBytes: number): ApiError {
+  return new ApiError("payload_too_large", `The file exceeds the upload limit of ${maxBytes} bytes.`, {
+    details: { reason: "too_large", max_bytes: maxBytes },
+  });
 }
 
 function asTooLarge(error: unknown): never {

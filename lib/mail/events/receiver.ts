@@ -1,15 +1,19 @@
 import { Hono, type Context } from "hono";
 import { handleError } from "../../core/app";
+import { MAX_JSON_BODY_BYTES } from "../../core/body-limit";
 import { clientAddress } from "../../core/client-address";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { ApiError, BadRequestError } from "../../core/errors";
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH, withoutNul } from "../../core/input-hygiene";
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/input-hygiene";
 import { ingestPostmarkEvent, MessageInFlightError, PayloadError } from "./ingest";
 import { ipAllowed, parseAllowList } from "./receiver-auth";
 import { webhookAuthorized } from "./receiver-credentials";
 
-/** Postmark bodies are small; a Bounce with `Content` (the raw dump) is the largest. Vercel caps at 4.5 MB. */
-const MAX_BODY_BYTES = 4.5 * 1024 * 1024;
+/**
+ * Postmark bodies are small; a Bounce with `Content` (the raw dump) is the largest. Vercel caps at 4.5 MB.
+ * Enforced by the internal app before the credentials are checked (`createInternalApp`).
+ */
+export const POSTMARK_WEBHOOK_MAX_BODY_BYTES = MAX_JSON_BODY_BYTES;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function unauthorized(message: string): ApiError {
@@ -27,8 +31,8 @@ function unauthorized(message: string): ApiError {
  * message, foreign stream), 400 malformed JSON or a known record type without its fields, 401 wrong or
  * missing credentials or an address outside the allow-list (never 403, which would stop Postmark's
  * retries, P2), 503 when the message's send outcome is still being recorded (Postmark retries). Nothing is
- * stored unless the answer is 200. NUL characters are dropped from the body rather than refused: a refusal
- * would make Postmark retry the event forever.
+ * stored unless the answer is 200. NUL characters are dropped from the body and lone surrogates replaced by
+ * U+FFFD rather than refused: a refusal would make Postmark retry the event forever.
  */
 export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "logger" | "config" | "secrets">): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -43,12 +47,11 @@ export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" 
       deps.logger.warn("postmark webhook from an address outside the allow-list", { client_address: clientAddress(c) ?? "unknown" });
       throw unauthorized("This address may not post provider events.");
     }
-    if (Number(c.req.header("content-length") ?? 0) > MAX_BODY_BYTES) throw new ApiError("payload_too_large", `The body exceeds ${MAX_BODY_BYTES} bytes.`);
     const raw = await c.req.text();
     if (jsonNestsDeeperThan(raw, MAX_JSON_DEPTH)) throw new BadRequestError(`JSON may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`);
     let body: unknown;
     try {
-      body = withoutNul(JSON.parse(raw));
+      body = sanitisedJson(JSON.parse(raw));
     } catch {
       throw new BadRequestError("The body is not valid JSON.");
     }
@@ -66,7 +69,10 @@ export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" 
   };
 
   app.post("/webhook", () => {
-    throw new ApiError("not_found", "Use the customer's own webhook URL, /api/postmark/webhook/{customer_id} (GET /admin/v1/mail/postmark-webhook shows it).");
+    throw new ApiError(
+      "not_found",
+      "Use the customer's own webhook URL, /api/postmark/webhook/{customer_id} (the operator reads it with GET /admin/v1/customers/{customer_id}/mail/postmark-webhook).",
+    );
   });
   app.post("/webhook/:customerId", (c) => receive(c, c.req.param("customerId")));
   app.onError(handleError(deps.logger, "The event could not be stored; Postmark will retry."));

@@ -1,5 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import { cors } from "hono/cors";
+import { closeAfterAnswer } from "../../../core/body-limit";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { receiveUpload } from "../../assets/upload";
@@ -41,7 +42,7 @@ export function registerUploadAsset(router: OpenAPIHono<AppEnv>, deps: AssetRout
     summary: "Upload an asset's file to its signed URL (step 2 of 3, embedded mode)",
     description: `The address \`upload.url\` from \`POST /v1/assets\` points here in the embedded mode (\`npm start\`); in production it points at Vercel Blob, and this endpoint answers 404. Send the raw file as the body with \`upload.headers\` (its \`content-type\`) and **no** API key; use the URL unchanged.
 
-The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expiry), valid for 15 minutes and for one file. Refusals store nothing: a wrong or tampered signature or an expired URL → 403 (\`details\` entry \`reason\`: \`bad_signature\` or \`expired\`); a content type other than the announced one → 400 (\`content_type_mismatch\`); more than 20 MiB → 400 (\`too_large\`, checked from \`Content-Length\` and while reading); an empty body → 400; a second upload to the same URL → 409 (\`upload_already_used\`), also after \`complete\`; a URL whose asset was deleted → 404. A refused upload does not use the URL up.
+The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expiry), valid for 15 minutes and for one file. Refusals store nothing: a wrong or tampered signature or an expired URL → 403 (\`details\` entry \`reason\`: \`bad_signature\` or \`expired\`); a content type other than the announced one → 400 (\`content_type_mismatch\`); more than 20 MiB → 413 (\`too_large\`, checked from \`Content-Length\` and while reading; the rest is not read and the connection is closed); an empty body → 400; a second upload to the same URL → 409 (\`upload_already_used\`), also after \`complete\`; a URL whose asset was deleted → 404. A refused upload does not use the URL up.
 
 **From a browser.** The endpoint answers CORS for any origin (the signed URL is the credential; no cookies, no API key): a preflight \`OPTIONS\` gets 204 allowing \`PUT\` with \`Content-Type\` (the only header in \`upload.headers\`), cached for 10 minutes, and every answer to the PUT, refusals included, carries \`Access-Control-Allow-Origin: *\` and exposes \`X-Request-Id\`. So a portal's page can send the file straight here with \`fetch(upload.url, { method: "PUT", headers: upload.headers, body: file })\`. The authenticated endpoints answer no CORS: API keys belong on servers. In production the same call goes to Vercel Blob, whose client uploads are made for browsers (\`upload.headers\` are the headers \`@vercel/blob/client\` sends from a page).`,
     security: [],
@@ -64,6 +65,12 @@ The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expi
     },
   });
   router.use("/v1/uploads/:id", cors(UPLOAD_CORS));
+  // A refusal leaves the body unread (it is checked before a byte is taken): the connection is closed
+  // after the answer rather than kept to read the rest.
+  router.use("/v1/uploads/:id", async (c, next) => {
+    await next();
+    if (c.res.status >= 400) closeAfterAnswer(c);
+  });
   router.openapi(route, async (c) => {
     const length = c.req.header("content-length");
     const receipt = await receiveUpload(deps, {
