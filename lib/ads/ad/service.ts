@@ -12,6 +12,7 @@ import { buildPlacementCreative, type AdReviewFeedback, type AdStatusView, type 
 import { publishWithinQuota } from "../quota";
 import { renderNotReady } from "../templates/video-render";
 import { assertTargetActive, type TargetRow } from "../targets/service";
+import { closeCompensations, compensateOnFailure, openCompensation, type PendingCompensation } from "../compensations";
 import { upstream } from "../upstream";
 import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
 
@@ -189,41 +190,52 @@ export async function createAd(deps: AdsDeps, customerId: string, input: CreateA
   if (creative.platformCreativeId === null && !input.link) throw linkRequired();
 
   return publishWithinQuota(deps, customerId, now, async (settle) => {
-    const platformCreativeId = creative.platformCreativeId ?? (await buildFinalCreative(deps, account, creative, target, input));
-    const naming = await getNaming(deps.db, customerId);
-    const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
-    const status = input.status ?? "PAUSED";
-    const created = await upstream({ logger: deps.logger, customerId, action: "create ad" }, () =>
-      account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: platformCreativeId }, status }),
-    );
+    // A final creative built for this ad and the ad itself are compensated (deleted upstream) if anything after them fails.
+    const pending: PendingCompensation[] = [];
+    let platformCreativeId = creative.platformCreativeId;
+    if (platformCreativeId === null) {
+      platformCreativeId = await buildFinalCreative(deps, account, creative, target, input);
+      pending.push(await openCompensation(deps, account.session, { customerId, kind: "creative", platformId: platformCreativeId }));
+    }
+    const finalCreativeId = platformCreativeId;
+    return compensateOnFailure(deps, account.session, pending, async () => {
+      const naming = await getNaming(deps.db, customerId);
+      const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
+      const status = input.status ?? "PAUSED";
+      const created = await upstream({ logger: deps.logger, customerId, action: "create ad" }, () =>
+        account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: finalCreativeId }, status }),
+      );
+      pending.push(await openCompensation(deps, account.session, { customerId, kind: "ad", platformId: created.id }));
 
-    const row = await deps.db.transaction(async (tx) => {
-      const [inserted] = await tx
-        .insert(adsAds)
-        .values({
-          customerId,
-          adSetId: adSet.id,
-          creativeId: creative.id,
-          name,
-          status,
-          effectiveStatus: "PENDING_REVIEW",
-          platformAdId: created.id,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      await settle(tx);
-      if (creative.platformCreativeId === null) {
-        // Conditional: if another ad finalised the same draft meanwhile, its creative stays the recorded one.
-        await tx
-          .update(adsCreatives)
-          .set({ platformCreativeId, status: "ACTIVE", updatedAt: now })
-          .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, creative.id), isNull(adsCreatives.platformCreativeId)));
-      }
-      return inserted;
+      const row = await deps.db.transaction(async (tx) => {
+        const [inserted] = await tx
+          .insert(adsAds)
+          .values({
+            customerId,
+            adSetId: adSet.id,
+            creativeId: creative.id,
+            name,
+            status,
+            effectiveStatus: "PENDING_REVIEW",
+            platformAdId: created.id,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        await settle(tx);
+        if (creative.platformCreativeId === null) {
+          // Conditional: if another ad finalised the same draft meanwhile, its creative stays the recorded one.
+          await tx
+            .update(adsCreatives)
+            .set({ platformCreativeId: finalCreativeId, status: "ACTIVE", updatedAt: now })
+            .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, creative.id), isNull(adsCreatives.platformCreativeId)));
+        }
+        await closeCompensations(tx, pending);
+        return inserted;
+      });
+      if (!row) throw new Error("ad insert returned nothing");
+      return toAdView(row, finalCreativeId);
     });
-    if (!row) throw new Error("ad insert returned nothing");
-    return toAdView(row, platformCreativeId);
   });
 }
 

@@ -77,6 +77,11 @@ export type GraphSession = {
   getAd(adId: string): Promise<AdStatusView>;
   /** Campaigns, ad sets and ads are archived, not deleted (`status=ARCHIVED`). */
   archive(objectId: string): Promise<void>;
+  /**
+   * `DELETE /{id}`: an ad set or ad becomes DELETED, a creative or video is removed. Only for objects
+   * that were never recorded here (compensation of a failed create); repeating it is harmless.
+   */
+  deleteObject(objectId: string): Promise<void>;
   /** `POST /act_{id}/customaudiences` with `subtype=CUSTOM`: an empty customer-file audience. */
   createCustomAudience(account: string, params: CustomAudienceCreateParams): Promise<{ id: string }>;
   /** `POST /act_{id}/customaudiences` with `subtype=LOOKALIKE`; it populates over time. */
@@ -533,6 +538,10 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       getAd: (adId) => parsed(adStatus, { method: "GET", path: objectPath(adId), params: { fields: AD_STATUS_FIELDS }, idempotent: true }),
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
+
+      async deleteObject(objectId) {
+        await parsed(successResponse, { method: "DELETE", path: objectPath(objectId), idempotent: true });
+      },
 
       createCustomAudience: (account, params) =>
         parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),

@@ -488,9 +488,19 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     if (method === "POST") return updateObject(head, writeParams);
     if (method === "DELETE") {
       const target = state.ads.get(head) ?? state.adsets.get(head) ?? state.campaigns.get(head);
-      if (!target) throw unsupportedRequest("post", head);
-      target.status = "DELETED";
-      return { success: true };
+      if (target) {
+        target.status = "DELETED";
+        return { success: true };
+      }
+      // Creatives and videos are removed for real; a creative an ad still uses cannot be (Graph's rule).
+      if (state.creatives.has(head)) {
+        if ([...state.ads.values()].some((ad) => ad.creativeId === head && ad.status !== "DELETED"))
+          throw parameterCheck("Cannot delete an ad creative that is used by an ad", "id");
+        state.creatives.delete(head);
+        return { success: true };
+      }
+      if (state.videos.delete(head)) return { success: true };
+      throw unsupportedRequest("post", head);
     }
     throw unknownPath(segments.join("/"));
   }
