@@ -7,8 +7,11 @@ import { safeEqual } from "../../../core/secrets";
 import { appSecretProof } from "../graph-params";
 import { GRAPH_API_VERSION } from "../types";
 import {
+  adAccountUsage,
   businessUseCaseUsage,
   GraphFault,
+  throttled,
+  type UseCaseType,
   deprecatedVersion,
   injectedFault,
   invalidParameter,
@@ -70,6 +73,8 @@ export type GraphSimulator = {
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
   controls: GraphSimulatorControls;
 };
+
+type SimBudget = { limit: number; windowMs: number; code?: number; subcode?: number; calls: number[]; refused: number };
 
 type Injection = { remaining: number; spec: InjectedFaultSpec; match?: { method?: string; path?: string } };
 
@@ -516,10 +521,57 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const app = new Hono();
 
   const usage = new Map<string, number>();
+  /** Per ad account: a call budget over a sliding window of simulated time, as Graph's Business Use Case limits. */
+  const budgets = new Map<string, SimBudget>();
+
+  /** The ad account whose budget a call spends: the `act_` in its path, or the owner of the object it names. */
+  function accountOfRequest(segments: string[], params: Params): string | undefined {
+    const head = segments[0] ?? "";
+    if (head.startsWith("act_")) return accountIdOf(head);
+    const id = head || (params.ids ?? "").split(",")[0] || "";
+    const owner =
+      state.adsets.get(id) ?? state.ads.get(id) ?? state.creatives.get(id) ?? state.campaigns.get(id) ?? state.videos.get(id) ?? state.audiences.get(id);
+    return owner?.accountId;
+  }
+
+  function useCaseOf(segments: string[]): UseCaseType {
+    const [head = "", edge] = segments;
+    if (edge === "insights") return "ads_insights";
+    if (edge === "customaudiences" || state.audiences.has(head)) return "custom_audience";
+    return "ads_management";
+  }
+
+  /** Counts the call against the account's budget, or refuses it (not counted) once the budget is spent. */
+  function spend(accountId: string, type: UseCaseType): void {
+    const budget = budgets.get(accountId);
+    if (!budget) return;
+    const now = state.now();
+    budget.calls = budget.calls.filter((at) => at > now - budget.windowMs);
+    if (budget.calls.length >= budget.limit) {
+      budget.refused += 1;
+      throw throttled(accountId, {
+        code: budget.code,
+        subcode: budget.subcode,
+        type,
+        regainSeconds: ((budget.calls[0] ?? now) + budget.windowMs - now) / 1000,
+      });
+    }
+    budget.calls.push(now);
+  }
+
+  function usageHeaders(accountId: string, type: UseCaseType): Record<string, string> {
+    const budget = budgets.get(accountId);
+    const percent = budget ? Math.round((budget.calls.length / budget.limit) * 100) : (usage.get(accountId) ?? 1);
+    const oldest = budget?.calls[0];
+    const resetSeconds = budget && oldest !== undefined ? Math.max(1, Math.ceil((oldest + budget.windowMs - state.now()) / 1000)) : 0;
+    return { "x-business-use-case-usage": businessUseCaseUsage(accountId, percent, 0, type), "x-ad-account-usage": adAccountUsage(percent, resetSeconds) };
+  }
+
   const controls: GraphSimulatorControls = {
     reset() {
       state.clearObjects();
       usage.clear();
+      budgets.clear();
       webhooks.clear();
       injections.length = 0;
       latencyMs = 0;
@@ -550,6 +602,14 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     },
     setUsage(accountId, percent) {
       usage.set(accountIdOf(accountId), percent);
+    },
+    throttle(accountId, budget) {
+      if (budget === null) budgets.delete(accountIdOf(accountId));
+      else budgets.set(accountIdOf(accountId), { ...budget, calls: [], refused: 0 });
+    },
+    throttleState(accountId) {
+      const budget = budgets.get(accountIdOf(accountId));
+      return budget ? { calls: budget.calls.length, refused: budget.refused, limit: budget.limit } : undefined;
     },
     subscribeWebhooks: (subscription) => webhooks.subscribe(subscription),
     flushWebhooks: () => webhooks.flush(),
@@ -585,10 +645,12 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         throw injectedFault(injected, act);
       }
       const clean: Params = Object.fromEntries(Object.entries(params).filter(([key]) => !AUTH_PARAMS.has(key)));
+      const act = accountOfRequest(segments, clean);
+      const useCase = useCaseOf(segments);
+      if (act) spend(act, useCase);
       const result = await route(caller, method, segments, clean, files, url);
       void webhooks.flush();
-      const act = segments[0]?.startsWith("act_") ? accountIdOf(segments[0]) : undefined;
-      return c.json(result as Record<string, unknown>, 200, act ? { "x-business-use-case-usage": businessUseCaseUsage(act, usage.get(act) ?? 1) } : {});
+      return c.json(result as Record<string, unknown>, 200, act ? usageHeaders(act, useCase) : {});
     } catch (error) {
       if (error instanceof GraphFault) return errorResponse(error);
       logger.error("graph simulator failed", { path: `/${path}`, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
