@@ -21,9 +21,11 @@ export type Providers = {
 export const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
 export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 
-export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean }): Promise<Providers> {
+/** `graphStateFile`: where the embedded Graph simulator keeps its objects across restarts (`npm start`: the data directory). */
+export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean; graphStateFile?: string }): Promise<Providers> {
   const postmarkSimulator = !config.POSTMARK_API_URL && options.embedded ? await startPostmarkSimulator({ servers: [], clock: options.clock }) : null;
-  const graphSimulator = !config.GRAPH_API_URL && options.embedded ? await startGraphSimulator({ clock: options.clock }) : null;
+  const graphSimulator =
+    !config.GRAPH_API_URL && options.embedded ? await startGraphSimulator({ clock: options.clock, stateFile: options.graphStateFile }) : null;
   return {
     postmarkApiUrl: config.POSTMARK_API_URL ?? postmarkSimulator?.url ?? POSTMARK_PRODUCTION_URL,
     graphApiUrl: config.GRAPH_API_URL ?? graphSimulator?.graphUrl ?? GRAPH_PRODUCTION_URL,

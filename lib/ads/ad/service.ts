@@ -13,7 +13,7 @@ import { publishWithinQuota } from "../quota";
 import { renderNotReady } from "../templates/video-render";
 import { assertTargetActive, type TargetRow } from "../targets/service";
 import { closeCompensations, compensateOnFailure, openCompensation, type PendingCompensation } from "../compensations";
-import { upstream } from "../upstream";
+import { upstream, type UpstreamReference } from "../upstream";
 import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
 
 type Row = typeof adsAds.$inferSelect;
@@ -202,7 +202,10 @@ export async function createAd(deps: AdsDeps, customerId: string, input: CreateA
       const naming = await getNaming(deps.db, customerId);
       const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
       const status = input.status ?? "PAUSED";
-      const created = await upstream({ logger: deps.logger, customerId, action: "create ad" }, () =>
+      const references: UpstreamReference[] = [{ object: "ad set", id: adSet.id, platformId: adSet.platformAdSetId, graphField: "adset_id" }];
+      if (creative.platformCreativeId !== null)
+        references.push({ object: "creative", id: creative.id, platformId: creative.platformCreativeId, graphField: "creative" });
+      const created = await upstream({ logger: deps.logger, customerId, action: "create ad", references }, () =>
         account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: finalCreativeId }, status }),
       );
       pending.push(await openCompensation(deps, account.session, { customerId, kind: "ad", platformId: created.id }));
@@ -323,7 +326,10 @@ export async function archiveAd(deps: AdsDeps, customerId: string, id: string): 
   if (!found) throw new NotFoundError("Ad");
   if (found.ad.status === "ARCHIVED") return toAdView(found.ad, found.platformCreativeId);
   const session = await connectCredentials(deps, customerId);
-  await upstream({ logger: deps.logger, customerId, action: "archive ad" }, () => session.archive(found.ad.platformAdId));
+  await upstream(
+    { logger: deps.logger, customerId, action: "archive ad", references: [{ object: "ad", id: found.ad.id, platformId: found.ad.platformAdId }] },
+    () => session.archive(found.ad.platformAdId),
+  );
   const observed = { configuredStatus: "ARCHIVED", effectiveStatus: "ARCHIVED", disapprovalReason: found.ad.disapprovalReason, reason: null } as const;
   // Our own archive is definitive: never older than what is stored, so the recorder always applies it.
   const observedAt = new Date(Math.max(deps.clock.now().getTime(), found.ad.statusCheckedAt?.getTime() ?? 0));

@@ -242,7 +242,10 @@ export async function updateAdSet(deps: AdsDeps, customerId: string, id: string,
     ...(input.status !== undefined && { status: input.status }),
   };
   const session = await connectCredentials(deps, customerId);
-  await upstream({ logger: deps.logger, customerId, action: "update ad set" }, () => session.updateAdSet(adSet.platformAdSetId, params));
+  await upstream(
+    { logger: deps.logger, customerId, action: "update ad set", references: [{ object: "ad set", id: adSet.id, platformId: adSet.platformAdSetId }] },
+    () => session.updateAdSet(adSet.platformAdSetId, params),
+  );
   const [row] = await deps.db
     .update(adsAdSets)
     .set({
@@ -269,7 +272,10 @@ export async function archiveAdSet(deps: AdsDeps, customerId: string, id: string
   const { adSet, target } = found;
   if (adSet.status === "ARCHIVED") return toAdSetView(adSet, target);
   const session = await connectCredentials(deps, customerId);
-  await upstream({ logger: deps.logger, customerId, action: "archive ad set" }, () => session.archive(adSet.platformAdSetId));
+  await upstream(
+    { logger: deps.logger, customerId, action: "archive ad set", references: [{ object: "ad set", id: adSet.id, platformId: adSet.platformAdSetId }] },
+    () => session.archive(adSet.platformAdSetId),
+  );
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
     const [updated] = await tx

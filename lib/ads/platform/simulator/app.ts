@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Hono } from "hono";
 import sharp from "sharp";
 import { systemClock, type Clock } from "../../../core/clock";
@@ -65,10 +66,17 @@ export type GraphSimulatorOptions = {
   cityCountries?: Record<string, string>;
   /** Told about simulator bugs, which callers only see as Graph's opaque code 1. */
   logger?: Pick<Logger, "error">;
+  /**
+   * Where the simulator keeps its state across restarts (embedded `npm start`: in the data directory), as
+   * the platform would: objects made before a restart still exist and new ids never repeat old ones.
+   */
+  stateFile?: string;
 };
 
 export type GraphSimulator = {
   app: Hono;
+  /** Writes the state file now (no-op without one); called on close. */
+  persist(): void;
   /** Global-fetch compatible, for in-process use: `createGraphClient({ fetch: simulator.fetch, baseUrl })`. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
   controls: GraphSimulatorControls;
@@ -204,11 +212,36 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   }
 
   function addApp(app: SimAppOptions): void {
-    const registered = { appId: app.appId ?? String(1_000_000_000_000 + state.apps.length + 1), appSecret: app.appSecret };
-    state.apps.push(registered);
+    // The same app registered again (a restart that restored it) is the same app.
+    const known = state.apps.find((entry) => entry.appSecret === app.appSecret && (app.appId === undefined || entry.appId === app.appId));
+    const registered = known ?? { appId: app.appId ?? String(1_000_000_000_000 + state.apps.length + 1), appSecret: app.appSecret };
+    if (!known) state.apps.push(registered);
     app.accessTokens.forEach((token, index) => {
       state.tokens.set(token, { app: registered, user: { id: String(10_000_000_000 + state.tokens.size + 1), name: `System User ${index + 1}` } });
     });
+  }
+
+  const stateFile = options.stateFile;
+  if (stateFile && existsSync(stateFile)) state.restore(readFileSync(stateFile, "utf8"));
+  let saveTimer: NodeJS.Timeout | undefined;
+  function persist(): void {
+    if (!stateFile) return;
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    // Written aside and renamed, so a crash mid-write leaves the previous state, never half of one.
+    writeFileSync(`${stateFile}.tmp`, state.serialize(), { mode: 0o600 });
+    renameSync(`${stateFile}.tmp`, stateFile);
+  }
+  function scheduleSave(): void {
+    if (!stateFile || saveTimer) return;
+    saveTimer = setTimeout(() => {
+      try {
+        persist();
+      } catch (error) {
+        logger.error("graph simulator state could not be saved", { error: String(error) });
+      }
+    }, 200);
+    saveTimer.unref();
   }
 
   for (const app of options.apps ?? []) addApp(app);
@@ -625,6 +658,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     const method = request.method.toUpperCase();
     const path = url.pathname.replace(/^\/+|\/+$/g, "");
     const { params, files } = await readParams(request, url);
+    if (method !== "GET") scheduleSave();
     const formRecord: Record<string, string> = method === "GET" ? {} : { ...params };
     for (const key of url.searchParams.keys()) if (method !== "GET") delete formRecord[key];
     for (const file of files) formRecord[`[file ${file.name}]`] = `${file.size} bytes`;
@@ -658,8 +692,19 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     }
   });
 
+  // Registrations made in process (seeding, tests) are kept like those made over HTTP.
+  for (const name of ["addApp", "addAdAccount", "addCampaign", "advance", "expireToken"] as const) {
+    const original = controls[name] as (...args: unknown[]) => unknown;
+    (controls as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      const result = original(...args);
+      scheduleSave();
+      return result;
+    };
+  }
+
   return {
     app,
+    persist,
     fetch: async (input, init) => app.fetch(input instanceof Request && init === undefined ? input : new Request(input, init)),
     controls,
   };
