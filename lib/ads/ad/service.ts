@@ -313,7 +313,7 @@ export async function setAdStatus(deps: AdsDeps, customerId: string, id: string,
   if (parent.adSet.status === "ARCHIVED") throw archivedConflict("ad set");
   assertTargetActive(parent.target);
   const session = await connectCredentials(deps, customerId);
-  const context = { logger: deps.logger, customerId, action: "update ad" };
+  const context = { logger: deps.logger, customerId, action: "update ad", references: [{ object: "ad" as const, id: ad.id, platformId: ad.platformAdId }] };
   await upstream(context, () => session.updateAd(ad.platformAdId, { status }));
   const readAt = deps.clock.now();
   const view = await upstream(context, () => session.getAd(ad.platformAdId));
@@ -348,7 +348,10 @@ export async function checkAdStatus(deps: AdsDeps, customerId: string, id: strin
   if (!found) throw new NotFoundError("Ad");
   const session = await connectCredentials(deps, customerId);
   const readAt = deps.clock.now();
-  const view = await upstream({ logger: deps.logger, customerId, action: "read ad status" }, () => session.getAd(found.ad.platformAdId));
+  const view = await upstream(
+    { logger: deps.logger, customerId, action: "read ad status", references: [{ object: "ad", id: found.ad.id, platformId: found.ad.platformAdId }] },
+    () => session.getAd(found.ad.platformAdId),
+  );
   const row = await saveStatus(deps, customerId, found.ad, view, readAt, "status_read");
   return {
     id: row.id,
