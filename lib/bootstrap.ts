@@ -7,6 +7,7 @@ import { createCoreDeps } from "./core/deps";
 import { createLogger } from "./core/logger";
 import { generateEncryptionKey, randomToken } from "./core/secrets";
 import { openDatabase, type DatabaseHandle } from "./db/client";
+import { lockDataDir } from "./data-dir";
 import { startProviders } from "./providers";
 import { createRootApp, type RuntimeDeps } from "./runtime";
 
@@ -64,8 +65,12 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   if (onVercel) {
     const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !config[name]);
     if (missing.length > 0) throw new ConfigError(`Missing environment for production: ${missing.join(", ")}`);
-  } else {
+  }
+  // One process per data directory (lib/data-dir.ts); a serverless instance keeps nothing on disk.
+  let lock: { release(): void } | undefined;
+  if (!onVercel) {
     mkdirSync(config.DATA_DIR, { recursive: true, mode: 0o700 });
+    lock = lockDataDir(config.DATA_DIR);
   }
   const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
@@ -75,7 +80,10 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
     neonLocalProxy: config.NEON_LOCAL_PROXY,
   });
   const logger = createLogger(config.LOG_LEVEL);
-  const providers = await startProviders(config, { embedded: !onVercel });
+  const providers = await startProviders(config, {
+    embedded: !onVercel,
+    graphStateFile: onVercel ? undefined : join(config.DATA_DIR, "graph-simulator.json"),
+  });
   const deps: RuntimeDeps = {
     ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,
@@ -94,6 +102,7 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
       deps.queue.close();
       await providers.close();
       await database.close();
+      lock?.release();
     },
   };
 }

@@ -24,15 +24,18 @@ export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 /**
  * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/build.ts)
  * has this branch removed, so no simulator (nor its sample data) ships in a function.
+ * `graphStateFile`: where the embedded Graph simulator keeps its objects across restarts (`npm start`: the data directory).
  */
-export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean }): Promise<Providers> {
+export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean; graphStateFile?: string }): Promise<Providers> {
   if (process.env.FUNCTION_BUNDLE === "1") return withSimulators(config, null, null);
   const postmarkSimulator =
     !config.POSTMARK_API_URL && options.embedded
       ? await (await import("./mail/provider/simulator/server")).startPostmarkSimulator({ servers: [], clock: options.clock })
       : null;
   const graphSimulator =
-    !config.GRAPH_API_URL && options.embedded ? await (await import("./ads/platform/simulator/server")).startGraphSimulator({ clock: options.clock }) : null;
+    !config.GRAPH_API_URL && options.embedded
+      ? await (await import("./ads/platform/simulator/server")).startGraphSimulator({ clock: options.clock, stateFile: options.graphStateFile })
+      : null;
   return withSimulators(config, postmarkSimulator, graphSimulator);
 }
 

@@ -10,6 +10,7 @@ import { resumeVideoRenders } from "./ads/templates/video-render";
 import { pointGraphSimulatorAtReceiver } from "./ads/webhooks/platform-receiver";
 import { seedDemo } from "./seed";
 import { exportLines } from "./start-banner";
+import { removeServerFile, writeServerFile } from "./data-dir";
 
 /**
  * `npm start`: both services, the admin API and the embedded adapters in one local process.
@@ -33,6 +34,8 @@ async function main(): Promise<void> {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
+    // The admin CLI finds this server through the data directory, whatever port it got.
+    writeServerFile(config.DATA_DIR, `http://${host}:${info.port}`);
     pointSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) =>
       deps.logger.error("the Postmark simulator could not be pointed at the receiver", { error: String(error) }),
     );
@@ -129,6 +132,7 @@ async function shutDown(runtime: Runtime, server: ServerType, stopScheduler: () 
   // Requests still open after the drain (a slow client, a held keep-alive) are cut.
   if ("closeAllConnections" in server) server.closeAllConnections();
   await closed;
+  removeServerFile(runtime.config.DATA_DIR);
   await runtime.close();
   return drained;
 }

@@ -2,11 +2,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { bootRuntime } from "../bootstrap";
 import { describeEnvironment, loadConfig } from "../core/config";
+import { runningServer } from "../data-dir";
 
 /**
- * `npm run admin -- <command>`: the admin API from a terminal. It talks to the running local server
- * when one answers (PGlite allows one process per data directory), otherwise it boots the same
- * runtime in-process against the local database.
+ * `npm run admin -- <command>`: the admin API from a terminal. A data directory belongs to one process
+ * (`lib/data-dir.ts`): when a server holds it, the CLI finds it through `DATA_DIR/server.json` (whatever
+ * its port) and calls it over HTTP with the operator token; when none does, it boots the same runtime
+ * in-process against the local database (taking the directory's lock for that moment). Anything else (a
+ * holder that does not answer) is refused with a message, never a second process on the same database.
  */
 const usage = `Usage: npm run admin -- <command>
   customers:list
@@ -48,7 +51,7 @@ async function viaServer(call: Call, base: string, token: string): Promise<Respo
       method: call.method,
       headers: { authorization: `Bearer ${token}`, ...(call.body ? { "content-type": "application/json" } : {}) },
       body: call.body ? JSON.stringify(call.body) : undefined,
-      signal: AbortSignal.timeout(2000),
+      signal: AbortSignal.timeout(10_000),
     });
   } catch {
     return null;
@@ -68,8 +71,17 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   const token = config.ADMIN_TOKEN ?? readTokenFile(config.DATA_DIR);
-  let response = token ? await viaServer(call, `http://127.0.0.1:${config.PORT}`, token) : null;
-  if (!response) {
+  const server = runningServer(config.DATA_DIR);
+  let response: Response | null = null;
+  if (server) {
+    response = token ? await viaServer(call, server.url, token) : null;
+    if (!response) {
+      process.stderr.write(
+        `The server at ${server.url} (pid ${server.pid}) holds the data directory ${config.DATA_DIR} but did not answer${token ? "" : " (no operator token: set ADMIN_TOKEN)"}; try again, or stop it and run the command without a server.\n`,
+      );
+      return 1;
+    }
+  } else {
     const runtime = await bootRuntime();
     response = await runtime.app.root.request(call.path, {
       method: call.method,

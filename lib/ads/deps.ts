@@ -3,6 +3,7 @@ import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
 import type { BlobStore } from "../adapters/blob";
 import { createAssetStorage } from "../mail/assets/storage";
 import { createGraphClient, type GraphClient } from "./platform";
+import { sharedThrottle } from "./platform/throttle";
 
 /** What the ads service needs beyond the core: the platform client and the one SSRF-safe fetch. */
 export type AdsDeps = CoreDeps & {
@@ -27,7 +28,13 @@ export function createAdsDeps(input: AdsDepsInput): AdsDeps {
   const allowLoopbackOutbound = core.config.ALLOW_LOOPBACK_OUTBOUND;
   return {
     ...core,
-    graph: createGraphClient({ baseUrl: providers.graphApiUrl, logger: core.logger }),
+    // Rate-limit pacing is per ad account and process: every deps object of one Graph endpoint shares it.
+    graph: createGraphClient({
+      baseUrl: providers.graphApiUrl,
+      logger: core.logger,
+      throttle: sharedThrottle(providers.graphApiUrl),
+      now: () => core.clock.now().getTime(),
+    }),
     safeFetch: createSafeFetch({ allowLoopbackForTests: allowLoopbackOutbound, trustedCa: core.config.OUTBOUND_TRUSTED_CA }),
     allowLoopbackOutbound,
     // The runtime hands over the process's one store; standalone (seeding) the same choice is made from the config.

@@ -1,4 +1,4 @@
-import { ApiError, ValidationError } from "../core/errors";
+import { ApiError, ConflictError, ValidationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { PlatformError, describePlatformError } from "./platform";
 
@@ -18,7 +18,26 @@ export const PLATFORM_FIELD_MAP: Record<string, string> = {
   "asset_feed_spec.videos": "creative_id",
 };
 
-export type UpstreamContext = { logger: Logger; customerId: string; action: string };
+/**
+ * An object of ours the call names on the platform: the call's own object (`graphField` absent: a
+ * `POST /{id}`, `GET /{id}`) or one referenced by a parameter (`adset_id`, `creative`).
+ */
+export type UpstreamReference = { object: "ad set" | "creative" | "ad" | "audience" | "video"; id: string; platformId: string; graphField?: string };
+
+export type UpstreamContext = { logger: Logger; customerId: string; action: string; references?: readonly UpstreamReference[] };
+
+/**
+ * The platform no longer knows an object we recorded (deleted in the platform's own tools, or a simulator
+ * that lost its state): Graph answers 100/33 for the object itself and a parameter check (code 100) naming
+ * the field for a reference. That is neither the customer's input nor the operator's credentials: 409
+ * naming our object, logged for the operator.
+ */
+function vanishedReference(error: PlatformError, references: readonly UpstreamReference[] = []): UpstreamReference | undefined {
+  if (error.code !== 100) return undefined;
+  if (error.subcode === 33) return references.find((reference) => reference.graphField === undefined);
+  if (error.field === undefined || error.userMessage !== undefined) return undefined;
+  return references.find((reference) => reference.graphField !== undefined && error.field === reference.graphField);
+}
 
 /**
  * Runs one platform call and turns a `PlatformError` into the ads API's error: 422 with the blamed field,
@@ -46,6 +65,19 @@ export function toApiError(error: PlatformError, context: UpstreamContext): ApiE
     subcode: error.subcode,
     fbtrace_id: error.fbtraceId,
   };
+  const vanished = vanishedReference(error, context.references);
+  if (vanished) {
+    context.logger.warn("a platform object recorded here no longer exists upstream", {
+      ...fields,
+      object: vanished.object,
+      id: vanished.id,
+      platform_id: vanished.platformId,
+    });
+    return new ConflictError(
+      `The ${vanished.object} ${vanished.id} no longer exists on the ad platform (platform id ${vanished.platformId}): it was deleted there. Create a new one.`,
+      { reason: "upstream_object_missing", object: vanished.object.replace(/ /g, "_"), id: vanished.id, platform_id: vanished.platformId },
+    );
+  }
   if (error.kind === "auth" || error.kind === "permission") {
     context.logger.error(
       error.kind === "auth"

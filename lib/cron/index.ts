@@ -12,6 +12,7 @@ import { reportDailyUsage } from "../mail/usage/billing";
 import { cleanUpAssets } from "../mail/assets/cleanup";
 import { resumeVideoRenders } from "../ads/templates/video-render";
 import { fanOutSnapshots } from "../ads/insights/snapshots";
+import { sweepCompensations } from "../ads/compensations";
 
 /** What the jobs need: what each service builds its own deps from (the runtime's deps are such). */
 export type CronDeps = MailDepsInput & AdsDepsInput;
@@ -120,6 +121,14 @@ export const cronJobs: CronJob[] = [
     description:
       "Publishes one queue message per onboarded ad account (2 s apart); each pulls daily ad insights of the last 7 days (conversions are revised there), any later-missing days and, for a new account, 90 days, with every breakdown, and upserts them. A rate-limited account is put back on the queue for later; a failed one is logged and pulled again by the next run.",
     run: (deps) => fanOutSnapshots(deps),
+  },
+  {
+    name: "ads-compensations",
+    schedule: "*/5 * * * *",
+    everyMinutes: 5,
+    description:
+      "Deletes upstream the platform objects (ad sets, creatives, ads, audiences, videos) whose create succeeded but whose local record was never written (the write failed, the process died), when the request could not do it itself; retried with backoff until the platform confirms, each settled row kept as the record.",
+    run: async (deps) => ({ ...(await sweepCompensations(createAdsDeps(deps))) }),
   },
 ];
 

@@ -13,12 +13,19 @@ afterAll(async () => world.close());
 
 const createBody = { target: "main", daily_budget_cents: 2500 };
 
-test("a rate limit the platform says lasts minutes is a 429 with Retry-After, not waited out", async () => {
+test("a rate limit the platform says lasts minutes is a 429 with Retry-After, not waited out; the account then waits without calling", async () => {
+  const limited = await onboardedCustomer(world, "Rate limited");
   world.sim.failNext({ code: 80004, estimatedTimeToRegainAccess: 5, match: { method: "POST", path: "/adsets" } });
-  const r = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: createBody });
+  const r = await world.h.call("POST", "/ads/v1/adsets", { key: limited.adsFull, body: createBody });
   expect(r.status, describeResponse(r)).toBe(429);
   expect(r.json.error.code).toBe("rate_limited");
   expect(r.headers.get("retry-after")).toBe("300");
+  // The ad account is paused for those 5 minutes: the next request is answered without calling the platform.
+  world.sim.clearRequests();
+  const again = await world.h.call("POST", "/ads/v1/adsets", { key: limited.adsFull, body: createBody });
+  expect(again.status, describeResponse(again)).toBe(429);
+  expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
+  expect(world.sim.requests()).toEqual([]);
 });
 
 test("a short rate limit is retried with backoff and the request succeeds", async () => {

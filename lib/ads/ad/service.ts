@@ -12,7 +12,8 @@ import { buildPlacementCreative, type AdReviewFeedback, type AdStatusView, type 
 import { publishWithinQuota } from "../quota";
 import { renderNotReady } from "../templates/video-render";
 import { assertTargetActive, type TargetRow } from "../targets/service";
-import { upstream } from "../upstream";
+import { closeCompensations, compensateOnFailure, openCompensation, type PendingCompensation } from "../compensations";
+import { upstream, type UpstreamReference } from "../upstream";
 import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
 
 type Row = typeof adsAds.$inferSelect;
@@ -189,41 +190,55 @@ export async function createAd(deps: AdsDeps, customerId: string, input: CreateA
   if (creative.platformCreativeId === null && !input.link) throw linkRequired();
 
   return publishWithinQuota(deps, customerId, now, async (settle) => {
-    const platformCreativeId = creative.platformCreativeId ?? (await buildFinalCreative(deps, account, creative, target, input));
-    const naming = await getNaming(deps.db, customerId);
-    const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
-    const status = input.status ?? "PAUSED";
-    const created = await upstream({ logger: deps.logger, customerId, action: "create ad" }, () =>
-      account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: platformCreativeId }, status }),
-    );
+    // A final creative built for this ad and the ad itself are compensated (deleted upstream) if anything after them fails.
+    const pending: PendingCompensation[] = [];
+    let platformCreativeId = creative.platformCreativeId;
+    if (platformCreativeId === null) {
+      platformCreativeId = await buildFinalCreative(deps, account, creative, target, input);
+      pending.push(await openCompensation(deps, account.session, { customerId, kind: "creative", platformId: platformCreativeId }));
+    }
+    const finalCreativeId = platformCreativeId;
+    return compensateOnFailure(deps, account.session, pending, async () => {
+      const naming = await getNaming(deps.db, customerId);
+      const name = input.name ?? (await nextName(deps.db, customerId, naming.ad_pattern, { target: target.key, adset: adSet.name, now }));
+      const status = input.status ?? "PAUSED";
+      const references: UpstreamReference[] = [{ object: "ad set", id: adSet.id, platformId: adSet.platformAdSetId, graphField: "adset_id" }];
+      if (creative.platformCreativeId !== null)
+        references.push({ object: "creative", id: creative.id, platformId: creative.platformCreativeId, graphField: "creative" });
+      const created = await upstream({ logger: deps.logger, customerId, action: "create ad", references }, () =>
+        account.session.createAd(account.adAccountId, { name, adset_id: adSet.platformAdSetId, creative: { creative_id: finalCreativeId }, status }),
+      );
+      pending.push(await openCompensation(deps, account.session, { customerId, kind: "ad", platformId: created.id }));
 
-    const row = await deps.db.transaction(async (tx) => {
-      const [inserted] = await tx
-        .insert(adsAds)
-        .values({
-          customerId,
-          adSetId: adSet.id,
-          creativeId: creative.id,
-          name,
-          status,
-          effectiveStatus: "PENDING_REVIEW",
-          platformAdId: created.id,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      await settle(tx);
-      if (creative.platformCreativeId === null) {
-        // Conditional: if another ad finalised the same draft meanwhile, its creative stays the recorded one.
-        await tx
-          .update(adsCreatives)
-          .set({ platformCreativeId, status: "ACTIVE", updatedAt: now })
-          .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, creative.id), isNull(adsCreatives.platformCreativeId)));
-      }
-      return inserted;
+      const row = await deps.db.transaction(async (tx) => {
+        const [inserted] = await tx
+          .insert(adsAds)
+          .values({
+            customerId,
+            adSetId: adSet.id,
+            creativeId: creative.id,
+            name,
+            status,
+            effectiveStatus: "PENDING_REVIEW",
+            platformAdId: created.id,
+            createdAt: now,
+            updatedAt: now,
+          })
+          .returning();
+        await settle(tx);
+        if (creative.platformCreativeId === null) {
+          // Conditional: if another ad finalised the same draft meanwhile, its creative stays the recorded one.
+          await tx
+            .update(adsCreatives)
+            .set({ platformCreativeId: finalCreativeId, status: "ACTIVE", updatedAt: now })
+            .where(and(eq(adsCreatives.customerId, customerId), eq(adsCreatives.id, creative.id), isNull(adsCreatives.platformCreativeId)));
+        }
+        await closeCompensations(tx, pending);
+        return inserted;
+      });
+      if (!row) throw new Error("ad insert returned nothing");
+      return toAdView(row, finalCreativeId);
     });
-    if (!row) throw new Error("ad insert returned nothing");
-    return toAdView(row, platformCreativeId);
   });
 }
 
@@ -298,7 +313,7 @@ export async function setAdStatus(deps: AdsDeps, customerId: string, id: string,
   if (parent.adSet.status === "ARCHIVED") throw archivedConflict("ad set");
   assertTargetActive(parent.target);
   const session = await connectCredentials(deps, customerId);
-  const context = { logger: deps.logger, customerId, action: "update ad" };
+  const context = { logger: deps.logger, customerId, action: "update ad", references: [{ object: "ad" as const, id: ad.id, platformId: ad.platformAdId }] };
   await upstream(context, () => session.updateAd(ad.platformAdId, { status }));
   const readAt = deps.clock.now();
   const view = await upstream(context, () => session.getAd(ad.platformAdId));
@@ -311,7 +326,10 @@ export async function archiveAd(deps: AdsDeps, customerId: string, id: string): 
   if (!found) throw new NotFoundError("Ad");
   if (found.ad.status === "ARCHIVED") return toAdView(found.ad, found.platformCreativeId);
   const session = await connectCredentials(deps, customerId);
-  await upstream({ logger: deps.logger, customerId, action: "archive ad" }, () => session.archive(found.ad.platformAdId));
+  await upstream(
+    { logger: deps.logger, customerId, action: "archive ad", references: [{ object: "ad", id: found.ad.id, platformId: found.ad.platformAdId }] },
+    () => session.archive(found.ad.platformAdId),
+  );
   const observed = { configuredStatus: "ARCHIVED", effectiveStatus: "ARCHIVED", disapprovalReason: found.ad.disapprovalReason, reason: null } as const;
   // Our own archive is definitive: never older than what is stored, so the recorder always applies it.
   const observedAt = new Date(Math.max(deps.clock.now().getTime(), found.ad.statusCheckedAt?.getTime() ?? 0));
@@ -330,7 +348,10 @@ export async function checkAdStatus(deps: AdsDeps, customerId: string, id: strin
   if (!found) throw new NotFoundError("Ad");
   const session = await connectCredentials(deps, customerId);
   const readAt = deps.clock.now();
-  const view = await upstream({ logger: deps.logger, customerId, action: "read ad status" }, () => session.getAd(found.ad.platformAdId));
+  const view = await upstream(
+    { logger: deps.logger, customerId, action: "read ad status", references: [{ object: "ad", id: found.ad.id, platformId: found.ad.platformAdId }] },
+    () => session.getAd(found.ad.platformAdId),
+  );
   const row = await saveStatus(deps, customerId, found.ad, view, readAt, "status_read");
   return {
     id: row.id,

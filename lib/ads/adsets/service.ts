@@ -8,6 +8,7 @@ import { getNaming, nextName } from "../naming";
 import { connectAccount, connectCredentials } from "../onboarding/service";
 import type { AdSetCreateParams, AdSetUpdateParams, Targeting } from "../platform";
 import { assertTargetActive, findTargetByKey, type TargetRow } from "../targets/service";
+import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
 
 export type AdSetStatus = (typeof adsAdSets.$inferSelect)["status"];
@@ -148,24 +149,31 @@ export async function createAdSet(deps: AdsDeps, customerId: string, input: Crea
     dsa_payor: account.dsaPayor,
   };
   const created = await upstream({ logger: deps.logger, customerId, action: "create ad set" }, () => account.session.createAdSet(account.adAccountId, params));
-  const [row] = await deps.db
-    .insert(adsAdSets)
-    .values({
-      customerId,
-      targetId: target.id,
-      name,
-      dailyBudgetCents: input.daily_budget_cents ?? null,
-      lifetimeBudgetCents: input.lifetime_budget_cents ?? null,
-      startTime: input.start_time ? new Date(input.start_time) : null,
-      endTime: input.end_time ? new Date(input.end_time) : null,
-      targeting,
-      status: "ACTIVE",
-      platformAdSetId: created.id,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!row) throw new Error("ad set insert returned nothing");
+  const pending = await openCompensation(deps, account.session, { customerId, kind: "adset", platformId: created.id });
+  const row = await compensateOnFailure(deps, account.session, [pending], () =>
+    deps.db.transaction(async (tx) => {
+      const [inserted] = await tx
+        .insert(adsAdSets)
+        .values({
+          customerId,
+          targetId: target.id,
+          name,
+          dailyBudgetCents: input.daily_budget_cents ?? null,
+          lifetimeBudgetCents: input.lifetime_budget_cents ?? null,
+          startTime: input.start_time ? new Date(input.start_time) : null,
+          endTime: input.end_time ? new Date(input.end_time) : null,
+          targeting,
+          status: "ACTIVE",
+          platformAdSetId: created.id,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning();
+      if (!inserted) throw new Error("ad set insert returned nothing");
+      await closeCompensations(tx, [pending]);
+      return inserted;
+    }),
+  );
   return toAdSetView(row, target);
 }
 
@@ -234,7 +242,10 @@ export async function updateAdSet(deps: AdsDeps, customerId: string, id: string,
     ...(input.status !== undefined && { status: input.status }),
   };
   const session = await connectCredentials(deps, customerId);
-  await upstream({ logger: deps.logger, customerId, action: "update ad set" }, () => session.updateAdSet(adSet.platformAdSetId, params));
+  await upstream(
+    { logger: deps.logger, customerId, action: "update ad set", references: [{ object: "ad set", id: adSet.id, platformId: adSet.platformAdSetId }] },
+    () => session.updateAdSet(adSet.platformAdSetId, params),
+  );
   const [row] = await deps.db
     .update(adsAdSets)
     .set({
@@ -261,7 +272,10 @@ export async function archiveAdSet(deps: AdsDeps, customerId: string, id: string
   const { adSet, target } = found;
   if (adSet.status === "ARCHIVED") return toAdSetView(adSet, target);
   const session = await connectCredentials(deps, customerId);
-  await upstream({ logger: deps.logger, customerId, action: "archive ad set" }, () => session.archive(adSet.platformAdSetId));
+  await upstream(
+    { logger: deps.logger, customerId, action: "archive ad set", references: [{ object: "ad set", id: adSet.id, platformId: adSet.platformAdSetId }] },
+    () => session.archive(adSet.platformAdSetId),
+  );
   const now = deps.clock.now();
   const row = await deps.db.transaction(async (tx) => {
     const [updated] = await tx

@@ -13,6 +13,7 @@ import {
   type CustomAudienceView,
   type GraphSession,
 } from "../platform";
+import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
 import { MATCH_SCHEMA, prepareContacts, type Contact, type InvalidContact } from "./contacts";
 
@@ -285,6 +286,19 @@ function checkContactCount(contacts: readonly Contact[]): void {
   }
 }
 
+/** Records an audience just created upstream; if that fails, the platform's audience is deleted again (no orphan). */
+async function recordAudience(deps: AdsDeps, session: GraphSession, values: typeof adsAudiences.$inferInsert): Promise<Row> {
+  const pending = await openCompensation(deps, session, { customerId: values.customerId, kind: "audience", platformId: values.platformAudienceId });
+  return compensateOnFailure(deps, session, [pending], () =>
+    deps.db.transaction(async (tx) => {
+      const [row] = await tx.insert(adsAudiences).values(values).returning();
+      if (!row) throw new Error("audience insert returned nothing");
+      await closeCompensations(tx, [pending]);
+      return row;
+    }),
+  );
+}
+
 /**
  * Creates the audience upstream, records it, uploads the contacts and reads its status. Should the upload
  * fail, the new audience is deleted again (upstream and here), so a failed create leaves nothing behind
@@ -302,19 +316,15 @@ export async function createCustomAudience(deps: AdsDeps, customerId: string, in
     }),
   );
   const now = deps.clock.now();
-  const [row] = await deps.db
-    .insert(adsAudiences)
-    .values({
-      customerId,
-      type: "CUSTOM",
-      name: input.name,
-      description: input.description ?? null,
-      platformAudienceId: created.id,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!row) throw new Error("audience insert returned nothing");
+  const row = await recordAudience(deps, session, {
+    customerId,
+    type: "CUSTOM",
+    name: input.name,
+    description: input.description ?? null,
+    platformAudienceId: created.id,
+    createdAt: now,
+    updatedAt: now,
+  });
   let upload: ContactUploadView;
   try {
     upload = await applyContacts(deps, customerId, session, row, "add", input.contacts);
@@ -350,22 +360,18 @@ export async function createLookalikeAudience(deps: AdsDeps, customerId: string,
     }),
   );
   const now = deps.clock.now();
-  const [row] = await deps.db
-    .insert(adsAudiences)
-    .values({
-      customerId,
-      type: "LOOKALIKE",
-      name: input.name,
-      description: input.description ?? null,
-      platformAudienceId: created.id,
-      originAudienceId: origin.id,
-      lookalikeCountry: input.country,
-      lookalikeRatioBp: Math.round(input.ratio * 10_000),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  if (!row) throw new Error("audience insert returned nothing");
+  const row = await recordAudience(deps, session, {
+    customerId,
+    type: "LOOKALIKE",
+    name: input.name,
+    description: input.description ?? null,
+    platformAudienceId: created.id,
+    originAudienceId: origin.id,
+    lookalikeCountry: input.country,
+    lookalikeRatioBp: Math.round(input.ratio * 10_000),
+    createdAt: now,
+    updatedAt: now,
+  });
   return toAudienceView(await firstStatus(deps, customerId, session, row));
 }
 

@@ -8,7 +8,7 @@ import type { DailyAdInsight } from "../platform/client";
 import { PlatformError } from "../platform/errors";
 import { rebuildBlocks } from "./blocks";
 import { addDays, dayIn } from "./calendar";
-import { INSIGHTS_SNAPSHOT_TOPIC, queueSnapshot } from "./snapshot-queue";
+import { INSIGHTS_SNAPSHOT_TOPIC, queueSnapshot, type SnapshotResume } from "./snapshot-queue";
 import { warmWindows } from "./warm";
 
 export { INSIGHTS_SNAPSHOT_TOPIC };
@@ -139,7 +139,22 @@ async function upsertSnapshots(db: Database, rows: SnapshotRow[]): Promise<numbe
  * always the last 7 days, every breakdown, and upserts them. Rows for ads not created through us are
  * skipped (they have no internal id to report under).
  */
-export async function snapshotAccount(deps: AdsDeps, customerId: string): Promise<SnapshotResult> {
+/** A pull stopped by a platform rate limit, with the position to go on from; what came before is stored. */
+export class SnapshotInterrupted extends Error {
+  constructor(
+    readonly platformError: PlatformError,
+    readonly resume: SnapshotResume,
+  ) {
+    super(platformError.message);
+    this.name = "SnapshotInterrupted";
+  }
+}
+
+function position(resume: SnapshotResume): string {
+  return `${resume.chunk}#${String(resume.dimension).padStart(2, "0")}`;
+}
+
+export async function snapshotAccount(deps: AdsDeps, customerId: string, resume?: SnapshotResume): Promise<SnapshotResult> {
   const account = await connectAdAccount(deps, customerId);
   const now = deps.clock.now();
   let [sync] = await deps.db.select().from(adsInsightSyncs).where(eq(adsInsightSyncs.customerId, customerId));
@@ -158,7 +173,8 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
   const backfillStart = addDays(today, -(BACKFILL_DAYS - 1));
   const afterSynced = sync.syncedThrough ? addDays(sync.syncedThrough, 1) : backfillStart;
   const earliestMissing = afterSynced < windowStart ? afterSynced : windowStart;
-  const since = earliestMissing > backfillStart ? earliestMissing : backfillStart;
+  // A resumed pull keeps its first day (the days before its position are stored), so the run ends as one.
+  const since = resume?.since ?? (earliestMissing > backfillStart ? earliestMissing : backfillStart);
 
   const ads = await deps.db
     .select({ id: adsAds.id, adSetId: adsAds.adSetId, platformAdId: adsAds.platformAdId })
@@ -170,11 +186,18 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
   let written = 0;
   let skipped = 0;
   try {
-    for (let from = since; from <= today; from = addDays(from, CHUNK_DAYS)) {
+    for (let from = resume?.chunk ?? since; from <= today; from = addDays(from, CHUNK_DAYS)) {
       const until = addDays(from, CHUNK_DAYS - 1) < today ? addDays(from, CHUNK_DAYS - 1) : today;
-      for (const dimension of SNAPSHOT_DIMENSIONS) {
+      for (const [index, dimension] of SNAPSHOT_DIMENSIONS.entries()) {
+        if (resume && from === resume.chunk && index < resume.dimension) continue;
         const breakdowns = dimension === "" ? [] : dimension.split(",");
-        const answer = await account.session.getDailyAdInsights(account.adAccountId, { since: from, until, breakdowns });
+        let answer: DailyAdInsight[];
+        try {
+          answer = await account.session.getDailyAdInsights(account.adAccountId, { since: from, until, breakdowns });
+        } catch (error) {
+          if (error instanceof PlatformError && error.kind === "rate_limited") throw new SnapshotInterrupted(error, { since, chunk: from, dimension: index });
+          throw error;
+        }
         const batch: SnapshotRow[] = [];
         for (const row of answer) {
           const ad = byPlatformId.get(row.ad_id);
@@ -190,9 +213,10 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string): Promis
     }
     await rebuildBlocks(deps.db, customerId, since, today);
   } catch (error) {
+    const platformError = error instanceof SnapshotInterrupted ? error.platformError : error instanceof PlatformError ? error : undefined;
     await deps.db
       .update(adsInsightSyncs)
-      .set({ lastRunAt: now, lastError: error instanceof PlatformError ? `${error.kind}: ${error.message}` : "internal error", updatedAt: now })
+      .set({ lastRunAt: now, lastError: platformError ? `${platformError.kind}: ${platformError.message}` : "internal error", updatedAt: now })
       .where(eq(adsInsightSyncs.customerId, customerId));
     throw error;
   }
@@ -228,40 +252,58 @@ export async function fanOutSnapshots(deps: Pick<AdsDeps, "db" | "queue" | "cloc
 }
 
 /**
- * The worker of one account. A platform rate limit (codes 4, 17, 613, 80000-series; the client has already
- * backed off within its limits) puts the account back on the queue after the time Graph asks for, so the
- * fan-out slows down instead of failing; any other failure is logged and left to the next daily run, which
+ * The worker of one account. A platform rate limit (codes 4, 17, 613, 80000-series, or the client pausing
+ * the account at high usage) puts the account back on the queue after the time Graph asks for, carrying
+ * the position the pull reached, so the next delivery goes on from there instead of starting over: the
+ * fan-out slows down, never fails. Only delays without progress count towards `MAX_RATE_LIMIT_DELAYS`
+ * (then the next daily run takes over). Any other failure is logged and left to the next daily run, which
  * pulls the same days again.
  */
 export function registerInsightsSnapshotWorker(deps: AdsDeps): void {
   deps.queue.register(INSIGHTS_SNAPSHOT_TOPIC, async (body) => {
     const customerId = typeof body.customer_id === "string" ? body.customer_id : "";
     const delays = typeof body.rate_limit_delays === "number" ? body.rate_limit_delays : 0;
+    const resume = readResume(body.resume);
     if (!customerId) return;
     try {
-      const result = await snapshotAccount(deps, customerId);
-      deps.logger.info("insights snapshot stored", { customer_id: customerId, ...result });
+      const result = await snapshotAccount(deps, customerId, resume);
+      deps.logger.info("insights snapshot stored", { customer_id: customerId, ...result, ...(resume ? { resumed_from: position(resume) } : {}) });
     } catch (error) {
-      if (error instanceof PlatformError && error.kind === "rate_limited" && delays < MAX_RATE_LIMIT_DELAYS) {
-        const delaySeconds = Math.max(60, error.retryAfterSeconds ?? 0) * 2 ** delays;
-        deps.logger.warn("insights snapshot rate limited; the account is retried later", {
-          customer_id: customerId,
-          code: error.code,
-          subcode: error.subcode,
-          delay_seconds: delaySeconds,
-        });
-        await queueSnapshot(deps.queue, customerId, { delaySeconds, rateLimitDelays: delays + 1 });
-        return;
+      if (error instanceof SnapshotInterrupted) {
+        const progressed = !resume || position(error.resume) > position(resume);
+        const nextDelays = progressed ? 0 : delays + 1;
+        if (nextDelays <= MAX_RATE_LIMIT_DELAYS) {
+          const delaySeconds = Math.max(60, error.platformError.retryAfterSeconds ?? 0) * 2 ** nextDelays;
+          deps.logger.warn("insights snapshot rate limited; the account goes on later from where it stopped", {
+            customer_id: customerId,
+            code: error.platformError.code,
+            subcode: error.platformError.subcode,
+            delay_seconds: delaySeconds,
+            resume: error.resume,
+          });
+          await queueSnapshot(deps.queue, customerId, { delaySeconds, rateLimitDelays: nextDelays, resume: error.resume });
+          return;
+        }
       }
+      const platformError = error instanceof SnapshotInterrupted ? error.platformError : error;
       deps.logger.warn("insights snapshot failed; the next run pulls the same days again", {
         customer_id: customerId,
         error:
-          error instanceof PlatformError
-            ? { kind: error.kind, code: error.code, subcode: error.subcode, fbtrace_id: error.fbtraceId }
-            : error instanceof Error
-              ? error.message
-              : String(error),
+          platformError instanceof PlatformError
+            ? { kind: platformError.kind, code: platformError.code, subcode: platformError.subcode, fbtrace_id: platformError.fbtraceId }
+            : platformError instanceof Error
+              ? platformError.message
+              : String(platformError),
       });
     }
   });
+}
+
+function readResume(value: unknown): SnapshotResume | undefined {
+  if (!value || typeof value !== "object") return undefined;
+  const { since, chunk, dimension } = value as Record<string, unknown>;
+  const day = (text: unknown): text is string => typeof text === "string" && /^\d{4}-\d{2}-\d{2}$/.test(text);
+  if (!day(since) || !day(chunk) || typeof dimension !== "number" || !Number.isInteger(dimension) || dimension < 0 || dimension >= SNAPSHOT_DIMENSIONS.length)
+    return undefined;
+  return { since, chunk, dimension };
 }

@@ -6,6 +6,7 @@ import { OutboundError, assertOutboundUrl } from "../../core/outbound/safe-fetch
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import type { AdVideo, GraphSession } from "../platform";
+import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
 import { isoFromGraph } from "./images";
 
@@ -45,6 +46,34 @@ function titleFrom(url: URL): string {
 }
 
 /**
+ * Records a video just created upstream (an existing record of the same platform video is kept); if the
+ * write fails, the platform's video is deleted again, so no video is left upstream that we do not list.
+ */
+export async function recordVideo(deps: AdsDeps, session: GraphSession, values: typeof adsVideos.$inferInsert): Promise<Row> {
+  const pending = await openCompensation(deps, session, { customerId: values.customerId, kind: "video", platformId: values.platformVideoId });
+  return compensateOnFailure(deps, session, [pending], () =>
+    deps.db.transaction(async (tx) => {
+      const [inserted] = await tx
+        .insert(adsVideos)
+        .values(values)
+        .onConflictDoNothing({ target: [adsVideos.customerId, adsVideos.platformVideoId] })
+        .returning();
+      const row =
+        inserted ??
+        (
+          await tx
+            .select()
+            .from(adsVideos)
+            .where(and(eq(adsVideos.customerId, values.customerId), eq(adsVideos.platformVideoId, values.platformVideoId)))
+        )[0];
+      if (!row) throw new Error("video insert returned nothing");
+      await closeCompensations(tx, [pending]);
+      return row;
+    }),
+  );
+}
+
+/**
  * The platform fetches the file itself; we only check that the URL is https and not an internal target
  * (there is nothing to fetch here, so no DNS is asked). The video starts PROCESSING.
  */
@@ -60,13 +89,7 @@ export async function createVideo(deps: AdsDeps, customerId: string, url: string
   const created = await upstream({ logger: deps.logger, customerId, action: "create video" }, () =>
     account.session.createVideo(account.adAccountId, url, { title }),
   );
-  const now = deps.clock.now();
-  const [row] = await deps.db
-    .insert(adsVideos)
-    .values({ customerId, platformVideoId: created.id, status: "PROCESSING", title, createdAt: now })
-    .onConflictDoNothing({ target: [adsVideos.customerId, adsVideos.platformVideoId] })
-    .returning();
-  if (!row) throw new Error("video insert returned nothing");
+  const row = await recordVideo(deps, account.session, { customerId, platformVideoId: created.id, status: "PROCESSING", title, createdAt: deps.clock.now() });
   return toVideoView(row);
 }
 

@@ -174,7 +174,7 @@ export async function updateOnboarding(
   if (credentialsChanged) {
     tokenVerifiedAt = null;
     if (accessToken && appSecret) {
-      await verifyCredentials(deps, customerId, deps.graph.connect({ accessToken, appSecret }), adAccountId);
+      await verifyCredentials(deps, customerId, deps.graph.connect({ accessToken, appSecret }, {}, { adAccountId: adAccountId ?? undefined }), adAccountId);
       tokenVerifiedAt = deps.clock.now();
     }
   }
@@ -253,7 +253,7 @@ export async function connectAdAccount(deps: AdsDeps, customerId: string): Promi
   const row = await loadRow(deps.db, customerId);
   const missing = AD_ACCOUNT_ITEMS.filter((item) => !isPresent(row, item));
   if (!row?.accessTokenSealed || !row.appSecretSealed || !row.adAccountId || missing.length > 0) throw missingError(missing);
-  return { session: connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed), adAccountId: deps.secrets.open(row.adAccountId) };
+  return { session: connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed, row.adAccountId), adAccountId: deps.secrets.open(row.adAccountId) };
 }
 
 /** For ad sets and ads: complete onboarding, else 422 with `details.missing`. */
@@ -266,7 +266,7 @@ export async function connectAccount(deps: AdsDeps, customerId: string): Promise
   const { secrets } = deps;
   return {
     customerId,
-    session: connect(deps, customerId, accessTokenSealed, appSecretSealed),
+    session: connect(deps, customerId, accessTokenSealed, appSecretSealed, adAccountId),
     adAccountId: secrets.open(adAccountId),
     pageId: secrets.open(pageId),
     instagramAccountId: secrets.open(instagramAccountId),
@@ -283,7 +283,7 @@ export async function connectCredentials(deps: AdsDeps, customerId: string): Pro
   const row = await loadRow(deps.db, customerId);
   const missing = (["access_token", "app_secret"] as const).filter((item) => !isPresent(row, item));
   if (!row?.accessTokenSealed || !row.appSecretSealed || missing.length > 0) throw missingError(missing);
-  return connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed);
+  return connect(deps, customerId, row.accessTokenSealed, row.appSecretSealed, row.adAccountId);
 }
 
 /**
@@ -299,9 +299,11 @@ async function recordTokenRejected(deps: AdsDeps, customerId: string, accessToke
     .where(and(eq(adsAccounts.customerId, customerId), eq(adsAccounts.accessTokenSealed, accessTokenSealed), isNull(adsAccounts.tokenInvalidAt)));
 }
 
-function connect(deps: AdsDeps, customerId: string, accessTokenSealed: string, appSecretSealed: string): GraphSession {
+function connect(deps: AdsDeps, customerId: string, accessTokenSealed: string, appSecretSealed: string, adAccountSealed: string | null): GraphSession {
   return deps.graph.connect(
     { accessToken: deps.secrets.open(accessTokenSealed), appSecret: deps.secrets.open(appSecretSealed) },
     { onTokenRejected: (error) => recordTokenRejected(deps, customerId, accessTokenSealed, error) },
+    // The platform's rate limits are per ad account: the session spends (and is paced by) this account's budget.
+    { adAccountId: adAccountSealed ? deps.secrets.open(adAccountSealed) : undefined },
   );
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Logger } from "../../core/logger";
-import { PlatformError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
+import { PlatformError, classifyGraphError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
 import {
   audienceUsersResult,
   customAudienceView,
@@ -15,6 +15,7 @@ import {
   type InterestResult,
   type LookalikeAudienceCreateParams,
 } from "./audiences";
+import { AccountThrottle, DEFAULT_PAUSE_SECONDS, readUsage } from "./throttle";
 import { adAccountPath, appSecretProof, encodeGraphParams, objectPath, type GraphParamValue } from "./graph-params";
 import {
   GRAPH_PRODUCTION_BASE_URL,
@@ -50,6 +51,10 @@ export type GraphClientOptions = {
   maxDelayMs?: number;
   sleep?: (ms: number) => Promise<void>;
   random?: () => number;
+  /** Per ad account pacing shared by every session of this client (and any client given the same one). */
+  throttle?: AccountThrottle;
+  /** Epoch milliseconds; the throttle's clock. */
+  now?: () => number;
   logger?: Pick<Logger, "warn">;
 };
 
@@ -77,6 +82,11 @@ export type GraphSession = {
   getAd(adId: string): Promise<AdStatusView>;
   /** Campaigns, ad sets and ads are archived, not deleted (`status=ARCHIVED`). */
   archive(objectId: string): Promise<void>;
+  /**
+   * `DELETE /{id}`: an ad set or ad becomes DELETED, a creative or video is removed. Only for objects
+   * that were never recorded here (compensation of a failed create); repeating it is harmless.
+   */
+  deleteObject(objectId: string): Promise<void>;
   /** `POST /act_{id}/customaudiences` with `subtype=CUSTOM`: an empty customer-file audience. */
   createCustomAudience(account: string, params: CustomAudienceCreateParams): Promise<{ id: string }>;
   /** `POST /act_{id}/customaudiences` with `subtype=LOOKALIKE`; it populates over time. */
@@ -124,7 +134,13 @@ export type SessionHooks = {
   onTokenRejected?(error: PlatformError): Promise<void>;
 };
 
-export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks): GraphSession };
+/**
+ * Whose rate-limit budget a session spends: Graph limits per ad account, so the throttle keys on it.
+ * Sessions without one (a token check before onboarding) share the key of their token's app secret proof.
+ */
+export type SessionScope = { adAccountId?: string };
+
+export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks, scope?: SessionScope): GraphSession };
 
 /** What `getCampaign` reads when no fields are given. */
 export const CAMPAIGN_FIELDS: readonly CampaignField[] = [
@@ -283,56 +299,11 @@ function networkFailureCode(error: unknown): string | undefined {
  * `X-Ad-Account-Usage` (`acc_id_util_pct`) and `X-App-Usage`; undefined when none is sent or readable.
  */
 export function usagePercent(headers: Headers): number | undefined {
-  let highest: number | undefined;
-  const consider = (entry: unknown, keys: readonly string[]) => {
-    if (!entry || typeof entry !== "object") return;
-    for (const key of keys) {
-      const value: unknown = (entry as Record<string, unknown>)[key];
-      if (typeof value === "number" && Number.isFinite(value)) highest = Math.max(highest ?? 0, value);
-    }
-  };
-  const read = (name: string) => {
-    const raw = headers.get(name);
-    if (!raw) return undefined;
-    try {
-      return JSON.parse(raw) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  const businessUseCase = read("x-business-use-case-usage");
-  if (businessUseCase && typeof businessUseCase === "object") {
-    for (const entries of Object.values(businessUseCase))
-      if (Array.isArray(entries)) for (const entry of entries) consider(entry, ["call_count", "total_cputime", "total_time"]);
-  }
-  consider(read("x-ad-account-usage"), ["acc_id_util_pct"]);
-  consider(read("x-app-usage"), ["call_count", "total_cputime", "total_time"]);
-  return highest;
+  return readUsage(headers).percent;
 }
 
 /** Insights pulls pause here (percent of a rate-limit budget used) instead of running into the limit. */
 export const INSIGHTS_USAGE_PAUSE_PERCENT = 90;
-
-/** `X-Business-Use-Case-Usage`: `{ "<id>": [{ estimated_time_to_regain_access: <minutes> }] }`. */
-function regainAccessSeconds(headers: Headers): number | undefined {
-  const raw = headers.get("x-business-use-case-usage");
-  if (!raw) return undefined;
-  try {
-    const usage = JSON.parse(raw) as unknown;
-    if (usage === null || typeof usage !== "object") return undefined;
-    let minutes = 0;
-    for (const entries of Object.values(usage)) {
-      if (!Array.isArray(entries)) continue;
-      for (const entry of entries) {
-        const value: unknown = entry && typeof entry === "object" ? (entry as Record<string, unknown>).estimated_time_to_regain_access : undefined;
-        if (typeof value === "number" && value > minutes) minutes = value;
-      }
-    }
-    return minutes > 0 ? minutes * 60 : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -345,6 +316,8 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
   const maxDelayMs = options.maxDelayMs ?? 10_000;
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
+  const throttle = options.throttle ?? new AccountThrottle();
+  const now = options.now ?? Date.now;
 
   /** Exponential backoff with "equal jitter": half fixed, half random, so retries never bunch up at zero. */
   const backoff = (attempt: number) => {
@@ -352,12 +325,10 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
     return Math.round(ceiling / 2 + random() * (ceiling / 2));
   };
 
-  function connect(credentials: PlatformCredentials, hooks: SessionHooks = {}): GraphSession {
+  function connect(credentials: PlatformCredentials, hooks: SessionHooks = {}, scope: SessionScope = {}): GraphSession {
     const secrets = [credentials.accessToken, credentials.appSecret];
     const proof = appSecretProof(credentials.accessToken, credentials.appSecret);
-
-    /** The usage Graph reported with the latest answer of this session (percent). */
-    let lastUsagePercent: number | undefined;
+    const account = scope.adAccountId ? `act_${scope.adAccountId.replace(/^act_/, "")}` : `proof:${proof.slice(0, 16)}`;
 
     async function attempt(spec: CallSpec): Promise<unknown> {
       const params = encodeGraphParams({ ...spec.params, access_token: credentials.accessToken, appsecret_proof: proof });
@@ -382,7 +353,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         });
       }
 
-      lastUsagePercent = usagePercent(response.headers) ?? lastUsagePercent;
+      const usage = readUsage(response.headers);
       const text = await response.text();
       let body: unknown;
       try {
@@ -391,8 +362,16 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         body = undefined;
       }
       const graphError = readGraphErrorBody(body);
+      // A refusal holds the account through `refused` (Graph's estimate or the retry's backoff); the usage
+      // of any other answer paces the account's next calls.
+      if (!graphError || classifyGraphError(graphError.code, graphError.error_subcode, graphError.is_transient === true) !== "rate_limited")
+        throttle.observe(account, usage, now());
       if (graphError) {
-        throw platformErrorFromGraph(graphError, { httpStatus: response.status, retryAfterSeconds: regainAccessSeconds(response.headers), redact: secrets });
+        throw platformErrorFromGraph(graphError, {
+          httpStatus: response.status,
+          retryAfterSeconds: usage.regainSeconds ?? usage.resetSeconds,
+          redact: secrets,
+        });
       }
       if (!response.ok || body === undefined) {
         // A bodyless 5xx may come from a proxy after Graph did the work: a create is not repeated blind.
@@ -419,14 +398,51 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
       }
     }
 
+    /**
+     * Waits while the account is paused for a short while; a longer pause is not waited out inside a
+     * call: it is thrown as a rate limit without calling Graph, with the time it ends.
+     */
+    async function admit(): Promise<void> {
+      const asOf = now();
+      const waitMs = throttle.waitMs(account, asOf);
+      if (waitMs <= 0) return;
+      if (waitMs <= maxDelayMs) {
+        await sleep(waitMs);
+        throttle.served(account, asOf, waitMs);
+        return;
+      }
+      throw new PlatformError({
+        kind: "rate_limited",
+        message: `calls for this ad account are paused for ${Math.ceil(waitMs / 1000)} s: the platform reported its rate-limit budget spent or nearly spent`,
+        retryAfterSeconds: Math.ceil(waitMs / 1000),
+      });
+    }
+
     async function call(spec: CallSpec): Promise<unknown> {
       for (let attemptNo = 1; ; attemptNo++) {
+        await admit();
         try {
           return await attempt(spec);
         } catch (error) {
           if (error instanceof PlatformError && error.code === TOKEN_REJECTED_CODE) await reportRejectedToken(error);
+          if (error instanceof PlatformError && error.kind === "rate_limited") {
+            // The whole account waits, not just this call: Graph's estimate, else the retry's backoff, and a
+            // minute once the retries are spent.
+            const exhausted = attemptNo >= maxAttempts || error.outcomeUnknown;
+            const seconds = error.retryAfterSeconds ?? (exhausted ? DEFAULT_PAUSE_SECONDS : backoff(attemptNo) / 1000);
+            throttle.refused(account, seconds, now());
+            if (exhausted || seconds * 1000 > maxDelayMs) throw error;
+            options.logger?.warn("graph call rate limited; the ad account waits", {
+              path: spec.path,
+              code: error.code,
+              subcode: error.subcode,
+              fbtrace_id: error.fbtraceId,
+              attempt: attemptNo,
+              delay_ms: Math.round(seconds * 1000),
+            });
+            continue;
+          }
           if (!(error instanceof PlatformError) || !error.retryable || error.outcomeUnknown || attemptNo >= maxAttempts) throw error;
-          if (error.retryAfterSeconds !== undefined && error.retryAfterSeconds * 1000 > maxDelayMs) throw error;
           const delayMs = backoff(attemptNo);
           options.logger?.warn("graph call retried", {
             path: spec.path,
@@ -534,6 +550,10 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
 
       archive: (objectId) => update(objectId, { status: "ARCHIVED" }),
 
+      async deleteObject(objectId) {
+        await parsed(successResponse, { method: "DELETE", path: objectPath(objectId), idempotent: true });
+      },
+
       createCustomAudience: (account, params) =>
         parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/customaudiences`, params, idempotent: false }),
 
@@ -596,11 +616,12 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         let after: string | undefined;
         for (let pageNo = 0; pageNo < INSIGHTS_MAX_PAGES; pageNo++) {
           // A background pull stops short of the limit Graph reports nearing, so customers' own calls keep working.
-          if (pageNo > 0 && lastUsagePercent !== undefined && lastUsagePercent >= INSIGHTS_USAGE_PAUSE_PERCENT) {
+          const used = throttle.usagePercent(account);
+          if (pageNo > 0 && used !== undefined && used >= INSIGHTS_USAGE_PAUSE_PERCENT) {
             throw new PlatformError({
               kind: "rate_limited",
-              message: `Graph reports ${lastUsagePercent} % of the rate-limit budget used; the insights pull pauses`,
-              retryAfterSeconds: 60,
+              message: `Graph reports ${used} % of the rate-limit budget used; the insights pull pauses`,
+              retryAfterSeconds: Math.max(DEFAULT_PAUSE_SECONDS, Math.ceil(throttle.waitMs(account, now()) / 1000)),
             });
           }
           const result = await parsed(page(dailyAdInsight), {

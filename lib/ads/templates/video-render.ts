@@ -3,7 +3,8 @@ import { UploadTooLargeError } from "../../adapters/blob";
 import { ApiError, ConflictError, NotFoundError, statusOf, ValidationError } from "../../core/errors";
 import { OutboundError } from "../../core/outbound/safe-fetch";
 import { sha256Hex } from "../../core/secrets";
-import { adsCreatives, adsTemplates, adsVideoRenders, adsVideos } from "../../db/schema";
+import { adsCreatives, adsTemplates, adsVideoRenders } from "../../db/schema";
+import { recordVideo } from "../media/videos";
 import { insertCreativeDraft } from "../creatives/service";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
@@ -155,16 +156,13 @@ async function compose(deps: AdsDeps, render: typeof adsVideoRenders.$inferSelec
       const created = await upstream({ logger: deps.logger, customerId: render.customerId, action: "create video" }, () =>
         account.session.createVideo(account.adAccountId, url, { title: `template-${ratio.replace(":", "x")}.mp4` }),
       );
-      await deps.db
-        .insert(adsVideos)
-        .values({
-          customerId: render.customerId,
-          platformVideoId: created.id,
-          status: "PROCESSING",
-          title: `template-${ratio.replace(":", "x")}.mp4`,
-          createdAt: deps.clock.now(),
-        })
-        .onConflictDoNothing({ target: [adsVideos.customerId, adsVideos.platformVideoId] });
+      await recordVideo(deps, account.session, {
+        customerId: render.customerId,
+        platformVideoId: created.id,
+        status: "PROCESSING",
+        title: `template-${ratio.replace(":", "x")}.mp4`,
+        createdAt: deps.clock.now(),
+      });
       outputs[ratio] = url;
       videoIds[ratio] = created.id;
     }

@@ -295,3 +295,31 @@ export const adsVideoRenders = pgTable(
   },
   (t) => [index().on(t.status, t.updatedAt)],
 );
+
+/** Platform objects our API creates; each kind has its compensating call (`lib/ads/compensations.ts`). */
+export const compensationKinds = ["adset", "creative", "ad", "audience", "video"] as const;
+export const compensationStatuses = ["pending", "done"] as const;
+
+/**
+ * One row per platform object created before its local record was written. The row is written right after
+ * the platform's create and deleted in the transaction that records the object; a row that stays behind
+ * (the local write failed, the process died) names an orphan upstream, which is deleted there and the row
+ * settled `done` — at once by the request that failed, or later by the `ads-compensations` sweep.
+ */
+export const adsCompensations = pgTable(
+  "ads_compensations",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    customerId: customerRef(),
+    kind: text({ enum: compensationKinds }).notNull(),
+    platformId: text().notNull(),
+    status: text({ enum: compensationStatuses }).notNull().default("pending"),
+    attempts: integer().notNull().default(0),
+    lastError: text(),
+    /** The sweep leaves a row alone before this (the request that made it may still record the object). */
+    nextAttemptAt: at().notNull(),
+    createdAt: at().notNull().defaultNow(),
+    settledAt: at(),
+  },
+  (t) => [index().on(t.status, t.nextAttemptAt)],
+);

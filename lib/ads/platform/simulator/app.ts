@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { Hono } from "hono";
 import sharp from "sharp";
 import { systemClock, type Clock } from "../../../core/clock";
@@ -7,8 +8,11 @@ import { safeEqual } from "../../../core/secrets";
 import { appSecretProof } from "../graph-params";
 import { GRAPH_API_VERSION } from "../types";
 import {
+  adAccountUsage,
   businessUseCaseUsage,
   GraphFault,
+  throttled,
+  type UseCaseType,
   deprecatedVersion,
   injectedFault,
   invalidParameter,
@@ -62,14 +66,23 @@ export type GraphSimulatorOptions = {
   cityCountries?: Record<string, string>;
   /** Told about simulator bugs, which callers only see as Graph's opaque code 1. */
   logger?: Pick<Logger, "error">;
+  /**
+   * Where the simulator keeps its state across restarts (embedded `npm start`: in the data directory), as
+   * the platform would: objects made before a restart still exist and new ids never repeat old ones.
+   */
+  stateFile?: string;
 };
 
 export type GraphSimulator = {
   app: Hono;
+  /** Writes the state file now (no-op without one); called on close. */
+  persist(): void;
   /** Global-fetch compatible, for in-process use: `createGraphClient({ fetch: simulator.fetch, baseUrl })`. */
   fetch(input: string | URL | Request, init?: RequestInit): Promise<Response>;
   controls: GraphSimulatorControls;
 };
+
+type SimBudget = { limit: number; windowMs: number; code?: number; subcode?: number; calls: number[]; refused: number };
 
 type Injection = { remaining: number; spec: InjectedFaultSpec; match?: { method?: string; path?: string } };
 
@@ -199,11 +212,36 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   }
 
   function addApp(app: SimAppOptions): void {
-    const registered = { appId: app.appId ?? String(1_000_000_000_000 + state.apps.length + 1), appSecret: app.appSecret };
-    state.apps.push(registered);
+    // The same app registered again (a restart that restored it) is the same app.
+    const known = state.apps.find((entry) => entry.appSecret === app.appSecret && (app.appId === undefined || entry.appId === app.appId));
+    const registered = known ?? { appId: app.appId ?? String(1_000_000_000_000 + state.apps.length + 1), appSecret: app.appSecret };
+    if (!known) state.apps.push(registered);
     app.accessTokens.forEach((token, index) => {
       state.tokens.set(token, { app: registered, user: { id: String(10_000_000_000 + state.tokens.size + 1), name: `System User ${index + 1}` } });
     });
+  }
+
+  const stateFile = options.stateFile;
+  if (stateFile && existsSync(stateFile)) state.restore(readFileSync(stateFile, "utf8"));
+  let saveTimer: NodeJS.Timeout | undefined;
+  function persist(): void {
+    if (!stateFile) return;
+    clearTimeout(saveTimer);
+    saveTimer = undefined;
+    // Written aside and renamed, so a crash mid-write leaves the previous state, never half of one.
+    writeFileSync(`${stateFile}.tmp`, state.serialize(), { mode: 0o600 });
+    renameSync(`${stateFile}.tmp`, stateFile);
+  }
+  function scheduleSave(): void {
+    if (!stateFile || saveTimer) return;
+    saveTimer = setTimeout(() => {
+      try {
+        persist();
+      } catch (error) {
+        logger.error("graph simulator state could not be saved", { error: String(error) });
+      }
+    }, 200);
+    saveTimer.unref();
   }
 
   for (const app of options.apps ?? []) addApp(app);
@@ -488,9 +526,19 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     if (method === "POST") return updateObject(head, writeParams);
     if (method === "DELETE") {
       const target = state.ads.get(head) ?? state.adsets.get(head) ?? state.campaigns.get(head);
-      if (!target) throw unsupportedRequest("post", head);
-      target.status = "DELETED";
-      return { success: true };
+      if (target) {
+        target.status = "DELETED";
+        return { success: true };
+      }
+      // Creatives and videos are removed for real; a creative an ad still uses cannot be (Graph's rule).
+      if (state.creatives.has(head)) {
+        if ([...state.ads.values()].some((ad) => ad.creativeId === head && ad.status !== "DELETED"))
+          throw parameterCheck("Cannot delete an ad creative that is used by an ad", "id");
+        state.creatives.delete(head);
+        return { success: true };
+      }
+      if (state.videos.delete(head)) return { success: true };
+      throw unsupportedRequest("post", head);
     }
     throw unknownPath(segments.join("/"));
   }
@@ -506,10 +554,57 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
   const app = new Hono();
 
   const usage = new Map<string, number>();
+  /** Per ad account: a call budget over a sliding window of simulated time, as Graph's Business Use Case limits. */
+  const budgets = new Map<string, SimBudget>();
+
+  /** The ad account whose budget a call spends: the `act_` in its path, or the owner of the object it names. */
+  function accountOfRequest(segments: string[], params: Params): string | undefined {
+    const head = segments[0] ?? "";
+    if (head.startsWith("act_")) return accountIdOf(head);
+    const id = head || (params.ids ?? "").split(",")[0] || "";
+    const owner =
+      state.adsets.get(id) ?? state.ads.get(id) ?? state.creatives.get(id) ?? state.campaigns.get(id) ?? state.videos.get(id) ?? state.audiences.get(id);
+    return owner?.accountId;
+  }
+
+  function useCaseOf(segments: string[]): UseCaseType {
+    const [head = "", edge] = segments;
+    if (edge === "insights") return "ads_insights";
+    if (edge === "customaudiences" || state.audiences.has(head)) return "custom_audience";
+    return "ads_management";
+  }
+
+  /** Counts the call against the account's budget, or refuses it (not counted) once the budget is spent. */
+  function spend(accountId: string, type: UseCaseType): void {
+    const budget = budgets.get(accountId);
+    if (!budget) return;
+    const now = state.now();
+    budget.calls = budget.calls.filter((at) => at > now - budget.windowMs);
+    if (budget.calls.length >= budget.limit) {
+      budget.refused += 1;
+      throw throttled(accountId, {
+        code: budget.code,
+        subcode: budget.subcode,
+        type,
+        regainSeconds: ((budget.calls[0] ?? now) + budget.windowMs - now) / 1000,
+      });
+    }
+    budget.calls.push(now);
+  }
+
+  function usageHeaders(accountId: string, type: UseCaseType): Record<string, string> {
+    const budget = budgets.get(accountId);
+    const percent = budget ? Math.round((budget.calls.length / budget.limit) * 100) : (usage.get(accountId) ?? 1);
+    const oldest = budget?.calls[0];
+    const resetSeconds = budget && oldest !== undefined ? Math.max(1, Math.ceil((oldest + budget.windowMs - state.now()) / 1000)) : 0;
+    return { "x-business-use-case-usage": businessUseCaseUsage(accountId, percent, 0, type), "x-ad-account-usage": adAccountUsage(percent, resetSeconds) };
+  }
+
   const controls: GraphSimulatorControls = {
     reset() {
       state.clearObjects();
       usage.clear();
+      budgets.clear();
       webhooks.clear();
       injections.length = 0;
       latencyMs = 0;
@@ -541,6 +636,14 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     setUsage(accountId, percent) {
       usage.set(accountIdOf(accountId), percent);
     },
+    throttle(accountId, budget) {
+      if (budget === null) budgets.delete(accountIdOf(accountId));
+      else budgets.set(accountIdOf(accountId), { ...budget, calls: [], refused: 0 });
+    },
+    throttleState(accountId) {
+      const budget = budgets.get(accountIdOf(accountId));
+      return budget ? { calls: budget.calls.length, refused: budget.refused, limit: budget.limit } : undefined;
+    },
     subscribeWebhooks: (subscription) => webhooks.subscribe(subscription),
     flushWebhooks: () => webhooks.flush(),
     webhookDeliveries: () => webhooks.deliveries.map((delivery) => ({ ...delivery })),
@@ -555,6 +658,7 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     const method = request.method.toUpperCase();
     const path = url.pathname.replace(/^\/+|\/+$/g, "");
     const { params, files } = await readParams(request, url);
+    if (method !== "GET") scheduleSave();
     const formRecord: Record<string, string> = method === "GET" ? {} : { ...params };
     for (const key of url.searchParams.keys()) if (method !== "GET") delete formRecord[key];
     for (const file of files) formRecord[`[file ${file.name}]`] = `${file.size} bytes`;
@@ -575,10 +679,12 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
         throw injectedFault(injected, act);
       }
       const clean: Params = Object.fromEntries(Object.entries(params).filter(([key]) => !AUTH_PARAMS.has(key)));
+      const act = accountOfRequest(segments, clean);
+      const useCase = useCaseOf(segments);
+      if (act) spend(act, useCase);
       const result = await route(caller, method, segments, clean, files, url);
       void webhooks.flush();
-      const act = segments[0]?.startsWith("act_") ? accountIdOf(segments[0]) : undefined;
-      return c.json(result as Record<string, unknown>, 200, act ? { "x-business-use-case-usage": businessUseCaseUsage(act, usage.get(act) ?? 1) } : {});
+      return c.json(result as Record<string, unknown>, 200, act ? usageHeaders(act, useCase) : {});
     } catch (error) {
       if (error instanceof GraphFault) return errorResponse(error);
       logger.error("graph simulator failed", { path: `/${path}`, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
@@ -586,8 +692,19 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     }
   });
 
+  // Registrations made in process (seeding, tests) are kept like those made over HTTP.
+  for (const name of ["addApp", "addAdAccount", "addCampaign", "advance", "expireToken"] as const) {
+    const original = controls[name] as (...args: unknown[]) => unknown;
+    (controls as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      const result = original(...args);
+      scheduleSave();
+      return result;
+    };
+  }
+
   return {
     app,
+    persist,
     fetch: async (input, init) => app.fetch(input instanceof Request && init === undefined ? input : new Request(input, init)),
     controls,
   };

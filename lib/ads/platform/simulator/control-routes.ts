@@ -37,6 +37,13 @@ const bodies = {
   }),
   campaign: campaignBody,
   expireToken: z.object({ token: z.string().min(1), subcode: z.number().int().optional() }),
+  throttle: z.object({
+    account: z.string().regex(/^(act_)?\d+$/),
+    limit: z.number().int().min(1).nullable(),
+    window_seconds: z.number().min(1).default(3600),
+    code: z.number().int().optional(),
+    subcode: z.number().int().optional(),
+  }),
   subscription: z.object({ url: z.url(), verify_token: z.string().min(1) }),
 };
 
@@ -102,6 +109,16 @@ export function registerControlRoutes(app: Hono, controls: GraphSimulatorControl
     controls.expireToken(body.token, body.subcode);
     return { ok: true };
   });
+
+  // A call budget per ad account (`limit: null` removes it); GET reports calls counted and refused.
+  post("throttle", bodies.throttle, (body) => {
+    controls.throttle(
+      body.account,
+      body.limit === null ? null : { limit: body.limit, windowMs: body.window_seconds * 1000, code: body.code, subcode: body.subcode },
+    );
+    return { ok: true };
+  });
+  app.get("/__sim/throttle/:account", (c) => c.json({ data: controls.throttleState(c.req.param("account")) ?? null }));
 
   app.get("/__sim/requests", (c) => c.json({ data: controls.requests() }));
   app.delete("/__sim/requests", (c) => {

@@ -24,6 +24,8 @@ export type SimAdAccountOptions = {
   campaigns?: SimCampaignOptions[];
 };
 
+export type SimThrottleOptions = { limit: number; windowMs: number; code?: number; subcode?: number };
+
 export type FailNextOptions = InjectedFaultSpec & {
   /** How many matching calls fail; default 1. */
   count?: number;
@@ -47,6 +49,15 @@ export type GraphSimulatorControls = {
   expireToken(token: string, subcode?: number): void;
   /** The share of its rate-limit budget an ad account reports in `X-Business-Use-Case-Usage` (default 1 %). */
   setUsage(accountId: string, percent: number): void;
+  /**
+   * A call budget for an ad account (Business Use Case limits): `limit` calls per `windowMs` of simulated
+   * time; every answer reports the share used in `X-Business-Use-Case-Usage` / `X-Ad-Account-Usage`, and a
+   * call beyond it is refused with the use case's code (80000 insights, 80003 audiences, 80004 management,
+   * or `code`/`subcode`) and `estimated_time_to_regain_access`. `null` removes it.
+   */
+  throttle(accountId: string, budget: SimThrottleOptions | null): void;
+  /** Calls counted in the current window and calls refused since the budget was set. */
+  throttleState(accountId: string): { calls: number; refused: number; limit: number } | undefined;
   /** Subscribes a callback URL to ad-account webhooks after the verification handshake (throws if it fails). */
   subscribeWebhooks(subscription: SimWebhookSubscription): Promise<void>;
   /** Sends the notifications that are due and resolves once they are answered. */

@@ -113,34 +113,73 @@ const defaultMessages: Record<number, string> = {
   4: "(#4) Application request limit reached",
   17: "(#17) User request limit reached",
   341: "(#341) Application limit reached",
+  32: "(#32) Page request limit reached",
   613: "(#613) Calls to this api have exceeded the rate limit.",
+  80000:
+    "(#80000) There have been too many calls from this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting#ads-insights.",
+  80003:
+    "(#80003) There have been too many calls to this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting#custom-audience.",
   80004:
     "(#80004) There have been too many calls to this ad-account. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting#ads-management.",
 };
 
+/** Business Use Case types (Marketing API rate limiting) and the throttling code Graph answers for each. */
+export const USE_CASE_CODES = { ads_insights: 80000, custom_audience: 80003, ads_management: 80004 } as const;
+export type UseCaseType = keyof typeof USE_CASE_CODES;
+
 /**
  * `X-Business-Use-Case-Usage`, which Graph sends with ad-account calls: per business object, the share of
- * the rate-limit budget used (percent) and, once it is spent, the minutes until access comes back.
+ * the rate-limit budget used (percent) and, once it is spent, the minutes until access comes back. Graph
+ * keys it by the business that owns the ad account; the simulator has no business objects and keys it by
+ * the ad account id.
  */
-export function businessUseCaseUsage(adAccountId: string, percent: number, regainMinutes = 0): string {
+export function businessUseCaseUsage(adAccountId: string, percent: number, regainMinutes = 0, type: UseCaseType = "ads_management"): string {
   return JSON.stringify({
     [adAccountId]: [
       {
-        type: "ads_management",
+        type,
         call_count: percent,
         total_cputime: Math.round(percent * 0.34),
         total_time: Math.round(percent * 0.41),
         estimated_time_to_regain_access: regainMinutes,
+        ads_api_access_tier: "standard_access",
       },
     ],
   });
+}
+
+/** `X-Ad-Account-Usage`: the ad account's share used and the seconds until its budget is whole again. */
+export function adAccountUsage(percent: number, resetSeconds = 0): string {
+  return JSON.stringify({ acc_id_util_pct: percent, reset_time_duration: resetSeconds, ads_api_access_tier: "standard_access" });
+}
+
+/** The refusal of a spent budget: the code of its use case (or the configured one) and both usage headers at 100 %. */
+export function throttled(adAccountId: string, options: { code?: number; subcode?: number; type: UseCaseType; regainSeconds: number }): GraphFault {
+  const code = options.code ?? USE_CASE_CODES[options.type];
+  return new GraphFault(
+    400,
+    {
+      message: defaultMessages[code] ?? `(#${code}) Rate limit reached`,
+      type: "OAuthException",
+      code,
+      ...(options.subcode !== undefined ? { error_subcode: options.subcode } : {}),
+      is_transient: true,
+    },
+    {
+      "x-business-use-case-usage": businessUseCaseUsage(adAccountId, 100, Math.max(1, Math.ceil(options.regainSeconds / 60)), options.type),
+      "x-ad-account-usage": adAccountUsage(100, Math.ceil(options.regainSeconds)),
+    },
+  );
 }
 
 export function injectedFault(spec: InjectedFaultSpec, adAccountId: string | undefined): GraphFault {
   const rateLimited = [4, 17, 32, 341, 613].includes(spec.code) || (spec.code >= 80000 && spec.code <= 80014);
   const httpStatus = spec.httpStatus ?? (spec.code === 1 ? 500 : spec.code === 2 ? 503 : 400);
   const headers: Record<string, string> = {};
-  if (rateLimited && adAccountId) headers["x-business-use-case-usage"] = businessUseCaseUsage(adAccountId, 100, spec.estimatedTimeToRegainAccess ?? 0);
+  if (rateLimited && adAccountId) {
+    headers["x-business-use-case-usage"] = businessUseCaseUsage(adAccountId, 100, spec.estimatedTimeToRegainAccess ?? 0);
+    headers["x-ad-account-usage"] = adAccountUsage(100, (spec.estimatedTimeToRegainAccess ?? 0) * 60);
+  }
   return new GraphFault(
     httpStatus,
     {

@@ -29,6 +29,7 @@ export async function startGraphSimulator(options: GraphSimulatorOptions & { por
     simulator,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        simulator.persist();
         server.close((error) => (error ? reject(error) : resolve()));
         // Keep-alive sockets of the client would otherwise hold close() open.
         if ("closeAllConnections" in server && typeof server.closeAllConnections === "function") server.closeAllConnections();

@@ -96,6 +96,25 @@ export function fbtraceId(): string {
   return randomBytes(8).toString("base64url");
 }
 
+function encode(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return { $buffer: value.toString("base64") };
+  if (value instanceof Set) return { $set: [...value].map(encode) };
+  if (value instanceof Map) return { $map: [...value].map(([key, entry]) => [encode(key), encode(entry)]) };
+  if (Array.isArray(value)) return value.map(encode);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, encode(entry)]));
+  return value;
+}
+
+function decode(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decode);
+  if (!value || typeof value !== "object") return value;
+  const record = value as Record<string, unknown>;
+  if (typeof record.$buffer === "string") return Buffer.from(record.$buffer, "base64");
+  if (Array.isArray(record.$set)) return new Set(record.$set.map(decode));
+  if (Array.isArray(record.$map)) return new Map((record.$map as [unknown, unknown][]).map(([key, entry]) => [decode(key), decode(entry)]));
+  return Object.fromEntries(Object.entries(record).map(([key, entry]) => [key, decode(entry)]));
+}
+
 /** Every Graph object id comes from one counter, so `GET /{id}` finds any object without a type prefix. */
 const FIRST_ID = 120_210_000_000_000_001n;
 
@@ -136,6 +155,62 @@ export class SimulatorState {
     const id = this.#nextId;
     this.#nextId += 1n;
     return id.toString();
+  }
+
+  /**
+   * Everything the platform would keep, as JSON (buffers base64, sets and maps as arrays): apps, tokens,
+   * ad accounts, objects, the id counter and simulated time. Recorded requests are not kept.
+   */
+  serialize(): string {
+    const stores = {
+      images: this.images,
+      videos: this.videos,
+      campaigns: this.campaigns,
+      adsets: this.adsets,
+      creatives: this.creatives,
+      ads: this.ads,
+      audiences: this.audiences,
+    };
+    return JSON.stringify({
+      version: 1,
+      nextId: this.#nextId.toString(),
+      offsetMs: this.#offsetMs,
+      apps: encode(this.apps),
+      tokens: encode(this.tokens),
+      adAccounts: encode(this.adAccounts),
+      stores: encode(stores),
+    });
+  }
+
+  /** The counterpart of `serialize`: replaces what is held with the saved state. */
+  restore(text: string): void {
+    const saved = JSON.parse(text) as {
+      version: number;
+      nextId: string;
+      offsetMs: number;
+      apps: unknown;
+      tokens: unknown;
+      adAccounts: unknown;
+      stores: unknown;
+    };
+    if (saved.version !== 1) throw new Error(`unknown simulator state version ${saved.version}`);
+    this.#nextId = BigInt(saved.nextId);
+    this.#offsetMs = saved.offsetMs;
+    this.apps.splice(0, this.apps.length, ...(decode(saved.apps) as SimApp[]));
+    const fill = <V>(target: Map<string, V>, source: unknown) => {
+      target.clear();
+      for (const [key, value] of decode(source) as Map<string, V>) target.set(key, value);
+    };
+    fill(this.tokens, saved.tokens);
+    fill(this.adAccounts, saved.adAccounts);
+    const stores = saved.stores as Record<string, unknown>;
+    fill(this.images, stores.images);
+    fill(this.videos, stores.videos);
+    fill(this.campaigns, stores.campaigns);
+    fill(this.adsets, stores.adsets);
+    fill(this.creatives, stores.creatives);
+    fill(this.ads, stores.ads);
+    fill(this.audiences, stores.audiences);
   }
 
   /** Clears objects and recorded requests; registered apps, tokens and ad accounts stay. */
