@@ -130,6 +130,8 @@ export type SimulatorStats = {
   faults_held: number;
   /** Send requests held so far (never decreases): tests wait for it to grow before they kill a caller. */
   faults_held_total: number;
+  /** Send requests turned away with 429 by `setThrottle` so far. */
+  throttled: number;
 };
 
 export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
@@ -165,6 +167,8 @@ export class PostmarkSimulator {
   #bounceId = 0;
   #fault: (ActiveFault & { remaining: number }) | null = null;
   #searchDelayMs = 0;
+  #latencyMs = 0;
+  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
     for (const server of options.servers ?? DEFAULT_SIMULATOR_SERVERS) this.addServer(server);
@@ -383,6 +387,46 @@ export class PostmarkSimulator {
     };
   }
 
+  /**
+   * A slow provider: every send request is held this long after its body arrived, then handled (also when
+   * its caller has gone meanwhile, like the `slow` fault). 0 (the default) answers at once.
+   */
+  setLatency(ms: number): void {
+    this.#latencyMs = Math.max(0, ms);
+  }
+
+  get latencyMs(): number {
+    return this.#latencyMs;
+  }
+
+  /**
+   * Postmark's rate limit: for `durationMs` from now, a `rate` share (0–1) of the send requests is turned
+   * away with 429 (evenly spread: rate 0.5 refuses every second request), with `Retry-After` when given.
+   */
+  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null }): void {
+    const rate = Math.min(1, Math.max(0, settings.rate));
+    this.#throttle =
+      rate > 0 && settings.durationMs > 0
+        ? { rate, untilMs: this.#clock.now().getTime() + settings.durationMs, retryAfterSeconds: settings.retryAfterSeconds ?? null, seen: 0 }
+        : null;
+  }
+
+  #throttled = 0;
+
+  /** Whether this send request is turned away by the rate limit (and its Retry-After); counts it. */
+  takeThrottle(): { retryAfterSeconds: number | null } | null {
+    const throttle = this.#throttle;
+    if (!throttle) return null;
+    if (this.#clock.now().getTime() >= throttle.untilMs) {
+      this.#throttle = null;
+      return null;
+    }
+    throttle.seen += 1;
+    if (Math.floor(throttle.seen * throttle.rate) === Math.floor((throttle.seen - 1) * throttle.rate)) return null;
+    this.#throttled += 1;
+    return { retryAfterSeconds: throttle.retryAfterSeconds };
+  }
+
   #held = 0;
   #heldTotal = 0;
 
@@ -464,6 +508,7 @@ export class PostmarkSimulator {
       webhooks: { pending: this.#dispatcher.pending, ...this.#dispatcher.counts },
       faults_held: this.#held,
       faults_held_total: this.#heldTotal,
+      throttled: this.#throttled,
     };
   }
 
@@ -486,6 +531,9 @@ export class PostmarkSimulator {
     this.#dispatcher.clearLog();
     this.#fault = null;
     this.#searchDelayMs = 0;
+    this.#latencyMs = 0;
+    this.#throttle = null;
+    this.#throttled = 0;
   }
 
   /** Resolves when no Delivery/Bounce timer is pending and every webhook was posted (or gave up). */
