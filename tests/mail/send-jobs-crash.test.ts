@@ -45,7 +45,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
     GRAPH_API_URL: urls.graph,
     ADMIN_TOKEN: adminToken,
     LOG_LEVEL: "warn",
-    SEND_RECONCILE_GRACE_SECONDS: String((2 * HOLD_MS) / 1000),
+    SEND_RECONCILE_TEST_GRACE_MS: String(2 * HOLD_MS),
   };
   const startService = () => startProcess(children, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
 

@@ -31,12 +31,14 @@ function post(request: TransportRequest, reply: (message: TransportReply) => voi
     (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => done({
+      response.on("end", () =>
+        done({
           id: request.id,
           status: response.statusCode ?? 0,
           text: Buffer.concat(chunks).toString("utf8"),
           retryAfter: typeof response.headers["retry-after"] === "string" ? response.headers["retry-after"] : null,
-        }));
+        }),
+      );
       response.on("error", failed);
     },
   );

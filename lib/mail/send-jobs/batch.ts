@@ -111,10 +111,19 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
     outcomes = await whileLeased(deps, job.id, batchId, () => deps.postmark.sendBatchJson(serverToken, body, toSend.length));
     const [first] = outcomes;
     if (first?.kind === "throttled") {
-      await releaseBatch(db, job.id, batchId, recipients.map((r) => r.messageId));
+      await releaseBatch(
+        db,
+        job.id,
+        batchId,
+        recipients.map((r) => r.messageId),
+      );
       const consecutive = (descriptor.backoff ?? 0) + 1;
       const delay = backoffSeconds(THROTTLED_BACKOFF_BASE_SECONDS, consecutive - 1, first.retryAfterSeconds);
-      deps.logger.warn("send job: the provider turned the batch away; the lane backs off", { send_job_id: job.id, delay_seconds: delay, reason: first.message });
+      deps.logger.warn("send job: the provider turned the batch away; the lane backs off", {
+        send_job_id: job.id,
+        delay_seconds: delay,
+        reason: first.message,
+      });
       return publishBatch(deps, { ...descriptor, batch: descriptor.batch + LANES, backoff: consecutive }, delay);
     }
     for (const [i, recipient] of toSend.entries()) results.push(resultOf(recipient.messageId, outcomes[i]));

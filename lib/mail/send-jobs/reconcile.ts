@@ -218,7 +218,12 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   const { db } = deps;
   const ofBatch = and(eq(mailSendJobChunks.sendJobId, ref.job_id), eq(mailSendJobChunks.batchId, ref.batch_id));
   const [row] = await db
-    .select({ recipients: mailSendJobChunks.recipients, claimedAt: mailSendJobChunks.claimedAt, leaseUntil: mailSendJobChunks.leaseUntil, mode: mailSendJobs.mode })
+    .select({
+      recipients: mailSendJobChunks.recipients,
+      claimedAt: mailSendJobChunks.claimedAt,
+      leaseUntil: mailSendJobChunks.leaseUntil,
+      mode: mailSendJobs.mode,
+    })
     .from(mailSendJobChunks)
     .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobChunks.sendJobId))
     .where(and(ofBatch, eq(mailSendJobs.customerId, ref.customer_id)));
@@ -276,13 +281,9 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
     const again = neverReceived.filter((id) => canResend && (inDoubt.get(id) ?? 0) < MAX_HANDOVERS);
     const ended = neverReceived.filter((id) => !again.includes(id));
     const resent = await settleMissing(tx, ref.customer_id, again, "pending", null, now);
-    let failed = 0;
-    for (const [ids, error] of [
-      [ended.filter((id) => !canResend), job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED],
-      [ended.filter((id) => canResend), NEVER_RECEIVED_TWICE],
-    ] as const) {
-      failed += await settleMissing(tx, ref.customer_id, [...ids], "failed", error, now);
-    }
+    // Not received and not sent again: the job ended meanwhile, or the message was handed over twice already.
+    const endedError = canResend ? NEVER_RECEIVED_TWICE : job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
+    const failed = await settleMissing(tx, ref.customer_id, ended, "failed", endedError, now);
     const unknownForGood = await giveUp(tx, givenUp);
     await tx
       .update(mailSendJobs)

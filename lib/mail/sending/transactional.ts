@@ -167,7 +167,10 @@ function resultOf(deps: MailDeps, messageId: string, outcome: SendOutcome): Send
       );
     case "throttled":
     case "failed":
-      deps.logger.error("postmark refused a transactional send", { message_id: messageId, ...(outcome.kind === "failed" ? { code: outcome.code, status: outcome.status } : {}) });
+      deps.logger.error("postmark refused a transactional send", {
+        message_id: messageId,
+        ...(outcome.kind === "failed" ? { code: outcome.code, status: outcome.status } : {}),
+      });
       throw new ApiError("internal_error", "The provider refused the mail for a reason on our side; it was not sent. Retry later.");
   }
 }
