@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Config } from "./core/config";
 import type { Clock } from "./core/clock";
 import { startGraphSimulator, type RunningGraphSimulator } from "./ads/platform/simulator/server";
@@ -21,8 +22,14 @@ export type Providers = {
 export const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
 export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 
-export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean }): Promise<Providers> {
-  const postmarkSimulator = !config.POSTMARK_API_URL && options.embedded ? await startPostmarkSimulator({ servers: [], clock: options.clock }) : null;
+/**
+ * `stateDir`: where the embedded simulators keep their state across restarts (`npm start`: DATA_DIR);
+ * unset, they live in memory only (tests).
+ */
+export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean; stateDir?: string }): Promise<Providers> {
+  const postmarkState = options.stateDir ? join(options.stateDir, "postmark-simulator.jsonl") : undefined;
+  const postmarkSimulator =
+    !config.POSTMARK_API_URL && options.embedded ? await startPostmarkSimulator({ servers: [], clock: options.clock, stateFile: postmarkState }) : null;
   const graphSimulator = !config.GRAPH_API_URL && options.embedded ? await startGraphSimulator({ clock: options.clock }) : null;
   return {
     postmarkApiUrl: config.POSTMARK_API_URL ?? postmarkSimulator?.url ?? POSTMARK_PRODUCTION_URL,

@@ -32,6 +32,7 @@ import {
   type SimulatorStream,
   type StoredMessage,
 } from "./store";
+import { journalMessage, SimulatorJournal, type JournalEntry, type JournalServer } from "./journal";
 import { classifyTestAddress, type BounceType, type TestOutcome } from "./test-addresses";
 import { WebhookDispatcher, type WebhookDelivery, type WebhookTarget } from "./webhook-dispatcher";
 import {
@@ -84,6 +85,11 @@ export type PostmarkSimulatorOptions = {
   webhookConcurrency?: number;
   webhookRetryDelaysMs?: readonly number[];
   webhookTimeoutMs?: number;
+  /**
+   * Where the state is kept across restarts (`npm start` passes `<DATA_DIR>/postmark-simulator.jsonl`):
+   * servers, accepted messages (without bodies) and suppressions. Unset: memory only (tests, `npm run simulators`).
+   */
+  stateFile?: string;
 };
 
 export const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
@@ -167,6 +173,7 @@ export class PostmarkSimulator {
   #bounceId = 0;
   #fault: (ActiveFault & { remaining: number }) | null = null;
   #searchDelayMs = 0;
+  #journal: SimulatorJournal | null = null;
   #latencyMs = 0;
   #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
@@ -185,12 +192,67 @@ export class PostmarkSimulator {
       },
       options.webhook ?? null,
     );
+    if (options.stateFile) this.#restore(new SimulatorJournal(options.stateFile));
     this.app = createSimulatorApp(this);
     this.fetch = async (request, env) => {
       const response = await this.app.fetch(request, env);
       if (!env?.incoming && droppedResponses.has(response)) throw new TypeError("fetch failed: connection dropped by the Postmark simulator");
       return response;
     };
+  }
+
+  /** Replays the journal (nothing is journaled meanwhile), then journals every change from now on. */
+  #restore(journal: SimulatorJournal): void {
+    for (const entry of journal.read()) {
+      if (entry.t === "reset") this.store.reset();
+      else if (entry.t === "server") this.addServer({ ...entry.server });
+      else if (entry.t === "messages") {
+        for (const { token, streamId, ...message } of entry.messages) {
+          const server = this.#servers.get(token);
+          const stream = server?.streams.get(streamId);
+          if (server && stream) this.store.record({ ...message, server, stream, settled: true }, { HtmlBody: null, TextBody: null });
+        }
+      } else {
+        const server = this.#servers.get(entry.token);
+        const stream = server?.streams.get(entry.streamId);
+        if (!server || !stream) continue;
+        if (entry.t === "suppress") this.store.suppress(server, stream, entry.entry.EmailAddress, entry.entry.SuppressionReason, entry.entry.Origin, new Date(entry.entry.CreatedAt));
+        else this.store.unsuppress(server, stream, entry.address);
+      }
+    }
+    this.#journal = journal;
+    if (journal.lines > 2 * (this.store.kept().length + this.#servers.size) + 1000) journal.rewrite(this.#snapshot());
+  }
+
+  /** The state as journal entries: servers, their suppressions, the kept messages. */
+  #snapshot(): JournalEntry[] {
+    const entries: JournalEntry[] = [];
+    for (const server of this.#servers.values()) {
+      entries.push({ t: "server", server: journalServer(server) });
+      for (const stream of server.streams.values()) {
+        for (const entry of this.store.suppressions(server, stream)) entries.push({ t: "suppress", token: server.token, streamId: stream.id, entry });
+      }
+    }
+    const messages = this.store.kept().map(journalMessage);
+    for (let i = 0; i < messages.length; i += 500) entries.push({ t: "messages", messages: messages.slice(i, i + 500) });
+    return entries;
+  }
+
+  #suppress(server: SimulatorServer, stream: SimulatorStream, address: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date) {
+    const suppression = this.store.suppress(server, stream, address, reason, origin, at);
+    if (suppression) this.#journal?.append({ t: "suppress", token: server.token, streamId: stream.id, entry: suppression });
+    return suppression;
+  }
+
+  #unsuppress(server: SimulatorServer, stream: SimulatorStream, address: string) {
+    const removed = this.store.unsuppress(server, stream, address);
+    if (removed) this.#journal?.append({ t: "unsuppress", token: server.token, streamId: stream.id, address });
+    return removed;
+  }
+
+  /** Accepted messages reach the journal before the request is answered. */
+  #journalAccepted(accepted: StoredMessage[]): void {
+    if (accepted.length > 0) this.#journal?.append({ t: "messages", messages: accepted.map(journalMessage) });
   }
 
   get servers(): ReadonlyMap<string, SimulatorServer> {
@@ -211,6 +273,7 @@ export class PostmarkSimulator {
         streams,
         webhook: config.webhook === undefined ? existing.webhook : config.webhook,
       });
+      this.#journal?.append({ t: "server", server: journalServer(existing) });
       return existing;
     }
     const id = config.id ?? Math.max(0, ...[...this.#servers.values()].map((server) => server.id)) + 1;
@@ -223,6 +286,7 @@ export class PostmarkSimulator {
       webhook: config.webhook,
     };
     this.#servers.set(config.token, server);
+    this.#journal?.append({ t: "server", server: journalServer(server) });
     return server;
   }
 
@@ -243,6 +307,7 @@ export class PostmarkSimulator {
   sendEmail(auth: Authenticated, input: unknown): ApiResult<SendResponse> {
     const accepted: StoredMessage[] = [];
     const result = this.#submit(auth, input, accepted);
+    this.#journalAccepted(accepted);
     this.#scheduleOutcomes(accepted);
     return { status: result.ErrorCode === 0 ? 200 : 422, body: result };
   }
@@ -253,6 +318,7 @@ export class PostmarkSimulator {
     if (input.length > MAX_BATCH_MESSAGES) return { status: 422, body: POSTMARK_ERRORS.tooManyBatchMessages };
     const accepted: StoredMessage[] = [];
     const results = input.map((message: unknown) => this.#submit(auth, message, accepted));
+    this.#journalAccepted(accepted);
     this.#scheduleOutcomes(accepted);
     return { status: 200, body: results };
   }
@@ -364,7 +430,7 @@ export class PostmarkSimulator {
   }
 
   #suppressFromMessage(message: StoredMessage, recipient: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date): WebhookPayload[] {
-    const suppression = this.store.suppress(message.server, message.stream, recipient, reason, origin, at);
+    const suppression = this.#suppress(message.server, message.stream, recipient, reason, origin, at);
     return suppression ? [suppressedByMessagePayload(message, suppression)] : [];
   }
 
@@ -528,6 +594,7 @@ export class PostmarkSimulator {
   reset(): void {
     this.#cancelPending();
     this.store.reset();
+    this.#journal?.rewrite(this.#snapshot());
     this.#dispatcher.clearLog();
     this.#fault = null;
     this.#searchDelayMs = 0;
@@ -654,7 +721,7 @@ export class PostmarkSimulator {
   /** Suppressions made through the API are ManualSuppression with Origin Customer (P12). */
   createSuppressions(server: SimulatorServer, streamId: string, input: unknown): ApiResult<{ Suppressions: SuppressionStatus[] }> {
     return this.#changeSuppressions(server, streamId, input, (stream, address, at) => {
-      const suppression = this.store.suppress(server, stream, address, "ManualSuppression", "Customer", at);
+      const suppression = this.#suppress(server, stream, address, "ManualSuppression", "Customer", at);
       if (suppression) {
         const change = { suppressSending: true, reason: "ManualSuppression", origin: "Customer" } as const;
         this.#emit(server, `suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
@@ -672,7 +739,7 @@ export class PostmarkSimulator {
       if (this.store.suppression(server, stream, address)?.SuppressionReason === "SpamComplaint") {
         return { EmailAddress: address, Status: "Failed", Message: SPAM_COMPLAINT_DELETE_REFUSED };
       }
-      if (this.store.unsuppress(server, stream, address)) {
+      if (this.#unsuppress(server, stream, address)) {
         const change = { suppressSending: false, reason: null, origin: "Customer" } as const;
         this.#emit(server, `suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
       }
@@ -710,6 +777,10 @@ function suppressionEntries(input: unknown): string[] | null {
     addresses.push(entry.EmailAddress);
   }
   return addresses;
+}
+
+function journalServer(server: SimulatorServer): JournalServer {
+  return { token: server.token, id: server.id, name: server.name, deliveryType: server.deliveryType, streams: [...server.streams.values()] };
 }
 
 export function createPostmarkSimulator(options: PostmarkSimulatorOptions = {}): PostmarkSimulator {
