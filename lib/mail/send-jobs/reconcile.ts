@@ -31,9 +31,10 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  *   - a transactional mail is `failed` (its content is not kept; the customer got "outcome unknown" and
  *     can send again).
  * Without evidence nothing changes and the message is asked about again later (a queued message, and the
- * `send-jobs-sweep` cron every minute); it is never re-sent on a timer. A message whose second hand-over is
- * in doubt, or that stays in doubt past `SEND_RECONCILE_LIMIT_HOURS`, ends `unknown` for good (its job
- * counts it in `unknown` and may complete; a provider event still settles it). When Postmark cannot be
+ * `send-jobs-sweep` cron every minute); it is never re-sent on a timer. Evidence after the second
+ * hand-over makes a missing message `failed` (never a third hand-over); a message that stays in doubt past
+ * `SEND_RECONCILE_LIMIT_HOURS` ends `unknown` for good (its job counts it in `unknown` and may complete; a
+ * provider event still settles it). When Postmark cannot be
  * asked (no answer, no valid token), nothing changes.
  */
 
@@ -267,11 +268,12 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   });
   const missing = [...inDoubt.keys()].filter((id) => !asked.found.has(id));
   const neverReceived = asked.current ? missing : [];
-  // Without evidence: asked again later, unless it was the second hand-over or the limit has passed.
+  // Without evidence: asked again later (also after the second hand-over, which can never be followed by
+  // a third), until the limit has passed.
   const pastLimit = now.getTime() - doubtSince.getTime() >= limitMs(deps);
   const undecided = asked.current ? [] : missing;
-  const givenUp = undecided.filter((id) => pastLimit || (inDoubt.get(id) ?? 0) >= MAX_HANDOVERS);
-  const stillInDoubt = undecided.filter((id) => !givenUp.includes(id));
+  const givenUp = pastLimit ? undecided : [];
+  const stillInDoubt = pastLimit ? [] : undecided;
 
   const settled = await db.transaction(async (tx) => {
     const [job] = await tx.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, ref.job_id)).for("update");

@@ -28,6 +28,7 @@ const FaultBody = z.object({
   count: z.number().int().positive().optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   after_accept: z.boolean().optional(),
+  path: z.enum(["/email", "/email/batch"]).optional(),
 });
 const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
 const LatencyBody = z.object({ delay_ms: z.number().int().nonnegative().max(600_000) });
@@ -139,7 +140,7 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
       if (throttled.retryAfterSeconds !== null) c.header("Retry-After", String(throttled.retryAfterSeconds));
       return c.json(POSTMARK_ERRORS.rateLimited, 429);
     }
-    const fault = simulator.takeFault();
+    const fault = simulator.takeFault(c.req.path);
     if (fault?.mode === "error500") return c.text("Internal Server Error", 500);
     if (fault?.mode === "drop" && !fault.afterAccept) return drop(c);
     // Held after the body arrived: a `slow` provider has the mail even if its caller dies meanwhile.
@@ -213,7 +214,7 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
   });
   app.post("/__sim/faults", async (c) => {
     const fault = await controlBody(c, FaultBody);
-    simulator.setFaults({ mode: fault.mode, count: fault.count, delayMs: fault.delay_ms, afterAccept: fault.after_accept });
+    simulator.setFaults({ mode: fault.mode, count: fault.count, delayMs: fault.delay_ms, afterAccept: fault.after_accept, path: fault.path });
     return c.json({ mode: fault.mode, count: fault.mode === "none" ? 0 : (fault.count ?? 1) });
   });
   app.post("/__sim/search", async (c) => {

@@ -21,7 +21,7 @@
  * - `POST /__sim/messages/{MessageID}/open|click|unsubscribe|bounce|complain` with `{ recipient?, url?,
  *   location?, platform?, type? }`: the reader's actions, posted as Postmark webhooks
  * - `GET /__sim/stats` (`received`, `duplicates_by_metadata_message_id`, …), `POST /__sim/reset`
- * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept? }`
+ * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept?, path? }`
  * - `POST /__sim/search { delay_ms }`: the Messages API search leaves out messages younger than this
  * - `POST /__sim/latency { delay_ms }`: every send request is held this long, then handled (a slow provider)
  * - `POST /__sim/throttle { rate, duration_ms, retry_after_seconds? }`: for that long, that share (0–1) of the

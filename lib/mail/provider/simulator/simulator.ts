@@ -123,6 +123,8 @@ export type FaultSettings = {
   delayMs?: number;
   /** For `drop` and `slow`: handle (accept) the request first, then drop the connection or delay the answer. */
   afterAccept?: boolean;
+  /** Only requests to this endpoint take the fault (default: both send endpoints). */
+  path?: "/email" | "/email/batch";
 };
 export type ActiveFault = { mode: Exclude<FaultMode, "none">; delayMs: number; afterAccept: boolean };
 
@@ -171,7 +173,7 @@ export class PostmarkSimulator {
   #timerWaiters: (() => void)[] = [];
   #generation = 0;
   #bounceId = 0;
-  #fault: (ActiveFault & { remaining: number }) | null = null;
+  #fault: (ActiveFault & { remaining: number; path: string | null }) | null = null;
   #searchDelayMs = 0;
   #journal: SimulatorJournal | null = null;
   #latencyMs = 0;
@@ -216,7 +218,8 @@ export class PostmarkSimulator {
         const server = this.#servers.get(entry.token);
         const stream = server?.streams.get(entry.streamId);
         if (!server || !stream) continue;
-        if (entry.t === "suppress") this.store.suppress(server, stream, entry.entry.EmailAddress, entry.entry.SuppressionReason, entry.entry.Origin, new Date(entry.entry.CreatedAt));
+        if (entry.t === "suppress")
+          this.store.suppress(server, stream, entry.entry.EmailAddress, entry.entry.SuppressionReason, entry.entry.Origin, new Date(entry.entry.CreatedAt));
         else this.store.unsuppress(server, stream, entry.address);
       }
     }
@@ -450,6 +453,7 @@ export class PostmarkSimulator {
       remaining: settings.count ?? 1,
       delayMs: settings.delayMs ?? DEFAULT_FAULT_DELAY_MS,
       afterAccept: settings.afterAccept ?? false,
+      path: settings.path ?? null,
     };
   }
 
@@ -507,10 +511,10 @@ export class PostmarkSimulator {
     }
   }
 
-  /** Consumes one use of the armed fault, if any; called once per send request. */
-  takeFault(): ActiveFault | null {
+  /** Consumes one use of the armed fault, if any; called once per send request (`path`: its endpoint). */
+  takeFault(path?: string): ActiveFault | null {
     const fault = this.#fault;
-    if (!fault) return null;
+    if (!fault || (fault.path !== null && path !== undefined && fault.path !== path)) return null;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.#fault = null;
     return { mode: fault.mode, delayMs: fault.delayMs, afterAccept: fault.afterAccept };
