@@ -80,11 +80,11 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     )
     .orderBy(chunks.claimedAt)
     .limit(RECONCILE_PER_SWEEP);
+  // Every lost claim is marked first: reconciling one may wait for the provider (each call is bounded).
   for (const claim of claims) {
     if (!claim.batchId) continue;
     const ids = (JSON.parse(claim.recipients) as ChunkEntry[]).map((e) => e[0]);
     result.unknown += await markLost(deps, claim.jobId, claim.customerId, claim.batchId, ids, now, options.bootedAt);
-    count(await reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
   }
 
   // Transactional mails: the same, one message at a time.
@@ -116,7 +116,6 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
       ),
     )
     .limit(RECONCILE_PER_SWEEP);
-  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
 
   // Running jobs without progress lost their lanes: new ones take the remaining recipients.
   const stalledBefore = new Date(now.getTime() - options.stalledForMs);
@@ -139,6 +138,11 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
       if (after?.status === "completed") result.completed++;
     }
   }
+  // Last, what asks the provider: lanes and marks above never wait for it.
+  for (const claim of claims) {
+    if (claim.batchId) count(await reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
+  }
+  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
   return result;
 }
 
