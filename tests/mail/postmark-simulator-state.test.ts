@@ -55,7 +55,13 @@ test("messages, their Metadata counts, suppressions and servers survive a restar
     expect(dump.Suppressions.map((s) => s.EmailAddress)).toEqual(["gone@example.com"]);
 
     // A new message after the restart is journaled as well; a third start sees both generations.
-    await client(second.url).sendEmail({ From: "news@demo.example.com", To: "later@example.com", Subject: "Later", HtmlBody: "<p>x</p>", MessageStream: "broadcast" });
+    await client(second.url).sendEmail({
+      From: "news@demo.example.com",
+      To: "later@example.com",
+      Subject: "Later",
+      HtmlBody: "<p>x</p>",
+      MessageStream: "broadcast",
+    });
 
     // The controls of the matrix: 429 with Retry-After for a while, and a slow provider.
     await fetch(`${second.url}/__sim/throttle`, { method: "POST", body: JSON.stringify({ rate: 1, duration_ms: 60_000, retry_after_seconds: 7 }) });
@@ -67,7 +73,9 @@ test("messages, their Metadata counts, suppressions and servers survive a restar
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get("retry-after")).toBe("7");
     expect(second.simulator.stats().throttled).toBe(1);
-    expect((await (await fetch(`${second.url}/__sim/latency`, { method: "POST", body: JSON.stringify({ delay_ms: 250 }) })).json()) as unknown).toEqual({ delay_ms: 250 });
+    expect((await (await fetch(`${second.url}/__sim/latency`, { method: "POST", body: JSON.stringify({ delay_ms: 250 }) })).json()) as unknown).toEqual({
+      delay_ms: 250,
+    });
   } finally {
     await second.close();
   }
