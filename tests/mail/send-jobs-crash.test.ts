@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
-import { demoSendJob, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
+import { demoSendJob, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter } from "../helpers/processes";
 
 /*
  * The kill-and-restart test. The service runs as `tsx lib/server.ts` (embedded mode: PGlite under a
@@ -33,29 +33,12 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   const { urls, sim } = await startSimulatorsProcess(children);
 
   const adminToken = randomToken(32);
-  // Always PGlite under DATA_DIR: the restart recovers every in-flight send it finds, which must never
-  // touch a database other tests share (an empty DATABASE_URL counts as unset). A short grace period: the
-  // simulator's search shows a message as soon as it is handled, and a held call is handled after HOLD_MS.
-  const env = {
-    DATABASE_URL: "",
-    DATA_DIR: dataDir,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    POSTMARK_API_URL: urls.postmark,
-    GRAPH_API_URL: urls.graph,
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: "warn",
-    SEND_RECONCILE_TEST_GRACE_MS: String(2 * HOLD_MS),
-  };
-  const startService = () => startProcess(children, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
-
-  const origin = (started: StartedProcess) =>
-    valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
-  let service = await startService();
-  let base = origin(service);
+  // A short grace period (test-only): a held call is handled by the simulator within HOLD_MS of its arrival.
+  const env = serviceEnv(dataDir, urls, adminToken, { SEND_RECONCILE_TEST_GRACE_MS: String(2 * HOLD_MS) });
+  let service = await startService(children, env);
   const key = valueAfter(service.lines, "mail full:");
   expect(key).toMatch(/^mk_live_/);
-  const api = serviceApi(() => base, key);
+  const api = serviceApi(() => service.origin, key);
   const total = 6000;
   const jobId = await demoSendJob(api, sim, adminToken, { name: "Crash test", total });
 
@@ -72,8 +55,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
     const callsHeld = await holdNextCalls(fault);
     // The previous process is dead; its successor recovers what was in flight and resumes the job. Every
     // held call lasts HOLD_MS from its arrival, and the kill comes as soon as all three have arrived.
-    service = await startService();
-    base = origin(service);
+    service = await startService(children, env);
     await callsHeld();
     const before = (await sim("/__sim/stats")).received as number;
     service.child.kill("SIGKILL");
@@ -101,8 +83,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   await killDuringCalls({ mode: "slow", delay_ms: HOLD_MS, after_accept: true });
 
   await sim("/__sim/faults", { mode: "none" });
-  service = await startService();
-  base = origin(service);
+  service = await startService(children, env);
   const done = await vi.waitFor(
     async () => {
       const r = await api("GET", `/mail/v1/send-jobs/${jobId}`);

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import { serviceApi, startProcess, startSimulatorsProcess, valueAfter, type ServiceApi, type StartedProcess } from "../helpers/processes";
+import { pointDemoAtSimulator, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter, type ServiceApi } from "../helpers/processes";
 
 /*
  * The matrix of issue 27 item 1, with real processes: the service (`tsx lib/server.ts`, PGlite under a
@@ -49,24 +49,10 @@ type Row = { lag: string; slow: string; kill: string; recipients: number; once: 
 test("search lag below/above the grace × slow provider × SIGKILL before/during/after the call: every recipient received exactly once, none unknown", async () => {
   const { urls, sim } = await startSimulatorsProcess(children);
   const adminToken = randomToken(32);
-  const env = {
-    DATABASE_URL: "",
-    DATA_DIR: dataDir,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    POSTMARK_API_URL: urls.postmark,
-    GRAPH_API_URL: urls.graph,
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: "warn",
-    SEND_RECONCILE_TEST_GRACE_MS: String(GRACE_MS),
-  };
-  const startService = () => startProcess(children, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
-  const origin = (started: StartedProcess) =>
-    valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
-  let service = await startService();
-  let base = origin(service);
+  const env = serviceEnv(dataDir, urls, adminToken, { SEND_RECONCILE_TEST_GRACE_MS: String(GRACE_MS) });
+  let service = await startService(children, env);
   const key = valueAfter(service.lines, "mail full:");
-  const api = serviceApi(() => base, key);
+  const api = serviceApi(() => service.origin, key);
   const { templateId, orderTemplateId } = await prepareDemo(api, sim, adminToken);
 
   // The server's other traffic: one transactional mail at a time, every 300 ms, while the service is up.
@@ -100,8 +86,7 @@ test("search lag below/above the grace × slow provider × SIGKILL before/during
       }
       service.child.kill("SIGKILL");
       await new Promise((resolve) => service.child.once("exit", resolve));
-      service = await startService();
-      base = origin(service);
+      service = await startService(children, env);
 
       for (const job of jobs) {
         const done = await vi.waitFor(
@@ -153,18 +138,7 @@ async function prepareDemo(
   sim: (path: string, body?: unknown) => Promise<Record<string, any>>,
   adminToken: string,
 ): Promise<{ templateId: string; orderTemplateId: string }> {
-  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
-  const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
-  if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
-  const serverToken = `matrix-${randomToken(12)}`;
-  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
-  await sim("/__sim/servers", {
-    token: serverToken,
-    streams: [
-      { id: "outbound", type: "Transactional" },
-      { id: "broadcast", type: "Broadcasts" },
-    ],
-  });
+  await pointDemoAtSimulator(api, sim, adminToken);
   const template = await api("POST", "/mail/v1/templates", {
     name: "Lag matrix",
     subject: "Hello {{first_name}}",

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
-import { demoSendJob, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
+import { demoSendJob, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter } from "../helpers/processes";
 
 /*
  * Start-up does not depend on the provider (issue 27 item 2): three batches are in doubt when the service
@@ -34,20 +34,9 @@ test("Postmark hangs while three batches are in doubt: the restarted service ans
   const address = hanging.address();
   if (address === null || typeof address === "string") throw new Error("no port");
   const adminToken = randomToken(32);
-  const env = {
-    DATABASE_URL: "",
-    DATA_DIR: dataDir,
-    PORT: "0",
-    HOST: "127.0.0.1",
-    POSTMARK_API_URL: urls.postmark,
-    GRAPH_API_URL: urls.graph,
-    ADMIN_TOKEN: adminToken,
-    LOG_LEVEL: "warn",
-  };
-  const origin = (started: StartedProcess) =>
-    valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
-  const first = await startProcess(children, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
-  let base = origin(first);
+  const env = serviceEnv(dataDir, urls, adminToken);
+  const first = await startService(children, env);
+  let base = first.origin;
   const key = valueAfter(first.lines, "mail full:");
   const api = serviceApi(() => base, key);
   const jobId = await demoSendJob(api, sim, adminToken, { name: "Start-up", total: 1500 });
@@ -58,14 +47,8 @@ test("Postmark hangs while three batches are in doubt: the restarted service ans
   await new Promise((resolve) => first.child.once("exit", resolve));
 
   const spawnedAt = Date.now();
-  const second = await startProcess(
-    children,
-    process.execPath,
-    ["--import", "tsx", "lib/server.ts"],
-    { ...env, POSTMARK_API_URL: `http://127.0.0.1:${address.port}` },
-    /mail service:/,
-  );
-  base = origin(second);
+  const second = await startService(children, { ...env, POSTMARK_API_URL: `http://127.0.0.1:${address.port}` });
+  base = second.origin;
   const health = await api("GET", "/mail/v1/health");
   const answeredAfterMs = Date.now() - spawnedAt;
   expect(health.status, JSON.stringify(health.json)).toBe(200);
