@@ -29,6 +29,9 @@
  * - `GET /__sim/webhooks?limit=` (log of posted events), `PUT /__sim/webhook { url, username?, password? } | null`
  * - `POST /__sim/servers { token, id?, name?, deliveryType?, streams: [{ id, type }] }`
  *
+ * State: in memory, or with `stateFile` (what `npm start` uses, under DATA_DIR) also in a journal on disk,
+ * so servers, accepted messages (without bodies) and suppressions survive a restart (`./journal.ts`).
+ *
  * Webhooks: one event per POST, Basic auth, in order per message, never blocking a send; a non-2xx answer
  * or network error is retried after 100 ms, 500 ms and 2 s (configurable), a 403 stops retries at once.
  */
