@@ -80,10 +80,7 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
     neonLocalProxy: config.NEON_LOCAL_PROXY,
   });
   const logger = createLogger(config.LOG_LEVEL);
-  const providers = await startProviders(config, {
-    embedded: !onVercel,
-    graphStateFile: onVercel ? undefined : join(config.DATA_DIR, "graph-simulator.json"),
-  });
+  const providers = await startProviders(config, { embedded: !onVercel, stateDir: onVercel ? undefined : config.DATA_DIR });
   const deps: RuntimeDeps = {
     ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Config } from "./core/config";
 import type { Clock } from "./core/clock";
 import type { RunningGraphSimulator } from "./ads/platform/simulator/server";
@@ -24,17 +25,20 @@ export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 /**
  * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/build.ts)
  * has this branch removed, so no simulator (nor its sample data) ships in a function.
- * `graphStateFile`: where the embedded Graph simulator keeps its objects across restarts (`npm start`: the data directory).
+ * `stateDir`: where the embedded simulators keep their state across restarts (`npm start`: DATA_DIR);
+ * unset, they live in memory only (tests).
  */
-export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean; graphStateFile?: string }): Promise<Providers> {
+export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean; stateDir?: string }): Promise<Providers> {
   if (process.env.FUNCTION_BUNDLE === "1") return withSimulators(config, null, null);
+  const postmarkState = options.stateDir ? join(options.stateDir, "postmark-simulator.jsonl") : undefined;
+  const graphState = options.stateDir ? join(options.stateDir, "graph-simulator.json") : undefined;
   const postmarkSimulator =
     !config.POSTMARK_API_URL && options.embedded
-      ? await (await import("./mail/provider/simulator/server")).startPostmarkSimulator({ servers: [], clock: options.clock })
+      ? await (await import("./mail/provider/simulator/server")).startPostmarkSimulator({ servers: [], clock: options.clock, stateFile: postmarkState })
       : null;
   const graphSimulator =
     !config.GRAPH_API_URL && options.embedded
-      ? await (await import("./ads/platform/simulator/server")).startGraphSimulator({ clock: options.clock, stateFile: options.graphStateFile })
+      ? await (await import("./ads/platform/simulator/server")).startGraphSimulator({ clock: options.clock, stateFile: graphState })
       : null;
   return withSimulators(config, postmarkSimulator, graphSimulator);
 }

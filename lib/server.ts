@@ -18,16 +18,9 @@ import { removeServerFile, writeServerFile } from "./data-dir";
 async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
+  const bootedAt = deps.clock.now();
   const demo = await seedDemo(deps);
   await registerSimulatorServers(deps);
-  // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
-  // Postmark, running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
-  if (deps.queue.kind === "local") {
-    const recovered = await recoverAfterRestart(runtime.app.mailDeps);
-    if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
-    const renders = await resumeVideoRenders(createAdsDeps(deps));
-    if (renders > 0) deps.logger.info("resumed video renders after restart", { renders });
-  }
   const stopScheduler = startScheduler(deps);
 
   const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
@@ -85,6 +78,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${lines.join("\n")}\n\n`);
   });
 
+  // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
+  // Postmark, running send jobs continue from their remaining recipients (with QStash the sweep cron does
+  // this). In the background, after the server listens: start-up never waits for the provider.
+  if (deps.queue.kind === "local") void recoverInBackground(runtime, bootedAt);
+
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     // A second signal means "now": whatever is unfinished stays in the database for `recoverAfterRestart`.
@@ -105,6 +103,19 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+async function recoverInBackground(runtime: Runtime, bootedAt: Date): Promise<void> {
+  const { deps } = runtime;
+  try {
+    const recovered = await recoverAfterRestart(runtime.app.mailDeps, bootedAt);
+    if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
+    const renders = await resumeVideoRenders(createAdsDeps(deps));
+    if (renders > 0) deps.logger.info("resumed video renders after restart", { renders });
+  } catch (error) {
+    // The `send-jobs-sweep` cron tries again within a minute.
+    deps.logger.error("recovery after restart failed", { error: String(error) });
+  }
 }
 
 /** Running queue handlers (send-job batches) get this long to finish after a stop signal. */

@@ -64,12 +64,26 @@ export const configSchema = z.object({
   SEND_RECONCILE_GRACE_SECONDS: z.coerce
     .number()
     .int()
-    .min(0)
+    .min(30, "must be at least 30 (Postmark may still take in a call for a while after its connection closed)")
     .max(86_400)
     .default(120)
     .describe(
-      "Seconds after a provider call whose outcome is in doubt before what Postmark's search does not show is sent again (its search index lags behind the send)",
+      "Seconds after a provider call in doubt ended within which Postmark may still have taken it in: a message missing from Postmark's search is sent again only once the search shows a message received later than this (30–86,400)",
     ),
+  SEND_RECONCILE_LIMIT_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1, "must be at least 1")
+    .max(24 * 30)
+    .default(24)
+    .describe("Hours a message may stay in doubt (Postmark's search never shown current past its call) before it ends `unknown` for good, counted on its job"),
+  SEND_RECONCILE_TEST_GRACE_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(86_400_000)
+    .optional()
+    .describe("TEST ONLY: replaces SEND_RECONCILE_GRACE_SECONDS below its 30 s floor (milliseconds), so crash tests run in seconds"),
   ADS_INSIGHTS_BACKFILL_ON_CONNECT: z
     .enum(["true", "false", "1", "0"])
     .default("true")

@@ -124,7 +124,7 @@ test("SIGTERM with a send job's provider calls in flight, then restart: every re
     POSTMARK_API_URL: urls.postmark,
     GRAPH_API_URL: urls.graph,
     ADMIN_TOKEN: adminToken,
-    SEND_RECONCILE_GRACE_SECONDS: String((2 * HOLD_MS) / 1000),
+    SEND_RECONCILE_TEST_GRACE_MS: String(2 * HOLD_MS),
   };
   let server = await startServer(env);
   const base = `http://127.0.0.1:${port}`;

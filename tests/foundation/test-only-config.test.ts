@@ -5,6 +5,7 @@ const testOnlySettings: Record<string, string> = {
   ALLOW_LOOPBACK_OUTBOUND: "true",
   OUTBOUND_TRUSTED_CA: "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
   NEON_LOCAL_PROXY: "127.0.0.1:4444",
+  SEND_RECONCILE_TEST_GRACE_MS: "1000",
 };
 
 test("every TEST ONLY variable of the schema is listed, and only those", () => {

@@ -33,7 +33,14 @@ export type CallResult<T> = { status: number; headers: Headers; text: string; js
  * or the server in `DATABASE_URL` when CI runs the suite against PostgreSQL), embedded adapters, and the
  * same root app `npm start` serves. Each test makes its own customers, so tests share no ids.
  */
-export async function createHarness(options: { env?: Record<string, string>; clock?: ManualClock; postmarkWebhooks?: boolean } = {}) {
+export async function createHarness(
+  options: {
+    env?: Record<string, string>;
+    clock?: ManualClock;
+    postmarkWebhooks?: boolean /** The simulators read the harness clock too. */;
+    sharedClock?: boolean;
+  } = {},
+) {
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
     // Tests drive insights snapshots explicitly (runInsightsSnapshots); insights-on-connect turns this on.
@@ -47,7 +54,7 @@ export async function createHarness(options: { env?: Record<string, string>; clo
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
   const adminToken = randomToken(32);
-  const providers = await startProviders(config, { embedded: true });
+  const providers = await startProviders(config, { embedded: true, clock: options.sharedClock ? clock : undefined });
   const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken, providers };
   const { root } = createRootApp(deps);
   // `postmarkWebhooks`: the simulator posts its events to this app over loopback, as in `npm start`.

@@ -80,6 +80,32 @@ export async function startSimulatorsProcess(registry: ChildProcess[]): Promise<
   return { urls, sim };
 }
 
+/**
+ * The environment of a service process against the simulators process: always PGlite under `dataDir`
+ * (a restart recovers every in-flight send it finds, which must never touch a database other tests share;
+ * an empty DATABASE_URL counts as unset), any free port, warnings only.
+ */
+export function serviceEnv(dataDir: string, urls: { postmark: string; graph: string }, adminToken: string, extra: Record<string, string> = {}) {
+  return {
+    DATABASE_URL: "",
+    DATA_DIR: dataDir,
+    PORT: "0",
+    HOST: "127.0.0.1",
+    POSTMARK_API_URL: urls.postmark,
+    GRAPH_API_URL: urls.graph,
+    ADMIN_TOKEN: adminToken,
+    LOG_LEVEL: "warn",
+    ...extra,
+  };
+}
+
+/** `tsx lib/server.ts` with `env`, once its banner is out; `origin` is where it listens. */
+export async function startService(registry: ChildProcess[], env: Record<string, string>): Promise<StartedProcess & { origin: string }> {
+  const started = await startProcess(registry, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
+  const origin = valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
+  return { ...started, origin };
+}
+
 export type ServiceApi = (method: string, path: string, body?: unknown, token?: string) => Promise<{ status: number; json: Record<string, any> }>;
 
 /** JSON calls to a running service; `base()` is read per call, as a restarted service may get another port. */
@@ -94,25 +120,9 @@ export function serviceApi(base: () => string, key: string): ServiceApi {
   };
 }
 
-/**
- * A send job of the Demo customer against the external simulator: the embedded seed registered Demo's
- * server with an in-process simulator only, so a server token is set here and registered with the
- * external one; then a template and a job with `total` recipients (added 3,000 a call).
- */
+/** A send job of the Demo customer against the external simulator: a template and a job with `total` recipients (added 3,000 a call). */
 export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminToken: string, input: { name: string; total: number }): Promise<string> {
-  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
-  const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
-  if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
-  const serverToken = `proc-${randomToken(12)}`;
-  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
-  await sim("/__sim/servers", {
-    token: serverToken,
-    streams: [
-      { id: "outbound", type: "Transactional" },
-      { id: "broadcast", type: "Broadcasts" },
-    ],
-  });
-
+  await pointDemoAtSimulator(api, sim, adminToken);
   const template = await api("POST", "/mail/v1/templates", {
     name: input.name,
     subject: "Hello {{first_name}}",
@@ -128,4 +138,23 @@ export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminT
     expect(added.status, JSON.stringify(added.json)).toBe(200);
   }
   return jobId;
+}
+
+/**
+ * The embedded seed registered the Demo's server with an in-process simulator only: a fresh server token
+ * is set on the Demo and registered with the external one.
+ */
+export async function pointDemoAtSimulator(api: ServiceApi, sim: SimulatorControl, adminToken: string): Promise<void> {
+  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
+  const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
+  if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
+  const serverToken = `proc-${randomToken(12)}`;
+  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
+  await sim("/__sim/servers", {
+    token: serverToken,
+    streams: [
+      { id: "outbound", type: "Transactional" },
+      { id: "broadcast", type: "Broadcasts" },
+    ],
+  });
 }

@@ -21,7 +21,14 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 async function preparedJob(name: string, recipients: { email: string; data?: Record<string, unknown> }[], on: Harness = h) {
-  const c = await readyMailCustomer(on, name);
+  return preparedJobOnCustomer(on, await readyMailCustomer(on, name), recipients);
+}
+
+async function preparedJobOnCustomer<C extends Awaited<ReturnType<typeof readyMailCustomer>>>(
+  on: Harness,
+  c: C,
+  recipients: { email: string; data?: Record<string, unknown> }[],
+) {
   const tpl = await createNewsletter(on, c.mailFull);
   const job = await createJob(on, c.mailFull, { template_id: tpl });
   const added = await addRecipients(on, c.mailFull, job.id, recipients);
@@ -166,8 +173,9 @@ describe("exactly once towards the provider", () => {
     }
   });
 
-  test("the provider never got the batch (connection dropped before it was read): not found before the grace period (nothing happens), not found after it (sent again, once)", async () => {
-    const own = await createHarness();
+  test("the provider never got the batch (connection dropped before it was read): not sent again until Postmark's search is shown current past the call plus the grace period, then sent again, once", async () => {
+    // The simulator reads the test's clock, so "received later" can be arranged without waiting.
+    const own = await createHarness({ sharedClock: true });
     const batches = holdBatches(own);
     try {
       const { c, ids, read, start } = await preparedJob("Never", people(700), own);
@@ -180,16 +188,25 @@ describe("exactly once towards the provider", () => {
       await batches.run(lane2);
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
 
+      // Absent from the search, but nothing on the server was received after the call: no evidence.
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
+      own.clock.set(new Date(own.clock.now().getTime() + 10 * GRACE_MS));
+      // Past the grace period (and ten times it): still no evidence, so still nothing is sent again.
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
 
-      own.clock.set(new Date(own.clock.now().getTime() + GRACE_MS));
+      // Another mail of the same server, received now: the search is current past the call plus the grace.
+      const other = await preparedJobOnCustomer(own, c, people(1, "later.example.com"));
+      await other.start();
+      await runUntilCompleted(batches, other.read);
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
       await runUntilCompleted(batches, read);
       const done = await read();
       expect(done).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 0, accepted: 700, pending: 0 } });
       consistent(done);
       expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      const handovers = await own.db.select({ attempts: mailMessages.attempts }).from(mailMessages).where(inArray(mailMessages.id, ids));
+      expect(handovers.filter((m) => m.attempts === 2)).toHaveLength(500);
       expect(await transientRows(own, done.id)).toBe(0);
     } finally {
       batches.release();
@@ -270,8 +287,12 @@ describe("exactly once towards the provider", () => {
         interval: 20,
       });
 
-      const recovered = await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 0, inFlightForMs: 0, customerId: c.id });
-      // The provider has not handled the call yet: in doubt, and within the grace period.
+      // A call in flight whose worker renews its lease is never taken for lost…
+      expect(await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id })).toMatchObject({ unknown: 0 });
+      // …but a restart takes everything claimed before it for lost (as if this worker were the dead process's).
+      const bootedAt = new Date(own.clock.now().getTime() + 1);
+      const recovered = await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 0, inFlightForMs: 0, bootedAt, customerId: c.id });
+      // The provider has not handled the call yet: in doubt, and no evidence that it never will.
       expect(recovered).toMatchObject({ unknown: 500, waiting: 1, resumed: 1 });
       await inFlight;
       await batches.run(lane1);
@@ -307,7 +328,12 @@ describe("suppressions, refusals and the provider's answers", () => {
     expect(job).toMatchObject({ status: "completed", recipients: { suppressed: 1, accepted: 2 } });
     expect(c.simulator.metadataMessageIdCount(ids[0] ?? "")).toBe(0);
     const message = await h.call("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
-    expect(message.json.data).toMatchObject({ status: "suppressed", error: "The address is suppressed on the newsletter stream.", subject: "News for " });
+    // The subject as the job has it: the personalised one would keep the recipient's name after the job.
+    expect(message.json.data).toMatchObject({
+      status: "suppressed",
+      error: "The address is suppressed on the newsletter stream.",
+      subject: "News for {{first_name}}",
+    });
   });
 
   test("Postmark's own suppression (406) makes the message `suppressed`", async () => {

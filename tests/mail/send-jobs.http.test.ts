@@ -100,7 +100,7 @@ describe("a newsletter end to end", () => {
     });
 
     const message = await h.call("GET", `/mail/v1/messages/${ann}`, { key: c.mailReporting });
-    expect(message.json.data).toMatchObject({ kind: "newsletter", send_job_id: draft.id, subject: "News for Ann" });
+    expect(message.json.data).toMatchObject({ kind: "newsletter", send_job_id: draft.id, subject: "News for {{first_name}}" });
   });
 });
 

@@ -1181,7 +1181,7 @@ export interface components {
              */
             status: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
             /**
-             * @description Subject as sent.
+             * @description Subject as sent for a transactional mail; for a send job's message the job's subject as written, `{{placeholders}}` unfilled, so no recipient's name or address is kept after the job.
              * @example Your order A-10023
              */
             subject: string;

@@ -69,8 +69,21 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
     progress.max = Math.max(1, job.recipients.total);
     progress.value = done;
     progressLabel.textContent = `Progress: ${done} of ${job.recipients.total} recipients handled, ${job.batches.completed} batches sent, ${job.batches.remaining} to go`;
+    const unknown = job.recipients.unknown;
     counters.replaceChildren(
       table(Object.keys(job.recipients), [Object.values(job.recipients).map(String)]),
+      // Messages whose provider call is in doubt: being reconciled while the job runs; for good once it has ended.
+      ...(unknown > 0
+        ? [
+            h(
+              "p",
+              { class: "warning", id: "job-unknown" },
+              FINAL.has(job.status)
+                ? `${unknown} recipients ended unknown: Postmark could neither confirm nor deny receiving them; they were not sent again.`
+                : `${unknown} recipients are in doubt: their provider call got no definite answer; they are being reconciled with Postmark and are never sent twice.`,
+            ),
+          ]
+        : []),
       h("p", { class: "hint" }, `Created ${date(job.created_at)}, started ${date(job.started_at)}, finished ${date(job.completed_at)}.`),
     );
     stats.replaceChildren(table(Object.keys(job.stats), [Object.values(job.stats).map(String)]));

@@ -167,6 +167,11 @@ export const mailMessages = pgTable(
     /** Whether the bounce in `bouncedAt`/`bounceType` is final (HardBounce or `Inactive`); only a final one outranks a delivery. */
     bounceFinal: boolean().notNull().default(false),
     error: text(),
+    /**
+     * How often this message was handed to the provider (a send job's batch call). Raised by the conditional
+     * update that marks it `sending`, which refuses past two: no message is handed over more than twice.
+     */
+    attempts: integer().notNull().default(0),
     createdAt: at().notNull().defaultNow(),
     acceptedAt: at(),
     deliveredAt: at(),

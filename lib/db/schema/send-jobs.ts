@@ -78,6 +78,13 @@ export const mailSendJobChunks = pgTable(
     batchId: uuid(),
     /** When the claim was made, just before the provider call: the start of the reconciliation grace period. */
     claimedAt: at(),
+    /**
+     * Until when the batch's provider call may still be in flight. The worker renews it while it waits for
+     * the provider, so a slow call is never taken for a lost one; once it has passed (the worker died), or
+     * once the call ended without a definite answer (then it is set to that moment), the row's messages
+     * are in doubt since this instant.
+     */
+    leaseUntil: at(),
   },
   (t) => [primaryKey({ columns: [t.sendJobId, t.seq] }), index().on(t.claimedAt)],
 );

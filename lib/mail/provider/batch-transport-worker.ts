@@ -5,7 +5,7 @@ import { parentPort } from "node:worker_threads";
 /** One POST the transport (`batch-transport.ts`) hands over; `body` is moved here, `length` bytes of it are sent. */
 export type TransportRequest = { id: number; url: string; headers: Record<string, string>; body: ArrayBuffer; length: number; timeoutMs: number };
 /** The answer to request `id`: the status and body, or why there is none (the caller cannot know whether it was processed). */
-export type TransportReply = { id: number; status: number; text: string } | { id: number; error: string };
+export type TransportReply = { id: number; status: number; text: string; retryAfter: string | null } | { id: number; error: string };
 
 const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
@@ -31,7 +31,14 @@ function post(request: TransportRequest, reply: (message: TransportReply) => voi
     (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => done({ id: request.id, status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      response.on("end", () =>
+        done({
+          id: request.id,
+          status: response.statusCode ?? 0,
+          text: Buffer.concat(chunks).toString("utf8"),
+          retryAfter: typeof response.headers["retry-after"] === "string" ? response.headers["retry-after"] : null,
+        }),
+      );
       response.on("error", failed);
     },
   );

@@ -10,7 +10,7 @@ import type { TransportReply, TransportRequest } from "./batch-transport-worker"
  * Measured on the 100,000-recipient bench (embedded mode, 2 cores): the send phase took 36 s with the
  * upload on the main thread, 25–26 s with this worker and the body moved rather than copied.
  */
-export type TransportAnswer = { status: number; text: string };
+export type TransportAnswer = { status: number; text: string; retryAfter: string | null };
 
 type Pending = { resolve(answer: TransportAnswer): void; reject(error: Error): void };
 
@@ -39,7 +39,7 @@ function transport(): Worker {
     pending.delete(message.id);
     if (pending.size === 0) started.unref();
     if ("error" in message) waiting.reject(new Error(message.error));
-    else waiting.resolve({ status: message.status, text: message.text });
+    else waiting.resolve({ status: message.status, text: message.text, retryAfter: message.retryAfter });
   });
   started.on("error", (error) => {
     for (const waiting of pending.values()) waiting.reject(error);

@@ -30,11 +30,19 @@ export type SendOutcome =
   | { kind: "invalid"; message: string }
   /** Refused for another definite reason (token, rate limit, sender signature). Nothing was sent. */
   | { kind: "failed"; code: number; status: number; message: string }
-  /** No answer or a 5xx: Postmark may or may not have accepted it. Never send again. */
+  /**
+   * 429 (or 503 with `Retry-After`): Postmark refused the request as a whole to slow us down; nothing was
+   * sent. Send it again after `retryAfterSeconds` (Postmark's `Retry-After`, when it gave one).
+   */
+  | { kind: "throttled"; retryAfterSeconds: number | null; message: string }
+  /** No answer or a 5xx: Postmark may or may not have accepted it. Never send again without evidence (./reconcile). */
   | { kind: "unknown"; message: string };
 
 /** A message Postmark has, as its Messages API lists it. */
 export type ProviderMessage = { providerMessageId: string; metadata: Record<string, unknown>; receivedAt: Date | null };
+
+/** The newest message Postmark's search shows on the server: how far its index has caught up. */
+export type NewestOutcome = { kind: "answered"; receivedAt: Date | null } | { kind: "unavailable"; message: string };
 
 export type SearchOutcome =
   | { kind: "answered"; messages: ProviderMessage[] }
@@ -59,6 +67,11 @@ export type PostmarkProvider = {
    * the send (the caller's grace period).
    */
   searchByMetadata(serverToken: string, key: string, value: string): Promise<SearchOutcome>;
+  /**
+   * The receive time of the newest message the Messages API lists for the server (newest first, one
+   * message): a search made after this answer sees everything Postmark received up to that time.
+   */
+  newestReceivedAt(serverToken: string): Promise<NewestOutcome>;
 };
 
 /** The Messages API pages by `count` (≤ 500) and `offset`, and `count + offset` may not pass 10,000. */
@@ -110,15 +123,29 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       }
       return { kind: "answered", messages };
     },
+    async newestReceivedAt(serverToken) {
+      try {
+        const page = await client(serverToken).getOutboundMessages({ count: 1, offset: 0 });
+        const newest = page.Messages?.[0]?.ReceivedAt;
+        const at = newest ? new Date(newest) : null;
+        return { kind: "answered", receivedAt: at && !Number.isNaN(at.getTime()) ? at : null };
+      } catch (error) {
+        return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
+      }
+    },
     async sendBatchJson(serverToken, body, count) {
       const all = (outcome: SendOutcome) => Array.from({ length: count }, () => outcome);
-      let answer: { status: number; text: string };
+      let answer: { status: number; text: string; retryAfter: string | null };
       try {
         const headers = { accept: "application/json", "content-type": "application/json", "x-postmark-server-token": serverToken };
         answer = await postJsonOffThread(batchUrl, headers, body, timeoutSeconds * 1000);
       } catch (error) {
         return all(errorOutcome(error));
       }
+      const retryAfterSeconds = parseRetryAfter(answer.retryAfter);
+      if (answer.status === 429) return all({ kind: "throttled", retryAfterSeconds, message: "Postmark answered 429 (rate limit)." });
+      // A 503 with Retry-After is Postmark turning requests away (maintenance): nothing was taken in.
+      if (answer.status === 503 && retryAfterSeconds !== null) return all({ kind: "throttled", retryAfterSeconds, message: "Postmark answered 503." });
       if (answer.status >= 500) return all({ kind: "unknown", message: `Postmark answered ${answer.status}.` });
       const parsed = parseJson(answer.text);
       if (answer.status !== 200) {
@@ -135,6 +162,14 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       });
     },
   };
+}
+
+/** `Retry-After` in seconds (a number of seconds or an HTTP date), at most an hour; null when absent or unreadable. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+  if (value === null || value.trim() === "") return null;
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) : (Date.parse(value) - now) / 1000;
+  if (!Number.isFinite(seconds)) return null;
+  return Math.min(3600, Math.max(0, Math.ceil(seconds)));
 }
 
 function parseJson(text: string): unknown {

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs, mailSettings } from "../../db/schema";
 import type { BatchRecipient } from "./batch-payload";
@@ -29,6 +29,15 @@ export async function readBatchJob(db: Database, jobId: string, customerId: stri
   return found ?? null;
 }
 
+/**
+ * How long a claim's provider call may be in flight without news from its worker. The worker renews it
+ * every third of this while it waits for the provider (`renewLease`), so only a claim whose worker is gone
+ * (process killed) ever lets it pass; recovery then takes the call for lost (./recovery.ts).
+ */
+export const BATCH_LEASE_MS = 60_000;
+/** No message is handed to the provider more than this many times (the first send and one re-send). */
+export const MAX_HANDOVERS = 2;
+
 export type Claim = { kind: "stale" } | { kind: "exhausted" } | { kind: "claimed"; batchId: string; rows: BatchRecipient[] };
 
 /**
@@ -51,7 +60,8 @@ export async function claimBatch(db: Database, jobId: string, run: number, size:
     const batchId = crypto.randomUUID();
     const [row] = await queryRows<{ seq: number; recipients: string }>(
       tx,
-      sql`update ${chunks} set ${col(chunks.batchId)} = ${batchId}, ${col(chunks.claimedAt)} = ${now}
+      sql`update ${chunks} set ${col(chunks.batchId)} = ${batchId}, ${col(chunks.claimedAt)} = ${now},
+                 ${col(chunks.leaseUntil)} = ${new Date(now.getTime() + BATCH_LEASE_MS)}
           where ${chunks.sendJobId} = ${jobId} and ${chunks.seq} = (
             select ${chunks.seq} from ${chunks} where ${chunks.sendJobId} = ${jobId} and ${chunks.batchId} is null order by ${chunks.seq} limit 1 for update skip locked)
           returning ${chunks.seq} as seq, ${chunks.recipients} as recipients`,
@@ -67,10 +77,12 @@ export async function claimBatch(db: Database, jobId: string, run: number, size:
         .where(and(eq(chunks.sendJobId, jobId), eq(chunks.seq, row.seq)));
     }
     const ids = sql.param(entries.map((e) => e[0]));
-    // The count, not the ids: answering 500 rows costs more than the update itself.
+    // The count, not the ids: answering 500 rows costs more than the update itself. The hand-over count
+    // is raised here, before the call, and a message handed over twice already is never marked again.
     const [marked] = await queryRows<{ count: number }>(
       tx,
-      sql`with marked as (update ${mailMessages} set ${col(mailMessages.status)} = 'sending' where ${mailMessages.id} = any(${ids}::uuid[]) and ${mailMessages.status} = 'pending' returning 1)
+      sql`with marked as (update ${mailMessages} set ${col(mailMessages.status)} = 'sending', ${col(mailMessages.attempts)} = ${mailMessages.attempts} + 1
+                          where ${mailMessages.id} = any(${ids}::uuid[]) and ${mailMessages.status} = 'pending' and ${mailMessages.attempts} < ${MAX_HANDOVERS} returning 1)
           select count(*)::int as count from marked`,
     );
     let claimed = entries;
@@ -88,15 +100,44 @@ export async function claimBatch(db: Database, jobId: string, run: number, size:
   });
 }
 
+/** The worker is still waiting for the provider: the claim's call is in flight, not lost. */
+export async function renewLease(db: Database, jobId: string, batchId: string, now: Date): Promise<void> {
+  await db
+    .update(mailSendJobChunks)
+    .set({ leaseUntil: new Date(now.getTime() + BATCH_LEASE_MS) })
+    .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId)));
+}
+
+/**
+ * The provider turned the whole call away (429, or 503 with Retry-After): nothing was handed over, so
+ * the claim is undone in one transaction: its messages are `pending` again with their hand-over count
+ * as before, and the row is unclaimed, for the lane's next batch after the back-off.
+ */
+export async function releaseBatch(db: Database, jobId: string, batchId: string, messageIds: readonly string[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (messageIds.length > 0) {
+      await tx
+        .update(mailMessages)
+        .set({ status: "pending", attempts: sql`greatest(${mailMessages.attempts} - 1, 0)` })
+        .where(and(inArray(mailMessages.id, [...messageIds]), eq(mailMessages.status, "sending")));
+    }
+    await tx
+      .update(mailSendJobChunks)
+      .set({ batchId: null, claimedAt: null, leaseUntil: null })
+      .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId)));
+  });
+}
+
 export type BatchResult = {
   messageId: string;
   status: "accepted" | "suppressed" | "invalid" | "failed" | "unknown";
   providerMessageId: string | null;
   error: string | null;
-  subject: string;
 };
 
 /**
+ * The message keeps the job's subject as written (`{{placeholders}}` unfilled): the personalised subject
+ * would keep a recipient's name or address after the job has forgotten them.
  * Writes each result with its send event, the job's counters and what is left of the batch's row of
  * addresses in one statement (data-modifying CTEs run together, atomically): the messages updated, one
  * event per message updated, the counters moved by what was updated; the row is deleted, or keeps only
@@ -122,7 +163,8 @@ export async function recordBatch(
   const rowStep =
     kept.length === 0
       ? sql`delete from ${chunks} where ${ofBatch}`
-      : sql`update ${chunks} set ${col(chunks.recipients)} = ${JSON.stringify(kept)} where ${ofBatch}`;
+      : // The call is over: its messages still in doubt are so since now (./reconcile.ts waits for evidence past it).
+        sql`update ${chunks} set ${col(chunks.recipients)} = ${JSON.stringify(kept)}, ${col(chunks.leaseUntil)} = ${now}::timestamptz where ${ofBatch}`;
   // The updated message is aliased `target` and its previous state `prior` (the same table twice), so
   // their columns are named bare after the alias.
   const [row] = await queryRows<{ status: SendJobRow["status"]; pending: number; run: number; accepted: number }>(
@@ -130,12 +172,12 @@ export async function recordBatch(
     sql`with v as (
           select * from unnest(${sql.param(results.map((r) => r.messageId))}::uuid[], ${sql.param(results.map((r) => r.status))}::text[],
                                ${sql.param(results.map((r) => r.providerMessageId))}::text[], ${sql.param(results.map((r) => r.error))}::text[],
-                               ${sql.param(results.map((r) => r.subject))}::text[], ${sql.param(results.map(() => timeOrderedUuid()))}::uuid[])
-                   as v(id, status, provider_message_id, error, subject, event_id)
+                               ${sql.param(results.map(() => timeOrderedUuid()))}::uuid[])
+                   as v(id, status, provider_message_id, error, event_id)
         ),
         recorded as (
           update ${m} target
-          set ${col(m.status)} = v.status, ${col(m.providerMessageId)} = v.provider_message_id, ${col(m.error)} = v.error, ${col(m.subject)} = v.subject,
+          set ${col(m.status)} = v.status, ${col(m.providerMessageId)} = v.provider_message_id, ${col(m.error)} = v.error,
               ${col(m.acceptedAt)} = case when v.status = 'accepted' then ${now}::timestamptz else target.${col(m.acceptedAt)} end
           from v, ${m} prior
           where target.${col(m.id)} = v.id and prior.${col(m.id)} = v.id

@@ -4,7 +4,7 @@ import { providerReadiness } from "../setup/provider-config";
 import { lookupSuppressions } from "../suppressions/mirror";
 import { monthlyAcceptedLive, noteAcceptedLive } from "../usage/meter";
 import type { BatchRecipient } from "./batch-payload";
-import { claimBatch, readBatchJob, recordBatch, type BatchResult, type Claim } from "./batch-store";
+import { BATCH_LEASE_MS, claimBatch, readBatchJob, recordBatch, releaseBatch, renewLease, type BatchResult, type Claim } from "./batch-store";
 import { batchWriter } from "./batch-writers";
 import { BATCH_SIZE } from "./model";
 import { publishBatchReconcile } from "./reconcile";
@@ -24,16 +24,29 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
  *      tagged with the batch id in `Metadata`;
  *   4. records every result and the job counters in one statement, from `sending` only, and deletes the
  *      row of addresses, keeping only the recipients whose outcome is `unknown`.
- * Exactly once towards the provider: a message is `sending` before the call and only a recorded answer or
- * reconciliation moves it on. A batch delivered twice claims other recipients (or none). A message whose
+ * Exactly once towards the provider: a message is `sending` before the call (its hand-over count raised in
+ * the same update, never past two) and only a recorded answer or reconciliation moves it on. While the
+ * provider call runs, the worker renews the claim's lease: a slow call is in flight, never in doubt.
+ * Back-pressure slows a lane down and never fails the job: a call turned away as a whole (429, or 503 with
+ * Retry-After) hands nothing over, so the claim is undone and the lane tries again after Retry-After or an
+ * exponential back-off; a call without a definite answer (time-out, 5xx) leaves its messages in doubt for
+ * reconciliation and the lane's next batch waits likewise. A batch delivered twice claims other recipients (or none). A message whose
  * outcome is in doubt (no answer, or the worker died: recovery marks it `unknown`) keeps its address until
  * reconciliation has asked Postmark what the batch delivered: what Postmark has is `accepted`, what it still
  * does not have after the grace period is `pending` again and sent in a later batch (./reconcile.ts). No
  * pending recipient and none in doubt left: the job completes and `job.completed` is emitted.
  */
 
-/** After a batch whose outcome was unknown throughout (provider down), the next one waits this long. */
-const UNKNOWN_BACKOFF_SECONDS = 30;
+/** Back-off of a lane after a call turned away (429) or left without an answer: base × 2^n seconds, at most the cap, ±10 %. */
+const THROTTLED_BACKOFF_BASE_SECONDS = 1;
+const UNANSWERED_BACKOFF_BASE_SECONDS = 5;
+const BACKOFF_CAP_SECONDS = 300;
+
+export function backoffSeconds(base: number, consecutive: number, retryAfterSeconds: number | null = null): number {
+  if (retryAfterSeconds !== null) return Math.max(1, retryAfterSeconds);
+  const plain = Math.min(BACKOFF_CAP_SECONDS, base * 2 ** Math.min(consecutive, 16));
+  return Math.max(1, Math.round(plain * (0.9 + Math.random() * 0.2)));
+}
 const SUPPRESSED_ON_STREAM = "The address is suppressed on the newsletter stream.";
 
 /** What a batch needs: the engine's core, the sending client and the caches of the send path. */
@@ -89,15 +102,31 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
         status: "suppressed",
         providerMessageId: null,
         error: SUPPRESSED_ON_STREAM,
-        subject: writer.subject(recipient),
       });
     } else toSend.push(recipient);
   });
   let outcomes: SendOutcome[] = [];
   if (toSend.length > 0) {
-    const { body, subjects } = writer.write(toSend, batchId);
-    outcomes = await deps.postmark.sendBatchJson(serverToken, body, toSend.length);
-    for (const [i, recipient] of toSend.entries()) results.push(resultOf(recipient.messageId, subjects[i] ?? "", outcomes[i]));
+    const { body } = writer.write(toSend, batchId);
+    outcomes = await whileLeased(deps, job.id, batchId, () => deps.postmark.sendBatchJson(serverToken, body, toSend.length));
+    const [first] = outcomes;
+    if (first?.kind === "throttled") {
+      await releaseBatch(
+        db,
+        job.id,
+        batchId,
+        recipients.map((r) => r.messageId),
+      );
+      const consecutive = (descriptor.backoff ?? 0) + 1;
+      const delay = backoffSeconds(THROTTLED_BACKOFF_BASE_SECONDS, consecutive - 1, first.retryAfterSeconds);
+      deps.logger.warn("send job: the provider turned the batch away; the lane backs off", {
+        send_job_id: job.id,
+        delay_seconds: delay,
+        reason: first.message,
+      });
+      return publishBatch(deps, { ...descriptor, batch: descriptor.batch + LANES, backoff: consecutive }, delay);
+    }
+    for (const [i, recipient] of toSend.entries()) results.push(resultOf(recipient.messageId, outcomes[i]));
   }
 
   const now = deps.clock.now();
@@ -117,22 +146,38 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   if (recorded.pending === 0) return completeJob(deps, job.id);
   if (recorded.status === "running" && recorded.run === descriptor.run) {
     const providerDown = outcomes.length > 0 && outcomes.every((o) => o.kind === "unknown");
-    await publishBatch(deps, { ...descriptor, batch: descriptor.batch + LANES }, providerDown ? UNKNOWN_BACKOFF_SECONDS : 0);
+    const next = { ...descriptor, batch: descriptor.batch + LANES, backoff: providerDown ? (descriptor.backoff ?? 0) + 1 : 0 };
+    await publishBatch(deps, next, providerDown ? backoffSeconds(UNANSWERED_BACKOFF_BASE_SECONDS, next.backoff - 1) : 0);
   }
 }
 
-function resultOf(messageId: string, subject: string, outcome: SendOutcome | undefined): BatchResult {
+/** Runs the provider call while renewing the claim's lease, so recovery never takes a slow call for a lost one. */
+async function whileLeased<T>(deps: BatchDeps, jobId: string, batchId: string, call: () => Promise<T>): Promise<T> {
+  const timer = setInterval(() => {
+    renewLease(deps.db, jobId, batchId, deps.clock.now()).catch((error: unknown) =>
+      deps.logger.error("send job: the batch lease could not be renewed", { send_job_id: jobId, error: String(error) }),
+    );
+  }, BATCH_LEASE_MS / 3);
+  try {
+    return await call();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function resultOf(messageId: string, outcome: SendOutcome | undefined): BatchResult {
   switch (outcome?.kind) {
     case "accepted":
-      return { messageId, subject, status: "accepted", providerMessageId: outcome.providerMessageId, error: null };
+      return { messageId, status: "accepted", providerMessageId: outcome.providerMessageId, error: null };
     case "suppressed":
     case "invalid":
-      return { messageId, subject, status: outcome.kind, providerMessageId: null, error: outcome.message };
+      return { messageId, status: outcome.kind, providerMessageId: null, error: outcome.message };
     case "failed":
-      return { messageId, subject, status: "failed", providerMessageId: null, error: `Postmark error ${outcome.code}: ${outcome.message}` };
+      return { messageId, status: "failed", providerMessageId: null, error: `Postmark error ${outcome.code}: ${outcome.message}` };
     case "unknown":
-      return { messageId, subject, status: "unknown", providerMessageId: null, error: outcome.message };
+    case "throttled":
+      return { messageId, status: "unknown", providerMessageId: null, error: outcome.message };
     case undefined:
-      return { messageId, subject, status: "unknown", providerMessageId: null, error: "No result for this message in the batch answer." };
+      return { messageId, status: "unknown", providerMessageId: null, error: "No result for this message in the batch answer." };
   }
 }

@@ -6,6 +6,7 @@ import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { noteAcceptedLive } from "../usage/meter";
+import { MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
 import type { ChunkEntry } from "./recipients";
 import { col, cols, queryRows } from "./sql";
@@ -13,18 +14,28 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
 
 /*
  * Reconciliation: what happened to messages whose provider call is in doubt (`unknown`: the answer was
- * lost, Postmark answered 5xx, or the worker died with the call in flight). Every provider call carries an
- * id in `Metadata` (a send job's batch id, a transactional mail's message id), and Postmark's Messages API
- * can be searched by it. What Postmark has is `accepted`, with its MessageID and the time it received it.
- * What it does not have once the grace period since the call is over (its search index lags behind the
- * send, so an early empty answer proves nothing) was never received:
+ * lost, Postmark answered 5xx, or the worker died with the call in flight, i.e. its lease expired: a slow
+ * call whose worker still renews its lease is in flight, never in doubt). Every provider call carries an id
+ * in `Metadata` (a send job's batch id, a transactional mail's message id), and Postmark's Messages API can
+ * be searched by it. What Postmark has is `accepted`, with its MessageID and the time it received it.
+ *
+ * "Absent from the search" is not proof: the search is an index that lags behind the send, by minutes in an
+ * incident. A message is taken as never received only on EVIDENCE that the index is current past the
+ * in-doubt call: the newest message the search shows on the server was received after the moment the call
+ * was surely over (its end, or its lease's expiry) plus the grace period (`SEND_RECONCILE_GRACE_SECONDS`,
+ * what Postmark may still take in after a connection closed). The index is asked for that first and
+ * searched by the batch second, so the search that finds nothing covers everything received until then.
+ * Never received, then:
  *   - a send job's recipient is `pending` again and goes out in a later batch (its address was kept for
- *     this), unless the job was cancelled or failed meanwhile (then `failed`);
+ *     this), unless it was handed over twice already or the job ended meanwhile (then `failed`);
  *   - a transactional mail is `failed` (its content is not kept; the customer got "outcome unknown" and
  *     can send again).
- * When Postmark cannot be asked (no answer, no valid token), nothing changes: the messages stay `unknown`
- * and the sweep asks again later. Nothing is ever sent twice: a message is sent again only after Postmark
- * said, past the grace period, that it does not have it.
+ * Without evidence nothing changes and the message is asked about again later (a queued message, and the
+ * `send-jobs-sweep` cron every minute); it is never re-sent on a timer. Evidence after the second
+ * hand-over makes a missing message `failed` (never a third hand-over); a message that stays in doubt past
+ * `SEND_RECONCILE_LIMIT_HOURS` ends `unknown` for good (its job counts it in `unknown` and may complete; a
+ * provider event still settles it). When Postmark cannot be
+ * asked (no answer, no valid token), nothing changes.
  */
 
 export const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
@@ -37,19 +48,34 @@ type MessageRef = z.infer<typeof MessageRef>;
 
 export type ReconcileOutcome = "settled" | "waiting" | "unavailable" | "gone";
 
+/** The error of a message whose outcome stays unknown for good; reconciliation asks about it no more. */
+export const UNKNOWN_FOR_GOOD =
+  "Postmark could neither confirm nor deny receiving this message within the reconciliation limits; it is not sent again. A provider event may still settle it.";
+/** A transactional call is over this long after it started (the client's time-out). */
+const TRANSACTIONAL_CALL_MS = 20_000;
+
 const NEVER_RECEIVED_TRANSACTIONAL = "Postmark never received this message, so it was not sent; send it again if it is still wanted.";
 const NEVER_RECEIVED_SANDBOX = "The provider's answer was lost; in sandbox mode nothing is delivered, so nothing was lost.";
 const NEVER_RECEIVED_JOB_ENDED = "Postmark never received this message and the job ended before it could be sent again.";
+const NEVER_RECEIVED_TWICE = "Postmark never received this message, handed over twice; it is not sent a third time.";
 
 /** What reconciliation needs: the engine's core, the Messages API and the monthly meter it keeps current. */
 export type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
 
-const graceMs = (deps: EngineDeps) => deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000;
+/** What Postmark may still take in after a call's connection closed (the test-only setting replaces the floored one). */
+export const graceMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_TEST_GRACE_MS ?? deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000;
+const limitMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_LIMIT_HOURS * 3_600_000;
 
-/** Asks again once the grace period after `since` is over (at least a second from now). */
+/**
+ * Asks again once the grace period after `since` is over, then every quarter of it (1 s – 5 min). The
+ * deduplication id names the moment rounded to that interval, so the queue, the sweep and start-up asking
+ * about the same call merge into one chain of messages.
+ */
 async function publishLater(deps: EngineDeps, topic: string, body: BatchRef | MessageRef, key: string, since: Date): Promise<void> {
-  const delaySeconds = Math.max(1, Math.ceil((since.getTime() + graceMs(deps) - deps.clock.now().getTime()) / 1000));
-  await deps.queue.publish(topic, body, { delaySeconds, deduplicationId: `${topic}-${key}-${since.getTime() + graceMs(deps)}` });
+  const every = Math.min(300_000, Math.max(1000, graceMs(deps) / 4));
+  const wait = Math.max(every, since.getTime() + graceMs(deps) - deps.clock.now().getTime());
+  const due = Math.ceil((deps.clock.now().getTime() + wait) / every) * every;
+  await deps.queue.publish(topic, body, { delaySeconds: Math.max(1, Math.ceil(wait / 1000)), deduplicationId: `${topic}-${key}-${due}` });
 }
 
 export async function publishBatchReconcile(deps: EngineDeps, ref: BatchRef): Promise<void> {
@@ -79,13 +105,28 @@ async function liveServerToken(deps: EngineDeps, customerId: string): Promise<st
   return readiness.ready ? readiness.credentials.serverToken : null;
 }
 
-/** What Postmark has with `Metadata[key] = value`, by our message id; null when it cannot be asked. */
-async function askProvider(deps: ReconcileDeps, customerId: string, key: string, value: string): Promise<Map<string, ProviderMessage> | null> {
+/**
+ * What Postmark has with `Metadata[key] = value`, by our message id, and whether its search is shown
+ * current past `doubtSince` + grace (see the top of this file: asked first); null when it cannot be asked.
+ */
+async function askProvider(
+  deps: ReconcileDeps,
+  customerId: string,
+  key: string,
+  value: string,
+  doubtSince: Date,
+): Promise<{ found: Map<string, ProviderMessage>; current: boolean } | null> {
   const token = await liveServerToken(deps, customerId);
   if (token === null) {
     deps.logger.warn("reconciliation: the customer's Postmark configuration is not ready; asking again later", { customer_id: customerId });
     return null;
   }
+  const newest = await deps.postmark.newestReceivedAt(token);
+  if (newest.kind === "unavailable") {
+    deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: newest.message });
+    return null;
+  }
+  const current = newest.receivedAt !== null && newest.receivedAt.getTime() >= doubtSince.getTime() + graceMs(deps);
   const answer = await deps.postmark.searchByMetadata(token, key, value);
   if (answer.kind === "unavailable") {
     deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: answer.message });
@@ -96,7 +137,7 @@ async function askProvider(deps: ReconcileDeps, customerId: string, key: string,
     const id = message.metadata.message_id;
     if (typeof id === "string") byMessage.set(id, message);
   }
-  return byMessage;
+  return { found: byMessage, current };
 }
 
 /** `unknown` → `accepted` with what Postmark says of each message, and their `accepted` events. */
@@ -129,6 +170,17 @@ async function acceptFound(
         )
         select id, accepted_at as "acceptedAt" from accepted`,
   );
+}
+
+/** `unknown` for good: reconciliation asks about these no more (see `UNKNOWN_FOR_GOOD`). */
+async function giveUp(tx: Database, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const changed = await tx
+    .update(mailMessages)
+    .set({ error: UNKNOWN_FOR_GOOD })
+    .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "unknown")))
+    .returning({ id: mailMessages.id });
+  return changed.length;
 }
 
 /** `unknown` → `status` (`pending` again, or `failed` with `error`), with an event for a final state. */
@@ -167,14 +219,19 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   const { db } = deps;
   const ofBatch = and(eq(mailSendJobChunks.sendJobId, ref.job_id), eq(mailSendJobChunks.batchId, ref.batch_id));
   const [row] = await db
-    .select({ recipients: mailSendJobChunks.recipients, claimedAt: mailSendJobChunks.claimedAt, mode: mailSendJobs.mode })
+    .select({
+      recipients: mailSendJobChunks.recipients,
+      claimedAt: mailSendJobChunks.claimedAt,
+      leaseUntil: mailSendJobChunks.leaseUntil,
+      mode: mailSendJobs.mode,
+    })
     .from(mailSendJobChunks)
     .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobChunks.sendJobId))
     .where(and(ofBatch, eq(mailSendJobs.customerId, ref.customer_id)));
   if (!row) return "gone";
   const entries = JSON.parse(row.recipients) as ChunkEntry[];
   const states = await db
-    .select({ id: mailMessages.id, status: mailMessages.status })
+    .select({ id: mailMessages.id, status: mailMessages.status, attempts: mailMessages.attempts })
     .from(mailMessages)
     .where(
       and(
@@ -185,9 +242,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
         inArray(mailMessages.status, ["sending", "unknown"]),
       ),
     );
-  // A message still `sending` has a worker that may yet record its answer (recovery marks lost ones unknown).
+  // A message still `sending` has a worker that may yet record its answer (recovery marks it unknown once
+  // the claim's lease has expired).
   if (states.some((s) => s.status === "sending")) return "waiting";
-  const inDoubt = new Set(states.map((s) => s.id));
+  const inDoubt = new Map(states.map((s) => [s.id, s.attempts]));
   if (inDoubt.size === 0) {
     // Settled meanwhile (a provider event told us Postmark had them): the addresses go, the job may end.
     await db.delete(mailSendJobChunks).where(ofBatch);
@@ -195,45 +253,56 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
     return "settled";
   }
 
-  const claimedAt = row.claimedAt ?? deps.clock.now();
+  const now = deps.clock.now();
+  const doubtSince = row.leaseUntil ?? row.claimedAt ?? now;
   // Sandbox batches went out with Postmark's test token, which keeps and delivers nothing: sending one
   // again is harmless, and there is nothing to ask.
-  const onProvider = row.mode === "sandbox" ? new Map<string, ProviderMessage>() : await askProvider(deps, ref.customer_id, "batch_id", ref.batch_id);
-  if (onProvider === null) return "unavailable";
-  const now = deps.clock.now();
-  const pastGrace = row.mode === "sandbox" || now.getTime() - claimedAt.getTime() >= graceMs(deps);
-  const found = [...inDoubt].flatMap((id) => {
-    const message = onProvider.get(id);
+  const asked =
+    row.mode === "sandbox"
+      ? { found: new Map<string, ProviderMessage>(), current: true }
+      : await askProvider(deps, ref.customer_id, "batch_id", ref.batch_id, doubtSince);
+  if (asked === null) return "unavailable";
+  const found = [...inDoubt.keys()].flatMap((id) => {
+    const message = asked.found.get(id);
     return message ? [{ id, message }] : [];
   });
-  const missing = [...inDoubt].filter((id) => !onProvider.has(id));
+  const missing = [...inDoubt.keys()].filter((id) => !asked.found.has(id));
+  const neverReceived = asked.current ? missing : [];
+  // Without evidence: asked again later (also after the second hand-over, which can never be followed by
+  // a third), until the limit has passed.
+  const pastLimit = now.getTime() - doubtSince.getTime() >= limitMs(deps);
+  const undecided = asked.current ? [] : missing;
+  const givenUp = pastLimit ? undecided : [];
+  const stillInDoubt = pastLimit ? [] : undecided;
 
   const settled = await db.transaction(async (tx) => {
     const [job] = await tx.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, ref.job_id)).for("update");
     if (!job) return null;
-    const accepted = await acceptFound(tx, ref.customer_id, found, claimedAt);
+    const accepted = await acceptFound(tx, ref.customer_id, found, row.claimedAt ?? now);
     const canResend = job.status === "running" || job.status === "paused";
-    const error = job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
-    const settledMissing = pastGrace ? await settleMissing(tx, ref.customer_id, missing, canResend ? "pending" : "failed", canResend ? null : error, now) : 0;
-    const resent = canResend ? settledMissing : 0;
-    const failed = canResend ? 0 : settledMissing;
+    const again = neverReceived.filter((id) => canResend && (inDoubt.get(id) ?? 0) < MAX_HANDOVERS);
+    const ended = neverReceived.filter((id) => !again.includes(id));
+    const resent = await settleMissing(tx, ref.customer_id, again, "pending", null, now);
+    // Not received and not sent again: the job ended meanwhile, or the message was handed over twice already.
+    const endedError = canResend ? NEVER_RECEIVED_TWICE : job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
+    const failed = await settleMissing(tx, ref.customer_id, ended, "failed", endedError, now);
+    const unknownForGood = await giveUp(tx, givenUp);
     await tx
       .update(mailSendJobs)
       .set({
         accepted: sql`${mailSendJobs.accepted} + ${accepted.length}`,
-        unknown: sql`${mailSendJobs.unknown} - ${accepted.length + settledMissing}`,
+        unknown: sql`${mailSendJobs.unknown} - ${accepted.length + resent + failed}`,
         pending: sql`${mailSendJobs.pending} + ${resent}`,
         failed: sql`${mailSendJobs.failed} + ${failed}`,
         updatedAt: now,
       })
       .where(eq(mailSendJobs.id, ref.job_id));
-    const stillInDoubt = pastGrace ? [] : missing;
     if (resent > 0) {
       // The recipients Postmark never got go back to the job as an unclaimed row: a later batch sends them.
-      const again = new Set(missing);
+      const back = new Set(again);
       await tx
         .update(mailSendJobChunks)
-        .set({ recipients: JSON.stringify(entries.filter((e) => again.has(e[0]))), batchId: null, claimedAt: null })
+        .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null })
         .where(ofBatch);
     } else if (stillInDoubt.length > 0) {
       const waiting = new Set(stillInDoubt);
@@ -244,15 +313,22 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
     } else {
       await tx.delete(mailSendJobChunks).where(ofBatch);
     }
-    return { accepted: accepted.length, resent, failed, waiting: stillInDoubt.length, status: job.status };
+    return { accepted: accepted.length, resent, failed, unknown_for_good: unknownForGood, waiting: stillInDoubt.length, status: job.status };
   });
   if (!settled) return "gone";
   if (row.mode === "live" && settled.accepted > 0) noteAcceptedLive(deps, ref.customer_id, now, settled.accepted);
   deps.logger.info("send-job batch reconciled with the provider", { send_job_id: ref.job_id, batch_id: ref.batch_id, ...settled });
+  if (settled.unknown_for_good > 0) {
+    deps.logger.warn("send job: messages end `unknown` for good (Postmark's search never showed whether it has them)", {
+      send_job_id: ref.job_id,
+      batch_id: ref.batch_id,
+      unknown: settled.unknown_for_good,
+    });
+  }
   if (settled.resent > 0 && settled.status === "running") await resumeUnderNewRun(deps, ref.job_id);
   else await completeJob(deps, ref.job_id);
   if (settled.waiting > 0) {
-    await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id, claimedAt);
+    await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id, doubtSince);
     return "waiting";
   }
   return "settled";
@@ -263,29 +339,35 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
   const { db } = deps;
   const ofMessage = and(eq(mailMessages.id, ref.message_id), eq(mailMessages.customerId, ref.customer_id), isNull(mailMessages.sendJobId));
   const [message] = await db
-    .select({ status: mailMessages.status, mode: mailMessages.mode, createdAt: mailMessages.createdAt })
+    .select({ status: mailMessages.status, mode: mailMessages.mode, createdAt: mailMessages.createdAt, error: mailMessages.error })
     .from(mailMessages)
     .where(ofMessage);
   if (!message) return "gone";
   if (message.status === "sending") return "waiting";
-  if (message.status !== "unknown") return "settled";
+  if (message.status !== "unknown" || message.error === UNKNOWN_FOR_GOOD) return "settled";
   const now = deps.clock.now();
   if (message.mode === "sandbox") {
     await db.transaction((tx) => settleMissing(tx, ref.customer_id, [ref.message_id], "failed", NEVER_RECEIVED_SANDBOX, now));
     return "settled";
   }
-  const onProvider = await askProvider(deps, ref.customer_id, "message_id", ref.message_id);
-  if (onProvider === null) return "unavailable";
-  const found = onProvider.get(ref.message_id);
+  const doubtSince = new Date(message.createdAt.getTime() + TRANSACTIONAL_CALL_MS);
+  const asked = await askProvider(deps, ref.customer_id, "message_id", ref.message_id, doubtSince);
+  if (asked === null) return "unavailable";
+  const found = asked.found.get(ref.message_id);
   if (found) {
     const accepted = await db.transaction((tx) => acceptFound(tx, ref.customer_id, [{ id: ref.message_id, message: found }], message.createdAt));
     if (accepted.length > 0) noteAcceptedLive(deps, ref.customer_id, now, 1);
     return "settled";
   }
-  if (now.getTime() - message.createdAt.getTime() >= graceMs(deps)) {
+  if (asked.current) {
     await db.transaction((tx) => settleMissing(tx, ref.customer_id, [ref.message_id], "failed", NEVER_RECEIVED_TRANSACTIONAL, now));
     return "settled";
   }
-  await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, message.createdAt);
+  if (now.getTime() - doubtSince.getTime() >= limitMs(deps)) {
+    await db.transaction((tx) => giveUp(tx, [ref.message_id]));
+    deps.logger.warn("transactional mail ends `unknown` for good (Postmark's search never showed whether it has it)", { message_id: ref.message_id });
+    return "settled";
+  }
+  await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, doubtSince);
   return "waiting";
 }

@@ -1,6 +1,6 @@
-import { and, eq, inArray, isNotNull, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
-import { reconcileBatch, reconcileMessage, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
+import { reconcileBatch, reconcileMessage, UNKNOWN_FOR_GOOD, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
 import type { ChunkEntry } from "./recipients";
 import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type EngineDeps } from "./transitions";
 
@@ -13,8 +13,9 @@ import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type Eng
 /** A running job without a claim or record for this long has lost its lanes (a worker died). */
 export const STALL_MS = 5 * 60_000;
 /**
- * A provider call gives up after 20 s and its answer is recorded within moments; a message `sending` for
- * this long lost its worker.
+ * A transactional provider call gives up after 20 s and its answer is recorded within moments; a
+ * transactional mail `sending` for this long lost its worker. (A send job's batch has a lease instead,
+ * renewed while its call is in flight: see `BATCH_LEASE_MS`.)
  */
 export const IN_FLIGHT_LIMIT_MS = 2 * 60_000;
 /** Batches and transactional mails reconciled per sweep; the next sweep takes the rest. */
@@ -27,8 +28,13 @@ export type RecoveryResult = { started: number; resumed: number; completed: numb
 type Options = {
   /** A running job without progress for this long gets new lanes. */
   stalledForMs: number;
-  /** A message `sending` for this long lost its worker. */
+  /** A transactional mail `sending` for this long lost its worker. */
   inFlightForMs: number;
+  /**
+   * Start-up of the embedded server: work claimed before this instant belonged to the previous process,
+   * which is gone, whatever its lease says; work claimed since is this process's own.
+   */
+  bootedAt?: Date;
   customerId?: string;
 };
 
@@ -53,25 +59,32 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     .where(and(eq(mailSendJobs.status, "scheduled"), lte(mailSendJobs.scheduledAt, now), ofCustomer));
   for (const job of due) if (await startDueJob(deps, job.id, job.customerId)) result.started++;
 
-  // Batches claimed long enough ago: their `sending` messages lost the worker; then every batch in doubt.
+  // Claims whose lease has expired (their worker is gone; one waiting for a slow provider renews it) or
+  // that the previous process made: their `sending` messages lost the worker; then every batch in doubt.
   const lostBefore = new Date(now.getTime() - options.inFlightForMs);
+  const chunks = mailSendJobChunks;
   const claims = await db
-    .select({
-      jobId: mailSendJobChunks.sendJobId,
-      batchId: mailSendJobChunks.batchId,
-      customerId: mailSendJobs.customerId,
-      recipients: mailSendJobChunks.recipients,
-    })
-    .from(mailSendJobChunks)
-    .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobChunks.sendJobId))
-    .where(and(isNotNull(mailSendJobChunks.batchId), lte(mailSendJobChunks.claimedAt, lostBefore), ofCustomer))
-    .orderBy(mailSendJobChunks.claimedAt)
+    .select({ jobId: chunks.sendJobId, batchId: chunks.batchId, customerId: mailSendJobs.customerId, recipients: chunks.recipients })
+    .from(chunks)
+    .innerJoin(mailSendJobs, eq(mailSendJobs.id, chunks.sendJobId))
+    .where(
+      and(
+        isNotNull(chunks.batchId),
+        or(
+          lte(chunks.leaseUntil, now),
+          and(isNull(chunks.leaseUntil), lte(chunks.claimedAt, lostBefore)),
+          options.bootedAt ? lt(chunks.claimedAt, options.bootedAt) : undefined,
+        ),
+        ofCustomer,
+      ),
+    )
+    .orderBy(chunks.claimedAt)
     .limit(RECONCILE_PER_SWEEP);
+  // Every lost claim is marked first: reconciling one may wait for the provider (each call is bounded).
   for (const claim of claims) {
     if (!claim.batchId) continue;
     const ids = (JSON.parse(claim.recipients) as ChunkEntry[]).map((e) => e[0]);
-    result.unknown += await markLost(deps, claim.jobId, claim.customerId, ids, now);
-    count(await reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
+    result.unknown += await markLost(deps, claim.jobId, claim.customerId, claim.batchId, ids, now, options.bootedAt);
   }
 
   // Transactional mails: the same, one message at a time.
@@ -82,7 +95,7 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
       and(
         isNull(mailMessages.sendJobId),
         eq(mailMessages.status, "sending"),
-        lte(mailMessages.createdAt, lostBefore),
+        options.bootedAt ? or(lte(mailMessages.createdAt, lostBefore), lt(mailMessages.createdAt, options.bootedAt)) : lte(mailMessages.createdAt, lostBefore),
         options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined,
       ),
     )
@@ -95,10 +108,14 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     .select({ id: mailMessages.id, customerId: mailMessages.customerId })
     .from(mailMessages)
     .where(
-      and(isNull(mailMessages.sendJobId), eq(mailMessages.status, "unknown"), options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined),
+      and(
+        isNull(mailMessages.sendJobId),
+        eq(mailMessages.status, "unknown"),
+        or(isNull(mailMessages.error), ne(mailMessages.error, UNKNOWN_FOR_GOOD)),
+        options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined,
+      ),
     )
     .limit(RECONCILE_PER_SWEEP);
-  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
 
   // Running jobs without progress lost their lanes: new ones take the remaining recipients.
   const stalledBefore = new Date(now.getTime() - options.stalledForMs);
@@ -121,12 +138,27 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
       if (after?.status === "completed") result.completed++;
     }
   }
+  // Last, what asks the provider: lanes and marks above never wait for it.
+  for (const claim of claims) {
+    if (claim.batchId) count(await reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
+  }
+  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
   return result;
 }
 
-/** The batch's messages still `sending` lost their worker: `unknown`, with their events and the job's counters. */
-async function markLost(deps: EngineDeps, jobId: string, customerId: string, ids: string[], now: Date): Promise<number> {
+/**
+ * The batch's messages still `sending` lost their worker: `unknown`, with their events and the job's
+ * counters. A claim of the previous process is in doubt since that process started its successor at the
+ * latest (`bootedAt`), even if its lease said later.
+ */
+async function markLost(deps: EngineDeps, jobId: string, customerId: string, batchId: string, ids: string[], now: Date, bootedAt?: Date): Promise<number> {
   return deps.db.transaction(async (tx) => {
+    if (bootedAt) {
+      await tx
+        .update(mailSendJobChunks)
+        .set({ leaseUntil: sql`least(coalesce(${mailSendJobChunks.leaseUntil}, ${bootedAt}), ${bootedAt})` })
+        .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId), lt(mailSendJobChunks.claimedAt, bootedAt)));
+    }
     const lost = await tx
       .update(mailMessages)
       .set({ status: "unknown", error: LOST_IN_FLIGHT })
@@ -149,11 +181,12 @@ async function markLost(deps: EngineDeps, jobId: string, customerId: string, ids
 }
 
 /**
- * Start-up of the embedded server (one process owns the database): nothing can be in flight, so every
- * `sending` message lost its worker; it is reconciled at once, and running jobs get new lanes. Never run
+ * Start-up of the embedded server (one process owns the database): whatever was claimed before `bootedAt`
+ * lost its worker; it is reconciled at once, and running jobs get new lanes. It runs in the background
+ * after the server listens, so what this process claims meanwhile is its own and left alone. Never run
  * this where other processes may be sending (Vercel): the `send-jobs-sweep` cron covers production with
- * its time limits.
+ * the leases.
  */
-export async function recoverAfterRestart(deps: ReconcileDeps): Promise<RecoveryResult> {
-  return recoverSendJobs(deps, { stalledForMs: 0, inFlightForMs: 0 });
+export async function recoverAfterRestart(deps: ReconcileDeps, bootedAt: Date): Promise<RecoveryResult> {
+  return recoverSendJobs(deps, { stalledForMs: 0, inFlightForMs: IN_FLIGHT_LIMIT_MS, bootedAt });
 }

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, lte, notExists, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { CoreDeps } from "../../core/context";
 import type { Database } from "../../db/client";
@@ -22,7 +22,14 @@ const MAX_DELAY_SECONDS = 7 * 24 * 3600;
 
 export const CANCELLED = "cancelled";
 
-export const BatchDescriptor = z.object({ job_id: z.uuid(), customer_id: z.uuid(), run: z.number().int(), batch: z.number().int().positive() });
+export const BatchDescriptor = z.object({
+  job_id: z.uuid(),
+  customer_id: z.uuid(),
+  run: z.number().int(),
+  batch: z.number().int().positive(),
+  /** Calls of this lane in a row that the provider turned away or left unanswered: the back-off's exponent. */
+  backoff: z.number().int().min(0).max(64).optional(),
+});
 export type BatchDescriptor = z.infer<typeof BatchDescriptor>;
 
 type QueueDeps = Pick<CoreDeps, "queue" | "clock">;
@@ -157,9 +164,10 @@ export async function failJob(deps: EngineDeps, job: Pick<SendJobRow, "id">, err
 }
 
 /**
- * running|paused → completed when no recipient is pending and none is in doubt (`unknown` is settled by
- * reconciliation first: a job never completes with messages whose fate is not known). The addresses are
- * gone; `job.completed` is written with the state change and published after the commit.
+ * running|paused → completed when no recipient is pending and none is in doubt: no row of addresses is
+ * claimed any more (a batch in flight or in doubt keeps its row until reconciliation has settled it). The
+ * job's `unknown` then counts only messages that ended `unknown` for good (./reconcile.ts). The addresses
+ * are gone; `job.completed` is written with the state change and published after the commit.
  */
 export async function completeJob(deps: EngineDeps, jobId: string): Promise<void> {
   const now = deps.clock.now();
@@ -167,7 +175,19 @@ export async function completeJob(deps: EngineDeps, jobId: string): Promise<void
     const [done] = await tx
       .update(mailSendJobs)
       .set({ status: "completed", pauseReason: null, completedAt: now, updatedAt: now })
-      .where(and(eq(mailSendJobs.id, jobId), inArray(mailSendJobs.status, ["running", "paused"]), eq(mailSendJobs.pending, 0), eq(mailSendJobs.unknown, 0)))
+      .where(
+        and(
+          eq(mailSendJobs.id, jobId),
+          inArray(mailSendJobs.status, ["running", "paused"]),
+          eq(mailSendJobs.pending, 0),
+          notExists(
+            tx
+              .select({ one: sql`1` })
+              .from(mailSendJobChunks)
+              .where(and(eq(mailSendJobChunks.sendJobId, jobId), isNotNull(mailSendJobChunks.batchId))),
+          ),
+        ),
+      )
       .returning();
     if (!done) return null;
     await deleteTransient(tx, jobId, true);

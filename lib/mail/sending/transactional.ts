@@ -128,7 +128,9 @@ export async function recordOutcome(deps: MailDeps, messageId: string, outcome: 
         ? { status: "unknown" as const, error: outcome.message }
         : outcome.kind === "failed"
           ? { status: "failed" as const, error: `Postmark error ${outcome.code}: ${outcome.message}` }
-          : { status: outcome.kind, error: outcome.message };
+          : outcome.kind === "throttled"
+            ? { status: "failed" as const, error: outcome.message }
+            : { status: outcome.kind, error: outcome.message };
   const [row] = await deps.db
     .update(mailMessages)
     .set(set)
@@ -163,8 +165,12 @@ function resultOf(deps: MailDeps, messageId: string, outcome: SendOutcome): Send
         "The provider did not answer; the outcome is unknown and the mail is not sent again by this request. We ask Postmark what it received: GET /v1/messages/{id} shows `accepted` if it has the mail, or `failed` if it never got it (send again then).",
         { extra: { message_id: messageId } },
       );
+    case "throttled":
     case "failed":
-      deps.logger.error("postmark refused a transactional send", { message_id: messageId, code: outcome.code, status: outcome.status });
+      deps.logger.error("postmark refused a transactional send", {
+        message_id: messageId,
+        ...(outcome.kind === "failed" ? { code: outcome.code, status: outcome.status } : {}),
+      });
       throw new ApiError("internal_error", "The provider refused the mail for a reason on our side; it was not sent. Retry later.");
   }
 }

@@ -28,8 +28,15 @@ const FaultBody = z.object({
   count: z.number().int().positive().optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   after_accept: z.boolean().optional(),
+  path: z.enum(["/email", "/email/batch"]).optional(),
 });
 const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
+const LatencyBody = z.object({ delay_ms: z.number().int().nonnegative().max(600_000) });
+const ThrottleBody = z.object({
+  rate: z.number().min(0).max(1),
+  duration_ms: z.number().int().nonnegative().max(3_600_000),
+  retry_after_seconds: z.number().int().nonnegative().max(3600).optional(),
+});
 const RecipientBody = z.object({ recipient: z.string().optional() });
 const EngagementBody = RecipientBody.extend({ platform: z.string().optional() });
 const ClickBody = EngagementBody.extend({ url: z.url(), location: z.enum(["HTML", "Text"]).optional() });
@@ -128,11 +135,17 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     // Checked on the header only: hono's bodyLimit touches `c.req.raw.body`, which moves @hono/node-server
     // off its fast path for `text()` and costs ~30 ms per 16 MB batch.
     if (Number(c.req.header("content-length") ?? 0) > MAX_SEND_BODY_BYTES) return c.text("Request Entity Too Large", 413);
-    const fault = simulator.takeFault();
+    const throttled = simulator.takeThrottle();
+    if (throttled) {
+      if (throttled.retryAfterSeconds !== null) c.header("Retry-After", String(throttled.retryAfterSeconds));
+      return c.json(POSTMARK_ERRORS.rateLimited, 429);
+    }
+    const fault = simulator.takeFault(c.req.path);
     if (fault?.mode === "error500") return c.text("Internal Server Error", 500);
     if (fault?.mode === "drop" && !fault.afterAccept) return drop(c);
     // Held after the body arrived: a `slow` provider has the mail even if its caller dies meanwhile.
     const body = await readJson(c);
+    if (simulator.latencyMs > 0) await simulator.hold(simulator.latencyMs);
     if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {
       // Read first, so the socket keeps reading and notices when the caller goes away.
@@ -201,13 +214,23 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
   });
   app.post("/__sim/faults", async (c) => {
     const fault = await controlBody(c, FaultBody);
-    simulator.setFaults({ mode: fault.mode, count: fault.count, delayMs: fault.delay_ms, afterAccept: fault.after_accept });
+    simulator.setFaults({ mode: fault.mode, count: fault.count, delayMs: fault.delay_ms, afterAccept: fault.after_accept, path: fault.path });
     return c.json({ mode: fault.mode, count: fault.mode === "none" ? 0 : (fault.count ?? 1) });
   });
   app.post("/__sim/search", async (c) => {
     const { delay_ms } = await controlBody(c, SearchBody);
     simulator.setSearchDelay(delay_ms);
     return c.json({ delay_ms });
+  });
+  app.post("/__sim/latency", async (c) => {
+    const { delay_ms } = await controlBody(c, LatencyBody);
+    simulator.setLatency(delay_ms);
+    return c.json({ delay_ms });
+  });
+  app.post("/__sim/throttle", async (c) => {
+    const body = await controlBody(c, ThrottleBody);
+    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds });
+    return c.json(body);
   });
   app.get("/__sim/webhooks", (c) => {
     const limit = Number(c.req.query("limit") ?? 100);

@@ -29,6 +29,8 @@ export const POSTMARK_ERRORS = {
   // generic "the request does not contain the fields we expect".
   searchCount: { ErrorCode: 403, Message: "The 'count' parameter is required and must be between 1 and 500." },
   searchOffset: { ErrorCode: 403, Message: "The 'offset' parameter is required; 'count' plus 'offset' may not exceed 10,000." },
+  // HTTP 429 (API overview: "Rate limit exceeded"); Postmark documents no ErrorCode of its own for it.
+  rateLimited: { ErrorCode: 429, Message: "Rate limit exceeded: too many requests; slow down and try again later." },
   searchOneMetadata: { ErrorCode: 403, Message: "Only one metadata field can be searched at a time." },
 } as const satisfies Record<string, PostmarkError>;
 

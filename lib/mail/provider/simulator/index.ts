@@ -21,10 +21,16 @@
  * - `POST /__sim/messages/{MessageID}/open|click|unsubscribe|bounce|complain` with `{ recipient?, url?,
  *   location?, platform?, type? }`: the reader's actions, posted as Postmark webhooks
  * - `GET /__sim/stats` (`received`, `duplicates_by_metadata_message_id`, …), `POST /__sim/reset`
- * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept? }`
+ * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept?, path? }`
  * - `POST /__sim/search { delay_ms }`: the Messages API search leaves out messages younger than this
+ * - `POST /__sim/latency { delay_ms }`: every send request is held this long, then handled (a slow provider)
+ * - `POST /__sim/throttle { rate, duration_ms, retry_after_seconds? }`: for that long, that share (0–1) of the
+ *   send requests is answered 429 (with `Retry-After` when given)
  * - `GET /__sim/webhooks?limit=` (log of posted events), `PUT /__sim/webhook { url, username?, password? } | null`
  * - `POST /__sim/servers { token, id?, name?, deliveryType?, streams: [{ id, type }] }`
+ *
+ * State: in memory, or with `stateFile` (what `npm start` uses, under DATA_DIR) also in a journal on disk,
+ * so servers, accepted messages (without bodies) and suppressions survive a restart (`./journal.ts`).
  *
  * Webhooks: one event per POST, Basic auth, in order per message, never blocking a send; a non-2xx answer
  * or network error is retried after 100 ms, 500 ms and 2 s (configurable), a 403 stops retries at once.

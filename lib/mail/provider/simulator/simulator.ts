@@ -32,6 +32,7 @@ import {
   type SimulatorStream,
   type StoredMessage,
 } from "./store";
+import { journalMessage, SimulatorJournal, type JournalEntry, type JournalServer } from "./journal";
 import { classifyTestAddress, type BounceType, type TestOutcome } from "./test-addresses";
 import { WebhookDispatcher, type WebhookDelivery, type WebhookTarget } from "./webhook-dispatcher";
 import {
@@ -84,6 +85,11 @@ export type PostmarkSimulatorOptions = {
   webhookConcurrency?: number;
   webhookRetryDelaysMs?: readonly number[];
   webhookTimeoutMs?: number;
+  /**
+   * Where the state is kept across restarts (`npm start` passes `<DATA_DIR>/postmark-simulator.jsonl`):
+   * servers, accepted messages (without bodies) and suppressions. Unset: memory only (tests, `npm run simulators`).
+   */
+  stateFile?: string;
 };
 
 export const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
@@ -117,6 +123,8 @@ export type FaultSettings = {
   delayMs?: number;
   /** For `drop` and `slow`: handle (accept) the request first, then drop the connection or delay the answer. */
   afterAccept?: boolean;
+  /** Only requests to this endpoint take the fault (default: both send endpoints). */
+  path?: "/email" | "/email/batch";
 };
 export type ActiveFault = { mode: Exclude<FaultMode, "none">; delayMs: number; afterAccept: boolean };
 
@@ -130,6 +138,8 @@ export type SimulatorStats = {
   faults_held: number;
   /** Send requests held so far (never decreases): tests wait for it to grow before they kill a caller. */
   faults_held_total: number;
+  /** Send requests turned away with 429 by `setThrottle` so far. */
+  throttled: number;
 };
 
 export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
@@ -163,8 +173,11 @@ export class PostmarkSimulator {
   #timerWaiters: (() => void)[] = [];
   #generation = 0;
   #bounceId = 0;
-  #fault: (ActiveFault & { remaining: number }) | null = null;
+  #fault: (ActiveFault & { remaining: number; path: string | null }) | null = null;
   #searchDelayMs = 0;
+  #journal: SimulatorJournal | null = null;
+  #latencyMs = 0;
+  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
     for (const server of options.servers ?? DEFAULT_SIMULATOR_SERVERS) this.addServer(server);
@@ -181,12 +194,68 @@ export class PostmarkSimulator {
       },
       options.webhook ?? null,
     );
+    if (options.stateFile) this.#restore(new SimulatorJournal(options.stateFile));
     this.app = createSimulatorApp(this);
     this.fetch = async (request, env) => {
       const response = await this.app.fetch(request, env);
       if (!env?.incoming && droppedResponses.has(response)) throw new TypeError("fetch failed: connection dropped by the Postmark simulator");
       return response;
     };
+  }
+
+  /** Replays the journal (nothing is journaled meanwhile), then journals every change from now on. */
+  #restore(journal: SimulatorJournal): void {
+    for (const entry of journal.read()) {
+      if (entry.t === "reset") this.store.reset();
+      else if (entry.t === "server") this.addServer({ ...entry.server });
+      else if (entry.t === "messages") {
+        for (const { token, streamId, ...message } of entry.messages) {
+          const server = this.#servers.get(token);
+          const stream = server?.streams.get(streamId);
+          if (server && stream) this.store.record({ ...message, server, stream, settled: true }, { HtmlBody: null, TextBody: null });
+        }
+      } else {
+        const server = this.#servers.get(entry.token);
+        const stream = server?.streams.get(entry.streamId);
+        if (!server || !stream) continue;
+        if (entry.t === "suppress")
+          this.store.suppress(server, stream, entry.entry.EmailAddress, entry.entry.SuppressionReason, entry.entry.Origin, new Date(entry.entry.CreatedAt));
+        else this.store.unsuppress(server, stream, entry.address);
+      }
+    }
+    this.#journal = journal;
+    if (journal.lines > 2 * (this.store.kept().length + this.#servers.size) + 1000) journal.rewrite(this.#snapshot());
+  }
+
+  /** The state as journal entries: servers, their suppressions, the kept messages. */
+  #snapshot(): JournalEntry[] {
+    const entries: JournalEntry[] = [];
+    for (const server of this.#servers.values()) {
+      entries.push({ t: "server", server: journalServer(server) });
+      for (const stream of server.streams.values()) {
+        for (const entry of this.store.suppressions(server, stream)) entries.push({ t: "suppress", token: server.token, streamId: stream.id, entry });
+      }
+    }
+    const messages = this.store.kept().map(journalMessage);
+    for (let i = 0; i < messages.length; i += 500) entries.push({ t: "messages", messages: messages.slice(i, i + 500) });
+    return entries;
+  }
+
+  #suppress(server: SimulatorServer, stream: SimulatorStream, address: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date) {
+    const suppression = this.store.suppress(server, stream, address, reason, origin, at);
+    if (suppression) this.#journal?.append({ t: "suppress", token: server.token, streamId: stream.id, entry: suppression });
+    return suppression;
+  }
+
+  #unsuppress(server: SimulatorServer, stream: SimulatorStream, address: string) {
+    const removed = this.store.unsuppress(server, stream, address);
+    if (removed) this.#journal?.append({ t: "unsuppress", token: server.token, streamId: stream.id, address });
+    return removed;
+  }
+
+  /** Accepted messages reach the journal before the request is answered. */
+  #journalAccepted(accepted: StoredMessage[]): void {
+    if (accepted.length > 0) this.#journal?.append({ t: "messages", messages: accepted.map(journalMessage) });
   }
 
   get servers(): ReadonlyMap<string, SimulatorServer> {
@@ -207,6 +276,7 @@ export class PostmarkSimulator {
         streams,
         webhook: config.webhook === undefined ? existing.webhook : config.webhook,
       });
+      this.#journal?.append({ t: "server", server: journalServer(existing) });
       return existing;
     }
     const id = config.id ?? Math.max(0, ...[...this.#servers.values()].map((server) => server.id)) + 1;
@@ -219,6 +289,7 @@ export class PostmarkSimulator {
       webhook: config.webhook,
     };
     this.#servers.set(config.token, server);
+    this.#journal?.append({ t: "server", server: journalServer(server) });
     return server;
   }
 
@@ -239,6 +310,7 @@ export class PostmarkSimulator {
   sendEmail(auth: Authenticated, input: unknown): ApiResult<SendResponse> {
     const accepted: StoredMessage[] = [];
     const result = this.#submit(auth, input, accepted);
+    this.#journalAccepted(accepted);
     this.#scheduleOutcomes(accepted);
     return { status: result.ErrorCode === 0 ? 200 : 422, body: result };
   }
@@ -249,6 +321,7 @@ export class PostmarkSimulator {
     if (input.length > MAX_BATCH_MESSAGES) return { status: 422, body: POSTMARK_ERRORS.tooManyBatchMessages };
     const accepted: StoredMessage[] = [];
     const results = input.map((message: unknown) => this.#submit(auth, message, accepted));
+    this.#journalAccepted(accepted);
     this.#scheduleOutcomes(accepted);
     return { status: 200, body: results };
   }
@@ -360,7 +433,7 @@ export class PostmarkSimulator {
   }
 
   #suppressFromMessage(message: StoredMessage, recipient: string, reason: SuppressionReason, origin: SuppressionOrigin, at: Date): WebhookPayload[] {
-    const suppression = this.store.suppress(message.server, message.stream, recipient, reason, origin, at);
+    const suppression = this.#suppress(message.server, message.stream, recipient, reason, origin, at);
     return suppression ? [suppressedByMessagePayload(message, suppression)] : [];
   }
 
@@ -380,7 +453,48 @@ export class PostmarkSimulator {
       remaining: settings.count ?? 1,
       delayMs: settings.delayMs ?? DEFAULT_FAULT_DELAY_MS,
       afterAccept: settings.afterAccept ?? false,
+      path: settings.path ?? null,
     };
+  }
+
+  /**
+   * A slow provider: every send request is held this long after its body arrived, then handled (also when
+   * its caller has gone meanwhile, like the `slow` fault). 0 (the default) answers at once.
+   */
+  setLatency(ms: number): void {
+    this.#latencyMs = Math.max(0, ms);
+  }
+
+  get latencyMs(): number {
+    return this.#latencyMs;
+  }
+
+  /**
+   * Postmark's rate limit: for `durationMs` from now, a `rate` share (0–1) of the send requests is turned
+   * away with 429 (evenly spread: rate 0.5 refuses every second request), with `Retry-After` when given.
+   */
+  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null }): void {
+    const rate = Math.min(1, Math.max(0, settings.rate));
+    this.#throttle =
+      rate > 0 && settings.durationMs > 0
+        ? { rate, untilMs: this.#clock.now().getTime() + settings.durationMs, retryAfterSeconds: settings.retryAfterSeconds ?? null, seen: 0 }
+        : null;
+  }
+
+  #throttled = 0;
+
+  /** Whether this send request is turned away by the rate limit (and its Retry-After); counts it. */
+  takeThrottle(): { retryAfterSeconds: number | null } | null {
+    const throttle = this.#throttle;
+    if (!throttle) return null;
+    if (this.#clock.now().getTime() >= throttle.untilMs) {
+      this.#throttle = null;
+      return null;
+    }
+    throttle.seen += 1;
+    if (Math.floor(throttle.seen * throttle.rate) === Math.floor((throttle.seen - 1) * throttle.rate)) return null;
+    this.#throttled += 1;
+    return { retryAfterSeconds: throttle.retryAfterSeconds };
   }
 
   #held = 0;
@@ -397,10 +511,10 @@ export class PostmarkSimulator {
     }
   }
 
-  /** Consumes one use of the armed fault, if any; called once per send request. */
-  takeFault(): ActiveFault | null {
+  /** Consumes one use of the armed fault, if any; called once per send request (`path`: its endpoint). */
+  takeFault(path?: string): ActiveFault | null {
     const fault = this.#fault;
-    if (!fault) return null;
+    if (!fault || (fault.path !== null && path !== undefined && fault.path !== path)) return null;
     fault.remaining -= 1;
     if (fault.remaining <= 0) this.#fault = null;
     return { mode: fault.mode, delayMs: fault.delayMs, afterAccept: fault.afterAccept };
@@ -464,6 +578,7 @@ export class PostmarkSimulator {
       webhooks: { pending: this.#dispatcher.pending, ...this.#dispatcher.counts },
       faults_held: this.#held,
       faults_held_total: this.#heldTotal,
+      throttled: this.#throttled,
     };
   }
 
@@ -483,9 +598,13 @@ export class PostmarkSimulator {
   reset(): void {
     this.#cancelPending();
     this.store.reset();
+    this.#journal?.rewrite(this.#snapshot());
     this.#dispatcher.clearLog();
     this.#fault = null;
     this.#searchDelayMs = 0;
+    this.#latencyMs = 0;
+    this.#throttle = null;
+    this.#throttled = 0;
   }
 
   /** Resolves when no Delivery/Bounce timer is pending and every webhook was posted (or gave up). */
@@ -606,7 +725,7 @@ export class PostmarkSimulator {
   /** Suppressions made through the API are ManualSuppression with Origin Customer (P12). */
   createSuppressions(server: SimulatorServer, streamId: string, input: unknown): ApiResult<{ Suppressions: SuppressionStatus[] }> {
     return this.#changeSuppressions(server, streamId, input, (stream, address, at) => {
-      const suppression = this.store.suppress(server, stream, address, "ManualSuppression", "Customer", at);
+      const suppression = this.#suppress(server, stream, address, "ManualSuppression", "Customer", at);
       if (suppression) {
         const change = { suppressSending: true, reason: "ManualSuppression", origin: "Customer" } as const;
         this.#emit(server, `suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
@@ -624,7 +743,7 @@ export class PostmarkSimulator {
       if (this.store.suppression(server, stream, address)?.SuppressionReason === "SpamComplaint") {
         return { EmailAddress: address, Status: "Failed", Message: SPAM_COMPLAINT_DELETE_REFUSED };
       }
-      if (this.store.unsuppress(server, stream, address)) {
+      if (this.#unsuppress(server, stream, address)) {
         const change = { suppressSending: false, reason: null, origin: "Customer" } as const;
         this.#emit(server, `suppression:${address.toLowerCase()}`, subscriptionChangePayload(server, stream, address, change, at));
       }
@@ -662,6 +781,10 @@ function suppressionEntries(input: unknown): string[] | null {
     addresses.push(entry.EmailAddress);
   }
   return addresses;
+}
+
+function journalServer(server: SimulatorServer): JournalServer {
+  return { token: server.token, id: server.id, name: server.name, deliveryType: server.deliveryType, streams: [...server.streams.values()] };
 }
 
 export function createPostmarkSimulator(options: PostmarkSimulatorOptions = {}): PostmarkSimulator {

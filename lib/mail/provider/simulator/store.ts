@@ -156,6 +156,11 @@ export class SimulatorStore {
     }
   }
 
+  /** The kept messages, oldest first (for the journal's rewrite). */
+  kept(): StoredMessage[] {
+    return [...this.#messages.values()];
+  }
+
   get(id: string): StoredMessage | undefined {
     return this.#messages.get(id);
   }

@@ -24,7 +24,11 @@ export const Message = z
     }),
     template_id: z.uuid().openapi({ description: "Template it was sent from.", example: uuidExample }),
     send_job_id: z.uuid().nullable().openapi({ description: "Send job, null for transactional mail.", example: null }),
-    subject: z.string().openapi({ description: "Subject as sent.", example: "Your order A-10023" }),
+    subject: z.string().openapi({
+      description:
+        "Subject as sent for a transactional mail; for a send job's message the job's subject as written, `{{placeholders}}` unfilled, so no recipient's name or address is kept after the job.",
+      example: "Your order A-10023",
+    }),
     bounce_type: z.string().nullable().openapi({ description: "Provider bounce type, e.g. `HardBounce`.", example: null }),
     error: z.string().nullable().openapi({ description: "Why the provider did not accept it.", example: null }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
