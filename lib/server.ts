@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   }
   const stopScheduler = startScheduler(deps);
 
-  const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+  const server = serve({ fetch: runtime.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;

@@ -1,4 +1,4 @@
-import { sharedRuntime } from "./bootstrap";
+import { bootFailureResponse, sharedRuntime, type Runtime } from "./bootstrap";
 import { ApiError, errorBody } from "./core/errors";
 
 export type FunctionGroup = "mail" | "ads" | "admin" | "api" | "console";
@@ -21,7 +21,13 @@ export function functionHandler(group: FunctionGroup): (request: Request) => Pro
       );
       return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId } });
     }
-    const runtime = await sharedRuntime();
-    return runtime.app.root.fetch(request);
+    let runtime: Runtime;
+    try {
+      runtime = await sharedRuntime();
+    } catch (error) {
+      // The next request boots again (`sharedRuntime` forgets a failed start).
+      return bootFailureResponse(error, request);
+    }
+    return runtime.fetch(request);
   };
 }
