@@ -17,7 +17,7 @@ import { exportLines } from "./start-banner";
 async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
-  const demo = await seedDemo(deps);
+  const demo = await seedDemo(deps, { media: "deferred" });
   await registerSimulatorServers(deps);
   // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
   // Postmark, running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
@@ -80,6 +80,8 @@ async function main(): Promise<void> {
     });
     lines.push("", "Paste into your shell for the README's walk-throughs:", ...exports.map((line) => `  ${line}`));
     process.stdout.write(`${lines.join("\n")}\n\n`);
+    // The demo's templates, sample images and insights need the renderers: made while the server already answers.
+    demo.media().catch((error: unknown) => deps.logger.error("the demo's media could not be prepared", { error: String(error) }));
   });
 
   let stopping = false;

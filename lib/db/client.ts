@@ -93,6 +93,9 @@ async function connect(options: OpenDatabaseOptions & { url: string }): Promise<
   // and opens a new one on the next checkout, so it recovers by itself once the server is back.
   const pool = new Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 });
   pool.on("error", () => undefined);
+  // A checked-out client told "terminating connection" between two statements emits `error` too; the
+  // statement in progress (or the next) fails and the pool discards the client when it is released.
+  pool.on("connect", (client) => client.on("error", () => undefined));
   return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "pg", pool, close: () => pool.end() };
 }
 
