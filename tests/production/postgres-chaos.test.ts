@@ -81,7 +81,7 @@ async function adminQuery(text: string): Promise<void> {
   }
 }
 
-describe.skipIf(skipReason !== null)("PostgreSQL restarted under load", () => {
+describe.skipIf(skipReason !== null)(`PostgreSQL restarted under load${skipReason ? ` — skipped: ${skipReason}` : ""}`, () => {
   let h: Harness;
   const database = `chaos_${process.pid}_${Date.now()}`;
 
