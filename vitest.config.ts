@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { SkipReporter } from "./tests/helpers/skip-reporter";
 
 export default defineConfig({
   resolve: {
@@ -9,6 +10,8 @@ export default defineConfig({
   },
   test: {
     include: ["tests/**/*.test.ts"],
+    globalSetup: ["tests/helpers/global-setup.ts"],
+    reporters: ["default", new SkipReporter()],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

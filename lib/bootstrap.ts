@@ -6,8 +6,12 @@ import { ConfigError, loadConfig, type Config } from "./core/config";
 import { createCoreDeps } from "./core/deps";
 import { createLogger } from "./core/logger";
 import { generateEncryptionKey, randomToken } from "./core/secrets";
-import { openDatabase, type DatabaseHandle } from "./db/client";
+import { databaseUnavailableError, isDatabaseUnavailable } from "./core/database-unavailable";
+import { ApiError, errorBody, statusOf, type Surface } from "./core/errors";
+import type { Logger } from "./core/logger";
 import { lockDataDir } from "./data-dir";
+import { migrationsFolder, openDatabase, type Database, type DatabaseHandle } from "./db/client";
+import { schemaStatus, type SchemaStatus } from "./db/schema-version";
 import { startProviders } from "./providers";
 import { createRootApp, type RuntimeDeps } from "./runtime";
 
@@ -16,6 +20,11 @@ export type Runtime = {
   deps: RuntimeDeps;
   database: DatabaseHandle;
   app: ReturnType<typeof createRootApp>;
+  /**
+   * The root app behind the schema gate: while the database is older than the code, every request answers
+   * 503 `schema_behind` (what `npm start` and the Vercel functions serve; tests call `app.root` directly).
+   */
+  fetch(request: Request, env?: unknown): Promise<Response>;
   /** Where the operator token came from, for the start-up banner (never the token itself). */
   adminTokenSource: string;
   /** Stops the embedded simulators and closes the database. */
@@ -74,26 +83,44 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   }
   const encryption = fileSecret(config.DATA_DIR, "encryption-key", config.ENCRYPTION_KEY, generateEncryptionKey);
   const adminToken = fileSecret(config.DATA_DIR, "admin-token", config.ADMIN_TOKEN, () => randomToken(32));
+  // Embedded (PGlite): migrated here, it is the local default. A server: migrated at deploy (`npm run
+  // db:release`), and a cold start only reads the schema version, one indexed row (see `schemaGate`).
   const database = await openDatabase({
     url: config.DATABASE_URL,
     dataDir: config.DATABASE_URL ? undefined : join(config.DATA_DIR, "pglite"),
     neonLocalProxy: config.NEON_LOCAL_PROXY,
   });
   const logger = createLogger(config.LOG_LEVEL);
+  let gate: SchemaGate;
+  try {
+    gate = config.DATABASE_URL ? await schemaGate(database.db, logger) : async () => null;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const providers = await startProviders(config, { embedded: !onVercel, stateDir: onVercel ? undefined : config.DATA_DIR });
   const deps: RuntimeDeps = {
     ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,
     providers,
   };
-  // Ad account identifiers written before they were sealed (a no-op on a current store).
-  const resealed = await sealPlainAccountFields(deps);
-  if (resealed > 0) logger.info("sealed plain-text ad account fields", { accounts: resealed });
+  if (!config.DATABASE_URL) {
+    // Ad account identifiers written before they were sealed, in an old local data directory (a no-op on a
+    // current one). With a server this is part of the release step (lib/release.ts), off the request path.
+    const resealed = await sealPlainAccountFields(deps);
+    if (resealed > 0) logger.info("sealed plain-text ad account fields", { accounts: resealed });
+  }
+  const app = createRootApp(deps);
   return {
     config,
     deps,
     database,
-    app: createRootApp(deps),
+    app,
+    // `env` is the Node adapter's (the socket, for the client address), passed through.
+    fetch: async (request, env) => {
+      const refused = await gate();
+      return refused ? errorResponse(refused, request) : app.root.fetch(request, env as never);
+    },
     adminTokenSource: adminToken.source,
     close: async () => {
       deps.queue.close();
@@ -102,6 +129,62 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
       lock?.release();
     },
   };
+}
+
+/** Resolves null when the database serves this code, else the 503 to answer. */
+type SchemaGate = () => Promise<ApiError | null>;
+
+/** While behind, the version is read again at most this often (a release in progress finishes meanwhile). */
+const SCHEMA_RECHECK_MS = 5_000;
+
+/**
+ * The cold start's one check: the newest applied migration against the code's. Behind, the gate answers
+ * 503 `schema_behind` (logged once per check) and reads the version again at most every `SCHEMA_RECHECK_MS`;
+ * once current it costs nothing more.
+ */
+async function schemaGate(db: Database, logger: Logger): Promise<SchemaGate> {
+  let status: SchemaStatus = await schemaStatus(db, migrationsFolder);
+  let checkedAt = Date.now();
+  const report = () => {
+    if (status.behind) logger.error("the database schema is older than the code; run the release step (npm run db:release)", { needs: status.code.tag });
+  };
+  report();
+  return async () => {
+    if (!status.behind) return null;
+    if (Date.now() - checkedAt >= SCHEMA_RECHECK_MS) {
+      checkedAt = Date.now();
+      status = await schemaStatus(db, migrationsFolder);
+      report();
+      if (!status.behind) return null;
+    }
+    return new ApiError("schema_behind", "The service is being updated (its database is older than this deployment); retry after the Retry-After delay.", {
+      headers: { "Retry-After": String(SCHEMA_RECHECK_MS / 1000) },
+    });
+  };
+}
+
+/** Whose envelope a path gets (`/api/*` internal; the console's like the admin API's). */
+function surfaceOf(pathname: string): Surface {
+  if (pathname.startsWith("/mail/")) return "mail";
+  if (pathname.startsWith("/ads/")) return "ads";
+  if (pathname.startsWith("/api/")) return "internal";
+  return "admin";
+}
+
+/** An `ApiError` answered outside the apps (schema gate, a cold start that could not reach the database). */
+export function errorResponse(error: ApiError, request: Request): Response {
+  const requestId = crypto.randomUUID();
+  const surface = surfaceOf(new URL(request.url).pathname);
+  return Response.json(errorBody(error, surface, requestId), {
+    status: statusOf(error.code, surface),
+    headers: { ...error.headers, "X-Request-Id": requestId },
+  });
+}
+
+/** A cold start refused by an unreachable database answers 503 like a request would; anything else is thrown. */
+export function bootFailureResponse(error: unknown, request: Request): Response {
+  if (!isDatabaseUnavailable(error)) throw error;
+  return errorResponse(databaseUnavailableError(), request);
 }
 
 let shared: Promise<Runtime> | null = null;

@@ -15,20 +15,25 @@ export type DemoKeys = { mailFull: string; mailReporting: string; adsFull: strin
  * First start: the `Demo` customer with one full and one reporting key per service. The keys exist only
  * in this return value (they are stored hashed), so the caller prints them once. Later starts find the
  * customer and create nothing (only the in-memory simulators learn the demo's accounts again).
+ * `media: "deferred"` (npm start) returns the demo's rendered media as `media` to run once listening.
  */
-export async function seedDemo(deps: CoreDeps & { providers: Providers }): Promise<{ customerId: string; keys: DemoKeys | null }> {
+export async function seedDemo(
+  deps: CoreDeps & { providers: Providers },
+  options: { media?: "now" | "deferred" } = {},
+): Promise<{ customerId: string; keys: DemoKeys | null; media: () => Promise<void> }> {
   const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
   if (existing) {
     // The embedded simulators forget everything on exit: the demo's ad account is registered on every start.
-    await seedDemoAds(deps, existing.id);
-    return { customerId: existing.id, keys: null };
+    const media = await seedDemoAds(deps, existing.id, options);
+    return { customerId: existing.id, keys: null, media };
   }
   const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
   await seedDemoMail(deps, demo.id);
-  await seedDemoAds(deps, demo.id);
+  const media = await seedDemoAds(deps, demo.id, options);
   const key = async (service: "mail" | "ads", scope: "full" | "reporting") => (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
   return {
     customerId: demo.id,
+    media,
     keys: {
       mailFull: await key("mail", "full"),
       mailReporting: await key("mail", "reporting"),

@@ -19,11 +19,11 @@ async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
   const bootedAt = deps.clock.now();
-  const demo = await seedDemo(deps);
+  const demo = await seedDemo(deps, { media: "deferred" });
   await registerSimulatorServers(deps);
   const stopScheduler = startScheduler(deps);
 
-  const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
+  const server = serve({ fetch: runtime.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
@@ -76,6 +76,8 @@ async function main(): Promise<void> {
     });
     lines.push("", "Paste into your shell for the README's walk-throughs:", ...exports.map((line) => `  ${line}`));
     process.stdout.write(`${lines.join("\n")}\n\n`);
+    // The demo's templates, sample images and insights need the renderers: made while the server already answers.
+    demo.media().catch((error: unknown) => deps.logger.error("the demo's media could not be prepared", { error: String(error) }));
   });
 
   // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with

@@ -1,4 +1,4 @@
-import { sharedRuntime } from "./bootstrap";
+import { bootFailureResponse, sharedRuntime, type Runtime } from "./bootstrap";
 import { errorBody, noEndpointError } from "./core/errors";
 
 export type FunctionGroup = "mail" | "ads" | "admin" | "api" | "console";
@@ -17,7 +17,13 @@ export function functionHandler(group: FunctionGroup): (request: Request) => Pro
       const body = errorBody(noEndpointError(request.method, pathname), group === "api" ? "internal" : group === "console" ? "admin" : group, requestId);
       return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId } });
     }
-    const runtime = await sharedRuntime();
-    return runtime.app.root.fetch(request);
+    let runtime: Runtime;
+    try {
+      runtime = await sharedRuntime();
+    } catch (error) {
+      // The next request boots again (`sharedRuntime` forgets a failed start).
+      return bootFailureResponse(error, request);
+    }
+    return runtime.fetch(request);
   };
 }

@@ -44,9 +44,10 @@ export const DEMO_TARGETS = [
 export async function seedDemoAds(
   deps: CoreDeps & { providers: { graphApiUrl: string; graphSimulator: RunningGraphSimulator | null } },
   customerId: string,
-): Promise<void> {
+  options: { media?: "now" | "deferred" } = {},
+): Promise<() => Promise<void>> {
   const simulator = deps.providers.graphSimulator?.simulator;
-  if (!simulator) return;
+  if (!simulator) return async () => undefined;
   const controls = simulator.controls;
   if (!controls.state.tokens.has(DEMO_ADS.accessToken)) {
     // Target status is mirrored to the campaign, so a restart brings the campaigns back as the operator left the targets.
@@ -103,9 +104,17 @@ export async function seedDemoAds(
       },
     });
   }
-  await seedDemoTemplates(adsDeps, customerId);
-  await seedSampleImages(adsDeps, customerId);
-  await seedDemoInsights(adsDeps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
+  // The media (templates with a rendered video background, sample images, insights) take the heavy renderers
+  // (satori, resvg, sharp, ffmpeg): `deferred` hands them back to run after the server listens, so a start
+  // is not held by them (nor its memory raised before the first request).
+  const media = async () => {
+    await seedDemoTemplates(adsDeps, customerId);
+    await seedSampleImages(adsDeps, customerId);
+    await seedDemoInsights(adsDeps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
+  };
+  if (options.media === "deferred") return media;
+  await media();
+  return async () => undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { authenticateApiKey } from "./api-keys";
 import { limitRequestBody, MAX_JSON_BODY_BYTES } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
 import { clientAddress } from "./client-address";
+import { databaseUnavailableError, isDatabaseUnavailable } from "./database-unavailable";
 import type { AppEnv, CoreDeps } from "./context";
 import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, statusOf, type FieldProblem, type ServiceName, type Surface } from "./errors";
 import type { Logger } from "./logger";
@@ -187,6 +188,10 @@ export function handleError(logger: Logger, opaqueMessage = "Internal error; ret
       // Hono's own 4xx (malformed JSON in a validator, etc.): keep the message, use our envelope.
       const message = error.status === 415 ? "Content-Type must be application/json." : error.message || "Bad request.";
       return respondError(c, new BadRequestError(message));
+    }
+    if (isDatabaseUnavailable(error)) {
+      logger.warn("database unavailable", { request_id: c.get("requestId"), path: c.req.path, error: error instanceof Error ? error.message : String(error) });
+      return respondError(c, databaseUnavailableError());
     }
     logger.error("unhandled error", {
       request_id: c.get("requestId"),

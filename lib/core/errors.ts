@@ -18,11 +18,14 @@ export const serviceErrorCodes = [
 ] as const;
 
 /**
- * Every code, with one only the internal endpoints (`/api/*`: provider webhooks, queue, crons) answer:
- * their callers are machines that act on the status (Postmark retries a 503). The service documents list
- * `serviceErrorCodes` only, as no `/v1` route sends the other.
+ * Every code, with two only the internal endpoints (`/api/*`: provider webhooks, queue, crons) and the
+ * whole-surface guards answer: their callers are machines that act on the status (Postmark retries a 503).
+ * The service documents list `serviceErrorCodes` only, as no `/v1` route sends the others.
+ * Two 503s any surface can answer, whatever the route: `service_unavailable` while the database is
+ * unreachable (`./database-unavailable`) and `schema_behind` while the database is older than the code
+ * (a deploy whose migrations have not run yet); both with `Retry-After`.
  */
-export const errorCodes = [...serviceErrorCodes, "service_unavailable"] as const;
+export const errorCodes = [...serviceErrorCodes, "service_unavailable", "schema_behind"] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -59,6 +62,7 @@ export function statusOf(code: ErrorCode, service: Surface): number {
     case "payload_too_large":
       return 413;
     case "service_unavailable":
+    case "schema_behind":
       return 503;
   }
 }

@@ -10,6 +10,7 @@ const handle = await openDatabase({
   url: config.DATABASE_URL,
   dataDir: config.DATABASE_URL ? undefined : `${config.DATA_DIR}/pglite`,
   neonLocalProxy: config.NEON_LOCAL_PROXY,
+  migrate: true,
 });
 await handle.close();
 process.stdout.write(`migrations applied (${handle.driver})\n`);

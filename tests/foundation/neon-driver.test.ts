@@ -58,74 +58,77 @@ describe("the local Neon proxy relays to loopback only", () => {
 
 // Needs a PostgreSQL server: `.ci/run` gives one in DATABASE_URL; `npm test` (embedded PGlite) has none,
 // and PGlite speaks no wire protocol the proxy could relay.
-describe.skipIf(!process.env.DATABASE_URL)("the Neon driver through the local proxy against PostgreSQL", () => {
-  let proxy: NeonLocalProxy;
-  let handle: DatabaseHandle;
+describe.skipIf(!process.env.DATABASE_URL)(
+  `the Neon driver through the local proxy against PostgreSQL${process.env.DATABASE_URL ? "" : " — skipped: DATABASE_URL is not set (PGlite has no wire protocol to relay)"}`,
+  () => {
+    let proxy: NeonLocalProxy;
+    let handle: DatabaseHandle;
 
-  beforeAll(async () => {
-    proxy = await startNeonLocalProxy({ port: 0 });
-    handle = await openDatabase({ url: process.env.DATABASE_URL, neonLocalProxy: proxy.address });
-  }, 60_000);
+    beforeAll(async () => {
+      proxy = await startNeonLocalProxy({ port: 0 });
+      handle = await openDatabase({ url: process.env.DATABASE_URL, neonLocalProxy: proxy.address });
+    }, 60_000);
 
-  afterAll(async () => {
-    await handle?.close();
-    await proxy?.close();
-  });
-
-  test("the handle uses the Neon driver and the migrations are applied", async () => {
-    expect(handle.driver).toBe("neon");
-    const applied = await queryRows<{ count: number }>(handle.db, sql`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`);
-    expect(applied[0]?.count).toBeGreaterThan(0);
-  });
-
-  test("a transaction commits; one that throws rolls back and leaves no row", async () => {
-    const committed = `committed ${randomUUID()}`;
-    const rolledBack = `rolled back ${randomUUID()}`;
-    await handle.db.transaction(async (tx) => {
-      await tx.insert(customers).values({ name: committed });
+    afterAll(async () => {
+      await handle?.close();
+      await proxy?.close();
     });
-    await expect(
-      handle.db.transaction(async (tx) => {
-        await tx.insert(customers).values({ name: rolledBack });
-        throw new Error("abort");
-      }),
-    ).rejects.toThrow("abort");
-    const rows = await handle.db
-      .select({ name: customers.name })
-      .from(customers)
-      .where(inArray(customers.name, [committed, rolledBack]));
-    expect(rows).toEqual([{ name: committed }]);
-  });
 
-  test("concurrent transactions: SKIP LOCKED passes over the row another transaction holds", async () => {
-    const inserted = await handle.db
-      .insert(customers)
-      .values([{ name: `locked ${randomUUID()}` }, { name: `free ${randomUUID()}` }])
-      .returning({ id: customers.id });
-    const [held, free] = inserted.map((row) => row.id);
-    let signalLocked = () => {};
-    let release = () => {};
-    const locked = new Promise<void>((resolve) => (signalLocked = resolve));
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holder = handle.db.transaction(async (tx) => {
-      await tx.select({ id: customers.id }).from(customers).where(eq(customers.id, held)).for("update");
-      signalLocked();
-      await released;
+    test("the handle uses the Neon driver and the migrations are applied", async () => {
+      expect(handle.driver).toBe("neon");
+      const applied = await queryRows<{ count: number }>(handle.db, sql`SELECT count(*)::int AS count FROM drizzle.__drizzle_migrations`);
+      expect(applied[0]?.count).toBeGreaterThan(0);
     });
-    await locked;
-    const claimed = await handle.db.transaction((tx) =>
-      tx
-        .select({ id: customers.id })
+
+    test("a transaction commits; one that throws rolls back and leaves no row", async () => {
+      const committed = `committed ${randomUUID()}`;
+      const rolledBack = `rolled back ${randomUUID()}`;
+      await handle.db.transaction(async (tx) => {
+        await tx.insert(customers).values({ name: committed });
+      });
+      await expect(
+        handle.db.transaction(async (tx) => {
+          await tx.insert(customers).values({ name: rolledBack });
+          throw new Error("abort");
+        }),
+      ).rejects.toThrow("abort");
+      const rows = await handle.db
+        .select({ name: customers.name })
         .from(customers)
-        .where(inArray(customers.id, [held, free]))
-        .for("update", { skipLocked: true }),
-    );
-    release();
-    await holder;
-    expect(claimed).toEqual([{ id: free }]);
-    const afterRelease = await handle.db.transaction((tx) =>
-      tx.select({ id: customers.id }).from(customers).where(eq(customers.id, held)).for("update", { skipLocked: true }),
-    );
-    expect(afterRelease).toEqual([{ id: held }]);
-  });
-});
+        .where(inArray(customers.name, [committed, rolledBack]));
+      expect(rows).toEqual([{ name: committed }]);
+    });
+
+    test("concurrent transactions: SKIP LOCKED passes over the row another transaction holds", async () => {
+      const inserted = await handle.db
+        .insert(customers)
+        .values([{ name: `locked ${randomUUID()}` }, { name: `free ${randomUUID()}` }])
+        .returning({ id: customers.id });
+      const [held, free] = inserted.map((row) => row.id);
+      let signalLocked = () => {};
+      let release = () => {};
+      const locked = new Promise<void>((resolve) => (signalLocked = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const holder = handle.db.transaction(async (tx) => {
+        await tx.select({ id: customers.id }).from(customers).where(eq(customers.id, held)).for("update");
+        signalLocked();
+        await released;
+      });
+      await locked;
+      const claimed = await handle.db.transaction((tx) =>
+        tx
+          .select({ id: customers.id })
+          .from(customers)
+          .where(inArray(customers.id, [held, free]))
+          .for("update", { skipLocked: true }),
+      );
+      release();
+      await holder;
+      expect(claimed).toEqual([{ id: free }]);
+      const afterRelease = await handle.db.transaction((tx) =>
+        tx.select({ id: customers.id }).from(customers).where(eq(customers.id, held)).for("update", { skipLocked: true }),
+      );
+      expect(afterRelease).toEqual([{ id: held }]);
+    });
+  },
+);

@@ -64,7 +64,7 @@ export function functionSize(dir: string, repoRoot: string): number {
  * A function directory as the platform deploys it: the `.func` tree (hard-linked, it is large) plus every
  * `filePathMap` entry (files `includeFiles` added, which the build leaves in the project) at its path.
  */
-function materialise(func: string, into: string, repoRoot: string): void {
+export function materialise(func: string, into: string, repoRoot: string): void {
   rmSync(into, { recursive: true, force: true });
   mkdirSync(dirname(into), { recursive: true });
   if (spawnSync("cp", ["-al", func, into]).status !== 0 && spawnSync("cp", ["-a", func, into]).status !== 0) throw new Error(`cannot copy ${func}`);

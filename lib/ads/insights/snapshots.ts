@@ -1,4 +1,5 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { isDatabaseUnavailable } from "../../core/database-unavailable";
 import { adsAccounts, adsAds, type adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
 import type { Database } from "../../db/client";
 import { queryRows } from "../../mail/send-jobs/sql";
@@ -285,6 +286,9 @@ export function registerInsightsSnapshotWorker(deps: AdsDeps): void {
           return;
         }
       }
+      // The database unreachable for a moment (a restart, a failover): thrown, so the queue delivers the run
+      // again (local retries, QStash redelivery) instead of leaving the days missing until tomorrow's run.
+      if (isDatabaseUnavailable(error)) throw error;
       const platformError = error instanceof SnapshotInterrupted ? error.platformError : error;
       deps.logger.warn("insights snapshot failed; the next run pulls the same days again", {
         customer_id: customerId,

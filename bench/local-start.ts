@@ -1,0 +1,57 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/*
+ * `npm start` as a new user meets it (issue 29 item 4): a fresh DATA_DIR, the server process started, timed
+ * until it answers a request; its resident memory then (VmRSS of the process); stopped with SIGTERM and
+ * started again on the same DATA_DIR (the restart). The first start loads the prepared PGlite snapshot
+ * (lib/db/pglite-snapshot.ts, made by `npm install`) instead of running initdb and the migrations.
+ */
+
+const repoRoot = fileURLToPath(new URL("..", import.meta.url));
+
+async function startOnce(dataDir: string) {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "lib/server.ts"], {
+    cwd: repoRoot,
+    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`npm start did not answer within 120 s:\n${output}`);
+    const answered = await fetch(`http://127.0.0.1:${port}/mail/v1/health`, { signal: AbortSignal.timeout(2000) }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) break;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const readyMs = performance.now() - started;
+  const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? Number.NaN);
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await exited;
+  return { readyMs, rssMb: rssKb / 1024 };
+}
+
+export async function benchLocalStart(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "local-start-"));
+  try {
+    const first = await startOnce(dataDir);
+    const restart = await startOnce(dataDir);
+    process.stdout.write(
+      `local start (npm start, fresh DATA_DIR): first ready in ${Math.round(first.readyMs)} ms, RSS ${Math.round(first.rssMb)} MB; restart ready in ${Math.round(restart.readyMs)} ms, RSS ${Math.round(restart.rssMb)} MB\n`,
+    );
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
