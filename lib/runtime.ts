@@ -6,7 +6,7 @@ import { rootLlmsText } from "./core/docs";
 import type { Providers } from "./providers";
 import { ApiError, errorBody } from "./core/errors";
 import { createInternalApp } from "./core/internal-app";
-import { createQueueRoutes } from "./adapters/queue/routes";
+import { createQueueRoutes } from "./core/queue-routes";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
 import { createMailDeps } from "./mail/deps";
@@ -14,7 +14,7 @@ import { registerMailWorkers } from "./mail/workers";
 import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
 import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
 import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
-import { createPublicFilesRoutes } from "./mail/routes/assets/files";
+import { createPublicFilesRoutes } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
 
 export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers };

@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { adsAdSets, adsAds, adsInsightSyncs } from "../../db/schema";
-import { queryRows } from "../../mail/send-jobs/sql";
+import { queryRows } from "../../db/sql";
 import { BREAKDOWN_SOURCES, blockRanges } from "./blocks";
 import { isPreset, readWindow, storeWindow } from "./windows";
 import { NotFoundError, ValidationError } from "../../core/errors";

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { adsAccounts, adsAds, type adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
 import type { Database } from "../../db/client";
-import { queryRows } from "../../mail/send-jobs/sql";
+import { queryRows } from "../../db/sql";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import type { DailyAdInsight } from "../platform/client";

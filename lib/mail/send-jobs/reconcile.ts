@@ -8,7 +8,7 @@ import { providerReadiness } from "../setup/provider-config";
 import { noteAcceptedLive } from "../usage/meter";
 import { timeOrderedUuid } from "./ids";
 import type { ChunkEntry } from "./recipients";
-import { col, cols, queryRows } from "./sql";
+import { col, cols, queryRows } from "../../db/sql";
 import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./transitions";
 
 /*
