@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { expect, test } from "vitest";
-import { ConfigError, loadDatabaseConfig } from "../../lib/core/config";
+import { ConfigError, loadDatabaseConfig } from "../../lib/db/config";
 
 const root = resolve(__dirname, "../..");
 
