@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { SenderFields } from "../../../../mail/routes/templates/schema";
-import { readinessItems } from "../../../../mail/setup/provider-config";
-import { atLeastOneField, atLeastOneFieldMessage, orNull } from "../shared";
+import { SenderFields } from "../routes/templates/schema";
+import { readinessItems } from "./provider-config";
+import { atLeastOneField, atLeastOneFieldMessage, orNull } from "../../admin/routes/mail/shared";
 
 export const MailSender = SenderFields.extend({
   email: SenderFields.shape.email
