@@ -1,7 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { SenderFields } from "../routes/templates/schema";
 import { readinessItems } from "./provider-config";
-import { atLeastOneField, atLeastOneFieldMessage, orNull } from "../../admin/routes/mail/shared";
+
+/**
+ * The provider configuration's API shapes, owned by the mail service (its setup reads and writes them); the
+ * admin API serves them under these names (`lib/admin/routes/mail/provider/schema.ts`).
+ */
+const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
 export const MailSender = SenderFields.extend({
   email: SenderFields.shape.email
@@ -53,7 +58,7 @@ export const UpdateMailProviderConfig = z
     default_transactional_from: orNull(MailSender).optional().openapi({ description: "Default transactional sender; null removes it." }),
   })
   .strict()
-  .refine(atLeastOneField, atLeastOneFieldMessage)
+  .refine((value) => Object.keys(value).length > 0, "Send at least one field to change.")
   .openapi("UpdateMailProviderConfig");
 
 export const MailReadinessItem = z
@@ -73,8 +78,6 @@ export const MailReadiness = z
     items: z.array(MailReadinessItem).openapi({ description: "Every item, in a fixed order." }),
   })
   .openapi("MailReadiness");
-
-export const tags = ["Mail provider"];
 
 export type MailProviderConfigResponse = z.infer<typeof MailProviderConfig>;
 export type MailReadinessResponse = z.infer<typeof MailReadiness>;

@@ -7,7 +7,7 @@ import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailProviderConfig, tags } from "../../../../mail/setup/provider-config-schema";
+import { MailProviderConfig, tags } from "./schema";
 
 export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
   router.openapi(

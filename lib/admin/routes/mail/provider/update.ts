@@ -8,7 +8,7 @@ import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailProviderConfig, UpdateMailProviderConfig, tags } from "../../../../mail/setup/provider-config-schema";
+import { MailProviderConfig, UpdateMailProviderConfig, tags } from "./schema";
 
 export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
   router.openapi(

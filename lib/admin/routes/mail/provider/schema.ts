@@ -1,0 +1,3 @@
+export { MailProviderConfig, MailReadiness, UpdateMailProviderConfig } from "../../../../mail/setup/provider-config-schema";
+
+export const tags = ["Mail provider"];
