@@ -13,7 +13,7 @@ import { createMailDeps } from "./mail/deps";
 import { registerMailWorkers } from "./mail/workers";
 import { createPostmarkWebhookRoutes } from "./mail/events/receiver";
 import { createPlatformWebhookRoutes } from "./ads/webhooks/platform-receiver";
-import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
+import { createAssetStorage, FILES_PATH } from "./blob-storage";
 import { createPublicFilesRoutes } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
 

@@ -2,7 +2,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import { bootRuntime, type Runtime } from "./bootstrap";
 import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
-import { FILES_PATH } from "./mail/assets/storage";
+import { FILES_PATH } from "./blob-storage";
 import { pointSimulatorAtReceiver, registerSimulatorServers } from "./mail/seed";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
 import { createAdsDeps } from "./ads/deps";

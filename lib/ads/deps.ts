@@ -1,7 +1,7 @@
 import type { CoreDeps } from "../core/context";
 import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
 import type { BlobStore } from "../adapters/blob";
-import { createAssetStorage } from "../mail/assets/storage";
+import { createAssetStorage } from "../blob-storage";
 import { createGraphClient, type GraphClient } from "./platform";
 
 /** What the ads service needs beyond the core: the platform client and the one SSRF-safe fetch. */

@@ -1,6 +1,6 @@
 import type { CoreDeps } from "../core/context";
 import { LruCache } from "../core/lru-cache";
-import { createAssetStorage, type AssetStorage } from "./assets/storage";
+import { createAssetStorage, type AssetStorage } from "../blob-storage";
 import { createPostmarkProvider, type PostmarkProvider } from "./provider/postmark";
 import { createPostmarkSuppressions, type PostmarkSuppressions } from "./provider/postmark-suppressions";
 import type { BatchWriter } from "./send-jobs/batch-payload";

@@ -1,8 +1,8 @@
 import { join } from "node:path";
-import { createLocalBlobStore, createVercelBlobStore, type BlobStore, type LocalBlobStore } from "../../adapters/blob";
-import type { Config } from "../../core/config";
-import type { SecretBox } from "../../core/secrets";
-import { localUploadUrlSigner } from "./upload-signature";
+import { createLocalBlobStore, createVercelBlobStore, type BlobStore, type LocalBlobStore } from "./adapters/blob";
+import type { Config } from "./core/config";
+import type { SecretBox } from "./core/secrets";
+import { localUploadUrlSigner } from "./mail/assets/upload-signature";
 
 /** Where the embedded mode serves published files (`GET /files/assets/<sha256>.<ext>`). */
 export const FILES_PATH = "/files";
