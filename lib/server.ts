@@ -5,7 +5,6 @@ import { startScheduler } from "./cron";
 import { FILES_PATH } from "./blob-storage";
 import { pointSimulatorAtReceiver, registerSimulatorServers } from "./mail/seed";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
-import { createAdsDeps } from "./ads/deps";
 import { resumeVideoRenders } from "./ads/templates/video-render";
 import { pointGraphSimulatorAtReceiver } from "./ads/webhooks/platform-receiver";
 import { seedDemo } from "./seed";
@@ -17,17 +16,17 @@ import { exportLines } from "./start-banner";
 async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
-  const demo = await seedDemo(deps);
+  const demo = await seedDemo(deps, runtime.app.adsDeps);
   await registerSimulatorServers(deps);
   // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
   // Postmark, running send jobs continue from their remaining recipients (with QStash the sweep cron does this).
   if (deps.queue.kind === "local") {
     const recovered = await recoverAfterRestart(runtime.app.mailDeps);
     if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
-    const renders = await resumeVideoRenders(createAdsDeps(deps));
+    const renders = await resumeVideoRenders(runtime.app.adsDeps);
     if (renders > 0) deps.logger.info("resumed video renders after restart", { renders });
   }
-  const stopScheduler = startScheduler(deps);
+  const stopScheduler = startScheduler(runtime.app.cronDeps);
 
   const server = serve({ fetch: runtime.app.root.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;

@@ -3,13 +3,9 @@ import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
-import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
+import type { AdsDeps } from "./deps";
 import { registerAdsRoutes } from "./routes";
 import { PREVIEW_PNG_PATH } from "./routes/templates";
-import { registerVideoRenderWorker } from "./templates/video-render";
-import { registerWebhookWorker } from "../core/webhooks/engine";
-import { ADS_WEBHOOKS } from "./webhooks/events";
-import { registerInsightsSnapshotWorker } from "./insights/snapshots";
 
 export type { AdsDeps };
 
@@ -27,8 +23,8 @@ Rate limit: 1,000 requests per minute per customer with \`X-RateLimit-*\` and \`
 
 Idempotency: \`Idempotency-Key\` on POST/PUT/PATCH; the first response is kept 24 hours and replayed with \`Idempotent-Replayed: true\`; another body under the same key answers 409.`;
 
-export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
-  const deps = createAdsDeps(input);
+/** The HTTP app only; the queue workers of the ads service are registered by the runtime (`registerAdsWorkers`). */
+export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({
     service: "ads",
     mountPath: "/ads",
@@ -37,9 +33,6 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   });
   registerGetHealth(app, deps, "ads");
   registerAdsRoutes(app, deps);
-  registerVideoRenderWorker(deps);
-  registerWebhookWorker(ADS_WEBHOOKS, deps);
-  registerInsightsSnapshotWorker(deps);
   registerDocs(app, { title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -1,6 +1,5 @@
-import type { CoreDeps } from "../core/context";
 import type { RunningGraphSimulator } from "./platform/simulator/server";
-import { createAdsDeps } from "./deps";
+import type { AdsDeps } from "./deps";
 import { getOnboarding, updateOnboarding } from "./onboarding/service";
 import { createTarget, findTargetByKey, listTargets } from "./targets/service";
 import { adsImages } from "../db/schema";
@@ -41,11 +40,8 @@ export const DEMO_TARGETS = [
  * registered on every start; the database rows are created once. Without the simulator (a real
  * `GRAPH_API_URL`) there is nothing to onboard against and nothing happens.
  */
-export async function seedDemoAds(
-  deps: CoreDeps & { providers: { graphApiUrl: string; graphSimulator: RunningGraphSimulator | null } },
-  customerId: string,
-): Promise<void> {
-  const simulator = deps.providers.graphSimulator?.simulator;
+export async function seedDemoAds(deps: AdsDeps, graphSimulator: RunningGraphSimulator | null, customerId: string): Promise<void> {
+  const simulator = graphSimulator?.simulator;
   if (!simulator) return;
   const controls = simulator.controls;
   if (!controls.state.tokens.has(DEMO_ADS.accessToken)) {
@@ -65,11 +61,10 @@ export async function seedDemoAds(
     });
   }
 
-  const adsDeps = createAdsDeps(deps);
   const onboarding = await getOnboarding(deps.db, customerId);
   if (!onboarding.complete) {
     await updateOnboarding(
-      adsDeps,
+      deps,
       customerId,
       {
         access_token: DEMO_ADS.accessToken,
@@ -86,7 +81,7 @@ export async function seedDemoAds(
   }
   for (const target of DEMO_TARGETS) {
     if (await findTargetByKey(deps.db, customerId, target.key)) continue;
-    await createTarget(adsDeps, customerId, {
+    await createTarget(deps, customerId, {
       key: target.key,
       platform_campaign_id: target.campaignId,
       status: target.status,
@@ -103,9 +98,9 @@ export async function seedDemoAds(
       },
     });
   }
-  await seedDemoTemplates(adsDeps, customerId);
-  await seedSampleImages(adsDeps, customerId);
-  await seedDemoInsights(adsDeps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
+  await seedDemoTemplates(deps, customerId);
+  await seedSampleImages(deps, customerId);
+  await seedDemoInsights(deps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
 }
 
 /**
@@ -114,7 +109,7 @@ export async function seedDemoAds(
  * https image server. The simulator forgets images on restart, so they are uploaded again when missing
  * (same bytes, same hashes, same rows).
  */
-async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
+async function seedSampleImages(deps: AdsDeps, customerId: string): Promise<void> {
   const account = await connectAdAccount(deps, customerId);
   if ((await account.session.listImages(account.adAccountId)).length >= CREATIVE_RATIOS.length) return;
   // The examples hold no image URL, so nothing is fetched.
@@ -140,7 +135,7 @@ async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customer
  * after start. The video promo's values name a sample background video published in our own store, so
  * `GET /v1/templates/{id}/preview` hands over values that render as they are.
  */
-async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
+async function seedDemoTemplates(deps: AdsDeps, customerId: string): Promise<void> {
   const existing = new Map((await listAdTemplates(deps.db)).map((t) => [t.name, t.id]));
   for (const seed of DEMO_TEMPLATES) {
     const id =

@@ -78,7 +78,7 @@ const jpeg = () =>
 async function runCron(): Promise<Record<string, number | string>> {
   const job = findCronJob("mail-assets-cleanup");
   if (!job) throw new Error("the cron job is registered");
-  return job.run(h.deps);
+  return job.run(h.cronDeps);
 }
 
 describe("mail-assets-cleanup", () => {

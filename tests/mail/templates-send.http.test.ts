@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailSuppressions, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { ManualClock } from "../../lib/core/clock";
-import { createMailDeps } from "../../lib/mail/deps";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import type { MessageResponse } from "../../lib/mail/routes/messages/schema";
@@ -241,7 +240,7 @@ describe("POST /v1/templates/{id}/send", () => {
       expect(message.json.data.status).toBe("unknown");
 
       // Postmark's Messages API decides: found → accepted; still missing after the grace period → failed.
-      const mail = createMailDeps(h.deps);
+      const mail = h.mailDeps;
       const ref = { message_id: messageId, customer_id: f.id };
       if (settledAs === "failed") {
         expect(await reconcileMessage(mail, ref)).toBe("waiting");

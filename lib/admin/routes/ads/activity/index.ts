@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
-import { createAdsDeps, type AdsDepsInput } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads/deps";
 import { previewTemplateDraft, TemplateDraft } from "../../../../ads/templates/draft-preview";
 import { validationFailure } from "../../../../core/app";
 import { envelope, errorResponses } from "../../../../core/openapi";
@@ -56,8 +56,7 @@ const TemplateParams = CustomerIdParam.extend({
  * What a customer sees of its own ads, read by the operator: plan usage, insights and the template previews
  * (the same services and schemas as the ads service's routes); and the live preview of a template draft.
  */
-export function registerAdsActivityRoutes(router: OpenAPIHono<AppEnv>, input: AdsDepsInput): void {
-  const deps = createAdsDeps(input);
+export function registerAdsActivityRoutes(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
     createRoute({
       method: "get",
