@@ -31,7 +31,7 @@ export type AdTemplate = {
 type Preview = { params: Record<string, string>; preview_urls: Record<string, string> };
 type InsightRow = { id: string; platform_id: string; spend?: number; impressions?: number; clicks?: number };
 
-export const RATIOS = ["1:1", "4:5", "9:16"] as const;
+const RATIOS = ["1:1", "4:5", "9:16"] as const;
 
 /** Three images side by side, each captioned with its ratio. */
 export function ratioFigures(images: Record<string, string>, name: string): HTMLElement {
