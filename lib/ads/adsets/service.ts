@@ -9,25 +9,14 @@ import { connectAccount, connectCredentials } from "../onboarding/service";
 import type { AdSetCreateParams, AdSetUpdateParams, Targeting } from "../platform";
 import { assertTargetActive, findTargetByKey, type TargetRow } from "../targets/service";
 import { upstream } from "../upstream";
+import type { z } from "zod";
+import type { AdSet } from "../routes/adsets/schema";
 
 export type AdSetStatus = (typeof adsAdSets.$inferSelect)["status"];
 type Row = typeof adsAdSets.$inferSelect;
 
-export type AdSetView = {
-  id: string;
-  target: string;
-  name: string;
-  daily_budget_cents: number | null;
-  lifetime_budget_cents: number | null;
-  start_time: string | null;
-  end_time: string | null;
-  targeting: CustomerTargetingRecord;
-  status: AdSetStatus;
-  effective_status: string;
-  platform_adset_id: string;
-  created_at: string;
-  updated_at: string;
-};
+/** The API's `AdSet` schema (one schema per resource). */
+export type AdSetView = z.infer<typeof AdSet>;
 
 export type CreateAdSetInput = {
   target: string;
