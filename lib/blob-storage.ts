@@ -8,7 +8,7 @@ import { localUploadUrlSigner } from "./mail/assets/upload-signature";
 /** Where the embedded mode serves published files (`GET /files/assets/<sha256>.<ext>`). */
 export const FILES_PATH = "/files";
 /** Where the embedded mode receives signed uploads (`PUT /mail/v1/uploads/<assetId>?token=…`). */
-const UPLOADS_PATH = "/mail/v1/uploads";
+export const UPLOADS_PATH = "/mail/v1/uploads";
 
 /**
  * The upload signing key is derived from the encryption key (HKDF, bound to this purpose) rather than

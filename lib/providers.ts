@@ -18,8 +18,8 @@ export type Providers = {
   close(): Promise<void>;
 };
 
-const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
-const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
+export const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
+export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 
 export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean }): Promise<Providers> {
   const postmarkSimulator = !config.POSTMARK_API_URL && options.embedded ? await startPostmarkSimulator({ servers: [], clock: options.clock }) : null;

@@ -8,7 +8,7 @@ import { consoleScript } from "./bundle";
 import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
 import { csrfTokenMatches, endSession, openSession, readSession, SESSION_COOKIE, sessionKeys, type ConsoleSession } from "./session";
 
-const CONSOLE_PATH = "/console";
+export const CONSOLE_PATH = "/console";
 
 export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger"> & {
   adminToken: string;

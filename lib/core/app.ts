@@ -12,9 +12,9 @@ import { ApiError, BadRequestError, errorBody, statusOf, type FieldProblem, type
 import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
 
-const API_VERSION = "v1";
+export const API_VERSION = "v1";
 /** Vercel's request-body limit; larger bodies are refused before they are read. */
-const MAX_BODY_BYTES = 4.5 * 1024 * 1024;
+export const MAX_BODY_BYTES = 4.5 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type ServiceAppOptions = {
@@ -28,7 +28,7 @@ export type ServiceAppOptions = {
   rawBodyPaths?: RegExp[];
 };
 
-function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
+export function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
   return publicPaths.some((p) => (typeof p === "string" ? path === p : p.test(path)));
 }
 
@@ -36,7 +36,7 @@ function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
  * Routing path without the mount prefix. Mounting by path rewriting (`app.mount`) would clone every
  * request; reading the path off the URL is cheap.
  */
-function pathWithout(prefix: string): (request: Request) => string {
+export function pathWithout(prefix: string): (request: Request) => string {
   return (request) => {
     const url = request.url;
     const start = url.indexOf("/", url.indexOf("://") + 3);

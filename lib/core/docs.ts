@@ -27,7 +27,7 @@ function scalarScript(): string {
   return scalarBundle;
 }
 
-function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
+export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
   const auth = info.auth ?? CUSTOMER_AUTH;
   app.openAPIRegistry.registerComponent("securitySchemes", auth.scheme, { type: "http", scheme: "bearer", description: auth.description });
   const document = app.getOpenAPI31Document({
@@ -103,7 +103,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
 type Json = Record<string, unknown>;
 
 /** A plain-text reference of the same document: every operation with its parameters, body, responses. */
-function toLlmsText(doc: OpenApiDocument): string {
+export function toLlmsText(doc: OpenApiDocument): string {
   const lines: string[] = [`# ${doc.info.title} (${doc.info.version})`, "", doc.info.description ?? "", ""];
   const base = doc.servers?.[0]?.url ?? "";
   lines.push(

@@ -21,7 +21,7 @@ export const serviceErrorCodes = [
  * their callers are machines that act on the status (Postmark retries a 503; a body over the receiver's
  * cap is a 413). The service documents list `serviceErrorCodes` only, as no `/v1` route sends the others.
  */
-const errorCodes = [...serviceErrorCodes, "payload_too_large", "service_unavailable"] as const;
+export const errorCodes = [...serviceErrorCodes, "payload_too_large", "service_unavailable"] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -65,7 +65,7 @@ export function statusOf(code: ErrorCode, service: Surface): number {
 /** Mail-style detail entry: `{ path, message }`. */
 export type PathDetail = { path: string; message: string };
 /** Ads-style detail entry: `{ field, issue }`. */
-type FieldDetail = { field: string; issue: string };
+export type FieldDetail = { field: string; issue: string };
 /** Field-level problems, shaped per service when the response is written. */
 export type FieldProblem = { path: string; message: string };
 

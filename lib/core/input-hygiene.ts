@@ -30,7 +30,7 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /** The dotted path of the first string or key holding a NUL character, or null. Depth is bounded by the caller. */
-function findNul(value: unknown, path = ""): string | null {
+export function findNul(value: unknown, path = ""): string | null {
   if (typeof value === "string") return value.includes(NUL) ? path || "body" : null;
   if (value === null || typeof value !== "object") return null;
   if (Array.isArray(value)) {

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { serviceErrorCodes, type ServiceName } from "./errors";
+import { serviceErrorCodes, statusOf, type ServiceName } from "./errors";
 
-const RequestId = z
+export const RequestId = z
   .string()
   .openapi({ description: "Id of this request (UUID, or the caller's X-Request-Id).", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" });
 
@@ -10,7 +10,7 @@ export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ data, request_id: RequestId });
 }
 
-const Paging = z
+export const Paging = z
   .object({
     after: z.string().nullable().openapi({ description: "Cursor for the next page; pass it as `after`. Null on the last page.", example: "eyJpZCI6IjEyMyJ9" }),
     has_next: z.boolean().openapi({ description: "Whether another page follows.", example: false }),
@@ -187,6 +187,8 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
     ]),
   ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof mailErrorSchema> } } }>;
 }
+
+export { statusOf };
 
 type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };
 

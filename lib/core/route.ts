@@ -55,7 +55,7 @@ function asArray<T>(value: T | T[] | undefined): T[] {
 }
 
 /** The access rules of both specs in one place. */
-function accessProblem(principal: Principal, access: Access | "account"): ApiError | null {
+export function accessProblem(principal: Principal, access: Access | "account"): ApiError | null {
   if (access !== "read" && access !== "account" && principal.scope !== "full") {
     return new ForbiddenError("This API key has the reporting scope, which is read-only; use a full key.");
   }
@@ -87,7 +87,7 @@ function requireAccess(access: Access | "account"): MiddlewareHandler<AppEnv> {
  * able to redo the work) unless they carry a `message_id`: then the outcome is unknown and a retry must
  * not send again.
  */
-function idempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
+export function idempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.header("idempotency-key");
     if (raw === undefined) return next();

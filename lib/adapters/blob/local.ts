@@ -27,7 +27,7 @@ export type LocalBlobStoreOptions = {
 };
 
 /** One stored file as the app's file route serves it. */
-type LocalBlob = { bytes: Uint8Array; contentType: string; cacheControl: string };
+export type LocalBlob = { bytes: Uint8Array; contentType: string; cacheControl: string };
 
 export type LocalBlobStore = BlobStore & {
   /** For the app's file route; `null` when absent or still being written. */

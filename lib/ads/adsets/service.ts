@@ -39,12 +39,12 @@ export type UpdateAdSetInput = {
  * What the platform would report for delivery, derived from the ad set's own status and its target's: a
  * paused target shows as `CAMPAIGN_PAUSED`, as Graph names it.
  */
-function adSetEffectiveStatus(status: AdSetStatus, targetStatus: TargetRow["status"]): string {
+export function adSetEffectiveStatus(status: AdSetStatus, targetStatus: TargetRow["status"]): string {
   if (status !== "ACTIVE") return status;
   return targetStatus === "ACTIVE" ? "ACTIVE" : "CAMPAIGN_PAUSED";
 }
 
-function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">): AdSetView {
+export function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">): AdSetView {
   return {
     id: row.id,
     target: target.key,
@@ -89,7 +89,7 @@ function checkCreate(input: CreateAdSetInput, now: Date): void {
 }
 
 /** The locked fields come from the target; the customer's part is merged in, never the other way round. */
-function platformTargeting(target: TargetRow, customer: CustomerTargetingRecord): Targeting {
+export function platformTargeting(target: TargetRow, customer: CustomerTargetingRecord): Targeting {
   const config = target.config;
   return {
     geo_locations: config.geo_locations,

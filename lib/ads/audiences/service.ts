@@ -28,7 +28,7 @@ import type { ContactUpload } from "../routes/audiences/schema";
 
 type Row = typeof adsAudiences.$inferSelect;
 export type AudienceType = Row["type"];
-type AudienceStatus = AudienceLiveRecord["status"];
+export type AudienceStatus = AudienceLiveRecord["status"];
 
 export const MAX_CONTACTS_PER_CALL = 10_000;
 export const LIVE_TTL_MS = 60_000;
@@ -53,7 +53,7 @@ export type CreateLookalikeInput = {
 };
 export type UpdateAudienceInput = { name?: string; description?: string | null };
 
-function toAudienceView(row: Row): AudienceView {
+export function toAudienceView(row: Row): AudienceView {
   const live = row.live;
   return {
     id: row.id,
@@ -75,7 +75,7 @@ function toAudienceView(row: Row): AudienceView {
 }
 
 /** The platform's two status objects as one state; unknown codes read as UNAVAILABLE rather than guessed. */
-function liveRecord(view: CustomAudienceView): AudienceLiveRecord {
+export function liveRecord(view: CustomAudienceView): AudienceLiveRecord {
   const operation = view.operation_status?.code ?? null;
   const delivery = view.delivery_status?.code ?? null;
   const bound = (value: number | undefined) => (value === undefined || value < 0 ? null : value);

@@ -8,23 +8,23 @@ import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
 
-const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
+export const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
 /** Relative deviation accepted around each ratio (Meta's ad specs allow 3 %). */
-const RATIO_TOLERANCE = 0.03;
-const IMAGE_RATIOS = [
+export const RATIO_TOLERANCE = 0.03;
+export const IMAGE_RATIOS = [
   { label: "1:1", value: 1 },
   { label: "4:5", value: 4 / 5 },
   { label: "9:16", value: 9 / 16 },
   { label: "1.91:1", value: 1.91 },
 ] as const;
-type ImageRatio = (typeof IMAGE_RATIOS)[number]["label"];
+export type ImageRatio = (typeof IMAGE_RATIOS)[number]["label"];
 export type ImageFormat = "jpeg" | "png" | "webp";
 
 export type UploadedImageView = { id: string; image_hash: string; url: string };
 export type ImageListItem = { image_hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
 
 /** The type by content, never by name or Content-Type header: JPEG `FF D8 FF`, PNG signature, `RIFF…WEBP`. */
-function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
+export function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
   const startsWith = (signature: number[], offset = 0) => signature.every((byte, i) => bytes[offset + i] === byte);
   if (startsWith([0xff, 0xd8, 0xff])) return "jpeg";
   if (startsWith([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "png";
@@ -32,7 +32,7 @@ function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
   return null;
 }
 
-function matchRatio(width: number, height: number): ImageRatio | null {
+export function matchRatio(width: number, height: number): ImageRatio | null {
   if (width <= 0 || height <= 0) return null;
   const ratio = width / height;
   return IMAGE_RATIOS.find((candidate) => Math.abs(ratio - candidate.value) / candidate.value <= RATIO_TOLERANCE)?.label ?? null;

@@ -35,7 +35,7 @@ import {
   type UploadedImage,
 } from "./types";
 
-type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export type GraphClientOptions = {
   /** `https://graph.facebook.com/v25.0` in production; the simulator's `/v25.0` URL otherwise. */
@@ -115,7 +115,7 @@ const INSIGHTS_PAGE = 500;
 const INSIGHTS_MAX_PAGES = 2_000;
 
 /** What a session tells its owner about, besides answering or throwing. */
-type SessionHooks = {
+export type SessionHooks = {
   /**
    * Graph refused the access token (code 190: expired, revoked, password changed). Awaited before the
    * error is thrown, so the owner can record it first; its own failure is logged and never replaces the
@@ -127,7 +127,7 @@ type SessionHooks = {
 export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks): GraphSession };
 
 /** What `getCampaign` reads when no fields are given. */
-const CAMPAIGN_FIELDS: readonly CampaignField[] = [
+export const CAMPAIGN_FIELDS: readonly CampaignField[] = [
   "name",
   "account_id",
   "objective",
@@ -311,7 +311,7 @@ export function usagePercent(headers: Headers): number | undefined {
 }
 
 /** Insights pulls pause here (percent of a rate-limit budget used) instead of running into the limit. */
-const INSIGHTS_USAGE_PAUSE_PERCENT = 90;
+export const INSIGHTS_USAGE_PAUSE_PERCENT = 90;
 
 /** `X-Business-Use-Case-Usage`: `{ "<id>": [{ estimated_time_to_regain_access: <minutes> }] }`. */
 function regainAccessSeconds(headers: Headers): number | undefined {

@@ -83,7 +83,7 @@ function isRateLimitCode(code: number): boolean {
  * Classification by `code` and `error_subcode` only: `type` is "OAuthException" even for code 100 and the
  * messages are localized (G1), so neither may decide anything.
  */
-function classifyGraphError(code: number | undefined, subcode: number | undefined, isTransient: boolean): PlatformErrorKind {
+export function classifyGraphError(code: number | undefined, subcode: number | undefined, isTransient: boolean): PlatformErrorKind {
   if (code === undefined) return isTransient ? "transient" : "unknown";
   if (code === 190 || code === 102 || code === 104) return "auth";
   if (isRateLimitCode(code)) return "rate_limited";

@@ -14,7 +14,7 @@ import { MAX_IDS_PER_READ, PlatformError } from "../platform";
 import type { RunningGraphSimulator } from "../platform/simulator/server";
 import { recordAdStatus } from "./status-changes";
 
-const PLATFORM_WEBHOOK_PATH = "/api/platform/webhook";
+export const PLATFORM_WEBHOOK_PATH = "/api/platform/webhook";
 /** Ad-account webhook bodies are a few KB; anything near Vercel's cap is not the platform's. */
 const MAX_BODY_BYTES = 1024 * 1024;
 /** The ad-account fields that name an ad whose status may have changed (W3). */

@@ -73,7 +73,7 @@ export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" 
   return app;
 }
 
-const POSTMARK_WEBHOOK_PATH = "/api/postmark/webhook";
+export const POSTMARK_WEBHOOK_PATH = "/api/postmark/webhook";
 
 /** The receiver URL of one customer, without credentials. */
 export function postmarkWebhookUrl(origin: string, customerId: string): string {

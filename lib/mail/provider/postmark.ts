@@ -36,7 +36,7 @@ export type SendOutcome =
 /** A message Postmark has, as its Messages API lists it. */
 export type ProviderMessage = { providerMessageId: string; metadata: Record<string, unknown>; receivedAt: Date | null };
 
-type SearchOutcome =
+export type SearchOutcome =
   | { kind: "answered"; messages: ProviderMessage[] }
   /** Postmark could not be asked (no answer, 5xx, refused token): nothing can be concluded. */
   | { kind: "unavailable"; message: string };

@@ -87,7 +87,8 @@ export const defaultDesignTokens: Readonly<DesignTokens> = Object.freeze(
 );
 
 /** A customer's design rules: any subset of the tokens; unknown keys are rejected. */
-const designTokenOverridesSchema = designTokensSchema.partial();
+export const designTokenOverridesSchema = designTokensSchema.partial();
+export type DesignTokenOverrides = z.infer<typeof designTokenOverridesSchema>;
 
 /**
  * Defaults overlaid with the customer's overrides. Invalid overrides raise `RenderValidationError` with

@@ -27,8 +27,8 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * said, past the grace period, that it does not have it.
  */
 
-const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
-const MESSAGE_RECONCILE_TOPIC = "message-reconcile";
+export const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
+export const MESSAGE_RECONCILE_TOPIC = "message-reconcile";
 
 const BatchRef = z.object({ job_id: z.uuid(), customer_id: z.uuid(), batch_id: z.uuid() });
 const MessageRef = z.object({ message_id: z.uuid(), customer_id: z.uuid() });

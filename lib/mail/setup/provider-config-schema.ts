@@ -61,7 +61,7 @@ export const UpdateMailProviderConfig = z
   .refine((value) => Object.keys(value).length > 0, "Send at least one field to change.")
   .openapi("UpdateMailProviderConfig");
 
-const MailReadinessItem = z
+export const MailReadinessItem = z
   .object({
     item: z.enum(readinessItems).openapi({ description: "The checked item.", example: "server_token" }),
     status: z.enum(["green", "red"]).openapi({ description: "`green`: in place; `red`: missing or invalid.", example: "green" }),

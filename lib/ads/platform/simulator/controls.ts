@@ -24,7 +24,7 @@ export type SimAdAccountOptions = {
   campaigns?: SimCampaignOptions[];
 };
 
-type FailNextOptions = InjectedFaultSpec & {
+export type FailNextOptions = InjectedFaultSpec & {
   /** How many matching calls fail; default 1. */
   count?: number;
   /** Only calls with this method and/or whose path contains this text. */
