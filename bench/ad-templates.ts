@@ -83,7 +83,7 @@ export async function benchAdTemplates(): Promise<void> {
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_MINUTE: "100000000",
   });
-  const demo = await seedDemo(runtime.deps);
+  const demo = await seedDemo(runtime.deps, runtime.app.adsDeps);
   const [sale] = await runtime.deps.db.select({ id: adsTemplates.id }).from(adsTemplates).where(eq(adsTemplates.name, SALE_BANNER.name));
   if (!sale) throw new Error("no demo sale banner");
   const url = new URL(previewUrls(runtime.deps, demo.customerId, sale.id)["4:5"]);

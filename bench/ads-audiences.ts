@@ -54,7 +54,7 @@ export async function benchAdsAudiences(): Promise<void> {
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_MINUTE: "100000000",
   });
-  const demo = await seedDemo(runtime.deps);
+  const demo = await seedDemo(runtime.deps, runtime.app.adsDeps);
   const sim = runtime.deps.providers.graphSimulator?.simulator.controls;
   if (!demo.keys || !sim) throw new Error("bench needs a fresh demo customer on the embedded simulator");
   const key = demo.keys.adsFull;

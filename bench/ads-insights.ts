@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { bootRuntime } from "../lib/bootstrap";
-import { createAdsDeps } from "../lib/ads/deps";
 import { snapshotAccount } from "../lib/ads/insights/snapshots";
 import { DEMO_ADS } from "../lib/ads/seed";
 import { findTargetByKey } from "../lib/ads/targets/service";
@@ -34,11 +33,11 @@ export async function benchAdsInsights(): Promise<void> {
     LOG_LEVEL: "warn",
   });
   try {
-    const demo = await seedDemo(runtime.deps);
+    const demo = await seedDemo(runtime.deps, runtime.app.adsDeps);
     if (!demo.keys) throw new Error("bench needs a fresh demo customer");
     const simulator = runtime.deps.providers.graphSimulator?.simulator;
     if (!simulator) throw new Error("bench needs the embedded Graph simulator");
-    const deps = createAdsDeps(runtime.deps);
+    const deps = runtime.app.adsDeps;
     const customerId = demo.customerId;
 
     // 200 ads, 90 days old, in our records and in the simulator (the demo's own six are removed first).

@@ -46,7 +46,7 @@ export async function benchHealth(seconds = 5): Promise<void> {
     RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
   });
-  const demo = await seedDemo(runtime.deps);
+  const demo = await seedDemo(runtime.deps, runtime.app.adsDeps);
   if (!demo.keys) throw new Error("bench needs a fresh demo customer");
 
   const bare = new Hono();

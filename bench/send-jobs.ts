@@ -123,7 +123,7 @@ export async function benchSendJobs(): Promise<void> {
   });
   try {
     const { db } = runtime.deps;
-    const demo = await seedDemo(runtime.deps);
+    const demo = await seedDemo(runtime.deps, runtime.app.adsDeps);
     if (!demo.keys) throw new Error("bench needs a fresh demo customer");
     const key = demo.keys.mailFull;
     const [config] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, demo.customerId));

@@ -1,5 +1,5 @@
 import { sealPlainAccountFields } from "./ads/onboarding/service";
-import { ConfigError, loadDatabaseConfig } from "./core/config";
+import { ConfigError, loadDatabaseConfig } from "./db/config";
 import { SecretBox } from "./core/secrets";
 import { migrationsFolder, openDatabase } from "./db/client";
 import { schemaStatus } from "./db/schema-version";

@@ -1,21 +1,25 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createAdminApp } from "./admin/app";
 import { createAdsApp } from "./ads/app";
+import { createAdsDeps, type AdsDeps } from "./ads/deps";
+import { registerAdsWorkers } from "./ads/workers";
 import type { AppEnv, CoreDeps } from "./core/context";
 import { rootLlmsText } from "./core/docs";
 import type { Providers } from "./providers";
 import { closeAfterAnswer } from "./core/body-limit";
 import { errorBody, noEndpointError } from "./core/errors";
 import { createInternalApp } from "./core/internal-app";
-import { createQueueRoutes, QUEUE_MAX_BODY_BYTES, QUEUE_PATH } from "./adapters/queue/routes";
+import { createQueueRoutes, QUEUE_MAX_BODY_BYTES, QUEUE_PATH } from "./core/queue-routes";
+import type { CronDeps } from "./cron";
 import { createCronRoutes } from "./cron/routes";
 import { createMailApp } from "./mail/app";
-import { createMailDeps } from "./mail/deps";
+import { createMailDeps, type MailDeps } from "./mail/deps";
 import { registerMailWorkers } from "./mail/workers";
 import { createPostmarkWebhookRoutes, POSTMARK_WEBHOOK_MAX_BODY_BYTES, POSTMARK_WEBHOOK_PATH } from "./mail/events/receiver";
+import { registerSimulatorServers } from "./mail/seed";
 import { createPlatformWebhookRoutes, PLATFORM_WEBHOOK_MAX_BODY_BYTES, PLATFORM_WEBHOOK_PATH } from "./ads/webhooks/platform-receiver";
-import { createAssetStorage, FILES_PATH } from "./mail/assets/storage";
-import { createPublicFilesRoutes } from "./mail/routes/assets/files";
+import { createAssetStorage } from "./blob-storage";
+import { createPublicFilesRoutes, FILES_PATH } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
 
 export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers };
@@ -26,14 +30,15 @@ export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers 
  * build it here, so they serve the same routes.
  */
 export function createRootApp(deps: RuntimeDeps) {
-  // The one blob store of the process (Vercel Blob or DATA_DIR/blobs), chosen from config here.
-  const assets = createAssetStorage(deps);
-  const mailDeps = createMailDeps({ ...deps, assets });
-  // The queue's handlers belong to the process that owns the queue, registered once here, not by an app.
-  registerMailWorkers(mailDeps);
+  const { assets, mailDeps, adsDeps, cronDeps } = createServices(deps);
   const mail = createMailApp(mailDeps);
-  const ads = createAdsApp({ ...deps, blobs: assets.blobs });
-  const admin = createAdminApp({ ...deps, blobs: assets.blobs });
+  const ads = createAdsApp(adsDeps);
+  const admin = createAdminApp({
+    ...deps,
+    ads: adsDeps,
+    // Embedded mode: the in-memory Postmark simulator learns a customer's server and webhook at once.
+    mailProviderChanged: async (customerId) => void (await registerSimulatorServers(deps, customerId)),
+  });
   const root = new OpenAPIHono<AppEnv>();
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
   root.get("/llms.txt", (c) => c.text(rootLlmsText()));
@@ -48,9 +53,9 @@ export function createRootApp(deps: RuntimeDeps) {
     { prefix: QUEUE_PATH, maxBytes: QUEUE_MAX_BODY_BYTES },
   ]);
   root.all("/api/*", (c) => api.fetch(c.req.raw, c.env));
-  api.route("/api/cron", createCronRoutes({ ...deps, assets }));
+  api.route("/api/cron", createCronRoutes(cronDeps));
   api.route("/api/postmark", createPostmarkWebhookRoutes(deps));
-  api.route("/api/platform", createPlatformWebhookRoutes({ ...deps, blobs: assets.blobs }));
+  api.route("/api/platform", createPlatformWebhookRoutes(adsDeps));
   api.route(
     QUEUE_PATH,
     createQueueRoutes(deps.queue, {
@@ -69,5 +74,19 @@ export function createRootApp(deps: RuntimeDeps) {
     if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
     return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);
   });
-  return { root, mail, ads, admin, mailDeps };
+  return { root, mail, ads, admin, mailDeps, adsDeps, cronDeps };
+}
+
+/**
+ * Each service's deps, built once per runtime, and the queue workers registered here: the queue's handlers
+ * belong to the process that owns the queue, not to an app. The one blob store of the process (Vercel Blob
+ * or DATA_DIR/blobs) is chosen from config here and shared by both services.
+ */
+function createServices(deps: RuntimeDeps): { assets: ReturnType<typeof createAssetStorage>; mailDeps: MailDeps; adsDeps: AdsDeps; cronDeps: CronDeps } {
+  const assets = createAssetStorage(deps);
+  const mailDeps = createMailDeps({ ...deps, assets });
+  const adsDeps = createAdsDeps({ ...deps, blobs: assets.blobs });
+  registerMailWorkers(mailDeps);
+  registerAdsWorkers(adsDeps);
+  return { assets, mailDeps, adsDeps, cronDeps: { ...deps, mail: mailDeps, ads: adsDeps } };
 }

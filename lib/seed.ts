@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { issueApiKey } from "./core/api-keys";
+import type { AdsDeps } from "./ads/deps";
 import type { CoreDeps } from "./core/context";
 import { customers } from "./db/schema";
 import { createCustomer } from "./admin/customers";
@@ -19,17 +20,18 @@ export type DemoKeys = { mailFull: string; mailReporting: string; adsFull: strin
  */
 export async function seedDemo(
   deps: CoreDeps & { providers: Providers },
+  ads: AdsDeps,
   options: { media?: "now" | "deferred" } = {},
 ): Promise<{ customerId: string; keys: DemoKeys | null; media: () => Promise<void> }> {
   const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
   if (existing) {
     // The embedded simulators forget everything on exit: the demo's ad account is registered on every start.
-    const media = await seedDemoAds(deps, existing.id, options);
+    const media = await seedDemoAds(ads, deps.providers.graphSimulator, existing.id, options);
     return { customerId: existing.id, keys: null, media };
   }
   const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
   await seedDemoMail(deps, demo.id);
-  const media = await seedDemoAds(deps, demo.id, options);
+  const media = await seedDemoAds(ads, deps.providers.graphSimulator, demo.id, options);
   const key = async (service: "mail" | "ads", scope: "full" | "reporting") => (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;
   return {
     customerId: demo.id,
@@ -44,7 +46,7 @@ export async function seedDemo(
 }
 
 /** The Demo's ad account in a freshly started embedded simulator (a no-op without the Demo or the simulator). */
-export async function restoreDemoAccounts(deps: CoreDeps & { providers: Providers }): Promise<void> {
+export async function restoreDemoAccounts(deps: CoreDeps & { providers: Providers }, ads: AdsDeps): Promise<void> {
   const [existing] = await deps.db.select({ id: customers.id }).from(customers).where(eq(customers.name, DEMO_CUSTOMER_NAME)).limit(1);
-  if (existing) await seedDemoAds(deps, existing.id);
+  if (existing) await seedDemoAds(ads, deps.providers.graphSimulator, existing.id);
 }

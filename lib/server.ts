@@ -2,10 +2,9 @@ import { serve, type ServerType } from "@hono/node-server";
 import { bootRuntime, type Runtime } from "./bootstrap";
 import { ConfigError } from "./core/config";
 import { startScheduler } from "./cron";
-import { FILES_PATH } from "./mail/assets/storage";
+import { FILES_PATH } from "./core/public-files";
 import { pointSimulatorAtReceiver, registerSimulatorServers } from "./mail/seed";
 import { recoverAfterRestart } from "./mail/send-jobs/recovery";
-import { createAdsDeps } from "./ads/deps";
 import { resumeVideoRenders } from "./ads/templates/video-render";
 import { pointGraphSimulatorAtReceiver } from "./ads/webhooks/platform-receiver";
 import { seedDemo } from "./seed";
@@ -19,9 +18,9 @@ async function main(): Promise<void> {
   const runtime = await bootRuntime();
   const { config, deps } = runtime;
   const bootedAt = deps.clock.now();
-  const demo = await seedDemo(deps, { media: "deferred" });
+  const demo = await seedDemo(deps, runtime.app.adsDeps, { media: "deferred" });
   await registerSimulatorServers(deps);
-  const stopScheduler = startScheduler(deps);
+  const stopScheduler = startScheduler(runtime.app.cronDeps);
 
   const server = serve({ fetch: runtime.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
@@ -112,7 +111,7 @@ async function recoverInBackground(runtime: Runtime, bootedAt: Date): Promise<vo
   try {
     const recovered = await recoverAfterRestart(runtime.app.mailDeps, bootedAt);
     if (Object.values(recovered).some((n) => n > 0)) deps.logger.info("recovered send jobs after restart", { ...recovered });
-    const renders = await resumeVideoRenders(createAdsDeps(deps));
+    const renders = await resumeVideoRenders(runtime.app.adsDeps);
     if (renders > 0) deps.logger.info("resumed video renders after restart", { renders });
   } catch (error) {
     // The `send-jobs-sweep` cron tries again within a minute.

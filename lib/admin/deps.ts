@@ -1,6 +1,12 @@
-import type { BlobStore } from "../adapters/blob";
+import type { AdsDeps } from "../ads/deps";
 import type { CoreDeps } from "../core/context";
-import type { Providers } from "../providers";
 
-/** What the operator API needs: the core, its token, the simulators' addresses (embedded mode) and the blob store. */
-export type AdminDeps = CoreDeps & { adminToken: string; providers: Pick<Providers, "graphApiUrl" | "postmarkSimulator">; blobs?: BlobStore };
+/**
+ * What the operator API needs: the core, its token, the ads service's deps (built once by the runtime) and
+ * what to do when a customer's Postmark setup changes (embedded mode: the runtime tells the simulator; in
+ * production nothing), so no admin route reaches simulator code.
+ */
+export type AdminDeps = CoreDeps & { adminToken: string; ads: AdsDeps; mailProviderChanged: MailProviderChanged };
+
+/** Called after a customer's Postmark server token, streams or webhook credentials changed. */
+export type MailProviderChanged = (customerId: string) => Promise<void>;

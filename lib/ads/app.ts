@@ -3,13 +3,9 @@ import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
-import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "./deps";
+import type { AdsDeps } from "./deps";
 import { registerAdsRoutes } from "./routes";
 import { PREVIEW_PNG_PATH } from "./routes/templates";
-import { registerVideoRenderWorker } from "./templates/video-render";
-import { registerWebhookWorker } from "../core/webhooks/engine";
-import { ADS_WEBHOOKS } from "./webhooks/events";
-import { registerInsightsSnapshotWorker } from "./insights/snapshots";
 
 export type { AdsDeps };
 
@@ -29,8 +25,8 @@ Idempotency: \`Idempotency-Key\` on POST/PUT/PATCH; the first response is kept 2
 
 Request bodies: at most 4.5 MB (4,718,592 bytes). A larger body answers 413 \`payload_too_large\` as soon as it passes the limit while streaming in, before authentication, and the connection is closed; the rest is never read. \`GET\`, \`HEAD\` and \`OPTIONS\` take no body (one sent answers 413).`;
 
-export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
-  const deps = createAdsDeps(input);
+/** The HTTP app only; the queue workers of the ads service are registered by the runtime (`registerAdsWorkers`). */
+export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
   const app = createServiceApp({
     service: "ads",
     mountPath: "/ads",
@@ -39,9 +35,6 @@ export function createAdsApp(input: AdsDepsInput): OpenAPIHono<AppEnv> {
   });
   registerGetHealth(app, deps, "ads");
   registerAdsRoutes(app, deps);
-  registerVideoRenderWorker(deps);
-  registerWebhookWorker(ADS_WEBHOOKS, deps);
-  registerInsightsSnapshotWorker(deps);
   registerDocs(app, { service: "ads", title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
   return app;
 }

@@ -1,7 +1,6 @@
 import type { CoreDeps } from "../core/context";
 import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
 import type { BlobStore } from "../adapters/blob";
-import { createAssetStorage } from "../mail/assets/storage";
 import { createGraphClient, type GraphClient } from "./platform";
 import { sharedThrottle } from "./platform/throttle";
 
@@ -16,12 +15,13 @@ export type AdsDeps = CoreDeps & {
   blobs: BlobStore;
 };
 
-/** What the runtime hands over: where the Graph API is (`GRAPH_API_URL` or the embedded simulator) and, optionally, the process's one blob store. */
-export type AdsDepsInput = CoreDeps & { providers: { graphApiUrl: string }; blobs?: BlobStore };
+/** What the runtime hands over: where the Graph API is (`GRAPH_API_URL` or the embedded simulator) and the process's one blob store. */
+export type AdsDepsInput = CoreDeps & { providers: { graphApiUrl: string }; blobs: BlobStore };
 
 /**
- * Built once per app from the runtime's providers: the Graph client points at `GRAPH_API_URL` or the
- * embedded simulator. Loopback and the extra CA are test-only settings and off unless configured.
+ * Built once per runtime (`createServices` in `lib/runtime.ts`), which also registers the workers: the Graph
+ * client points at `GRAPH_API_URL` or the embedded simulator. Loopback and the extra CA are test-only
+ * settings and off unless configured.
  */
 export function createAdsDeps(input: AdsDepsInput): AdsDeps {
   const { providers, blobs, ...core } = input;
@@ -37,7 +37,6 @@ export function createAdsDeps(input: AdsDepsInput): AdsDeps {
     }),
     safeFetch: createSafeFetch({ allowLoopbackForTests: allowLoopbackOutbound, trustedCa: core.config.OUTBOUND_TRUSTED_CA }),
     allowLoopbackOutbound,
-    // The runtime hands over the process's one store; standalone (seeding) the same choice is made from the config.
-    blobs: blobs ?? createAssetStorage(core).blobs,
+    blobs,
   };
 }

@@ -1,6 +1,5 @@
-import type { CoreDeps } from "../core/context";
 import type { RunningGraphSimulator } from "./platform/simulator/server";
-import { createAdsDeps } from "./deps";
+import type { AdsDeps } from "./deps";
 import { getOnboarding, updateOnboarding } from "./onboarding/service";
 import { createTarget, findTargetByKey, listTargets } from "./targets/service";
 import { adsImages } from "../db/schema";
@@ -42,11 +41,12 @@ export const DEMO_TARGETS = [
  * `GRAPH_API_URL`) there is nothing to onboard against and nothing happens.
  */
 export async function seedDemoAds(
-  deps: CoreDeps & { providers: { graphApiUrl: string; graphSimulator: RunningGraphSimulator | null } },
+  deps: AdsDeps,
+  graphSimulator: RunningGraphSimulator | null,
   customerId: string,
   options: { media?: "now" | "deferred" } = {},
 ): Promise<() => Promise<void>> {
-  const simulator = deps.providers.graphSimulator?.simulator;
+  const simulator = graphSimulator?.simulator;
   if (!simulator) return async () => undefined;
   const controls = simulator.controls;
   if (!controls.state.tokens.has(DEMO_ADS.accessToken)) {
@@ -66,11 +66,10 @@ export async function seedDemoAds(
     });
   }
 
-  const adsDeps = createAdsDeps(deps);
   const onboarding = await getOnboarding(deps.db, customerId);
   if (!onboarding.complete) {
     await updateOnboarding(
-      adsDeps,
+      deps,
       customerId,
       {
         access_token: DEMO_ADS.accessToken,
@@ -87,7 +86,7 @@ export async function seedDemoAds(
   }
   for (const target of DEMO_TARGETS) {
     if (await findTargetByKey(deps.db, customerId, target.key)) continue;
-    await createTarget(adsDeps, customerId, {
+    await createTarget(deps, customerId, {
       key: target.key,
       platform_campaign_id: target.campaignId,
       status: target.status,
@@ -108,9 +107,9 @@ export async function seedDemoAds(
   // (satori, resvg, sharp, ffmpeg): `deferred` hands them back to run after the server listens, so a start
   // is not held by them (nor its memory raised before the first request).
   const media = async () => {
-    await seedDemoTemplates(adsDeps, customerId);
-    await seedSampleImages(adsDeps, customerId);
-    await seedDemoInsights(adsDeps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
+    await seedDemoTemplates(deps, customerId);
+    await seedSampleImages(deps, customerId);
+    await seedDemoInsights(deps, controls, customerId, { adAccountId: DEMO_ADS.adAccountId, campaignId: DEMO_ADS.campaignId, pageId: DEMO_ADS.pageId });
   };
   if (options.media === "deferred") return media;
   await media();
@@ -123,7 +122,7 @@ export async function seedDemoAds(
  * https image server. The simulator forgets images on restart, so they are uploaded again when missing
  * (same bytes, same hashes, same rows).
  */
-async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
+async function seedSampleImages(deps: AdsDeps, customerId: string): Promise<void> {
   const account = await connectAdAccount(deps, customerId);
   if ((await account.session.listImages(account.adAccountId)).length >= CREATIVE_RATIOS.length) return;
   // The examples hold no image URL, so nothing is fetched.
@@ -149,7 +148,7 @@ async function seedSampleImages(deps: ReturnType<typeof createAdsDeps>, customer
  * after start. The video promo's values name a sample background video published in our own store, so
  * `GET /v1/templates/{id}/preview` hands over values that render as they are.
  */
-async function seedDemoTemplates(deps: ReturnType<typeof createAdsDeps>, customerId: string): Promise<void> {
+async function seedDemoTemplates(deps: AdsDeps, customerId: string): Promise<void> {
   const existing = new Map((await listAdTemplates(deps.db)).map((t) => [t.name, t.id]));
   for (const seed of DEMO_TEMPLATES) {
     const id =

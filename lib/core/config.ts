@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { databaseVariables, parseEnvironment, testOnlyNames } from "../db/config";
+
+export { ConfigError } from "../db/config";
 
 /**
  * The whole environment in one schema. Every variable is optional: the defaults are the embedded mode
@@ -14,12 +17,8 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe("HTTP port of the local server"),
   HOST: z.string().default("127.0.0.1").describe("Interface the local server binds to"),
   PUBLIC_BASE_URL: optionalUrl.describe("Public origin used in links (asset URLs, upload URLs); default http://localhost:PORT"),
-  DATA_DIR: z.string().default(".data").describe("Embedded mode: where PGlite, files and generated secrets live"),
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
-    .optional()
-    .describe("Postgres URL; unset = embedded PGlite; a neon.tech host (or NEON_LOCAL_PROXY set) uses the Neon driver, any other uses pg"),
+  DATA_DIR: databaseVariables.DATA_DIR,
+  DATABASE_URL: databaseVariables.DATABASE_URL,
   ADMIN_TOKEN: z.string().min(24, "must be at least 24 characters").optional().describe("Operator token for /admin/v1"),
   ENCRYPTION_KEY: z
     .string()
@@ -97,24 +96,14 @@ export const configSchema = z.object({
     .includes("-----BEGIN CERTIFICATE-----", { message: "must be a PEM certificate" })
     .optional()
     .describe("TEST ONLY: one extra CA (PEM text) the SSRF-safe client trusts, for a self-signed local image server"),
-  NEON_LOCAL_PROXY: z
-    .string()
-    .regex(/^(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/, "must be a loopback host:port, e.g. 127.0.0.1:4444")
-    .optional()
-    .describe(
-      "TEST ONLY: host:port of the local WebSocket proxy (lib/db/neon-local-proxy.ts); when set, DATABASE_URL is opened with the Neon driver through it, as CI does",
-    ),
+  NEON_LOCAL_PROXY: databaseVariables.NEON_LOCAL_PROXY,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
 });
 
 export type Config = z.infer<typeof configSchema>;
 
 /** The variables described `TEST ONLY:`: they loosen a production guard, so a Vercel deployment refuses them. */
-export const testOnlyVariables = Object.entries(configSchema.shape)
-  .filter(([, schema]) => schema.description?.startsWith("TEST ONLY:"))
-  .map(([name]) => name);
-
-export class ConfigError extends Error {}
+export const testOnlyVariables = testOnlyNames(configSchema);
 
 /**
  * Parses the environment once; a bad value names the variable instead of failing later with a stack trace.
@@ -122,29 +111,6 @@ export class ConfigError extends Error {}
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   return parseEnvironment(configSchema, env);
-}
-
-/** What opening the database needs, and nothing else: `npm run db:migrate` runs without the HTTP settings. */
-export const databaseConfigSchema = configSchema.pick({ DATA_DIR: true, DATABASE_URL: true, NEON_LOCAL_PROXY: true });
-
-export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
-
-export function loadDatabaseConfig(env: Record<string, string | undefined> = process.env): DatabaseConfig {
-  return parseEnvironment(databaseConfigSchema, env);
-}
-
-function parseEnvironment<S extends z.ZodType>(schema: S, env: Record<string, string | undefined>): z.infer<S> {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
-  if (cleaned.VERCEL) {
-    const present = testOnlyVariables.filter((name) => name in cleaned);
-    if (present.length > 0) throw new ConfigError(`Test-only variables are not allowed on Vercel: ${present.join(", ")}`);
-  }
-  const result = schema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
-    throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
-  }
-  return result.data;
 }
 
 /** Every variable with its description and default, for the README and `npm run admin -- env`. */

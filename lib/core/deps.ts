@@ -21,7 +21,7 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
   const { config, db, clock, logger } = input;
   const policy = { limit: config.RATE_LIMIT_PER_MINUTE, windowSeconds: 60 };
   const authPolicy = { limit: config.AUTH_FAILURES_PER_MINUTE, windowSeconds: 60 };
-  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/$/, "");
+  const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, "");
   const upstash =
     config.UPSTASH_REDIS_REST_URL && config.UPSTASH_REDIS_REST_TOKEN ? { url: config.UPSTASH_REDIS_REST_URL, token: config.UPSTASH_REDIS_REST_TOKEN } : null;
   const limiter = (limits: typeof policy) =>

@@ -12,8 +12,8 @@ async function main(): Promise<number> {
   }
   const runtime = await bootRuntime();
   // Embedded mode: the simulators start empty in this process; the Demo's ad account is registered again.
-  await restoreDemoAccounts(runtime.deps);
-  const result = await job.run(runtime.deps);
+  await restoreDemoAccounts(runtime.deps, runtime.app.adsDeps);
+  const result = await job.run(runtime.app.cronDeps);
   // Work the job queued (the in-process queue) finishes before the process ends.
   await runtime.deps.queue.idle();
   process.stdout.write(`${JSON.stringify({ job: job.name, result })}\n`);

@@ -1,10 +1,9 @@
-import { lte } from "drizzle-orm";
-import { createMailDeps, type MailDepsInput } from "../mail/deps";
-import { idempotencyRecords } from "../db/schema";
+import type { CoreDeps } from "../core/context";
+import type { MailDeps } from "../mail/deps";
 import { pruneMessageHistory } from "../mail/events/prune";
 import { republishDueDeliveries } from "../core/webhooks/engine";
 import { MAIL_WEBHOOKS } from "../mail/webhooks/emit";
-import { createAdsDeps, type AdsDepsInput } from "../ads/deps";
+import type { AdsDeps } from "../ads/deps";
 import { ADS_WEBHOOKS } from "../ads/webhooks/events";
 import { pollAdStatuses } from "../ads/webhooks/poll";
 import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs/recovery";
@@ -14,8 +13,8 @@ import { resumeVideoRenders } from "../ads/templates/video-render";
 import { fanOutSnapshots } from "../ads/insights/snapshots";
 import { sweepCompensations } from "../ads/compensations";
 
-/** What the jobs need: what each service builds its own deps from (the runtime's deps are such). */
-export type CronDeps = MailDepsInput & AdsDepsInput;
+/** What the jobs need: the core and each service's deps, built once by the runtime (`createServices`). */
+export type CronDeps = CoreDeps & { mail: MailDeps; ads: AdsDeps };
 
 /**
  * Periodic jobs. Production: `vercel.json` crons call `/api/cron/<name>` with `CRON_SECRET`.
@@ -38,11 +37,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 60,
     description: "Deletes idempotency records older than 24 hours (the Postgres store; Upstash expires keys itself).",
     async run(deps) {
-      const deleted = await deps.db
-        .delete(idempotencyRecords)
-        .where(lte(idempotencyRecords.expiresAt, deps.clock.now()))
-        .returning({ key: idempotencyRecords.key });
-      return { deleted: deleted.length };
+      return { deleted: await deps.idempotency.deleteExpired(deps.clock.now()) };
     },
   },
   {
@@ -77,7 +72,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 1,
     description:
       "Reads the effective status of ads under review, in post-processing or with issues, and of ads that changed in the last 24 hours, in batched platform reads (50 ids a call, at most 4 calls per ad account and run, accounts in turns); a change updates the cached status and emits one ad.status_changed.",
-    run: async (deps) => ({ ...(await pollAdStatuses(createAdsDeps(deps))) }),
+    run: async (deps) => ({ ...(await pollAdStatuses(deps.ads)) }),
   },
   {
     name: "send-jobs-sweep",
@@ -85,7 +80,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 1,
     description:
       "Starts scheduled send jobs whose time has come (when their delayed queue message is missing); marks messages whose provider call lost its worker (in flight for over 2 minutes) unknown; reconciles every message in doubt with Postmark's Messages API (found: accepted; still missing after the grace period: sent again, or failed for a transactional mail); gives running jobs without progress for 5 minutes new batches.",
-    run: async (deps) => ({ ...(await recoverSendJobs(createMailDeps(deps), { stalledForMs: STALL_MS, inFlightForMs: IN_FLIGHT_LIMIT_MS })) }),
+    run: async (deps) => ({ ...(await recoverSendJobs(deps.mail, { stalledForMs: STALL_MS, inFlightForMs: IN_FLIGHT_LIMIT_MS })) }),
   },
   {
     name: "billing-report",
@@ -104,7 +99,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 60,
     description:
       "Deletes image assets still pending 24 hours after they were announced, and every raw upload that is not the upload of a pending asset (left by completed, failed, deleted or abandoned assets, or put back by a second PUT to a Vercel Blob upload URL).",
-    run: async (deps) => ({ ...(await cleanUpAssets(createMailDeps(deps))) }),
+    run: async (deps) => ({ ...(await cleanUpAssets(deps.mail)) }),
   },
   {
     name: "ads-video-renders",
@@ -112,7 +107,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 5,
     description:
       "Re-publishes video template renders whose queue message was lost (never taken by a job for 2 minutes, or held by a job that died past its 20-minute lease).",
-    run: async (deps) => ({ republished: await resumeVideoRenders(createAdsDeps(deps)) }),
+    run: async (deps) => ({ republished: await resumeVideoRenders(deps.ads) }),
   },
   {
     name: "ads-insights-snapshot",
@@ -128,7 +123,7 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 5,
     description:
       "Deletes upstream the platform objects (ad sets, creatives, ads, audiences, videos) whose create succeeded but whose local record was never written (the write failed, the process died), when the request could not do it itself; retried with backoff until the platform confirms, each settled row kept as the record.",
-    run: async (deps) => ({ ...(await sweepCompensations(createAdsDeps(deps))) }),
+    run: async (deps) => ({ ...(await sweepCompensations(deps.ads)) }),
   },
 ];
 

@@ -1,4 +1,4 @@
-import { loadDatabaseConfig } from "../core/config";
+import { loadDatabaseConfig } from "./config";
 import { openDatabase } from "./client";
 
 /**

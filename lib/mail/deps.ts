@@ -1,6 +1,6 @@
 import type { CoreDeps } from "../core/context";
 import { LruCache } from "../core/lru-cache";
-import { createAssetStorage, type AssetStorage } from "./assets/storage";
+import type { BlobStore, LocalBlobStore } from "../adapters/blob";
 import { createPostmarkProvider, type PostmarkProvider } from "./provider/postmark";
 import { createPostmarkSuppressions, type PostmarkSuppressions } from "./provider/postmark-suppressions";
 import type { BatchWriter } from "./send-jobs/batch-payload";
@@ -26,6 +26,15 @@ export type MailCaches = {
   monthlyReadings: Map<string, MonthlyReading>;
 };
 
+/** The files of image assets: the process's one blob store, chosen by the runtime (`lib/blob-storage.ts`). */
+export type AssetStorage = {
+  blobs: BlobStore;
+  /** Embedded mode only: the same store, for the app's own upload route and public files route. */
+  local: LocalBlobStore | null;
+  /** HMAC key of the embedded signed upload URLs. */
+  uploadSecret: string;
+};
+
 /** What the mail service needs beyond the core: both Postmark clients, the asset store and its caches. */
 export type MailDeps = CoreDeps & {
   /** Sending and the Messages API (`POST /email`, `/email/batch`, `GET /messages/outbound`). */
@@ -39,18 +48,18 @@ export type MailDeps = CoreDeps & {
 
 /**
  * What the runtime hands over: where Postmark is (`POSTMARK_API_URL` or the embedded simulator; the
- * runtime decides, the service only needs the origin) and, optionally, the process's one asset store.
+ * runtime decides, the service only needs the origin) and the process's one asset store.
  */
-export type MailDepsInput = CoreDeps & { providers: { postmarkApiUrl: string }; assets?: AssetStorage };
+export type MailDepsInput = CoreDeps & { providers: { postmarkApiUrl: string }; assets: AssetStorage };
 
-/** Built once per runtime (`createRootApp`); a standalone caller (tests, seeding) builds its own. */
+/** Built once per runtime (`createServices` in `lib/runtime.ts`), which also registers the workers. */
 export function createMailDeps(input: MailDepsInput): MailDeps {
   const { providers, assets, ...core } = input;
   return {
     ...core,
     postmark: createPostmarkProvider({ apiUrl: providers.postmarkApiUrl }),
     postmarkSuppressions: createPostmarkSuppressions({ apiUrl: providers.postmarkApiUrl }),
-    assets: assets ?? createAssetStorage(core),
+    assets,
     caches: { batchWriters: new LruCache(8), addressSets: new LruCache(4), monthlyReadings: new Map() },
   };
 }

@@ -3,96 +3,159 @@ import { describeResponse } from "../helpers/harness";
 import { createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
- * The access rules of every endpoint of this service in one table: a key is required, writes need the full
- * scope, and the account state decides (402 `payment_required` on every write unless the account is
- * active; reads stay open while deactivated or overdue, not while a checkout is open or the contract ended).
- * These checks run before the request body is read, so minimal bodies and unknown ids suffice.
+ * The access rules of every operation of the three OpenAPI documents, generated from the documents as
+ * served (not listed by hand), against every kind of key: none, a malformed one, the other service's key,
+ * the reporting and the full key of the service, and the operator token. An operation's `security` entry
+ * (`serviceRoute` writes it) says what it needs: `[]` public, `bearerAuth: ["reporting"]` any key of the
+ * service, `["full"]` the full scope, `adminToken` the operator token. On the ads service the account state
+ * decides as well: 402 `payment_required` on every full-scope operation unless the account is active, before
+ * any platform call; reporting operations stay open while deactivated or overdue, not while a checkout is
+ * open or the contract ended (health excepted). These checks run before the request body is read, so
+ * parameters from the documents' examples and no body suffice.
  */
+type Operation = { service: Service; method: string; path: string; operationId: string; security: Record<string, string[]>[] | undefined };
+type Service = "mail" | "ads" | "admin";
+type OpenApiDocument = {
+  paths: Record<string, Record<string, { operationId: string; security?: Record<string, string[]>[]; parameters?: Parameter[] }>>;
+};
+type Parameter = { name: string; in: string; required?: boolean; example?: unknown; schema?: { example?: unknown } };
+
 let world: AdsWorld;
 const byState: Record<string, OnboardedCustomer> = {};
+const operations: Operation[] = [];
+const METHODS = ["get", "post", "put", "patch", "delete"];
+const fallbackId = "0f8fad5b-d9cb-469f-a165-70867728950e";
+
+function concretePath(service: Service, path: string, parameters: Parameter[] = []): string {
+  const example = (p: Parameter) => String(p.schema?.example ?? p.example ?? fallbackId);
+  const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const parameter = parameters.find((p) => p.in === "path" && p.name === name);
+    return encodeURIComponent(parameter ? example(parameter) : fallbackId);
+  });
+  const query = parameters.filter((p) => p.in === "query" && p.required).map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(example(p))}`);
+  return `/${service}${filled}${query.length > 0 ? `?${query.join("&")}` : ""}`;
+}
+
 beforeAll(async () => {
-  world = await createAdsWorld();
+  // Hundreds of refused keys from one address: the failed-authentication throttle (60 a minute) and the per-customer limit are raised.
+  world = await createAdsWorld({ AUTH_FAILURES_PER_MINUTE: "1000000", RATE_LIMIT_PER_MINUTE: "1000000" });
   for (const state of ["active", "deactivated", "overdue", "checkout_open", "ended"]) {
     const c = await onboardedCustomer(world, `Access ${state}`);
     const r = await world.h.admin("PATCH", `/v1/customers/${c.id}`, { ads: { account_state: state } });
     if (r.status !== 200) throw new Error(`account state: ${describeResponse(r)}`);
     byState[state] = c;
   }
-});
+  for (const service of ["mail", "ads", "admin"] as const) {
+    const served = await world.h.call<OpenApiDocument>("GET", `/${service}/v1/openapi.json`);
+    for (const [path, item] of Object.entries(served.json.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!METHODS.includes(method)) continue;
+        operations.push({
+          service,
+          method: method.toUpperCase(),
+          path: concretePath(service, path, operation.parameters),
+          operationId: operation.operationId,
+          security: operation.security,
+        });
+      }
+    }
+  }
+}, 120_000);
 afterAll(async () => world.close());
 
-const id = "0f8fad5b-d9cb-469f-a165-70867728950e";
+const call = (method: string, path: string, key: string | null | undefined) => world.h.call(method, path, { key });
+const scopeOf = (operation: Operation) => operation.security?.[0]?.bearerAuth?.[0];
 
-const WRITES: [method: string, path: string, body?: unknown][] = [
-  ["POST", "/ads/v1/media/images", { url: "https://images.example.com/a.jpg" }],
-  ["POST", "/ads/v1/media/videos", { url: "https://videos.example.com/a.mp4" }],
-  ["POST", "/ads/v1/adsets", { target: "main", daily_budget_cents: 2500 }],
-  ["PATCH", `/ads/v1/adsets/${id}`, { status: "PAUSED" }],
-  ["DELETE", `/ads/v1/adsets/${id}`],
-  ["POST", "/ads/v1/creatives", { image_hash: "0123456789abcdef0123456789abcdef" }],
-  ["PATCH", `/ads/v1/creatives/${id}`, { name: "Renamed" }],
-  ["DELETE", `/ads/v1/creatives/${id}`],
-  ["POST", "/ads/v1/ads", { ad_set_id: id, creative_id: id, link: "https://shop.example.com/" }],
-  ["PATCH", `/ads/v1/ads/${id}`, { status: "ACTIVE" }],
-  ["DELETE", `/ads/v1/ads/${id}`],
-  ["POST", "/ads/v1/audiences/custom", { name: "CRM", contacts: [{ email: "a@example.com" }] }],
-  ["POST", "/ads/v1/audiences/lookalike", { name: "Twins", origin_audience_id: id, country: "DE", ratio: 0.01 }],
-  ["PATCH", `/ads/v1/audiences/${id}`, { name: "Renamed" }],
-  ["DELETE", `/ads/v1/audiences/${id}`],
-  ["POST", `/ads/v1/audiences/${id}/contacts`, { contacts: [{ email: "a@example.com" }] }],
-  ["DELETE", `/ads/v1/audiences/${id}/contacts`, { contacts: [{ email: "a@example.com" }] }],
-];
-
-/** What an overdue (readable) account gets: the list answers, unknown ids are 404 like for anyone. */
-const READS: [path: string, readable: number][] = [
-  ["/ads/v1/media/images", 200],
-  ["/ads/v1/media/videos", 200],
-  [`/ads/v1/media/videos/${id}`, 404],
-  ["/ads/v1/adsets", 200],
-  ["/ads/v1/creatives", 200],
-  ["/ads/v1/ads", 200],
-  [`/ads/v1/status/${id}`, 404],
-  ["/ads/v1/audiences", 200],
-  [`/ads/v1/audiences/${id}`, 404],
-  ["/ads/v1/targeting/geo?q=wien", 200],
-  ["/ads/v1/targeting/interests?q=yoga", 200],
-];
-
-const call = (method: string, path: string, key: string | undefined, body?: unknown) => world.h.call(method, path, { key, body });
-
-describe.each(WRITES)("%s %s", (method, path, body) => {
-  test("401 without a key, 403 with a reporting key", async () => {
-    const anonymous = await call(method, path, undefined, body);
-    expect(anonymous.status, describeResponse(anonymous)).toBe(401);
-    const reporting = await call(method, path, byState.active?.adsReporting, body);
-    expect(reporting.status, describeResponse(reporting)).toBe(403);
-    expect(reporting.json.error.code).toBe("forbidden");
-  });
-
-  test.each(["deactivated", "overdue", "checkout_open", "ended"])("402 payment_required while the account is %s, before any platform call", async (state) => {
-    world.sim.clearRequests();
-    const r = await call(method, path, byState[state]?.adsFull, body);
-    expect(r.status, describeResponse(r)).toBe(402);
-    expect(r.json.error, describeResponse(r)).toMatchObject({ code: "payment_required", details: { account_state: state } });
-    expect(world.sim.requests()).toEqual([]);
-  });
+test("the documents list every operation: mail, ads and admin, each with a security entry", () => {
+  for (const service of ["mail", "ads", "admin"]) expect(operations.filter((o) => o.service === service).length).toBeGreaterThan(20);
+  const unsecured = operations.filter((o) => o.security === undefined).map((o) => o.operationId);
+  expect(unsecured).toEqual([]);
 });
 
-describe.each(READS)("GET %s", (path, readable) => {
-  test("401 without a key; the reporting scope suffices", async () => {
-    expect((await call("GET", path, undefined)).status).toBe(401);
-    const r = await call("GET", path, byState.active?.adsReporting);
-    expect(r.status, describeResponse(r)).toBe(readable);
+describe("every operation × every key kind", () => {
+  test("service operations: no key, a malformed key and the other service's key are 401; a reporting key on a full-scope operation is 403; the operator token is not a service key", async () => {
+    const active = byState.active;
+    if (!active) throw new Error("no active customer");
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => o.service !== "admin")) {
+      const scope = scopeOf(operation);
+      if (scope === undefined) continue;
+      const label = `${operation.method} ${operation.path} (${operation.operationId})`;
+      const otherKey = operation.service === "mail" ? active.adsFull : active.mailFull;
+      for (const [kind, key] of [
+        ["no key", null],
+        ["malformed key", "not-a-key"],
+        ["the other service's key", otherKey],
+        ["the operator token", world.h.deps.adminToken],
+      ] as const) {
+        const r = await call(operation.method, operation.path, key);
+        if (r.status !== 401) failures.push(`${label} with ${kind}: ${describeResponse(r)}`);
+      }
+      const ownReporting = operation.service === "mail" ? active.mailReporting : active.adsReporting;
+      const reporting = await call(operation.method, operation.path, ownReporting);
+      if (scope === "full" && (reporting.status !== 403 || reporting.json?.error?.code !== "forbidden"))
+        failures.push(`${label} with a reporting key: ${describeResponse(reporting)}`);
+      if (scope === "reporting" && ([401, 403].includes(reporting.status) || reporting.status >= 500))
+        failures.push(`${label} with a reporting key: ${describeResponse(reporting)}`);
+      const ownFull = operation.service === "mail" ? active.mailFull : active.adsFull;
+      const full = await call(operation.method, operation.path, ownFull);
+      if ([401, 403].includes(full.status) || full.status >= 500) failures.push(`${label} with a full key: ${describeResponse(full)}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  test("admin operations: no token, a wrong token and a service key are 401; the operator token passes", async () => {
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => o.service === "admin" && o.security?.[0]?.adminToken)) {
+      const label = `${operation.method} ${operation.path} (${operation.operationId})`;
+      for (const [kind, key] of [
+        ["no token", null],
+        ["a wrong token", "x".repeat(40)],
+        ["an ads full key", byState.active?.adsFull],
+        ["a mail full key", byState.active?.mailFull],
+      ] as const) {
+        const r = await call(operation.method, operation.path, key);
+        if (r.status !== 401) failures.push(`${label} with ${kind}: ${describeResponse(r)}`);
+      }
+      const r = await call(operation.method, operation.path, world.h.deps.adminToken);
+      if ([401, 403].includes(r.status) || r.status >= 500) failures.push(`${label} with the operator token: ${describeResponse(r)}`);
+    }
+    expect(failures).toEqual([]);
+  }, 120_000);
+
+  test("public operations answer without a key (never 401, never 5xx)", async () => {
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => o.security?.length === 0)) {
+      const r = await call(operation.method, operation.path, null);
+      if (r.status === 401 || r.status >= 500) failures.push(`${operation.method} ${operation.path}: ${describeResponse(r)}`);
+    }
+    expect(failures).toEqual([]);
   });
 
-  test.each(["deactivated", "overdue"])("stays readable while the account is %s", async (state) => {
-    const r = await call("GET", path, byState[state]?.adsReporting);
-    expect(r.status, describeResponse(r)).toBe(readable);
-  });
-
-  test.each(["checkout_open", "ended"])("402 while the account is %s", async (state) => {
-    const r = await call("GET", path, byState[state]?.adsReporting);
-    expect(r.status, describeResponse(r)).toBe(402);
-    expect(r.json.error.code).toBe("payment_required");
-  });
+  test.each(["deactivated", "overdue", "checkout_open", "ended"])(
+    "ads, account %s: full-scope operations are 402 before any platform call; reporting ones follow the state",
+    async (state) => {
+      const c = byState[state];
+      if (!c) throw new Error(`no ${state} customer`);
+      const readable = state === "deactivated" || state === "overdue";
+      const failures: string[] = [];
+      for (const operation of operations.filter((o) => o.service === "ads" && scopeOf(o) !== undefined)) {
+        const label = `${operation.method} ${operation.path} (${operation.operationId})`;
+        world.sim.clearRequests();
+        if (scopeOf(operation) === "full") {
+          const r = await call(operation.method, operation.path, c.adsFull);
+          if (r.status !== 402 || r.json?.error?.code !== "payment_required" || r.json?.error?.details?.account_state !== state)
+            failures.push(`${label}: ${describeResponse(r)}`);
+          if (world.sim.requests().length > 0) failures.push(`${label}: called the platform`);
+          continue;
+        }
+        const r = await call(operation.method, operation.path, c.adsReporting);
+        const exempt = operation.path === "/ads/v1/health";
+        if (readable || exempt ? r.status === 402 || r.status >= 500 : r.status !== 402 || r.json?.error?.code !== "payment_required")
+          failures.push(`${label}: ${describeResponse(r)}`);
+      }
+      expect(failures).toEqual([]);
+    },
+    120_000,
+  );
 });

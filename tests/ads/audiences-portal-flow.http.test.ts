@@ -17,7 +17,7 @@ afterAll(async () => world.close());
 test("portal flow: audiences and targeting lookups end to end", async () => {
   const { h, sim } = world;
   const c = await h.customer("Demo audiences");
-  await seedDemoAds(h.deps, c.id);
+  await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
   const call = (method: string, path: string, body?: unknown) => h.call(method, `/ads/v1${path}`, { key: c.adsFull, body });
 
   const contacts = Array.from({ length: 150 }, (_, i) => ({

@@ -145,9 +145,9 @@ test("a compensation the platform refuses at first stays pending and the sweep s
   const sweep = findCronJob("ads-compensations");
   if (!sweep) throw new Error("the ads-compensations cron is not registered");
   // Not before its time: the sweep leaves the row alone.
-  expect(await sweep.run(world.h.deps)).toEqual({ settled: 0, failed: 0 });
+  expect(await sweep.run(world.h.cronDeps)).toEqual({ settled: 0, failed: 0 });
   world.h.clock.advance(COMPENSATION_GRACE_MS);
-  expect(await sweep.run(world.h.deps)).toEqual({ settled: 1, failed: 0 });
+  expect(await sweep.run(world.h.cronDeps)).toEqual({ settled: 1, failed: 0 });
   const [settled] = await newRecords(before);
   expect(settled).toMatchObject({ status: "done", attempts: 2, lastError: null });
   expect(world.sim.state.adsets.get(pending?.platformId ?? "")?.status).toBe("DELETED");

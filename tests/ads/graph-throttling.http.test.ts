@@ -113,12 +113,12 @@ test("the status poll defers a throttled account without calling it and reads it
   expect((await world.h.call("GET", "/ads/v1/media/images", { key: polled.adsFull })).status).toBe(200);
   world.sim.clearRequests();
   const readsOfAd = () => world.sim.requests().filter((request) => (request.query.ids ?? request.path).includes(ad.platform_ad_id));
-  const first = await poll.run(world.h.deps);
+  const first = await poll.run(world.h.cronDeps);
   expect(Number(first.deferred), JSON.stringify(first)).toBeGreaterThan(0);
   expect(readsOfAd(), "the paused account was not called").toEqual([]);
   expect(world.sim.throttleState(polled.adAccountId)?.refused).toBe(0);
   advance(60_000);
   world.sim.throttle(polled.adAccountId, null);
-  await poll.run(world.h.deps);
+  await poll.run(world.h.cronDeps);
   expect(readsOfAd().length).toBeGreaterThan(0);
 });

@@ -198,7 +198,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
 
   test("portal flow on the Demo: insights of the demo ad sets and ads (preset, custom range, breakdown), then plan, usage, upgrade, deactivate", async () => {
     const c = await world.h.customer("Plan demo");
-    await seedDemoAds(world.h.deps, c.id);
+    await seedDemoAds(world.h.adsDeps, world.h.deps.providers.graphSimulator, c.id);
     const adSets = await get(c, "/adsets?target=demo");
     expect(adSets.json.data.length, describeResponse(adSets)).toBeGreaterThanOrEqual(2);
     const ads = await get(c, "/ads?limit=100");

@@ -20,8 +20,8 @@ const REVIEW_MS = 30_000;
 test("the Demo onboarding is idempotent and re-registers the simulator's side", async () => {
   const { h, sim } = world;
   const c = await h.customer("Demo onboarding");
-  await seedDemoAds(h.deps, c.id);
-  await seedDemoAds(h.deps, c.id);
+  await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
+  await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
   const account = await h.admin("GET", `/v1/customers/${c.id}/ads/account`);
   expect(account.json.data, describeResponse(account)).toMatchObject({ complete: true, missing: [] });
   const targets = await h.admin("GET", `/v1/customers/${c.id}/ads/targets`);
@@ -52,7 +52,7 @@ test("the Demo onboarding is idempotent and re-registers the simulator's side", 
 test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DISAPPROVED with the marker", async () => {
   const { h, sim, images } = world;
   const c = await h.customer("Portal");
-  await seedDemoAds(h.deps, c.id);
+  await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
   const key = c.adsFull;
 
   const image = await h.call("POST", "/ads/v1/media/images", { key, body: { url: images.url("/square.jpg") } });
@@ -129,7 +129,7 @@ test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DI
 test("templates portal flow on the Demo seed: list, read, preview PNG without a key, render with a highlight, an ad from it, the video template to READY", async () => {
   const { h, sim } = world;
   const c = await h.customer("Template portal");
-  await seedDemoAds(h.deps, c.id);
+  await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
   const list = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
   const byName = new Map<string, { id: string; type: string; preview_urls: Record<string, string> }>(list.json.data.map((t: { name: string }) => [t.name, t]));
   const sale = byName.get("Sale banner");

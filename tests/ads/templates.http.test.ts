@@ -5,7 +5,6 @@ import { join } from "node:path";
 import ffmpeg from "@ffmpeg-installer/ffmpeg";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createAdsDeps } from "../../lib/ads/deps";
 import { insertCreativeDraft } from "../../lib/ads/creatives/service";
 import { QUOTE_CARD, SALE_BANNER, VIDEO_PROMO } from "../../lib/ads/templates/demo";
 import { resumeVideoRenders, VIDEO_RENDER_TOPIC } from "../../lib/ads/templates/video-render";
@@ -415,14 +414,14 @@ describe("video templates", () => {
     // The job holds the render (blocked on the download); the same message again finds it leased.
     await h.deps.queue.publish(VIDEO_RENDER_TOPIC, { creative_id: id });
     const sweep = findCronJob("ads-video-renders");
-    expect(await sweep?.run(h.deps)).toEqual({ republished: 0 });
+    expect(await sweep?.run(h.cronDeps)).toEqual({ republished: 0 });
     release();
     await h.deps.queue.idle();
     expect((await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
     expect(sim.state.videos.size - videosBefore).toBe(3);
 
     // A render stored without its queue message (a crash between the two): the sweep publishes it after 2 minutes.
-    const adsDeps = createAdsDeps(h.deps);
+    const adsDeps = h.adsDeps;
     const lost = await insertCreativeDraft(h.db, c.id, { name: "Lost", type: "VIDEO", templateId: videoId }, h.clock.now());
     await h.db.insert(adsVideoRenders).values({
       creativeId: lost.id,
@@ -435,7 +434,7 @@ describe("video templates", () => {
     });
     expect(await resumeVideoRenders(adsDeps)).toBe(0);
     h.clock.advance(3 * 60_000);
-    expect(await sweep?.run(h.deps)).toEqual({ republished: 1 });
+    expect(await sweep?.run(h.cronDeps)).toEqual({ republished: 1 });
     await h.deps.queue.idle();
     expect((await h.call("GET", `/ads/v1/templates/render/${lost.id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
   }, 120_000);

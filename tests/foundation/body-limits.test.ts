@@ -7,7 +7,7 @@ import { MAX_JSON_BODY_BYTES } from "../../lib/core/body-limit";
 import { INTERNAL_DEFAULT_MAX_BODY_BYTES } from "../../lib/core/internal-app";
 import { CONSOLE_FORM_MAX_BODY_BYTES } from "../../lib/console/app";
 import { PLATFORM_WEBHOOK_MAX_BODY_BYTES } from "../../lib/ads/webhooks/platform-receiver";
-import { QUEUE_MAX_BODY_BYTES } from "../../lib/adapters/queue/routes";
+import { QUEUE_MAX_BODY_BYTES } from "../../lib/core/queue-routes";
 import { createHarness, type Harness } from "../helpers/harness";
 import { startProcess, valueAfter } from "../helpers/processes";
 

@@ -12,7 +12,7 @@ test("first start seeds the Demo customer and prints its keys once; a restart ke
   const env = { DATA_DIR: dataDir, LOG_LEVEL: "silent" };
 
   const first = await bootRuntime(env);
-  const demo = await seedDemo(first.deps);
+  const demo = await seedDemo(first.deps, first.app.adsDeps);
   expect(demo.keys?.mailFull).toMatch(/^mk_live_/);
   expect(demo.keys?.adsReporting).toMatch(/^ak_live_/);
   const token = readFileSync(join(dataDir, "admin-token"), "utf8").trim();
@@ -24,7 +24,7 @@ test("first start seeds the Demo customer and prints its keys once; a restart ke
 
   const second = await bootRuntime(env);
   try {
-    const again = await seedDemo(second.deps);
+    const again = await seedDemo(second.deps, second.app.adsDeps);
     expect(again.keys).toBeNull();
     expect(again.customerId).toBe(demo.customerId);
     expect(second.deps.adminToken).toBe(token);

@@ -215,7 +215,7 @@ describe("ads portal flow through the typed client", () => {
   let reporting: ReturnType<typeof clients.ads>;
   beforeAll(async () => {
     const c = await h.customer("Contract ads");
-    await seedDemoAds(h.deps, c.id);
+    await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
     ads = clients.ads(c.adsFull);
     reporting = clients.ads(c.adsReporting);
   }, 60_000);

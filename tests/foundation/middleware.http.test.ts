@@ -7,7 +7,6 @@ import type { RuntimeDeps } from "../../lib/runtime";
 import { envelope, errorResponses } from "../../lib/core/openapi";
 import { serviceRoute } from "../../lib/core/route";
 import { createMailApp } from "../../lib/mail/app";
-import { createMailDeps } from "../../lib/mail/deps";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { startUpstashFake } from "../helpers/upstash-fake";
 
@@ -23,7 +22,8 @@ const clock = new ManualClock("2026-03-01T12:00:00Z");
 const Echo = z.object({ text: z.string().min(1).max(20), count: z.number().int().optional() }).openapi("Echo");
 
 function probeApp(service: "mail" | "ads", deps: RuntimeDeps = h.deps) {
-  const app = service === "mail" ? createMailApp(createMailDeps(deps)) : createAdsApp(deps);
+  // The runtime's service deps with this test's core (the idempotency store under test).
+  const app = service === "mail" ? createMailApp({ ...h.mailDeps, ...deps }) : createAdsApp({ ...h.adsDeps, ...deps });
   for (const [access, path] of [
     ["write", "/v1/probe/write"],
     ["send", "/v1/probe/send"],

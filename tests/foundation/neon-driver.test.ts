@@ -5,7 +5,7 @@ import { WebSocket } from "ws";
 import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
 import { loopbackTarget, startNeonLocalProxy, type NeonLocalProxy } from "../../lib/db/neon-local-proxy";
 import { customers } from "../../lib/db/schema";
-import { queryRows } from "../../lib/mail/send-jobs/sql";
+import { queryRows } from "../../lib/db/sql";
 
 /** What the proxy answers to a WebSocket upgrade: 101 when it connects, else the refusal's status. */
 async function upgradeStatus(proxy: NeonLocalProxy, address: string): Promise<number> {

@@ -56,7 +56,8 @@ export async function createHarness(
   const adminToken = randomToken(32);
   const providers = await startProviders(config, { embedded: true, clock: options.sharedClock ? clock : undefined });
   const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken, providers };
-  const { root } = createRootApp(deps);
+  // Each service's deps as the runtime built them (the workers of the queue are registered with these).
+  const { root, mailDeps, adsDeps, cronDeps } = createRootApp(deps);
   // `postmarkWebhooks`: the simulator posts its events to this app over loopback, as in `npm start`.
   let receiver: ServerType | null = null;
   if (options.postmarkWebhooks) {
@@ -110,6 +111,9 @@ export async function createHarness(
 
   return {
     deps,
+    mailDeps,
+    adsDeps,
+    cronDeps,
     root,
     call,
     admin,

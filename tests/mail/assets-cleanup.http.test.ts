@@ -11,7 +11,7 @@ import { randomToken } from "../../lib/core/secrets";
 import { findCronJob } from "../../lib/cron";
 import { mailAssets } from "../../lib/db/schema";
 import { ABANDONED_ASSET_AFTER_MS } from "../../lib/mail/assets/cleanup";
-import { createAssetStorage } from "../../lib/mail/assets/storage";
+import { createAssetStorage } from "../../lib/blob-storage";
 import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
@@ -78,7 +78,7 @@ const jpeg = () =>
 async function runCron(): Promise<Record<string, number | string>> {
   const job = findCronJob("mail-assets-cleanup");
   if (!job) throw new Error("the cron job is registered");
-  return job.run(h.deps);
+  return job.run(h.cronDeps);
 }
 
 describe("mail-assets-cleanup", () => {

@@ -3,7 +3,7 @@ import { getPayloadFromClientToken } from "@vercel/blob/client";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { sweepRawUploads } from "../../lib/mail/assets/cleanup";
-import { createAssetStorage } from "../../lib/mail/assets/storage";
+import { createAssetStorage } from "../../lib/blob-storage";
 import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import { startBlobFake, type BlobRequest, type FakeBlob } from "../helpers/blob-fake";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";

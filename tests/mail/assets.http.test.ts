@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { generateEncryptionKey, SecretBox } from "../../lib/core/secrets";
 import { mailAssets, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import { uploadSigningSecret } from "../../lib/mail/assets/storage";
+import { uploadSigningSecret } from "../../lib/blob-storage";
 import { localUploadUrlSigner } from "../../lib/mail/assets/upload-signature";
 import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import type { AssetResponse } from "../../lib/mail/routes/assets/list";

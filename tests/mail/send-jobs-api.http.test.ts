@@ -5,7 +5,6 @@ import { mailMessages, mailSendJobAddressSets, mailTemplates } from "../../lib/d
 import { recipientHash } from "../../lib/mail/sending/address";
 import { addressKey, addressSetOf, encodeAddressSet } from "../../lib/mail/send-jobs/address-set";
 import { timeOrderedUuid } from "../../lib/mail/send-jobs/ids";
-import { createMailDeps } from "../../lib/mail/deps";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
@@ -268,9 +267,9 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     expect(again.status).toBe(409);
     expect(again.json.error.details).toContainEqual({ path: "reason", message: "already_scheduled" });
 
-    expect(await recoverSendJobs(createMailDeps(h.deps), { stalledForMs: 0, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 0 });
+    expect(await recoverSendJobs(h.mailDeps, { stalledForMs: 0, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 0 });
     clock.set(at);
-    expect(await recoverSendJobs(createMailDeps(h.deps), { stalledForMs: 60_000, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 1 });
+    expect(await recoverSendJobs(h.mailDeps, { stalledForMs: 60_000, inFlightForMs: 120_000, customerId: s.id })).toMatchObject({ started: 1 });
     expect(await waitForJob(h, s.mailReporting, job.id, "completed")).toMatchObject({ recipients: { accepted: 3 } });
 
     // A past scheduled_at starts at once; a near one is started by the delayed queue message.

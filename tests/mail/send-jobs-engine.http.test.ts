@@ -1,7 +1,6 @@
 import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobChunks, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
-import { createMailDeps } from "../../lib/mail/deps";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
@@ -123,7 +122,7 @@ describe("exactly once towards the provider", () => {
   }
 
   /** One sweep as the cron runs it, but with every claim counted as lost (nothing else is in flight here). */
-  const sweep = (on: Harness, customerId: string) => recoverSendJobs(createMailDeps(on.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
+  const sweep = (on: Harness, customerId: string) => recoverSendJobs(on.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
   const GRACE_MS = 120_000;
 
   test("a lost answer (connection dropped after the provider accepted): the batch is `unknown` until reconciliation finds it at the provider: `accepted`, never sent again", async () => {
@@ -288,10 +287,10 @@ describe("exactly once towards the provider", () => {
       });
 
       // A call in flight whose worker renews its lease is never taken for lost…
-      expect(await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id })).toMatchObject({ unknown: 0 });
+      expect(await recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id })).toMatchObject({ unknown: 0 });
       // …but a restart takes everything claimed before it for lost (as if this worker were the dead process's).
       const bootedAt = new Date(own.clock.now().getTime() + 1);
-      const recovered = await recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 0, inFlightForMs: 0, bootedAt, customerId: c.id });
+      const recovered = await recoverSendJobs(own.mailDeps, { stalledForMs: 0, inFlightForMs: 0, bootedAt, customerId: c.id });
       // The provider has not handled the call yet: in doubt, and no evidence that it never will.
       expect(recovered).toMatchObject({ unknown: 500, waiting: 1, resumed: 1 });
       await inFlight;

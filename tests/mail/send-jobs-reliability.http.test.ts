@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ConfigError, loadConfig } from "../../lib/core/config";
-import { createMailDeps } from "../../lib/mail/deps";
 import { UNKNOWN_FOR_GOOD } from "../../lib/mail/send-jobs/reconcile";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
@@ -57,7 +56,7 @@ describe("in doubt without evidence", () => {
       await batches.run(lane);
       const inDoubt = await own.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
       expect(inDoubt.json.data).toMatchObject({ status: "running", recipients: { unknown: 30, failed: 0, pending: 0 } });
-      const sweep = () => recoverSendJobs(createMailDeps(own.deps), { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id });
+      const sweep = () => recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id });
       const calledAt = own.clock.now().getTime();
       for (const hours of [1, 12, 23]) {
         own.clock.set(new Date(calledAt + hours * 3_600_000));

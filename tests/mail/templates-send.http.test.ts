@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailSuppressions, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { ManualClock } from "../../lib/core/clock";
-import { createMailDeps } from "../../lib/mail/deps";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import type { MessageResponse } from "../../lib/mail/routes/messages/schema";
@@ -242,7 +241,7 @@ describe("POST /v1/templates/{id}/send", () => {
 
       // Postmark's Messages API decides: found → accepted; missing once its search shows a mail received
       // after the call plus the grace period → failed; missing without that evidence → still unknown.
-      const mail = createMailDeps(h.deps);
+      const mail = h.mailDeps;
       const ref = { message_id: messageId, customer_id: f.id };
       const laterMs = h.clock.now().getTime() + 20_000 + 120_000 + 1000;
       if (settledAs === "failed") {

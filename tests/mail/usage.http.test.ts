@@ -111,13 +111,13 @@ describe("daily billing report", () => {
     const cron = findCronJob("billing-report");
     if (!cron) throw new Error("billing-report cron missing");
     billing.answer(503);
-    expect(await cron.run(h.deps)).toMatchObject({ day: DAY, posted: 0 });
+    expect(await cron.run(h.cronDeps)).toMatchObject({ day: DAY, posted: 0 });
     const mine = () => billing.received.filter((r) => JSON.parse(r.body).customer_id === c.id);
     expect(mine()).toHaveLength(1);
 
     billing.answer(200);
     clock.advance(3_600_000);
-    await cron.run(h.deps);
+    await cron.run(h.cronDeps);
     expect(mine()).toHaveLength(2);
     const [failed, posted] = mine();
     expect(posted?.body).toBe(failed?.body);
@@ -137,7 +137,7 @@ describe("daily billing report", () => {
     ).toBe(false);
     expect(billing.received.some((r) => JSON.parse(r.body).customer_id === sandbox.id)).toBe(false);
 
-    await cron.run(h.deps);
+    await cron.run(h.cronDeps);
     expect(mine()).toHaveLength(2);
   });
 });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Hono } from "hono";
 import { afterAll, beforeAll, beforeEach, expect, test, vi } from "vitest";
 import { createQstashQueue, type QueueBody } from "../../lib/adapters/queue";
-import { createQueueRoutes } from "../../lib/adapters/queue/routes";
+import { createQueueRoutes } from "../../lib/core/queue-routes";
 import { createLogger } from "../../lib/core/logger";
 import { startQstashFake } from "../helpers/qstash-fake";
 

@@ -9,6 +9,10 @@ function whereScope(scope: IdempotencyScope) {
 
 export function createPostgresIdempotencyStore(db: Database): IdempotencyStore {
   return {
+    async deleteExpired(now) {
+      const deleted = await db.delete(idempotencyRecords).where(lte(idempotencyRecords.expiresAt, now)).returning({ key: idempotencyRecords.key });
+      return deleted.length;
+    },
     async claim(scope, fingerprint, now): Promise<ClaimResult> {
       // An expired record is as good as absent: drop it first so the insert below can claim the key.
       await db.delete(idempotencyRecords).where(and(whereScope(scope), lte(idempotencyRecords.expiresAt, now)));

@@ -14,6 +14,8 @@ export type IdempotencyStore = {
   complete(scope: IdempotencyScope, response: StoredResponse, now: Date): Promise<void>;
   /** Frees the key when the first request ended in a way a retry should be allowed to redo. */
   release(scope: IdempotencyScope): Promise<void>;
+  /** Deletes the records expired at `now` and answers how many (the hourly cron); a store whose keys expire by themselves answers 0. */
+  deleteExpired(now: Date): Promise<number>;
 };
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;

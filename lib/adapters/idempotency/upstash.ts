@@ -9,6 +9,8 @@ const keyOf = (scope: IdempotencyScope) => `idem:${scope.customerId}:${scope.rou
 export function createUpstashIdempotencyStore(redis: { url: string; token: string }): IdempotencyStore {
   const client = new Redis({ url: redis.url, token: redis.token, automaticDeserialization: false, enableTelemetry: false, enableAutoPipelining: false });
   return {
+    // Every key is written with a TTL (`px`): Redis expires them itself.
+    deleteExpired: async () => 0,
     async claim(scope, fingerprint): Promise<ClaimResult> {
       const record: Record = { fingerprint, response: null };
       const set = await client.set(keyOf(scope), JSON.stringify(record), { nx: true, px: IDEMPOTENCY_TTL_MS });

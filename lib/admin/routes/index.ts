@@ -13,9 +13,9 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void 
   registerCustomerRoutes(router, deps);
   registerKeyRoutes(router, deps);
   registerMailAdminRoutes(router, deps);
-  registerAdsAdminRoutes(router, deps);
+  registerAdsAdminRoutes(router, deps.ads);
   // What the operator console reads beside the settings: draft previews, a customer's activity.
   registerMailBlockPreviewRoute(router, deps);
   registerMailActivityRoutes(router, deps);
-  registerAdsActivityRoutes(router, deps);
+  registerAdsActivityRoutes(router, deps.ads);
 }

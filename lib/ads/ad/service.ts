@@ -15,6 +15,8 @@ import { assertTargetActive, type TargetRow } from "../targets/service";
 import { closeCompensations, compensateOnFailure, openCompensation, type PendingCompensation } from "../compensations";
 import { upstream, type UpstreamReference } from "../upstream";
 import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
+import type { z } from "zod";
+import type { Ad } from "../routes/ads/schema";
 
 type Row = typeof adsAds.$inferSelect;
 export type AdStatus = Row["status"];
@@ -45,20 +47,8 @@ export type CallToActionType = (typeof CALL_TO_ACTIONS)[number];
  */
 export const TRACKING_PARAMETERS = ["utm_source", "utm_medium", "utm_campaign", "utm_content"] as const;
 
-export type AdView = {
-  id: string;
-  ad_set_id: string;
-  creative_id: string;
-  name: string;
-  status: AdStatus;
-  effective_status: string;
-  disapproval_reason: string | null;
-  platform_ad_id: string;
-  platform_creative_id: string | null;
-  status_checked_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
+/** The API's `Ad` schema (one schema per resource). */
+export type AdView = z.infer<typeof Ad>;
 
 export type AdStatusReport = {
   id: string;

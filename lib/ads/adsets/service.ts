@@ -10,25 +10,14 @@ import type { AdSetCreateParams, AdSetUpdateParams, Targeting } from "../platfor
 import { assertTargetActive, findTargetByKey, type TargetRow } from "../targets/service";
 import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
+import type { z } from "zod";
+import type { AdSet } from "../routes/adsets/schema";
 
 export type AdSetStatus = (typeof adsAdSets.$inferSelect)["status"];
 type Row = typeof adsAdSets.$inferSelect;
 
-export type AdSetView = {
-  id: string;
-  target: string;
-  name: string;
-  daily_budget_cents: number | null;
-  lifetime_budget_cents: number | null;
-  start_time: string | null;
-  end_time: string | null;
-  targeting: CustomerTargetingRecord;
-  status: AdSetStatus;
-  effective_status: string;
-  platform_adset_id: string;
-  created_at: string;
-  updated_at: string;
-};
+/** The API's `AdSet` schema (one schema per resource). */
+export type AdSetView = z.infer<typeof AdSet>;
 
 export type CreateAdSetInput = {
   target: string;

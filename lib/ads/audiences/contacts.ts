@@ -194,7 +194,7 @@ export function hashedRow(values: Contact): string[] {
   });
 }
 
-export type InvalidContact = { index: number; fields: ContactField[] };
+type InvalidContact = { index: number; fields: ContactField[] };
 
 export type PreparedContacts = {
   rows: string[][];

@@ -15,7 +15,10 @@ import {
 } from "../platform";
 import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
-import { MATCH_SCHEMA, prepareContacts, type Contact, type InvalidContact } from "./contacts";
+import { MATCH_SCHEMA, prepareContacts, type Contact } from "./contacts";
+import type { z } from "zod";
+import type { Audience } from "../routes/audiences/schema";
+import type { ContactUpload } from "../routes/audiences/schema";
 
 /**
  * Custom audiences from CRM contacts and lookalikes built on them. Contacts are normalised and hashed by
@@ -35,35 +38,11 @@ const MAX_LISTED_INVALID = 100;
 /** Lookalike countries the service offers (the DACH markets); the platform takes any. */
 export const LOOKALIKE_COUNTRIES = ["DE", "AT", "CH"] as const;
 
-export type AudienceView = {
-  id: string;
-  name: string;
-  description: string | null;
-  type: AudienceType;
-  status: AudienceStatus | null;
-  status_description: string | null;
-  approximate_size: number | null;
-  approximate_size_upper_bound: number | null;
-  platform_audience_id: string;
-  origin_audience_id: string | null;
-  lookalike: { country: string; ratio: number } | null;
-  contacts: { sent: number; removed: number; invalid: number } | null;
-  status_checked_at: string | null;
-  created_at: string;
-  updated_at: string;
-};
+/** The API's `Audience` schema (one schema per resource). */
+export type AudienceView = z.infer<typeof Audience>;
 
-export type ContactUploadView = {
-  audience_id: string;
-  operation: "add" | "remove";
-  received: number;
-  sent: number;
-  invalid: number;
-  invalid_contacts: InvalidContact[];
-  partial_contacts: InvalidContact[];
-  platform_received: number;
-  platform_invalid: number;
-};
+/** The API's `ContactUpload` schema (one schema per resource). */
+export type ContactUploadView = z.infer<typeof ContactUpload>;
 
 export type CreateCustomInput = { name: string; description?: string; contacts: Contact[] };
 export type CreateLookalikeInput = {

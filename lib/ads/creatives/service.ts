@@ -6,6 +6,8 @@ import type { AdsDeps } from "../deps";
 import { findImage } from "../media/images";
 import { findVideoByPlatformId, refreshVideo } from "../media/videos";
 import type { GraphSession } from "../platform";
+import type { z } from "zod";
+import type { Creative } from "../routes/creatives/schema";
 
 type Row = typeof adsCreatives.$inferSelect;
 export type CreativeRow = Row;
@@ -14,18 +16,8 @@ export type CreativeStatus = Row["status"];
 /** The filter accepts the spec's values; creatives themselves are never paused (ads are). */
 export type CreativeStatusFilter = CreativeStatus | "PAUSED";
 
-export type CreativeView = {
-  id: string;
-  name: string;
-  type: CreativeType;
-  status: CreativeStatus;
-  image_hash: string | null;
-  video_id: string | null;
-  thumbnail_hash: string | null;
-  platform_creative_id: string | null;
-  created_at: string;
-  updated_at: string;
-};
+/** The API's `Creative` schema (one schema per resource). */
+export type CreativeView = z.infer<typeof Creative>;
 
 export type CreateCreativeInput = { image_hash?: string; video_id?: string; thumbnail_hash?: string; name?: string };
 

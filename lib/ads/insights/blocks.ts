@@ -1,6 +1,7 @@
 import { and, eq, lt, sql, type SQL } from "drizzle-orm";
-import { adsInsightSyncs, adsInsightWindows } from "../../db/schema";
+import { adsInsightBlocks, adsInsightSnapshots, adsInsightSyncs, adsInsightWindows, type InsightBreakdown } from "../../db/schema";
 import type { Database } from "../../db/client";
+import { col, cols } from "../../db/sql";
 import { addDays, daysBetween } from "./calendar";
 
 /**
@@ -21,7 +22,7 @@ export type BreakdownSource = { dimension: string; keys: { name: string; column:
  * Where each API breakdown comes from. `platform_position` is pulled together with `publisher_platform`
  * (Graph knows it only so) and grouped by position alone, so `feed` adds up Facebook's and Instagram's feeds.
  */
-export const BREAKDOWN_SOURCES: Record<string, BreakdownSource> = {
+export const BREAKDOWN_SOURCES: Record<InsightBreakdown, BreakdownSource> = {
   "": { dimension: "", keys: [] },
   age: { dimension: "age", keys: [{ name: "age", column: "value1" }] },
   gender: { dimension: "gender", keys: [{ name: "gender", column: "value1" }] },
@@ -60,11 +61,15 @@ export function coverRange(since: string, until: string): { level: number; start
   return out;
 }
 
-const METRICS = sql.raw("impressions, reach, clicks, spend_minor, conversions, conversion_value_minor");
-const UPDATE = sql.raw(
-  "impressions = excluded.impressions, reach = excluded.reach, clicks = excluded.clicks, spend_minor = excluded.spend_minor, conversions = excluded.conversions, conversion_value_minor = excluded.conversion_value_minor",
+const blocks = adsInsightBlocks;
+const snapshots = adsInsightSnapshots;
+const METRIC_COLUMNS = [blocks.impressions, blocks.reach, blocks.clicks, blocks.spendMinor, blocks.conversions, blocks.conversionValueMinor];
+const INSERT = sql`${blocks} (${cols(blocks.customerId, blocks.breakdown, blocks.entityKind, blocks.level, blocks.blockStart, blocks.entityId, blocks.adSetId, blocks.key1, blocks.key2, ...METRIC_COLUMNS)})`;
+const UPDATE = sql.join(
+  METRIC_COLUMNS.map((column) => sql`${col(column)} = excluded.${col(column)}`),
+  sql`, `,
 );
-const CONFLICT = sql.raw("(customer_id, breakdown, entity_kind, level, block_start, entity_id, key1, key2)");
+const CONFLICT = sql`(${cols(blocks.customerId, blocks.breakdown, blocks.entityKind, blocks.level, blocks.blockStart, blocks.entityId, blocks.key1, blocks.key2)})`;
 
 /**
  * Rebuilds every block that contains a day of `[since, until]`, for every breakdown and both entity kinds,
@@ -75,31 +80,34 @@ const CONFLICT = sql.raw("(customer_id, breakdown, entity_kind, level, block_sta
 export async function rebuildBlocks(db: Database, customerId: string, since: string, until: string): Promise<void> {
   await raiseBlocksVersion(db, customerId);
   for (const [breakdown, source] of Object.entries(BREAKDOWN_SOURCES)) {
-    const key1 = source.keys[0] ? sql.raw(source.keys[0].column) : sql`''`;
-    const key2 = source.keys[1] ? sql.raw(source.keys[1].column) : sql`''`;
+    const key1 = source.keys[0] ? snapshots[source.keys[0].column] : sql`''`;
+    const key2 = source.keys[1] ? snapshots[source.keys[1].column] : sql`''`;
     for (const kind of ENTITY_KINDS) {
-      const entity = sql.raw(kind === "ad" ? "ad_id" : "ad_set_id");
+      const entity = kind === "ad" ? snapshots.adId : snapshots.adSetId;
       // Level 0: one day. The day's rows of an entity and key are added up first (an ad set's ads, a
       // position on two platforms), so reach is that day's reach.
       await db.execute(sql`
-        insert into ads_insight_blocks (customer_id, breakdown, entity_kind, level, block_start, entity_id, ad_set_id, key1, key2, ${METRICS})
-        select ${customerId}::uuid, ${breakdown}::text, ${kind}::text, 0, date, ${entity}, ad_set_id, ${key1}, ${key2},
-               sum(impressions::float8), sum(reach::float8), sum(clicks::float8), sum(spend_minor::float8), sum(conversions::float8), sum(conversion_value_minor::float8)
-        from ads_insight_snapshots
-        where customer_id = ${customerId} and dimension = ${source.dimension} and date between ${since} and ${until}
+        insert into ${INSERT}
+        select ${customerId}::uuid, ${breakdown}::text, ${kind}::text, 0, ${snapshots.date}, ${entity}, ${snapshots.adSetId}, ${key1}, ${key2},
+               sum(${snapshots.impressions}::float8), sum(${snapshots.reach}::float8), sum(${snapshots.clicks}::float8), sum(${snapshots.spendMinor}::float8),
+               sum(${snapshots.conversions}::float8), sum(${snapshots.conversionValueMinor}::float8)
+        from ${snapshots}
+        where ${snapshots.customerId} = ${customerId} and ${snapshots.dimension} = ${source.dimension} and ${snapshots.date} between ${since} and ${until}
         group by 5, 6, 7, 8, 9
         on conflict ${CONFLICT} do update set ${UPDATE}`);
       for (let level = 1; level <= MAX_LEVEL; level++) {
         const size = 2 ** level;
         await db.execute(sql`
-          insert into ads_insight_blocks (customer_id, breakdown, entity_kind, level, block_start, entity_id, ad_set_id, key1, key2, ${METRICS})
-          select customer_id, breakdown, entity_kind, ${sql.raw(String(level))}, date '${sql.raw(BLOCK_EPOCH)}' + ((block_start - date '${sql.raw(BLOCK_EPOCH)}') / ${sql.raw(String(size))}) * ${sql.raw(String(size))},
-                 entity_id, ad_set_id, key1, key2,
-                 sum(impressions::float8), max(reach), sum(clicks::float8), sum(spend_minor::float8), sum(conversions::float8), sum(conversion_value_minor::float8)
-          from ads_insight_blocks
-          where customer_id = ${customerId} and breakdown = ${breakdown} and entity_kind = ${kind} and level = ${level - 1}
-            and block_start between ${blockStartOf(since, level)} and ${addDays(blockStartOf(until, level), size - 1)}
-          group by customer_id, breakdown, entity_kind, 5, entity_id, ad_set_id, key1, key2
+          insert into ${INSERT}
+          select ${blocks.customerId}, ${blocks.breakdown}, ${blocks.entityKind}, ${sql.raw(String(level))},
+                 date '${sql.raw(BLOCK_EPOCH)}' + ((${blocks.blockStart} - date '${sql.raw(BLOCK_EPOCH)}') / ${sql.raw(String(size))}) * ${sql.raw(String(size))},
+                 ${blocks.entityId}, ${blocks.adSetId}, ${blocks.key1}, ${blocks.key2},
+                 sum(${blocks.impressions}::float8), max(${blocks.reach}), sum(${blocks.clicks}::float8), sum(${blocks.spendMinor}::float8),
+                 sum(${blocks.conversions}::float8), sum(${blocks.conversionValueMinor}::float8)
+          from ${blocks}
+          where ${blocks.customerId} = ${customerId} and ${blocks.breakdown} = ${breakdown} and ${blocks.entityKind} = ${kind} and ${blocks.level} = ${level - 1}
+            and ${blocks.blockStart} between ${blockStartOf(since, level)} and ${addDays(blockStartOf(until, level), size - 1)}
+          group by ${blocks.customerId}, ${blocks.breakdown}, ${blocks.entityKind}, 5, ${blocks.entityId}, ${blocks.adSetId}, ${blocks.key1}, ${blocks.key2}
           on conflict ${CONFLICT} do update set ${UPDATE}`);
       }
     }

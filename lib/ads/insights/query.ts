@@ -1,7 +1,8 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { adsAdSets, adsAds, adsInsightSyncs } from "../../db/schema";
-import { queryRows } from "../../mail/send-jobs/sql";
+import { adsAdSets, adsAds, adsInsightBlocks, adsInsightSyncs, INSIGHT_BREAKDOWNS, type InsightBreakdown } from "../../db/schema";
+import { alias } from "drizzle-orm/pg-core";
+import { queryRows } from "../../db/sql";
 import { BREAKDOWN_SOURCES, blockRanges } from "./blocks";
 import { isPreset, readWindow, storeWindow } from "./windows";
 import { NotFoundError, ValidationError } from "../../core/errors";
@@ -33,17 +34,9 @@ export const DATE_PRESETS = [
 ] as const;
 export type DatePreset = (typeof DATE_PRESETS)[number];
 
-export const BREAKDOWNS = [
-  "age",
-  "gender",
-  "country",
-  "publisher_platform",
-  "platform_position",
-  "impression_device",
-  "device_platform",
-  "age,gender",
-] as const;
-export type Breakdown = (typeof BREAKDOWNS)[number];
+/** The breakdowns a query may name: the one vocabulary of the schema (`INSIGHT_BREAKDOWNS`), without `''` (none). */
+export type Breakdown = Exclude<InsightBreakdown, "">;
+export const BREAKDOWNS: readonly Breakdown[] = INSIGHT_BREAKDOWNS.filter((breakdown): breakdown is Breakdown => breakdown !== "");
 
 /** How far back `maximum` reaches: Graph keeps insights for 37 months. */
 const MAXIMUM_DAYS = 37 * 31;
@@ -292,25 +285,27 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
 export async function aggregateBlocks(
   db: Database,
   customerId: string,
-  breakdown: string,
+  breakdown: InsightBreakdown,
   range: { since: string; until: string },
   query: Pick<InsightsQuery, "level" | "entity_id" | "adset_id">,
 ): Promise<{ version: number | null; rows: string }> {
-  const filters: SQL[] = [sql`b.customer_id = ${customerId}`, sql`b.breakdown = ${breakdown}`, sql`b.entity_kind = ${query.level}`];
-  if (query.entity_id !== undefined) filters.push(sql`b.entity_id = ${query.entity_id}`);
-  if (query.adset_id !== undefined) filters.push(sql`b.ad_set_id = ${query.adset_id}`);
+  const b = alias(adsInsightBlocks, "b");
+  const filters: SQL[] = [sql`${b.customerId} = ${customerId}`, sql`${b.breakdown} = ${breakdown}`, sql`${b.entityKind} = ${query.level}`];
+  if (query.entity_id !== undefined) filters.push(sql`${b.entityId} = ${query.entity_id}`);
+  if (query.adset_id !== undefined) filters.push(sql`${b.adSetId} = ${query.adset_id}`);
   const [aggregate] = await queryRows<{ version: number | null; rows: string | null }>(
     db,
     sql`
     select (select ${adsInsightSyncs.blocksVersion} from ${adsInsightSyncs} where ${adsInsightSyncs.customerId} = ${customerId}) as version,
            json_agg(json_build_array(entity_id, key1, key2, impressions, reach, clicks, spend, conversions, value) order by entity_id, key1, key2)::text as rows
     from (
-      select entity_id, key1, key2, sum(impressions::float8)::int8 as impressions, max(reach) as reach, sum(clicks::float8)::int8 as clicks,
-             sum(spend_minor::float8)::int8 as spend, sum(conversions::float8)::int8 as conversions, sum(conversion_value_minor::float8)::int8 as value
+      select ${b.entityId} as entity_id, ${b.key1} as key1, ${b.key2} as key2, sum(${b.impressions}::float8)::int8 as impressions, max(${b.reach}) as reach,
+             sum(${b.clicks}::float8)::int8 as clicks, sum(${b.spendMinor}::float8)::int8 as spend, sum(${b.conversions}::float8)::int8 as conversions,
+             sum(${b.conversionValueMinor}::float8)::int8 as value
       from ${blockRanges(range.since, range.until)}
-      join ads_insight_blocks b on b.level = r.level and b.block_start = r.block_start
+      join ${adsInsightBlocks} ${b} on ${b.level} = r.level and ${b.blockStart} = r.block_start
       where ${sql.join(filters, sql` and `)}
-      group by entity_id, key1, key2
+      group by ${b.entityId}, ${b.key1}, ${b.key2}
     ) agg`,
   );
   return { version: aggregate?.version ?? null, rows: aggregate?.rows ?? "[]" };

@@ -1,8 +1,8 @@
 import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "../../core/database-unavailable";
-import { adsAccounts, adsAds, type adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
+import { adsAccounts, adsAds, adsInsightSnapshots, adsInsightSyncs } from "../../db/schema";
 import type { Database } from "../../db/client";
-import { queryRows } from "../../mail/send-jobs/sql";
+import { col, cols, queryRows } from "../../db/sql";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import type { DailyAdInsight } from "../platform/client";
@@ -109,6 +109,9 @@ function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: {
  * many rows were written.
  */
 async function upsertSnapshots(db: Database, rows: SnapshotRow[]): Promise<number> {
+  const t = adsInsightSnapshots;
+  const metrics = [t.impressions, t.reach, t.clicks, t.spendMinor, t.conversions, t.conversionValueMinor];
+  const updated = [...metrics, t.pulledAt];
   let written = 0;
   for (let start = 0; start < rows.length; start += WRITE_BATCH) {
     const batch = rows.slice(start, start + WRITE_BATCH);
@@ -116,17 +119,20 @@ async function upsertSnapshots(db: Database, rows: SnapshotRow[]): Promise<numbe
     const [result] = await queryRows<{ written: number }>(
       db,
       sql`with written as (
-        insert into ads_insight_snapshots (customer_id, dimension, date, ad_id, ad_set_id, value1, value2, impressions, reach, clicks, spend_minor, conversions, conversion_value_minor, pulled_at)
+        insert into ${t} (${cols(t.customerId, t.dimension, t.date, t.adId, t.adSetId, t.value1, t.value2, ...metrics, t.pulledAt)})
         select * from unnest(${column((r) => r.customerId)}::uuid[], ${column((r) => r.dimension)}::text[], ${column((r) => r.date)}::date[], ${column((r) => r.adId)}::uuid[],
           ${column((r) => r.adSetId)}::uuid[], ${column((r) => r.value1)}::text[], ${column((r) => r.value2)}::text[], ${column((r) => r.impressions)}::int8[], ${column((r) => r.reach)}::int8[],
           ${column((r) => r.clicks)}::int8[], ${column((r) => r.spendMinor)}::int8[], ${column((r) => r.conversions)}::int8[], ${column((r) => r.conversionValueMinor)}::int8[],
           ${column((r) => r.pulledAt.toISOString())}::timestamptz[])
-        on conflict (customer_id, dimension, date, ad_id, value1, value2) do update set
-          impressions = excluded.impressions, reach = excluded.reach, clicks = excluded.clicks, spend_minor = excluded.spend_minor,
-          conversions = excluded.conversions, conversion_value_minor = excluded.conversion_value_minor, pulled_at = excluded.pulled_at
-        where (ads_insight_snapshots.impressions, ads_insight_snapshots.reach, ads_insight_snapshots.clicks, ads_insight_snapshots.spend_minor,
-               ads_insight_snapshots.conversions, ads_insight_snapshots.conversion_value_minor)
-          is distinct from (excluded.impressions, excluded.reach, excluded.clicks, excluded.spend_minor, excluded.conversions, excluded.conversion_value_minor)
+        on conflict (${cols(t.customerId, t.dimension, t.date, t.adId, t.value1, t.value2)}) do update set
+          ${sql.join(
+            updated.map((column) => sql`${col(column)} = excluded.${col(column)}`),
+            sql`, `,
+          )}
+        where (${sql.join(metrics, sql`, `)}) is distinct from (${sql.join(
+          metrics.map((column) => sql`excluded.${col(column)}`),
+          sql`, `,
+        )})
         returning 1)
       select count(*)::int as written from written`,
     );

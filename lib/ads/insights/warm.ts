@@ -1,6 +1,7 @@
 import type { Database } from "../../db/client";
 import type { Logger } from "../../core/logger";
-import { aggregateBlocks, BREAKDOWNS, resolveDateRange, timeZoneOf, type DatePreset } from "./query";
+import { INSIGHT_BREAKDOWNS } from "../../db/schema";
+import { aggregateBlocks, resolveDateRange, timeZoneOf, type DatePreset } from "./query";
 import { storeWindow } from "./windows";
 
 /** The presets a portal opens with (`last_30d` is the default); their windows are summed right after a snapshot run. */
@@ -18,7 +19,7 @@ export async function warmWindows(deps: { db: Database; clock: { now(): Date }; 
     for (const preset of WARM_PRESETS) {
       const range = resolveDateRange({ preset }, timeZone, deps.clock.now());
       for (const level of ["adset", "ad"] as const) {
-        for (const breakdown of ["", ...BREAKDOWNS]) {
+        for (const breakdown of INSIGHT_BREAKDOWNS) {
           const aggregate = await aggregateBlocks(db, customerId, breakdown, range, { level });
           if (aggregate.version !== null) await storeWindow(db, { customerId, breakdown, entityKind: level, ...range }, aggregate.version, aggregate.rows);
         }

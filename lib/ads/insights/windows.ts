@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { adsInsightSyncs, adsInsightWindows } from "../../db/schema";
+import { adsInsightSyncs, adsInsightWindows, type InsightBreakdown } from "../../db/schema";
 import type { DateRangeInput } from "./query";
 
 /**
@@ -9,7 +9,7 @@ import type { DateRangeInput } from "./query";
  * rebuild of the blocks raises the version (before and after) and removes older windows, so a cached
  * answer is never older than the blocks.
  */
-export type WindowKey = { customerId: string; breakdown: string; entityKind: "ad" | "adset"; since: string; until: string };
+export type WindowKey = { customerId: string; breakdown: InsightBreakdown; entityKind: "ad" | "adset"; since: string; until: string };
 
 /** Whether the range was given as a preset (only those are cached: a bounded set of ranges per day). */
 export function isPreset(input: DateRangeInput): boolean {

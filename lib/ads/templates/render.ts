@@ -1,6 +1,6 @@
 import { ValidationError, type FieldProblem } from "../../core/errors";
 import { assertOutboundUrl, OutboundError } from "../../core/outbound/safe-fetch";
-import { FILES_PATH } from "../../mail/assets/storage";
+import { FILES_PATH } from "../../core/public-files";
 import { fetchImage } from "../media/images";
 import type { AdsDeps } from "../deps";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";

@@ -13,6 +13,8 @@ import { upstream } from "../upstream";
 import { definitionOf } from "./layout";
 import { checkValues, drawOverlay, layoutElement, resolveValues, valueUrlPolicy, type TemplateDefinition } from "./render";
 import { composeVideo, VideoCompositionError } from "./video";
+import type { z } from "zod";
+import type { VideoRender } from "../routes/templates/schema";
 
 /*
  * Video template renders run as queued jobs (the in-process queue embedded, QStash in production): the
@@ -33,16 +35,8 @@ const LEASE_MS = 20 * 60_000;
 const UNCLAIMED_MS = 2 * 60_000;
 
 export type VideoRenderStarted = { id: string; template: string; type: "VIDEO"; status: "PROCESSING" };
-export type VideoRenderView = {
-  id: string;
-  template: string;
-  status: "PROCESSING" | "READY" | "FAILED";
-  reason: string | null;
-  video_id: string | null;
-  output_url: string | null;
-  formats: Record<CreativeRatio, { video_id: string; output_url: string }> | null;
-  platform_creative_id: string | null;
-};
+/** The API's `VideoRender` schema (one schema per resource). */
+export type VideoRenderView = z.infer<typeof VideoRender>;
 
 export async function startVideoRender(
   deps: AdsDeps,

@@ -8,7 +8,7 @@ import { jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/i
 import { safeEqual } from "../../core/secrets";
 import { adsAccounts, adsAds } from "../../db/schema";
 import { observedStatus } from "../ad/service";
-import { createAdsDeps, type AdsDeps, type AdsDepsInput } from "../deps";
+import type { AdsDeps } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import { MAX_IDS_PER_READ, PlatformError } from "../platform";
 import type { RunningGraphSimulator } from "../platform/simulator/server";
@@ -112,8 +112,7 @@ function openAppSecret(deps: Pick<AdsDeps, "secrets" | "logger">, customerId: st
   }
 }
 
-export function createPlatformWebhookRoutes(input: AdsDepsInput): Hono<AppEnv> {
-  const deps = createAdsDeps(input);
+export function createPlatformWebhookRoutes(deps: AdsDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.get("/webhook", (c) => {

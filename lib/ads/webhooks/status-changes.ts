@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
 import { adsAds, adsStatusChanges } from "../../db/schema";
-import { queryRows } from "../../mail/send-jobs/sql";
+import { queryRows } from "../../db/sql";
 import type { AdIssue } from "../platform";
 import { enqueueAdStatusChanged, publishAdsDeliveries } from "./events";
 

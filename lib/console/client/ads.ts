@@ -2,34 +2,17 @@ import { ApiFailure, get, send } from "./api";
 import { barCharts } from "./charts";
 import { card, date, form, h, membershipBox, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
+import type { components } from "../../client/types/admin";
 
-type Onboarding = {
-  access_token_set: boolean;
-  app_secret_set: boolean;
-  token_status: string;
-  token_verified_at: string | null;
-  token_invalid_at: string | null;
-  token_error_code: number | null;
-  complete: boolean;
-  present: string[];
-  missing: string[];
-};
-type Target = { id: string; key: string; platform_campaign_id: string; status: "ACTIVE" | "PAUSED"; config: Record<string, unknown>; updated_at: string };
-type Assignment = { template_id: string; preview_values: Record<string, string>; assigned_at: string };
-export type AdTemplate = {
-  id: string;
-  name: string;
-  description: string;
-  type: "image" | "video";
-  status: "active" | "inactive";
-  revision: number;
-  params: { name: string; label?: string; type: string; example?: string | null }[];
-  layouts: Record<string, unknown>;
-  highlight: unknown;
-  updated_at: string;
-};
-type Preview = { params: Record<string, string>; preview_urls: Record<string, string> };
-type InsightRow = { id: string; platform_id: string; spend?: number; impressions?: number; clicks?: number };
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type Schemas = components["schemas"];
+
+type Onboarding = Schemas["AdsOnboarding"];
+type Target = Schemas["AdminTarget"];
+type Assignment = Schemas["AdTemplateAssignment"];
+export type AdTemplate = Schemas["AdminAdTemplate"];
+type Preview = Schemas["TemplatePreview"];
+type InsightRow = Schemas["InsightRow"];
 
 export const RATIOS = ["1:1", "4:5", "9:16"] as const;
 
@@ -174,7 +157,7 @@ async function templatesCard(id: string): Promise<HTMLElement> {
         fields: template.params.map((p) => ({
           path: `values.${p.name}`,
           label: `${p.label ?? p.name} (${p.type})`,
-          value: preview.params[p.name] ?? "",
+          value: preview.params[String(p.name)] ?? "",
           hint: p.example ? `Example: ${p.example}` : undefined,
         })),
         onSubmit: async (values) => {
@@ -225,16 +208,7 @@ async function templatesCard(id: string): Promise<HTMLElement> {
   );
 }
 
-type PlanUsage = {
-  cycle: { start: string; end: string; days: number; elapsed_days: number };
-  state: string;
-  stage: string;
-  ads: { published: number; included: number | null; remaining: number | null };
-  spend: { spend_cents: number; included_cents: number | null; projected_cents: number };
-  fee_to_date_cents: number;
-  expected_stage: string;
-  expected_fee_cents: number;
-};
+type PlanUsage = Schemas["PlanUsage"];
 
 async function planCard(id: string): Promise<HTMLElement> {
   const usage = await get<PlanUsage>(`customers/${id}/ads/plan/usage`);

@@ -1,20 +1,12 @@
 import { ApiFailure, get, getAll, send } from "./api";
 import { card, date, debounce, field, form, h, outcome, readField, showProblems, table } from "./dom";
 import type { Customer } from "./customers";
+import type { components } from "../../client/types/admin";
 
-export type Block = {
-  id: string;
-  slug: string;
-  name: string;
-  description: string | null;
-  mjml: string;
-  params: { name: string; type: string; label: string; example?: string; required?: boolean }[];
-  tags: { slug: string; label: string }[];
-  series: { slug: string; label: string } | null;
-  version: number;
-  active: boolean;
-  updated_at: string;
-};
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type Schemas = components["schemas"];
+
+export type Block = Schemas["MailBlock"];
 
 const STARTER_MJML = "<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>";
 

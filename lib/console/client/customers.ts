@@ -1,14 +1,12 @@
 import { get, getAll, send } from "./api";
 import { card, date, form, h, nest, outcome, table, uid } from "./dom";
+import type { components } from "../../client/types/admin";
 
-export type Customer = {
-  id: string;
-  name: string;
-  created_at: string;
-  mail: { sending_blocked: boolean; mode: "live" | "sandbox"; monthly_limit: number; max_per_job: number };
-  ads: { account_state: string; stage: string; enterprise_included_ads: number | null };
-};
-type ApiKey = { id: string; prefix: string; service: "mail" | "ads"; scope: "full" | "reporting"; created_at: string; revoked_at: string | null };
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type Schemas = components["schemas"];
+
+export type Customer = Schemas["Customer"];
+type ApiKey = Schemas["ApiKey"];
 
 /** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
 export function customerTabs(customer: Customer, current: "overview" | "mail" | "send-jobs" | "ads"): HTMLElement {

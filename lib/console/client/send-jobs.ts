@@ -2,21 +2,12 @@ import { get, getAll } from "./api";
 import { barCharts } from "./charts";
 import { card, date, h, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
+import type { components } from "../../client/types/admin";
 
-type Counters = { total: number; accepted: number; suppressed: number; invalid: number; failed: number; unknown: number; pending: number };
-type SendJob = {
-  id: string;
-  status: string;
-  mode: string;
-  template_id: string;
-  recipients: Counters;
-  batches: { size: number; completed: number; remaining: number };
-  pause_reason: string | null;
-  error: string | null;
-  created_at: string;
-  started_at: string | null;
-  completed_at: string | null;
-};
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type Schemas = components["schemas"];
+
+type SendJob = Schemas["SendJob"];
 type Detail = SendJob & {
   stats: Record<string, number>;
   timeline: { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number }[];
@@ -68,7 +59,7 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
     status.textContent = `Status: ${job.status}${job.pause_reason ? ` (paused: ${job.pause_reason})` : ""}${job.error ? ` (error: ${job.error})` : ""}`;
     progress.max = Math.max(1, job.recipients.total);
     progress.value = done;
-    progressLabel.textContent = `Progress: ${done} of ${job.recipients.total} recipients handled, ${job.batches.completed} batches sent, ${job.batches.remaining} to go`;
+    progressLabel.textContent = `Progress: ${done} of ${job.recipients.total} recipients handled, ${job.batches?.completed ?? 0} batches sent, ${job.batches?.remaining ?? 0} to go`;
     const unknown = job.recipients.unknown;
     counters.replaceChildren(
       table(Object.keys(job.recipients), [Object.values(job.recipients).map(String)]),

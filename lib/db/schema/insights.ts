@@ -15,6 +15,23 @@ const counter = () => bigint({ mode: "number" }).notNull();
  * contiguous index range.
  */
 /** The additive metrics, the same columns in snapshots and their day-block roll-ups. */
+/**
+ * The insights breakdowns (`''` = none), written once: the values of `breakdown` in the blocks and windows,
+ * the breakdowns the query accepts (`lib/ads/insights/query.ts`) and the API documents.
+ */
+export const INSIGHT_BREAKDOWNS = [
+  "",
+  "age",
+  "gender",
+  "country",
+  "publisher_platform",
+  "platform_position",
+  "impression_device",
+  "device_platform",
+  "age,gender",
+] as const;
+export type InsightBreakdown = (typeof INSIGHT_BREAKDOWNS)[number];
+
 const metricColumns = () => ({
   impressions: counter(),
   reach: counter(),
@@ -91,7 +108,7 @@ export const adsInsightBlocks = pgTable(
     customerId: uuid()
       .notNull()
       .references(() => customers.id, { onDelete: "cascade" }),
-    breakdown: text().notNull(),
+    breakdown: text({ enum: INSIGHT_BREAKDOWNS }).notNull(),
     entityKind: text({ enum: ["ad", "adset"] }).notNull(),
     level: smallint().notNull(),
     blockStart: date({ mode: "string" }).notNull(),
@@ -116,7 +133,7 @@ export const adsInsightWindows = pgTable(
     customerId: uuid()
       .notNull()
       .references(() => customers.id, { onDelete: "cascade" }),
-    breakdown: text().notNull(),
+    breakdown: text({ enum: INSIGHT_BREAKDOWNS }).notNull(),
     entityKind: text({ enum: ["ad", "adset"] }).notNull(),
     since: date({ mode: "string" }).notNull(),
     until: date({ mode: "string" }).notNull(),

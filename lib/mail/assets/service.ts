@@ -7,7 +7,7 @@ import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
 import type { Database, Tx } from "../../db/client";
 import { mailAssets, mailTemplates } from "../../db/schema";
 import { contentAddressedPathname, ImageRejectedError, optimiseImage } from "./optimise";
-import type { AssetStorage } from "./storage";
+import type { AssetStorage } from "../deps";
 import { MAX_UPLOAD_BYTES, newUploadPathname, type AcceptedUploadContentType } from "./upload-signature";
 import type { z } from "@hono/zod-openapi";
 import type { Asset as AssetSchema } from "../routes/assets/schema";

@@ -5,7 +5,7 @@ import type { BatchRecipient } from "./batch-payload";
 import { timeOrderedUuid } from "./ids";
 import type { SendJobRow } from "./model";
 import type { ChunkEntry } from "./recipients";
-import { col, cols, queryRows } from "./sql";
+import { col, cols, queryRows } from "../../db/sql";
 
 /*
  * The statements of one batch (see `./batch.ts` for the order they run in): read the job, claim a row of

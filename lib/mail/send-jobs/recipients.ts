@@ -9,7 +9,7 @@ import { assertSendQuota } from "../usage/quota";
 import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets } from "./address-set";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob } from "./model";
-import { cols } from "./sql";
+import { cols } from "../../db/sql";
 import type { z } from "@hono/zod-openapi";
 import type { RecipientsAdded } from "../routes/send-jobs/schema";
 

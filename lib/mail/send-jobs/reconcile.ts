@@ -9,7 +9,7 @@ import { noteAcceptedLive } from "../usage/meter";
 import { MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
 import type { ChunkEntry } from "./recipients";
-import { col, cols, queryRows } from "./sql";
+import { col, cols, queryRows } from "../../db/sql";
 import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./transitions";
 
 /*

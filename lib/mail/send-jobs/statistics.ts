@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { mailMessageEvents, mailMessages } from "../../db/schema";
 import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import { messageOutcome } from "../messages/service";
-import { queryRows } from "./sql";
+import { queryRows } from "../../db/sql";
 import type { z } from "@hono/zod-openapi";
 import type { PublicMessageStatus as PublicMessageStatusSchema } from "../routes/messages/schema";
 import type {

@@ -6,7 +6,7 @@ import { mailMessageEvents, mailMessages, mailSendJobAddressSets, mailSendJobChu
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, type SendJobRow } from "./model";
-import { cols } from "./sql";
+import { cols } from "../../db/sql";
 
 /*
  * A send job's state changes and the queue messages that drive it. Every change is a conditional update

@@ -121,7 +121,7 @@ export async function runInsightsSnapshots(world: Pick<AdsWorld, "h">, customers
   if (!process.env.DATABASE_URL) {
     const job = findCronJob("ads-insights-snapshot");
     if (!job) throw new Error("the ads-insights-snapshot cron is not registered");
-    const result = await job.run(world.h.deps);
+    const result = await job.run(world.h.cronDeps);
     await world.h.deps.queue.idle();
     return { accounts: Number(result.accounts) };
   }

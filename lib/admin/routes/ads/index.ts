@@ -1,4 +1,4 @@
-import { createAdsDeps, type AdsDepsInput } from "../../../ads/deps";
+import type { AdsDeps } from "../../../ads/deps";
 import type { AdminRouter } from "../shared";
 import { registerAdsAccountRoutes } from "./account";
 import { registerAdsNamingRoutes } from "./naming";
@@ -6,8 +6,7 @@ import { registerAdsTargetRoutes } from "./targets";
 import { registerAdsTemplateRoutes } from "./templates";
 
 /** The operator's side of the ads service: per customer the ad account onboarding, targets and naming; ad templates. */
-export function registerAdsAdminRoutes(router: AdminRouter, input: AdsDepsInput): void {
-  const deps = createAdsDeps(input);
+export function registerAdsAdminRoutes(router: AdminRouter, deps: AdsDeps): void {
   registerAdsAccountRoutes(router, deps);
   registerAdsTargetRoutes(router, deps);
   registerAdsNamingRoutes(router, deps);

@@ -1,5 +1,5 @@
+import type { AdminDeps } from "../../deps";
 import type { CoreDeps } from "../../../core/context";
-import type { Providers } from "../../../providers";
 import type { AdminRouter } from "../shared";
 import { registerMailBlockRoutes } from "./blocks";
 import { registerMailDesignRoutes } from "./design";
@@ -12,7 +12,7 @@ import { registerMailTemplateRoutes } from "./templates";
  * The operator's side of the mail service: block library, and per customer design, frame, provider,
  * templates and the Postmark webhook credentials.
  */
-export function registerMailAdminRoutes(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+export function registerMailAdminRoutes(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   registerMailBlockRoutes(router, deps);
   registerMailDesignRoutes(router, deps);
   registerMailFrameRoutes(router, deps);

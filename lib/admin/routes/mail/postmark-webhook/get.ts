@@ -3,13 +3,12 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { postmarkWebhookSetup } from "../../../../mail/events/webhook-setup";
-import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
 import { tags, MailPostmarkWebhook, about } from "./schema";
 
-export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     createRoute({
       method: "get",

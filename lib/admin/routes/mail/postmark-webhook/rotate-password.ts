@@ -1,17 +1,16 @@
 import { createRoute } from "@hono/zod-openapi";
+import type { AdminDeps } from "../../../deps";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { ROTATION_GRACE_SECONDS } from "../../../../mail/events/receiver-credentials";
 import { rotatePostmarkWebhook } from "../../../../mail/events/webhook-setup";
-import { registerSimulatorServers } from "../../../../mail/seed";
-import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
 import { tags, MailPostmarkWebhook, RotateBody, about } from "./schema";
 
-export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
     createRoute({
       method: "post",
@@ -32,7 +31,7 @@ export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRoute
       const grace = (c.req.valid("json") as { grace_seconds?: number } | undefined)?.grace_seconds ?? ROTATION_GRACE_SECONDS.default;
       const setup = await rotatePostmarkWebhook(deps, customer.id, grace);
       // Embedded mode: the simulated server posts with the new credentials from now on.
-      await registerSimulatorServers(deps, customer.id);
+      await deps.mailProviderChanged(customer.id);
       return c.json({ data: setup, request_id: c.get("requestId") }, 200);
     },
   );

@@ -3,13 +3,12 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { getProviderConfig } from "../../../../mail/setup/provider-config";
-import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
 import { MailProviderConfig, tags } from "./schema";
 
-export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     createRoute({
       method: "get",

@@ -1,16 +1,15 @@
 import { createRoute } from "@hono/zod-openapi";
+import type { AdminDeps } from "../../../deps";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { registerSimulatorServers } from "../../../../mail/seed";
 import { setProviderConfig } from "../../../../mail/setup/provider-config";
-import type { Providers } from "../../../../providers";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
 import { MailProviderConfig, UpdateMailProviderConfig, tags } from "./schema";
 
-export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & { providers: Pick<Providers, "postmarkSimulator"> }): void {
+export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
     createRoute({
       method: "patch",
@@ -28,7 +27,7 @@ export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: Co
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const config = await setProviderConfig(deps.db, deps.secrets, customer.id, c.req.valid("json"), deps.clock.now());
       // Embedded mode: the in-memory Postmark simulator learns the server at once.
-      await registerSimulatorServers(deps, customer.id);
+      await deps.mailProviderChanged(customer.id);
       return c.json({ data: config, request_id: c.get("requestId") }, 200);
     },
   );

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { templateKinds, templateStatuses } from "../../../../db/schema";
 import { BlockReferenceFields, ContractEntryFields, CreateTemplateFields, TemplateFields, Values } from "../../../../mail/routes/templates/schema";
-import { MailSender } from "../provider/schema";
+import { MailSender } from "../../../../mail/setup/provider-config-schema";
 import { atLeastOneField, atLeastOneFieldMessage, blockId, checkUniqueNames, checkUrlValues, isoExample, orNull, parameterName, templateId } from "../shared";
 import { CustomerIdParam } from "../../customers/schema";
 

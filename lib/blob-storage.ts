@@ -1,22 +1,13 @@
 import { join } from "node:path";
-import { createLocalBlobStore, createVercelBlobStore, type BlobStore, type LocalBlobStore } from "../../adapters/blob";
-import type { Config } from "../../core/config";
-import type { SecretBox } from "../../core/secrets";
-import { localUploadUrlSigner } from "./upload-signature";
+import { createLocalBlobStore, createVercelBlobStore } from "./adapters/blob";
+import type { Config } from "./core/config";
+import { FILES_PATH } from "./core/public-files";
+import type { SecretBox } from "./core/secrets";
+import type { AssetStorage } from "./mail/deps";
+import { localUploadUrlSigner } from "./mail/assets/upload-signature";
 
-/** Where the embedded mode serves published files (`GET /files/assets/<sha256>.<ext>`). */
-export const FILES_PATH = "/files";
 /** Where the embedded mode receives signed uploads (`PUT /mail/v1/uploads/<assetId>?token=…`). */
 export const UPLOADS_PATH = "/mail/v1/uploads";
-
-/** The files of image assets, chosen once per process by `createAssetStorage`. */
-export type AssetStorage = {
-  blobs: BlobStore;
-  /** Embedded mode only: the same store, for the app's own upload route and public files route. */
-  local: LocalBlobStore | null;
-  /** HMAC key of the embedded signed upload URLs. */
-  uploadSecret: string;
-};
 
 /**
  * The upload signing key is derived from the encryption key (HKDF, bound to this purpose) rather than
@@ -27,23 +18,18 @@ export function uploadSigningSecret(secrets: SecretBox): string {
   return secrets.deriveKey("mail.asset-upload-url.v1").toString("base64url");
 }
 
-/** `PUBLIC_BASE_URL`, or the local server's own origin, without a trailing slash. */
-export function publicBaseUrl(config: Pick<Config, "PUBLIC_BASE_URL" | "PORT">): string {
-  return (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, "");
-}
-
 /**
  * Vercel Blob when `BLOB_READ_WRITE_TOKEN` is set (uploads go straight to Blob with a client token),
  * otherwise a directory under `DATA_DIR/blobs`: the app receives the signed PUT and serves the files, and
  * every URL it hands out starts with `PUBLIC_BASE_URL`.
  */
-export function createAssetStorage(input: { config: Config; secrets: SecretBox }): AssetStorage {
+export function createAssetStorage(input: { config: Config; secrets: SecretBox; publicBaseUrl: string }): AssetStorage {
   const { config } = input;
   const uploadSecret = uploadSigningSecret(input.secrets);
   if (config.BLOB_READ_WRITE_TOKEN) {
     return { blobs: createVercelBlobStore({ token: config.BLOB_READ_WRITE_TOKEN }), local: null, uploadSecret };
   }
-  const base = publicBaseUrl(config);
+  const base = input.publicBaseUrl;
   const local = createLocalBlobStore({
     directory: join(config.DATA_DIR, "blobs"),
     filesBaseUrl: `${base}${FILES_PATH}`,

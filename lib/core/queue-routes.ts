@@ -1,10 +1,10 @@
 import { Receiver } from "@upstash/qstash";
 import { Hono } from "hono";
-import { handleError } from "../../core/app";
-import type { AppEnv } from "../../core/context";
-import { ApiError, BadRequestError } from "../../core/errors";
-import type { Logger } from "../../core/logger";
-import type { Queue } from "./queue";
+import { handleError } from "./app";
+import type { AppEnv } from "./context";
+import { ApiError, BadRequestError } from "./errors";
+import type { Logger } from "./logger";
+import type { Queue } from "../adapters/queue/queue";
 
 export const QUEUE_PATH = "/api/queue";
 /** QStash's message size on its smallest plan; our messages carry ids only (a few hundred bytes). */

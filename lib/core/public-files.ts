@@ -1,6 +1,9 @@
 import { Hono } from "hono";
-import { PUBLISHED_PATHNAME, type LocalBlobStore } from "../../../adapters/blob";
-import { errorBody, NotFoundError } from "../../../core/errors";
+import { PUBLISHED_PATHNAME, type LocalBlobStore } from "../adapters/blob";
+import { errorBody, NotFoundError } from "./errors";
+
+/** Where the embedded mode serves published files (`GET /files/assets/<sha256>.<ext>`). */
+export const FILES_PATH = "/files";
 
 /**
  * The embedded stand-in for Vercel Blob's public CDN: `GET /files/{assets,creatives}/<sha256>.<ext>` with the stored

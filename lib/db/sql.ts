@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
-import type { Database, Tx } from "../../db/client";
+import type { Database, Tx } from "./client";
 
 /**
  * Rows of a raw statement. The bulk paths of send jobs (5,000 recipients per call, 500 per batch) use

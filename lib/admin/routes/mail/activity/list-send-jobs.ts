@@ -1,0 +1,35 @@
+import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../../../../core/context";
+import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
+import { decodeCursor } from "../../../../core/pagination";
+import { ListQuery, SendJob } from "../../../../mail/routes/send-jobs/schema";
+import { listSendJobs } from "../../../../mail/send-jobs/service";
+import { requireCustomer } from "../../../customers";
+import { json } from "../../../../core/json";
+import { security } from "../../shared";
+import { CustomerIdParam } from "../../customers/schema";
+import type { CoreDeps } from "../../../../core/context";
+import { tags } from "./schema";
+
+export function registerListCustomerSendJobs(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
+  router.openapi(
+    createRoute({
+      method: "get",
+      path: "/v1/customers/{id}/mail/send-jobs",
+      operationId: "listCustomerSendJobs",
+      tags,
+      summary: "List a customer's send jobs",
+      description: "As `GET /mail/v1/send-jobs` for that customer: newest first, cursor-paginated, `status` filters; items carry the counters.",
+      security,
+      request: { params: CustomerIdParam, query: ListQuery },
+      responses: { 200: { description: "A page of jobs.", content: json(pagedEnvelope(SendJob)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const query = c.req.valid("query");
+      await requireCustomer(deps.db, id);
+      const page = await listSendJobs(deps.db, id, { status: query.status, limit: query.limit, after: decodeCursor(query.after) });
+      return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
+    },
+  );
+}
