@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
+import { traceDatabase } from "./tracing";
 
 export type Schema = typeof schema;
 /** The one database type the domain code sees, whichever driver sits behind it. */
@@ -34,7 +35,7 @@ export type OpenDatabaseOptions = {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const handle = await connect(options);
   if (options.migrate !== false) await applyMigrations(handle);
-  return handle;
+  return { ...handle, db: traceDatabase(handle.db, handle.driver) };
 }
 
 async function connect(options: OpenDatabaseOptions): Promise<DatabaseHandle> {

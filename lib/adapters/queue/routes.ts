@@ -5,6 +5,7 @@ import type { AppEnv } from "../../core/context";
 import { ApiError, BadRequestError } from "../../core/errors";
 import type { Logger } from "../../core/logger";
 import type { Queue } from "./queue";
+import { processSpan } from "./tracing";
 
 /**
  * `/api/queue/<topic>`: the worker endpoint QStash calls. The `Upstash-Signature` JWT is verified on the
@@ -37,7 +38,8 @@ export function createQueueRoutes(
     }
     const attempt = Number(c.req.header("upstash-retried") ?? "0") + 1;
     try {
-      await handler(body, { attempt });
+      // A child of the request span, which continued the publisher's trace from the forwarded `traceparent`.
+      await processSpan("qstash", topic, body, attempt, undefined, () => handler(body, { attempt }));
     } catch (error) {
       options.logger.error("queue worker failed", { topic, attempt, error: String(error) });
       throw new ApiError("internal_error", "Worker failed; QStash will retry.");
