@@ -91,6 +91,14 @@ export const configSchema = z.object({
       "TEST ONLY: host:port of the local WebSocket proxy (lib/db/neon-local-proxy.ts); when set, DATABASE_URL is opened with the Neon driver through it, as CI does",
     ),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.describe(
+    "OpenTelemetry collector (OTLP over HTTP); set = tracing on, spans exported in batches (the SDK reads the other standard OTEL_* variables itself)",
+  ),
+  OTEL_TRACES_EXPORTER: z
+    .enum(["otlp", "console", "none"])
+    .optional()
+    .describe("`console` prints every span to stdout (local debugging), `none` turns tracing off whatever else is set; unset = OTLP when an endpoint is set"),
+  OTEL_SERVICE_NAME: z.string().max(100).optional().describe("Service name on every span; default mail-ads-middleware"),
 });
 
 export type Config = z.infer<typeof configSchema>;
