@@ -48,7 +48,16 @@ export function registerTracing(exporter: SpanExporter, options: { batch: boolea
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  return { flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return {
+    flush: () => provider.forceFlush(),
+    // Unregisters too, so a later registration in the same process (a test, a restarted runtime) takes effect.
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
 }
 
 /** Tracing as the environment configures it, or null when it is off (the default). */
