@@ -23,6 +23,8 @@ export function traceRequest(c: HonoContext<AppEnv>, surface: Surface, mountPath
       },
       async (span) => {
         await next();
+        // Tracing off: the no-op span records nothing, so the route and status are not even looked up.
+        if (!span.isRecording()) return;
         const route = routePath(c, -1);
         if (route && !route.endsWith("*")) {
           const template = `${mountPath}${route.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?/g, "{$1}")}`;
