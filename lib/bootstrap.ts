@@ -12,6 +12,8 @@ import type { Logger } from "./core/logger";
 import { lockDataDir } from "./data-dir";
 import { migrationsFolder, openDatabase, type Database, type DatabaseHandle } from "./db/client";
 import { schemaStatus, type SchemaStatus } from "./db/schema-version";
+import type { TracingHandle } from "./core/tracing-sdk";
+import { tracingRequested } from "./core/tracing";
 import { startProviders } from "./providers";
 import { createRootApp, type RuntimeDeps } from "./runtime";
 
@@ -27,6 +29,8 @@ export type Runtime = {
   fetch(request: Request, env?: unknown): Promise<Response>;
   /** Where the operator token came from, for the start-up banner (never the token itself). */
   adminTokenSource: string;
+  /** Null unless the environment switches tracing on (`lib/core/tracing-sdk.ts`). */
+  tracing: TracingHandle | null;
   /** Stops the embedded simulators and closes the database. */
   close(): Promise<void>;
 };
@@ -68,8 +72,16 @@ export const PRODUCTION_REQUIRED_ENV = [
  * Builds a runtime from the environment. Embedded defaults: PGlite persisted under DATA_DIR and secrets
  * generated there. On Vercel (`VERCEL` set) start-up refuses without every `PRODUCTION_REQUIRED_ENV`.
  */
+async function startTracing(env: Record<string, string | undefined>): Promise<TracingHandle | null> {
+  if (!tracingRequested(env)) return null;
+  const { startTracing: start } = await import("./core/tracing-sdk");
+  return start(env);
+}
+
 export async function bootRuntime(env: Record<string, string | undefined> = process.env): Promise<Runtime> {
   const config = loadConfig(env);
+  // Before anything opens a connection, so every span has a provider; off (no SDK loaded) unless OTEL_* ask.
+  const tracing = await startTracing(env);
   const onVercel = Boolean(env.VERCEL);
   if (onVercel) {
     const missing = PRODUCTION_REQUIRED_ENV.filter((name) => !config[name]);
@@ -122,10 +134,12 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
       return refused ? errorResponse(refused, request) : app.root.fetch(request, env as never);
     },
     adminTokenSource: adminToken.source,
+    tracing,
     close: async () => {
       deps.queue.close();
       await providers.close();
       await database.close();
+      await tracing?.shutdown();
       lock?.release();
     },
   };

@@ -24,6 +24,21 @@ export function functionHandler(group: FunctionGroup): (request: Request) => Pro
       // The next request boots again (`sharedRuntime` forgets a failed start).
       return bootFailureResponse(error, request);
     }
-    return runtime.fetch(request);
+    const response = await runtime.fetch(request);
+    if (runtime.tracing) afterResponse(runtime.tracing.flush());
+    return response;
   };
+}
+
+/**
+ * Work the platform keeps the instance alive for after the response (Vercel's request context, as
+ * `@vercel/functions`' `waitUntil` reads it): here the export of the request's spans, which would otherwise
+ * wait in the batch processor of a frozen instance.
+ */
+function afterResponse(work: Promise<void>): void {
+  const requestContext = (globalThis as { [key: symbol]: { get?: () => { waitUntil?: (p: Promise<unknown>) => void } } | undefined })[
+    Symbol.for("@vercel/request-context")
+  ];
+  const guarded = work.catch(() => undefined);
+  requestContext?.get?.()?.waitUntil?.(guarded);
 }

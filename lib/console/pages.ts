@@ -52,6 +52,7 @@ export function shellPage(input: { csrfToken: string }) {
 <li><a href="#/customers">Customers</a></li>
 <li><a href="#/blocks">Block library</a></li>
 <li><a href="#/ad-templates">Ad templates</a></li>
+<li><a href="#/system">System</a></li>
 </ul>
 </nav>
 <form method="post" action="/console/sign-out" class="sign-out">

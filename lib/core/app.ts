@@ -12,6 +12,7 @@ import type { AppEnv, CoreDeps } from "./context";
 import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, statusOf, type FieldProblem, type ServiceName, type Surface } from "./errors";
 import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
+import { traceRequest } from "./request-span";
 
 export const API_VERSION = "v1";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -96,7 +97,7 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     },
   });
 
-  app.use("*", identifyRequest(service));
+  app.use("*", identifyRequest(service, options.mountPath));
   // Before anything reads the body, authentication included. Raw uploads stream their body into the store
   // and cap it themselves (a larger limit: they stand in for the blob store in the embedded mode).
   app.use(
@@ -155,10 +156,10 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
 }
 
 /**
- * The request id (a valid incoming `X-Request-Id` is kept, else a new UUID) and the surface whose
- * envelope errors take; the `/v1` APIs also answer `Service-Version`.
+ * The request id (a valid incoming `X-Request-Id` is kept, else a new UUID), the surface whose
+ * envelope errors take and the request's span; the `/v1` APIs also answer `Service-Version`.
  */
-export function identifyRequest(surface: Surface): MiddlewareHandler<AppEnv> {
+export function identifyRequest(surface: Surface, mountPath = ""): MiddlewareHandler<AppEnv> {
   const versioned = surface !== "internal";
   return async (c, next) => {
     const incoming = c.req.header("x-request-id");
@@ -169,7 +170,7 @@ export function identifyRequest(surface: Surface): MiddlewareHandler<AppEnv> {
     // `c.res.headers` afterwards would materialise a full Response for every request.
     c.header("X-Request-Id", requestId);
     if (versioned) c.header("Service-Version", API_VERSION);
-    await next();
+    await traceRequest(c, surface, mountPath, requestId, next);
     if (!c.res.headers.has("x-request-id")) {
       c.res.headers.set("X-Request-Id", requestId);
       if (versioned) c.res.headers.set("Service-Version", API_VERSION);

@@ -98,6 +98,14 @@ export const configSchema = z.object({
     .describe("TEST ONLY: one extra CA (PEM text) the SSRF-safe client trusts, for a self-signed local image server"),
   NEON_LOCAL_PROXY: databaseVariables.NEON_LOCAL_PROXY,
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info").describe("Log verbosity"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalUrl.describe(
+    "OpenTelemetry collector (OTLP over HTTP); set = tracing on, spans exported in batches (the SDK reads the other standard OTEL_* variables itself)",
+  ),
+  OTEL_TRACES_EXPORTER: z
+    .enum(["otlp", "console", "none"])
+    .optional()
+    .describe("`console` prints every span to stdout (local debugging), `none` turns tracing off whatever else is set; unset = OTLP when an endpoint is set"),
+  OTEL_SERVICE_NAME: z.string().max(100).optional().describe("Service name on every span; default mail-ads-middleware"),
 });
 
 export type Config = z.infer<typeof configSchema>;

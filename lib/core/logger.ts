@@ -1,9 +1,11 @@
 import { withoutAddresses } from "./personal-data";
+import { logCorrelation } from "./tracing";
 
 /**
  * Structured one-line JSON logs. Redaction happens here, once, so no call site can leak by accident:
  * fields named like a secret or like personal data are replaced, and every string (messages, error texts,
  * stacks) is scrubbed of e-mail addresses, API keys, Basic/Bearer credentials and a failed query's values.
+ * A line written inside a traced request or job carries `trace_id`, `span_id` and `request_id`.
  */
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type Logger = {
@@ -41,7 +43,8 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     (at: Exclude<LogLevel, "silent">) =>
     (message: string, fields: Record<string, unknown> = {}) => {
       if (order[at] < order[level]) return;
-      write(JSON.stringify({ level: at, time: new Date().toISOString(), message: scrub(message), ...(redact(fields) as object) }));
+      // The active trace, span and request (when tracing is on) come first; explicit fields may override them.
+      write(JSON.stringify({ level: at, time: new Date().toISOString(), message: scrub(message), ...logCorrelation(), ...(redact(fields) as object) }));
     };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -5,6 +5,7 @@ import type { AppEnv } from "./context";
 import { ApiError, BadRequestError } from "./errors";
 import type { Logger } from "./logger";
 import type { Queue } from "../adapters/queue/queue";
+import { processSpan } from "../adapters/queue/tracing";
 
 export const QUEUE_PATH = "/api/queue";
 /** QStash's message size on its smallest plan; our messages carry ids only (a few hundred bytes). */
@@ -41,7 +42,8 @@ export function createQueueRoutes(
     }
     const attempt = Number(c.req.header("upstash-retried") ?? "0") + 1;
     try {
-      await handler(body, { attempt });
+      // A child of the request span, which continued the publisher's trace from the forwarded `traceparent`.
+      await processSpan("qstash", topic, body, attempt, undefined, () => handler(body, { attempt }));
     } catch (error) {
       options.logger.error("queue worker failed", { topic, attempt, error: String(error) });
       throw new ApiError("internal_error", "Worker failed; QStash will retry.");

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
+import { traceDatabase } from "./tracing";
 
 export type Schema = typeof schema;
 /** The one database type the domain code sees, whichever driver sits behind it. */
@@ -41,10 +42,9 @@ export type OpenDatabaseOptions = {
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const migrate = options.migrate ?? !options.url;
-  if (!options.url) return openPglite(options.dataDir, migrate);
-  const handle = await connect({ ...options, url: options.url });
-  if (migrate) await applyMigrations(handle);
-  return handle;
+  const handle = options.url ? await connect({ ...options, url: options.url }) : await openPglite(options.dataDir, migrate);
+  if (options.url && migrate) await applyMigrations(handle);
+  return { ...handle, db: traceDatabase(handle.db, handle.driver) };
 }
 
 const casing = "snake_case" as const;

@@ -2,6 +2,7 @@ import type { CoreDeps } from "../core/context";
 import { LruCache } from "../core/lru-cache";
 import type { BlobStore, LocalBlobStore } from "../adapters/blob";
 import { createPostmarkProvider, type PostmarkProvider } from "./provider/postmark";
+import { tracePostmarkProvider } from "./provider/postmark-tracing";
 import { createPostmarkSuppressions, type PostmarkSuppressions } from "./provider/postmark-suppressions";
 import type { BatchWriter } from "./send-jobs/batch-payload";
 import type { AddressSet } from "./send-jobs/address-set";
@@ -57,7 +58,7 @@ export function createMailDeps(input: MailDepsInput): MailDeps {
   const { providers, assets, ...core } = input;
   return {
     ...core,
-    postmark: createPostmarkProvider({ apiUrl: providers.postmarkApiUrl }),
+    postmark: tracePostmarkProvider(createPostmarkProvider({ apiUrl: providers.postmarkApiUrl })),
     postmarkSuppressions: createPostmarkSuppressions({ apiUrl: providers.postmarkApiUrl }),
     assets,
     caches: { batchWriters: new LruCache(8), addressSets: new LruCache(4), monthlyReadings: new Map() },

@@ -11,7 +11,7 @@ import { SALE_BANNER } from "../../lib/ads/templates/demo";
 import { graphControls, onboardedCustomer } from "../ads/support/ads-world";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
-import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
+import { addRecipients, createJob, createNewsletter, holdBatches, people, waitForJob } from "../helpers/send-jobs";
 
 /**
  * The operator console in a real browser: Debian's Chromium driven by playwright-core against the app served
@@ -246,6 +246,34 @@ async function readmeShot(name: string): Promise<void> {
           expect(await page.locator("label[for=job-progress]").textContent()).toContain("3 of 3 recipients handled");
           expect(await page.locator("#job-progress").evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([3, 3]);
           await page.getByRole("img", { name: /Hourly timeline: accepted/ }).waitFor();
+        } finally {
+          batches.release();
+        }
+      });
+    });
+
+    test("the system page: waiting batches, provider figures, reconciliation backlog", async () => {
+      await step("system", async () => {
+        const c = await readyMailCustomer(h, "Console System");
+        const templateId = await createNewsletter(h, c.mailFull);
+        const batches = holdBatches(h);
+        try {
+          const job = await createJob(h, c.mailFull, { template_id: templateId });
+          await addRecipients(h, c.mailFull, job.id, people(2, "system.example.com"));
+          const started = await api("POST", `/mail/v1/send-jobs/${job.id}/start`, c.mailFull);
+          expect(started.status, describeResponse(started)).toBe(200);
+          await page.goto(`${origin}/console/#/customers`);
+          await page.getByRole("link", { name: "System" }).click();
+          await page.getByRole("heading", { name: "System", level: 1 }).waitFor();
+          for (const title of ["Queue", "Send jobs", "Providers", "Webhook deliveries", "Reconciliation"]) {
+            await page.getByRole("heading", { name: title, level: 2 }).waitFor();
+          }
+          const waiting = page.getByRole("row", { name: /^Send-job batches/ });
+          expect(await waiting.getByRole("cell").nth(1).textContent()).toBe("1");
+          expect(await page.getByRole("row", { name: /^Postmark/ }).count()).toBe(1);
+          expect(await accessibilityProblems()).toEqual([]);
+          await batches.drain();
+          await waitForJob(h, c.mailFull, job.id, "completed");
         } finally {
           batches.release();
         }

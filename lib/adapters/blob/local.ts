@@ -13,6 +13,7 @@ import {
   type UploadTarget,
   type UploadTargetRequest,
 } from "./store";
+import { traceBlobStore } from "./tracing";
 
 export type LocalBlobStoreOptions = {
   /** Root directory, e.g. `${DATA_DIR}/blobs`. */
@@ -92,7 +93,7 @@ export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobS
     }
   }
 
-  return {
+  return traceBlobStore("local", {
     async put(pathname: string, bytes: Uint8Array, putOptions: PutOptions) {
       assertValidPathname(pathname);
       await writeAtomically(objectPath(pathname), bytes);
@@ -143,7 +144,7 @@ export function createLocalBlobStore(options: LocalBlobStoreOptions): LocalBlobS
       if (!PUBLISHED_PATHNAME.test(pathname)) return null;
       return (await read(pathname, maxBytes))?.bytes ?? null;
     },
-  };
+  });
 }
 
 function isMissingFile(error: unknown): boolean {

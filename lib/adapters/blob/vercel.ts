@@ -10,6 +10,7 @@ import {
   type UploadTarget,
   type UploadTargetRequest,
 } from "./store";
+import { traceBlobStore } from "./tracing";
 
 export type VercelBlobStoreOptions = {
   /** `BLOB_READ_WRITE_TOKEN` of a public store (`vercel_blob_rw_<storeId>_<secret>`). */
@@ -46,7 +47,7 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
   }
   const downloadTimeoutMs = options.downloadTimeoutMs ?? 30_000;
 
-  return {
+  return traceBlobStore("vercel", {
     async put(pathname: string, bytes: Uint8Array, putOptions: PutOptions) {
       assertValidPathname(pathname);
       const blob = await put(pathname, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
@@ -133,5 +134,5 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
     async readPublished(): Promise<Uint8Array | null> {
       return null;
     },
-  };
+  });
 }

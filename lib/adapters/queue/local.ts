@@ -1,5 +1,8 @@
+import type { Context } from "@opentelemetry/api";
 import type { Logger } from "../../core/logger";
+import { contextFrom } from "../../core/tracing";
 import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue";
+import { processSpan, publishSpan } from "./tracing";
 import { createQueueWorkers } from "./workers";
 
 /**
@@ -25,25 +28,26 @@ export function createLocalQueue(options: { logger: Logger; maxAttempts?: number
     }
   };
 
-  const schedule = (topic: string, body: QueueBody, delayMs: number, attempt: number) => {
+  // `trace`: the publisher's trace context, so every attempt is a child of the publish span.
+  const schedule = (topic: string, body: QueueBody, delayMs: number, attempt: number, trace: Context) => {
     if (closed) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
-      void run(topic, body, attempt);
+      void run(topic, body, attempt, trace);
     }, delayMs);
     timers.add(timer);
   };
 
-  const run = async (topic: string, body: QueueBody, attempt: number) => {
+  const run = async (topic: string, body: QueueBody, attempt: number, trace: Context) => {
     const handler = workers.handler(topic);
     running++;
     try {
       if (!handler) throw new Error(`no handler registered for topic ${topic}`);
-      await handler(body, { attempt });
+      await processSpan("local", topic, body, attempt, trace, () => handler(body, { attempt }));
     } catch (error) {
       if (attempt < maxAttempts) {
         options.logger.warn("queue handler failed; retrying", { topic, attempt, error: String(error) });
-        schedule(topic, body, retryBaseMs * 2 ** (attempt - 1), attempt + 1);
+        schedule(topic, body, retryBaseMs * 2 ** (attempt - 1), attempt + 1, trace);
       } else {
         options.logger.error("queue handler failed for good", { topic, attempt, error: String(error) });
       }
@@ -63,7 +67,8 @@ export function createLocalQueue(options: { logger: Logger; maxAttempts?: number
         if (seen !== undefined && now - seen < 10 * 60_000) return;
         dedupe.set(publishOptions.deduplicationId, now);
       }
-      schedule(topic, structuredClone(body), (publishOptions.delaySeconds ?? 0) * 1000, 1);
+      const copy = structuredClone(body);
+      await publishSpan("local", topic, copy, async (carrier) => schedule(topic, copy, (publishOptions.delaySeconds ?? 0) * 1000, 1, contextFrom(carrier)));
     },
     register: workers.register,
     handler: workers.handler,

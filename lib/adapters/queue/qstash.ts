@@ -1,5 +1,6 @@
 import { Client } from "@upstash/qstash";
 import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue";
+import { publishSpan } from "./tracing";
 import { createQueueWorkers } from "./workers";
 
 /** Production queue: QStash delivers each message to our worker route, retrying on non-2xx. */
@@ -10,12 +11,17 @@ export function createQstashQueue(options: { token: string; publicBaseUrl: strin
     kind: "qstash",
     async publish(topic: string, body: QueueBody, publishOptions: PublishOptions = {}) {
       if (!TOPIC.test(topic)) throw new Error(`invalid queue topic ${topic}`);
-      await client.publishJSON({
-        url: `${options.publicBaseUrl}/api/queue/${topic}`,
-        body,
-        retries: options.retries ?? 5,
-        ...(publishOptions.delaySeconds ? { delay: publishOptions.delaySeconds } : {}),
-        ...(publishOptions.deduplicationId ? { deduplicationId: publishOptions.deduplicationId } : {}),
+      // The trace context rides as headers QStash forwards to the worker route (`Upstash-Forward-traceparent`
+      // arrives as `traceparent`), where the request span continues it.
+      await publishSpan("qstash", topic, body, async (carrier) => {
+        await client.publishJSON({
+          url: `${options.publicBaseUrl}/api/queue/${topic}`,
+          body,
+          retries: options.retries ?? 5,
+          ...(Object.keys(carrier).length > 0 ? { headers: carrier } : {}),
+          ...(publishOptions.delaySeconds ? { delay: publishOptions.delaySeconds } : {}),
+          ...(publishOptions.deduplicationId ? { deduplicationId: publishOptions.deduplicationId } : {}),
+        });
       });
     },
     register: workers.register,

@@ -7,6 +7,7 @@ import type { AdminRouter } from "./shared";
 import { registerMailBlockPreviewRoute } from "./mail/blocks/preview-draft";
 import { registerMailActivityRoutes } from "./mail/activity";
 import { registerAdsActivityRoutes } from "./ads/activity";
+import { registerGetSystem } from "./system/get";
 
 /** Every operator route, in the order the admin document lists them. */
 export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
@@ -18,4 +19,5 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void 
   registerMailBlockPreviewRoute(router, deps);
   registerMailActivityRoutes(router, deps);
   registerAdsActivityRoutes(router, deps.ads);
+  registerGetSystem(router, deps);
 }

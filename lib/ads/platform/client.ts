@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Logger } from "../../core/logger";
+import { tracedGraphFetch } from "./tracing";
 import { PlatformError, classifyGraphError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
 import {
   audienceUsersResult,
@@ -309,7 +310,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 export function createGraphClient(options: GraphClientOptions = {}): GraphClient {
   const baseUrl = (options.baseUrl ?? GRAPH_PRODUCTION_BASE_URL).replace(/\/+$/, "");
-  const doFetch: FetchLike = options.fetch ?? ((input, init) => fetch(input, init));
+  const doFetch: FetchLike = tracedGraphFetch(options.fetch ?? ((input, init) => fetch(input, init)));
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const baseDelayMs = options.baseDelayMs ?? 500;

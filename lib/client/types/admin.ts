@@ -846,6 +846,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/system": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Queue, provider, webhook and reconciliation figures
+         * @description What an operator watches: queue depth and age, batches in flight, provider error rate and latency, webhook delivery failures and the reconciliation backlog. Database figures cover the whole deployment; provider figures are in-process counters of the instance that answers, since it started. Follow a single request or send job in the traces (OpenTelemetry; see the README).
+         */
+        get: operations["getSystem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3535,6 +3555,147 @@ export interface components {
              * @example true
              */
             suppressed: boolean;
+        };
+        /** @description Per instance since it started: each serverless instance keeps its own figures, so they describe the instance that answered this request, not the fleet (the traces have every call). */
+        SystemProviderCalls: {
+            /**
+             * @description Calls this instance made since `since`.
+             * @example 1240
+             */
+            calls: number;
+            /**
+             * @description `errors / calls`; 0 without calls.
+             * @example 0.0024
+             */
+            error_rate: number;
+            /**
+             * @description Of those, calls that got no answer, a 5xx, or a refusal of the whole request (a refused recipient is an answer, not an error).
+             * @example 3
+             */
+            errors: number;
+            /** @description Over the latest calls of this instance (up to 512); null without calls. */
+            latency_ms: {
+                /**
+                 * @description Longest of the latest calls, ms.
+                 * @example 2100
+                 */
+                max: number;
+                /**
+                 * @description Median duration of the latest calls (up to 512), ms.
+                 * @example 180
+                 */
+                p50: number;
+                /**
+                 * @description 95th percentile, ms.
+                 * @example 640
+                 */
+                p95: number;
+            } | null;
+            /**
+             * @description ISO 8601 time this instance started counting (its start).
+             * @example 2026-11-26T05:00:00.000Z
+             */
+            since: string;
+        };
+        SystemStatus: {
+            /**
+             * @description ISO 8601 time the figures were read.
+             * @example 2026-11-26T05:40:00.000Z
+             */
+            generated_at: string;
+            /** @description Provider error rate and latency (this instance since it started). */
+            providers: {
+                graph: components["schemas"]["SystemProviderCalls"];
+                postmark: components["schemas"]["SystemProviderCalls"];
+            };
+            /** @description Queue depth and age, from the tables the workers take their work from (QStash itself is not asked). */
+            queue: {
+                /**
+                 * @description `qstash` in production; `local` is the in-process dispatcher of the embedded mode.
+                 * @example qstash
+                 * @enum {string}
+                 */
+                kind: "local" | "qstash";
+                /** @description Send-job work waiting in the queue, read from the database. */
+                send_job_batches: {
+                    /**
+                     * @description Seconds since the job with the oldest waiting batch last made progress (a claim or a recorded batch); null when nothing waits. Growing = stalled lanes.
+                     * @example 12
+                     */
+                    oldest_wait_seconds: number | null;
+                    /**
+                     * @description Batches (chunks of up to 500 recipients) of running send jobs no lane has claimed yet.
+                     * @example 40
+                     */
+                    waiting: number;
+                };
+                /** @description Webhook deliveries due, read from the database. */
+                webhook_deliveries: {
+                    /**
+                     * @description Outgoing webhook deliveries (mail and ads) whose next attempt is due now.
+                     * @example 3
+                     */
+                    due: number;
+                    /**
+                     * @description Seconds the most overdue of them has waited; null when none is due.
+                     * @example 4
+                     */
+                    oldest_due_seconds: number | null;
+                };
+            };
+            /** @description Reconciliation backlog. */
+            reconcile: {
+                /**
+                 * @description Claimed batches older than `SEND_RECONCILE_GRACE_SECONDS` whose provider answer is not recorded: reconciliation asks Postmark what it received.
+                 * @example 0
+                 */
+                batches_in_doubt: number;
+                /**
+                 * @description Seconds since the oldest of them was claimed; null when none.
+                 * @example null
+                 */
+                oldest_in_doubt_seconds: number | null;
+                /**
+                 * @description Messages in `unknown` of running or paused send jobs.
+                 * @example 0
+                 */
+                unknown_messages: number;
+            };
+            /** @description Send jobs across all customers. */
+            send_jobs: {
+                /**
+                 * @description Batches claimed within the reconciliation grace period: their provider call is under way.
+                 * @example 3
+                 */
+                batches_in_flight: number;
+                /**
+                 * @description Send jobs in `paused` (blocked account, monthly limit, provider not ready).
+                 * @example 0
+                 */
+                paused: number;
+                /**
+                 * @description Send jobs in `running`.
+                 * @example 2
+                 */
+                running: number;
+            };
+            /** @description Outgoing webhook delivery failures per service. */
+            webhook_failures: {
+                ads: components["schemas"]["SystemWebhookDeliveries"];
+                mail: components["schemas"]["SystemWebhookDeliveries"];
+            };
+        };
+        SystemWebhookDeliveries: {
+            /**
+             * @description Deliveries that exhausted their retries (24 h) and ended `failed` in the last 24 hours.
+             * @example 2
+             */
+            failed_last_24h: number;
+            /**
+             * @description Pending deliveries with at least one failed attempt, waiting for their next retry.
+             * @example 5
+             */
+            retrying: number;
         };
         TemplatePreview: {
             /**
@@ -12843,6 +13004,83 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getSystem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SystemStatus"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"

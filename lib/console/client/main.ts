@@ -5,6 +5,7 @@ import { customerPage, customersPage } from "./customers";
 import { h } from "./dom";
 import { customerMailPage } from "./mail";
 import { sendJobPage, sendJobsPage } from "./send-jobs";
+import { systemPage } from "./system";
 
 /**
  * The console's pages by URL hash (`#/customers/<id>/mail`): each draws itself into `<main>` from admin API
@@ -27,6 +28,7 @@ const routes: [RegExp, Page, string][] = [
   [/^\/blocks\/([0-9a-f-]{36})$/, (main, [id]) => blockPage(main, id as string), "Block"],
   [/^\/ad-templates$/, (main) => adTemplatesPage(main), "Ad templates"],
   [/^\/ad-templates\/([0-9a-f-]{36})$/, (main, [id]) => adTemplatePage(main, id as string), "Ad template"],
+  [/^\/system$/, (main, _params, isCurrent) => systemPage(main, isCurrent), "System"],
 ];
 
 let visit = 0;
