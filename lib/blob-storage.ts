@@ -7,7 +7,7 @@ import type { AssetStorage } from "./mail/deps";
 import { localUploadUrlSigner } from "./mail/assets/upload-signature";
 
 /** Where the embedded mode receives signed uploads (`PUT /mail/v1/uploads/<assetId>?token=…`). */
-export const UPLOADS_PATH = "/mail/v1/uploads";
+const UPLOADS_PATH = "/mail/v1/uploads";
 
 /**
  * The upload signing key is derived from the encryption key (HKDF, bound to this purpose) rather than

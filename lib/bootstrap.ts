@@ -186,7 +186,7 @@ function surfaceOf(pathname: string): Surface {
 }
 
 /** An `ApiError` answered outside the apps (schema gate, a cold start that could not reach the database). */
-export function errorResponse(error: ApiError, request: Request): Response {
+function errorResponse(error: ApiError, request: Request): Response {
   const requestId = crypto.randomUUID();
   const surface = surfaceOf(new URL(request.url).pathname);
   return Response.json(errorBody(error, surface, requestId), {

@@ -34,12 +34,6 @@ function readPid(path: string): number | undefined {
   }
 }
 
-/** The pid holding the data directory, when that process is still running. */
-export function lockHolder(dataDir: string): number | undefined {
-  const pid = readPid(join(dataDir, LOCK_FILE));
-  return pid !== undefined && pid !== process.pid && alive(pid) ? pid : undefined;
-}
-
 /** The running server of a data directory (from `server.json`), when its process is alive. */
 export function runningServer(dataDir: string): { url: string; pid: number } | undefined {
   try {

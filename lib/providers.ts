@@ -19,8 +19,8 @@ export type Providers = {
   close(): Promise<void>;
 };
 
-export const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
-export const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
+const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
+const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 
 /**
  * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/build.ts)

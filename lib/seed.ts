@@ -8,7 +8,7 @@ import { seedDemoMail } from "./mail/seed";
 import { seedDemoAds } from "./ads/seed";
 import type { Providers } from "./providers";
 
-export const DEMO_CUSTOMER_NAME = "Demo";
+const DEMO_CUSTOMER_NAME = "Demo";
 
 export type DemoKeys = { mailFull: string; mailReporting: string; adsFull: string; adsReporting: string };
 

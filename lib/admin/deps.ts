@@ -9,4 +9,4 @@ import type { CoreDeps } from "../core/context";
 export type AdminDeps = CoreDeps & { adminToken: string; ads: AdsDeps; mailProviderChanged: MailProviderChanged };
 
 /** Called after a customer's Postmark server token, streams or webhook credentials changed. */
-export type MailProviderChanged = (customerId: string) => Promise<void>;
+type MailProviderChanged = (customerId: string) => Promise<void>;

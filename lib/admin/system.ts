@@ -24,7 +24,7 @@ export type SystemFigures = {
   reconcile: { batchesInDoubt: number; oldestInDoubtSeconds: number | null; unknownMessages: number };
 };
 
-export type WebhookFigures = { failedLast24h: number; retrying: number };
+type WebhookFigures = { failedLast24h: number; retrying: number };
 
 const secondsSince = (now: Date, then: Date | string | null | undefined) =>
   then ? Math.max(0, Math.round((now.getTime() - new Date(then).getTime()) / 1000)) : null;

@@ -9,7 +9,7 @@ import { PREVIEW_PNG_PATH } from "./routes/templates";
 
 export type { AdsDeps };
 
-export const ADS_DESCRIPTION = `Meta's Marketing API (Graph API v25.0) behind a uniform, versioned API: media, ad sets, creatives, ads, template-rendered creatives, audiences, targeting, insights, status webhooks and plan.
+const ADS_DESCRIPTION = `Meta's Marketing API (Graph API v25.0) behind a uniform, versioned API: media, ad sets, creatives, ads, template-rendered creatives, audiences, targeting, insights, status webhooks and plan.
 
 Conventions: every response is \`{ data, request_id }\`; lists take \`limit\` (default 25, max 100) and \`offset\` (default 0). Errors are \`{ error: { code, message, details }, request_id }\` where \`details\` is \`[{ field, issue }]\` for validation errors, \`{ missing }\` for incomplete onboarding, \`{ locked_fields }\` for fields set by the target configuration. A missing required field answers 400; present but invalid fields answer 422. Another customer's id answers 404. A known path with the wrong method answers 405 with \`Allow\`. Every group is also served under \`/v1/platform/{group}\` (\`/v1/platform/adsets\`, \`/v1/platform/media/images\`, …): an alias of \`/v1/{group}\` with the same behaviour, not listed separately in this document; \`/v1/{group}\` is canonical.
 

@@ -8,8 +8,8 @@ import { adsAccounts, adsNameSequences } from "../db/schema";
  * name). `{seq}` counts per distinct rest of the name, so every pattern containing it yields unique names:
  * `demo-20260115-001`, `demo-20260115-002`, the next day `demo-20260116-001`.
  */
-export const DEFAULT_AD_SET_NAME_PATTERN = "{target}-{date}-{seq}";
-export const DEFAULT_AD_NAME_PATTERN = "{adset}-ad{seq}";
+const DEFAULT_AD_SET_NAME_PATTERN = "{target}-{date}-{seq}";
+const DEFAULT_AD_NAME_PATTERN = "{adset}-ad{seq}";
 
 export const AD_SET_NAME_TOKENS = ["target", "date", "seq"] as const;
 export const AD_NAME_TOKENS = ["adset", "target", "date", "seq"] as const;

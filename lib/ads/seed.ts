@@ -29,7 +29,7 @@ export const DEMO_ADS = {
 } as const;
 
 /** The demo targets: `demo` accepts ad sets and ads; `demo-paused` answers 409, to try that path. */
-export const DEMO_TARGETS = [
+const DEMO_TARGETS = [
   { key: "demo", campaignId: DEMO_ADS.campaignId, status: "ACTIVE" },
   { key: "demo-paused", campaignId: DEMO_ADS.pausedCampaignId, status: "PAUSED" },
 ] as const;

@@ -3,7 +3,7 @@ import type { Logger } from "../core/logger";
 import { PlatformError, describePlatformError } from "./platform";
 
 /** Graph field names -> the ads API's, so a blamed field points at what the caller sent. */
-export const PLATFORM_FIELD_MAP: Record<string, string> = {
+const PLATFORM_FIELD_MAP: Record<string, string> = {
   daily_budget: "daily_budget_cents",
   lifetime_budget: "lifetime_budget_cents",
   adset_id: "ad_set_id",

@@ -9,7 +9,7 @@ import { consoleScript } from "./bundle";
 import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
 import { csrfTokenMatches, endSession, openSession, readSession, SESSION_COOKIE, sessionKeys, type ConsoleSession } from "./session";
 
-export const CONSOLE_PATH = "/console";
+const CONSOLE_PATH = "/console";
 
 export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger"> & {
   adminToken: string;

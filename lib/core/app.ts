@@ -14,7 +14,7 @@ import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
 import { traceRequest } from "./request-span";
 
-export const API_VERSION = "v1";
+const API_VERSION = "v1";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export type ServiceAppOptions = {
@@ -28,7 +28,7 @@ export type ServiceAppOptions = {
   rawBodyPaths?: RegExp[];
 };
 
-export function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
+function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
   return publicPaths.some((p) => (typeof p === "string" ? path === p : p.test(path)));
 }
 
@@ -36,7 +36,7 @@ export function isPublicPath(path: string, publicPaths: (string | RegExp)[]): bo
  * Routing path without the mount prefix. Mounting by path rewriting (`app.mount`) would clone every
  * request; reading the path off the URL is cheap.
  */
-export function pathWithout(prefix: string): (request: Request) => string {
+function pathWithout(prefix: string): (request: Request) => string {
   return (request) => {
     const url = request.url;
     const start = url.indexOf("/", url.indexOf("://") + 3);

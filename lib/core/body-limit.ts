@@ -56,7 +56,7 @@ export function closeAfterAnswer(c: Context): void {
   };
 }
 
-export class PayloadTooLargeError extends ApiError {
+class PayloadTooLargeError extends ApiError {
   constructor(maxBytes: number) {
     super(
       "payload_too_large",

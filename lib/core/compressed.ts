@@ -30,7 +30,7 @@ export function compressedBody(content: string | Buffer): CompressedBody {
 }
 
 /** The encoding to send for an `Accept-Encoding` header: "br", "gzip" or null (identity). */
-export function chooseEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
+function chooseEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
   const accepted = new Map<string, number>();
   for (const part of (acceptEncoding ?? "").split(",")) {
     const [name, ...params] = part.trim().toLowerCase().split(";");

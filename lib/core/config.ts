@@ -13,7 +13,7 @@ const flag = z
   .optional()
   .transform((v) => v === "true" || v === "1");
 
-export const configSchema = z.object({
+const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000).describe("HTTP port of the local server"),
   HOST: z.string().default("127.0.0.1").describe("Interface the local server binds to"),
   PUBLIC_BASE_URL: optionalUrl.describe("Public origin used in links (asset URLs, upload URLs); default http://localhost:PORT"),

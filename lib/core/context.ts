@@ -30,7 +30,7 @@ export type CoreDeps = {
 
 export type { Access, AdsAccess, Principal } from "./principal";
 
-export type AppVariables = {
+type AppVariables = {
   requestId: string;
   service: Surface;
   principal: Principal;

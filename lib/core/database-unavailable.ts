@@ -15,7 +15,7 @@ const UNAVAILABLE_MESSAGES =
   /Connection terminated|connection timeout|Client has encountered a connection error|Client was closed and is not queryable|the database system is (starting up|shutting down|in recovery mode)|terminating connection due to administrator command|WebSocket was closed/i;
 
 /** Seconds a caller waits before retrying a request refused during a database outage. */
-export const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** Whether `error` (or what it wraps, as drizzle wraps driver errors in `cause`) is the database being unreachable. */
 export function isDatabaseUnavailable(error: unknown): boolean {

@@ -11,7 +11,7 @@ import type { Logger } from "./logger";
 import { SecretBox } from "./secrets";
 
 /** How long an authenticated key is trusted without a database lookup (see `PrincipalCache`). */
-export const PRINCIPAL_TTL_MS = 10_000;
+const PRINCIPAL_TTL_MS = 10_000;
 
 /**
  * Chooses the adapters in one place: Upstash when its variables are set, the embedded defaults

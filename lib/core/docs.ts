@@ -43,7 +43,7 @@ export function scalarVersion(): string {
   return scalarScript().etag.slice(1, 13);
 }
 
-export function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
+function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocument {
   const auth = info.auth ?? CUSTOMER_AUTH;
   app.openAPIRegistry.registerComponent("securitySchemes", auth.scheme, { type: "http", scheme: "bearer", description: auth.description });
   const document = app.getOpenAPI31Document({
@@ -122,7 +122,7 @@ function documentIdempotency(operation: { parameters?: unknown[]; responses?: Re
  * empty proxy URL (Scalar's default on the web is proxy.scalar.com; "try it" calls go straight to this
  * deployment, which is the page's own origin). The page's Content-Security-Policy enforces the same.
  */
-export const SCALAR_CONFIGURATION = {
+const SCALAR_CONFIGURATION = {
   withDefaultFonts: false,
   agent: { disabled: true },
   hideClientButton: true,
@@ -135,7 +135,7 @@ export const SCALAR_CONFIGURATION = {
  * Only our origin: scripts from it (no inline script, no eval), connections to it (the document, "try it"),
  * styles from it plus the ones Scalar's components set inline, images and fonts from it or inline `data:`.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
+const DOCS_CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
   "script-src 'self'",
   "connect-src 'self'",
@@ -192,7 +192,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
 type Json = Record<string, unknown>;
 
 /** A plain-text reference of the same document: every operation with its parameters, body, responses. */
-export function toLlmsText(doc: OpenApiDocument): string {
+function toLlmsText(doc: OpenApiDocument): string {
   const lines: string[] = [`# ${doc.info.title} (${doc.info.version})`, "", doc.info.description ?? "", ""];
   const base = doc.servers?.[0]?.url ?? "";
   lines.push(

@@ -25,7 +25,7 @@ export const serviceErrorCodes = [
  * unreachable (`./database-unavailable`) and `schema_behind` while the database is older than the code
  * (a deploy whose migrations have not run yet); both with `Retry-After`.
  */
-export const errorCodes = [...serviceErrorCodes, "service_unavailable", "schema_behind"] as const;
+const errorCodes = [...serviceErrorCodes, "service_unavailable", "schema_behind"] as const;
 
 export type ErrorCode = (typeof errorCodes)[number];
 
@@ -70,7 +70,7 @@ export function statusOf(code: ErrorCode, service: Surface): number {
 /** Mail-style detail entry: `{ path, message }`. */
 export type PathDetail = { path: string; message: string };
 /** Ads-style detail entry: `{ field, issue }`. */
-export type FieldDetail = { field: string; issue: string };
+type FieldDetail = { field: string; issue: string };
 /** Field-level problems, shaped per service when the response is written. */
 export type FieldProblem = { path: string; message: string };
 
@@ -101,7 +101,7 @@ export class ApiError extends Error {
 }
 
 /** How much of a request's path an answer echoes: enough to recognise it, never the whole of a huge request line. */
-export const ECHOED_PATH_CHARS = 64;
+const ECHOED_PATH_CHARS = 64;
 
 /** `path` cut to `ECHOED_PATH_CHARS`, with an ellipsis where it was cut. */
 export function echoedPath(path: string): string {

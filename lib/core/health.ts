@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "./openapi";
 import { serviceRoute } from "./route";
 import { json } from "./json";
 
-export const Health = z
+const Health = z
   .object({
     status: z.string().openapi({ description: "`ok` when the service and its database answer.", example: "ok" }),
     api_version: z.string().openapi({ description: "Version of this API.", example: "v1" }),

@@ -47,7 +47,7 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /** The dotted path of the first string or key holding a NUL character or a lone surrogate, and which; null when clean. Depth is bounded by the caller. */
-export function findFlaw(value: unknown, path = ""): { path: string; flaw: Flaw } | null {
+function findFlaw(value: unknown, path = ""): { path: string; flaw: Flaw } | null {
   if (typeof value === "string") {
     const flaw = flawOf(value);
     return flaw ? { path: path || "body", flaw } : null;

@@ -26,7 +26,7 @@ const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi;
 const QUERY_PARAMS = /\nparams: [^\n]*/g;
 
 /** Personal data and credentials inside free text (error messages, provider answers, stacks). */
-export function scrub(text: string): string {
+function scrub(text: string): string {
   return withoutAddresses(text.replace(QUERY_PARAMS, "\nparams: [redacted]")).replace(API_KEY, "$1_live_[redacted]").replace(BEARER, "$1 [redacted]");
 }
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import { serviceErrorCodes, statusOf, type ServiceName } from "./errors";
+import { serviceErrorCodes, type ServiceName } from "./errors";
 
-export const RequestId = z
+const RequestId = z
   .string()
   .openapi({ description: "Id of this request (UUID, or the caller's X-Request-Id).", example: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a" });
 
@@ -10,7 +10,7 @@ export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ data, request_id: RequestId });
 }
 
-export const Paging = z
+const Paging = z
   .object({
     after: z.string().nullable().openapi({ description: "Cursor for the next page; pass it as `after`. Null on the last page.", example: "eyJpZCI6IjEyMyJ9" }),
     has_next: z.boolean().openapi({ description: "Whether another page follows.", example: false }),
@@ -167,7 +167,7 @@ const examples: Record<number, (typeof serviceErrorCodes)[number]> = {
 export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500;
 
 /** The named error schema a service's answers of `status` use (what `errorResponses` registers), for responses added to the finished document. */
-export function errorSchemaName(service: ServiceName, status: number): string {
+function errorSchemaName(service: ServiceName, status: number): string {
   if (service === "admin") return "AdminError";
   if (service === "mail") return status === 409 ? "MailConflictError" : status === 403 ? "MailForbiddenError" : "MailError";
   return status === 400 || status === 422 ? "AdsValidationError" : status === 402 || status === 409 ? "AdsStateError" : "AdsError";
@@ -212,8 +212,6 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
     ]),
   ) as unknown as Record<ErrorStatus, { description: string; content: { "application/json": { schema: ReturnType<typeof mailErrorSchema> } } }>;
 }
-
-export { statusOf };
 
 type HeaderObject = { description: string; required?: boolean; schema: Record<string, unknown> };
 

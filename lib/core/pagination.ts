@@ -8,7 +8,7 @@ import { BadRequestError } from "./errors";
  */
 export type Cursor = { at: string; id: string };
 
-export function encodeCursor(cursor: Cursor): string {
+function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify(cursor)).toString("base64url");
 }
 

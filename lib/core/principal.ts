@@ -7,7 +7,7 @@ export type Scope = "full" | "reporting";
 /** How a route touches the account: reads, writes, or sends (mail's access switch guards sends only). */
 export type Access = "read" | "write" | "send";
 
-export type MailAccess = { sendingBlocked: boolean; mode: "live" | "sandbox"; monthlyLimit: number; maxPerJob: number };
+type MailAccess = { sendingBlocked: boolean; mode: "live" | "sandbox"; monthlyLimit: number; maxPerJob: number };
 export type AdsAccess = {
   accountState: "active" | "deactivated" | "overdue" | "checkout_open" | "ended";
   stage: "starter" | "growth" | "scale" | "enterprise";

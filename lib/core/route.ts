@@ -55,7 +55,7 @@ function asArray<T>(value: T | T[] | undefined): T[] {
 }
 
 /** The access rules of both specs in one place. */
-export function accessProblem(principal: Principal, access: Access | "account"): ApiError | null {
+function accessProblem(principal: Principal, access: Access | "account"): ApiError | null {
   if (access !== "read" && access !== "account" && principal.scope !== "full") {
     return new ForbiddenError("This API key has the reporting scope, which is read-only; use a full key.");
   }
@@ -84,7 +84,7 @@ function requireAccess(access: Access | "account"): MiddlewareHandler<AppEnv> {
  * The owner of the operator's idempotency keys: the nil UUID, which no customer id (a random v4 UUID) can
  * be, so the operator's keys and a customer's never meet although they share the store.
  */
-export const OPERATOR_IDEMPOTENCY_OWNER = "00000000-0000-0000-0000-000000000000";
+const OPERATOR_IDEMPOTENCY_OWNER = "00000000-0000-0000-0000-000000000000";
 
 /**
  * Idempotency on every operator write (POST/PUT/PATCH of the admin API), with the customer APIs' rules;
@@ -103,7 +103,7 @@ export function operatorIdempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
  * able to redo the work) unless they carry a `message_id`: then the outcome is unknown and a retry must
  * not send again.
  */
-export function idempotency(deps: CoreDeps, owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId): MiddlewareHandler<AppEnv> {
+function idempotency(deps: CoreDeps, owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.header("idempotency-key");
     if (raw === undefined) return next();

@@ -22,7 +22,7 @@ export type TracingHandle = {
 export type TracingEnvironment = Record<string, string | undefined>;
 
 /** The exporter the environment asks for, or null when tracing stays off. */
-export async function exporterFromEnvironment(env: TracingEnvironment): Promise<{ exporter: SpanExporter; batch: boolean } | null> {
+async function exporterFromEnvironment(env: TracingEnvironment): Promise<{ exporter: SpanExporter; batch: boolean } | null> {
   if (env.OTEL_SDK_DISABLED === "true") return null;
   const chosen = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
   if (chosen === "none") return null;

@@ -17,7 +17,7 @@ import {
  * hands out its no-op tracer: a span costs a function call and nothing is recorded. Domain code never
  * starts spans; it runs inside the span of the seam that called it.
  */
-export const tracer = trace.getTracer("mail-ads-middleware");
+const tracer = trace.getTracer("mail-ads-middleware");
 
 export { SpanKind, SpanStatusCode, type Attributes, type Span };
 

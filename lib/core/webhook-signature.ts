@@ -15,7 +15,7 @@ export const WEBHOOK_EVENT_HEADER = "X-Service-Event";
 /** Stable across retries of one delivery, so receivers can deduplicate. */
 export const WEBHOOK_DELIVERY_HEADER = "X-Service-Delivery";
 
-export const WEBHOOK_TOLERANCE_SECONDS = 300;
+const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 export type WebhookBody = string | Uint8Array;
 

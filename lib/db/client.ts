@@ -4,7 +4,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
 import { traceDatabase } from "./tracing";
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 /** The one database type the domain code sees, whichever driver sits behind it. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
 /** A transaction handle has the same query surface as the database. */

@@ -24,7 +24,7 @@ function snapshotKey(): string {
 }
 
 /** Where the snapshot for the current migrations and PGlite version lives. */
-export function snapshotPath(env: Record<string, string | undefined> = process.env): string {
+function snapshotPath(env: Record<string, string | undefined> = process.env): string {
   if (env.PGLITE_SNAPSHOT) return env.PGLITE_SNAPSHOT;
   return join(repoRoot, "node_modules", ".cache", "pglite-snapshot", `migrated-${snapshotKey()}.tar`);
 }

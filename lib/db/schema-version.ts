@@ -13,14 +13,14 @@ import type { Database } from "./client";
 
 type Journal = { entries: { idx: number; when: number; tag: string }[] };
 
-export type SchemaVersion = { tag: string; when: number };
+type SchemaVersion = { tag: string; when: number };
 
 export type SchemaStatus = { behind: boolean; database: number | null; code: SchemaVersion };
 
 let expected: SchemaVersion | null = null;
 
 /** The newest migration in `drizzle/meta/_journal.json` (read once per process). */
-export function codeSchemaVersion(migrationsFolder: string): SchemaVersion {
+function codeSchemaVersion(migrationsFolder: string): SchemaVersion {
   if (!expected) {
     const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journal.json"), "utf8")) as Journal;
     const last = journal.entries.at(-1);
@@ -44,7 +44,7 @@ async function databaseSchemaWhen(db: Database): Promise<number | null> {
 }
 
 /** The SQLSTATE of a driver error, also when drizzle wrapped it (`cause`). */
-export function pgErrorCode(error: unknown): string | undefined {
+function pgErrorCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && typeof current === "object" && depth < 4; current = (current as { cause?: unknown }).cause, depth++) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === "string") return code;

@@ -15,7 +15,7 @@ import { registerUsageRoutes } from "./routes/usage";
 import { registerWebhookRoutes } from "./routes/webhooks";
 import type { MailDeps } from "./deps";
 
-export const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
+const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
 
 Conventions: every response is \`{ data, request_id }\`; lists with a cursor add \`paging: { after, has_next }\`. Errors are \`{ error: { code, message, details: [{ path, message }] }, request_id }\`. \`details\` is that array everywhere (empty when no field is to blame; a quota's figures are in \`message\`), except the 409 conflicts, which name their cause in \`details.reason\`, and the 403 of an account whose sending is not set up (\`details.missing\`). A missing required field answers 400 \`bad_request\`; present but invalid fields answer 422 \`validation_error\`. Another customer's id answers 404, never 403.
 

@@ -11,7 +11,7 @@ import type { AddressSet } from "./send-jobs/address-set";
 export type KnownAddressSet = { set: AddressSet; segments: number };
 
 /** A customer's accepted live messages of `month`, as read at `readAt` (ms of the injected clock). */
-export type MonthlyReading = { month: string; value: number; readAt: number };
+type MonthlyReading = { month: string; value: number; readAt: number };
 
 /**
  * What the send path keeps between calls in this process. Each is an optimisation only: an empty cache

@@ -15,11 +15,11 @@ import { createTemplate } from "./templates/service";
 const [headerLogo, heading, text, , button] = demoBlocks;
 
 /** The demo account's sending domain; the simulator accepts any sender, Postmark would need it verified. */
-export const DEMO_DOMAIN = "demo.example.com";
+const DEMO_DOMAIN = "demo.example.com";
 export const DEMO_TRANSACTIONAL_TEMPLATE = "Order confirmation";
 
 /** The global demo block library (fixed ids), inserted once. */
-export async function seedBlockLibrary(deps: CoreDeps): Promise<void> {
+async function seedBlockLibrary(deps: CoreDeps): Promise<void> {
   for (const block of demoBlocks) {
     await deps.db
       .insert(mailBlocks)

@@ -24,7 +24,7 @@ export type QstashMessage = {
   notBefore: number;
 };
 
-export type QstashDelivery = { messageId: string; destination: string; attempt: number; status: number | "network-error"; ms: number };
+type QstashDelivery = { messageId: string; destination: string; attempt: number; status: number | "network-error"; ms: number };
 
 export type QstashFakeOptions = {
   token: string;

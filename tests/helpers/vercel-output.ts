@@ -45,7 +45,7 @@ export function listFunctions(outputDir: string): { path: string; dir: string }[
 }
 
 /** Bytes of a directory tree plus the files its `.vc-config.json` maps in: what gets deployed. */
-export function functionSize(dir: string, repoRoot: string): number {
+function functionSize(dir: string, repoRoot: string): number {
   let total = 0;
   const walk = (path: string) => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {

@@ -1,3 +1,3 @@
 export * from "./store";
-export { createLocalBlobStore, type LocalBlob, type LocalBlobStore, type LocalBlobStoreOptions } from "./local";
-export { createVercelBlobStore, type VercelBlobStoreOptions } from "./vercel";
+export { createLocalBlobStore, type LocalBlobStore } from "./local";
+export { createVercelBlobStore } from "./vercel";

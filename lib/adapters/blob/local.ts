@@ -28,7 +28,7 @@ export type LocalBlobStoreOptions = {
 };
 
 /** One stored file as the app's file route serves it. */
-export type LocalBlob = { bytes: Uint8Array; contentType: string; cacheControl: string };
+type LocalBlob = { bytes: Uint8Array; contentType: string; cacheControl: string };
 
 export type LocalBlobStore = BlobStore & {
   /** For the app's file route; `null` when absent or still being written. */

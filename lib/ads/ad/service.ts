@@ -38,14 +38,14 @@ export const CALL_TO_ACTIONS = [
   "LISTEN_NOW",
   "ORDER_NOW",
 ] as const;
-export type CallToActionType = (typeof CALL_TO_ACTIONS)[number];
+type CallToActionType = (typeof CALL_TO_ACTIONS)[number];
 
 /**
  * Appended to the destination when the final creative is built: `utm_source=meta`,
  * `utm_medium=paid_social`, `utm_campaign=<target key>`, `utm_content=<creative id>`. The caller sends a
  * clean link; a link that already carries one of these is refused rather than silently overwritten.
  */
-export const TRACKING_PARAMETERS = ["utm_source", "utm_medium", "utm_campaign", "utm_content"] as const;
+const TRACKING_PARAMETERS = ["utm_source", "utm_medium", "utm_campaign", "utm_content"] as const;
 
 /** The API's `Ad` schema (one schema per resource). */
 export type AdView = z.infer<typeof Ad>;
@@ -89,7 +89,7 @@ function toAdView(row: Row, platformCreativeId: string | null): AdView {
   };
 }
 
-export function trackedLink(link: string, values: { targetKey: string; creativeId: string }): string {
+function trackedLink(link: string, values: { targetKey: string; creativeId: string }): string {
   const url = new URL(link);
   url.searchParams.set("utm_source", "meta");
   url.searchParams.set("utm_medium", "paid_social");
@@ -99,7 +99,7 @@ export function trackedLink(link: string, values: { targetKey: string; creativeI
 }
 
 /** Review feedback as one readable string: `POLICY_CODE: explanation`, several joined with `; `. */
-export function disapprovalReason(status: string, feedback: AdReviewFeedback | undefined): string | null {
+function disapprovalReason(status: string, feedback: AdReviewFeedback | undefined): string | null {
   if (!feedback) return null;
   const entries = [...Object.entries(feedback.global ?? {}), ...Object.values(feedback.placement_specific ?? {}).flatMap((byCode) => Object.entries(byCode))];
   if (entries.length === 0) return status === "DISAPPROVED" ? "Disapproved by the platform's review (no reason given)." : null;

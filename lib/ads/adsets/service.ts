@@ -40,12 +40,12 @@ export type UpdateAdSetInput = {
  * What the platform would report for delivery, derived from the ad set's own status and its target's: a
  * paused target shows as `CAMPAIGN_PAUSED`, as Graph names it.
  */
-export function adSetEffectiveStatus(status: AdSetStatus, targetStatus: TargetRow["status"]): string {
+function adSetEffectiveStatus(status: AdSetStatus, targetStatus: TargetRow["status"]): string {
   if (status !== "ACTIVE") return status;
   return targetStatus === "ACTIVE" ? "ACTIVE" : "CAMPAIGN_PAUSED";
 }
 
-export function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">): AdSetView {
+function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">): AdSetView {
   return {
     id: row.id,
     target: target.key,
@@ -90,7 +90,7 @@ function checkCreate(input: CreateAdSetInput, now: Date): void {
 }
 
 /** The locked fields come from the target; the customer's part is merged in, never the other way round. */
-export function platformTargeting(target: TargetRow, customer: CustomerTargetingRecord): Targeting {
+function platformTargeting(target: TargetRow, customer: CustomerTargetingRecord): Targeting {
   const config = target.config;
   return {
     geo_locations: config.geo_locations,

@@ -8,12 +8,12 @@ import { hash } from "node:crypto";
  */
 
 export const CONTACT_FIELDS = ["email", "phone", "first_name", "last_name", "city", "zip", "country", "date_of_birth"] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+type ContactField = (typeof CONTACT_FIELDS)[number];
 export type Contact = Partial<Record<ContactField, string>>;
 
 /** Graph's multi-key schema, in the order of every uploaded row (`payload.schema`). */
 export const MATCH_SCHEMA = ["EMAIL", "PHONE", "FN", "LN", "CT", "ZIP", "COUNTRY", "DOBY", "DOBM", "DOBD"] as const;
-export type MatchKey = (typeof MATCH_SCHEMA)[number];
+type MatchKey = (typeof MATCH_SCHEMA)[number];
 
 /** Calling codes used to complete a national number (leading trunk `0`) from the contact's `country`. */
 const CALLING_CODES: Readonly<Record<string, string>> = {
@@ -57,7 +57,7 @@ function letters(raw: string): string | null {
   return out === "" ? null : out;
 }
 
-export function normaliseEmail(raw: string): string | null {
+function normaliseEmail(raw: string): string | null {
   const value = folded(raw.trim());
   return /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value) ? value : null;
 }
@@ -65,7 +65,7 @@ export function normaliseEmail(raw: string): string | null {
 /** At most 26 × 26 entries: whether a two-letter code is a region. */
 const knownRegions = new Map<string, boolean>();
 
-export function normaliseCountry(raw: string): string | null {
+function normaliseCountry(raw: string): string | null {
   const value = raw.trim().toLowerCase();
   if (!/^[a-z]{2}$/.test(value)) return null;
   let known = knownRegions.get(value);
@@ -101,7 +101,7 @@ export function normalisePhone(raw: string, country: string | null): string | nu
   return /^[1-9]\d{6,14}$/.test(international) ? international : null;
 }
 
-export function normaliseZip(raw: string): string | null {
+function normaliseZip(raw: string): string | null {
   const value = folded(raw)
     .replace(/[^\p{L}\p{N}]/gu, "")
     .normalize("NFC");
@@ -109,7 +109,7 @@ export function normaliseZip(raw: string): string | null {
 }
 
 /** `YYYY-MM-DD`, a real calendar date from 1900 up to `today`. */
-export function normaliseDateOfBirth(raw: string, today: Date): string | null {
+function normaliseDateOfBirth(raw: string, today: Date): string | null {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(raw.trim());
   if (!match) return null;
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];

@@ -29,7 +29,7 @@ import type { ContactUpload } from "../routes/audiences/schema";
 
 type Row = typeof adsAudiences.$inferSelect;
 export type AudienceType = Row["type"];
-export type AudienceStatus = AudienceLiveRecord["status"];
+type AudienceStatus = AudienceLiveRecord["status"];
 
 export const MAX_CONTACTS_PER_CALL = 10_000;
 export const LIVE_TTL_MS = 60_000;
@@ -54,7 +54,7 @@ export type CreateLookalikeInput = {
 };
 export type UpdateAudienceInput = { name?: string; description?: string | null };
 
-export function toAudienceView(row: Row): AudienceView {
+function toAudienceView(row: Row): AudienceView {
   const live = row.live;
   return {
     id: row.id,
@@ -76,7 +76,7 @@ export function toAudienceView(row: Row): AudienceView {
 }
 
 /** The platform's two status objects as one state; unknown codes read as UNAVAILABLE rather than guessed. */
-export function liveRecord(view: CustomAudienceView): AudienceLiveRecord {
+function liveRecord(view: CustomAudienceView): AudienceLiveRecord {
   const operation = view.operation_status?.code ?? null;
   const delivery = view.delivery_status?.code ?? null;
   const bound = (value: number | undefined) => (value === undefined || value < 0 ? null : value);

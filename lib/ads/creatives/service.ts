@@ -12,7 +12,7 @@ import type { Creative } from "../routes/creatives/schema";
 type Row = typeof adsCreatives.$inferSelect;
 export type CreativeRow = Row;
 export type CreativeType = Row["type"];
-export type CreativeStatus = Row["status"];
+type CreativeStatus = Row["status"];
 /** The filter accepts the spec's values; creatives themselves are never paused (ads are). */
 export type CreativeStatusFilter = CreativeStatus | "PAUSED";
 
@@ -21,7 +21,7 @@ export type CreativeView = z.infer<typeof Creative>;
 
 export type CreateCreativeInput = { image_hash?: string; video_id?: string; thumbnail_hash?: string; name?: string };
 
-export function toCreativeView(row: Row): CreativeView {
+function toCreativeView(row: Row): CreativeView {
   return {
     id: row.id,
     name: row.name,
@@ -37,7 +37,7 @@ export function toCreativeView(row: Row): CreativeView {
 }
 
 /** One medium for every placement ratio. */
-export function sameForAllRatios(value: string): RatioMediaRecord {
+function sameForAllRatios(value: string): RatioMediaRecord {
   return { "1:1": value, "4:5": value, "9:16": value };
 }
 

@@ -5,7 +5,7 @@
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-export const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** The calendar day of `at` in `timeZone` (an IANA name; unknown names fall back to UTC). */
 export function dayIn(timeZone: string, at: Date): string {

@@ -11,7 +11,7 @@ import { snapshotAccount } from "./snapshots";
  * month's included ads); the in-memory simulator learns them again on every start under the same fixed
  * ids, and a snapshot run then pulls what is missing (the first start: all 45 days).
  */
-export const DEMO_HISTORY_DAYS = 45;
+const DEMO_HISTORY_DAYS = 45;
 
 const DEMO_AD_SETS = [
   {

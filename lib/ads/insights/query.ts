@@ -15,7 +15,7 @@ import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } 
  */
 
 export const INSIGHT_FIELDS = ["spend", "impressions", "reach", "clicks", "ctr", "cpc", "cpm", "conversions", "conversion_value", "roas", "cpa"] as const;
-export type InsightField = (typeof INSIGHT_FIELDS)[number];
+type InsightField = (typeof INSIGHT_FIELDS)[number];
 
 export const DATE_PRESETS = [
   "today",
@@ -62,13 +62,13 @@ export type InsightRow = {
 } & InsightMetrics;
 
 type Ratio = "ctr" | "cpc" | "cpm" | "roas" | "cpa";
-export type InsightMetrics = Partial<Record<Exclude<InsightField, Ratio>, number>> & Partial<Record<Ratio, number | null>>;
+type InsightMetrics = Partial<Record<Exclude<InsightField, Ratio>, number>> & Partial<Record<Ratio, number | null>>;
 
 function invalid(field: string, issue: string): ValidationError {
   return new ValidationError(`Invalid ${field}: ${issue}`, [{ path: field, message: issue }]);
 }
 
-export function parseFields(raw: string | undefined): InsightField[] {
+function parseFields(raw: string | undefined): InsightField[] {
   if (raw === undefined || raw.trim() === "") return [...INSIGHT_FIELDS];
   const names = raw.split(",").map((name) => name.trim());
   const unknown = names.filter((name) => !(INSIGHT_FIELDS as readonly string[]).includes(name));
@@ -77,7 +77,7 @@ export function parseFields(raw: string | undefined): InsightField[] {
 }
 
 /** The breakdown and the order its names were given in (the pair may come as `gender,age`). */
-export function parseBreakdowns(raw: string | undefined): { breakdown: Breakdown | ""; order: string[] } {
+function parseBreakdowns(raw: string | undefined): { breakdown: Breakdown | ""; order: string[] } {
   if (raw === undefined || raw.trim() === "") return { breakdown: "", order: [] };
   const names = raw.split(",").map((name) => name.trim());
   const joined = names.join(",");

@@ -24,9 +24,9 @@ export { INSIGHTS_SNAPSHOT_TOPIC };
  */
 
 /** A newly onboarded account backfills this many days (today included). */
-export const BACKFILL_DAYS = 90;
+const BACKFILL_DAYS = 90;
 /** Conversions are attributed late: the last 7 days are pulled again on every run. */
-export const ATTRIBUTION_WINDOW_DAYS = 7;
+const ATTRIBUTION_WINDOW_DAYS = 7;
 /** Days per Graph query: keeps each answer (ads × days × breakdown values) to a few pages. */
 const CHUNK_DAYS = 10;
 /** Rows per insert statement. */
@@ -34,17 +34,17 @@ const WRITE_BATCH = 5_000;
 /** A rate-limited account is put back on the queue at most this many times per run, then left to the next run. */
 const MAX_RATE_LIMIT_DELAYS = 5;
 /** Seconds between the fan-out's messages, so accounts do not hit the platform at the same moment. */
-export const FAN_OUT_SPACING_SECONDS = 2;
+const FAN_OUT_SPACING_SECONDS = 2;
 
 /** The action Graph reports for a pixel purchase: what `conversions` and `conversion_value` count. */
-export const CONVERSION_ACTION_TYPE = "offsite_conversion.fb_pixel_purchase";
+const CONVERSION_ACTION_TYPE = "offsite_conversion.fb_pixel_purchase";
 
 /**
  * The Graph breakdown sets pulled per day; each is stored as its own dimension (`''` = no breakdown), so a
  * query reads exactly the rows of the breakdown it asks for. `platform_position` exists in Graph only
  * together with `publisher_platform`.
  */
-export const SNAPSHOT_DIMENSIONS = [
+const SNAPSHOT_DIMENSIONS = [
   "",
   "age",
   "gender",
@@ -59,7 +59,7 @@ export const SNAPSHOT_DIMENSIONS = [
 export type SnapshotResult = { since: string; until: string; rows: number; written: number; skipped_rows: number };
 
 /** `"12.345"` → 1235 hundredths, exactly (half up), without float arithmetic. Empty or missing → 0. */
-export function toHundredths(value: string | undefined): number {
+function toHundredths(value: string | undefined): number {
   if (value === undefined || value === "") return 0;
   const match = /^(-?)(\d+)(?:\.(\d*))?$/.exec(value.trim());
   if (!match) return 0;
@@ -147,7 +147,7 @@ async function upsertSnapshots(db: Database, rows: SnapshotRow[]): Promise<numbe
  * skipped (they have no internal id to report under).
  */
 /** A pull stopped by a platform rate limit, with the position to go on from; what came before is stored. */
-export class SnapshotInterrupted extends Error {
+class SnapshotInterrupted extends Error {
   constructor(
     readonly platformError: PlatformError,
     readonly resume: SnapshotResume,
@@ -236,7 +236,7 @@ export async function snapshotAccount(deps: AdsDeps, customerId: string, resume?
 }
 
 /** Customers whose ad account is connected with a token the platform has not refused. */
-export async function onboardedAdAccounts(db: Database): Promise<string[]> {
+async function onboardedAdAccounts(db: Database): Promise<string[]> {
   const rows = await db
     .select({ customerId: adsAccounts.customerId })
     .from(adsAccounts)

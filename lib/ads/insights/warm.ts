@@ -5,7 +5,7 @@ import { aggregateBlocks, resolveDateRange, timeZoneOf, type DatePreset } from "
 import { storeWindow } from "./windows";
 
 /** The presets a portal opens with (`last_30d` is the default); their windows are summed right after a snapshot run. */
-export const WARM_PRESETS: readonly DatePreset[] = ["last_7d", "last_30d", "last_90d"];
+const WARM_PRESETS: readonly DatePreset[] = ["last_7d", "last_30d", "last_90d"];
 
 /**
  * Fills the window cache for the usual presets, every breakdown and both levels, so the first dashboard

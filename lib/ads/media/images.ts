@@ -10,23 +10,23 @@ import { upstream } from "../upstream";
 // Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);
 
-export const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
+const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
 /** Relative deviation accepted around each ratio (Meta's ad specs allow 3 %). */
-export const RATIO_TOLERANCE = 0.03;
-export const IMAGE_RATIOS = [
+const RATIO_TOLERANCE = 0.03;
+const IMAGE_RATIOS = [
   { label: "1:1", value: 1 },
   { label: "4:5", value: 4 / 5 },
   { label: "9:16", value: 9 / 16 },
   { label: "1.91:1", value: 1.91 },
 ] as const;
-export type ImageRatio = (typeof IMAGE_RATIOS)[number]["label"];
+type ImageRatio = (typeof IMAGE_RATIOS)[number]["label"];
 export type ImageFormat = "jpeg" | "png" | "webp";
 
 export type UploadedImageView = { id: string; image_hash: string; url: string };
 export type ImageListItem = { image_hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
 
 /** The type by content, never by name or Content-Type header: JPEG `FF D8 FF`, PNG signature, `RIFF…WEBP`. */
-export function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
+function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
   const startsWith = (signature: number[], offset = 0) => signature.every((byte, i) => bytes[offset + i] === byte);
   if (startsWith([0xff, 0xd8, 0xff])) return "jpeg";
   if (startsWith([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "png";
@@ -34,7 +34,7 @@ export function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {
   return null;
 }
 
-export function matchRatio(width: number, height: number): ImageRatio | null {
+function matchRatio(width: number, height: number): ImageRatio | null {
   if (width <= 0 || height <= 0) return null;
   const ratio = width / height;
   return IMAGE_RATIOS.find((candidate) => Math.abs(ratio - candidate.value) / candidate.value <= RATIO_TOLERANCE)?.label ?? null;

@@ -10,14 +10,14 @@ import { closeCompensations, compensateOnFailure, openCompensation } from "../co
 import { upstream } from "../upstream";
 import { isoFromGraph } from "./images";
 
-export type VideoStatus = (typeof adsVideos.$inferSelect)["status"];
+type VideoStatus = (typeof adsVideos.$inferSelect)["status"];
 export type VideoView = { id: string; video_id: string; status: VideoStatus; title: string | null; processed_at: string | null; created_at: string };
 export type VideoListItem = { id: string | null; video_id: string; title: string; status: VideoStatus; length: number; created_time: string | null };
 
 type Row = typeof adsVideos.$inferSelect;
 
 /** Graph's `status.video_status`; `expired` (an upload session that ran out) is a failure too. */
-export function videoStatusOf(video: Pick<AdVideo, "status">): VideoStatus {
+function videoStatusOf(video: Pick<AdVideo, "status">): VideoStatus {
   const status = video.status.video_status;
   if (status === "ready") return "READY";
   if (status === "error" || status === "expired") return "FAILED";

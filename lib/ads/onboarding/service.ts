@@ -22,7 +22,7 @@ export const ONBOARDING_ITEMS = [
   "dsa_payor",
   "legal_name",
 ] as const;
-export type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
+type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
 
 /** Media calls and the operator's campaign checks only need a working token on an ad account. */
 const AD_ACCOUNT_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret", "ad_account_id"];
@@ -32,7 +32,7 @@ const AD_ACCOUNT_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret
  * platform; `invalid`: accepted once, then refused with code 190 (expired or revoked).
  */
 export const TOKEN_STATUSES = ["missing", "unverified", "verified", "invalid"] as const;
-export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export type OnboardingInput = {
   access_token?: string;
@@ -143,7 +143,7 @@ export async function getOnboarding(db: Database, customerId: string): Promise<O
 }
 
 /** `act_123` and `123` are the same ad account; we keep the bare number. */
-export function normaliseAdAccountId(id: string): string {
+function normaliseAdAccountId(id: string): string {
   return id.startsWith("act_") ? id.slice(4) : id;
 }
 

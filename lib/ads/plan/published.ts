@@ -2,7 +2,7 @@ import { and, count, eq, gte } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
 import { adsAds, adsPublishReservations } from "../../db/schema";
 
-export function monthStartUtc(now: Date): Date {
+function monthStartUtc(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
 }
 

@@ -15,9 +15,9 @@ import { adsPublishedThisMonth } from "./published";
  */
 
 export type Stage = AdsAccess["stage"];
-export const STAGE_ORDER: readonly Stage[] = ["starter", "growth", "scale", "enterprise"];
+const STAGE_ORDER: readonly Stage[] = ["starter", "growth", "scale", "enterprise"];
 
-export type StageTerms = {
+type StageTerms = {
   baseFeeCents: number;
   /** Media fee in basis points of the spend (500 = 5 %). */
   mediaFeeBasisPoints: number;
@@ -28,7 +28,7 @@ export type StageTerms = {
 };
 
 /** The plan table of the spec. Enterprise is "from 1,500 EUR" and "1–2 %": 1,500 EUR and 2 % unless agreed otherwise. */
-export const STAGE_TERMS: Record<Stage, StageTerms> = {
+const STAGE_TERMS: Record<Stage, StageTerms> = {
   starter: { baseFeeCents: 14_900, mediaFeeBasisPoints: 500, includedAds: 5, includedSpendCents: 250_000 },
   growth: { baseFeeCents: 29_900, mediaFeeBasisPoints: 400, includedAds: 25, includedSpendCents: 1_000_000 },
   scale: { baseFeeCents: 59_900, mediaFeeBasisPoints: 300, includedAds: 100, includedSpendCents: 5_000_000 },
@@ -39,7 +39,7 @@ const rank = (stage: Stage) => STAGE_ORDER.indexOf(stage);
 const higher = (a: Stage, b: Stage): Stage => (rank(a) >= rank(b) ? a : b);
 
 /** The lowest stage whose included spend covers `spendCents`. */
-export function stageForSpend(spendCents: number): Stage {
+function stageForSpend(spendCents: number): Stage {
   for (const stage of STAGE_ORDER) {
     const covered = STAGE_TERMS[stage].includedSpendCents;
     if (covered === null || spendCents <= covered) return stage;
@@ -47,14 +47,14 @@ export function stageForSpend(spendCents: number): Stage {
   return "enterprise";
 }
 
-export function feeCents(stage: Stage, spendCents: number): number {
+function feeCents(stage: Stage, spendCents: number): number {
   const terms = STAGE_TERMS[stage];
   return terms.baseFeeCents + Math.round((spendCents * terms.mediaFeeBasisPoints) / 10_000);
 }
 
-export type Cycle = { start: string; end: string; days: number; elapsedDays: number; nextStart: string };
+type Cycle = { start: string; end: string; days: number; elapsedDays: number; nextStart: string };
 
-export function cycleOf(now: Date): Cycle {
+function cycleOf(now: Date): Cycle {
   const today = now.toISOString().slice(0, 10);
   const start = `${today.slice(0, 7)}-01`;
   const days = daysInMonth(today);
@@ -89,7 +89,7 @@ async function selectionOf(db: Database | Tx, customerId: string, cycleStart: st
 }
 
 /** Spend of the cycle from the daily snapshots (days of the ad account's time zone within the month), in cents. */
-export async function cycleSpendCents(db: Database | Tx, customerId: string, cycle: Pick<Cycle, "start" | "end">): Promise<number> {
+async function cycleSpendCents(db: Database | Tx, customerId: string, cycle: Pick<Cycle, "start" | "end">): Promise<number> {
   const [row] = await db
     .select({ spend: sql<string>`coalesce(sum(${adsInsightSnapshots.spendMinor}), 0)` })
     .from(adsInsightSnapshots)

@@ -6,12 +6,12 @@ import { z } from "zod";
  */
 
 /** `customer_file_source`: required on customer-file audiences since 2018; our contacts come from the customer. */
-export type CustomerFileSource = "USER_PROVIDED_ONLY" | "PARTNER_PROVIDED_ONLY" | "BOTH_USER_AND_PARTNER_PROVIDED";
+type CustomerFileSource = "USER_PROVIDED_ONLY" | "PARTNER_PROVIDED_ONLY" | "BOTH_USER_AND_PARTNER_PROVIDED";
 
 export type CustomAudienceCreateParams = { name: string; description?: string; subtype: "CUSTOM"; customer_file_source: CustomerFileSource };
 
 /** `ratio` 0.01–0.20 of the country's population; `country` ISO alpha-2. */
-export type LookalikeSpec = { country: string; ratio: number; type?: "similarity" | "reach" | "custom_ratio" };
+type LookalikeSpec = { country: string; ratio: number; type?: "similarity" | "reach" | "custom_ratio" };
 export type LookalikeAudienceCreateParams = {
   name: string;
   description?: string;

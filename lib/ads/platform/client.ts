@@ -126,7 +126,7 @@ const INSIGHTS_PAGE = 500;
 const INSIGHTS_MAX_PAGES = 2_000;
 
 /** What a session tells its owner about, besides answering or throwing. */
-export type SessionHooks = {
+type SessionHooks = {
   /**
    * Graph refused the access token (code 190: expired, revoked, password changed). Awaited before the
    * error is thrown, so the owner can record it first; its own failure is logged and never replaces the
@@ -139,12 +139,12 @@ export type SessionHooks = {
  * Whose rate-limit budget a session spends: Graph limits per ad account, so the throttle keys on it.
  * Sessions without one (a token check before onboarding) share the key of their token's app secret proof.
  */
-export type SessionScope = { adAccountId?: string };
+type SessionScope = { adAccountId?: string };
 
 export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks, scope?: SessionScope): GraphSession };
 
 /** What `getCampaign` reads when no fields are given. */
-export const CAMPAIGN_FIELDS: readonly CampaignField[] = [
+const CAMPAIGN_FIELDS: readonly CampaignField[] = [
   "name",
   "account_id",
   "objective",
@@ -304,7 +304,7 @@ export function usagePercent(headers: Headers): number | undefined {
 }
 
 /** Insights pulls pause here (percent of a rate-limit budget used) instead of running into the limit. */
-export const INSIGHTS_USAGE_PAUSE_PERCENT = 90;
+const INSIGHTS_USAGE_PAUSE_PERCENT = 90;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

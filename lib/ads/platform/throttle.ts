@@ -24,9 +24,9 @@ export type UsageReading = {
 };
 
 /** From here calls of an account are spaced out (up to `MAX_SPACING_MS` apart near 100 %). */
-export const SLOW_DOWN_PERCENT = 75;
+const SLOW_DOWN_PERCENT = 75;
 /** From here an account's calls wait until its budget resets: Graph refuses at 100 %. */
-export const PAUSE_PERCENT = 95;
+const PAUSE_PERCENT = 95;
 const MAX_SPACING_MS = 1_000;
 /** When Graph throttles or nearly does without saying for how long. */
 export const DEFAULT_PAUSE_SECONDS = 60;

@@ -12,7 +12,7 @@ export type PlatformCredentials = { accessToken: string; appSecret: string };
 export type ConfiguredStatus = "ACTIVE" | "PAUSED" | "ARCHIVED" | "DELETED";
 
 /** `effective_status` values we act on; Graph has more (e.g. `WITH_ISSUES`, `IN_PROCESS`), so stay open. */
-export type EffectiveStatus =
+type EffectiveStatus =
   | "ACTIVE"
   | "PAUSED"
   | "ARCHIVED"
@@ -29,11 +29,11 @@ export type EffectiveStatus =
 
 import type { GeoLocation, GeoLocations, PromotedObject } from "../../db/json-columns";
 
-export type { GeoLocation, GeoLocations, PromotedObject };
+export type { GeoLocation };
 
-export type TargetingEntity = { id: string; name?: string };
+type TargetingEntity = { id: string; name?: string };
 
-export type FlexibleSpecGroup = {
+type FlexibleSpecGroup = {
   interests?: TargetingEntity[];
   behaviors?: TargetingEntity[];
   life_events?: TargetingEntity[];
@@ -80,9 +80,9 @@ export type AdSetUpdateParams = Partial<
   Pick<AdSetCreateParams, "name" | "daily_budget" | "lifetime_budget" | "start_time" | "end_time" | "targeting" | "bid_amount">
 > & { status?: "ACTIVE" | "PAUSED" | "ARCHIVED" };
 
-export type CallToAction = { type: string; value?: { link?: string; link_caption?: string } };
+type CallToAction = { type: string; value?: { link?: string; link_caption?: string } };
 
-export type LinkData = {
+type LinkData = {
   link: string;
   message?: string;
   name?: string;
@@ -93,7 +93,7 @@ export type LinkData = {
   call_to_action?: CallToAction;
 };
 
-export type VideoData = {
+type VideoData = {
   video_id: string;
   message?: string;
   title?: string;
@@ -110,11 +110,11 @@ export type ObjectStorySpec = {
   video_data?: VideoData;
 };
 
-export type AdLabel = { name: string };
-export type AssetFeedImage = { hash: string; url_tags?: string; adlabels?: AdLabel[] };
-export type AssetFeedVideo = { video_id: string; thumbnail_hash?: string; thumbnail_url?: string; url_tags?: string; adlabels?: AdLabel[] };
-export type AssetFeedText = { text: string; adlabels?: AdLabel[] };
-export type AssetFeedLinkUrl = { website_url: string; display_url?: string; adlabels?: AdLabel[] };
+type AdLabel = { name: string };
+type AssetFeedImage = { hash: string; url_tags?: string; adlabels?: AdLabel[] };
+type AssetFeedVideo = { video_id: string; thumbnail_hash?: string; thumbnail_url?: string; url_tags?: string; adlabels?: AdLabel[] };
+type AssetFeedText = { text: string; adlabels?: AdLabel[] };
+type AssetFeedLinkUrl = { website_url: string; display_url?: string; adlabels?: AdLabel[] };
 
 /** Placement filter of one asset customization rule; `{}` is the catch-all default rule. */
 export type CustomizationSpec = {
@@ -213,7 +213,7 @@ export type UploadedImage = { hash: string; url: string };
 /** `created_time` is null when Graph leaves it out. */
 export type AdImage = { hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
 
-export type VideoStatus = { video_status: "ready" | "processing" | "error" | "expired" | (string & {}); processing_progress?: number };
+type VideoStatus = { video_status: "ready" | "processing" | "error" | "expired" | (string & {}); processing_progress?: number };
 
 /** `created_time` is null when Graph leaves it out. */
 export type AdVideo = { id: string; status: VideoStatus; title?: string; length?: number; created_time: string | null };

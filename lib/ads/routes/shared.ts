@@ -7,7 +7,7 @@ import { idPathParam } from "../../core/openapi";
 export type AdsRouter = OpenAPIHono<AppEnv>;
 
 /** `/v1/adsets` -> `/v1/platform/adsets`: the alias form of the spec, served but not documented twice. */
-export function aliasPath(path: string): string {
+function aliasPath(path: string): string {
   return path.replace(/^\/v1\//, "/v1/platform/");
 }
 

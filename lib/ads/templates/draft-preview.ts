@@ -18,7 +18,7 @@ export const TemplateDraft = z.strictObject({
 export type TemplateDraft = z.infer<typeof TemplateDraft>;
 
 /** Width of the preview images: enough for a side-by-side view, a fraction of the 1080 px render to send. */
-export const DRAFT_PREVIEW_WIDTH = 360;
+const DRAFT_PREVIEW_WIDTH = 360;
 const VIDEO_BACKDROP = "#1f2937";
 
 /**

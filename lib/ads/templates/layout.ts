@@ -9,10 +9,10 @@ import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creat
  * ignored at render time.
  */
 
-export const PARAM_TYPES = ["text", "color", "image", "video"] as const;
-export type ParamType = (typeof PARAM_TYPES)[number];
+const PARAM_TYPES = ["text", "color", "image", "video"] as const;
+type ParamType = (typeof PARAM_TYPES)[number];
 
-export const FONT_FAMILIES = ["Inter"] as const;
+const FONT_FAMILIES = ["Inter"] as const;
 export const FONT_WEIGHTS = [400, 700, 800] as const;
 
 export const RATIO_SIZES: Record<CreativeRatio, { width: number; height: number }> = {

@@ -314,7 +314,7 @@ export function drawOverlay(root: Element, ratio: CreativeRatio): Promise<Buffer
 }
 
 /** An element tree to JPEG (sRGB, `backdrop` under transparency), on the render pool. */
-export function drawElement(root: Element, ratio: CreativeRatio, backdrop = "#ffffff"): Promise<Buffer> {
+function drawElement(root: Element, ratio: CreativeRatio, backdrop = "#ffffff"): Promise<Buffer> {
   return drawOffThread({ root, ratio, output: "jpeg", backdrop });
 }
 

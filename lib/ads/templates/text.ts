@@ -30,7 +30,7 @@ export function visibleText(segments: readonly Segment[]): string {
 export type FitBox = { width: number; height: number | null; maxLines: number | null; lineHeight: number; weight: 400 | 700 | 800; letterSpacing: number };
 
 /** Lines the text wraps into at this size (greedy at spaces, as satori wraps), or null when a word alone is too wide. */
-export function lineCount(segments: readonly Segment[], fontSize: number, box: FitBox): number | null {
+function lineCount(segments: readonly Segment[], fontSize: number, box: FitBox): number | null {
   const words = segments.flatMap((s) => s.text.split(/(\s+)/).filter((w) => w.length > 0));
   const space = textWidth(" ", fontSize, box.weight, box.letterSpacing);
   let lines = 1;

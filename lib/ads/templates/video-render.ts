@@ -25,7 +25,7 @@ import type { VideoRender } from "../routes/templates/schema";
 
 export const VIDEO_RENDER_TOPIC = "ads-video-render";
 /** Background videos for templates: fetched whole into memory by the job, so bounded well below the 4 GB uploads. */
-export const MAX_TEMPLATE_VIDEO_BYTES = 100 * 1024 * 1024;
+const MAX_TEMPLATE_VIDEO_BYTES = 100 * 1024 * 1024;
 /**
  * How long a job holds a render: three compositions of up to `FFMPEG_TIMEOUT_MS` each, the uploads and the
  * platform calls fit in it. A job that dies leaves the lease to expire; the sweep then publishes it again.
@@ -85,7 +85,7 @@ async function fail(deps: Pick<AdsDeps, "db" | "clock">, creativeId: string, rea
  * another delivery of the same message, is left alone, so the three videos are composed and handed to the
  * platform once. An unexpected error gives the lease back and is thrown, for the queue to retry.
  */
-export async function runVideoRender(deps: AdsDeps, creativeId: string): Promise<void> {
+async function runVideoRender(deps: AdsDeps, creativeId: string): Promise<void> {
   const now = deps.clock.now();
   const [render] = await deps.db
     .update(adsVideoRenders)

@@ -13,7 +13,7 @@ import { RATIO_SIZES } from "./layout";
  */
 
 /** Longest output; the platform's in-feed limit is far above it, a render job's time is not. */
-export const MAX_VIDEO_SECONDS = 60;
+const MAX_VIDEO_SECONDS = 60;
 /** Composition of one ratio may take this long before it is given up. */
 const FFMPEG_TIMEOUT_MS = 5 * 60_000;
 

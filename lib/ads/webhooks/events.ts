@@ -21,7 +21,7 @@ export type AdStatusChange = {
  * `data.previous_status` (additive). `id` is the event id: the same for every endpoint and every retry;
  * the delivery id (`X-Service-Delivery`) differs per endpoint.
  */
-export function adStatusChangedBody(change: AdStatusChange): string {
+function adStatusChangedBody(change: AdStatusChange): string {
   return JSON.stringify({
     id: change.id,
     type: "ad.status_changed",

@@ -11,13 +11,13 @@ import { recordAdStatus } from "./status-changes";
  * States an ad leaves without anyone acting on it: review, post-processing, issues. The platform sends
  * no webhook for review outcomes (DESIGN §5), so these are polled.
  */
-export const POLLED_STATUSES = ["PENDING_REVIEW", "IN_PROCESS", "WITH_ISSUES", "PREAPPROVED", "PENDING_BILLING_INFO"] as const;
+const POLLED_STATUSES = ["PENDING_REVIEW", "IN_PROCESS", "WITH_ISSUES", "PREAPPROVED", "PENDING_BILLING_INFO"] as const;
 /** Ads whose status changed this recently are polled too: an approval can be followed by issues or a re-review. */
-export const RECENT_CHANGE_MS = 24 * 3600_000;
+const RECENT_CHANGE_MS = 24 * 3600_000;
 /** An ad read this recently (by any path) is not read again by the poll. */
-export const POLL_FRESHNESS_MS = 50_000;
+const POLL_FRESHNESS_MS = 50_000;
 /** Per ad account and run: 4 reads of 50 ads. What is left waits for the next run, first in line. */
-export const MAX_READS_PER_ACCOUNT = 4;
+const MAX_READS_PER_ACCOUNT = 4;
 const MAX_ADS_PER_RUN = 2000;
 
 export type PollResult = { accounts: number; ads: number; reads: number; changed: number; failed: number; deferred: number };

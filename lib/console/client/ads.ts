@@ -14,7 +14,7 @@ export type AdTemplate = Schemas["AdminAdTemplate"];
 type Preview = Schemas["TemplatePreview"];
 type InsightRow = Schemas["InsightRow"];
 
-export const RATIOS = ["1:1", "4:5", "9:16"] as const;
+const RATIOS = ["1:1", "4:5", "9:16"] as const;
 
 /** Three images side by side, each captioned with its ratio. */
 export function ratioFigures(images: Record<string, string>, name: string): HTMLElement {

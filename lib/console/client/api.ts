@@ -29,7 +29,7 @@ function problemsOf(details: unknown): Problem[] {
 
 export type Envelope<T> = { data: T; paging?: { after: string | null; has_next: boolean } };
 
-export async function call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+async function call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";

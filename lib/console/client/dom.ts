@@ -15,7 +15,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
   return element;
 }
 
-export function append(parent: Node, children: Child[]): void {
+function append(parent: Node, children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
@@ -102,7 +102,7 @@ export function nest(flat: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-export function setFieldError(f: Field, message: string | null): void {
+function setFieldError(f: Field, message: string | null): void {
   f.error.hidden = message === null;
   f.error.textContent = message === null ? "" : `Error: ${message}`;
   if (message === null) f.control.removeAttribute("aria-invalid");

@@ -15,7 +15,7 @@ import { checkAddress, type AddressPolicy, type CheckedAddress } from "./address
  * - the body is streamed and abandoned past `maxBytes`; one deadline covers DNS, connect and body.
  */
 
-export const outboundErrorReasons = [
+const outboundErrorReasons = [
   "invalid_url",
   "scheme_not_allowed",
   "blocked_address",
@@ -52,7 +52,7 @@ export class OutboundError extends Error {
 }
 
 export type ResolvedAddress = { address: string; family: number };
-export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export type SafeFetchOptions = {
   /** Name resolution; default is the system resolver (`dns.lookup`, all addresses). */
@@ -66,7 +66,7 @@ export type SafeFetchOptions = {
   connectTimeoutMs?: number;
 };
 
-export type SafeFetchRequest = {
+type SafeFetchRequest = {
   method?: string;
   /** `Host`, `Content-Length`, `Transfer-Encoding` and `Connection` are ours to set and are ignored here. */
   headers?: Record<string, string>;
@@ -77,20 +77,20 @@ export type SafeFetchRequest = {
   signal?: AbortSignal;
 };
 
-export type SafeFetchResponse = { status: number; headers: Headers; body: Buffer };
+type SafeFetchResponse = { status: number; headers: Headers; body: Buffer };
 
 export type SafeFetch = (url: string | URL, init?: SafeFetchRequest) => Promise<SafeFetchResponse>;
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 /** Webhook responses are read only for logging; callers fetching images pass their own limit (30 MB). */
-export const DEFAULT_MAX_BYTES = 1024 * 1024;
+const DEFAULT_MAX_BYTES = 1024 * 1024;
 const DEFAULT_USER_AGENT = "mail-ads-middleware/1 (+outbound)";
 
 /** Framing and routing headers: a caller-chosen `Host` could address another virtual host on the pinned IP. */
 const reservedHeaders = new Set(["host", "content-length", "transfer-encoding", "connection"]);
 
-export const systemResolver: Resolver = async (hostname) => {
+const systemResolver: Resolver = async (hostname) => {
   const answers = await dns.lookup(hostname, { all: true, verbatim: true });
   return answers.map(({ address, family }) => ({ address, family }));
 };

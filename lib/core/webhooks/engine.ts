@@ -13,11 +13,11 @@ import { signWebhook, WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIG
  * Waits before each retry: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 6 h, each ±10 % jitter, so eight attempts
  * span about 23.6 h; no attempt is ever scheduled later than 24 h after the event.
  */
-export const WEBHOOK_RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 21_600] as const;
+const WEBHOOK_RETRY_DELAYS_SECONDS = [5, 300, 1800, 7200, 18_000, 36_000, 21_600] as const;
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_SECONDS.length + 1;
-export const WEBHOOK_RETRY_WINDOW_MS = 24 * 3600_000;
+const WEBHOOK_RETRY_WINDOW_MS = 24 * 3600_000;
 /** A 2xx within this time is success; anything else, a redirect or a time-out is a failure. */
-export const WEBHOOK_TIMEOUT_MS = 15_000;
+const WEBHOOK_TIMEOUT_MS = 15_000;
 /** How long a started attempt owns its delivery before the recovery sweep may start the next one. */
 const ATTEMPT_LEASE_MS = 2 * 60_000;
 const RESPONSE_LIMIT_BYTES = 64 * 1024;
@@ -119,7 +119,7 @@ export async function publishDeliveries(store: WebhookStore, deps: Pick<CoreDeps
  * verifies within a 5-minute tolerance. The worker never throws for an endpoint's failure: it records it
  * and schedules the next attempt itself; after the last one the endpoint is deactivated.
  */
-export async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safeFetch: SafeFetch, deliveryId: string, attempt: number): Promise<void> {
+async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safeFetch: SafeFetch, deliveryId: string, attempt: number): Promise<void> {
   const { db, clock } = deps;
   const { endpoints, deliveries } = store;
   const claimedAt = clock.now();

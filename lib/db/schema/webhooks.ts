@@ -3,7 +3,7 @@ import { customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 
-export const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
+const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
 
 /**
  * The table pair of one service's outgoing webhooks, the same columns for every service, so the one

@@ -13,7 +13,7 @@ export type AssetCleanupResult = { abandoned_assets: number; raw_uploads_deleted
  * concurrent `complete` has just published stays; a `complete` that loses the race answers 404 and takes
  * its published file back (see `completeAsset`). Their raw uploads go in `sweepRawUploads`.
  */
-export async function deleteAbandonedAssets(deps: Pick<AssetDeps, "db" | "clock">): Promise<number> {
+async function deleteAbandonedAssets(deps: Pick<AssetDeps, "db" | "clock">): Promise<number> {
   const cutoff = new Date(deps.clock.now().getTime() - ABANDONED_ASSET_AFTER_MS);
   const deleted = await deps.db
     .delete(mailAssets)

@@ -15,9 +15,9 @@ export const MAX_OUTPUT_WIDTH = 1360;
 /** "Under 400 KB" holds whether a KB is 1000 or 1024 bytes. */
 export const MAX_OUTPUT_BYTES = 400_000;
 /** Decompression-bomb guard: a 50 MP image is already a 200 MB RGBA bitmap. */
-export const MAX_INPUT_PIXELS = 50_000_000;
+const MAX_INPUT_PIXELS = 50_000_000;
 /** Also per side: a 1 × 10,000,000 strip is small in pixels but no image anyone means to put in an e-mail. */
-export const MAX_INPUT_SIDE = 16_384;
+const MAX_INPUT_SIDE = 16_384;
 
 /** Tried in order until the JPEG fits; below 40 artefacts show, so smaller dimensions come next. */
 const JPEG_QUALITY_STEPS = [82, 72, 62, 52, 40] as const;

@@ -13,7 +13,7 @@ import type { z } from "@hono/zod-openapi";
 import type { Asset as AssetSchema } from "../routes/assets/schema";
 
 /** How long an upload URL stays valid; long enough for a 20 MiB PUT on a slow line, short enough to leak little. */
-export const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
+const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
 
 export type AssetDeps = Pick<CoreDeps, "db" | "clock" | "logger"> & { assets: AssetStorage };
 
@@ -29,7 +29,7 @@ export type AnnouncedAsset = {
   upload: { url: string; headers: Record<string, string>; expires_at: string; max_bytes: number };
 };
 
-export function toAssetView(row: AssetRow): Asset {
+function toAssetView(row: AssetRow): Asset {
   return {
     id: row.id,
     filename: row.filename,

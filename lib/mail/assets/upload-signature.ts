@@ -41,7 +41,7 @@ export function assetIdOfUploadPathname(pathname: string): string | null {
   return /^uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:-[0-9a-f]{32})?$/.exec(pathname)?.[1] ?? null;
 }
 
-export function isAcceptedUploadContentType(value: string): value is AcceptedUploadContentType {
+function isAcceptedUploadContentType(value: string): value is AcceptedUploadContentType {
   return (ACCEPTED_UPLOAD_CONTENT_TYPES as readonly string[]).includes(value);
 }
 

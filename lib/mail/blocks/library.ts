@@ -6,7 +6,7 @@ import type { BlockDefinition, BlockParam, Brand, Frame } from "../render/types"
  * so they fit every customer. Ids are fixed: stacks reference blocks by id, never by slug.
  */
 
-export interface BlockTag {
+interface BlockTag {
   slug: string;
   label: string;
 }

@@ -13,7 +13,7 @@ import { z } from "zod";
  */
 const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?(Z|[+-]\d{2}:?\d{2})?$/i;
 
-export function parsePostmarkTimestamp(value: string): Date | null {
+function parsePostmarkTimestamp(value: string): Date | null {
   const match = TIMESTAMP.exec(value.trim());
   if (!match) return null;
   const [, year, month, day, hour, minute, second, fraction = "", offset = "Z"] = match;
@@ -51,7 +51,7 @@ const Timestamp = z.string().transform((value, ctx) => {
 const Metadata = z.record(z.string(), z.unknown()).nullish();
 const Stream = z.string().min(1);
 
-export const DeliveryPayload = z.object({
+const DeliveryPayload = z.object({
   RecordType: z.literal("Delivery"),
   MessageID: z.string().nullish(),
   MessageStream: Stream,
@@ -74,8 +74,8 @@ const bounceShape = {
   CanActivate: z.boolean().nullish(),
   Metadata,
 };
-export const BouncePayload = z.object({ RecordType: z.literal("Bounce"), ...bounceShape });
-export const SpamComplaintPayload = z.object({ RecordType: z.literal("SpamComplaint"), ...bounceShape });
+const BouncePayload = z.object({ RecordType: z.literal("Bounce"), ...bounceShape });
+const SpamComplaintPayload = z.object({ RecordType: z.literal("SpamComplaint"), ...bounceShape });
 
 const engagementShape = {
   MessageID: z.string().nullish(),
@@ -87,20 +87,20 @@ const engagementShape = {
   OS: z.object({ Name: z.string().nullish() }).nullish(),
   Metadata,
 };
-export const OpenPayload = z.object({
+const OpenPayload = z.object({
   RecordType: z.literal("Open"),
   ...engagementShape,
   FirstOpen: z.boolean().nullish(),
   ReadSeconds: z.number().nullish(),
 });
-export const ClickPayload = z.object({
+const ClickPayload = z.object({
   RecordType: z.literal("Click"),
   ...engagementShape,
   OriginalLink: z.string(),
   ClickLocation: z.string().nullish(),
 });
 
-export const SubscriptionChangePayload = z.object({
+const SubscriptionChangePayload = z.object({
   RecordType: z.literal("SubscriptionChange"),
   MessageID: z.string().nullish(),
   MessageStream: Stream,
@@ -130,7 +130,7 @@ export function isKnownRecordType(value: unknown): value is PostmarkRecordType {
 
 /** Our message id from `Metadata.message_id`, when it is there and shaped like a UUID. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const METADATA_MESSAGE_ID_KEY = "message_id";
+const METADATA_MESSAGE_ID_KEY = "message_id";
 
 export function ourMessageId(metadata: Record<string, unknown> | null | undefined): string | null {
   const value = metadata?.[METADATA_MESSAGE_ID_KEY];

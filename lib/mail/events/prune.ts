@@ -5,7 +5,7 @@ import { MESSAGE_HISTORY_DAYS } from "../messages/service";
 
 const DAY_MS = 86_400_000;
 /** Finished webhook deliveries are kept a month for support questions ("did you send it?"). */
-export const WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
+const WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 const BATCH = 5000;
 /** Bounds one run (a serverless function has a time limit); the next run continues. */
 const MAX_BATCHES = 100;

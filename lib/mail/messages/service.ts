@@ -16,7 +16,7 @@ export const MESSAGE_HISTORY_DAYS = 90;
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 /** `sending` is internal (the in-flight mark); callers see it as `pending`. */
-export function publicStatus(status: MessageRow["status"]) {
+function publicStatus(status: MessageRow["status"]) {
   return status === "sending" ? "pending" : status;
 }
 

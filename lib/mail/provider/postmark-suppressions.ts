@@ -5,7 +5,7 @@ import { Errors, ServerClient } from "postmark";
  * `{ EmailAddress, Status, Message }` per address; `Failed` for a spam complaint, which only Postmark can
  * tell us by its dump, never by the message text.
  */
-export type SuppressionDeleteOutcome =
+type SuppressionDeleteOutcome =
   | { kind: "deleted" }
   /** Postmark refused: a spam complaint (`spamComplaint`), or another reason given in `message`. */
   | { kind: "refused"; spamComplaint: boolean; message: string }

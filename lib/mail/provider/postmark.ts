@@ -165,7 +165,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
 }
 
 /** `Retry-After` in seconds (a number of seconds or an HTTP date), at most an hour; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | null {
+function parseRetryAfter(value: string | null, now = Date.now()): number | null {
   if (value === null || value.trim() === "") return null;
   const seconds = /^\d+$/.test(value.trim()) ? Number(value.trim()) : (Date.parse(value) - now) / 1000;
   if (!Number.isFinite(seconds)) return null;

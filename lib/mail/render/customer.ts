@@ -17,7 +17,7 @@ import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./type
 const mjmlCache = createMjmlCache(512);
 const tileCache = new LruCache<Tile>(2048);
 
-export function toBlockDefinition(row: BlockRow): BlockDefinition {
+function toBlockDefinition(row: BlockRow): BlockDefinition {
   return { id: row.id, slug: row.slug, mjml: row.mjml, params: row.params, tags: row.tags.map((t) => t.slug) };
 }
 

@@ -23,7 +23,7 @@ const lineBreaks = /\r|\n/g;
  * CRLF is one break). Character by character on purpose: a value split across placeholders escapes
  * the same as in one piece.
  */
-export function escapeMultiline(value: string): string {
+function escapeMultiline(value: string): string {
   return escapeText(value).replace(lineBreaks, (c) => (c === "\n" ? "<br>" : ""));
 }
 

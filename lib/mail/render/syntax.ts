@@ -9,8 +9,6 @@
  * Names match `[A-Za-z_][A-Za-z0-9_.-]*`; spaces or tabs may pad the name (`{{ first_name }}`).
  * Anything else that starts with `{{` is literal text. Unbalanced sections are an error.
  */
-export const placeholderName = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
-
 const tokenPattern = /\{\{\{[^{}\r\n]*\}\}\}|\{\{[ \t]*([#^/]?)[ \t]*([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*\}\}/y;
 
 export type PlaceholderToken = { type: "var" | "open" | "inverted" | "close"; name: string; source: string } | { type: "verbatim"; source: string };

@@ -87,8 +87,7 @@ export const defaultDesignTokens: Readonly<DesignTokens> = Object.freeze(
 );
 
 /** A customer's design rules: any subset of the tokens; unknown keys are rejected. */
-export const designTokenOverridesSchema = designTokensSchema.partial();
-export type DesignTokenOverrides = z.infer<typeof designTokenOverridesSchema>;
+const designTokenOverridesSchema = designTokensSchema.partial();
 
 /**
  * Defaults overlaid with the customer's overrides. Invalid overrides raise `RenderValidationError` with

@@ -51,7 +51,7 @@ export interface Frame {
 }
 
 /** Spec: Block reference (in a stack). */
-export interface StackEntry {
+interface StackEntry {
   block_id: string;
   values: Readonly<Record<string, string>>;
 }

@@ -40,7 +40,7 @@ export type BatchTemplate = {
 
 export type BatchRecipient = { messageId: string; email: string; name: string | null; data: RecipientData };
 
-export type BatchBody = { body: Buffer; subjects: string[] };
+type BatchBody = { body: Buffer; subjects: string[] };
 
 export type BatchWriter = {
   /** The recipient's subject (also for recipients that are not sent, e.g. suppressed ones). */

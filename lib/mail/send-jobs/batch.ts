@@ -42,7 +42,7 @@ const THROTTLED_BACKOFF_BASE_SECONDS = 1;
 const UNANSWERED_BACKOFF_BASE_SECONDS = 5;
 const BACKOFF_CAP_SECONDS = 300;
 
-export function backoffSeconds(base: number, consecutive: number, retryAfterSeconds: number | null = null): number {
+function backoffSeconds(base: number, consecutive: number, retryAfterSeconds: number | null = null): number {
   if (retryAfterSeconds !== null) return Math.max(1, retryAfterSeconds);
   const plain = Math.min(BACKOFF_CAP_SECONDS, base * 2 ** Math.min(consecutive, 16));
   return Math.max(1, Math.round(plain * (0.9 + Math.random() * 0.2)));

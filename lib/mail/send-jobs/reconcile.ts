@@ -38,8 +38,8 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * asked (no answer, no valid token), nothing changes.
  */
 
-export const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
-export const MESSAGE_RECONCILE_TOPIC = "message-reconcile";
+const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
+const MESSAGE_RECONCILE_TOPIC = "message-reconcile";
 
 const BatchRef = z.object({ job_id: z.uuid(), customer_id: z.uuid(), batch_id: z.uuid() });
 const MessageRef = z.object({ message_id: z.uuid(), customer_id: z.uuid() });
@@ -63,7 +63,7 @@ const NEVER_RECEIVED_TWICE = "Postmark never received this message, handed over 
 export type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
 
 /** What Postmark may still take in after a call's connection closed (the test-only setting replaces the floored one). */
-export const graceMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_TEST_GRACE_MS ?? deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000;
+const graceMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_TEST_GRACE_MS ?? deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000;
 const limitMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_LIMIT_HOURS * 3_600_000;
 
 /**

@@ -19,7 +19,7 @@ export function registerSendJobWorkers(deps: BatchDeps): void {
 }
 
 /** scheduled → running once `scheduled_at` has come; a message that arrives early is re-published. */
-export async function runScheduledStart(deps: EngineDeps, body: unknown): Promise<void> {
+async function runScheduledStart(deps: EngineDeps, body: unknown): Promise<void> {
   const parsed = StartDescriptor.safeParse(body);
   if (!parsed.success) {
     deps.logger.error("send-job start: malformed descriptor dropped", { error: parsed.error.message });

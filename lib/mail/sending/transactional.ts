@@ -119,7 +119,7 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
 }
 
 /** One conditional update from `sending`: a late duplicate answer can never overwrite a final state. */
-export async function recordOutcome(deps: MailDeps, messageId: string, outcome: SendOutcome): Promise<void> {
+async function recordOutcome(deps: MailDeps, messageId: string, outcome: SendOutcome): Promise<void> {
   const now = deps.clock.now();
   const set =
     outcome.kind === "accepted"

@@ -17,7 +17,7 @@ export type BlockInput = {
 };
 
 /** `header` and `footer` are built in: their labels are fixed so every customer sees the same names. */
-export const builtInTags: Record<string, string> = { header: "Header", footer: "Footer" };
+const builtInTags: Record<string, string> = { header: "Header", footer: "Footer" };
 
 function checkBlock(input: Partial<BlockInput>): void {
   if (input.mjml !== undefined) checkPlaceholderSyntax([["mjml", input.mjml]]);

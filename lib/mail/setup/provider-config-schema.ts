@@ -61,7 +61,7 @@ export const UpdateMailProviderConfig = z
   .refine((value) => Object.keys(value).length > 0, "Send at least one field to change.")
   .openapi("UpdateMailProviderConfig");
 
-export const MailReadinessItem = z
+const MailReadinessItem = z
   .object({
     item: z.enum(readinessItems).openapi({ description: "The checked item.", example: "server_token" }),
     status: z.enum(["green", "red"]).openapi({ description: "`green`: in place; `red`: missing or invalid.", example: "green" }),

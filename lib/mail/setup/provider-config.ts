@@ -18,7 +18,7 @@ export type ProviderConfigInput = {
 /** What the admin sees: never the token, only whether one is set (the admin API's schema). */
 export type ProviderConfigView = MailProviderConfigResponse;
 
-export type ProviderCredentials = {
+type ProviderCredentials = {
   serverToken: string;
   transactionalStream: string;
   broadcastStream: string;

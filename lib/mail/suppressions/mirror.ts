@@ -5,7 +5,6 @@ import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import type { MailEventPayloads, SuppressionReason } from "../webhooks/emit";
 
 export type Stream = (typeof mailStreams)[number];
-export type { SuppressionReason };
 
 /** Addresses are compared lower-cased: Postmark treats them case-insensitively. */
 export function normaliseAddress(email: string): string {
@@ -42,7 +41,7 @@ function listed(row: Row): ListedRow {
   return { ...row, reason, changedAt };
 }
 
-export function toSuppressionEntryView(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
+function toSuppressionEntryView(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
   return {
     email: row.email,
     stream: row.stream,

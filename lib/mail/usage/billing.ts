@@ -16,7 +16,7 @@ import { mailBillingReports, mailMessages } from "../../db/schema";
  * Unposted reports of earlier days are retried on every run. Days without accepted mail are not posted
  * (the billing system reads a missing day as zero). Sandbox mail never counts.
  */
-export const BILLING_EVENT = "mail.accepted.daily";
+const BILLING_EVENT = "mail.accepted.daily";
 
 export type BillingRunResult = { day: string; reports: number; posted: number; failed: number; skipped?: string };
 

@@ -1,5 +1,5 @@
 import createClient, { type Client, type ClientOptions, type FetchOptions } from "openapi-fetch";
-import { type AdsErrorObject, ApiError, apiErrorOf, type MailErrorObject, parseRetryAfter } from "./errors.js";
+import { type AdsErrorObject, type ApiError, apiErrorOf, type MailErrorObject, parseRetryAfter } from "./errors.js";
 import type { paths as AdsPaths } from "./types/ads.js";
 import type { paths as MailPaths } from "./types/mail.js";
 
@@ -174,5 +174,3 @@ export function createMailClient(options: ServiceClientOptions): MailClient {
 export function createAdsClient(options: ServiceClientOptions): AdsClient {
   return extend<AdsPaths, AdsErrorObject>(createClient<AdsPaths>(clientOptions(options)));
 }
-
-export { ApiError };

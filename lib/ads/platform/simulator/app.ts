@@ -29,7 +29,7 @@ import { createSimAudiences } from "./audiences";
 import { registerControlRoutes } from "./control-routes";
 import type { GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
 
-export type { FailNextOptions, GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
+export type { GraphSimulatorControls } from "./controls";
 import { catalogueCityCountries, targetingSearch } from "./targeting-search";
 import { readMany } from "./batch-read";
 import { SimWebhooks } from "./webhooks";

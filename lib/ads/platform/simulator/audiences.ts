@@ -35,7 +35,7 @@ const SCHEMA_KEYS = new Set([
 ]);
 const HASH = /^[0-9a-f]{64}$/;
 /** A seed smaller than this cannot give a lookalike, and a customer-file audience this small cannot deliver. */
-export const MIN_AUDIENCE_SIZE = 100;
+const MIN_AUDIENCE_SIZE = 100;
 /** People on the platform per country, for lookalike sizes (ratio × reach). */
 const COUNTRY_REACH: Record<string, number> = { DE: 38_000_000, AT: 5_400_000, CH: 4_900_000 };
 const FILE_SOURCES = new Set(["USER_PROVIDED_ONLY", "PARTNER_PROVIDED_ONLY", "BOTH_USER_AND_PARTNER_PROVIDED"]);

@@ -2,7 +2,7 @@ import { GraphFault, parameterCheck } from "./graph-faults";
 import type { SimulatorState } from "./state";
 
 /** Graph's cap on ids in one `?ids=` read. */
-export const SIM_MAX_IDS = 50;
+const SIM_MAX_IDS = 50;
 
 /**
  * `GET /?ids=a,b,c&fields=…`: one object per id, keyed by id, each narrowed to the requested fields.

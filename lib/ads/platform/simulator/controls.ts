@@ -24,9 +24,9 @@ export type SimAdAccountOptions = {
   campaigns?: SimCampaignOptions[];
 };
 
-export type SimThrottleOptions = { limit: number; windowMs: number; code?: number; subcode?: number };
+type SimThrottleOptions = { limit: number; windowMs: number; code?: number; subcode?: number };
 
-export type FailNextOptions = InjectedFaultSpec & {
+type FailNextOptions = InjectedFaultSpec & {
   /** How many matching calls fail; default 1. */
   count?: number;
   /** Only calls with this method and/or whose path contains this text. */

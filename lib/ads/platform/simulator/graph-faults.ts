@@ -124,7 +124,7 @@ const defaultMessages: Record<number, string> = {
 };
 
 /** Business Use Case types (Marketing API rate limiting) and the throttling code Graph answers for each. */
-export const USE_CASE_CODES = { ads_insights: 80000, custom_audience: 80003, ads_management: 80004 } as const;
+const USE_CASE_CODES = { ads_insights: 80000, custom_audience: 80003, ads_management: 80004 } as const;
 export type UseCaseType = keyof typeof USE_CASE_CODES;
 
 /**

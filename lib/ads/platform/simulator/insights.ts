@@ -17,7 +17,7 @@ import type { Params } from "./validation";
  */
 
 /** The conversion Graph reports for a pixel purchase; `link_click` is reported beside it. */
-export const SIM_CONVERSION_ACTION = "offsite_conversion.fb_pixel_purchase";
+const SIM_CONVERSION_ACTION = "offsite_conversion.fb_pixel_purchase";
 
 const VALUES: Record<string, readonly string[]> = {
   age: ["18-24", "25-34", "35-44", "45-54", "55-64", "65+"],

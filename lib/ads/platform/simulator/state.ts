@@ -8,7 +8,7 @@ export type SimToken = { app: SimApp; user: { id: string; name: string }; expire
 export type SimAdAccount = { id: string; name: string; currency: string; timezoneName: string; accountStatus: number; pageIds: ReadonlySet<string> | null };
 export type SimImage = { accountId: string; hash: string; name: string; width: number; height: number; bytes: Buffer; contentType: string; createdMs: number };
 export type SimVideo = { id: string; accountId: string; fileUrl: string; title: string; length: number; fails: boolean; createdMs: number; readyAtMs: number };
-export type SimAudienceSession = { lastSeq: number; closed: boolean };
+type SimAudienceSession = { lastSeq: number; closed: boolean };
 export type SimAudience = {
   id: string;
   accountId: string;

@@ -18,7 +18,7 @@ const COUNTRY_NAMES: Record<string, string> = { DE: "Germany", AT: "Austria", CH
 const MAX_LIMIT = 1000;
 
 /** Case- and accent-insensitive form: `Zürich` → `zurich`, `Straße` → `strasse`. */
-export function foldForSearch(text: string): string {
+function foldForSearch(text: string): string {
   return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/ß/g, "ss");
 }
 

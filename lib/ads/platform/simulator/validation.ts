@@ -16,7 +16,7 @@ import type { SimAdAccount, SimAdSet, SimulatorState } from "./state";
 
 export type Params = Record<string, string>;
 
-export const SUBCODES = {
+const SUBCODES = {
   advantageAudienceRequired: 1870227,
   dsaBeneficiaryRequired: 3858079,
   dsaPayorRequired: 3858081,
@@ -77,14 +77,14 @@ function isUrl(value: unknown): value is string {
   }
 }
 
-export type GeoOptions = { cityCountries: ReadonlyMap<string, string> };
+type GeoOptions = { cityCountries: ReadonlyMap<string, string> };
 
 function locationCountry(location: GeoLocation, geo: GeoOptions): string | undefined {
   return location.country ?? geo.cityCountries.get(String(location.key));
 }
 
 /** Whether an ad set's audience includes anyone in an EU member state (DSA applies). */
-export function reachesEu(targeting: Targeting, geo: GeoOptions): boolean {
+function reachesEu(targeting: Targeting, geo: GeoOptions): boolean {
   const locations = targeting.geo_locations;
   if (!locations) return false;
   if (locations.countries?.some((country) => EU_COUNTRIES.has(country.toUpperCase()))) return true;

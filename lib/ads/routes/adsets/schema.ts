@@ -25,7 +25,7 @@ export const AD_SET_UPDATE_LOCKED_FIELDS = AD_SET_LOCKED_FIELDS.filter((field) =
 const budget = (description: string) => z.number().int().positive().max(10_000_000_000).openapi({ description, example: 2500 });
 const time = (description: string, example: string | null) => z.iso.datetime({ offset: true }).openapi({ description, example });
 
-export const TargetingEntity = z
+const TargetingEntity = z
   .strictObject({
     id: z
       .string()
@@ -37,7 +37,7 @@ export const TargetingEntity = z
 
 const entities = (description: string) => z.array(TargetingEntity).min(1).max(200).optional().openapi({ description });
 
-export const FlexibleSpecGroup = z
+const FlexibleSpecGroup = z
   .strictObject({
     interests: entities("Interests; any of them matches."),
     behaviors: entities("Behaviors; any of them matches."),
@@ -46,7 +46,7 @@ export const FlexibleSpecGroup = z
   .refine((group) => group.interests || group.behaviors || group.life_events, { message: "A group needs interests, behaviors or life_events." })
   .openapi("FlexibleSpecGroup", { description: "One OR group: a person matches when any entry of the group matches." });
 
-export const AdSetTargeting = z
+const AdSetTargeting = z
   .strictObject({
     age_min: z.number().int().min(13).max(65).optional().openapi({ description: "Minimum age, 13–65.", example: 25 }),
     age_max: z.number().int().min(13).max(65).optional().openapi({ description: "Maximum age, 13–65 (65 means 65+).", example: 54 }),

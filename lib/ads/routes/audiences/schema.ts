@@ -4,7 +4,7 @@ import { LOOKALIKE_COUNTRIES, MAX_CONTACTS_PER_CALL } from "../../audiences/serv
 
 const field = (max: number, description: string, example: string) => z.string().max(max).optional().openapi({ description, example });
 
-export const Contact = z
+const Contact = z
   .strictObject({
     email: field(320, "E-mail address; trimmed and lower-cased.", "anna.mueller@example.de"),
     phone: field(
@@ -24,7 +24,7 @@ export const Contact = z
       "One CRM contact. Every field is optional, but a contact is sent only with a valid `email` or `phone`. Values are normalised by the platform's rules and SHA-256 hashed by the service before anything is sent or stored; raw values are never stored, logged or returned.",
   });
 
-export const Contacts = (min: number) =>
+const Contacts = (min: number) =>
   z
     .array(Contact)
     .min(min)

@@ -42,7 +42,7 @@ export const CreateMediaImage = z
   })
   .openapi("CreateMediaImage");
 
-export const VideoStatus = z
+const VideoStatus = z
   .enum(["PROCESSING", "READY", "FAILED"])
   .openapi({ description: "`PROCESSING` until the platform has transcoded the file, then `READY` or `FAILED`.", example: "PROCESSING" });
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { DACH_COUNTRIES } from "../../targeting/service";
 
-export const LOOKUP_MAX_LIMIT = 50;
+const LOOKUP_MAX_LIMIT = 50;
 
 export const lookupQuery = {
   q: z

@@ -4,7 +4,7 @@ const templateId = "6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d";
 const previewUrl = (ratio: string) =>
   `https://ads.example.com/ads/v1/templates/${templateId}/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=${ratio}`;
 
-export const RatioUrls = z
+const RatioUrls = z
   .object({
     "1:1": z.url().openapi({ description: "1080×1080.", example: previewUrl("1:1") }),
     "4:5": z.url().openapi({ description: "1080×1350.", example: previewUrl("4:5") }),
@@ -29,7 +29,7 @@ export const TemplateListItem = z
   })
   .openapi("TemplateListItem");
 
-export const TemplateParam = z
+const TemplateParam = z
   .object({
     name: z.string().openapi({ description: "Key in `params` of POST /v1/templates/render.", example: "headline" }),
     type: z

@@ -12,7 +12,7 @@ import { BOUNCE_TYPE_NAMES } from "./test-addresses";
  * Under @hono/node-server the Node request is in `c.env`; a `drop` fault needs its socket. When the app is
  * called through plain `fetch` (tests, the postmark client's `fetch` option) there is no socket.
  */
-export type SimulatorBindings = { incoming?: IncomingMessage | Http2ServerRequest };
+type SimulatorBindings = { incoming?: IncomingMessage | Http2ServerRequest };
 export type SimulatorEnv = { Bindings: SimulatorBindings };
 type SimulatorContext = Context<SimulatorEnv>;
 

@@ -34,8 +34,8 @@ export const POSTMARK_ERRORS = {
   searchOneMetadata: { ErrorCode: 403, Message: "Only one metadata field can be searched at a time." },
 } as const satisfies Record<string, PostmarkError>;
 
-export const INVALID_EMAIL_REQUEST = 300;
-export const INACTIVE_RECIPIENT = 406;
+const INVALID_EMAIL_REQUEST = 300;
+const INACTIVE_RECIPIENT = 406;
 
 export function invalidAddress(field: string, value: string): PostmarkError {
   return { ErrorCode: INVALID_EMAIL_REQUEST, Message: `Invalid '${field}' address: '${value}'.` };

@@ -36,36 +36,14 @@
  * or network error is retried after 100 ms, 500 ms and 2 s (configurable), a 403 stops retries at once.
  */
 export {
-  DEFAULT_SIMULATOR_SERVERS,
-  MAX_BATCH_MESSAGES,
   POSTMARK_API_TEST_TOKEN,
-  PostmarkSimulator,
-  SIMULATOR_SERVER_TOKEN,
   createPostmarkSimulator,
-  type ActiveFault,
-  type BounceOptions,
-  type ClickOptions,
-  type ControlResult,
-  type EngagementOptions,
-  type FaultMode,
-  type FaultSettings,
-  type PostmarkSimulatorOptions,
-  type RecipientOption,
-  type SimulatorServerConfig,
-  type SimulatorStats,
 } from "./simulator";
-export { startPostmarkSimulator, type RunningPostmarkSimulator, type StartPostmarkSimulatorOptions } from "./server";
+export { startPostmarkSimulator, type RunningPostmarkSimulator } from "./server";
 export {
-  BOUNCE_TESTING_DOMAIN,
-  BOUNCE_TYPES,
   SIMULATOR_TEST_ADDRESSES,
-  SPAM_COMPLAINT,
   classifyTestAddress,
   simulatorTestAddress,
-  type BounceType,
-  type TestOutcome,
 } from "./test-addresses";
-export { METADATA_MESSAGE_ID_KEY, type MessageFilter, type SimulatedMessage, type SimulatedMessageDetail } from "./store";
-export { SimulatorControlError } from "./errors";
-export type { WebhookDelivery, WebhookTarget } from "./webhook-dispatcher";
+export { METADATA_MESSAGE_ID_KEY } from "./store";
 export type * from "./postmark-shapes";

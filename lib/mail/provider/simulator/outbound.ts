@@ -4,7 +4,7 @@ import { POSTMARK_ERRORS, invalidAddress, invalidField } from "./errors";
 import type { Metadata, PostmarkError } from "./postmark-shapes";
 
 /** Postmark's default transactional stream, used when a message names none. */
-export const DEFAULT_STREAM_ID = "outbound";
+const DEFAULT_STREAM_ID = "outbound";
 const MAX_RECIPIENTS = 50;
 
 const optionalText = z.string().nullish();

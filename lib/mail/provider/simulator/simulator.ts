@@ -48,8 +48,8 @@ import {
 /** Postmark's documented test token: the request is validated and answered, nothing is sent (API overview). */
 export const POSTMARK_API_TEST_TOKEN = "POSTMARK_API_TEST";
 /** Token of the server a simulator gets when no `servers` are configured. */
-export const SIMULATOR_SERVER_TOKEN = "simulator-server-token";
-export const MAX_BATCH_MESSAGES = 500;
+const SIMULATOR_SERVER_TOKEN = "simulator-server-token";
+const MAX_BATCH_MESSAGES = 500;
 
 export type SimulatorServerConfig = {
   token: string;
@@ -92,7 +92,7 @@ export type PostmarkSimulatorOptions = {
   stateFile?: string;
 };
 
-export const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
+const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
   {
     token: SIMULATOR_SERVER_TOKEN,
     name: "Simulator",
@@ -114,7 +114,7 @@ export const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
  * - `error500`: answer 500 without handling. `drop`: drop the connection (with `afterAccept`, after
  *   handling: the provider sent, the caller cannot know).
  */
-export type FaultMode = "slow" | "stall" | "error500" | "drop" | "none";
+type FaultMode = "slow" | "stall" | "error500" | "drop" | "none";
 export type FaultSettings = {
   mode: FaultMode;
   /** How many of the next send requests (`/email`, `/email/batch`) the fault applies to; default 1. */

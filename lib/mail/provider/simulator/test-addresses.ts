@@ -80,7 +80,7 @@ export const SPAM_COMPLAINT = { code: 100001, name: "Spam complaint", descriptio
 /** What a test address makes happen to a message after it is accepted. */
 export type TestOutcome = { kind: "bounce"; type: BounceType } | { kind: "spam_complaint" };
 
-export const BOUNCE_TESTING_DOMAIN = "bounce-testing.postmarkapp.com";
+const BOUNCE_TESTING_DOMAIN = "bounce-testing.postmarkapp.com";
 
 /** Ready-made addresses; add a tag with `simulatorTestAddress` to get a fresh one per test. */
 export const SIMULATOR_TEST_ADDRESSES = {

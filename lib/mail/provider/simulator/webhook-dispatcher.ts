@@ -10,7 +10,7 @@ import type { WebhookPayload } from "./postmark-shapes";
  */
 export type WebhookTarget = { url: string; username?: string; password?: string };
 
-export type WebhookDeliveryStatus = "pending" | "delivered" | "failed" | "skipped" | "cancelled";
+type WebhookDeliveryStatus = "pending" | "delivered" | "failed" | "skipped" | "cancelled";
 
 /** One posted (or skipped) event, kept in a bounded log for `GET /__sim/webhooks`. */
 export type WebhookDelivery = {

@@ -1,4 +1,4 @@
-import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
@@ -6,8 +6,6 @@ import { deleteAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { AssetIdParam, DeletedAsset } from "./schema";
 import { json } from "../../../core/json";
-
-export type DeletedAssetResponse = z.infer<typeof DeletedAsset>;
 
 export function registerDeleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {
   const route = serviceRoute(deps, "write", {

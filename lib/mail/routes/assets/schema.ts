@@ -48,7 +48,7 @@ export const Asset = z
 
 export const CreateAsset = Asset.pick({ filename: true, content_type: true }).openapi("CreateAsset");
 
-export const AssetUploadTarget = z
+const AssetUploadTarget = z
   .object({
     url: z.url().openapi({
       description: "Signed address to PUT the raw file to, without an API key. Valid for 15 minutes and for one file.",

@@ -9,8 +9,6 @@ import type { AssetRouteDeps } from "./deps";
 import { AssetUploadReceipt } from "./schema";
 import { json } from "../../../core/json";
 
-export type AssetUploadReceiptResponse = z.infer<typeof AssetUploadReceipt>;
-
 /** Public (signed, no API key) and raw-bodied: `createMailApp` lists it in `publicPaths` and `rawBodyPaths`. */
 export const ASSET_UPLOAD_PATH = /^\/v1\/uploads\/[^/]+$/;
 
@@ -20,7 +18,7 @@ export const ASSET_UPLOAD_PATH = /^\/v1\/uploads\/[^/]+$/;
  * origin adds nothing to check. Only what `upload.headers` contains may be sent; the preflight is cached
  * briefly because the URL is short-lived anyway.
  */
-export const UPLOAD_CORS = {
+const UPLOAD_CORS = {
   origin: "*",
   allowMethods: ["PUT"],
   allowHeaders: ["Content-Type"],

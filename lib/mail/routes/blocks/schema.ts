@@ -16,7 +16,7 @@ export const BlockParamFields = z.object({
   example: z.string().openapi({ description: "Example value (used in tiles).", example: "Our spring news" }),
 });
 
-export const BlockParam = BlockParamFields.openapi("BlockParam");
+const BlockParam = BlockParamFields.openapi("BlockParam");
 
 /** The fields of a block tag; `BlockTag` here, `MailBlockTag` in the admin API. */
 export const TagFields = z.object({
@@ -24,7 +24,7 @@ export const TagFields = z.object({
   label: z.string().openapi({ description: "Display label.", example: "Header" }),
 });
 
-export const Tag = TagFields.openapi("BlockTag");
+const Tag = TagFields.openapi("BlockTag");
 
 /** The fields of a block; `Block` here, `MailBlock` (with its MJML and lifecycle) in the admin API. */
 export const BlockFields = z.object({

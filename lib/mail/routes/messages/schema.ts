@@ -5,7 +5,7 @@ import { timestamp, uuidExample } from "../shared";
 /** A message's state as callers see it: `sending` is internal (the in-flight mark) and shows as `pending`. */
 export const PublicMessageStatus = z.enum(messageStatuses).exclude(["sending"]);
 
-export const MessageEvent = z
+const MessageEvent = z
   .object({
     type: z.string().openapi({ description: "`accepted`, `delivered`, `bounced`, `complained`, `opened`, `clicked`, …", example: "delivered" }),
     at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:03.000Z" }),

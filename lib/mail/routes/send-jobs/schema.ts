@@ -12,7 +12,7 @@ const templateExample = "7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c";
 
 export const SendJobIdParam = idPathParam("Send job id (UUID).", jobExample);
 
-export const SendJobFrom = z
+const SendJobFrom = z
   .object({
     email: z.string().min(3).max(254).openapi({
       description:
@@ -133,7 +133,7 @@ export const SendJobDetail = SendJob.extend({
   timeline: z.array(TimelineEntry).openapi({ description: "One entry per UTC hour with activity, oldest first; hours without activity are left out." }),
 }).openapi("SendJobDetail");
 
-export const RecipientInput = z
+const RecipientInput = z
   .object({
     email: z.string().max(1000).openapi({
       description: "Recipient address (RFC 5322; `Jane <jane@example.com>` keeps the name). Unparsable addresses become `invalid` messages.",

@@ -3,7 +3,7 @@ import { cursorQuery, limitQuery } from "../../../core/pagination";
 import { mailStreams, suppressionReasons } from "../../../db/schema";
 
 /** Wide on purpose: the feed echoes whatever Postmark holds, and a caller must be able to send it back. */
-export const Address = z
+const Address = z
   .string()
   .trim()
   .min(3)

@@ -38,7 +38,7 @@ export const ContractEntryFields = z.object({
   example: z.string().openapi({ description: "Example value.", example: "A-10023" }),
 });
 
-export const ContractEntry = ContractEntryFields.openapi("TemplateParam");
+const ContractEntry = ContractEntryFields.openapi("TemplateParam");
 
 /** The fields of a sender; `Sender` here, `MailSender` (with the limits the operator must keep) in the admin API. */
 export const SenderFields = z.object({
@@ -46,7 +46,7 @@ export const SenderFields = z.object({
   name: z.string().openapi({ description: "Sender name.", example: "Example GmbH" }),
 });
 
-export const Sender = SenderFields.openapi("Sender");
+const Sender = SenderFields.openapi("Sender");
 
 /** The fields of a template; `Template` here, `MailTemplate` (with the contract's own schema) in the admin API. */
 export const TemplateFields = z.object({

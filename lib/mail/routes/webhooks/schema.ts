@@ -3,9 +3,9 @@ import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER
 import { WEBHOOK_MAX_ATTEMPTS } from "../../../core/webhooks/engine";
 import { mailWebhookEvents } from "../../../db/schema";
 
-export const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
+const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
 
-export const EventName = z.enum(mailWebhookEvents).openapi({ description: "An event name.", example: "job.completed" });
+const EventName = z.enum(mailWebhookEvents).openapi({ description: "An event name.", example: "job.completed" });
 
 export const Webhook = z
   .object({

@@ -8,7 +8,7 @@ const locationKey = z.strictObject({
   distance_unit: z.enum(["mile", "kilometer"]).optional().openapi({ description: "Unit of `radius`.", example: "kilometer" }),
 });
 
-export const AdminGeoLocations = z
+const AdminGeoLocations = z
   .strictObject({
     countries: z
       .array(z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2"))
@@ -73,7 +73,7 @@ const configShape = {
   }),
 };
 
-export const AdminTargetConfig = z
+const AdminTargetConfig = z
   .object({
     optimization_goal: configShape.optimization_goal,
     billing_event: configShape.billing_event,
@@ -100,7 +100,7 @@ export const AdminTargetConfig = z
   })
   .openapi("AdminTargetConfig", { description: "Fills the fields customers cannot send (the locked fields)." });
 
-export const AdminTargetConfigInput = z
+const AdminTargetConfigInput = z
   .strictObject({
     optimization_goal: configShape.optimization_goal,
     billing_event: configShape.billing_event,
@@ -115,7 +115,7 @@ export const AdminTargetConfigInput = z
   })
   .openapi("AdminTargetConfigInput", { description: "Target configuration; unset optional fields are left to the platform's defaults." });
 
-export const AdminTargetConfigPatch = z
+const AdminTargetConfigPatch = z
   .strictObject({
     optimization_goal: configShape.optimization_goal.optional(),
     billing_event: configShape.billing_event.optional(),

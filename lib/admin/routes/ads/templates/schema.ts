@@ -6,7 +6,7 @@ import { validationFailure } from "../../../../core/app";
 import { CustomerIdParam } from "../../customers/schema";
 
 export const tags = ["Ads templates"];
-export const templateId = "6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d";
+const templateId = "6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d";
 
 export const LAYOUT_RULES =
   'A layout is an element tree per ratio (`1:1` 1080×1080, `4:5` 1080×1350, `9:16` 1080×1920): `{ type: "box", style, children }`, `{ type: "text", param | text, style, min_font_size?, max_lines? }` (a text with a pixel `width` and `min_font_size` shrinks to fit its `height`/`max_lines` and is refused past the minimum), `{ type: "image", param, style }` (needs `width` and `height`). Styles are a fixed list of flex properties (width, height, padding*, margin*, gap, flexDirection, justifyContent, alignItems, flexGrow, flexShrink, flexWrap, position, top/right/bottom/left, backgroundColor, color, borderRadius, borderWidth, borderColor, opacity, fontFamily `Inter`, fontSize, fontWeight 400/700/800, lineHeight, letterSpacing, textAlign, textTransform, objectFit); a colour is `#rrggbb`, `transparent` or `{ "param": "<colour parameter>" }`. `highlight` styles `[[word]]` in text parameters with `supports_highlight`. Checked on save: unknown keys, unknown or mistyped parameter references, a root of the wrong size, a missing highlight style → 422 with the path in `details`.';

@@ -8,7 +8,7 @@ import { json } from "../../../../core/json";
 import { security } from "../../shared";
 import { CreateMailBlock } from "./schema";
 
-export const BlockDraftPreviewRequest = z
+const BlockDraftPreviewRequest = z
   .object({
     mjml: CreateMailBlock.shape.mjml,
     params: CreateMailBlock.shape.params,
@@ -20,7 +20,7 @@ export const BlockDraftPreviewRequest = z
   .strict()
   .openapi("BlockDraftPreviewRequest");
 
-export const BlockDraftPreview = z
+const BlockDraftPreview = z
   .object({
     html: z.string().nullable().openapi({
       description: "A complete HTML document for an iframe `srcdoc`; null when the draft cannot render (see `errors`).",

@@ -16,7 +16,7 @@ import {
 import { CustomerIdParam } from "../../customers/schema";
 import { idPathParam } from "../../../../core/openapi";
 
-export const MailBlockParam = BlockParamFields.extend({
+const MailBlockParam = BlockParamFields.extend({
   name: parameterName.openapi({ description: "Placeholder name used in the block's MJML as `{{name}}` (and `{{#name}}…{{/name}}`).", example: "title" }),
   label: z.string().trim().min(1).max(200).openapi({ description: "Label shown in the builder, 1–200 characters.", example: "Title" }),
   type: BlockParamFields.shape.type.openapi({
@@ -36,7 +36,7 @@ export const MailBlockParam = BlockParamFields.extend({
   example: z.string().max(10_000).openapi({ description: "Example value, used to render the block's tile.", example: "Our spring news" }),
 }).openapi("MailBlockParam");
 
-export const MailBlockTag = TagFields.extend({
+const MailBlockTag = TagFields.extend({
   slug: slug.openapi({ description: "Stable key that logic uses. `header` and `footer` are built in (labels `Header`, `Footer`).", example: "header" }),
   label: z.string().trim().min(1).max(100).openapi({ description: "Display label, 1–100 characters.", example: "Header" }),
 }).openapi("MailBlockTag");

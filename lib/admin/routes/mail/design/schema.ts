@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { defaultDesignTokens, designTokensSchema, type DesignTokenName } from "../../../../mail/render/tokens";
 
 /** Every token documented from the render schema itself, so the docs cannot drift from what renders. */
-export const MailDesignTokens = z
+const MailDesignTokens = z
   .object(
     Object.fromEntries(
       Object.entries(designTokensSchema.shape).map(([key, schema]) => [

@@ -4,7 +4,7 @@ import { isoExample } from "../shared";
 /** Brand URLs appear in `src`/`href`; http is allowed because embedded-mode assets are served over http. */
 const brandUrl = z.url({ protocol: /^https?$/ }).max(2000);
 
-export const MailBrand = z
+const MailBrand = z
   .object({
     company_name: z
       .string()

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ROTATION_GRACE_SECONDS } from "../../../../mail/events/receiver-credentials";
 
-export const customerId = "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11";
+const customerId = "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11";
 export const tags = ["Mail provider"];
 
 export const MailPostmarkWebhook = z

@@ -5,7 +5,7 @@ import { MailSender } from "../../../../mail/setup/provider-config-schema";
 import { atLeastOneField, atLeastOneFieldMessage, blockId, checkUniqueNames, checkUrlValues, isoExample, orNull, parameterName, templateId } from "../shared";
 import { CustomerIdParam } from "../../customers/schema";
 
-export const MailTemplateParam = ContractEntryFields.extend({
+const MailTemplateParam = ContractEntryFields.extend({
   name: parameterName.openapi({ description: "Parameter name; the template text refers to it as `{{name}}`.", example: "order_number" }),
   label: z.string().trim().min(1).max(200).openapi({ description: "Label, 1–200 characters.", example: "Order number" }),
   type: ContractEntryFields.shape.type.openapi({ description: "`string`, `text`, `url` or `image` (image parameters take a URL).", example: "string" }),
@@ -27,7 +27,7 @@ const contract = z
  * only the operator sets (kind, parameter contract, sender).
  */
 
-export const MailBlockReference = BlockReferenceFields.extend({
+const MailBlockReference = BlockReferenceFields.extend({
   block_id: BlockReferenceFields.shape.block_id.openapi({ description: "Id of a block enabled and active for the customer.", example: blockId }),
   values: BlockReferenceFields.shape.values.openapi({
     description: "Values of the block's parameters; may refer to contract parameters as `{{name}}`.",
