@@ -13089,6 +13089,27 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
             429: {
                 headers: {
