@@ -524,9 +524,11 @@ describe("creatives, ads and review", () => {
     expect(await sessionWithout(["effective_status"]).getAd(ad.id)).toEqual({ id: ad.id, effective_status: "PAUSED", configured_status: "PAUSED" });
   });
 
-  it("refuses an ad answer from which no configured status can be told", async () => {
+  it("reads an ad answer from which no configured status can be told (it stays unknown); refuses one without any status", async () => {
     const { ad } = await buildAd(session());
-    const error = await platformError(sessionWithout(["configured_status", "status"]).getAd(ad.id));
+    const view = await sessionWithout(["configured_status", "status"]).getAd(ad.id);
+    expect(view, show(view)).toEqual({ id: ad.id, effective_status: "PENDING_REVIEW" });
+    const error = await platformError(sessionWithout(["configured_status", "status", "effective_status"]).getAd(ad.id));
     expect([error.kind, error.message], show(error)).toEqual(["unknown", `Graph API answered ${ad.id} with an unexpected shape`]);
   });
 

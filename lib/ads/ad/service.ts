@@ -263,8 +263,9 @@ export async function listAds(
   return rows.map((row) => toAdView(row.ad, row.platformCreativeId));
 }
 
-/** Graph's configured status, in the ad's vocabulary (a deleted ad reads as archived). */
-function configuredStatus(view: AdStatusView): AdStatus {
+/** Graph's configured status, in the ad's vocabulary (a deleted ad reads as archived); null when Graph left it out. */
+function configuredStatus(view: AdStatusView): AdStatus | null {
+  if (view.configured_status === undefined) return null;
   return view.configured_status === "DELETED" ? "ARCHIVED" : view.configured_status;
 }
 

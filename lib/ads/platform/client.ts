@@ -141,7 +141,11 @@ type SessionHooks = {
  */
 type SessionScope = { adAccountId?: string };
 
-export type GraphClient = { connect(credentials: PlatformCredentials, hooks?: SessionHooks, scope?: SessionScope): GraphSession };
+export type GraphClient = {
+  connect(credentials: PlatformCredentials, hooks?: SessionHooks, scope?: SessionScope): GraphSession;
+  /** Insights rows left out since the client was made because they could not be used (e.g. another level's rows). */
+  skippedInsightRows(): number;
+};
 
 /** What `getCampaign` reads when no fields are given. */
 const CAMPAIGN_FIELDS: readonly CampaignField[] = [
@@ -211,20 +215,23 @@ const campaign = z.object({
 /**
  * Graph leaves out fields it has no value for. An ad's configured status is `configured_status`, else
  * `status` (the same value under its older name), else an `effective_status` that is one of them; the
- * effective status falls back to the configured one. Without any of the three the answer is unusable.
+ * effective status falls back to the configured one. An answer with neither (a DISAPPROVED ad as Meta's
+ * docs show it: `id`, `effective_status`, `ad_review_feedback`) is still an answer: its configured status
+ * is unknown (`undefined`) and the stored one stays. Only an answer with no status at all is unusable.
  */
 const adStatus = z
   .object({
-    id: z.string(),
-    status: configuredStatus.optional(),
-    configured_status: configuredStatus.optional(),
+    id: z.union([z.string(), z.number()]).transform(String),
+    status: configuredStatus.optional().catch(undefined),
+    configured_status: configuredStatus.optional().catch(undefined),
     effective_status: z.string().optional(),
     ad_review_feedback: z
       .object({
         global: z.record(z.string(), z.string()).optional(),
         placement_specific: z.record(z.string(), z.record(z.string(), z.string())).optional(),
       })
-      .optional(),
+      .optional()
+      .catch(undefined),
     issues_info: z
       .array(
         z.looseObject({
@@ -234,24 +241,23 @@ const adStatus = z
           error_message: z.string().optional(),
         }),
       )
-      .optional(),
+      .optional()
+      .catch(undefined),
   })
   .transform(({ id, status, configured_status, effective_status, ad_review_feedback, issues_info }, ctx) => {
     const fromEffective = configuredStatus.safeParse(effective_status);
     const configured = configured_status ?? status ?? (fromEffective.success ? fromEffective.data : undefined);
-    if (!configured) {
-      ctx.addIssue({ code: "custom", message: "an ad without configured_status, status or a configured effective_status" });
+    const effective = effective_status ?? configured;
+    if (!effective) {
+      ctx.addIssue({ code: "custom", message: "an ad without configured_status, status or effective_status" });
       return z.NEVER;
     }
-    return {
-      id,
-      configured_status: configured,
-      effective_status: effective_status ?? configured,
-      ...(ad_review_feedback ? { ad_review_feedback } : {}),
-      ...(issues_info
-        ? { issues_info: issues_info.map(({ level, error_code, error_summary, error_message }) => ({ level, error_code, error_summary, error_message })) }
-        : {}),
-    };
+    const view: AdStatusView = { id, effective_status: effective };
+    if (configured) view.configured_status = configured;
+    if (ad_review_feedback) view.ad_review_feedback = ad_review_feedback;
+    if (issues_info)
+      view.issues_info = issues_info.map(({ level, error_code, error_summary, error_message }) => ({ level, error_code, error_summary, error_message }));
+    return view;
   });
 const actionStats = z.array(z.object({ action_type: z.string(), value: z.union([z.string(), z.number()]).transform(String) })).optional();
 const metric = z.union([z.string(), z.number()]).transform(String).optional();
@@ -266,6 +272,11 @@ const dailyAdInsight = z.looseObject({
   spend: metric,
   actions: actionStats,
   action_values: actionStats,
+});
+/** A page whose items are checked one by one later: an unusable item never fails the page. */
+const loosePage = z.object({
+  data: z.array(z.unknown()),
+  paging: z.object({ cursors: z.object({ after: z.string().optional() }).optional(), next: z.string().optional() }).optional(),
 });
 const page = <T extends z.ZodType>(item: T) =>
   z.object({
@@ -319,6 +330,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
   const random = options.random ?? Math.random;
   const throttle = options.throttle ?? new AccountThrottle();
   const now = options.now ?? Date.now;
+  let skippedInsightRows = 0;
 
   /** Exponential backoff with "equal jitter": half fixed, half random, so retries never bunch up at zero. */
   const backoff = (attempt: number) => {
@@ -608,8 +620,21 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         if (adIds.length === 0) return new Map();
         if (adIds.length > MAX_IDS_PER_READ) throw new RangeError(`at most ${MAX_IDS_PER_READ} ids per read`);
         const ids = adIds.map(objectPath).join(",");
-        const result = await parsed(z.record(z.string(), adStatus), { method: "GET", path: "", params: { ids, fields: AD_STATUS_FIELDS }, idempotent: true });
-        return new Map(Object.entries(result));
+        const result = await parsed(z.record(z.string(), z.unknown()), {
+          method: "GET",
+          path: "",
+          params: { ids, fields: AD_STATUS_FIELDS },
+          idempotent: true,
+        });
+        // Item by item: an answer we cannot use is logged with its id and left out (the caller sees it
+        // missing), never the reason the other ads of the batch go unread.
+        const views = new Map<string, AdStatusView>();
+        for (const [id, item] of Object.entries(result)) {
+          const view = adStatus.safeParse(item);
+          if (view.success) views.set(id, view.data);
+          else options.logger?.warn("graph ad status answer unusable; skipped", { ad_id: id, issue: view.error.issues[0]?.message });
+        }
+        return views;
       },
 
       async getDailyAdInsights(account, query) {
@@ -625,7 +650,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
               retryAfterSeconds: Math.max(DEFAULT_PAUSE_SECONDS, Math.ceil(throttle.waitMs(account, now()) / 1000)),
             });
           }
-          const result = await parsed(page(dailyAdInsight), {
+          const result = await parsed(loosePage, {
             method: "GET",
             path: `${adAccountPath(account)}/insights`,
             params: {
@@ -639,7 +664,26 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
             },
             idempotent: true,
           });
-          out.push(...result.data);
+          // Row by row: a row at another level than asked (a campaign row without `ad_id`) or otherwise
+          // unusable is counted and logged, never the reason the page is refused.
+          let skipped = 0;
+          const sample: Record<string, unknown>[] = [];
+          for (const item of result.data) {
+            const row = dailyAdInsight.safeParse(item);
+            if (row.success) {
+              out.push(row.data);
+              continue;
+            }
+            skipped += 1;
+            if (sample.length < 3 && item && typeof item === "object") {
+              const { campaign_id, adset_id, ad_id, date_start } = item as Record<string, unknown>;
+              sample.push({ campaign_id, adset_id, ad_id, date_start });
+            }
+          }
+          if (skipped > 0) {
+            skippedInsightRows += skipped;
+            options.logger?.warn("graph insights rows unusable; skipped", { path: adAccountPath(account), skipped, sample });
+          }
           after = result.paging?.cursors?.after;
           if (!result.paging?.next || !after) break;
         }
@@ -648,5 +692,5 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
     };
   }
 
-  return { connect };
+  return { connect, skippedInsightRows: () => skippedInsightRows };
 }

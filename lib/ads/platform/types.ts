@@ -173,7 +173,8 @@ export type AdReviewFeedback = {
 export type AdStatusView = {
   id: string;
   effective_status: EffectiveStatus;
-  configured_status: ConfiguredStatus;
+  /** Absent when Graph left out `configured_status` and `status` (a disapproved ad as Meta's docs show it). */
+  configured_status?: ConfiguredStatus;
   ad_review_feedback?: AdReviewFeedback;
   /** Why an object is WITH_ISSUES (G4): `error_code` is a number or a numeric string (W3). */
   issues_info?: AdIssue[];

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { inArray } from "drizzle-orm";
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import { Hono } from "hono";
 import { handleError } from "../../core/app";
 import type { AppEnv, CoreDeps } from "../../core/context";
-import { ApiError, BadRequestError, ForbiddenError } from "../../core/errors";
+import { ApiError, ForbiddenError } from "../../core/errors";
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/input-hygiene";
 import { safeEqual } from "../../core/secrets";
 import { adsAccounts, adsAds } from "../../db/schema";
@@ -44,23 +44,51 @@ function signedWith(raw: Uint8Array, header: string | undefined, secrets: readon
   return match;
 }
 
-/** Ad ids the notification names (AD level only; the payload is a hint, never the state). */
-function namedAdIds(body: unknown): string[] {
-  const ids = new Set<string>();
+type Change = { field: string; level: string | undefined; adId: string | undefined };
+type Entry = { accountId: string | null; changes: Change[] };
+
+/** The entries of an `ad_account` notification (W3), each with its ad account id (without `act_`) and changes. */
+function notificationEntries(body: unknown): Entry[] {
   if (!body || typeof body !== "object" || (body as { object?: unknown }).object !== "ad_account") return [];
   const entries = (body as { entry?: unknown }).entry;
-  for (const entry of Array.isArray(entries) ? entries : []) {
-    const changes = entry && typeof entry === "object" ? (entry as { changes?: unknown }).changes : undefined;
-    for (const change of Array.isArray(changes) ? changes : []) {
+  const out: Entry[] = [];
+  for (const entry of (Array.isArray(entries) ? entries : []).slice(0, 500)) {
+    if (!entry || typeof entry !== "object") continue;
+    const rawId = (entry as { id?: unknown }).id;
+    const id = (typeof rawId === "number" ? String(rawId) : typeof rawId === "string" ? rawId : "").replace(/^act_/, "");
+    const changes = (entry as { changes?: unknown }).changes;
+    const parsed: Change[] = [];
+    for (const change of (Array.isArray(changes) ? changes : []).slice(0, 500)) {
       if (!change || typeof change !== "object") continue;
       const { field, value } = change as { field?: unknown; value?: unknown };
-      if (typeof field !== "string" || !STATUS_FIELDS.has(field) || !value || typeof value !== "object") continue;
-      const { id, level } = value as { id?: unknown; level?: unknown };
-      const adId = typeof id === "number" ? String(id) : id;
-      if (typeof adId === "string" && /^\d{1,32}$/.test(adId) && (level === undefined || level === "AD")) ids.add(adId);
+      if (typeof field !== "string" || field.length > 64) continue;
+      const { id: objectId, level } = value && typeof value === "object" ? (value as { id?: unknown; level?: unknown }) : {};
+      const adId = typeof objectId === "number" ? String(objectId) : objectId;
+      parsed.push({
+        field,
+        level: typeof level === "string" && /^[A-Z_]{1,16}$/.test(level) ? level : undefined,
+        adId: typeof adId === "string" && /^\d{1,32}$/.test(adId) ? adId : undefined,
+      });
     }
+    out.push({ accountId: /^\d{1,32}$/.test(id) ? id : null, changes: parsed });
   }
-  return [...ids].slice(0, 500);
+  return out;
+}
+
+/** Whether a change names an ad whose status may have changed (AD level, or no level given). */
+const namesAd = (change: Change): change is Change & { adId: string } =>
+  STATUS_FIELDS.has(change.field) && change.adId !== undefined && (change.level === undefined || change.level === "AD");
+
+/**
+ * Notifications (or parts of them) acknowledged without acting, by kind, since the process started: the
+ * field (`creative_fatigue`), a status field at another level (`with_issues_ad_objects:CAMPAIGN`), an ad
+ * we do not know (`unknown_ad`), an ad account we do not know (`unknown_account`), an unreadable body.
+ */
+const ignoredCounts = new Map<string, number>();
+
+/** A copy of the in-process counter of notification kinds acknowledged without acting. */
+export function ignoredPlatformNotifications(): Record<string, number> {
+  return Object.fromEntries(ignoredCounts);
 }
 
 type Named = { id: string; customerId: string; platformAdId: string };
@@ -84,30 +112,56 @@ async function refreshCustomer(deps: AdsDeps, customerId: string, ads: Named[]):
   return { ads: read, changed };
 }
 
+type Known = { customerId: string; accountId: string; secret: string };
+
+/**
+ * The customers onboarded with these ad accounts, with their app secrets. Ad account ids are sealed at
+ * rest, so every onboarded account's id is opened and compared (a few per customer, in memory); one that
+ * cannot be opened (sealed under another key) cannot be the signer.
+ */
+async function customersOfAccounts(deps: AdsDeps, accountIds: ReadonlySet<string>): Promise<Known[]> {
+  if (accountIds.size === 0) return [];
+  const rows = await deps.db
+    .select({ customerId: adsAccounts.customerId, adAccountSealed: adsAccounts.adAccountId, appSecretSealed: adsAccounts.appSecretSealed })
+    .from(adsAccounts)
+    .where(isNotNull(adsAccounts.adAccountId));
+  const known: Known[] = [];
+  for (const row of rows) {
+    const accountId = openSealed(deps, row.customerId, row.adAccountSealed)?.replace(/^act_/, "");
+    if (!accountId || !accountIds.has(accountId)) continue;
+    const secret = openSealed(deps, row.customerId, row.appSecretSealed);
+    if (secret !== null) known.push({ customerId: row.customerId, accountId, secret });
+  }
+  return known;
+}
+
 /**
  * `/api/platform/webhook`: the platform's ad-account webhooks (W1–W3).
  *
  * `GET` is the subscription handshake: `hub.mode=subscribe` with our verify token echoes `hub.challenge`
  * as text; anything else is 403. `POST` must carry `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the
- * raw body>` under the app secret: `GRAPH_APP_SECRET`, or the app secret onboarded for a customer whose ad
- * the body names (each customer may bring its own app). Missing or wrong → 401 and nothing is read or
- * stored. A verified notification is only a hint: every named ad (`with_issues_ad_objects`,
- * `in_process_ad_objects`, level AD) of a customer whose secret signed it is read again from the
- * platform (batched) and goes through the one status recorder, so a change the poll already reported is
- * not reported twice. Unknown ads and other fields are acknowledged and ignored; a failed read is logged
- * and left to the poll (the ad stays in a polled state), and the answer is still 200, so the platform
- * does not retry what it cannot fix.
+ * raw body>`. The signer is found from the entries' ad account ids: the app secret onboarded for the
+ * customer(s) with that ad account (each customer may bring its own app), or `GRAPH_APP_SECRET`. Only a
+ * bad signature is refused (401, nothing read or stored): a missing or malformed header, or one that
+ * matches none of those secrets. Every verified notification is acknowledged (200), and so is one for an
+ * ad account we do not know (no secret to check it with; nothing is stored for it), since Meta retries
+ * what is not acknowledged and the documented practice is to acknowledge what you do not use.
+ *
+ * A verified notification is only a hint: every named ad (`with_issues_ad_objects`,
+ * `in_process_ad_objects`, level AD) of a customer whose secret signed it is read again from the platform
+ * (batched) and goes through the one status recorder, so a change the poll already reported is not
+ * reported twice. Kinds we do not act on (other fields such as `creative_fatigue`, other levels such as
+ * CAMPAIGN, unknown ads or accounts) are acknowledged, logged with their kind and counted in process
+ * (`ignoredPlatformNotifications`). A failed read is logged and left to the poll (the ad stays in a polled
+ * state), and the answer is still 200, so the platform does not retry what it cannot fix.
  */
-/**
- * A customer's app secret, or null when it cannot be opened (sealed under another key, e.g. a database a
- * test run shares): that customer cannot be the signer, and the others are still checked.
- */
-function openAppSecret(deps: Pick<AdsDeps, "secrets" | "logger">, customerId: string, sealed: string | null): string | null {
+/** A sealed column of a customer, or null when it cannot be opened (sealed under another key, e.g. a database a test run shares). */
+function openSealed(deps: Pick<AdsDeps, "secrets" | "logger">, customerId: string, sealed: string | null): string | null {
   if (!sealed) return null;
   try {
     return deps.secrets.open(sealed);
   } catch {
-    deps.logger.warn("platform webhook: a customer's app secret cannot be opened with this deployment's key", { customer_id: customerId });
+    deps.logger.warn("platform webhook: a customer's onboarding cannot be opened with this deployment's key", { customer_id: customerId });
     return null;
   }
 }
@@ -141,47 +195,68 @@ export function createPlatformWebhookRoutes(deps: AdsDeps): Hono<AppEnv> {
         body = null;
       }
     }
-    const platformIds = namedAdIds(body);
-    const ads: Named[] =
-      platformIds.length === 0
-        ? []
-        : await deps.db
-            .select({ id: adsAds.id, customerId: adsAds.customerId, platformAdId: adsAds.platformAdId })
-            .from(adsAds)
-            .where(inArray(adsAds.platformAdId, platformIds));
-    const customerIds = [...new Set(ads.map((ad) => ad.customerId))];
-    const accounts =
-      customerIds.length === 0
-        ? []
-        : await deps.db
-            .select({ customerId: adsAccounts.customerId, appSecretSealed: adsAccounts.appSecretSealed })
-            .from(adsAccounts)
-            .where(inArray(adsAccounts.customerId, customerIds));
-    const secretOf = new Map(
-      accounts.flatMap((account) => {
-        const secret = openAppSecret(deps, account.customerId, account.appSecretSealed);
-        return secret === null ? [] : [[account.customerId, secret] as const];
-      }),
-    );
-    const candidates = [...new Set([...(deps.config.GRAPH_APP_SECRET ? [deps.config.GRAPH_APP_SECRET] : []), ...secretOf.values()])];
+    const entries = notificationEntries(body);
+    const known = await customersOfAccounts(deps, new Set(entries.flatMap((entry) => (entry.accountId ? [entry.accountId] : []))));
+    const global = deps.config.GRAPH_APP_SECRET;
+    const candidates = [...new Set([...(global ? [global] : []), ...known.map((entry) => entry.secret)])];
+
+    const ignored = new Map<string, number>();
+    const ignore = (kind: string, count = 1) => ignored.set(kind, (ignored.get(kind) ?? 0) + count);
+    const acknowledge = (summary: { named: number; read: number; changed: number }) => {
+      if (ignored.size > 0) {
+        for (const [kind, count] of ignored) ignoredCounts.set(kind, (ignoredCounts.get(kind) ?? 0) + count);
+        deps.logger.info("platform webhook: notification kinds not acted on; acknowledged", { kinds: Object.fromEntries(ignored) });
+      }
+      return c.json({ data: { ...summary, ...(ignored.size > 0 ? { ignored: Object.fromEntries(ignored) } : {}) } }, 200);
+    };
+
+    if (candidates.length === 0) {
+      // No customer of ours has this ad account and no deployment-wide secret is set: nothing to check
+      // the signature with and nothing of ours to act on. Acknowledged, nothing stored.
+      ignore("unknown_account", Math.max(1, entries.length));
+      return acknowledge({ named: 0, read: 0, changed: 0 });
+    }
     const secret = signedWith(raw, header, candidates);
     if (secret === null) {
-      deps.logger.warn("platform webhook refused: signature does not match", { named_ads: platformIds.length });
+      deps.logger.warn("platform webhook refused: signature does not match", { entries: entries.length, known_accounts: known.length });
       throw unauthorized();
     }
-    if (body === null) throw new BadRequestError("The body is not a JSON object of the platform's webhook shape.");
+    if (body === null || entries.length === 0) {
+      ignore("unreadable");
+      return acknowledge({ named: 0, read: 0, changed: 0 });
+    }
 
     // The app secret that signed decides whose ads this notification may refresh.
-    const trusted = secret === deps.config.GRAPH_APP_SECRET ? customerIds : customerIds.filter((id) => secretOf.get(id) === secret);
+    const trusted = known.filter((entry) => secret === global || entry.secret === secret);
+    const namedBy = new Map<string, Set<string>>();
+    for (const entry of entries) {
+      const owners = trusted.filter((candidate) => candidate.accountId === entry.accountId);
+      if (owners.length === 0) {
+        ignore("unknown_account");
+        continue;
+      }
+      for (const change of entry.changes) {
+        if (!namesAd(change)) {
+          ignore(STATUS_FIELDS.has(change.field) ? `${change.field}:${change.level ?? "no_id"}` : change.field);
+          continue;
+        }
+        for (const owner of owners) namedBy.set(owner.customerId, (namedBy.get(owner.customerId) ?? new Set()).add(change.adId));
+      }
+    }
+
+    let named = 0;
     let read = 0;
     let changed = 0;
-    for (const customerId of trusted) {
+    for (const [customerId, platformIds] of namedBy) {
+      named += platformIds.size;
+      const ads: Named[] = await deps.db
+        .select({ id: adsAds.id, customerId: adsAds.customerId, platformAdId: adsAds.platformAdId })
+        .from(adsAds)
+        .where(and(eq(adsAds.customerId, customerId), inArray(adsAds.platformAdId, [...platformIds].slice(0, 500))));
+      if (ads.length < platformIds.size) ignore("unknown_ad", platformIds.size - ads.length);
+      if (ads.length === 0) continue;
       try {
-        const outcome = await refreshCustomer(
-          deps,
-          customerId,
-          ads.filter((ad) => ad.customerId === customerId),
-        );
+        const outcome = await refreshCustomer(deps, customerId, ads);
         read += outcome.ads;
         changed += outcome.changed;
       } catch (error) {
@@ -189,7 +264,7 @@ export function createPlatformWebhookRoutes(deps: AdsDeps): Hono<AppEnv> {
         deps.logger.warn("platform webhook: ads could not be read; the status poll will", { customer_id: customerId, error: error.message });
       }
     }
-    return c.json({ data: { named: platformIds.length, read, changed } }, 200);
+    return acknowledge({ named, read, changed });
   });
 
   app.onError(handleError(deps.logger, "The notification could not be processed; the platform will retry."));

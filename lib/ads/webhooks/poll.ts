@@ -62,11 +62,13 @@ type Account = { customerId: string; session: GraphSession; batches: Due[][] };
 /**
  * Reads one batch. Graph refuses a whole `?ids=` read when one id is unknown (an ad deleted upstream, a
  * simulator restarted): then the batch's ads are read one by one, and an ad that cannot be read is marked
- * checked so it moves to the back of the line instead of blocking the others.
+ * checked so it moves to the back of the line instead of blocking the others. An item of the batched
+ * answer the client could not use (it logs and leaves it out) is marked checked the same way.
  */
 async function readBatch(deps: AdsDeps, account: Account, batch: Due[], result: PollResult): Promise<void> {
   const readAt = deps.clock.now();
   let views: Map<string, AdStatusView>;
+  const unreadable = new Set<string>();
   try {
     result.reads += 1;
     views = await account.session.getAds(batch.map((ad) => ad.platformAdId));
@@ -80,6 +82,7 @@ async function readBatch(deps: AdsDeps, account: Account, batch: Due[], result: 
       } catch (single) {
         if (stopsAccount(single) || !(single instanceof PlatformError)) throw single;
         result.failed += 1;
+        unreadable.add(ad.id);
         deps.logger.warn("ad status could not be read from the platform", {
           customer_id: account.customerId,
           ad_id: ad.id,
@@ -95,7 +98,17 @@ async function readBatch(deps: AdsDeps, account: Account, batch: Due[], result: 
   }
   for (const ad of batch) {
     const view = views.get(ad.platformAdId);
-    if (!view) continue;
+    if (!view) {
+      if (unreadable.has(ad.id)) continue;
+      // Left out of the batched answer as unusable (the client logged it with its id): marked checked so
+      // it moves to the back of the line; the next run reads it again.
+      result.failed += 1;
+      await deps.db
+        .update(adsAds)
+        .set({ statusCheckedAt: readAt })
+        .where(and(eq(adsAds.id, ad.id), or(isNull(adsAds.statusCheckedAt), lt(adsAds.statusCheckedAt, readAt))));
+      continue;
+    }
     result.ads += 1;
     if (await recordAdStatus(deps, { customerId: account.customerId, adId: ad.id, observed: observedStatus(view), observedAt: readAt, source: "poll" }))
       result.changed += 1;

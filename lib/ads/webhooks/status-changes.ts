@@ -9,7 +9,8 @@ import { enqueueAdStatusChanged, publishAdsDeliveries } from "./events";
 export type StatusSource = "poll" | "platform_webhook" | "status_read" | "update";
 
 export type ObservedAdStatus = {
-  configuredStatus: "ACTIVE" | "PAUSED" | "ARCHIVED";
+  /** Null when the platform's answer did not say (the stored configured status stays). */
+  configuredStatus: "ACTIVE" | "PAUSED" | "ARCHIVED" | null;
   effectiveStatus: string;
   /** Review feedback as text (`CODE: explanation`), or null. */
   disapprovalReason: string | null;
@@ -49,7 +50,7 @@ export async function recordAdStatus(
     const [updated] = await queryRows<{ previous_status: string }>(
       tx,
       sql`update ${adsAds} as a
-          set status = ${observed.configuredStatus}, effective_status = ${observed.effectiveStatus},
+          set status = coalesce(${observed.configuredStatus}, a.status), effective_status = ${observed.effectiveStatus},
               disapproval_reason = ${observed.disapprovalReason}, status_checked_at = ${at}::timestamptz, updated_at = ${at}::timestamptz
           from (select id, effective_status from ${adsAds} where id = ${adId} and customer_id = ${customerId} for update) as previous
           where a.id = previous.id and (a.status_checked_at is null or a.status_checked_at <= ${at}::timestamptz)

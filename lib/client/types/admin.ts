@@ -571,7 +571,7 @@ export interface paths {
         };
         /**
          * Get a customer's Postmark configuration
-         * @description The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty.
+         * @description The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.
          */
         get: operations["getCustomerMailProvider"];
         put?: never;
@@ -2980,6 +2980,28 @@ export interface components {
              *     ]
              */
             verified_senders: string[];
+        };
+        MailProviderStatus: components["schemas"]["MailProviderConfig"] & {
+            /** @description Provider events of this customer's messages on a Postmark stream id that is not `transactional_stream` or `broadcast_stream`. They are attributed by our message id whatever the stream and update the suppression mirror; a count above zero means a stream is missing from the configuration. */
+            events_on_unconfigured_streams: {
+                /**
+                 * @description Events stored on a stream id the configuration does not name.
+                 * @example 3
+                 */
+                count: number;
+                /**
+                 * @description When the latest of them arrived (ISO 8601); null when none.
+                 * @example 2026-03-10T09:00:00.000Z
+                 */
+                last_received_at: string | null;
+                /**
+                 * @description The stream ids they arrived on (at most 20).
+                 * @example [
+                 *       "outbound-2"
+                 *     ]
+                 */
+                streams: string[];
+            };
         };
         MailReadiness: {
             /** @description Every item, in a fixed order. */
@@ -9866,7 +9888,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["MailProviderConfig"];
+                        data: components["schemas"]["MailProviderStatus"];
                         /**
                          * @description Id of this request (UUID, or the caller's X-Request-Id).
                          * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a

@@ -141,6 +141,22 @@ function suppressionChangeOf(event: PostmarkEvent): SuppressionChange | null {
   }
 }
 
+/**
+ * The key a stored event's `details` carries the provider's stream id under when that stream is not one
+ * of the customer's configured streams; the operator's count of "events on unconfigured streams" reads it.
+ */
+export const UNCONFIGURED_STREAM_KEY = "unconfigured_stream";
+
+/**
+ * The mirror an event on an unconfigured stream feeds: its message's kind; without a message, Bounce and
+ * SpamComplaint records are transactional (Postmark sends them only from transactional streams, P5) and a
+ * SubscriptionChange is the broadcast stream's (where bounces and complaints arrive only that way).
+ */
+function fallbackStream(event: PostmarkEvent, message: MessageRow | undefined): Stream {
+  if (message) return message.kind === "newsletter" ? "newsletter" : "transactional";
+  return event.RecordType === "SubscriptionChange" ? "newsletter" : "transactional";
+}
+
 function stateOf(row: MessageRow): MessageState {
   return {
     status: row.status,
@@ -218,7 +234,7 @@ async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, 
 
 type Effects = { result: IngestResult; deliveries: string[] };
 
-async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: PostmarkEvent): Promise<Effects> {
+async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: PostmarkEvent, logger: IngestDeps["logger"]): Promise<Effects> {
   const recordType = event.RecordType;
   const customerId = route.customerId;
   const messageId = ourMessageId(event.Metadata);
@@ -236,15 +252,19 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
   if (message && message.customerId !== customerId) {
     return { result: ignored(recordType, "The message belongs to another customer than this webhook URL."), deliveries: [] };
   }
-  const stream = await streamOf(tx, customerId, event.MessageStream);
-  if (!stream) return { result: ignored(recordType, `Stream ${event.MessageStream} is not one of this customer's streams.`), deliveries: [] };
+  // A stream id the customer has not configured (a stream added at Postmark, a renamed one) still carries
+  // the customer's mail: attribution is by our metadata whatever the stream, and the mirror is fed.
+  const configured = await streamOf(tx, customerId, event.MessageStream);
+  const stream = configured ?? fallbackStream(event, message);
+  const unconfigured = configured === null ? event.MessageStream : null;
 
   const deliveries: string[] = [];
   let stored = false;
   let duplicate = false;
   if (message) {
     if (message.status === "sending") throw new MessageInFlightError(message.id);
-    const messageEvent = EVENT_DRIVEN_STATUSES.has(message.status) ? messageEventOf(event, message) : null;
+    const derived = EVENT_DRIVEN_STATUSES.has(message.status) ? messageEventOf(event, message) : null;
+    const messageEvent = derived && unconfigured ? { ...derived, details: { ...derived.details, [UNCONFIGURED_STREAM_KEY]: unconfigured } } : derived;
     if (messageEvent) {
       stored = await recordMessageEvent(tx, message, messageEvent, event.MessageID ?? null);
       duplicate = !stored;
@@ -274,6 +294,15 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
     if (entry) deliveries.push(...(await enqueueMailEvent(tx, now, customerId, "suppression.changed", entry)));
   }
 
+  if (unconfigured) {
+    logger.warn("postmark event on a stream not configured for the customer; stored", {
+      customer_id: customerId,
+      message_stream: unconfigured,
+      record_type: recordType,
+      message_id: message?.id ?? null,
+      mirror_changed: entry !== null,
+    });
+  }
   const attributed = message?.id ?? null;
   if (duplicate) return { result: { outcome: "duplicate", record_type: recordType, message_id: attributed }, deliveries };
   if (stored || entry) return { result: { outcome: "stored", record_type: recordType, message_id: attributed }, deliveries };
@@ -290,7 +319,8 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
  * Ingests one Postmark webhook body that arrived on a customer's URL: validates it, attributes it to that
  * customer's message (our message id in `Metadata`, else Postmark's `MessageID`), and in one transaction stores the message event, moves the message's state,
  * updates the suppression mirror and writes the outgoing webhook deliveries it causes. Unknown record
- * types, unknown messages and foreign streams are acknowledged and ignored.
+ * types and unknown messages are acknowledged and ignored; events on a stream the customer has not
+ * configured are handled like the others (stored against their message, the mirror fed), marked and logged.
  */
 export async function ingestPostmarkEvent(deps: IngestDeps, route: EventRoute, body: unknown): Promise<IngestResult> {
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new PayloadError("The body must be a JSON object.");
@@ -302,7 +332,7 @@ export async function ingestPostmarkEvent(deps: IngestDeps, route: EventRoute, b
     throw new PayloadError(`Invalid ${recordType} payload: ${issue ? `${issue.path.join(".") || "body"}: ${issue.message}` : "unreadable"}.`);
   }
   const now = deps.clock.now();
-  const effects = await deps.db.transaction((tx) => ingestInTransaction(tx, now, route, parsed.data));
+  const effects = await deps.db.transaction((tx) => ingestInTransaction(tx, now, route, parsed.data, deps.logger));
   await publishDeliveries(deps, effects.deliveries);
   return effects.result;
 }

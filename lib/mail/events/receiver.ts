@@ -28,7 +28,7 @@ function unauthorized(message: string): ApiError {
  * There is no shared URL: `POST /api/postmark/webhook` answers 404 and changes nothing.
  *
  * Answers: 200 stored / duplicate / ignored (unknown record type, unknown message, another customer's
- * message, foreign stream), 400 malformed JSON or a known record type without its fields, 401 wrong or
+ * message; an event on a stream the customer has not configured is stored like the others), 400 malformed JSON or a known record type without its fields, 401 wrong or
  * missing credentials or an address outside the allow-list (never 403, which would stop Postmark's
  * retries, P2), 503 when the message's send outcome is still being recorded (Postmark retries). Nothing is
  * stored unless the answer is 200. NUL characters are dropped from the body and lone surrogates replaced by

@@ -647,6 +647,13 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     subscribeWebhooks: (subscription) => webhooks.subscribe(subscription),
     flushWebhooks: () => webhooks.flush(),
     webhookDeliveries: () => webhooks.deliveries.map((delivery) => ({ ...delivery })),
+    reshape(id, shape) {
+      state.shapes.set(id, { omit: shape.omit ?? [], set: shape.set ?? {} });
+    },
+    addInsightsRows(accountId, rows) {
+      const id = accountIdOf(accountId);
+      state.extraInsightRows.set(id, [...(state.extraInsightRows.get(id) ?? []), ...rows]);
+    },
     state,
   };
 

@@ -45,6 +45,8 @@ const bodies = {
     subcode: z.number().int().optional(),
   }),
   subscription: z.object({ url: z.url(), verify_token: z.string().min(1) }),
+  reshape: z.object({ omit: z.array(z.string()).optional(), set: z.record(z.string(), z.unknown()).optional() }),
+  insightsRows: z.object({ rows: z.array(z.record(z.string(), z.unknown())).min(1) }),
 };
 
 /**
@@ -116,6 +118,16 @@ export function registerControlRoutes(app: Hono, controls: GraphSimulatorControl
       body.account,
       body.limit === null ? null : { limit: body.limit, windowMs: body.window_seconds * 1000, code: body.code, subcode: body.subcode },
     );
+    return { ok: true };
+  });
+  // Answer shapes from Graph's docs, for fidelity tests: an object's fields left out or set, extra insights rows.
+  post("objects/:id/shape", bodies.reshape, (body, param) => {
+    if (!controls.state.view(param("id"))) return Response.json({ error: "unknown object" }, { status: 404 });
+    controls.reshape(param("id"), body);
+    return { ok: true };
+  });
+  post("ad-accounts/:id/insights-rows", bodies.insightsRows, (body, param) => {
+    controls.addInsightsRows(param("id"), body.rows);
     return { ok: true };
   });
   app.get("/__sim/throttle/:account", (c) => c.json({ data: controls.throttleState(c.req.param("account")) ?? null }));

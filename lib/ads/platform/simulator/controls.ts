@@ -63,5 +63,12 @@ export type GraphSimulatorControls = {
   /** Sends the notifications that are due and resolves once they are answered. */
   flushWebhooks(): Promise<void>;
   webhookDeliveries(): SimWebhookDelivery[];
+  /**
+   * Answers object `id` with `omit` fields left out and `set` fields added or replaced (until a reset), to
+   * replay shapes from Graph's docs, e.g. a DISAPPROVED ad without `configured_status` and `status`.
+   */
+  reshape(id: string, shape: { omit?: string[]; set?: Record<string, unknown> }): void;
+  /** Appends raw rows to every insights answer of the ad account (until a reset), e.g. campaign-level rows. */
+  addInsightsRows(accountId: string, rows: Record<string, unknown>[]): void;
   readonly state: SimulatorState;
 };

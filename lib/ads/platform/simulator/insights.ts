@@ -235,6 +235,9 @@ export function createInsightsEndpoint(state: SimulatorState) {
       }
     }
 
+    // Rows a test added (another level's, as Graph's docs show them) come last, on every answer.
+    const extra = state.extraInsightRows.get(act.id);
+    if (extra) rows = [...rows, ...extra];
     const limit = Math.min(MAX_PAGE, Math.max(1, Number(params.limit) || 25));
     const start = afterIndex !== undefined && Number.isFinite(afterIndex) ? afterIndex + 1 : 0;
     const slice = rows.slice(start, start + limit);

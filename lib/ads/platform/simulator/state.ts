@@ -130,6 +130,13 @@ export class SimulatorState {
   readonly ads = new Map<string, SimAd>();
   readonly audiences = new Map<string, SimAudience>();
   readonly requests: RecordedRequest[] = [];
+  /**
+   * Answer shapes a test asks for (`reshape`): fields left out of or set on an object's view, as Graph's
+   * docs show some answers (a disapproved ad without `configured_status`/`status`). Cleared by a reset.
+   */
+  readonly shapes = new Map<string, { omit: string[]; set: Record<string, unknown> }>();
+  /** Raw rows added to an ad account's insights answers (`addInsightsRows`), by account id. Cleared by a reset. */
+  readonly extraInsightRows = new Map<string, Record<string, unknown>[]>();
   #nextId = FIRST_ID;
   #offsetMs = 0;
 
@@ -217,6 +224,8 @@ export class SimulatorState {
   clearObjects(): void {
     for (const store of [this.images, this.videos, this.campaigns, this.adsets, this.creatives, this.ads, this.audiences]) store.clear();
     this.requests.length = 0;
+    this.shapes.clear();
+    this.extraInsightRows.clear();
     for (const token of this.tokens.values()) delete token.expiredSubcode;
   }
 
@@ -328,8 +337,17 @@ export class SimulatorState {
     return { global: { [ad.disapproval.code]: ad.disapproval.description } };
   }
 
-  /** All readable fields of an object; the router narrows them to `?fields=`. */
+  /** All readable fields of an object, reshaped as a test asked; the router narrows them to `?fields=`. */
   view(id: string): Record<string, unknown> | undefined {
+    const view = this.rawView(id);
+    const shape = this.shapes.get(id);
+    if (!view || !shape) return view;
+    const shaped: Record<string, unknown> = { ...view, ...shape.set };
+    for (const field of shape.omit) delete shaped[field];
+    return shaped;
+  }
+
+  private rawView(id: string): Record<string, unknown> | undefined {
     const campaign = this.campaigns.get(id);
     if (campaign) {
       return {

@@ -2,11 +2,12 @@ import { createRoute } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
+import { unconfiguredStreamEvents } from "../../../../mail/events/unconfigured-streams";
 import { getProviderConfig } from "../../../../mail/setup/provider-config";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailProviderConfig, tags } from "./schema";
+import { MailProviderStatus, tags } from "./schema";
 
 export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
@@ -17,14 +18,15 @@ export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreD
       tags,
       summary: "Get a customer's Postmark configuration",
       description:
-        "The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty.",
+        "The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.",
       security,
       request: { params: CustomerIdParam },
-      responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) }, ...errorResponses("admin", [401, 404, 422]) },
+      responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderStatus)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
-      return c.json({ data: await getProviderConfig(deps.db, customer.id), request_id: c.get("requestId") }, 200);
+      const [config, unconfigured] = await Promise.all([getProviderConfig(deps.db, customer.id), unconfiguredStreamEvents(deps.db, customer.id)]);
+      return c.json({ data: { ...config, events_on_unconfigured_streams: unconfigured }, request_id: c.get("requestId") }, 200);
     },
   );
 }
