@@ -1,14 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { serve, type ServerType } from "@hono/node-server";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SALE_BANNER } from "../../lib/ads/templates/demo";
 import { graphControls, onboardedCustomer } from "../ads/support/ads-world";
+import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people, waitForJob } from "../helpers/send-jobs";
@@ -19,10 +19,7 @@ import { addRecipients, createJob, createNewsletter, holdBatches, people, waitFo
  * step is one operator task from the issue; each page passes an axe-core scan without serious or critical
  * violations; a failing step leaves a screenshot under test-output/console/.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = join(process.cwd(), "test-output", "console");
-const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install -y chromium) before the tests`);
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -42,8 +39,7 @@ let server: ServerType;
 let origin: string;
 let context: BrowserContext;
 let page: Page;
-let profile: string;
-const outside: string[] = [];
+let browser: OfflineBrowser | undefined;
 
 /** Runs one operator task; on failure the page is photographed before the error goes on. */
 async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -87,8 +83,8 @@ async function readmeShot(name: string): Promise<void> {
     .toFile(join("docs", `console-${name}.png`));
 }
 
-(present ? describe : describe.skip)(
-  present ? "operator console in Chromium" : `operator console in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
+(chromiumPresent ? describe : describe.skip)(
+  chromiumPresent ? "operator console in Chromium" : `operator console in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
   () => {
     beforeAll(async () => {
       const port = await freePort();
@@ -97,37 +93,16 @@ async function readmeShot(name: string): Promise<void> {
       server = await new Promise<ServerType>((resolve) => {
         const s = serve({ fetch: h.root.fetch, port, hostname: "127.0.0.1" }, () => resolve(s));
       });
-      profile = mkdtempSync(join(tmpdir(), "console-chromium-"));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        viewport: { width: 1400, height: 900 },
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
       // Nothing leaves our origin: any other request is recorded and refused.
-      await context.route("**/*", (route) => {
-        const url = route.request().url();
-        if (url.startsWith(origin) || url.startsWith("data:")) return route.continue();
-        outside.push(url);
-        return route.abort();
-      });
+      browser = await launchOfflineChromium({ origin, profilePrefix: "console-chromium-", viewport: { width: 1400, height: 900 } });
+      context = browser.context;
       page = context.pages()[0] ?? (await context.newPage());
       // Well under the test timeout, so a step that waits in vain fails with its screenshot taken.
       page.setDefaultTimeout(10_000);
     });
 
     afterAll(async () => {
-      await context?.close();
-      if (profile) rmSync(profile, { recursive: true, force: true });
+      await browser?.close();
       await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
       await h?.close();
     });
@@ -370,7 +345,7 @@ async function readmeShot(name: string): Promise<void> {
         expect(await page.evaluate(async () => (await fetch("/console/api/customers")).status)).toBe(401);
         await page.goto(`${origin}/console/#/customers`);
         expect(new URL(page.url()).pathname).toBe("/console/sign-in");
-        expect(outside).toEqual([]);
+        expect(browser?.outside).toEqual([]);
       });
     });
   },

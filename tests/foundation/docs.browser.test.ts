@@ -1,10 +1,8 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { serve, type ServerType } from "@hono/node-server";
-import { chromium, type BrowserContext } from "playwright-core";
+import type { BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
 import { createHarness, type Harness } from "../helpers/harness";
 
 /**
@@ -13,9 +11,6 @@ import { createHarness, type Harness } from "../helpers/harness";
  * fonts are off, lib/core/docs.ts), and the page's Content-Security-Policy is never violated (so it allows what
  * the page needs and nothing else). Every request to another origin is recorded and refused.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install -y chromium) before the tests`);
 
 const PAGES = [
   { path: "/mail/v1/docs", title: "Mail service API" },
@@ -27,11 +22,10 @@ let h: Harness;
 let server: ServerType;
 let origin: string;
 let context: BrowserContext;
-let profile: string;
-const outside: string[] = [];
+let browser: OfflineBrowser | undefined;
 
-(present ? describe : describe.skip)(
-  present ? "API docs pages in Chromium" : `API docs pages in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
+(chromiumPresent ? describe : describe.skip)(
+  chromiumPresent ? "API docs pages in Chromium" : `API docs pages in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
   () => {
     beforeAll(async () => {
       h = await createHarness();
@@ -39,33 +33,13 @@ const outside: string[] = [];
         const s = serve({ fetch: h.root.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
       });
       origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      profile = mkdtempSync(join(tmpdir(), "docs-chromium-"));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        viewport: { width: 1280, height: 900 },
-        args: [
-          "--headless",
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
-      await context.route("**/*", (route) => {
-        const url = route.request().url();
-        if (url.startsWith(`${origin}/`) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
-        outside.push(url);
-        return route.abort();
-      });
+      // Nothing leaves our origin: any other request is recorded and refused.
+      browser = await launchOfflineChromium({ origin, profilePrefix: "docs-chromium-", viewport: { width: 1280, height: 900 } });
+      context = browser.context;
     }, 60_000);
 
     afterAll(async () => {
-      await context?.close();
-      if (profile) rmSync(profile, { recursive: true, force: true });
+      await browser?.close();
       await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
       await h?.close();
     });
@@ -98,7 +72,7 @@ const outside: string[] = [];
           // Scalar's late requests (the agent, telemetry, a proxy probe) would come after the first render.
           await page.waitForLoadState("networkidle");
           expect(scriptEncoding, "scalar.js is sent compressed").toMatch(/^(br|gzip)$/);
-          expect(outside).toEqual([]);
+          expect(browser?.outside).toEqual([]);
           expect(violations).toEqual([]);
           // No "Ask AI" and no "Open API Client" button (client.scalar.com) on the page ("Powered by Scalar" stays: a link, no request).
           expect(await page.getByText("Ask AI").count()).toBe(0);

@@ -1,0 +1,58 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext } from "playwright-core";
+
+/**
+ * Debian's Chromium for the browser tests (the console, the API docs pages), started the way this machine's
+ * closed network needs: headless, a fresh profile, no background networking, sync or component updates.
+ */
+export const CHROMIUM = "/usr/bin/chromium";
+export const chromiumPresent = existsSync(CHROMIUM);
+if (!chromiumPresent && process.env.CI) throw new Error(`${CHROMIUM} is missing: .ci/run installs it (apt-get install -y chromium) before the tests`);
+
+export type OfflineBrowser = {
+  context: BrowserContext;
+  /** Every request that tried to leave `origin` (each was refused). */
+  outside: string[];
+  close(): Promise<void>;
+};
+
+/** A browser that may reach `origin` (and inline `data:`/`blob:` URLs) only: any other request is recorded and refused. */
+export async function launchOfflineChromium(options: {
+  origin: string;
+  profilePrefix: string;
+  viewport: { width: number; height: number };
+}): Promise<OfflineBrowser> {
+  const profile = mkdtempSync(join(tmpdir(), options.profilePrefix));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: options.viewport,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  const outside: string[] = [];
+  await context.route("**/*", (route) => {
+    const url = route.request().url();
+    if (url.startsWith(`${options.origin}/`) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    outside.push(url);
+    return route.abort();
+  });
+  return {
+    context,
+    outside,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
