@@ -75,6 +75,9 @@ function withConventionHeaders(document: OpenApiDocument, info: DocsInfo): OpenA
       const responses = operation.responses;
       // Every request's body is limited while it streams in, before anything else (`limitRequestBody`).
       responses["413"] ??= errorResponseJson(info.service, 413);
+      // Whatever the route: the database unreachable or older than the code (`lib/core/database-unavailable.ts`,
+      // `lib/db/schema-version.ts`), with Retry-After.
+      responses["503"] ??= { ...errorResponseJson(info.service, 503), headers: { "Retry-After": headerRef("Retry-After") } };
       if (info.idempotentWrites && WRITE_OPERATIONS.has(method)) documentIdempotency(operation, info.service);
       operation.parameters = [...(operation.parameters ?? []), parameterRef("ServiceVersion"), parameterRef("RequestId")];
       for (const response of Object.values(operation.responses ?? {})) {

@@ -15,19 +15,17 @@ export const serviceErrorCodes = [
   "quota_exceeded",
   "payload_too_large",
   "internal_error",
+  "service_unavailable",
+  "schema_behind",
 ] as const;
 
 /**
- * Every code, with two only the internal endpoints (`/api/*`: provider webhooks, queue, crons) and the
- * whole-surface guards answer: their callers are machines that act on the status (Postmark retries a 503).
- * The service documents list `serviceErrorCodes` only, as no `/v1` route sends the others.
- * Two 503s any surface can answer, whatever the route: `service_unavailable` while the database is
- * unreachable (`./database-unavailable`) and `schema_behind` while the database is older than the code
- * (a deploy whose migrations have not run yet); both with `Retry-After`.
+ * Every code. Two 503s any surface can answer, whatever the route, and every operation of the three documents
+ * lists: `service_unavailable` while the database is unreachable (`./database-unavailable`) and `schema_behind`
+ * while the database is older than the code (a deploy whose migrations have not run yet); both with
+ * `Retry-After`.
  */
-const errorCodes = [...serviceErrorCodes, "service_unavailable", "schema_behind"] as const;
-
-export type ErrorCode = (typeof errorCodes)[number];
+export type ErrorCode = (typeof serviceErrorCodes)[number];
 
 export type ServiceName = "mail" | "ads" | "admin";
 

@@ -148,6 +148,7 @@ const descriptions: Record<number, string> = {
   422: "Fields present but invalid; see `details`.",
   429: "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
   500: "Error at the service or the provider; retry with backoff.",
+  503: "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
 };
 
 const examples: Record<number, (typeof serviceErrorCodes)[number]> = {
@@ -162,9 +163,10 @@ const examples: Record<number, (typeof serviceErrorCodes)[number]> = {
   422: "validation_error",
   429: "rate_limited",
   500: "internal_error",
+  503: "service_unavailable",
 };
 
-export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500;
+export type ErrorStatus = 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 422 | 429 | 500 | 503;
 
 /** The named error schema a service's answers of `status` use (what `errorResponses` registers), for responses added to the finished document. */
 function errorSchemaName(service: ServiceName, status: number): string {

@@ -281,10 +281,13 @@ test("request and response headers are declared: conventions everywhere, idempot
           if (!headers["X-Request-Id"]) problems.push(`${where} ${status}: no X-Request-Id header`);
           if (status === "429" && !headers["Retry-After"]) problems.push(`${where} 429: no Retry-After header`);
           const authenticated = name !== "admin" && (operation.security ?? []).some((s) => "bearerAuth" in s);
-          // 401 and 413 are answered before the rate limiter runs (413: before anything reads the body).
-          if (authenticated && status !== "401" && status !== "413" && !headers["X-RateLimit-Remaining"])
+          // 401, 413 and 503 can be answered before the rate limiter runs (413: before anything reads the body;
+          // 503: the schema gate and a database that cannot be reached).
+          if (authenticated && !["401", "413", "503"].includes(status) && !headers["X-RateLimit-Remaining"])
             problems.push(`${where} ${status}: no rate-limit headers`);
           if (!((operation.responses ?? {}) as Record<string, unknown>)["413"]) problems.push(`${where}: no 413`);
+          if (!((operation.responses ?? {}) as Record<string, unknown>)["503"]) problems.push(`${where}: no 503`);
+          if (status === "503" && !headers["Retry-After"]) problems.push(`${where} 503: no Retry-After header`);
           if (customerWrite && status.startsWith("2") && !headers["Idempotent-Replayed"]) problems.push(`${where} ${status}: no Idempotent-Replayed header`);
           if (customerWrite && status === "409" && !headers["Retry-After"]) problems.push(`${where} 409: no Retry-After header`);
         }
