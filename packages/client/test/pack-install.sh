@@ -79,6 +79,13 @@ done
 grep -q 'export GRAPH_SIM=' "$work/server.log" || { cat "$work/server.log" >&2; echo "the server did not start" >&2; exit 1; }
 eval "$(grep -E '^\s+export (BASE|MAIL|ADS)=' "$work/server.log" | sed 's/^\s*//')"
 export BASE MAIL ADS
+# The Demo's six ads are made with its media after the server listens (lib/server.ts): wait for them (at most 120 s).
+demo_ads() { node -e 'fetch(process.argv[1], { headers: { authorization: `Bearer ${process.env.ADS}` } }).then((r) => r.json()).then((b) => console.log(b.data?.length ?? 0), () => console.log(0))' "$BASE/ads/v1/ads?limit=100"; }
+for _ in $(seq 1 240); do
+  [ "$(demo_ads)" -ge 6 ] && break
+  kill -0 "$server_pid" 2>/dev/null || break
+  sleep 0.5
+done
 for build in esm-nodenext/out/main-esm.js cjs-node16/out/main-cjs.js; do
   out=$(node "$work/$build")
   echo "$build:"; sed 's/^/  /' <<<"$out"
