@@ -145,7 +145,7 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     if (fault?.mode === "drop" && !fault.afterAccept) return drop(c);
     // Held after the body arrived: a `slow` provider has the mail even if its caller dies meanwhile.
     const body = await readJson(c);
-    if (simulator.latencyMs > 0) await simulator.hold(simulator.latencyMs);
+    if (simulator.latencyMs > 0) await simulator.delay(simulator.latencyMs);
     if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {
       // Read first, so the socket keeps reading and notices when the caller goes away.

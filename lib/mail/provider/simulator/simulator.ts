@@ -505,10 +505,18 @@ export class PostmarkSimulator {
     this.#held++;
     this.#heldTotal++;
     try {
-      await new Promise((resolve) => setTimeout(resolve, ms));
+      await this.delay(ms);
     } finally {
       this.#held--;
     }
+  }
+
+  /**
+   * The slow provider's wait (`setLatency`): every send request, so not counted with the faults' holds (a test
+   * waiting for its one armed fault to hold a call must not be misled by the latency of other calls).
+   */
+  delay(ms: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** Consumes one use of the armed fault, if any; called once per send request (`path`: its endpoint). */
