@@ -27,7 +27,10 @@ const METHODS = ["get", "post", "put", "patch", "delete"];
 const fallbackId = "0f8fad5b-d9cb-469f-a165-70867728950e";
 
 function concretePath(service: Service, path: string, parameters: Parameter[] = []): string {
-  const example = (p: Parameter) => String(p.schema?.example ?? p.example ?? fallbackId);
+  // Admin operations act on shared rows (the block library, design tokens): their path ids are never the
+  // documents' examples, which may be real seeded ids, so the operator token's calls cannot change what other
+  // test files (on a shared PostgreSQL) rely on. A customer's operations are scoped to the customer.
+  const example = (p: Parameter) => (service === "admin" && p.in === "path" ? fallbackId : String(p.schema?.example ?? p.example ?? fallbackId));
   const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const parameter = parameters.find((p) => p.in === "path" && p.name === name);
     return encodeURIComponent(parameter ? example(parameter) : fallbackId);

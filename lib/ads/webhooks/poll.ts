@@ -137,8 +137,10 @@ export async function pollAdStatuses(deps: AdsDeps): Promise<PollResult> {
       result.deferred += batches.slice(MAX_READS_PER_ACCOUNT).reduce((n, batch) => n + batch.length, 0);
       accounts.push({ customerId, session, batches: batches.slice(0, MAX_READS_PER_ACCOUNT) });
     } catch (error) {
-      // Onboarding incomplete or the token recorded as refused: nothing can be read for this customer.
-      if (!(error instanceof ApiError)) throw error;
+      // Onboarding incomplete or the token recorded as refused: nothing can be read for this customer. Any other
+      // failure (credentials that no longer open, say) is this customer's alone: logged, and the others go on.
+      if (!(error instanceof ApiError))
+        deps.logger.error("status poll: the customer's credentials could not be used", { customer_id: customerId, error: String(error) });
       result.deferred += ads.length;
     }
   }
