@@ -79,7 +79,7 @@ export const cronJobs: CronJob[] = [
     schedule: "* * * * *",
     everyMinutes: 1,
     description:
-      "Starts scheduled send jobs whose time has come (when their delayed queue message is missing); marks messages whose provider call lost its worker (in flight for over 2 minutes) unknown; reconciles every message in doubt with Postmark's Messages API (found: accepted; still missing after the grace period: sent again, or failed for a transactional mail); gives running jobs without progress for 5 minutes new batches.",
+      "Starts scheduled send jobs whose time has come (when their delayed queue message is missing); marks messages whose provider call lost its worker (in flight for over 2 minutes) unknown; reconciles every message in doubt with Postmark's Messages API (found: accepted; still missing after the grace period: sent again, or failed for a transactional mail); gives running jobs without progress for 5 minutes new batches. A customer whose work fails (its sealed credentials no longer open, say) is logged and counted in `skipped`; the others' work goes on.",
     run: async (deps) => ({ ...(await recoverSendJobs(deps.mail, { stalledForMs: STALL_MS, inFlightForMs: IN_FLIGHT_LIMIT_MS })) }),
   },
   {

@@ -1,4 +1,5 @@
 import { and, eq, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
+import { isDatabaseUnavailable } from "../../core/database-unavailable";
 import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
 import { reconcileBatch, reconcileMessage, UNKNOWN_FOR_GOOD, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
 import type { ChunkEntry } from "./recipients";
@@ -8,6 +9,9 @@ import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type Eng
  * Work that lost its worker or its queue message: scheduled jobs whose time has come, provider calls whose
  * worker died (`sending` for longer than any call can take: they become `unknown`), messages in doubt
  * (reconciled with Postmark, ./reconcile.ts), and running jobs whose lanes were lost.
+ * A failure of one customer's work (its sealed credentials no longer open, say) is that customer's alone: it
+ * is logged, the customer's remaining work waits for the next sweep and the other customers' goes on. The
+ * database being unreachable is everyone's: it ends the sweep (the cron answers 503 and runs again).
  */
 
 /** A running job without a claim or record for this long has lost its lanes (a worker died). */
@@ -23,7 +27,17 @@ const RECONCILE_PER_SWEEP = 200;
 
 const LOST_IN_FLIGHT = "The worker stopped while the provider call was in flight; what Postmark received is being reconciled.";
 
-export type RecoveryResult = { started: number; resumed: number; completed: number; unknown: number; reconciled: number; waiting: number; unavailable: number };
+/** What one sweep did; `skipped`: customers whose work failed this time (logged each). */
+export type RecoveryResult = {
+  started: number;
+  resumed: number;
+  completed: number;
+  unknown: number;
+  reconciled: number;
+  waiting: number;
+  unavailable: number;
+  skipped: number;
+};
 
 type Options = {
   /** A running job without progress for this long gets new lanes. */
@@ -45,19 +59,35 @@ type Options = {
 export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Promise<RecoveryResult> {
   const { db } = deps;
   const now = deps.clock.now();
-  const result: RecoveryResult = { started: 0, resumed: 0, completed: 0, unknown: 0, reconciled: 0, waiting: 0, unavailable: 0 };
+  const result: RecoveryResult = { started: 0, resumed: 0, completed: 0, unknown: 0, reconciled: 0, waiting: 0, unavailable: 0, skipped: 0 };
   const ofCustomer = options.customerId ? eq(mailSendJobs.customerId, options.customerId) : undefined;
   const count = (outcome: ReconcileOutcome) => {
     if (outcome === "settled") result.reconciled++;
     else if (outcome === "waiting") result.waiting++;
     else if (outcome === "unavailable") result.unavailable++;
   };
+  const failed = new Set<string>();
+  const forCustomer = async <T>(customerId: string, work: () => Promise<T>): Promise<T | undefined> => {
+    if (failed.has(customerId)) return undefined;
+    try {
+      return await work();
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error;
+      failed.add(customerId);
+      result.skipped++;
+      deps.logger.error("send-jobs sweep: this customer's work failed and waits for the next sweep; the other customers' goes on", {
+        customer_id: customerId,
+        error: String(error),
+      });
+      return undefined;
+    }
+  };
 
   const due = await db
     .select({ id: mailSendJobs.id, customerId: mailSendJobs.customerId })
     .from(mailSendJobs)
     .where(and(eq(mailSendJobs.status, "scheduled"), lte(mailSendJobs.scheduledAt, now), ofCustomer));
-  for (const job of due) if (await startDueJob(deps, job.id, job.customerId)) result.started++;
+  for (const job of due) if (await forCustomer(job.customerId, () => startDueJob(deps, job.id, job.customerId))) result.started++;
 
   // Claims whose lease has expired (their worker is gone; one waiting for a slow provider renews it) or
   // that the previous process made: their `sending` messages lost the worker; then every batch in doubt.
@@ -83,8 +113,9 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   // Every lost claim is marked first: reconciling one may wait for the provider (each call is bounded).
   for (const claim of claims) {
     if (!claim.batchId) continue;
+    const { batchId } = claim;
     const ids = (JSON.parse(claim.recipients) as ChunkEntry[]).map((e) => e[0]);
-    result.unknown += await markLost(deps, claim.jobId, claim.customerId, claim.batchId, ids, now, options.bootedAt);
+    result.unknown += (await forCustomer(claim.customerId, () => markLost(deps, claim.jobId, claim.customerId, batchId, ids, now, options.bootedAt))) ?? 0;
   }
 
   // Transactional mails: the same, one message at a time.
@@ -120,7 +151,7 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   // Running jobs without progress lost their lanes: new ones take the remaining recipients.
   const stalledBefore = new Date(now.getTime() - options.stalledForMs);
   const stalled = await db
-    .select({ id: mailSendJobs.id, pending: mailSendJobs.pending, status: mailSendJobs.status })
+    .select({ id: mailSendJobs.id, customerId: mailSendJobs.customerId, pending: mailSendJobs.pending, status: mailSendJobs.status })
     .from(mailSendJobs)
     .where(
       and(
@@ -130,19 +161,27 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
       ),
     );
   for (const job of stalled) {
-    if (job.status === "running" && job.pending > 0) {
-      if (await resumeUnderNewRun(deps, job.id)) result.resumed++;
-    } else {
-      await completeJob(deps, job.id);
-      const [after] = await db.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, job.id));
-      if (after?.status === "completed") result.completed++;
-    }
+    await forCustomer(job.customerId, async () => {
+      if (job.status === "running" && job.pending > 0) {
+        if (await resumeUnderNewRun(deps, job.id)) result.resumed++;
+      } else {
+        await completeJob(deps, job.id);
+        const [after] = await db.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, job.id));
+        if (after?.status === "completed") result.completed++;
+      }
+    });
   }
   // Last, what asks the provider: lanes and marks above never wait for it.
   for (const claim of claims) {
-    if (claim.batchId) count(await reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: claim.batchId }));
+    const { batchId } = claim;
+    if (!batchId) continue;
+    const outcome = await forCustomer(claim.customerId, () => reconcileBatch(deps, { job_id: claim.jobId, customer_id: claim.customerId, batch_id: batchId }));
+    if (outcome) count(outcome);
   }
-  for (const message of transactionalInDoubt) count(await reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
+  for (const message of transactionalInDoubt) {
+    const outcome = await forCustomer(message.customerId, () => reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
+    if (outcome) count(outcome);
+  }
   return result;
 }
 
