@@ -6,7 +6,7 @@ import { personaliseSubject } from "../mail/render/subject";
 import { getTemplateRow, toTemplateView } from "../mail/templates/service";
 import { renderTile, type Tile } from "../mail/render/tile";
 import { defaultDesignTokens } from "../mail/render/tokens";
-import type { BlockParam } from "../mail/render/types";
+import type { BlockParam } from "../db/json-columns";
 import { getDesignRules } from "../mail/setup/design";
 
 /**

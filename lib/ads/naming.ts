@@ -1,3 +1,4 @@
+import { z } from "@hono/zod-openapi";
 import { eq, sql } from "drizzle-orm";
 import type { Database, Tx } from "../db/client";
 import { adsAccounts, adsNameSequences } from "../db/schema";
@@ -14,7 +15,17 @@ const DEFAULT_AD_NAME_PATTERN = "{adset}-ad{seq}";
 export const AD_SET_NAME_TOKENS = ["target", "date", "seq"] as const;
 export const AD_NAME_TOKENS = ["adset", "target", "date", "seq"] as const;
 
-export type NamingView = { adset_pattern: string; ad_pattern: string; adset_pattern_is_default: boolean; ad_pattern_is_default: boolean };
+/** The naming convention as the operator reads it (`/v1/customers/{id}/ads/naming` of the admin API). */
+export const AdsNaming = z
+  .object({
+    adset_pattern: z.string().openapi({ description: "Pattern of ad set names.", example: "{target}-{date}-{seq}" }),
+    ad_pattern: z.string().openapi({ description: "Pattern of ad names (when the customer gives none).", example: "{adset}-ad{seq}" }),
+    adset_pattern_is_default: z.boolean().openapi({ description: "Whether the default ad set pattern applies.", example: true }),
+    ad_pattern_is_default: z.boolean().openapi({ description: "Whether the default ad pattern applies.", example: true }),
+  })
+  .openapi("AdsNaming");
+
+export type NamingView = z.infer<typeof AdsNaming>;
 
 /** Problems with a pattern, empty when it is usable. */
 export function patternProblems(pattern: string, tokens: readonly string[]): string[] {

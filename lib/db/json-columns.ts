@@ -1,3 +1,7 @@
+// The OpenAPI-extended zod: zod 4 gives a schema its methods when it is built, so a schema the APIs document
+// (`.openapi()` on its fields) must be built after the extension, whatever the import order.
+import { z } from "@hono/zod-openapi";
+
 /**
  * The shapes stored in JSON columns. They live beside the schema, not in the services, so the schema
  * imports no service code: the ads platform client and the mail renderer import these types from here.
@@ -50,3 +54,23 @@ export interface CompiledTemplate {
 /** The value types of a block or contract parameter (`text` keeps line breaks; `url`/`image` take absolute URLs). */
 export const blockParamTypes = ["string", "text", "url", "image"] as const;
 export type BlockParamType = (typeof blockParamTypes)[number];
+
+/**
+ * One entry of a block's parameter schema (spec: Block parameter): the one definition the `mail_blocks`
+ * column, the renderer and both APIs' schemas (`BlockParam`, `MailBlockParam`, which add their documentation
+ * and the operator's limits) derive from.
+ */
+export const blockParamSchema = z.object({
+  name: z.string(),
+  label: z.string(),
+  /** `text` renders line breaks as `<br>`; `url` and `image` values must be absolute URLs. */
+  type: z.enum(blockParamTypes),
+  required: z.boolean(),
+  /** Used when no value (or an empty one) is given; applied in phase 1, so recipient data cannot replace it. */
+  fallback: z.string().nullable(),
+  /** Without a value the block's outer element is left out (or only the block's own `{{#name}}` section). */
+  hide_if_missing: z.boolean(),
+  /** Shown in tiles. */
+  example: z.string(),
+});
+export type BlockParam = z.infer<typeof blockParamSchema>;

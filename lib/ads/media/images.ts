@@ -6,6 +6,8 @@ import { OutboundError, type SafeFetch } from "../../core/outbound/safe-fetch";
 import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
+import type { z } from "zod";
+import type { MediaImage, MediaImageItem } from "../routes/media/schema";
 
 // Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);
@@ -22,8 +24,9 @@ const IMAGE_RATIOS = [
 type ImageRatio = (typeof IMAGE_RATIOS)[number]["label"];
 export type ImageFormat = "jpeg" | "png" | "webp";
 
-export type UploadedImageView = { id: string; image_hash: string; url: string };
-export type ImageListItem = { image_hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
+/** The API's `MediaImage` and `MediaImageItem` schemas (one schema per resource). */
+export type UploadedImageView = z.infer<typeof MediaImage>;
+export type ImageListItem = z.infer<typeof MediaImageItem>;
 
 /** The type by content, never by name or Content-Type header: JPEG `FF D8 FF`, PNG signature, `RIFF…WEBP`. */
 function sniffImageFormat(bytes: Uint8Array): ImageFormat | null {

@@ -9,10 +9,13 @@ import type { AdVideo, GraphSession } from "../platform";
 import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
 import { isoFromGraph } from "./images";
+import type { z } from "zod";
+import type { MediaVideo, MediaVideoItem } from "../routes/media/schema";
 
 type VideoStatus = (typeof adsVideos.$inferSelect)["status"];
-export type VideoView = { id: string; video_id: string; status: VideoStatus; title: string | null; processed_at: string | null; created_at: string };
-export type VideoListItem = { id: string | null; video_id: string; title: string; status: VideoStatus; length: number; created_time: string | null };
+/** The API's `MediaVideo` and `MediaVideoItem` schemas (one schema per resource). */
+export type VideoView = z.infer<typeof MediaVideo>;
+export type VideoListItem = z.infer<typeof MediaVideoItem>;
 
 type Row = typeof adsVideos.$inferSelect;
 

@@ -6,32 +6,14 @@ import type { AdsDeps } from "../deps";
 import { PlatformError, type GraphSession } from "../platform";
 import { toApiError } from "../upstream";
 import { queueSnapshot } from "../insights/snapshot-queue";
+import type { z } from "zod";
+import { ONBOARDING_ITEMS, type AdsOnboarding, type TOKEN_STATUSES } from "./schema";
 
-/**
- * What complete onboarding consists of, in the order `details.missing` lists it. `access_token` counts as
- * present only once the platform accepted it together with the app secret, and no longer once a later
- * call was refused with code 190.
- */
-export const ONBOARDING_ITEMS = [
-  "access_token",
-  "app_secret",
-  "ad_account_id",
-  "page_id",
-  "instagram_account_id",
-  "dsa_beneficiary",
-  "dsa_payor",
-  "legal_name",
-] as const;
 type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
 
 /** Media calls and the operator's campaign checks only need a working token on an ad account. */
 const AD_ACCOUNT_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret", "ad_account_id"];
 
-/**
- * `missing`: no token; `unverified`: stored, waiting for the app secret; `verified`: accepted by the
- * platform; `invalid`: accepted once, then refused with code 190 (expired or revoked).
- */
-export const TOKEN_STATUSES = ["missing", "unverified", "verified", "invalid"] as const;
 type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
 export type OnboardingInput = {
@@ -45,18 +27,8 @@ export type OnboardingInput = {
   legal_name?: string | null;
 };
 
-export type OnboardingView = {
-  access_token_set: boolean;
-  app_secret_set: boolean;
-  token_verified_at: string | null;
-  token_status: TokenStatus;
-  token_invalid_at: string | null;
-  token_error_code: number | null;
-  token_error_subcode: number | null;
-  complete: boolean;
-  present: OnboardingItem[];
-  missing: OnboardingItem[];
-};
+/** The API's `AdsOnboarding` schema (one schema per resource). */
+export type OnboardingView = z.infer<typeof AdsOnboarding>;
 
 type Row = typeof adsAccounts.$inferSelect;
 

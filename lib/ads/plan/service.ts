@@ -5,6 +5,8 @@ import type { AdsAccess, CoreDeps } from "../../core/context";
 import { ConflictError } from "../../core/errors";
 import { addDays, daysInMonth } from "../insights/calendar";
 import { adsPublishedThisMonth } from "./published";
+import type { z } from "zod";
+import type { Deactivation, Plan, PlanUsage, StageChange } from "../routes/plan/schema";
 
 /**
  * The plan (DESIGN §5). A cycle is a calendar month (UTC), the same month the included ads are counted in.
@@ -14,7 +16,7 @@ import { adsPublishedThisMonth } from "./published";
  * (its inclusions apply at once); a downgrade is selected from the next cycle's start.
  */
 
-export type Stage = AdsAccess["stage"];
+type Stage = AdsAccess["stage"];
 const STAGE_ORDER: readonly Stage[] = ["starter", "growth", "scale", "enterprise"];
 
 type StageTerms = {
@@ -149,9 +151,10 @@ function expected(state: PlanState) {
   return { projected, stage, fee: feeCents(stage, projected) };
 }
 
-export type PlanView = ReturnType<typeof planView>;
+/** The API's `Plan` schema (one schema per resource). */
+export type PlanView = z.infer<typeof Plan>;
 
-function planView(state: PlanState) {
+function planView(state: PlanState): PlanView {
   const next = expected(state);
   return {
     state: state.settings.accountState,
@@ -170,7 +173,7 @@ export async function getPlan(deps: Pick<CoreDeps, "db" | "clock">, customerId: 
   return planView(await planState(deps.db, customerId, deps.clock.now()));
 }
 
-export async function getPlanUsage(deps: Pick<CoreDeps, "db" | "clock">, customerId: string) {
+export async function getPlanUsage(deps: Pick<CoreDeps, "db" | "clock">, customerId: string): Promise<z.infer<typeof PlanUsage>> {
   const now = deps.clock.now();
   const state = await planState(deps.db, customerId, now);
   const published = await adsPublishedThisMonth(deps.db, customerId, now);
@@ -197,7 +200,7 @@ export type ChangeStageInput = { stage?: "starter" | "growth" | "scale" };
  * selections are dropped. Downgrade (lower than the running cycle's selection): selected from the next
  * cycle's start. The same stage changes nothing. Enterprise is agreed with the operator.
  */
-export async function changeStage(deps: Pick<CoreDeps, "db" | "clock">, customerId: string, input: ChangeStageInput) {
+export async function changeStage(deps: Pick<CoreDeps, "db" | "clock">, customerId: string, input: ChangeStageInput): Promise<z.infer<typeof StageChange>> {
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`ads-plan:${customerId}`}, 0))`);
@@ -243,7 +246,7 @@ export async function changeStage(deps: Pick<CoreDeps, "db" | "clock">, customer
  * already spent). Writes then answer 402 `payment_required`, reads keep working; the operator reactivates
  * through the admin API. Conditional on the account being active, so a repeated call changes nothing.
  */
-export async function deactivateAccount(deps: Pick<CoreDeps, "db" | "clock" | "principals">, customerId: string) {
+export async function deactivateAccount(deps: Pick<CoreDeps, "db" | "clock" | "principals">, customerId: string): Promise<z.infer<typeof Deactivation>> {
   const now = deps.clock.now();
   const [row] = await deps.db
     .update(adsSettings)

@@ -20,7 +20,6 @@ import { AccountThrottle, DEFAULT_PAUSE_SECONDS, readUsage } from "./throttle";
 import { adAccountPath, appSecretProof, encodeGraphParams, objectPath, type GraphParamValue } from "./graph-params";
 import {
   GRAPH_PRODUCTION_BASE_URL,
-  type AdAccountView,
   type AdCreateParams,
   type AdCreativeCreateParams,
   type AdImage,
@@ -29,9 +28,7 @@ import {
   type AdStatusView,
   type AdUpdateParams,
   type AdVideo,
-  type CampaignField,
   type CampaignUpdateParams,
-  type CampaignView,
   type PlatformCredentials,
   type TokenOwner,
   type UploadedImage,
@@ -199,6 +196,11 @@ const adVideo = z.object({
     .transform((time) => time ?? null),
 });
 const configuredStatus = z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]);
+/**
+ * A campaign as `GET /{campaign_id}?fields=…` answers it: only the requested fields (and `id`) are present.
+ * Budgets are numeric strings in minor units and appear only on a campaign that holds the budget itself
+ * (campaign budget optimisation), whose ad sets then cannot carry their own.
+ */
 const campaign = z.object({
   id: z.union([z.string(), z.number()]).transform(String),
   name: z.string().optional(),
@@ -212,6 +214,10 @@ const campaign = z.object({
   created_time: z.string().optional(),
   updated_time: z.string().optional(),
 });
+/** What the client answers is what its schemas parse, so a field read from Graph cannot be missing from the type. */
+type AdAccountView = z.output<typeof adAccount>;
+type CampaignView = z.output<typeof campaign>;
+export type CampaignField = Exclude<keyof CampaignView, "id">;
 /**
  * Graph leaves out fields it has no value for. An ad's configured status is `configured_status`, else
  * `status` (the same value under its older name), else an `effective_status` that is one of them; the

@@ -182,30 +182,7 @@ export type AdStatusView = {
 
 export type AdIssue = { level?: string; error_code?: string; error_summary?: string; error_message?: string };
 
-/**
- * A campaign as `GET /{campaign_id}?fields=…` answers it: only the requested fields (and `id`) are present.
- * Budgets are numeric strings in minor units and appear only on a campaign that holds the budget itself
- * (campaign budget optimisation), whose ad sets then cannot carry their own.
- */
-export type CampaignView = {
-  id: string;
-  name?: string;
-  account_id?: string;
-  objective?: string;
-  status?: ConfiguredStatus;
-  configured_status?: ConfiguredStatus;
-  effective_status?: EffectiveStatus;
-  daily_budget?: string;
-  lifetime_budget?: string;
-  created_time?: string;
-  updated_time?: string;
-};
-
-export type CampaignField = Exclude<keyof CampaignView, "id">;
-
 export type CampaignUpdateParams = { name?: string; status?: "ACTIVE" | "PAUSED" | "ARCHIVED" };
-
-export type AdAccountView = { id: string; account_id: string; name: string; account_status: number; currency?: string; timezone_name?: string };
 
 export type TokenOwner = { id: string; name: string };
 

@@ -6,19 +6,14 @@ import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { PlatformError, type CampaignField } from "../platform";
 import { toApiError, upstream } from "../upstream";
+import type { z } from "zod";
+import type { AdminTarget } from "./schema";
 
 export type TargetRow = typeof adsTargets.$inferSelect;
 export type TargetStatus = TargetRow["status"];
 
-export type TargetView = {
-  id: string;
-  key: string;
-  platform_campaign_id: string;
-  status: TargetStatus;
-  config: TargetConfigRecord;
-  created_at: string;
-  updated_at: string;
-};
+/** The API's `AdminTarget` schema (one schema per resource). */
+export type TargetView = z.infer<typeof AdminTarget>;
 
 export type TargetConfigInput = Omit<
   TargetConfigRecord,

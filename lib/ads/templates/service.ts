@@ -13,6 +13,7 @@ import { upstream } from "../upstream";
 import { definitionOf, HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
 import { checkValues, renderRatio, renderTemplate, resolveValues, valueUrlPolicy } from "./render";
 import { startVideoRender, type VideoRenderStarted } from "./video-render";
+import type { AdminAdTemplate, Assignment } from "./schema";
 
 /*
  * Ad templates: the operator maintains them and assigns them per customer (with preview values); a
@@ -33,7 +34,11 @@ export const TemplateInput = z.strictObject({
 });
 export type TemplateInput = z.infer<typeof TemplateInput>;
 
-export type AdminTemplateView = TemplateInput & { id: string; status: "active" | "inactive"; revision: number; created_at: string; updated_at: string };
+/**
+ * The API's `AdminAdTemplate` schema (one schema per resource), with the definition (`params`, `layouts`,
+ * `highlight`) typed as it is checked rather than as the document shows it (open objects).
+ */
+export type AdminTemplateView = Omit<z.infer<typeof AdminAdTemplate>, keyof TemplateInput> & TemplateInput;
 
 function adminView(row: Row): AdminTemplateView {
   const definition = definitionOf(row);
@@ -115,7 +120,8 @@ export async function updateAdTemplate(
   return adminView(row);
 }
 
-export type AssignmentView = { template_id: string; customer_id: string; preview_values: Record<string, string>; assigned_at: string };
+/** The API's `AdTemplateAssignment` schema. */
+export type AssignmentView = z.infer<typeof Assignment>;
 
 /** Assigns (again: keeps the stored preview values). */
 export async function assignAdTemplate(deps: Pick<AdsDeps, "db" | "clock">, customerId: string, templateId: string): Promise<AssignmentView> {

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import type { BlockParamType } from "../json-columns";
+import type { BlockParam, BlockParamType } from "../json-columns";
 import { customers, mailModes } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -9,15 +9,6 @@ const customerRef = () =>
     .notNull()
     .references(() => customers.id, { onDelete: "cascade" });
 
-export type BlockParamRecord = {
-  name: string;
-  label: string;
-  type: BlockParamType;
-  required: boolean;
-  fallback: string | null;
-  hide_if_missing: boolean;
-  example: string;
-};
 export type TagRecord = { slug: string; label: string };
 /** Contract parameters take the same value types as block parameters (image parameters take a URL). */
 export type ContractEntry = { name: string; label: string; type: BlockParamType; required: boolean; example: string };
@@ -46,7 +37,7 @@ export const mailBlocks = pgTable("mail_blocks", {
   name: text().notNull(),
   description: text(),
   mjml: text().notNull(),
-  params: jsonb().$type<BlockParamRecord[]>().notNull(),
+  params: jsonb().$type<BlockParam[]>().notNull(),
   tags: jsonb().$type<TagRecord[]>().notNull(),
   series: jsonb().$type<TagRecord | null>(),
   version: integer().notNull().default(1),

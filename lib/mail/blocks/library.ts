@@ -1,4 +1,5 @@
-import type { BlockDefinition, BlockParam, Brand, Frame } from "../render/types";
+import type { BlockParam } from "../../db/json-columns";
+import type { BlockDefinition, Brand, Frame } from "../render/types";
 
 /*
  * The demo block library: what a fresh installation (and the tests and benchmarks) starts with.

@@ -1,23 +1,10 @@
-import type { BlockParamType } from "../../db/json-columns";
+import type { BlockParam } from "../../db/json-columns";
 import type { templateKinds } from "../../db/schema";
 import type { DesignTokens } from "./tokens";
 
-export type TemplateKind = (typeof templateKinds)[number];
+export type { BlockParam };
 
-/** One entry of a block's parameter schema (spec: Block parameter). */
-export interface BlockParam {
-  name: string;
-  label: string;
-  /** `text` renders line breaks as `<br>`; `url` and `image` values must be absolute URLs. */
-  type: BlockParamType;
-  required: boolean;
-  /** Used when no value (or an empty one) is given; applied in phase 1, so recipient data cannot replace it. */
-  fallback: string | null;
-  /** Without a value the block's outer element is left out (or only the block's own `{{#name}}` section). */
-  hide_if_missing: boolean;
-  /** Shown in tiles. */
-  example: string;
-}
+export type TemplateKind = (typeof templateKinds)[number];
 
 /** What the renderer needs of a block; the stored block carries more (name, series, tile_url…). */
 export interface BlockDefinition {

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailBlockEnablements, mailBlocks, type BlockParamRecord, type TagRecord } from "../../db/schema";
+import type { BlockParam } from "../../db/json-columns";
+import { mailBlockEnablements, mailBlocks, type TagRecord } from "../../db/schema";
 import { ForbiddenError, NotFoundError, ValidationError } from "../../core/errors";
 import { checkPlaceholderSyntax } from "./syntax";
 
@@ -11,7 +12,7 @@ export type BlockInput = {
   name: string;
   description: string | null;
   mjml: string;
-  params: BlockParamRecord[];
+  params: BlockParam[];
   tags: TagRecord[];
   series: TagRecord | null;
 };

@@ -1,11 +1,23 @@
 import { z } from "@hono/zod-openapi";
 import { SenderFields } from "../routes/templates/schema";
-import { readinessItems } from "./provider-config";
 
 /**
- * The provider configuration's API shapes, owned by the mail service (its setup reads and writes them); the
- * admin API serves them under these names (`lib/admin/routes/mail/provider/schema.ts`).
+ * The provider configuration's API shapes, owned by the mail service (its setup reads and writes them, and
+ * imports from here, never the other way round); the admin API serves them under these names and extends
+ * `MailProviderConfig` with its own fields (`MailProviderStatus`, `lib/admin/routes/mail/provider/schema.ts`).
  */
+
+/** The readiness items in the order they are reported (`readiness()` in provider-config.ts checks them). */
+export const readinessItems = [
+  "server_token",
+  "transactional_stream",
+  "broadcast_stream",
+  "verified_senders",
+  "default_newsletter_from",
+  "newsletter_footer",
+  "transactional_footer",
+] as const;
+
 const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
 
 export const MailSender = SenderFields.extend({

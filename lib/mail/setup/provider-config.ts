@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { mailFrames, mailProviderConfigs, type SenderRecord } from "../../db/schema";
 import { ForbiddenError } from "../../core/errors";
 import type { SecretBox } from "../../core/secrets";
-import type { MailProviderConfigResponse, MailReadinessResponse } from "./provider-config-schema";
+import { readinessItems, type MailProviderConfigResponse, type MailReadinessResponse } from "./provider-config-schema";
 
 export type ProviderConfigInput = {
   server_token?: string;
@@ -27,17 +27,6 @@ type ProviderCredentials = {
   defaultNewsletterFrom: SenderRecord | null;
   defaultTransactionalFrom: SenderRecord | null;
 };
-
-/** The readiness items in the order they are reported. */
-export const readinessItems = [
-  "server_token",
-  "transactional_stream",
-  "broadcast_stream",
-  "verified_senders",
-  "default_newsletter_from",
-  "newsletter_footer",
-  "transactional_footer",
-] as const;
 
 export type ReadinessItem = MailReadinessResponse["items"][number];
 

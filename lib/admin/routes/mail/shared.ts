@@ -52,5 +52,17 @@ export function checkUniqueNames(entries: readonly { name: string }[], ctx: z.Re
   }
 }
 
+/** The documentation an admin view gives a field it takes unchanged from the customer schema. */
+type FieldDoc = { description: string; example?: unknown };
+
+/**
+ * Fields of a customer schema with the operator's descriptions: the types stay the mail service's, and only
+ * a field that schema has can be named, so an admin view (`Schema.extend({ ...redescribed(Schema.shape, …) })`)
+ * lists only what it documents differently and derives everything else.
+ */
+export function redescribed<S extends z.ZodRawShape, K extends keyof S & string>(shape: S, docs: Record<K, FieldDoc>): Pick<S, K> {
+  return Object.fromEntries(Object.entries<FieldDoc>(docs).map(([key, doc]) => [key, (shape[key] as z.ZodType).openapi(doc)])) as unknown as Pick<S, K>;
+}
+
 export const atLeastOneField = (value: object) => Object.keys(value).length > 0;
 export const atLeastOneFieldMessage = "Send at least one field to change.";

@@ -1,19 +1,20 @@
 import { z } from "@hono/zod-openapi";
 import type { BlockRow } from "../../setup/blocks";
-import { blockParamTypes } from "../../../db/json-columns";
+import { blockParamSchema } from "../../../db/json-columns";
 import { uuidExample } from "../shared";
 
-/** The fields of a block parameter; `BlockParam` here, `MailBlockParam` (with the limits the operator must keep) in the admin API. */
-export const BlockParamFields = z.object({
-  name: z.string().openapi({ description: "Placeholder name used in the block (`{{name}}`).", example: "title" }),
-  label: z.string().openapi({ description: "Label for the builder UI.", example: "Title" }),
-  type: z
-    .enum(blockParamTypes)
-    .openapi({ description: "`string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).", example: "string" }),
-  required: z.boolean().openapi({ description: "Whether a value must be given.", example: true }),
-  fallback: z.string().nullable().openapi({ description: "Used when no value is given.", example: null }),
-  hide_if_missing: z.boolean().openapi({ description: "Without a value the block's element is left out.", example: false }),
-  example: z.string().openapi({ description: "Example value (used in tiles).", example: "Our spring news" }),
+/** The fields of a block parameter (`blockParamSchema`, documented); `BlockParam` here, `MailBlockParam` (with the limits the operator must keep) in the admin API. */
+export const BlockParamFields = blockParamSchema.extend({
+  name: blockParamSchema.shape.name.openapi({ description: "Placeholder name used in the block (`{{name}}`).", example: "title" }),
+  label: blockParamSchema.shape.label.openapi({ description: "Label for the builder UI.", example: "Title" }),
+  type: blockParamSchema.shape.type.openapi({
+    description: "`string`, `text` (line breaks kept), `url` or `image` (absolute https URL, e.g. an asset URL).",
+    example: "string",
+  }),
+  required: blockParamSchema.shape.required.openapi({ description: "Whether a value must be given.", example: true }),
+  fallback: blockParamSchema.shape.fallback.openapi({ description: "Used when no value is given.", example: null }),
+  hide_if_missing: blockParamSchema.shape.hide_if_missing.openapi({ description: "Without a value the block's element is left out.", example: false }),
+  example: blockParamSchema.shape.example.openapi({ description: "Example value (used in tiles).", example: "Our spring news" }),
 });
 
 const BlockParam = BlockParamFields.openapi("BlockParam");

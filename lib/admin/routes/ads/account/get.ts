@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { getOnboarding } from "../../../../ads/onboarding/service";
+import { AdsOnboarding } from "../../../../ads/onboarding/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsOnboarding } from "./schema";
 
 export function registerGetCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

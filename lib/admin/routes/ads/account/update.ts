@@ -1,12 +1,13 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { updateOnboarding } from "../../../../ads/onboarding/service";
+import { AdsOnboarding } from "../../../../ads/onboarding/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsOnboarding, UpdateAdsOnboarding } from "./schema";
+import { UpdateAdsOnboarding } from "./schema";
 
 export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

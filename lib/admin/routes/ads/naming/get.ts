@@ -1,12 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
-import { getNaming } from "../../../../ads/naming";
+import { AdsNaming, getNaming } from "../../../../ads/naming";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsNaming } from "./schema";
 
 export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -11,15 +11,6 @@ const pattern = (tokens: readonly string[], description: string, example: string
     })
     .openapi({ description, example });
 
-export const AdsNaming = z
-  .object({
-    adset_pattern: z.string().openapi({ description: "Pattern of ad set names.", example: "{target}-{date}-{seq}" }),
-    ad_pattern: z.string().openapi({ description: "Pattern of ad names (when the customer gives none).", example: "{adset}-ad{seq}" }),
-    adset_pattern_is_default: z.boolean().openapi({ description: "Whether the default ad set pattern applies.", example: true }),
-    ad_pattern_is_default: z.boolean().openapi({ description: "Whether the default ad pattern applies.", example: true }),
-  })
-  .openapi("AdsNaming");
-
 export const UpdateAdsNaming = z
   .strictObject({
     adset_pattern: pattern(

@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
-import { setNaming } from "../../../../ads/naming";
+import { AdsNaming, setNaming } from "../../../../ads/naming";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdsNaming, UpdateAdsNaming } from "./schema";
+import { UpdateAdsNaming } from "./schema";
 
 export function registerUpdateCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { createTarget } from "../../../../ads/targets/service";
+import { AdminTarget, CreateAdminTarget } from "../../../../ads/targets/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget, CreateAdminTarget } from "./schema";
 
 export function registerCreateCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

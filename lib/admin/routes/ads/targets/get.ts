@@ -1,11 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { findTargetByKey, toTargetView } from "../../../../ads/targets/service";
+import { AdminTarget } from "../../../../ads/targets/schema";
 import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget, TargetKeyParams } from "./schema";
+import { TargetKeyParams } from "./schema";
 
 export function registerGetCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

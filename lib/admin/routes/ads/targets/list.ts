@@ -1,12 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { listTargets } from "../../../../ads/targets/service";
+import { AdminTarget } from "../../../../ads/targets/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget } from "./schema";
 
 export function registerListCustomerAdTargets(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

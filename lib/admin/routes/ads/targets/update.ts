@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { updateTarget } from "../../../../ads/targets/service";
+import { AdminTarget, UpdateAdminTarget } from "../../../../ads/targets/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { AdminTarget, TargetKeyParams, UpdateAdminTarget } from "./schema";
+import { TargetKeyParams } from "./schema";
 
 export function registerUpdateCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -4,7 +4,8 @@ import { createAdTemplate, TemplateInput } from "../../../../ads/templates/servi
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { tags, LAYOUT_RULES, AdminAdTemplate, templateBody, parse } from "./schema";
+import { LAYOUT_RULES, AdminAdTemplate } from "../../../../ads/templates/schema";
+import { tags, templateBody, parse } from "./schema";
 
 export function registerCreateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

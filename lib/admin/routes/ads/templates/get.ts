@@ -4,7 +4,8 @@ import { getAdTemplate } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { tags, AdminAdTemplate, TemplateIdParam } from "./schema";
+import { AdminAdTemplate } from "../../../../ads/templates/schema";
+import { tags, TemplateIdParam } from "./schema";
 
 export function registerGetLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

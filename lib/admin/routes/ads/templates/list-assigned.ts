@@ -5,7 +5,8 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { security, type AdminRouter } from "../../shared";
-import { tags, Assignment, AssignmentParams } from "./schema";
+import { Assignment } from "../../../../ads/templates/schema";
+import { tags, AssignmentParams } from "./schema";
 
 export function registerListCustomerAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -4,7 +4,8 @@ import { listAdTemplates } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { tags, AdminAdTemplate } from "./schema";
+import { AdminAdTemplate } from "../../../../ads/templates/schema";
+import { tags } from "./schema";
 
 export function registerListLibraryAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -4,7 +4,8 @@ import { updateAdTemplate } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { security, type AdminRouter } from "../../shared";
-import { tags, AdminAdTemplate, templateBody, TemplateIdParam, parse, UpdateInput } from "./schema";
+import { AdminAdTemplate } from "../../../../ads/templates/schema";
+import { tags, templateBody, TemplateIdParam, parse, UpdateInput } from "./schema";
 
 export function registerUpdateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -3,10 +3,11 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { readiness } from "../../../../mail/setup/provider-config";
+import { MailReadiness } from "../../../../mail/setup/provider-config-schema";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailReadiness, tags } from "./schema";
+import { tags } from "./schema";
 
 export function registerGetCustomerMailReadiness(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { MailProviderConfig } from "../../../../mail/setup/provider-config-schema";
 
-export { MailProviderConfig, MailReadiness, UpdateMailProviderConfig } from "../../../../mail/setup/provider-config-schema";
-
-/** The configuration as the operator reads it, with what the receiver saw on streams it does not name. */
+/**
+ * The configuration as the operator reads it: the mail service's `MailProviderConfig` (owned by mail, served
+ * as is by PATCH), extended with what the receiver saw on streams it does not name.
+ */
 export const MailProviderStatus = MailProviderConfig.extend({
   events_on_unconfigured_streams: z
     .object({

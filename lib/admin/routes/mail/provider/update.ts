@@ -4,10 +4,11 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setProviderConfig } from "../../../../mail/setup/provider-config";
+import { MailProviderConfig, UpdateMailProviderConfig } from "../../../../mail/setup/provider-config-schema";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import { security, type AdminRouter } from "../../shared";
-import { MailProviderConfig, UpdateMailProviderConfig, tags } from "./schema";
+import { tags } from "./schema";
 
 export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(

@@ -2,7 +2,18 @@ import { z } from "@hono/zod-openapi";
 import { templateKinds, templateStatuses } from "../../../../db/schema";
 import { BlockReferenceFields, ContractEntryFields, CreateTemplateFields, TemplateFields, Values } from "../../../../mail/routes/templates/schema";
 import { MailSender } from "../../../../mail/setup/provider-config-schema";
-import { atLeastOneField, atLeastOneFieldMessage, blockId, checkUniqueNames, checkUrlValues, isoExample, orNull, parameterName, templateId } from "../shared";
+import {
+  atLeastOneField,
+  atLeastOneFieldMessage,
+  blockId,
+  checkUniqueNames,
+  checkUrlValues,
+  isoExample,
+  orNull,
+  parameterName,
+  redescribed,
+  templateId,
+} from "../shared";
 import { CustomerIdParam } from "../../customers/schema";
 
 const MailTemplateParam = ContractEntryFields.extend({
@@ -41,21 +52,24 @@ const templateValues = Values.openapi({
 });
 
 export const MailTemplate = TemplateFields.extend({
-  id: TemplateFields.shape.id.openapi({ description: "Template id.", example: templateId }),
-  name: TemplateFields.shape.name.openapi({ description: "Name.", example: "Order confirmation" }),
-  kind: TemplateFields.shape.kind.openapi({ description: "`transactional` (sent singly) or `newsletter` (send jobs).", example: "transactional" }),
-  origin: TemplateFields.shape.origin.openapi({
-    description: "`admin`: maintained here, with a parameter contract, read-only for the customer. `customer`: saved by the customer's builder.",
-    example: "admin",
+  ...redescribed(TemplateFields.shape, {
+    id: { description: "Template id.", example: templateId },
+    name: { description: "Name.", example: "Order confirmation" },
+    kind: { description: "`transactional` (sent singly) or `newsletter` (send jobs).", example: "transactional" },
+    origin: {
+      description: "`admin`: maintained here, with a parameter contract, read-only for the customer. `customer`: saved by the customer's builder.",
+      example: "admin",
+    },
+    subject: { description: "Subject; may contain `{{placeholder}}`.", example: "Your order {{order_number}}" },
+    version: { description: "Starts at 1; bumped by every change.", example: 1 },
+    created_at: { description: "ISO 8601 creation time.", example: isoExample },
+    updated_at: { description: "ISO 8601 time of the last change.", example: isoExample },
   }),
-  subject: TemplateFields.shape.subject.openapi({ description: "Subject; may contain `{{placeholder}}`.", example: "Your order {{order_number}}" }),
+  // What only the operator's view types differently: the contract's own schema, the described references and values, the sender with its limits.
   params: z.array(MailTemplateParam).openapi({ description: "Parameter contract; empty for builder templates." }),
   blocks: z.array(MailBlockReference).nullable().openapi({ description: "The stack of block references." }),
   values: templateValues,
   from: orNull(MailSender).openapi({ description: "Sender of this template; null: the customer's default for the kind." }),
-  version: TemplateFields.shape.version.openapi({ description: "Starts at 1; bumped by every change.", example: 1 }),
-  created_at: TemplateFields.shape.created_at.openapi({ description: "ISO 8601 creation time.", example: isoExample }),
-  updated_at: TemplateFields.shape.updated_at.openapi({ description: "ISO 8601 time of the last change.", example: isoExample }),
 }).openapi("MailTemplate");
 
 export const CreateMailTemplate = z
