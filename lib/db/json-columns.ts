@@ -8,13 +8,16 @@ import { z } from "@hono/zod-openapi";
  */
 
 /** A Graph API location entry (region, city, zip), as the platform takes it. */
-export type GeoLocation = { key: string; radius?: number; distance_unit?: "mile" | "kilometer"; country?: string; name?: string };
+export type GeoLocation = { key: string; country?: string; name?: string };
+
+/** A city of `geo_locations`: only cities take a radius (Graph's TargetingGeoLocationCity; regions and zips do not). */
+type GeoCity = GeoLocation & { radius?: number; distance_unit?: "mile" | "kilometer" };
 
 /** Graph's `targeting.geo_locations`. */
 export type GeoLocations = {
   countries?: string[];
   regions?: GeoLocation[];
-  cities?: GeoLocation[];
+  cities?: GeoCity[];
   zips?: GeoLocation[];
   country_groups?: string[];
   location_types?: string[];

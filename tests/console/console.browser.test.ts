@@ -11,6 +11,7 @@ import { graphControls, onboardedCustomer } from "../ads/support/ads-world";
 import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
+import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
 import { addRecipients, createJob, createNewsletter, holdBatches, people, waitForJob } from "../helpers/send-jobs";
 
 /**
@@ -300,7 +301,7 @@ async function readmeShot(name: string): Promise<void> {
       });
     });
 
-    test("a customer's mail: readiness, usage, design rules with a live sample, template preview, suppression lookup", async () => {
+    test("a customer's mail: readiness, events on unconfigured streams, usage, design rules with a live sample, template preview, suppression lookup", async () => {
       await step("customer-mail", async () => {
         const c = await readyMailCustomer(h, "Console Mail");
         await createNewsletter(h, c.mailFull, "Console newsletter");
@@ -318,7 +319,20 @@ async function readmeShot(name: string): Promise<void> {
           await page.getByRole("heading", { name: new RegExp(`^${title.replace(/[()]/g, "\\$&")}`), level: 2 }).waitFor();
         }
         expect(await page.getByText("✓ Ready to send.").count()).toBe(1);
+        expect(await page.getByTestId("unconfigured-streams").textContent()).toContain("Events on unconfigured streams: 0.");
         expect(await accessibilityProblems()).toEqual([]);
+
+        // A delivery on a stream id the configuration does not name: applied, and counted for the operator with the stream.
+        const messageId = await sendTransactional(h, c, "console-stream@example.com");
+        const delivered = await postEvent(
+          h,
+          postmarkEvent.delivery({ message_id: messageId }, "2026-11-22T10:00:00Z", "outbound-2026", "console-stream@example.com"),
+        );
+        expect(delivered.json.data, describeResponse(delivered)).toMatchObject({ outcome: "stored" });
+        await page.reload();
+        const unconfigured = page.getByTestId("unconfigured-streams");
+        await expect.poll(() => unconfigured.textContent()).toContain("Events on unconfigured streams: 1.");
+        expect(await unconfigured.textContent()).toContain("not named below (outbound-2026;");
 
         await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "#e11d48" }));
         const button = page.getByTestId("design-sample").getByText("Button");

@@ -156,8 +156,32 @@ const CAMPAIGN_FIELDS: readonly CampaignField[] = [
   "lifetime_budget",
 ];
 
-/** What an ad's status read asks for, singly or batched. */
-const AD_STATUS_FIELDS = "id,effective_status,configured_status,status,ad_review_feedback,issues_info";
+/**
+ * Every `fields=` list the client sends, by the Graph object it reads (the official SDK's class name), in
+ * one place: a test checks each name against the SDK's object definitions.
+ */
+export const GRAPH_READ_FIELDS = {
+  User: ["id", "name"],
+  AdAccount: ["id", "account_id", "name", "account_status", "currency", "timezone_name"],
+  Campaign: CAMPAIGN_FIELDS,
+  AdImage: ["hash", "url", "width", "height", "name", "created_time"],
+  AdVideo: ["id", "status", "title", "length", "created_time"],
+  /** An ad's status read, singly or batched. */
+  Ad: ["id", "effective_status", "configured_status", "status", "ad_review_feedback", "issues_info"],
+  CustomAudience: [
+    "id",
+    "name",
+    "description",
+    "subtype",
+    "approximate_count_lower_bound",
+    "approximate_count_upper_bound",
+    "operation_status",
+    "delivery_status",
+  ],
+  AdsInsights: ["ad_id", "adset_id", "impressions", "reach", "clicks", "spend", "actions", "action_values"],
+} as const satisfies Record<string, readonly string[]>;
+
+const AD_STATUS_FIELDS = GRAPH_READ_FIELDS.Ad.join(",");
 
 /** Code 190 is the token itself; 102/104 (session key, no token) are our own bugs and not recorded. */
 const TOKEN_REJECTED_CODE = 190;
@@ -507,13 +531,13 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
     };
 
     return {
-      verifyToken: () => parsed(tokenOwner, { method: "GET", path: "me", params: { fields: "id,name" }, idempotent: true }),
+      verifyToken: () => parsed(tokenOwner, { method: "GET", path: "me", params: { fields: GRAPH_READ_FIELDS.User.join(",") }, idempotent: true }),
 
       getAdAccount: (account) =>
         parsed(adAccount, {
           method: "GET",
           path: adAccountPath(account),
-          params: { fields: "id,account_id,name,account_status,currency,timezone_name" },
+          params: { fields: GRAPH_READ_FIELDS.AdAccount.join(",") },
           idempotent: true,
         }),
 
@@ -538,7 +562,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
 
       listImages: (account, filter = {}) =>
         collect(adImage, `${adAccountPath(account)}/adimages`, {
-          fields: "hash,url,width,height,name,created_time",
+          fields: GRAPH_READ_FIELDS.AdImage.join(","),
           hashes: filter.hashes && filter.hashes.length > 0 ? filter.hashes : undefined,
         }),
 
@@ -551,9 +575,9 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         }),
 
       getVideo: (videoId) =>
-        parsed(adVideo, { method: "GET", path: objectPath(videoId), params: { fields: "id,status,title,length,created_time" }, idempotent: true }),
+        parsed(adVideo, { method: "GET", path: objectPath(videoId), params: { fields: GRAPH_READ_FIELDS.AdVideo.join(",") }, idempotent: true }),
 
-      listVideos: (account) => collect(adVideo, `${adAccountPath(account)}/advideos`, { fields: "id,status,title,length,created_time" }),
+      listVideos: (account) => collect(adVideo, `${adAccountPath(account)}/advideos`, { fields: GRAPH_READ_FIELDS.AdVideo.join(",") }),
 
       createAdSet: (account, params) => parsed(idResponse, { method: "POST", path: `${adAccountPath(account)}/adsets`, params, idempotent: false }),
 
@@ -583,7 +607,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
         parsed(customAudienceView, {
           method: "GET",
           path: objectPath(audienceId),
-          params: { fields: "id,name,description,subtype,approximate_count_lower_bound,approximate_count_upper_bound,operation_status,delivery_status" },
+          params: { fields: GRAPH_READ_FIELDS.CustomAudience.join(",") },
           idempotent: true,
         }),
 
@@ -663,7 +687,7 @@ export function createGraphClient(options: GraphClientOptions = {}): GraphClient
               level: "ad",
               time_increment: 1,
               time_range: { since: query.since, until: query.until },
-              fields: "ad_id,adset_id,impressions,reach,clicks,spend,actions,action_values",
+              fields: GRAPH_READ_FIELDS.AdsInsights.join(","),
               breakdowns: query.breakdowns.length > 0 ? query.breakdowns.join(",") : undefined,
               limit: INSIGHTS_PAGE,
               after,

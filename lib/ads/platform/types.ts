@@ -11,21 +11,24 @@ export type PlatformCredentials = { accessToken: string; appSecret: string };
 
 export type ConfiguredStatus = "ACTIVE" | "PAUSED" | "ARCHIVED" | "DELETED";
 
-/** `effective_status` values we act on; Graph has more (e.g. `WITH_ISSUES`, `IN_PROCESS`), so stay open. */
-type EffectiveStatus =
-  | "ACTIVE"
-  | "PAUSED"
-  | "ARCHIVED"
-  | "DELETED"
-  | "PENDING_REVIEW"
-  | "DISAPPROVED"
-  | "PREAPPROVED"
-  | "PENDING_BILLING_INFO"
-  | "CAMPAIGN_PAUSED"
-  | "ADSET_PAUSED"
-  | "IN_PROCESS"
-  | "WITH_ISSUES"
-  | (string & {});
+/** `effective_status` values we know (each checked against the official SDK's `Ad.EffectiveStatus` in a test). */
+export const KNOWN_EFFECTIVE_STATUSES = [
+  "ACTIVE",
+  "PAUSED",
+  "ARCHIVED",
+  "DELETED",
+  "PENDING_REVIEW",
+  "DISAPPROVED",
+  "PREAPPROVED",
+  "PENDING_BILLING_INFO",
+  "CAMPAIGN_PAUSED",
+  "ADSET_PAUSED",
+  "IN_PROCESS",
+  "WITH_ISSUES",
+] as const;
+
+/** Graph may add values, so the type stays open. */
+type EffectiveStatus = (typeof KNOWN_EFFECTIVE_STATUSES)[number] | (string & {});
 
 import type { GeoLocation, GeoLocations, PromotedObject } from "../../db/json-columns";
 

@@ -10,6 +10,7 @@ type DesignRules = Schemas["MailDesignRules"];
 type Readiness = Schemas["MailReadiness"];
 type Template = Schemas["MailTemplate"];
 type Usage = Schemas["Usage"];
+type ProviderStatus = Schemas["MailProviderStatus"];
 
 /** Green/red is spelled out: the state is never told by colour alone. */
 const readinessBadge = (status: "green" | "red") => h("span", { class: "badge" }, status === "green" ? "✓ ready" : "✗ missing");
@@ -150,11 +151,20 @@ async function frameCard(id: string): Promise<HTMLElement> {
   );
 }
 
+/**
+ * Postmark events of this customer's messages that arrived on a stream id the configuration does not name:
+ * they were applied all the same, but the count tells the operator a stream is missing from the form below.
+ */
+function unconfiguredStreams(events: ProviderStatus["events_on_unconfigured_streams"]): HTMLElement {
+  const explanation =
+    events.count === 0
+      ? "Every Postmark event of this customer's messages arrived on the transactional or broadcast stream named below."
+      : `Postmark reported events of this customer's messages on ${events.streams.length === 1 ? "a stream" : "streams"} not named below (${events.streams.join(", ")}; latest ${date(events.last_received_at)}). They were stored against their messages and updated the suppression list all the same; name the stream below (or correct the stream ids) so the configuration matches Postmark.`;
+  return h("p", { "data-testid": "unconfigured-streams" }, h("strong", {}, `Events on unconfigured streams: ${events.count.toLocaleString()}. `), explanation);
+}
+
 async function providerCard(id: string): Promise<HTMLElement> {
-  const [config, readiness] = await Promise.all([
-    get<Record<string, unknown>>(`customers/${id}/mail/provider`),
-    get<Readiness>(`customers/${id}/mail/readiness`),
-  ]);
+  const [config, readiness] = await Promise.all([get<ProviderStatus>(`customers/${id}/mail/provider`), get<Readiness>(`customers/${id}/mail/readiness`)]);
   return card(
     "Provider (Postmark) and readiness",
     h("p", {}, readiness.ready ? "✓ Ready to send." : "✗ Not ready to send: the items marked missing need attention."),
@@ -162,6 +172,7 @@ async function providerCard(id: string): Promise<HTMLElement> {
       ["Item", "State", "What to do"],
       readiness.items.map((i) => [i.item, readinessBadge(i.status), i.message]),
     ),
+    unconfiguredStreams(config.events_on_unconfigured_streams),
     form({
       submit: "Save provider configuration",
       sendOnlyChanged: true,

@@ -617,6 +617,10 @@ export function createGraphSimulator(options: GraphSimulatorOptions = {}): Graph
     setLatency(ms) {
       latencyMs = ms;
     },
+    view(id) {
+      const audience = state.audiences.get(id);
+      return audience ? audiences.view(audience) : state.view(id);
+    },
     requests: () => state.requests.map((entry) => ({ ...entry, query: { ...entry.query }, form: { ...entry.form } })),
     clearRequests() {
       state.requests.length = 0;

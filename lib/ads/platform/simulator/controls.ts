@@ -68,6 +68,8 @@ export type GraphSimulatorControls = {
    * replay shapes from Graph's docs, e.g. a DISAPPROVED ad without `configured_status` and `status`.
    */
   reshape(id: string, shape: { omit?: string[]; set?: Record<string, unknown> }): void;
+  /** Every readable field of an object (campaign, ad set, creative, ad, video, custom audience) as a read of all of them answers it. */
+  view(id: string): Record<string, unknown> | undefined;
   /** Appends raw rows to every insights answer of the ad account (until a reset), e.g. campaign-level rows. */
   addInsightsRows(accountId: string, rows: Record<string, unknown>[]): void;
   readonly state: SimulatorState;

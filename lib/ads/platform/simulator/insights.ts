@@ -235,12 +235,18 @@ export function createInsightsEndpoint(state: SimulatorState) {
       }
     }
 
-    // Rows a test added (another level's, as Graph's docs show them) come last, on every answer.
+    // Graph answers the fields asked for, with the row's dates and breakdown values; without `fields`
+    // every computed field. Rows a test added (another level's, as Graph's docs show them) come last, on
+    // every answer, as given.
+    const asked = params.fields ? new Set([...params.fields.split(",").map((field) => field.trim()), "date_start", "date_stop", ...breakdowns]) : undefined;
+    const computed = rows.length;
     const extra = state.extraInsightRows.get(act.id);
     if (extra) rows = [...rows, ...extra];
     const limit = Math.min(MAX_PAGE, Math.max(1, Number(params.limit) || 25));
     const start = afterIndex !== undefined && Number.isFinite(afterIndex) ? afterIndex + 1 : 0;
-    const slice = rows.slice(start, start + limit);
+    const slice = rows
+      .slice(start, start + limit)
+      .map((row, index) => (asked && start + index < computed ? Object.fromEntries(Object.entries(row).filter(([name]) => asked.has(name))) : row));
     if (slice.length === 0) return { data: [] };
     const end = start + slice.length - 1;
     const cursor = (index: number) => Buffer.from(`${index}.${nowMs}`).toString("base64url");

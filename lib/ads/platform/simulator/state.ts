@@ -414,7 +414,9 @@ export class SimulatorState {
         configured_status: ad.status,
         effective_status: this.adEffectiveStatus(ad),
         ad_review_feedback: this.adReviewFeedback(ad),
-        issues_info: ad.processing?.withIssues && this.now() >= ad.processing.endsMs ? [SIM_ISSUE] : undefined,
+        // `issues_info[].error_code` is an integer on reads (post-processing docs, the 2018 WITH_ISSUES
+        // post), a string in the `with_issues_ad_objects` webhook (PROVIDER-FACTS, disagreement 9).
+        issues_info: ad.processing?.withIssues && this.now() >= ad.processing.endsMs ? [{ ...SIM_ISSUE, error_code: Number(SIM_ISSUE.error_code) }] : undefined,
         created_time: graphTime(ad.createdMs),
         updated_time: graphTime(ad.updatedMs),
       };
