@@ -4,9 +4,9 @@ import { SkipReporter } from "./tests/helpers/skip-reporter";
 
 export default defineConfig({
   resolve: {
-    // The Vercel entries (api/*.js) import the bundle `npm run build` makes of lib/vercel.ts; tests run them
-    // on the source it is built from, so no build is needed before `npm test`.
-    alias: [{ find: /^\.\.\/dist\/functions\/vercel\.js$/, replacement: fileURLToPath(new URL("./lib/vercel.ts", import.meta.url)) }],
+    // The Vercel entries (api/*.js) import the bundles `npm run build` makes of lib/functions/<name>.ts; tests
+    // run them on the sources they are built from, so no build is needed before `npm test`.
+    alias: [{ find: /^\.\.\/dist\/functions\/([a-z]+)\.js$/, replacement: `${fileURLToPath(new URL("./lib/functions/", import.meta.url))}$1.ts` }],
   },
   test: {
     include: ["tests/**/*.test.ts"],

@@ -3,20 +3,28 @@
 // platform deploys it: the function's directory plus the repository files its .vc-config.json maps in
 // (`filePathMap`: migrations, the docs page's script, fonts). Prints a table and exits 1 when a function is over
 // its budget (MB = 10^6 bytes):
-//   every API function that does not process images            15 MB
-//   image API functions (mail, ads, admin, console: libvips)    40 MB (issue 29 asks 15; README "Function sizes")
-//   video (api/video: ffmpeg, libvips, resvg)                  105 MB (issue 29 asks 90; README "Function sizes")
-// Also fails when a function ships something it must not: esbuild, PGlite, tsx, typescript, ffmpeg outside
-// api/video, a simulator, or the Node version differs from package.json's engines.
+//   every API function (mail, ads, admin, console, cron, postmark, platform, queue)   15 MB (issue 29)
+//   the image function (api/media: the image routes; libvips, resvg, fonts)          40 MB (README "Function sizes")
+//   video (api/video: ffmpeg brotli-compressed, libvips, resvg)                      90 MB (issue 29)
+// Also fails when a function ships something it must not: esbuild, PGlite, tsx, typescript, npm's cache,
+// ffmpeg outside api/video, libvips or resvg outside api/media and api/video, or the Node version differs
+// from package.json's engines.
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
 const functionsDir = join(root, ".vercel/output/functions");
 const MB = 1e6;
-const BUDGETS = { video: 105, image: 40, api: 15 };
-const IMAGE_FUNCTIONS = new Set(["api/mail", "api/ads", "api/admin", "api/console"]);
-const FORBIDDEN = ["node_modules/esbuild/", "node_modules/@esbuild/", "node_modules/@electric-sql/pglite/", "node_modules/tsx/", "node_modules/typescript/"];
+const BUDGETS = { video: 90, image: 40, api: 15 };
+const IMAGE_FUNCTIONS = new Set(["api/media"]);
+const FORBIDDEN = [
+  "node_modules/.cache/",
+  "node_modules/esbuild/",
+  "node_modules/@esbuild/",
+  "node_modules/@electric-sql/pglite/",
+  "node_modules/tsx/",
+  "node_modules/typescript/",
+];
 
 function walk(dir, visit) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -57,18 +65,19 @@ for (const func of functions.sort()) {
   const kind = name === "api/video" ? "video" : IMAGE_FUNCTIONS.has(name) ? "image" : "api";
   const budget = BUDGETS[kind];
   const mb = bytes / MB;
-  const ffmpeg = files.some((file) => file.startsWith("node_modules/@ffmpeg-installer/"));
-  const sharp = files.some((file) => file.startsWith("node_modules/@img/"));
+  const ffmpeg = files.some((file) => file.startsWith("node_modules/@ffmpeg-installer/") || file.startsWith("dist/ffmpeg/"));
+  const sharp = files.some((file) => file.startsWith("node_modules/@img/") || file.startsWith("node_modules/@resvg/"));
   rows.push({ name, kind, mb, budget, ffmpeg, sharp });
   if (mb > budget) problems.push(`${name}: ${mb.toFixed(1)} MB is over its ${budget} MB budget (${kind})`);
   for (const prefix of FORBIDDEN) if (files.some((file) => file.startsWith(prefix))) problems.push(`${name} ships ${prefix}`);
   if (ffmpeg && kind !== "video") problems.push(`${name} ships ffmpeg (only api/video may)`);
   if (kind === "video" && !ffmpeg) problems.push(`${name} has no ffmpeg`);
+  if (sharp && kind === "api") problems.push(`${name} ships libvips or resvg (only api/media and api/video may)`);
   if (config.runtime !== expectedRuntime) problems.push(`${name} runs ${config.runtime}, package.json's engines say ${engines} (${expectedRuntime})`);
 }
 
 console.log("function sizes (MB, uncompressed, with the files mapped in):");
-console.log("  function        kind   size  budget  ffmpeg  libvips");
+console.log("  function        kind   size  budget  ffmpeg  libvips/resvg");
 for (const row of rows) {
   console.log(
     `  ${row.name.padEnd(15)} ${row.kind.padEnd(5)} ${row.mb.toFixed(1).padStart(5)}  ${String(row.budget).padStart(6)}  ${(row.ffmpeg ? "yes" : "no").padEnd(6)}  ${row.sharp ? "yes" : "no"}`,

@@ -1,6 +1,5 @@
-// The Vercel function for /ads/v1/*. Plain ESM on purpose: it imports the one bundle `npm run build` makes of
-// lib/vercel.ts (Node's ESM loader needs file extensions, which the TypeScript sources leave out; see README "Deploy").
-import { functionHandler } from "../dist/functions/vercel.js";
+// The Vercel function for /ads/v1/* (but its image routes, see api/media.js). Plain ESM over the bundle of
+// lib/functions/ads.ts, which builds the ads app alone; see api/mail.js.
+import { handler } from "../dist/functions/ads.js";
 
-const handler = functionHandler("ads");
 export { handler as GET, handler as POST, handler as PUT, handler as PATCH, handler as DELETE, handler as HEAD, handler as OPTIONS };

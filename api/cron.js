@@ -1,5 +1,5 @@
-// The Vercel function for /api/cron/* (Vercel Cron, GET with the cron secret). See api/mail.js for why plain ESM.
-import { functionHandler } from "../dist/functions/vercel.js";
+// The Vercel function for /api/cron/* (Vercel Cron, GET with the cron secret). Plain ESM over the bundle of
+// lib/functions/internal.ts (webhooks, queue and crons; no customer API); see api/mail.js.
+import { handler } from "../dist/functions/internal.js";
 
-const handler = functionHandler("api");
 export { handler as GET };

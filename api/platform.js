@@ -1,6 +1,5 @@
 // The Vercel function for /api/platform/* (the ad platform's webhooks: GET handshake, POST change hints).
-// See api/mail.js for why plain ESM.
-import { functionHandler } from "../dist/functions/vercel.js";
+// Plain ESM over the bundle of lib/functions/internal.ts; see api/mail.js.
+import { handler } from "../dist/functions/internal.js";
 
-const handler = functionHandler("api");
 export { handler as GET, handler as POST };

@@ -1,5 +1,5 @@
-// The Vercel function for /api/postmark/* (Postmark webhooks). See api/mail.js for why plain ESM.
-import { functionHandler } from "../dist/functions/vercel.js";
+// The Vercel function for /api/postmark/* (Postmark webhooks). Plain ESM over the bundle of
+// lib/functions/internal.ts; see api/mail.js.
+import { handler } from "../dist/functions/internal.js";
 
-const handler = functionHandler("api");
 export { handler as POST };

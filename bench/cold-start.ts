@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateEncryptionKey, randomToken } from "../lib/core/secrets";
-import { listFunctions, materialise } from "../tests/helpers/vercel-output";
+import { functionNode, listFunctions, materialise } from "../tests/helpers/vercel-output";
 import { startUpstashFake } from "../tests/helpers/upstash-fake";
 
 /*
@@ -14,7 +14,8 @@ import { startUpstashFake } from "../tests/helpers/upstash-fake";
  * DATABASE_URL (migrated by the release step first). Timed: from the process's spawn to its first answered
  * request (p50, p95), and that first request alone (the handler's import and the runtime's start included).
  * The request is one the function answers from the database: the admin API's customer list, the mail and
- * ads APIs' authentication of an unknown key (401 after a key lookup).
+ * ads APIs' authentication of an unknown key (401 after a key lookup). The Node binary is
+ * `VERCEL_FUNCTION_NODE` when set (the engines' major, as .ci/run installs it), else the one running this.
  */
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -32,7 +33,7 @@ function percentile(values: number[], p: number): number {
 
 async function coldStart(dir: string, env: Record<string, string>, probe: { path: string; auth: string }, adminToken: string) {
   const spawned = performance.now();
-  const child = spawn(process.execPath, [join(repoRoot, "tests", "helpers", "vercel-launcher.mjs"), dir], {
+  const child = spawn(functionNode(), [join(repoRoot, "tests", "helpers", "vercel-launcher.mjs"), dir], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -92,6 +93,7 @@ export async function benchColdStart(): Promise<void> {
     LOG_LEVEL: "warn",
   };
   try {
+    process.stdout.write(`cold start: functions on Node ${spawnSync(functionNode(), ["--version"], { encoding: "utf8" }).stdout.trim()}\n`);
     for (const { path, dir } of listFunctions(outputDir)) {
       const probe = PROBES[path];
       if (!probe) continue;

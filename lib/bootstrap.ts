@@ -1,6 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { sealPlainAccountFields } from "./ads/onboarding/service";
 import { systemClock } from "./core/clock";
 import { ConfigError, loadConfig, type Config } from "./core/config";
 import { createCoreDeps } from "./core/deps";
@@ -15,13 +14,16 @@ import { schemaStatus, type SchemaStatus } from "./db/schema-version";
 import type { TracingHandle } from "./core/tracing-sdk";
 import { tracingRequested } from "./core/tracing";
 import { startProviders } from "./providers";
-import { createRootApp, type RuntimeDeps } from "./runtime";
+import type { createRootApp, RuntimeDeps } from "./runtime";
 
-export type Runtime = {
+/** What `bootWith` needs of the app it builds: a fetch (the root app, or one function's own app). */
+type Served = { fetch(request: Request, env?: unknown): Response | Promise<Response> };
+
+export type Runtime<App = ReturnType<typeof createRootApp>> = {
   config: Config;
   deps: RuntimeDeps;
   database: DatabaseHandle;
-  app: ReturnType<typeof createRootApp>;
+  app: App;
   /**
    * The root app behind the schema gate: while the database is older than the code, every request answers
    * 503 `schema_behind` (what `npm start` and the Vercel functions serve; tests call `app.root` directly).
@@ -68,17 +70,33 @@ export const PRODUCTION_REQUIRED_ENV = [
   "BLOB_READ_WRITE_TOKEN",
 ] as const;
 
-/**
- * Builds a runtime from the environment. Embedded defaults: PGlite persisted under DATA_DIR and secrets
- * generated there. On Vercel (`VERCEL` set) start-up refuses without every `PRODUCTION_REQUIRED_ENV`.
- */
+/** The OTel SDK, loaded only when the environment asks for tracing (its exporter is a module of its own). */
 async function startTracing(env: Record<string, string | undefined>): Promise<TracingHandle | null> {
   if (!tracingRequested(env)) return null;
   const { startTracing: start } = await import("./core/tracing-sdk");
   return start(env);
 }
 
+/**
+ * The whole deployment in one process (`npm start`, the CLIs, tests): every app behind the root app. The
+ * root app's module is imported here, not at the top, so a Vercel function that boots only its own app
+ * (`bootWith`, lib/functions/) never loads the others.
+ */
 export async function bootRuntime(env: Record<string, string | undefined> = process.env): Promise<Runtime> {
+  const { createRootApp } = await import("./runtime");
+  return bootWith(env, createRootApp, (app) => app.root);
+}
+
+/**
+ * Builds a runtime from the environment around the app `build` makes of its deps; `served` picks what
+ * answers requests (behind the schema gate). Embedded defaults: PGlite persisted under DATA_DIR and secrets
+ * generated there. On Vercel (`VERCEL` set) start-up refuses without every `PRODUCTION_REQUIRED_ENV`.
+ */
+async function bootWith<App>(
+  env: Record<string, string | undefined>,
+  build: (deps: RuntimeDeps) => App,
+  served: (app: App) => Served,
+): Promise<Runtime<App>> {
   const config = loadConfig(env);
   // Before anything opens a connection, so every span has a provider; off (no SDK loaded) unless OTEL_* ask.
   const tracing = await startTracing(env);
@@ -119,10 +137,12 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
   if (!config.DATABASE_URL) {
     // Ad account identifiers written before they were sealed, in an old local data directory (a no-op on a
     // current one). With a server this is part of the release step (lib/release.ts), off the request path.
+    const { sealPlainAccountFields } = await import("./ads/onboarding/service");
     const resealed = await sealPlainAccountFields(deps);
     if (resealed > 0) logger.info("sealed plain-text ad account fields", { accounts: resealed });
   }
-  const app = createRootApp(deps);
+  const app = build(deps);
+  const root = served(app);
   return {
     config,
     deps,
@@ -131,7 +151,7 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
     // `env` is the Node adapter's (the socket, for the client address), passed through.
     fetch: async (request, env) => {
       const refused = await gate();
-      return refused ? errorResponse(refused, request) : app.root.fetch(request, env as never);
+      return refused ? errorResponse(refused, request) : root.fetch(request, env);
     },
     adminTokenSource: adminToken.source,
     tracing,
@@ -201,13 +221,17 @@ export function bootFailureResponse(error: unknown, request: Request): Response 
   return errorResponse(databaseUnavailableError(), request);
 }
 
-let shared: Promise<Runtime> | null = null;
-
-/** One runtime per Vercel function instance, built on the first request. */
-export function sharedRuntime(): Promise<Runtime> {
-  shared ??= bootRuntime().catch((error: unknown) => {
-    shared = null;
-    throw error;
-  });
-  return shared;
+/**
+ * One runtime per Vercel function instance, built on the first request around that function's own app
+ * (lib/functions/); a failed start is forgotten, so the next request boots again.
+ */
+export function sharedRuntime<App>(build: (deps: RuntimeDeps) => App, served: (app: App) => Served): () => Promise<Runtime<App>> {
+  let shared: Promise<Runtime<App>> | null = null;
+  return () => {
+    shared ??= bootWith(process.env, build, served).catch((error: unknown) => {
+      shared = null;
+      throw error;
+    });
+    return shared;
+  };
 }

@@ -1,11 +1,15 @@
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { basename, join } from "node:path";
+import { createRequire } from "node:module";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { brotliCompressSync, constants } from "node:zlib";
+import { basename, dirname, join } from "node:path";
 import { build } from "esbuild";
 
 /*
  * `npm run build` after the typecheck (Vercel's buildCommand): the functions' bundle and the console's
  * browser script. Invariants:
- * - `dist/functions/vercel.js` (and the two worker entries) carry every JavaScript dependency inlined, so a
+ * - One entry per function group (lib/functions/<name>.ts → `dist/functions/<name>.js`, which api/*.js export):
+ *   each loads and builds only its own app at a cold start; what entries share is split into chunks.
+ * - The entries (and the two worker entries) carry every JavaScript dependency inlined, so a
  *   function ships a few MB of our code and its libraries instead of whole `node_modules` folders; only what
  *   cannot be inlined stays external: native addons and binaries (sharp, resvg, ffmpeg), which Vercel's file
  *   tracing copies into the functions that need them (vercel.json).
@@ -16,6 +20,11 @@ import { build } from "esbuild";
  * - Minified with names kept (stack traces name our functions; no sourcemap to ship).
  */
 
+const FUNCTION_ENTRIES = readdirSync("lib/functions")
+  .filter((name) => name.endsWith(".ts"))
+  .map((name) => basename(name, ".ts"));
+const WORKER_ENTRIES = ["lib/ads/templates/draw-worker.ts", "lib/mail/provider/batch-transport-worker.ts"];
+rmSync("dist/functions", { recursive: true, force: true });
 const NATIVE = ["sharp", "@resvg/resvg-js", "@ffmpeg-installer/ffmpeg"];
 const DEVELOPMENT_ONLY = ["esbuild", "tsx", "@electric-sql/pglite", "drizzle-orm/pglite", "drizzle-orm/pglite/migrator", "typescript"];
 // Optional peers the bundled libraries probe for and do without (ws, pg).
@@ -36,7 +45,7 @@ const banner = [
 ].join("\n");
 
 await build({
-  entryPoints: ["lib/vercel.ts", "lib/ads/templates/draw-worker.ts", "lib/mail/provider/batch-transport-worker.ts"],
+  entryPoints: [...FUNCTION_ENTRIES.map((name) => `lib/functions/${name}.ts`), ...WORKER_ENTRIES],
   bundle: true,
   platform: "node",
   format: "esm",
@@ -45,7 +54,9 @@ await build({
   entryNames: "[name]",
   // Dynamic imports stay lazy (MJML, satori, the database drivers): each its own chunk, loaded on first use.
   splitting: true,
-  chunkNames: "chunks/[name]-[hash]",
+  // Next to the entries (not in a subfolder): the sources' paths relative to their module (the migrations'
+  // journal, the console script, the worker files) resolve the same from an entry as from a chunk.
+  chunkNames: "[name]-[hash]",
   external: [...NATIVE, ...DEVELOPMENT_ONLY, ...OPTIONAL, ...AS_PACKAGE],
   define: { "process.env.FUNCTION_BUNDLE": '"1"' },
   banner: { js: banner },
@@ -55,14 +66,17 @@ await build({
   logLevel: "warning",
 });
 
-removeUnreachableChunks("dist/functions", ["vercel.js", "draw-worker.js", "batch-transport-worker.js"]);
+removeUnreachableChunks(
+  "dist/functions",
+  [...FUNCTION_ENTRIES, ...WORKER_ENTRIES.map((path) => basename(path, ".ts"))].map((name) => `${name}.js`),
+);
 
 /**
  * Chunks no entry reaches any more (their `import()` sat in a branch `FUNCTION_BUNDLE` removed, e.g. the
  * simulators) are deleted, so nothing ships them (vercel.json includes the worker entries by name).
  */
 function removeUnreachableChunks(dir: string, entries: string[]): void {
-  const chunks = new Set(readdirSync(join(dir, "chunks")));
+  const chunks = new Set(readdirSync(dir).filter((name) => !entries.includes(name)));
   const reached = new Set<string>();
   const pending = entries.map((name) => join(dir, name));
   while (pending.length > 0) {
@@ -70,10 +84,39 @@ function removeUnreachableChunks(dir: string, entries: string[]): void {
     for (const [, name] of text.matchAll(/["/]([\w.-]+\.js)["]/g)) {
       if (!name || !chunks.has(name) || reached.has(name)) continue;
       reached.add(name);
-      pending.push(join(dir, "chunks", name));
+      pending.push(join(dir, name));
     }
   }
-  for (const name of chunks) if (!reached.has(name)) rmSync(join(dir, "chunks", basename(name)));
+  for (const name of chunks) if (!reached.has(name)) rmSync(join(dir, basename(name)));
+}
+
+compressFfmpeg("dist/ffmpeg/ffmpeg.br");
+
+/**
+ * The video function's ffmpeg (`@ffmpeg-installer/linux-x64`, 68 MB) brotli-compressed to ~19 MB, which
+ * api/video ships instead of the package (vercel.json) and unpacks at its first render (lib/ads/templates/
+ * video.ts). Kept between builds while the binary is unchanged (compressing takes several seconds).
+ */
+function compressFfmpeg(target: string): void {
+  const require = createRequire(import.meta.url);
+  let binary: string;
+  try {
+    binary = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
+  } catch {
+    return; // no ffmpeg for this platform: video renders fail with their reason, as before
+  }
+  const stamp = `${target}.source`;
+  const source = `${binary} ${statSync(binary).size} ${statSync(binary).mtimeMs}`;
+  if (existsSync(target) && existsSync(stamp) && readFileSync(stamp, "utf8") === source) return;
+  mkdirSync(dirname(target), { recursive: true });
+  const bytes = readFileSync(binary);
+  writeFileSync(
+    target,
+    brotliCompressSync(bytes, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_LGWIN]: 24, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+    }),
+  );
+  writeFileSync(stamp, source);
 }
 
 await build({

@@ -1,7 +1,8 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { functionHandler } from "../../lib/vercel";
+import { handler as internalFunction } from "../../lib/functions/internal";
+import { handler as mailFunction } from "../../lib/functions/mail";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
 let h: Harness;
@@ -69,11 +70,11 @@ describe("/api/* answers in the common envelope, with a request id and the statu
   });
 
   test("a Vercel function asked for another group's path answers 404 in that group's envelope, without starting the runtime", async () => {
-    for (const [group, path] of [
-      ["api", "/mail/v1/health"],
-      ["mail", "/api/cron/x"],
+    for (const [handler, path] of [
+      [internalFunction, "/mail/v1/health"],
+      [mailFunction, "/api/cron/x"],
     ] as const) {
-      const response = await functionHandler(group)(new Request(`http://localhost${path}`));
+      const response = await handler(new Request(`http://localhost${path}`));
       const text = await response.text();
       expectEnvelope({ status: response.status, text, headers: response.headers, json: JSON.parse(text) }, 404, "not_found");
     }

@@ -8,6 +8,7 @@ import * as adminEntry from "../../api/admin";
 import * as adsEntry from "../../api/ads";
 import * as cronEntry from "../../api/cron";
 import * as mailEntry from "../../api/mail";
+import * as mediaEntry from "../../api/media";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { scalarVersion } from "../../lib/core/docs";
 import { cronJobs } from "../../lib/cron";
@@ -339,7 +340,13 @@ test("llms.txt: allOf/anyOf fields are listed; the root /llms.txt indexes the th
   expect(readFileSync("public/llms.txt", "utf8")).toBe(root.text);
 });
 
-const entries: Record<string, unknown> = { "/api/mail": mailEntry, "/api/ads": adsEntry, "/api/admin": adminEntry, "/api/cron": cronEntry };
+const entries: Record<string, unknown> = {
+  "/api/mail": mailEntry,
+  "/api/ads": adsEntry,
+  "/api/admin": adminEntry,
+  "/api/cron": cronEntry,
+  "/api/media": mediaEntry,
+};
 
 /** Vercel's `:path*` source syntax as a regular expression. */
 function sourcePattern(source: string): RegExp {
@@ -371,6 +378,39 @@ test("vercel.json routes every documented operation to a function that serves it
   }
   expect(checked).toBeGreaterThan(5);
 }, 60_000);
+
+test("vercel.json sends the routes that process images to api/media, and the other API functions ship no image code", () => {
+  const vercel = JSON.parse(readFileSync("vercel.json", "utf8")) as {
+    rewrites: { source: string; destination: string }[];
+    functions: Record<string, { excludeFiles?: string }>;
+  };
+  const id = "00000000-0000-4000-8000-000000000000";
+  const destination = (path: string) => vercel.rewrites.find((r) => sourcePattern(r.source).test(path))?.destination;
+  // Each of these answers with a finished image (sharp, resvg), as the specs ask.
+  for (const path of [
+    `/mail/v1/assets/${id}/complete`,
+    "/ads/v1/media/images",
+    "/ads/v1/templates/render",
+    `/ads/v1/templates/${id}/preview.png`,
+    "/admin/v1/ads/templates/preview",
+    "/console/api/ads/templates/preview",
+  ])
+    expect(destination(path), path).toBe("/api/media");
+  for (const [path, fn] of [
+    [`/mail/v1/assets/${id}`, "/api/mail"],
+    ["/mail/v1/assets", "/api/mail"],
+    [`/ads/v1/templates/render/${id}`, "/api/ads"],
+    [`/ads/v1/templates/${id}/preview`, "/api/ads"],
+    ["/ads/v1/media/videos", "/api/ads"],
+    ["/admin/v1/ads/templates", "/api/admin"],
+    ["/console/api/ads/templates", "/api/console"],
+  ])
+    expect(destination(path), path).toBe(fn);
+  for (const name of ["mail", "ads", "admin", "console", "cron", "postmark", "platform", "queue"]) {
+    const excluded = vercel.functions[`api/${name}.js`]?.excludeFiles ?? "";
+    for (const native of ["sharp", "@img", "@resvg", "@ffmpeg-installer"]) expect(excluded, `api/${name}.js ships ${native}`).toContain(native);
+  }
+});
 
 test("vercel.json's function globs fit Vercel's limit of 256 characters (the CLI refuses the file otherwise)", () => {
   const vercel = JSON.parse(readFileSync("vercel.json", "utf8")) as { functions: Record<string, { includeFiles?: string; excludeFiles?: string }> };

@@ -188,6 +188,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
         "/api/console",
         "/api/cron",
         "/api/mail",
+        "/api/media",
         "/api/platform",
         "/api/postmark",
         "/api/queue",
@@ -399,7 +400,9 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     };
   }, 180_000);
 
-  test("an asset: client-upload token from the API, the bytes straight to Blob, published and publicly readable", async () => {
+  test("an asset: client-upload token from the API, the bytes straight to Blob, published (by the image function) and publicly readable", async () => {
+    const media = site.functions.get("/api/media");
+    const mailFunction = site.functions.get("/api/mail");
     const announced = await call("POST", "/mail/v1/assets", { key: mailKey, body: { filename: "photo", content_type: "image/png" } });
     expect(announced.status, describeCall(announced)).toBe(201);
     expect(announced.text).not.toContain(BLOB_TOKEN);
@@ -410,8 +413,14 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
       .toBuffer();
     const put = await fetch(url, { method: "PUT", headers, body: new Uint8Array(image) });
     expect(put.status, await put.clone().text()).toBe(200);
+    const [mediaBefore, mailBefore] = [media?.requests ?? 0, mailFunction?.requests ?? 0];
     const done = await call("POST", `/mail/v1/assets/${announced.json.data.id}/complete`, { key: mailKey });
     expect(done.status, describeCall(done)).toBe(200);
+    // The completion (libvips) ran on api/media; the mail function ships no image code.
+    expect(media?.requests).toBe(mediaBefore + 1);
+    expect(mailFunction?.requests).toBe(mailBefore);
+    expect(existsSync(join(mailFunction?.dir ?? "", "node_modules", "@img"))).toBe(false);
+    expect(existsSync(join(media?.dir ?? "", "node_modules", "@img"))).toBe(true);
     const published = await fetch(done.json.data.url as string);
     expect(published.status).toBe(200);
     expect((await sharp(Buffer.from(await published.arrayBuffer())).metadata()).width).toBeGreaterThan(0);
@@ -435,7 +444,10 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     expect(unsigned.status, describeCall(unsigned)).toBe(401);
     expect(video?.requests).toBe(videoBefore + 1);
     expect(queue?.requests).toBe(queueBefore);
-    expect(existsSync(join(video?.dir ?? "", "node_modules", "@ffmpeg-installer"))).toBe(true);
+    // ffmpeg ships brotli-compressed in the bundle's folder (mapped in: filePathMap), only there.
+    const mapped = (dir: string) => Object.keys((JSON.parse(readFileSync(join(dir, ".vc-config.json"), "utf8")) as { filePathMap?: object }).filePathMap ?? {});
+    expect(mapped(video?.dir ?? "")).toContain("dist/ffmpeg/ffmpeg.br");
+    expect(mapped(queue?.dir ?? "")).not.toContain("dist/ffmpeg/ffmpeg.br");
     expect(existsSync(join(queue?.dir ?? "", "node_modules", "@ffmpeg-installer"))).toBe(false);
   });
 

@@ -1,5 +1,4 @@
-import { BlobNotFoundError, del, head, list, put } from "@vercel/blob";
-import { generateClientTokenFromReadWriteToken } from "@vercel/blob/client";
+import type { HeadBlobResult } from "@vercel/blob";
 import {
   assertValidPathname,
   readCapped,
@@ -38,6 +37,16 @@ function vercelBlobApiUrl(): string {
   return process.env.VERCEL_BLOB_API_URL || process.env.NEXT_PUBLIC_VERCEL_BLOB_API_URL || DEFAULT_VERCEL_BLOB_API_URL;
 }
 
+/**
+ * The SDK on first use, not at a cold start: it carries its own HTTP client (undici, ~0.4 MB of code), and
+ * most requests of a function never touch a file.
+ */
+const loadSdk = () =>
+  Promise.all([import("@vercel/blob"), import("@vercel/blob/client")]).then(([sdk, client]) => ({
+    ...sdk,
+    generateClientTokenFromReadWriteToken: client.generateClientTokenFromReadWriteToken,
+  }));
+
 /** Production files on Vercel Blob. The store must be public: published asset URLs go into e-mails. */
 export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStore {
   const { token } = options;
@@ -50,6 +59,7 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
   return traceBlobStore("vercel", {
     async put(pathname: string, bytes: Uint8Array, putOptions: PutOptions) {
       assertValidPathname(pathname);
+      const { put } = await loadSdk();
       const blob = await put(pathname, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
         access: "public",
         token,
@@ -65,6 +75,7 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
 
     async delete(urlOrPathname: string | string[]) {
       if (Array.isArray(urlOrPathname) && urlOrPathname.length === 0) return;
+      const { del, BlobNotFoundError } = await loadSdk();
       try {
         await del(urlOrPathname, { token });
       } catch (error) {
@@ -74,6 +85,7 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
     },
 
     async *listPathnames(prefix: string) {
+      const { list } = await loadSdk();
       let cursor: string | undefined;
       do {
         const page = await list({ prefix, cursor, limit: LIST_PAGE_SIZE, token });
@@ -86,6 +98,7 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
       assertValidPathname(request.pathname);
       // A client token is Vercel's signed-upload credential: HMAC-signed with our read-write token, scoped
       // to one pathname, one content type, a size cap and an expiry, enforced by Vercel on the PUT.
+      const { generateClientTokenFromReadWriteToken } = await loadSdk();
       const clientToken = await generateClientTokenFromReadWriteToken({
         token,
         pathname: request.pathname,
@@ -115,7 +128,8 @@ export function createVercelBlobStore(options: VercelBlobStoreOptions): BlobStor
 
     async readUpload({ pathname, maxBytes }): Promise<ReceivedUpload | null> {
       assertValidPathname(pathname);
-      let meta: Awaited<ReturnType<typeof head>>;
+      const { head, BlobNotFoundError } = await loadSdk();
+      let meta: HeadBlobResult;
       try {
         meta = await head(pathname, { token });
       } catch (error) {

@@ -1,11 +1,16 @@
-import { Client } from "@upstash/qstash";
+import type { Client } from "@upstash/qstash";
 import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue";
 import { publishSpan } from "./tracing";
 import { createQueueWorkers } from "./workers";
 
 /** Production queue: QStash delivers each message to our worker route, retrying on non-2xx. */
 export function createQstashQueue(options: { token: string; publicBaseUrl: string; qstashUrl?: string; retries?: number }): Queue {
-  const client = new Client({ token: options.token, ...(options.qstashUrl ? { baseUrl: options.qstashUrl } : {}) });
+  // The SDK on the first publish, not at a cold start (most requests publish nothing).
+  let client: Promise<Client> | null = null;
+  const clientOnce = () =>
+    (client ??= import("@upstash/qstash").then(
+      ({ Client }) => new Client({ token: options.token, ...(options.qstashUrl ? { baseUrl: options.qstashUrl } : {}) }),
+    ));
   const workers = createQueueWorkers();
   return {
     kind: "qstash",
@@ -14,7 +19,7 @@ export function createQstashQueue(options: { token: string; publicBaseUrl: strin
       // The trace context rides as headers QStash forwards to the worker route (`Upstash-Forward-traceparent`
       // arrives as `traceparent`), where the request span continues it.
       await publishSpan("qstash", topic, body, async (carrier) => {
-        await client.publishJSON({
+        await (await clientOnce()).publishJSON({
           url: `${options.publicBaseUrl}/api/queue/${topic}`,
           body,
           retries: options.retries ?? 5,

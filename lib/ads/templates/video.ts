@@ -1,7 +1,11 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createReadStream, createWriteStream, existsSync, statSync } from "node:fs";
+import { chmod, mkdtemp, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { fileURLToPath } from "node:url";
+import { createBrotliDecompress } from "node:zlib";
 import type { CreativeRatio } from "../platform/placement-creative";
 import { RATIO_SIZES } from "./layout";
 
@@ -20,11 +24,38 @@ const FFMPEG_TIMEOUT_MS = 5 * 60_000;
 export class VideoCompositionError extends Error {}
 
 /**
+ * The functions' bundle ships the binary brotli-compressed (`dist/ffmpeg/ffmpeg.br`, 68 → 19 MB; lib/build.ts):
+ * the video function unpacks it once per instance into the temp directory (the one writable place of a
+ * function), at its first render, the way serverless Chromium builds ship their browser.
+ */
+const COMPRESSED_FFMPEG = process.env.FUNCTION_BUNDLE === "1" ? fileURLToPath(new URL("../ffmpeg/ffmpeg.br", import.meta.url)) : null;
+let unpacked: Promise<string> | null = null;
+
+async function unpackFfmpeg(compressed: string): Promise<string> {
+  // Named after the compressed file's size, so an instance never runs another build's binary.
+  const target = join(tmpdir(), `mail-ads-ffmpeg-${statSync(compressed).size}`);
+  if (existsSync(target)) return target;
+  const partial = `${target}.${process.pid}.partial`;
+  await pipeline(createReadStream(compressed), createBrotliDecompress(), createWriteStream(partial, { mode: 0o755 }));
+  await chmod(partial, 0o755);
+  // Atomic: a second instance sharing the directory sees either nothing or the whole binary.
+  await rename(partial, target);
+  return target;
+}
+
+/**
  * The shipped binary, loaded on first use: it is 66 MB, so only the Vercel function that runs render jobs
- * (the queue worker) ships it (see vercel.json), and the others must not load it when they start.
+ * (api/video) ships it (see vercel.json), and the others must not load it when they start.
  */
 async function ffmpegPath(): Promise<string> {
   try {
+    if (COMPRESSED_FFMPEG && existsSync(COMPRESSED_FFMPEG)) {
+      unpacked ??= unpackFfmpeg(COMPRESSED_FFMPEG).catch((error: unknown) => {
+        unpacked = null;
+        throw error;
+      });
+      return await unpacked;
+    }
     const { default: ffmpeg } = await import("@ffmpeg-installer/ffmpeg");
     return ffmpeg.path;
   } catch (error) {
