@@ -20,7 +20,7 @@ afterAll(() => {
 });
 
 const env = (port: number) => ({ DATABASE_URL: "", DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info" });
-const startServer = (port: number) => startProcess(started, process.execPath, ["--import", "tsx", "lib/server.ts"], env(port), /^\s+export DEMO=/);
+const startServer = (port: number) => startProcess(started, process.execPath, ["lib/start.mjs"], env(port), /^\s+export DEMO=/);
 
 function cli(args: string[], extraEnv: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

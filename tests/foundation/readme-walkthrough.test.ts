@@ -71,7 +71,7 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
   const server = await startProcess(
     children,
     process.execPath,
-    ["--import", "tsx", "lib/server.ts"],
+    ["lib/start.mjs"],
     {
       DATABASE_URL: "",
       DATA_DIR: dataDir,

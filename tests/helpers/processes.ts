@@ -99,9 +99,9 @@ export function serviceEnv(dataDir: string, urls: { postmark: string; graph: str
   };
 }
 
-/** `tsx lib/server.ts` with `env`, once its banner is out; `origin` is where it listens. */
+/** `npm start`'s server (`node lib/start.mjs`) with `env`, once its banner is out; `origin` is where it listens. */
 export async function startService(registry: ChildProcess[], env: Record<string, string>): Promise<StartedProcess & { origin: string }> {
-  const started = await startProcess(registry, process.execPath, ["--import", "tsx", "lib/server.ts"], env, /mail service:/);
+  const started = await startProcess(registry, process.execPath, ["lib/start.mjs"], env, /mail service:/);
   const origin = valueAfter(started.lines, "mail service:").split(/\s+/)[0]?.replace("/mail/v1", "").replace("localhost", "127.0.0.1") ?? "";
   return { ...started, origin };
 }

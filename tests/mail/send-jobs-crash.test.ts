@@ -7,7 +7,7 @@ import { randomToken } from "../../lib/core/secrets";
 import { demoSendJob, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter } from "../helpers/processes";
 
 /*
- * The kill-and-restart test. The service runs as `tsx lib/server.ts` (embedded mode: PGlite under a
+ * The kill-and-restart test. The service runs as `npm start` runs it (`lib/start.mjs`; embedded mode: PGlite under a
  * temporary DATA_DIR, the in-process queue) against the Postmark simulator in a process of its own
  * (`lib/simulators.ts`), so the simulator's record of what it received survives the service. A job is
  * started and the service is SIGKILLed three times with its three lanes' provider calls in flight, each

@@ -8,7 +8,7 @@ import { demoBlocks } from "../../lib/mail/blocks/library";
 import { pointDemoAtSimulator, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter, type ServiceApi } from "../helpers/processes";
 
 /*
- * The matrix of issue 27 item 1, with real processes: the service (`tsx lib/server.ts`, PGlite under a
+ * The matrix of issue 27 item 1, with real processes: the service (`lib/start.mjs`, as `npm start`, PGlite under a
  * temporary DATA_DIR) against the Postmark simulator in a process of its own. Cells: the simulator's search
  * lag below or above the reconciliation grace × a slow provider or not × the service SIGKILLed before,
  * during or after the provider call. Per (lag, slowness) the service is killed once with three jobs' calls
