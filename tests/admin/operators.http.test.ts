@@ -31,7 +31,7 @@ describe("the shared token", () => {
       const me = await strict.admin("GET", "/v1/me");
       // On the CI's shared PostgreSQL another file may have made an owner already: then the token is retired from the start.
       if (me.status === 200) {
-        expect(me.json.data).toMatchObject({ actor: "bootstrap", role: "owner", operator: null });
+        expect(me.json.data).toMatchObject({ actor: "bootstrap", role: "owner", operator_id: null });
         const owner = await strict.admin("POST", "/v1/operators", {
           email: `first-${crypto.randomUUID()}@operators.example`,
           role: "owner",
@@ -81,7 +81,7 @@ describe("operator accounts and API tokens", () => {
     expect(listed.text).not.toContain(token);
 
     const me = await as(token, "GET", "/v1/me");
-    expect(me.json.data).toMatchObject({ actor: "token", role: "support", operator: { id }, token_id: issued.json.data.id });
+    expect(me.json.data).toMatchObject({ actor: "token", role: "support", operator_id: id, token_id: issued.json.data.id });
     expect((await as(owner.token, "GET", `/v1/operators/${id}/tokens`)).json.data[0].last_used_at).toBe(h.clock.now().toISOString());
 
     // A new role applies from the next request; operator management stays the owner's.

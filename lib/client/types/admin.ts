@@ -2853,7 +2853,17 @@ export interface components {
              * @enum {string}
              */
             actor: "operator" | "token" | "bootstrap" | "break_glass" | "cli";
-            operator: components["schemas"]["Operator"] & (Record<string, never> | null);
+            /**
+             * @description The operator's e-mail; null without an account.
+             * @example anna@operator.example
+             */
+            email: string | null;
+            /**
+             * Format: uuid
+             * @description The operator account; null for the bootstrap, break-glass and CLI credentials.
+             * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
+             */
+            operator_id: string | null;
             /**
              * @description The role this request acts with.
              * @example owner

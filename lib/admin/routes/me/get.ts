@@ -20,7 +20,14 @@ export function registerGetCurrentOperator(router: AdminRouter, deps: CoreDeps):
     async (c) => {
       const actor = c.get("operator");
       const operator = actor.operatorId ? await getOperator(deps.db, actor.operatorId) : null;
-      const data = { actor: actor.type, role: actor.role, operator, token_id: actor.tokenId, session_id: actor.sessionId };
+      const data = {
+        actor: actor.type,
+        role: actor.role,
+        operator_id: operator?.id ?? null,
+        email: operator?.email ?? null,
+        token_id: actor.tokenId,
+        session_id: actor.sessionId,
+      };
       return c.json({ data, request_id: c.get("requestId") }, 200);
     },
   );

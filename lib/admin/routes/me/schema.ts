@@ -2,7 +2,6 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../core/context";
 import { ConflictError } from "../../../core/errors";
-import { Operator } from "../operators/schema";
 
 const sessionId = "5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e";
 
@@ -13,7 +12,14 @@ export const CurrentOperator = z
       example: "operator",
     }),
     role: z.enum(["owner", "admin", "support"]).openapi({ description: "The role this request acts with.", example: "owner" }),
-    operator: Operator.nullable().openapi({ description: "The operator account; null for the bootstrap, break-glass and CLI credentials." }),
+    operator_id: z
+      .uuid()
+      .nullable()
+      .openapi({
+        description: "The operator account; null for the bootstrap, break-glass and CLI credentials.",
+        example: "8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09",
+      }),
+    email: z.string().nullable().openapi({ description: "The operator's e-mail; null without an account.", example: "anna@operator.example" }),
     token_id: z.uuid().nullable().openapi({ description: "The API token used, if any.", example: null }),
     session_id: z.uuid().nullable().openapi({ description: "The console session used, if any.", example: sessionId }),
   })
