@@ -12,13 +12,10 @@ export const CurrentOperator = z
       example: "operator",
     }),
     role: z.enum(["owner", "admin", "support"]).openapi({ description: "The role this request acts with.", example: "owner" }),
-    operator_id: z
-      .uuid()
-      .nullable()
-      .openapi({
-        description: "The operator account; null for the bootstrap, break-glass and CLI credentials.",
-        example: "8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09",
-      }),
+    operator_id: z.uuid().nullable().openapi({
+      description: "The operator account; null for the bootstrap, break-glass and CLI credentials.",
+      example: "8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09",
+    }),
     email: z.string().nullable().openapi({ description: "The operator's e-mail; null without an account.", example: "anna@operator.example" }),
     token_id: z.uuid().nullable().openapi({ description: "The API token used, if any.", example: null }),
     session_id: z.uuid().nullable().openapi({ description: "The console session used, if any.", example: sessionId }),
