@@ -132,6 +132,8 @@ async function bootWith<App>(
   const deps: RuntimeDeps = {
     ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,
+    // A new one per start, only on this machine (server.json, mode 0600): what `npm run admin` sends.
+    cliToken: onVercel ? undefined : randomToken(32),
     providers,
   };
   if (!config.DATABASE_URL) {

@@ -35,11 +35,11 @@ function readPid(path: string): number | undefined {
 }
 
 /** The running server of a data directory (from `server.json`), when its process is alive. */
-export function runningServer(dataDir: string): { url: string; pid: number } | undefined {
+export function runningServer(dataDir: string): { url: string; pid: number; cliToken: string | null } | undefined {
   try {
-    const saved = JSON.parse(readFileSync(join(dataDir, SERVER_FILE), "utf8")) as { url?: unknown; pid?: unknown };
+    const saved = JSON.parse(readFileSync(join(dataDir, SERVER_FILE), "utf8")) as { url?: unknown; pid?: unknown; cli_token?: unknown };
     if (typeof saved.url !== "string" || typeof saved.pid !== "number" || !alive(saved.pid)) return undefined;
-    return { url: saved.url, pid: saved.pid };
+    return { url: saved.url, pid: saved.pid, cliToken: typeof saved.cli_token === "string" ? saved.cli_token : null };
   } catch {
     return undefined;
   }
@@ -81,8 +81,10 @@ export function lockDataDir(dataDir: string): { release(): void } {
   throw new ConfigError(`The data directory ${resolve(dataDir)} could not be locked (${path}); remove the file if no process uses the directory.`);
 }
 
-export function writeServerFile(dataDir: string, url: string): void {
-  writeFileSync(join(dataDir, SERVER_FILE), `${JSON.stringify({ url, pid: process.pid, started_at: new Date().toISOString() })}\n`, { mode: 0o600 });
+/** `cliToken`: the admin CLI's credential for this start (the file is the owner's only, mode 0600). */
+export function writeServerFile(dataDir: string, url: string, cliToken?: string): void {
+  const saved = { url, pid: process.pid, started_at: new Date().toISOString(), ...(cliToken ? { cli_token: cliToken } : {}) };
+  writeFileSync(join(dataDir, SERVER_FILE), `${JSON.stringify(saved)}\n`, { mode: 0o600 });
 }
 
 export function removeServerFile(dataDir: string): void {

@@ -12,7 +12,12 @@ import { createPublicFilesRoutes, FILES_PATH } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
 import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
 
-export type RuntimeDeps = CoreDeps & { adminToken: string; providers: Providers };
+export type RuntimeDeps = CoreDeps & {
+  adminToken: string;
+  /** The admin CLI's credential for this process (`DATA_DIR/server.json`); absent where no CLI can reach it (Vercel, tests). */
+  cliToken?: string;
+  providers: Providers;
+};
 
 /**
  * The whole HTTP surface of one deployment: `/mail/v1`, `/ads/v1`, `/admin/v1`, `/console` and `/api/*`

@@ -8,6 +8,7 @@ import { recoverAfterRestart } from "./mail/send-jobs/recovery";
 import { resumeVideoRenders } from "./ads/templates/video-render";
 import { pointGraphSimulatorAtReceiver } from "./ads/webhooks/platform-receiver";
 import { seedDemo } from "./seed";
+import { createBootstrapGate } from "./admin/operators/accounts";
 import { exportLines } from "./start-banner";
 import { removeServerFile, writeServerFile } from "./data-dir";
 
@@ -21,13 +22,22 @@ async function main(): Promise<void> {
   const demo = await seedDemo(deps, runtime.app.adsDeps, { media: "deferred" });
   await registerSimulatorServers(deps);
   const stopScheduler = startScheduler(runtime.app.cronDeps);
+  const operatorLines = (await createBootstrapGate(deps.db).retired())
+    ? [
+        "  operators:     sign in to the console with your e-mail and password; the shared operator token is retired",
+        "                 (break-glass: ADMIN_TOKEN_BREAK_GLASS=true, every use audited)",
+      ]
+    : [
+        `  operator token: ${runtime.adminTokenSource} (bootstrap: works until the first owner account exists)`,
+        "  first owner:   npm run admin -- operators:create --email you@example.com --role owner",
+      ];
 
   const server = serve({ fetch: runtime.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
     const host = ["0.0.0.0", "::"].includes(config.HOST) ? "127.0.0.1" : config.HOST.includes(":") ? `[${config.HOST}]` : config.HOST;
     // The admin CLI finds this server through the data directory, whatever port it got.
-    writeServerFile(config.DATA_DIR, `http://${host}:${info.port}`);
+    writeServerFile(config.DATA_DIR, `http://${host}:${info.port}`, deps.cliToken);
     pointSimulatorAtReceiver(deps, `http://${host}:${info.port}`).catch((error: unknown) =>
       deps.logger.error("the Postmark simulator could not be pointed at the receiver", { error: String(error) }),
     );
@@ -40,11 +50,11 @@ async function main(): Promise<void> {
       `  mail service:  ${base}/mail/v1   (docs: ${base}/mail/v1/docs)`,
       `  ads service:   ${base}/ads/v1    (docs: ${base}/ads/v1/docs)`,
       `  admin API:     ${base}/admin/v1  (docs: ${base}/admin/v1/docs)`,
-      `  console:       ${base}/console   (operator console; sign in with the operator token)`,
+      `  console:       ${base}/console   (operator console; sign in with e-mail and password, or the bootstrap token)`,
       `  webhooks:      ${base}/api/postmark/webhook/<customer_id>, ${base}/api/platform/webhook`,
       `  workers/crons: ${base}/api/queue/*, ${base}/api/cron/*`,
       `  image files:   ${config.BLOB_READ_WRITE_TOKEN ? "Vercel Blob (BLOB_READ_WRITE_TOKEN)" : `${base}${FILES_PATH}/assets/<sha256>.jpg|png (stored in ${config.DATA_DIR}/blobs)`}`,
-      `  operator token: ${runtime.adminTokenSource}`,
+      ...operatorLines,
       `  Postmark:      ${deps.providers.postmarkSimulator ? `simulator at ${deps.providers.postmarkApiUrl} (sent mail: ${deps.providers.postmarkApiUrl}/__sim/messages)` : deps.providers.postmarkApiUrl}`,
       `  Graph API:     ${deps.providers.graphSimulator ? `simulator at ${deps.providers.graphSimulator.url} (API under ${deps.providers.graphApiUrl})` : deps.providers.graphApiUrl}`,
       `  data:          ${config.DATABASE_URL ? "DATABASE_URL" : `${config.DATA_DIR}/ (PGlite)`}`,

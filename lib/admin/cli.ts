@@ -3,6 +3,12 @@ import { join } from "node:path";
 import { bootRuntime } from "../bootstrap";
 import { describeEnvironment, loadConfig } from "../core/config";
 import { runningServer } from "../data-dir";
+import { randomToken } from "../core/secrets";
+import type { OperatorActor } from "../core/principal";
+import { ADMIN_ACTOR_ENV } from "./authenticate";
+
+/** The password `operators:create` gives an account when OPERATOR_PASSWORD is not set (printed once). */
+const generatedPassword = randomToken(18);
 
 /**
  * `npm run admin -- <command>`: the admin API from a terminal. A data directory belongs to one process
@@ -19,12 +25,27 @@ const usage = `Usage: npm run admin -- <command>
   keys:create <customer-id> <mail|ads> <full|reporting>
   keys:list <customer-id>
   keys:revoke <key-id>
+  operators:create --email <e-mail> --role <owner|admin|support>   password from OPERATOR_PASSWORD, else one is made and printed once
+  operators:list
   env                                       every environment variable with its default`;
 
 type Call = { method: string; path: string; body?: unknown };
 
+/** `--name value` pairs after the command. */
+function option(args: string[], name: string): string | undefined {
+  const at = args.indexOf(`--${name}`);
+  return at === -1 ? undefined : args[at + 1];
+}
+
 function toCall(args: string[]): Call | null {
   const [command, a, b, c] = args;
+  if (command === "operators:create") {
+    const email = option(args, "email");
+    const role = option(args, "role");
+    return email && role
+      ? { method: "POST", path: "/admin/v1/operators", body: { email, role, password: process.env.OPERATOR_PASSWORD ?? generatedPassword } }
+      : null;
+  }
   switch (command) {
     case "customers:list":
       return { method: "GET", path: "/admin/v1/customers?limit=100" };
@@ -40,6 +61,8 @@ function toCall(args: string[]): Call | null {
       return a ? { method: "GET", path: `/admin/v1/customers/${a}/keys` } : null;
     case "keys:revoke":
       return a ? { method: "DELETE", path: `/admin/v1/keys/${a}` } : null;
+    case "operators:list":
+      return { method: "GET", path: "/admin/v1/operators" };
     default:
       return null;
   }
@@ -70,8 +93,9 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const token = config.ADMIN_TOKEN ?? readTokenFile(config.DATA_DIR);
   const server = runningServer(config.DATA_DIR);
+  // The running server's CLI token (server.json, this machine only); a server from before it had one takes the shared token.
+  const token = server?.cliToken ?? config.ADMIN_TOKEN ?? readTokenFile(config.DATA_DIR);
   let response: Response | null = null;
   if (server) {
     response = token ? await viaServer(call, server.url, token) : null;
@@ -83,15 +107,24 @@ async function main(): Promise<number> {
     }
   } else {
     const runtime = await bootRuntime();
-    response = await runtime.app.root.request(call.path, {
-      method: call.method,
-      headers: { authorization: `Bearer ${runtime.deps.adminToken}`, ...(call.body ? { "content-type": "application/json" } : {}) },
-      body: call.body ? JSON.stringify(call.body) : undefined,
-    });
+    // In-process: the admin app takes the CLI as its caller directly (audited as `cli`), no token involved.
+    const actor: OperatorActor = { type: "cli", role: "owner", operatorId: null, tokenId: null, sessionId: null };
+    response = await runtime.app.root.request(
+      call.path,
+      {
+        method: call.method,
+        headers: call.body ? { "content-type": "application/json" } : {},
+        body: call.body ? JSON.stringify(call.body) : undefined,
+      },
+      { [ADMIN_ACTOR_ENV]: actor },
+    );
     await runtime.close();
   }
   const text = await response.text();
   process.stdout.write(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+  if (response.ok && args[0] === "operators:create" && !process.env.OPERATOR_PASSWORD) {
+    process.stdout.write(`Password (shown this once; sign in at /console and keep it safe): ${generatedPassword}\n`);
+  }
   return response.ok ? 0 : 1;
 }
 

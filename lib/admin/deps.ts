@@ -6,7 +6,13 @@ import type { CoreDeps } from "../core/context";
  * what to do when a customer's Postmark setup changes (embedded mode: the runtime tells the simulator; in
  * production nothing), so no admin route reaches simulator code.
  */
-export type AdminDeps = CoreDeps & { adminToken: string; ads: AdsDeps; mailProviderChanged: MailProviderChanged };
+export type AdminDeps = CoreDeps & {
+  adminToken: string;
+  /** The admin CLI's credential for this server start (written to `DATA_DIR/server.json`, mode 0600); absent on Vercel. */
+  cliToken?: string;
+  ads: AdsDeps;
+  mailProviderChanged: MailProviderChanged;
+};
 
 /** Called after a customer's Postmark server token, streams or webhook credentials changed. */
 type MailProviderChanged = (customerId: string) => Promise<void>;

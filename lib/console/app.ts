@@ -5,13 +5,17 @@ import { ApiError, errorBody, statusOf } from "../core/errors";
 import { limitRequestBody, MAX_JSON_BODY_BYTES } from "../core/body-limit";
 import { clientAddress } from "../core/client-address";
 import { safeEqual } from "../core/secrets";
+import type { OperatorActor } from "../core/principal";
+import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
+import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
+import { createBootstrapGate, verifyOperatorPassword } from "../admin/operators/accounts";
 import { consoleScript } from "./bundle";
 import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
 import { csrfTokenMatches, endSession, openSession, readSession, SESSION_COOKIE, sessionKeys, type ConsoleSession } from "./session";
 
 const CONSOLE_PATH = "/console";
 
-export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger"> & {
+export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger" | "config"> & {
   adminToken: string;
   /** The admin API's fetch; the console's `/console/api/*` is that API behind the session. */
   admin: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
@@ -64,6 +68,46 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return origin === undefined || origin === new URL(c.req.url).origin;
   };
 
+  const gate = createBootstrapGate(deps.db);
+  /** The shared token's role now: bootstrap until the first owner exists, then break-glass or nothing. */
+  const sharedTokenActor = async (sessionId: string | null): Promise<OperatorActor | null> => {
+    const type = !(await gate.retired()) ? "bootstrap" : deps.config.ADMIN_TOKEN_BREAK_GLASS ? "break_glass" : null;
+    return type ? { type, role: "owner", operatorId: null, tokenId: null, sessionId } : null;
+  };
+  /** The admin API's caller for a session: its operator (current role), or the shared token's role; null when it no longer opens anything. */
+  const actorOf = async (session: ConsoleSession): Promise<OperatorActor | null> =>
+    session.operator
+      ? { type: "operator", role: session.operator.role, operatorId: session.operator.id, tokenId: null, sessionId: session.id }
+      : sharedTokenActor(session.id);
+  const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor } | { error: string }> => {
+    if (!email || !password) return { error: "Enter your e-mail and password." };
+    const operator = await verifyOperatorPassword(deps.db, email, password);
+    if (!operator) return { error: "E-mail or password wrong, or the account is disabled." };
+    return { actor: { type: "operator", role: operator.role, operatorId: operator.id, tokenId: null, sessionId: null } };
+  };
+  const tokenSignIn = async (token: string): Promise<{ actor: OperatorActor } | { error: string }> => {
+    if (!token) return { error: "Enter the operator token." };
+    if (!safeEqual(token, deps.adminToken)) return { error: "This is not the operator token. A customer's API key does not open the console." };
+    const actor = await sharedTokenActor(null);
+    return actor
+      ? { actor }
+      : { error: "The shared operator token was retired when the first owner account was created: sign in with your e-mail and password." };
+  };
+  const audit = (c: Context, operationId: string, status: number, actor: AuditEntryInput["actor"], target: Record<string, string>) =>
+    recordAuditEntry(deps.db, {
+      at: deps.clock.now(),
+      actor,
+      operationId,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      customerId: null,
+      target,
+      requestId: crypto.randomUUID(),
+      change: null,
+      address: clientAddress(c),
+    }).catch((error: unknown) => deps.logger.error("audit entry not written", { operation: operationId, error: String(error) }));
+
   app.get("/console.css", (c) => {
     c.header("Cache-Control", "public, max-age=300");
     return c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
@@ -86,15 +130,22 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const blocked = deps.authThrottle.retryAfter(address);
     if (blocked > 0) return tooMany(c, blocked);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-    const token = typeof form.token === "string" ? form.token.trim() : "";
-    if (!token || !safeEqual(token, deps.adminToken)) {
+    const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    const byPassword = "email" in form || "password" in form;
+    const email = text("email").trim().toLowerCase().slice(0, 254);
+    const outcome = byPassword ? await passwordSignIn(email, text("password")) : await tokenSignIn(text("token").trim());
+    if ("error" in outcome) {
       const wait = await deps.authThrottle.failed(address);
+      await audit(c, "signInFailed", 401, { type: "anonymous", operatorId: null, tokenId: null }, byPassword && email ? { email } : {});
       if (wait > 0) return tooMany(c, wait);
       deps.logger.info("console sign-in refused", { address });
-      const error = token ? "This is not the operator token. A customer's API key does not open the console." : "Enter the operator token.";
-      return c.html(signInPage({ error }), 401);
+      return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email }), 401);
     }
-    const { cookieValue, session } = await openSession(deps.db, deps.clock, keys);
+    const { cookieValue, session } = await openSession(deps.db, deps.clock, keys, {
+      operatorId: outcome.actor.operatorId,
+      userAgent: c.req.header("user-agent") ?? null,
+      address,
+    });
     setCookie(c, SESSION_COOKIE, cookieValue, {
       path: CONSOLE_PATH,
       httpOnly: true,
@@ -102,6 +153,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       secure: secure(c),
       expires: session.expiresAt,
     });
+    await audit(c, "signIn", 200, outcome.actor, { session: session.id });
     deps.logger.info("console session opened", { session: session.id });
     return c.redirect(`${CONSOLE_PATH}/`, 303);
   });
@@ -114,6 +166,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
         return c.html(signInPage({ error: "Sign-out must come from this console's own page." }), 403);
       }
       await endSession(deps.db, session.id);
+      const actor = await actorOf(session);
+      if (actor) await audit(c, "signOut", 200, actor, { session: session.id });
       deps.logger.info("console session ended", { session: session.id });
     }
     deleteCookie(c, SESSION_COOKIE, { path: CONSOLE_PATH, secure: secure(c) });
@@ -123,7 +177,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   // The API behind the session: JSON answers (the admin API's envelope), never a redirect.
   app.all("/api/*", async (c) => {
     const session = await currentSession(c);
-    if (!session) return apiError(c, new ApiError("unauthorized", "No console session, or it ended. Sign in again."));
+    const actor = session ? await actorOf(session) : null;
+    if (!session || !actor) return apiError(c, new ApiError("unauthorized", "No console session, or it ended. Sign in again."));
     if (UNSAFE_METHODS.has(c.req.method)) {
       if (!sameOrigin(c)) return apiError(c, new ApiError("forbidden", "Cross-site request refused: Origin is not this console."));
       if (!csrfTokenMatches(session, c.req.header("x-csrf-token")))
@@ -131,21 +186,24 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     }
     const url = new URL(c.req.url);
     const target = new URL(`/admin/v1/${url.pathname.slice(`${CONSOLE_PATH}/api/`.length)}${url.search}`, url.origin);
-    const headers = new Headers({ authorization: `Bearer ${deps.adminToken}` });
+    const headers = new Headers();
     for (const name of ["content-type", "accept", "x-request-id", "if-none-match", "idempotency-key"]) {
       const value = c.req.header(name);
       if (value !== undefined) headers.set(name, value);
     }
     const body = UNSAFE_METHODS.has(c.req.method) ? await c.req.arrayBuffer() : undefined;
-    const answer = await deps.admin.fetch(new Request(target, { method: c.req.method, headers, body }), c.env);
+    // The admin app takes the session's operator as its caller (in-process only: see ADMIN_ACTOR_ENV).
+    const env = { ...(c.env as Record<string, unknown> | undefined), [ADMIN_ACTOR_ENV]: actor };
+    const answer = await deps.admin.fetch(new Request(target, { method: c.req.method, headers, body }), env);
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });
 
   // Every other path under /console is the page shell; the script routes by the URL's hash.
   app.get("*", async (c) => {
     const session = await currentSession(c);
-    if (!session) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, SESSION_COOKIE) ? "?expired" : ""}`, 303);
-    return c.html(shellPage({ csrfToken: session.csrfToken }));
+    const actor = session ? await actorOf(session) : null;
+    if (!session || !actor) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, SESSION_COOKIE) ? "?expired" : ""}`, 303);
+    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role }));
   });
 
   return app;

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
-import { and, eq, gt, lte } from "drizzle-orm";
+import { and, eq, gt, isNull, lte, or } from "drizzle-orm";
 import type { Database } from "../db/client";
-import { consoleSessions } from "../db/schema";
+import { consoleSessions, operators } from "../db/schema";
 import { safeEqual } from "../core/secrets";
 import type { Clock } from "../core/clock";
 
@@ -14,7 +14,11 @@ import type { Clock } from "../core/clock";
 export const SESSION_COOKIE = "console_session";
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 
-export type ConsoleSession = { id: string; expiresAt: Date; csrfToken: string };
+/** `operator` is null for a session opened with the bootstrap or break-glass token. */
+export type ConsoleSession = { id: string; expiresAt: Date; csrfToken: string; operator: { id: string; role: "owner" | "admin" | "support" } | null };
+
+/** Who signs in and from where (kept on the row for the operator's "my sessions" list). */
+export type SessionOrigin = { operatorId: string | null; userAgent: string | null; address: string | null };
 
 export type SessionKeys = { sign(value: string): string };
 
@@ -28,14 +32,23 @@ function csrfTokenOf(keys: SessionKeys, sessionId: string): string {
   return keys.sign(`csrf:${sessionId}`);
 }
 
-export async function openSession(db: Database, clock: Clock, keys: SessionKeys): Promise<{ cookieValue: string; session: ConsoleSession }> {
+export async function openSession(
+  db: Database,
+  clock: Clock,
+  keys: SessionKeys,
+  origin: SessionOrigin,
+): Promise<{ cookieValue: string; session: ConsoleSession }> {
   const expiresAt = new Date(clock.now().getTime() + SESSION_TTL_MS);
   // Expired rows are swept here rather than by a cron: sign-ins are rare and the delete is indexed.
   await db.delete(consoleSessions).where(lte(consoleSessions.expiresAt, clock.now()));
-  const [row] = await db.insert(consoleSessions).values({ expiresAt }).returning({ id: consoleSessions.id });
+  const [row] = await db
+    .insert(consoleSessions)
+    .values({ expiresAt, operatorId: origin.operatorId, userAgent: origin.userAgent?.slice(0, 300) ?? null, address: origin.address })
+    .returning({ id: consoleSessions.id });
   if (!row) throw new Error("console session insert returned no row");
   const payload = `${row.id}.${expiresAt.getTime()}`;
-  return { cookieValue: `${payload}.${keys.sign(payload)}`, session: { id: row.id, expiresAt, csrfToken: csrfTokenOf(keys, row.id) } };
+  const session = { id: row.id, expiresAt, csrfToken: csrfTokenOf(keys, row.id), operator: null };
+  return { cookieValue: `${payload}.${keys.sign(payload)}`, session };
 }
 
 const COOKIE_SHAPE = /^([0-9a-f-]{36})\.(\d{1,15})\.([A-Za-z0-9_-]{43})$/;
@@ -47,11 +60,15 @@ export async function readSession(db: Database, clock: Clock, keys: SessionKeys,
   if (!safeEqual(signature, keys.sign(`${id}.${expiry}`))) return null;
   const now = clock.now();
   if (Number(expiry) <= now.getTime()) return null;
+  // An operator's session lives while the operator is enabled (disabling also deletes the rows).
   const [row] = await db
-    .select({ id: consoleSessions.id, expiresAt: consoleSessions.expiresAt })
+    .select({ id: consoleSessions.id, expiresAt: consoleSessions.expiresAt, operatorId: operators.id, role: operators.role })
     .from(consoleSessions)
-    .where(and(eq(consoleSessions.id, id), gt(consoleSessions.expiresAt, now)));
-  return row ? { id: row.id, expiresAt: row.expiresAt, csrfToken: csrfTokenOf(keys, row.id) } : null;
+    .leftJoin(operators, eq(operators.id, consoleSessions.operatorId))
+    .where(and(eq(consoleSessions.id, id), gt(consoleSessions.expiresAt, now), or(isNull(consoleSessions.operatorId), isNull(operators.disabledAt))));
+  if (!row) return null;
+  const operator = row.operatorId && row.role ? { id: row.operatorId, role: row.role } : null;
+  return { id: row.id, expiresAt: row.expiresAt, csrfToken: csrfTokenOf(keys, row.id), operator };
 }
 
 export async function endSession(db: Database, sessionId: string): Promise<void> {

@@ -19,7 +19,14 @@ const configSchema = z.object({
   PUBLIC_BASE_URL: optionalUrl.describe("Public origin used in links (asset URLs, upload URLs); default http://localhost:PORT"),
   DATA_DIR: databaseVariables.DATA_DIR,
   DATABASE_URL: databaseVariables.DATABASE_URL,
-  ADMIN_TOKEN: z.string().min(24, "must be at least 24 characters").optional().describe("Operator token for /admin/v1"),
+  ADMIN_TOKEN: z
+    .string()
+    .min(24, "must be at least 24 characters")
+    .optional()
+    .describe("Shared bootstrap token for /admin/v1 and the console: works only until the first owner account exists (then see ADMIN_TOKEN_BREAK_GLASS)"),
+  ADMIN_TOKEN_BREAK_GLASS: flag.describe(
+    "Emergency only: ADMIN_TOKEN keeps working (as owner) after owner accounts exist; every request made with it is audited as break_glass",
+  ),
   ENCRYPTION_KEY: z
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, "must be 32 bytes, base64-encoded")

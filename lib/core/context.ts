@@ -7,7 +7,7 @@ import type { Config } from "./config";
 import type { Surface } from "./errors";
 import type { Logger } from "./logger";
 import type { PrincipalCache } from "./api-keys";
-import type { Principal } from "./principal";
+import type { OperatorActor, Principal } from "./principal";
 import type { SecretBox } from "./secrets";
 import type { AuthThrottle } from "./auth-throttle";
 
@@ -28,12 +28,14 @@ export type CoreDeps = {
   publicBaseUrl: string;
 };
 
-export type { Access, AdsAccess, Principal } from "./principal";
+export type { Access, AdsAccess, OperatorActor, Principal } from "./principal";
 
 type AppVariables = {
   requestId: string;
   service: Surface;
   principal: Principal;
+  /** The admin API's caller (set by its authentication; unset on the customer APIs). */
+  operator: OperatorActor;
 };
 
 export type AppEnv = { Variables: AppVariables };

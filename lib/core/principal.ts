@@ -24,3 +24,17 @@ export type Principal = {
   mail: MailAccess | null;
   ads: AdsAccess | null;
 };
+
+/**
+ * The caller of the admin API: a signed-in operator (console session), an operator's API token, the shared
+ * bootstrap token (only until the first owner exists), the same token as break-glass (only with
+ * `ADMIN_TOKEN_BREAK_GLASS=true`), or the admin CLI on the server's machine. `role` is what it may do.
+ */
+export type OperatorActor = {
+  type: "operator" | "token" | "bootstrap" | "break_glass" | "cli";
+  role: "owner" | "admin" | "support";
+  operatorId: string | null;
+  tokenId: string | null;
+  /** The console session the request came through, if any. */
+  sessionId: string | null;
+};

@@ -12,6 +12,7 @@ import { cleanUpAssets } from "../mail/assets/cleanup";
 import { resumeVideoRenders } from "../ads/templates/video-render";
 import { fanOutSnapshots } from "../ads/insights/snapshots";
 import { sweepCompensations } from "../ads/compensations";
+import { purgeExpiredAuditEntries } from "../core/audit-retention";
 
 /** What the jobs need: the core and each service's deps, built once by the runtime (`createServices`). */
 export type CronDeps = CoreDeps & { mail: MailDeps; ads: AdsDeps };
@@ -124,6 +125,13 @@ export const cronJobs: CronJob[] = [
     description:
       "Deletes upstream the platform objects (ad sets, creatives, ads, audiences, videos) whose create succeeded but whose local record was never written (the write failed, the process died), when the request could not do it itself; retried with backoff until the platform confirms, each settled row kept as the record.",
     run: async (deps) => ({ ...(await sweepCompensations(deps.ads)) }),
+  },
+  {
+    name: "audit-log-retention",
+    schedule: "53 4 * * *",
+    everyMinutes: 24 * 60,
+    description: "Deletes audit log entries older than 400 days (the only delete the audit log's database trigger lets through).",
+    run: async (deps) => ({ deleted: await purgeExpiredAuditEntries(deps.db, deps.clock.now()) }),
   },
 ];
 

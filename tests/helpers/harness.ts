@@ -45,6 +45,9 @@ export async function createHarness(
     LOG_LEVEL: "silent",
     // Tests drive insights snapshots explicitly (runInsightsSnapshots); insights-on-connect turns this on.
     ADS_INSIGHTS_BACKFILL_ON_CONNECT: "false",
+    // The harness calls the admin API with the shared token (`admin()`); on the CI's shared PostgreSQL another
+    // file may have created an owner already, which retires that token unless break-glass is on.
+    ADMIN_TOKEN_BREAK_GLASS: "true",
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     ...(process.env.NEON_LOCAL_PROXY ? { NEON_LOCAL_PROXY: process.env.NEON_LOCAL_PROXY } : {}),
     ...options.env,

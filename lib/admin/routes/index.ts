@@ -8,6 +8,9 @@ import { registerMailBlockPreviewRoute } from "./mail/blocks/preview-draft";
 import { registerMailActivityRoutes } from "./mail/activity";
 import { registerAdsActivityRoutes } from "./ads/activity";
 import { registerGetSystem } from "./system/get";
+import { registerOperatorRoutes } from "./operators";
+import { registerCurrentOperatorRoutes } from "./me";
+import { registerListAuditLog } from "./audit-log/list";
 
 /** Every operator route, in the order the admin document lists them. */
 export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
@@ -20,4 +23,8 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void 
   registerMailActivityRoutes(router, deps);
   registerAdsActivityRoutes(router, deps.ads);
   registerGetSystem(router, deps);
+  // Operators, the caller's own account, and the audit log.
+  registerOperatorRoutes(router, deps);
+  registerCurrentOperatorRoutes(router, deps);
+  registerListAuditLog(router, deps);
 }

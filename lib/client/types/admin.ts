@@ -10,12 +10,16 @@ export interface paths {
         /**
          * List ad templates
          * @description All templates, active and inactive, by name.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listLibraryAdTemplates"];
         put?: never;
         /**
          * Create an ad template
          * @description A template for every customer it is assigned to. A layout is an element tree per ratio (`1:1` 1080×1080, `4:5` 1080×1350, `9:16` 1080×1920): `{ type: "box", style, children }`, `{ type: "text", param | text, style, min_font_size?, max_lines? }` (a text with a pixel `width` and `min_font_size` shrinks to fit its `height`/`max_lines` and is refused past the minimum), `{ type: "image", param, style }` (needs `width` and `height`). Styles are a fixed list of flex properties (width, height, padding*, margin*, gap, flexDirection, justifyContent, alignItems, flexGrow, flexShrink, flexWrap, position, top/right/bottom/left, backgroundColor, color, borderRadius, borderWidth, borderColor, opacity, fontFamily `Inter`, fontSize, fontWeight 400/700/800, lineHeight, letterSpacing, textAlign, textTransform, objectFit); a colour is `#rrggbb`, `transparent` or `{ "param": "<colour parameter>" }`. `highlight` styles `[[word]]` in text parameters with `supports_highlight`. Checked on save: unknown keys, unknown or mistyped parameter references, a root of the wrong size, a missing highlight style → 422 with the path in `details`.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["createLibraryAdTemplate"];
         delete?: never;
@@ -31,7 +35,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get an ad template */
+        /**
+         * Get an ad template
+         * @description Required role: any operator (`support`, `admin` or `owner`).
+         */
         get: operations["getLibraryAdTemplate"];
         put?: never;
         post?: never;
@@ -41,6 +48,8 @@ export interface paths {
         /**
          * Change or deactivate an ad template
          * @description Partial; the result is checked as a whole (422 with paths) and gets a new `revision`, so preview URLs render again. `status: inactive` hides the template from every customer (404 there) without removing assignments.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateLibraryAdTemplate"];
         trace?: never;
@@ -57,8 +66,32 @@ export interface paths {
         /**
          * Preview a template draft in the three ratios
          * @description Draws an unsaved template (`type`, `params`, `layouts`, `highlight`, as in `POST /v1/ads/templates`) with `values` (each parameter's example where a value is missing) in 1:1, 4:5 and 9:16 with the engine that renders creatives, and answers the three images scaled to 360 px wide as JPEG data URLs. Stores nothing; meant for a live preview while editing a layout. Layout problems answer 422 with `details` paths under `template.`, value problems under `params.<name>`; image values are fetched like render values (https, public hosts).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         post: operations["previewAdTemplateDraft"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the audit log
+         * @description Every admin write (API, console, CLI), whatever its answer, every break-glass request, and every console sign-in, failed sign-in and sign-out; newest first, cursor-paginated. Entries cannot be changed or deleted through any API (the database refuses it too); they are kept 400 days (`audit-log-retention` cron).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["listAuditLog"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -75,12 +108,16 @@ export interface paths {
         /**
          * List customers
          * @description Chronological, cursor-paginated.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listCustomers"];
         put?: never;
         /**
          * Create a customer
          * @description Creates a customer with mail and ads settings (defaults where not given).
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["createCustomer"];
         delete?: never;
@@ -96,7 +133,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a customer */
+        /**
+         * Get a customer
+         * @description Required role: any operator (`support`, `admin` or `owner`).
+         */
         get: operations["getCustomer"];
         put?: never;
         post?: never;
@@ -106,6 +146,8 @@ export interface paths {
         /**
          * Change a customer's name or settings
          * @description Partial update. Mail: `sending_blocked`, `mode`, `monthly_limit`, `max_per_job`. Ads: `account_state`, `stage`, `enterprise_included_ads`. Takes effect on the next request.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -120,6 +162,8 @@ export interface paths {
         /**
          * Show a customer's ad account onboarding
          * @description Which onboarding items are present and which are missing. Nothing stored is returned: the token and app secret show as `*_set` flags, the account identifiers and legal details (sealed at rest like the secrets) only in `present`/`missing`. `token_status` shows whether the platform accepts the stored token: when any platform call is refused with Graph code 190 (expired, revoked), the refusal is recorded here with its time and Graph code/subcode (never the token), `access_token` moves to `missing`, and customers' calls that need the platform answer 422 `details.missing: ["access_token"]` until a new token is set with PATCH.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerAdAccount"];
         put?: never;
@@ -130,6 +174,8 @@ export interface paths {
         /**
          * Set a customer's ad account onboarding
          * @description Partial update; null clears a field. Every field is sealed (AES-256-GCM) before it is stored and never returned; `present` and `missing` show what is set. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateCustomerAdAccount"];
         trace?: never;
@@ -144,6 +190,8 @@ export interface paths {
         /**
          * A customer's insights
          * @description As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerAdsInsights"];
         put?: never;
@@ -164,6 +212,8 @@ export interface paths {
         /**
          * Show the naming convention
          * @description Patterns of ad set and ad names. Defaults: `{target}-{date}-{seq}` (e.g. `demo-20260115-001`) and `{adset}-ad{seq}` (e.g. `demo-20260115-001-ad001`).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerAdNaming"];
         put?: never;
@@ -174,6 +224,8 @@ export interface paths {
         /**
          * Change the naming convention
          * @description Tokens: `{target}` (target key), `{date}` (UTC day of creation, YYYYMMDD), `{seq}` (required; at least three digits, counted per distinct rest of the name, never reused), and for ads `{adset}` (the ad set's name). null restores the default. Existing names do not change.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateCustomerAdNaming"];
         trace?: never;
@@ -188,6 +240,8 @@ export interface paths {
         /**
          * A customer's ads plan and usage of the running cycle
          * @description As `GET /ads/v1/plan/usage` for that customer: stage, published ads against the included ads, spend and its projection, fee so far and expected fee (EUR cents).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerAdsPlanUsage"];
         put?: never;
@@ -208,12 +262,16 @@ export interface paths {
         /**
          * List a customer's targets
          * @description All targets, ordered by key.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listCustomerAdTargets"];
         put?: never;
         /**
          * Create a target
          * @description A target is a platform campaign the operator maintains, known to the customer by `key`, with the configuration that fills the locked ad set fields. The campaign is read from the platform with the customer's token before anything is stored (so the ad account onboarding — token, app secret, ad account — comes first, else 422 `details.missing`): an unknown id, one out of the token's reach, a campaign of another ad account, an archived or deleted one, or one holding a campaign budget (customers give each ad set its own budget) answers 422 on `platform_campaign_id`; a token the platform refuses answers 422 `details.missing: ["access_token"]`. The target's status is mirrored to the campaign: when the campaign's configured status differs, it is set to the target's (ACTIVE or PAUSED) on the platform. A key already taken → 409.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["createCustomerAdTarget"];
         delete?: never;
@@ -229,7 +287,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a target */
+        /**
+         * Get a target
+         * @description Required role: any operator (`support`, `admin` or `owner`).
+         */
         get: operations["getCustomerAdTarget"];
         put?: never;
         post?: never;
@@ -239,6 +300,8 @@ export interface paths {
         /**
          * Change a target
          * @description Partial update: campaign, status and configuration fields (null clears an optional one). Status is mirrored to the campaign on the platform: PAUSED pauses the campaign (nothing under it delivers; its ad sets and ads read `CAMPAIGN_PAUSED`) and makes customers' creates and changes under the target answer 409; ACTIVE resumes it. Whenever `platform_campaign_id` or `status` is sent, the (new) campaign is verified as on create — 422 on `platform_campaign_id` and nothing stored when it cannot back the target — and set to the target's status if it differs, which also re-aligns a campaign changed on the platform directly. Moving a target to another campaign leaves the old campaign and the ad sets already in it as they are. Configuration changes apply to ad sets created afterwards and need no platform call.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateCustomerAdTarget"];
         trace?: never;
@@ -250,7 +313,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a customer's template assignments */
+        /**
+         * List a customer's template assignments
+         * @description Required role: any operator (`support`, `admin` or `owner`).
+         */
         get: operations["listCustomerAdTemplates"];
         put?: never;
         post?: never;
@@ -271,12 +337,16 @@ export interface paths {
         /**
          * Assign a template to a customer
          * @description Idempotent: assigning again keeps the stored preview values. Unknown customer or template → 404.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         put: operations["assignCustomerAdTemplate"];
         post?: never;
         /**
          * Remove a template from a customer
          * @description The customer no longer sees it (404); creatives already rendered stay. Not assigned → 404.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         delete: operations["unassignCustomerAdTemplate"];
         options?: never;
@@ -294,6 +364,8 @@ export interface paths {
         /**
          * A customer's preview of an assigned template
          * @description As `GET /ads/v1/templates/{id}/preview` for that customer: the stored preview values and the three `preview.png` URLs (1:1, 4:5, 9:16). The URLs are stable; each answers `no-cache` with a 302 to the image of the template's current revision and values (rendered on first request). A template not assigned to the customer, or inactive, answers 404.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerAdTemplatePreview"];
         put?: never;
@@ -315,6 +387,8 @@ export interface paths {
         /**
          * Store a customer's preview values for a template
          * @description Replaces the values the customer's previews use (`{}` = the examples). Checked like render values (422 naming `params.<name>`); image URLs are fetched when a preview renders.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         put: operations["setCustomerAdTemplatePreviewValues"];
         post?: never;
@@ -334,12 +408,16 @@ export interface paths {
         /**
          * List a customer's API keys
          * @description Without secrets; revoked keys included with `revoked_at`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
          * Issue an API key
          * @description Returns the key once; only its SHA-256 hash is stored. Mail keys start with `mk_live_`, ads keys with `ak_live_`.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["issueApiKey"];
         delete?: never;
@@ -358,6 +436,8 @@ export interface paths {
         /**
          * List a customer's enabled blocks
          * @description The blocks enabled for the customer, oldest block first, including inactive ones (`active: false`): the customer's `GET /v1/blocks` shows only the enabled blocks that are also active.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listCustomerMailBlocks"];
         put?: never;
@@ -379,12 +459,16 @@ export interface paths {
         /**
          * Enable a block for a customer
          * @description Idempotent: enabling an enabled block changes nothing. An inactive block may be enabled; the customer can use it once it is active again. No body.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         put: operations["enableCustomerMailBlock"];
         post?: never;
         /**
          * Disable a block for a customer
          * @description Idempotent: disabling a block that is not enabled changes nothing. The customer's saved templates keep their stacks, but previews and sends of stacks with the block answer 403 until it is enabled again.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         delete: operations["disableCustomerMailBlock"];
         options?: never;
@@ -443,6 +527,8 @@ export interface paths {
          *     - `divider_color`: Colour of divider lines. Default `#e5e7eb`.
          *     - `divider_width`: Thickness of divider lines. Default `1px`.
          *     - `image_radius`: Corner radius of images. Default `4px`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerDesignRules"];
         /**
@@ -489,6 +575,8 @@ export interface paths {
          *     - `divider_color`: Colour of divider lines. Default `#e5e7eb`.
          *     - `divider_width`: Thickness of divider lines. Default `1px`.
          *     - `image_radius`: Corner radius of images. Default `4px`.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         put: operations["setCustomerDesignRules"];
         post?: never;
@@ -508,11 +596,15 @@ export interface paths {
         /**
          * Get a customer's frame
          * @description Header, footers and brand values wrapped around every mail of the customer. While none is set the answer is the default frame with the customer's name as `company_name`, marked by `version` 0 and `updated_at` null: that is what renders, but the readiness items `newsletter_footer` and `transactional_footer` stay red until a frame is set.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerFrame"];
         /**
          * Set a customer's frame
          * @description Replaces the whole frame. The newsletter footer must contain a link with `href="{{{ pm:unsubscribe }}}"` (422 on `newsletter_footer_mjml` otherwise): Postmark fills in each recipient's unsubscribe URL on the broadcast stream, and newsletters carry no other unsubscribe link. Fragments are body-level MJML and may use `{{brand.<key>}}` and `{{token.<key>}}`; unbalanced `{{#x}}…{{/x}}` sections answer 422 naming the fragment. Brand URLs are absolute http(s) URLs. Bumps `version`; brand changes refresh the customer's tiles.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         put: operations["setCustomerFrame"];
         post?: never;
@@ -532,6 +624,8 @@ export interface paths {
         /**
          * The customer's Postmark webhook URL and credentials
          * @description Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself. An unknown customer answers 404.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerPostmarkWebhook"];
         put?: never;
@@ -554,6 +648,8 @@ export interface paths {
         /**
          * Rotate the customer's Postmark webhook password
          * @description A new random password for the customer's webhook URL. The previous one keeps working for `grace_seconds` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["rotateCustomerPostmarkWebhookPassword"];
         delete?: never;
@@ -572,6 +668,8 @@ export interface paths {
         /**
          * Get a customer's Postmark configuration
          * @description The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerMailProvider"];
         put?: never;
@@ -582,6 +680,8 @@ export interface paths {
         /**
          * Change a customer's Postmark configuration
          * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateCustomerMailProvider"];
         trace?: never;
@@ -596,6 +696,8 @@ export interface paths {
         /**
          * Check whether a customer can send
          * @description The spec's precondition for sending, item by item: `server_token`, `transactional_stream`, `broadcast_stream`, `verified_senders` (at least one address or domain), `default_newsletter_from` (set and verified), `newsletter_footer` and `transactional_footer` (a frame is set). Each is `green` or `red` with what to do. While any item is red, the customer's sends answer 403 `forbidden` with `details.missing` naming the red items.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerMailReadiness"];
         put?: never;
@@ -616,6 +718,8 @@ export interface paths {
         /**
          * List a customer's send jobs
          * @description As `GET /mail/v1/send-jobs` for that customer: newest first, cursor-paginated, `status` filters; items carry the counters.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listCustomerSendJobs"];
         put?: never;
@@ -636,6 +740,8 @@ export interface paths {
         /**
          * Get a customer's send job with stats and timeline
          * @description As `GET /mail/v1/send-jobs/{id}` for that customer: status, counters, batch progress, stats and the hourly timeline. A job of another customer answers 404.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerSendJob"];
         put?: never;
@@ -658,6 +764,8 @@ export interface paths {
         /**
          * Look addresses up in a customer's suppression mirror
          * @description As `POST /mail/v1/suppressions/lookup` for that customer: one result per address, from the mirror; changes nothing. More than 500 addresses answer 422.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         post: operations["lookupCustomerSuppressions"];
         delete?: never;
@@ -676,12 +784,16 @@ export interface paths {
         /**
          * List a customer's templates
          * @description Templates of both origins, newest first, cursor-paginated; deleted builder templates are left out.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listCustomerMailTemplates"];
         put?: never;
         /**
          * Create an admin template
          * @description Creates a template of origin `admin` with a parameter contract: every send must give each `required` parameter a non-empty value and no unknown ones. The customer sees it in `GET /v1/templates` but cannot change or delete it (403). The stack may reference only blocks enabled and active for the customer (403 `forbidden` with `details.block_ids` otherwise, the same answer the customer API gives) and no block tagged `footer` (422: the footer comes from the frame). `kind` cannot change later; `from` defaults to the customer's default sender for the kind.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["createCustomerMailTemplate"];
         delete?: never;
@@ -700,6 +812,8 @@ export interface paths {
         /**
          * Get a template
          * @description One template of the customer with its stack and contract.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerMailTemplate"];
         put?: never;
@@ -710,6 +824,8 @@ export interface paths {
         /**
          * Change a template
          * @description Partial update; `params` and `blocks` are replaced as a whole; bumps `version`. Works on templates of both origins (an operator may, for example, archive a builder template), but only admin-origin templates carry a contract: `params` on a builder template answers 422. `kind` cannot change: create a new template instead. The stack may reference only blocks enabled and active for the customer (403 `forbidden` with `details.block_ids` otherwise, the same answer the customer API gives) and no block tagged `footer` (422: the footer comes from the frame).
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateCustomerMailTemplate"];
         trace?: never;
@@ -726,6 +842,8 @@ export interface paths {
         /**
          * Preview a customer's template
          * @description Renders a stored template of the customer (admin or builder origin) through the send pipeline: its stack with the customer's design rules, frame and footer for its kind, the contract's example values as parameters, recipient placeholders empty. Sends and bills nothing. A block no longer enabled or active answers 403 naming it in `details`; content that cannot become a mail 422.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         post: operations["previewCustomerMailTemplate"];
         delete?: never;
@@ -744,6 +862,8 @@ export interface paths {
         /**
          * A customer's mail usage of the month
          * @description As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerMailUsage"];
         put?: never;
@@ -767,6 +887,8 @@ export interface paths {
         /**
          * Revoke an API key
          * @description The key answers 401 from the next request on. Revoking twice is harmless.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -784,12 +906,16 @@ export interface paths {
         /**
          * List the block library
          * @description Every block, active and inactive, oldest first. Not paginated: the library is maintained by hand and stays small.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["listMailBlocks"];
         put?: never;
         /**
          * Create a block
          * @description Adds an MJML fragment to the global library (version 1, active). It is usable by no customer until enabled for it (`PUT /v1/customers/{id}/mail/blocks/{blockId}`). 422 names the field: a slug outside the pattern, empty MJML, unbalanced `{{#x}}…{{/x}}` sections, duplicate parameter names or tag slugs, a `javascript:` example of a `url` parameter, or a built-in tag (`header`, `footer`) with another label. Slugs need not be unique: stacks reference blocks by id.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["createMailBlock"];
         delete?: never;
@@ -808,6 +934,8 @@ export interface paths {
         /**
          * Get a block
          * @description One block with its MJML, active or not.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getMailBlock"];
         put?: never;
@@ -815,6 +943,8 @@ export interface paths {
         /**
          * Deactivate a block
          * @description Deactivates rather than deletes: saved stacks reference blocks by id, so the row (and every enablement) stays and `PATCH` with `active: true` brings it back. Deactivating bumps `version`; deactivating an inactive block changes nothing and answers the block as it is.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         delete: operations["deactivateMailBlock"];
         options?: never;
@@ -822,6 +952,8 @@ export interface paths {
         /**
          * Change a block
          * @description Partial update of any field; `params` and `tags` are replaced as a whole. Every change bumps `version`, which refreshes tiles and compiled templates. `active: false` deactivates the block for every customer (stacks that reference it then answer 403 on preview and send), `active: true` reactivates it; enablements are kept either way. Validation as on create.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         patch: operations["updateMailBlock"];
         trace?: never;
@@ -838,9 +970,231 @@ export interface paths {
         /**
          * Preview a block draft as a tile
          * @description Renders unsaved MJML with its parameters' example values exactly as a customer's tile (`GET /mail/v1/blocks/{id}/tile`) is rendered: the same pipeline, without frame or footer. Stores nothing; meant for a live preview while editing. A draft that cannot render answers 200 with `html: null` and its findings in `errors` (a preview shows problems rather than failing); a body outside the block schema answers 422, an unknown `customer_id` 404.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         post: operations["previewMailBlockDraft"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is calling
+         * @description The credential of this request, its role and the operator account behind it.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCurrentOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my console sessions
+         * @description The caller's open console sessions, newest first. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["listMySessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of my console sessions
+         * @description Signs that browser out at once (its next request answers 401). Open to every role: it changes only the caller's own sessions.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        delete: operations["revokeMySession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my API tokens
+         * @description Newest first, revoked ones included; never the tokens themselves. Open to every role: it changes only the caller's own credentials. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["listMyTokens"];
+        put?: never;
+        /**
+         * Make an API token for myself
+         * @description Returns the token once (`op_live_…`); it acts as the caller with their current role. Open to every role: it changes only the caller's own credentials. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["issueMyToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of my API tokens
+         * @description The token answers 401 from the next request on; revoking twice is harmless. Open to every role: it changes only the caller's own credentials. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        delete: operations["revokeMyToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List operator accounts
+         * @description Every account, enabled and disabled, oldest first (a team's operators: no paging).
+         *
+         *     Required role: `owner` (operator management).
+         */
+        get: operations["listOperators"];
+        put?: never;
+        /**
+         * Create an operator account
+         * @description The new operator signs in to the console with this e-mail and password and can make their own API tokens. An e-mail already taken answers 409 with `details.reason: "email_taken"`. The first owner of a deployment is created with `npm run admin -- operators:create --email … --role owner`.
+         *
+         *     Required role: `owner` (operator management).
+         */
+        post: operations["createOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an operator account
+         * @description Required role: `owner` (operator management).
+         */
+        get: operations["getOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an operator's role, password or enabled state
+         * @description Partial update. A new role applies from the operator's next request (sessions and tokens included). Disabling ends the operator's console sessions and revokes their API tokens at once. The last enabled owner can be neither demoted nor disabled (409, `details.reason: "last_owner"`).
+         *
+         *     Required role: `owner` (operator management).
+         */
+        patch: operations["updateOperator"];
+        trace?: never;
+    };
+    "/v1/operators/{id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an operator's API tokens
+         * @description Newest first, revoked ones included; never the tokens themselves.
+         *
+         *     Required role: `owner` (operator management).
+         */
+        get: operations["listOperatorTokens"];
+        put?: never;
+        /**
+         * Make an API token for an operator
+         * @description Returns the token once (`op_live_…`); only its SHA-256 hash is stored. It acts as that operator with their current role. A disabled operator gets none (409, `details.reason: "operator_disabled"`).
+         *
+         *     Required role: `owner` (operator management).
+         */
+        post: operations["issueOperatorToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/operators/{id}/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an operator's API token
+         * @description The token answers 401 from the next request on. Revoking twice is harmless.
+         *
+         *     Required role: `owner` (operator management).
+         */
+        delete: operations["revokeOperatorToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -856,6 +1210,8 @@ export interface paths {
         /**
          * Queue, provider, webhook and reconciliation figures
          * @description What an operator watches: queue depth and age, batches in flight, provider error rate and latency, webhook delivery failures and the reconciliation backlog. Database figures cover the whole deployment; provider figures are in-process counters of the instance that answers, since it started. Follow a single request or send job in the traces (OpenTelemetry; see the README).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getSystem"];
         put?: never;
@@ -1852,6 +2208,107 @@ export interface components {
              */
             service: "mail" | "ads";
         };
+        AuditEntry: {
+            /** @description Who made the request. */
+            actor: {
+                /**
+                 * Format: uuid
+                 * @description The operator, if the credential has one.
+                 * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
+                 */
+                operator_id: string | null;
+                /**
+                 * Format: uuid
+                 * @description The API token used, if any.
+                 * @example null
+                 */
+                token_id: string | null;
+                /**
+                 * @description `operator` (console session), `token` (an operator's API token), `bootstrap`, `break_glass`, `cli`, or `anonymous` (a failed sign-in).
+                 * @example operator
+                 */
+                type: string;
+            };
+            /**
+             * @description The client address.
+             * @example 203.0.113.7
+             */
+            address: string | null;
+            /**
+             * @description ISO 8601 time of the request.
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            at: string;
+            /**
+             * @description Writes: `request` (the body), and for PUT/PATCH of a readable resource `before`/`after` with only what differed; every secret (tokens, passwords, keys, credentials in URLs) reads "changed". Null for reads and sign-ins.
+             * @example {
+             *       "request": {
+             *         "mail": {
+             *           "sending_blocked": true
+             *         }
+             *       },
+             *       "before": {
+             *         "mail": {
+             *           "sending_blocked": false
+             *         }
+             *       },
+             *       "after": {
+             *         "mail": {
+             *           "sending_blocked": true
+             *         }
+             *       }
+             *     }
+             */
+            change: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * Format: uuid
+             * @description The customer acted on, if any.
+             * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+             */
+            customer_id: string | null;
+            /**
+             * Format: uuid
+             * @description Entry id.
+             * @example 0b1c2d3e-4f5a-4b6c-9d7e-8f9a0b1c2d3e
+             */
+            id: string;
+            /**
+             * @description HTTP method.
+             * @example PATCH
+             */
+            method: string;
+            /**
+             * @description The admin document's operationId, or `signIn` / `signInFailed` / `signOut` for the console.
+             * @example updateCustomer
+             */
+            operation_id: string;
+            /**
+             * @description Request path under the admin API.
+             * @example /v1/customers/3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+             */
+            path: string;
+            /**
+             * @description The request's `X-Request-Id`.
+             * @example 5a0d1f5e-1b7e-4c55-9a8e-2f7a4c6b9d10
+             */
+            request_id: string;
+            /**
+             * @description The HTTP status answered (a refused write is recorded with its 4xx).
+             * @example 200
+             */
+            status: number;
+            /**
+             * @description The ids the operation acted on, named by resource (`customer`, `key`, `template`, …; a create adds the new id).
+             * @example {
+             *       "customer": "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11"
+             *     }
+             */
+            target: {
+                [key: string]: string;
+            };
+        };
         BlockDraftPreview: {
             /** @description MJML findings and placeholder problems; empty when the draft is clean. */
             errors: components["schemas"]["RenderError"][];
@@ -2363,6 +2820,69 @@ export interface components {
                 [key: string]: string;
             };
         };
+        CreateOperator: {
+            /**
+             * Format: email
+             * @description Sign-in e-mail (unique, case-insensitive).
+             * @example anna@operator.example
+             */
+            email: string;
+            /**
+             * @description 12–200 characters; stored only as an argon2id hash.
+             * @example correct horse battery staple
+             */
+            password: string;
+            /**
+             * @description `owner`: everything, manages operators; `admin`: everything but operators; `support`: reads, plus the writes marked for support.
+             * @example support
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "support";
+        };
+        CreateOperatorToken: {
+            /**
+             * @description What the token is for, 1–100 characters.
+             * @example nightly export
+             */
+            label: string;
+        };
+        CurrentOperator: {
+            /**
+             * @description How this request authenticated: a console session, an operator's API token, the bootstrap or break-glass token, or the admin CLI.
+             * @example operator
+             * @enum {string}
+             */
+            actor: "operator" | "token" | "bootstrap" | "break_glass" | "cli";
+            /**
+             * @description The operator's e-mail; null without an account.
+             * @example anna@operator.example
+             */
+            email: string | null;
+            /**
+             * Format: uuid
+             * @description The operator account; null for the bootstrap, break-glass and CLI credentials.
+             * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
+             */
+            operator_id: string | null;
+            /**
+             * @description The role this request acts with.
+             * @example owner
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "support";
+            /**
+             * Format: uuid
+             * @description The console session used, if any.
+             * @example 5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e
+             */
+            session_id: string | null;
+            /**
+             * Format: uuid
+             * @description The API token used, if any.
+             * @example null
+             */
+            token_id: string | null;
+        };
         Customer: {
             ads: components["schemas"]["AdminAdsSettings"];
             /**
@@ -2495,6 +3015,13 @@ export interface components {
              * @example mk_live_…
              */
             key: string;
+        };
+        IssuedOperatorToken: components["schemas"]["OperatorToken"] & {
+            /**
+             * @description The token itself (`Authorization: Bearer …`). Shown only in this response; store it now.
+             * @example op_live_…
+             */
+            token: string;
         };
         MailBlock: {
             /**
@@ -3137,6 +3664,107 @@ export interface components {
              * @enum {string}
              */
             type: "string" | "text" | "url" | "image";
+        };
+        Operator: {
+            /**
+             * @description ISO 8601 creation time.
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description When the account was disabled (its sessions and tokens ended then); null while enabled.
+             * @example null
+             */
+            disabled_at: string | null;
+            /**
+             * @description Sign-in e-mail, lower-case.
+             * @example anna@operator.example
+             */
+            email: string;
+            /**
+             * Format: uuid
+             * @description Operator id.
+             * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
+             */
+            id: string;
+            /**
+             * @description `owner`: everything, manages operators; `admin`: everything but operators; `support`: reads, plus the writes marked for support.
+             * @example support
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "support";
+        };
+        OperatorSession: {
+            /**
+             * @description The client address at sign-in.
+             * @example 203.0.113.7
+             */
+            address: string | null;
+            /**
+             * @description Sign-in time.
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Whether this request came through this session.
+             * @example true
+             */
+            current: boolean;
+            /**
+             * @description When it ends by itself (8 hours after sign-in).
+             * @example 2026-01-15T18:00:00.000Z
+             */
+            expires_at: string;
+            /**
+             * Format: uuid
+             * @description Session id.
+             * @example 5b6c7d8e-9f0a-4b1c-8d2e-3f4a5b6c7d8e
+             */
+            id: string;
+            /**
+             * @description The browser's User-Agent at sign-in (first 300 characters).
+             * @example Mozilla/5.0 …
+             */
+            user_agent: string | null;
+        };
+        OperatorToken: {
+            /**
+             * @description ISO 8601 creation time.
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description Token id (for revocation).
+             * @example b1e2c3d4-5f6a-4b7c-8d9e-0f1a2b3c4d5e
+             */
+            id: string;
+            /**
+             * @description What the token is for.
+             * @example nightly export
+             */
+            label: string;
+            /**
+             * @description Last request made with it (to the minute); null if never used.
+             * @example null
+             */
+            last_used_at: string | null;
+            /**
+             * Format: uuid
+             * @description The operator it acts for, with their current role.
+             * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
+             */
+            operator_id: string;
+            /**
+             * @description Visible start of the token.
+             * @example op_live_3fA9
+             */
+            prefix: string;
+            /**
+             * @description ISO 8601 revocation time; null while valid.
+             * @example null
+             */
+            revoked_at: string | null;
         };
         Paging: {
             /**
@@ -3967,6 +4595,24 @@ export interface components {
                 [key: string]: string;
             };
         };
+        UpdateOperator: {
+            /**
+             * @description `true` disables the account: its console sessions end and its API tokens are revoked at once. `false` enables it again (tokens stay revoked).
+             * @example true
+             */
+            disabled?: boolean;
+            /**
+             * @description 12–200 characters; stored only as an argon2id hash.
+             * @example correct horse battery staple
+             */
+            password?: string;
+            /**
+             * @description `owner`: everything, manages operators; `admin`: everything but operators; `support`: reads, plus the writes marked for support.
+             * @example support
+             * @enum {string}
+             */
+            role?: "owner" | "admin" | "support";
+        };
         /** @description Sent quantities: this month, projection, previous months, the monthly limit and what remains. No monetary amounts. */
         Usage: {
             /**
@@ -4238,6 +4884,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -4610,6 +5278,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -4941,6 +5631,184 @@ export interface operations {
             };
         };
     };
+    listAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Cursor from `paging.after` of the previous page. */
+                after?: string;
+                /** @description Only entries about this customer. */
+                customer_id?: string;
+                /** @description Entries at or after this time. */
+                from?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description Only this operationId. */
+                operation?: string;
+                /** @description Only entries made by this operator (session or token). */
+                operator_id?: string;
+                /** @description Entries before this time. */
+                to?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of entries. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntry"][];
+                        paging: components["schemas"]["Paging"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
     listCustomers: {
         parameters: {
             query?: {
@@ -5163,6 +6031,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5527,6 +6417,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5913,6 +6825,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6531,6 +7465,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -7082,6 +8038,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -7493,6 +8471,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -7876,6 +8876,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -8052,6 +9074,27 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8416,6 +9459,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8810,6 +9875,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -9172,6 +10259,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -9357,6 +10466,27 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9717,6 +10847,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10111,6 +11263,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -10497,6 +11671,28 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -10875,6 +12071,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13052,6 +14270,27 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -13356,6 +14595,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13698,6 +14959,27 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
             /** @description The resource does not exist or belongs to another customer. */
             404: {
                 headers: {
@@ -13885,6 +15167,28 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14182,6 +15486,2372 @@ export interface operations {
             422: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCurrentOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CurrentOperator"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listMySessions: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OperatorSession"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    revokeMySession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Session id. */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ended. */
+            204: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listMyTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OperatorToken"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    issueMyToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOperatorToken"];
+            };
+        };
+        responses: {
+            /** @description The token, shown once. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IssuedOperatorToken"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    revokeMyToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Token id. */
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked token. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OperatorToken"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listOperators: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operators. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Operator"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    createOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOperator"];
+            };
+        };
+        responses: {
+            /** @description The new operator. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Operator"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Operator"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    updateOperator: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateOperator"];
+            };
+        };
+        responses: {
+            /** @description The operator. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Operator"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listOperatorTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OperatorToken"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    issueOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOperatorToken"];
+            };
+        };
+        responses: {
+            /** @description The token, shown once. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["IssuedOperatorToken"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    revokeOperatorToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Operator id. */
+                id: string;
+                /** @description Token id. */
+                token_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked token. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OperatorToken"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
                     "Service-Version": components["headers"]["Service-Version"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -80,3 +80,6 @@ export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
   }
   return items;
 }
+
+/** One page of a cursor-paged list with its `paging`. */
+export const getPage = async <T>(path: string): Promise<Envelope<T[]>> => call<T[]>("GET", path);

@@ -6,6 +6,7 @@ import { h } from "./dom";
 import { customerMailPage } from "./mail";
 import { sendJobPage, sendJobsPage } from "./send-jobs";
 import { systemPage } from "./system";
+import { auditLogPage, mePage, operatorPage, operatorsPage } from "./operators";
 
 /**
  * The console's pages by URL hash (`#/customers/<id>/mail`): each draws itself into `<main>` from admin API
@@ -29,6 +30,10 @@ const routes: [RegExp, Page, string][] = [
   [/^\/ad-templates$/, (main) => adTemplatesPage(main), "Ad templates"],
   [/^\/ad-templates\/([0-9a-f-]{36})$/, (main, [id]) => adTemplatePage(main, id as string), "Ad template"],
   [/^\/system$/, (main, _params, isCurrent) => systemPage(main, isCurrent), "System"],
+  [/^\/operators$/, (main) => operatorsPage(main), "Operators"],
+  [/^\/operators\/([0-9a-f-]{36})$/, (main, [id]) => operatorPage(main, id as string), "Operator"],
+  [/^\/me$/, (main) => mePage(main), "My account"],
+  [/^\/audit-log(?:\?.*)?$/, (main) => auditLogPage(main), "Audit log"],
 ];
 
 let visit = 0;
@@ -37,11 +42,12 @@ async function route(): Promise<void> {
   const main = document.getElementById("main");
   if (!main) return;
   const path = location.hash.replace(/^#/, "") || "/customers";
+  const bare = path.split("?")[0] ?? path;
   const current = ++visit;
   const isCurrent = () => current === visit;
   Array.from(document.querySelectorAll<HTMLAnchorElement>(".top nav a")).forEach((link) => {
     const target = link.getAttribute("href")?.slice(1) ?? "";
-    if (path === target || path.startsWith(`${target}/`)) link.setAttribute("aria-current", "page");
+    if (bare === target || bare.startsWith(`${target}/`)) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   });
   const match = routes.map(([pattern, page, title]) => ({ found: pattern.exec(path), page, title })).find((r) => r.found);

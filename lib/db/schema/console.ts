@@ -1,4 +1,5 @@
-import { index, pgTable, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { operators } from "./operators";
 
 /**
  * Operator console sessions. The cookie carries the id, its expiry and an HMAC over both; the row is what
@@ -11,6 +12,10 @@ export const consoleSessions = pgTable(
     id: uuid().primaryKey().defaultRandom(),
     createdAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
     expiresAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }).notNull(),
+    /** The signed-in operator; null for a session opened with the bootstrap or break-glass token. */
+    operatorId: uuid().references(() => operators.id, { onDelete: "cascade" }),
+    userAgent: text(),
+    address: text(),
   },
-  (table) => [index().on(table.expiresAt)],
+  (table) => [index().on(table.expiresAt), index().on(table.operatorId)],
 );

@@ -8,3 +8,4 @@ export * from "./audiences";
 export * from "./ads-webhooks";
 export * from "./insights";
 export * from "./console";
+export * from "./operators";

@@ -1,21 +1,20 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
 import type { CoreDeps } from "../../../core/context";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { createCustomer } from "../../customers";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { CreateCustomer, Customer } from "./schema";
 
 export function registerCreateCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "post",
       path: "/v1/customers",
       operationId: "createCustomer",
       tags: ["Customers"],
       summary: "Create a customer",
       description: "Creates a customer with mail and ads settings (defaults where not given).",
-      security,
       request: { body: { required: true, content: json(CreateCustomer) } },
       responses: { 201: { description: "Created.", content: json(envelope(Customer)) }, ...errorResponses("admin", [400, 401, 422]) },
     }),

@@ -1,21 +1,20 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { Customer, CustomerIdParam } from "./schema";
 
 export function registerGetCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}",
       operationId: "getCustomer",
       tags: ["Customers"],
       summary: "Get a customer",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The customer.", content: json(envelope(Customer)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

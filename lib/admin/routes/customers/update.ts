@@ -1,15 +1,15 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { updateCustomer } from "../../customers";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { Customer, CustomerIdParam, UpdateCustomer } from "./schema";
 
 export function registerUpdateCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "patch",
       path: "/v1/customers/{id}",
       operationId: "updateCustomer",
@@ -17,7 +17,6 @@ export function registerUpdateCustomer(router: AdminRouter, deps: CoreDeps): voi
       summary: "Change a customer's name or settings",
       description:
         "Partial update. Mail: `sending_blocked`, `mode`, `monthly_limit`, `max_per_job`. Ads: `account_state`, `stage`, `enterprise_included_ads`. Takes effect on the next request.",
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateCustomer) } },
       responses: { 200: { description: "The updated customer.", content: json(envelope(Customer)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

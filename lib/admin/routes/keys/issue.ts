@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
 import { issueApiKey } from "../../../core/api-keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
@@ -6,19 +6,18 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
 import { CustomerIdParam } from "../customers/schema";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { CreateApiKey, IssuedApiKey } from "./schema";
 
 export function registerIssueApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "post",
       path: "/v1/customers/{id}/keys",
       operationId: "issueApiKey",
       tags: ["API keys"],
       summary: "Issue an API key",
       description: "Returns the key once; only its SHA-256 hash is stored. Mail keys start with `mk_live_`, ads keys with `ak_live_`.",
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(CreateApiKey) } },
       responses: { 201: { description: "The new key, shown once.", content: json(envelope(IssuedApiKey)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
+import { z } from "@hono/zod-openapi";
 import { listApiKeys } from "../../../core/api-keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
@@ -6,19 +7,18 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
 import { CustomerIdParam } from "../customers/schema";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { ApiKey } from "./schema";
 
 export function registerListApiKeys(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/keys",
       operationId: "listApiKeys",
       tags: ["API keys"],
       summary: "List a customer's API keys",
       description: "Without secrets; revoked keys included with `revoked_at`.",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The keys.", content: json(envelope(z.array(ApiKey))) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,22 +1,21 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
 import { revokeApiKey } from "../../../core/api-keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses, idPathParam } from "../../../core/openapi";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { ApiKey } from "./schema";
 
 export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "delete",
       path: "/v1/keys/{id}",
       operationId: "revokeApiKey",
       tags: ["API keys"],
       summary: "Revoke an API key",
       description: "The key answers 401 from the next request on. Revoking twice is harmless.",
-      security,
       request: {
         params: idPathParam("Key id.", "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21"),
       },

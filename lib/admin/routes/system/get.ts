@@ -1,17 +1,18 @@
-import { createRoute, type z } from "@hono/zod-openapi";
+import { adminRoute } from "../../access";
+import type { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../core/context";
 import type { ProviderCallFigures } from "../../../core/provider-metrics";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { type SystemFigures, systemFigures } from "../../system";
-import { security, type AdminRouter } from "../shared";
+import type { AdminRouter } from "../shared";
 import { SystemStatus } from "./schema";
 
 export type SystemStatusResponse = z.infer<typeof SystemStatus>;
 
 export function registerGetSystem(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/system",
       operationId: "getSystem",
@@ -19,7 +20,6 @@ export function registerGetSystem(router: AdminRouter, deps: CoreDeps): void {
       summary: "Queue, provider, webhook and reconciliation figures",
       description:
         "What an operator watches: queue depth and age, batches in flight, provider error rate and latency, webhook delivery failures and the reconciliation backlog. Database figures cover the whole deployment; provider figures are in-process counters of the instance that answers, since it started. Follow a single request or send job in the traces (OpenTelemetry; see the README).",
-      security,
       responses: { 200: { description: "The figures.", content: json(envelope(SystemStatus)) }, ...errorResponses("admin", [401]) },
     }),
     async (c) => c.json({ data: systemView(await systemFigures(deps)), request_id: c.get("requestId") }, 200),

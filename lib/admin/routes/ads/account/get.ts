@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { getOnboarding } from "../../../../ads/onboarding/service";
 import { AdsOnboarding } from "../../../../ads/onboarding/schema";
@@ -6,11 +6,11 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 
 export function registerGetCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/account",
       operationId: "getCustomerAdAccount",
@@ -18,7 +18,6 @@ export function registerGetCustomerAdAccount(router: AdminRouter, deps: AdsDeps)
       summary: "Show a customer's ad account onboarding",
       description:
         'Which onboarding items are present and which are missing. Nothing stored is returned: the token and app secret show as `*_set` flags, the account identifiers and legal details (sealed at rest like the secrets) only in `present`/`missing`. `token_status` shows whether the platform accepts the stored token: when any platform call is refused with Graph code 190 (expired, revoked), the refusal is recorded here with its time and Graph code/subcode (never the token), `access_token` moves to `missing`, and customers\' calls that need the platform answer 422 `details.missing: ["access_token"]` until a new token is set with PATCH.',
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

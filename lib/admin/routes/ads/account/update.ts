@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { updateOnboarding } from "../../../../ads/onboarding/service";
 import { AdsOnboarding } from "../../../../ads/onboarding/schema";
@@ -6,12 +6,12 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { UpdateAdsOnboarding } from "./schema";
 
 export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "patch",
       path: "/v1/customers/{id}/ads/account",
       operationId: "updateCustomerAdAccount",
@@ -19,7 +19,6 @@ export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDe
       summary: "Set a customer's ad account onboarding",
       description:
         "Partial update; null clears a field. Every field is sealed (AES-256-GCM) before it is stored and never returned; `present` and `missing` show what is set. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it.",
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateAdsOnboarding) } },
       responses: {
         200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) },

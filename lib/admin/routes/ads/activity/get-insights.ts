@@ -1,18 +1,18 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { queryInsights } from "../../../../ads/insights/query";
 import { InsightRow, InsightsQuery, insightsQueryOf } from "../../../../ads/routes/insights/schema";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import { CustomerIdParam } from "../../customers/schema";
 import type { AdsDeps } from "../../../../ads/deps";
 import { tags } from "./schema";
 
 export function registerGetCustomerAdsInsights(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/insights",
       operationId: "getCustomerAdsInsights",
@@ -20,7 +20,6 @@ export function registerGetCustomerAdsInsights(router: OpenAPIHono<AppEnv>, deps
       summary: "A customer's insights",
       description:
         "As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.",
-      security,
       request: { params: CustomerIdParam, query: InsightsQuery },
       responses: { 200: { description: "The rows.", content: json(envelope(z.array(InsightRow))) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

@@ -1,18 +1,18 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { getPlanUsage } from "../../../../ads/plan/service";
 import { PlanUsage } from "../../../../ads/routes/plan/schema";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import { CustomerIdParam } from "../../customers/schema";
 import type { AdsDeps } from "../../../../ads/deps";
 import { tags } from "./schema";
 
 export function registerGetCustomerAdsPlanUsage(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/plan/usage",
       operationId: "getCustomerAdsPlanUsage",
@@ -20,7 +20,6 @@ export function registerGetCustomerAdsPlanUsage(router: OpenAPIHono<AppEnv>, dep
       summary: "A customer's ads plan and usage of the running cycle",
       description:
         "As `GET /ads/v1/plan/usage` for that customer: stage, published ads against the included ads, spend and its projection, fee so far and expected fee (EUR cents).",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The usage.", content: json(envelope(PlanUsage)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,17 +1,17 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { TemplatePreview } from "../../../../ads/routes/templates/schema";
 import { getTemplatePreview } from "../../../../ads/templates/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import type { AdsDeps } from "../../../../ads/deps";
 import { tags, TemplateParams } from "./schema";
 
 export function registerGetCustomerAdTemplatePreview(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/templates/{template_id}/preview",
       operationId: "getCustomerAdTemplatePreview",
@@ -19,7 +19,6 @@ export function registerGetCustomerAdTemplatePreview(router: OpenAPIHono<AppEnv>
       summary: "A customer's preview of an assigned template",
       description:
         "As `GET /ads/v1/templates/{id}/preview` for that customer: the stored preview values and the three `preview.png` URLs (1:1, 4:5, 9:16). The URLs are stable; each answers `no-cache` with a 302 to the image of the template's current revision and values (rendered on first request). A template not assigned to the customer, or inactive, answers 404.",
-      security,
       request: { params: TemplateParams },
       responses: { 200: { description: "The preview.", content: json(envelope(TemplatePreview)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,15 +1,15 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { AdsNaming, getNaming } from "../../../../ads/naming";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 
 export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/naming",
       operationId: "getCustomerAdNaming",
@@ -17,7 +17,6 @@ export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps):
       summary: "Show the naming convention",
       description:
         "Patterns of ad set and ad names. Defaults: `{target}-{date}-{seq}` (e.g. `demo-20260115-001`) and `{adset}-ad{seq}` (e.g. `demo-20260115-001-ad001`).",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The naming convention.", content: json(envelope(AdsNaming)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,16 +1,16 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { AdsNaming, setNaming } from "../../../../ads/naming";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { UpdateAdsNaming } from "./schema";
 
 export function registerUpdateCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "patch",
       path: "/v1/customers/{id}/ads/naming",
       operationId: "updateCustomerAdNaming",
@@ -18,7 +18,6 @@ export function registerUpdateCustomerAdNaming(router: AdminRouter, deps: AdsDep
       summary: "Change the naming convention",
       description:
         "Tokens: `{target}` (target key), `{date}` (UTC day of creation, YYYYMMDD), `{seq}` (required; at least three digits, counted per distinct rest of the name, never reused), and for ads `{adset}` (the ad set's name). null restores the default. Existing names do not change.",
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateAdsNaming) } },
       responses: { 200: { description: "The naming convention.", content: json(envelope(AdsNaming)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

@@ -1,22 +1,21 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { findTargetByKey, toTargetView } from "../../../../ads/targets/service";
 import { AdminTarget } from "../../../../ads/targets/schema";
 import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { TargetKeyParams } from "./schema";
 
 export function registerGetCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/targets/{key}",
       operationId: "getCustomerAdTarget",
       tags: ["Ads targets"],
       summary: "Get a target",
-      security,
       request: { params: TargetKeyParams },
       responses: { 200: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { listTargets } from "../../../../ads/targets/service";
 import { AdminTarget } from "../../../../ads/targets/schema";
@@ -6,18 +7,17 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 
 export function registerListCustomerAdTargets(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/targets",
       operationId: "listCustomerAdTargets",
       tags: ["Ads targets"],
       summary: "List a customer's targets",
       description: "All targets, ordered by key.",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The targets.", content: json(envelope(z.array(AdminTarget))) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,23 +1,22 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { assignAdTemplate } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { Assignment } from "../../../../ads/templates/schema";
 import { tags, AssignmentParams } from "./schema";
 
 export function registerAssignCustomerAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "put",
       path: "/v1/customers/{id}/ads/templates/{template_id}",
       operationId: "assignCustomerAdTemplate",
       tags,
       summary: "Assign a template to a customer",
       description: "Idempotent: assigning again keeps the stored preview values. Unknown customer or template → 404.",
-      security,
       request: { params: AssignmentParams },
       responses: { 200: { description: "The assignment.", content: json(envelope(Assignment)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,22 +1,21 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { createAdTemplate, TemplateInput } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { LAYOUT_RULES, AdminAdTemplate } from "../../../../ads/templates/schema";
 import { tags, templateBody, parse } from "./schema";
 
 export function registerCreateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "post",
       path: "/v1/ads/templates",
       operationId: "createLibraryAdTemplate",
       tags,
       summary: "Create an ad template",
       description: `A template for every customer it is assigned to. ${LAYOUT_RULES}`,
-      security,
       request: { body: { required: true, content: json(templateBody(false)) } },
       responses: { 201: { description: "The template.", content: json(envelope(AdminAdTemplate)) }, ...errorResponses("admin", [400, 401, 422]) },
     }),

@@ -1,21 +1,20 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { getAdTemplate } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { AdminAdTemplate } from "../../../../ads/templates/schema";
 import { tags, TemplateIdParam } from "./schema";
 
 export function registerGetLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/ads/templates/{template_id}",
       operationId: "getLibraryAdTemplate",
       tags,
       summary: "Get an ad template",
-      security,
       request: { params: TemplateIdParam },
       responses: { 200: { description: "The template.", content: json(envelope(AdminAdTemplate)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,22 +1,22 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { listAssignments } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { Assignment } from "../../../../ads/templates/schema";
 import { tags, AssignmentParams } from "./schema";
 
 export function registerListCustomerAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/ads/templates",
       operationId: "listCustomerAdTemplates",
       tags,
       summary: "List a customer's template assignments",
-      security,
       request: { params: AssignmentParams.pick({ id: true }) },
       responses: { 200: { description: "The assignments.", content: json(envelope(z.array(Assignment))) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

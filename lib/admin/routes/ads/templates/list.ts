@@ -1,22 +1,22 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { listAdTemplates } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { AdminAdTemplate } from "../../../../ads/templates/schema";
 import { tags } from "./schema";
 
 export function registerListLibraryAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/ads/templates",
       operationId: "listLibraryAdTemplates",
       tags,
       summary: "List ad templates",
       description: "All templates, active and inactive, by name.",
-      security,
       responses: { 200: { description: "The templates.", content: json(envelope(z.array(AdminAdTemplate))) }, ...errorResponses("admin", [401]) },
     }),
     async (c) => c.json({ data: await listAdTemplates(deps.db), request_id: c.get("requestId") }, 200),

@@ -1,16 +1,17 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z } from "@hono/zod-openapi";
 import type { AdsDeps } from "../../../../ads/deps";
 import { setPreviewValues } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { Assignment } from "../../../../ads/templates/schema";
 import { tags, AssignmentParams } from "./schema";
 
 export function registerSetCustomerAdTemplatePreviewValues(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "put",
       path: "/v1/customers/{id}/ads/templates/{template_id}/preview-values",
       operationId: "setCustomerAdTemplatePreviewValues",
@@ -18,7 +19,6 @@ export function registerSetCustomerAdTemplatePreviewValues(router: AdminRouter, 
       summary: "Store a customer's preview values for a template",
       description:
         "Replaces the values the customer's previews use (`{}` = the examples). Checked like render values (422 naming `params.<name>`); image URLs are fetched when a preview renders.",
-      security,
       request: {
         params: AssignmentParams,
         body: {

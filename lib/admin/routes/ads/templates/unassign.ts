@@ -1,21 +1,20 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { unassignAdTemplate } from "../../../../ads/templates/service";
 import { errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { tags, AssignmentParams } from "./schema";
 
 export function registerUnassignCustomerAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "delete",
       path: "/v1/customers/{id}/ads/templates/{template_id}",
       operationId: "unassignCustomerAdTemplate",
       tags,
       summary: "Remove a template from a customer",
       description: "The customer no longer sees it (404); creatives already rendered stay. Not assigned → 404.",
-      security,
       request: { params: AssignmentParams },
       responses: { 204: { description: "Removed." }, ...errorResponses("admin", [401, 404, 422]) },
     }),

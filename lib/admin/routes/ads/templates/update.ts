@@ -1,15 +1,15 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdsDeps } from "../../../../ads/deps";
 import { updateAdTemplate } from "../../../../ads/templates/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { AdminAdTemplate } from "../../../../ads/templates/schema";
 import { tags, templateBody, TemplateIdParam, parse, UpdateInput } from "./schema";
 
 export function registerUpdateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "patch",
       path: "/v1/ads/templates/{template_id}",
       operationId: "updateLibraryAdTemplate",
@@ -17,7 +17,6 @@ export function registerUpdateLibraryAdTemplate(router: AdminRouter, deps: AdsDe
       summary: "Change or deactivate an ad template",
       description:
         "Partial; the result is checked as a whole (422 with paths) and gets a new `revision`, so preview URLs render again. `status: inactive` hides the template from every customer (404 there) without removing assignments.",
-      security,
       request: { params: TemplateIdParam, body: { required: true, content: json(templateBody(true)) } },
       responses: { 200: { description: "The template.", content: json(envelope(AdminAdTemplate)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

@@ -1,17 +1,17 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { SendJobDetail } from "../../../../mail/routes/send-jobs/schema";
 import { getSendJobDetail } from "../../../../mail/send-jobs/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import type { CoreDeps } from "../../../../core/context";
 import { tags, JobParams } from "./schema";
 
 export function registerGetCustomerSendJob(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/send-jobs/{jobId}",
       operationId: "getCustomerSendJob",
@@ -19,7 +19,6 @@ export function registerGetCustomerSendJob(router: OpenAPIHono<AppEnv>, deps: Co
       summary: "Get a customer's send job with stats and timeline",
       description:
         "As `GET /mail/v1/send-jobs/{id}` for that customer: status, counters, batch progress, stats and the hourly timeline. A job of another customer answers 404.",
-      security,
       request: { params: JobParams },
       responses: { 200: { description: "The job.", content: json(envelope(SendJobDetail)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

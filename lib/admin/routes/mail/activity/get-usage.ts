@@ -1,18 +1,18 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { Usage } from "../../../../mail/routes/usage/schema";
 import { getUsage } from "../../../../mail/usage/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import { CustomerIdParam } from "../../customers/schema";
 import type { CoreDeps } from "../../../../core/context";
 import { tags } from "./schema";
 
 export function registerGetCustomerMailUsage(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/usage",
       operationId: "getCustomerMailUsage",
@@ -20,7 +20,6 @@ export function registerGetCustomerMailUsage(router: OpenAPIHono<AppEnv>, deps: 
       summary: "A customer's mail usage of the month",
       description:
         "As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "Usage.", content: json(envelope(Usage)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,4 +1,5 @@
-import { createRoute, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
@@ -6,21 +7,19 @@ import { ListQuery, SendJob } from "../../../../mail/routes/send-jobs/schema";
 import { listSendJobs } from "../../../../mail/send-jobs/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import { CustomerIdParam } from "../../customers/schema";
 import type { CoreDeps } from "../../../../core/context";
 import { tags } from "./schema";
 
 export function registerListCustomerSendJobs(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/send-jobs",
       operationId: "listCustomerSendJobs",
       tags,
       summary: "List a customer's send jobs",
       description: "As `GET /mail/v1/send-jobs` for that customer: newest first, cursor-paginated, `status` filters; items carry the counters.",
-      security,
       request: { params: CustomerIdParam, query: ListQuery },
       responses: { 200: { description: "A page of jobs.", content: json(pagedEnvelope(SendJob)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

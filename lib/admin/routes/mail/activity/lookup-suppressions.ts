@@ -1,32 +1,35 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { LookupRequest, LookupResult } from "../../../../mail/routes/suppressions/schema";
 import { lookupSuppressions } from "../../../../mail/suppressions/mirror";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import { CustomerIdParam } from "../../customers/schema";
 import type { CoreDeps } from "../../../../core/context";
 import { tags } from "./schema";
 
 export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/customers/{id}/mail/suppressions/lookup",
-      operationId: "lookupCustomerSuppressions",
-      tags,
-      summary: "Look addresses up in a customer's suppression mirror",
-      description:
-        "As `POST /mail/v1/suppressions/lookup` for that customer: one result per address, from the mirror; changes nothing. More than 500 addresses answer 422.",
-      security,
-      request: { params: CustomerIdParam, body: { required: true, content: json(LookupRequest) } },
-      responses: {
-        200: { description: "One result per address.", content: json(envelope(z.array(LookupResult))) },
-        ...errorResponses("admin", [400, 401, 404, 422]),
+    adminRoute(
+      "support",
+      {
+        method: "post",
+        path: "/v1/customers/{id}/mail/suppressions/lookup",
+        operationId: "lookupCustomerSuppressions",
+        tags,
+        summary: "Look addresses up in a customer's suppression mirror",
+        description:
+          "As `POST /mail/v1/suppressions/lookup` for that customer: one result per address, from the mirror; changes nothing. More than 500 addresses answer 422.",
+        request: { params: CustomerIdParam, body: { required: true, content: json(LookupRequest) } },
+        responses: {
+          200: { description: "One result per address.", content: json(envelope(z.array(LookupResult))) },
+          ...errorResponses("admin", [400, 401, 404, 422]),
+        },
       },
-    }),
+      { reads: true },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       const body = c.req.valid("json");

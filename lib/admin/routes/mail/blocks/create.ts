@@ -1,14 +1,14 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { createBlock } from "../../../../mail/setup/blocks";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { CreateMailBlock, MailBlock, toMailBlockView, tags } from "./schema";
 
 export function registerCreateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "post",
       path: "/v1/mail/blocks",
       operationId: "createMailBlock",
@@ -16,7 +16,6 @@ export function registerCreateMailBlock(router: AdminRouter, deps: CoreDeps): vo
       summary: "Create a block",
       description:
         "Adds an MJML fragment to the global library (version 1, active). It is usable by no customer until enabled for it (`PUT /v1/customers/{id}/mail/blocks/{blockId}`). 422 names the field: a slug outside the pattern, empty MJML, unbalanced `{{#x}}…{{/x}}` sections, duplicate parameter names or tag slugs, a `javascript:` example of a `url` parameter, or a built-in tag (`header`, `footer`) with another label. Slugs need not be unique: stacks reference blocks by id.",
-      security,
       request: { body: { required: true, content: json(CreateMailBlock) } },
       responses: { 201: { description: "The new block.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [400, 401, 422]) },
     }),

@@ -1,15 +1,15 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { deactivateBlock } from "../../../../mail/setup/blocks";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { BlockIdParam, MailBlock, toMailBlockView, tags } from "./schema";
 
 export function registerDeactivateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "delete",
       path: "/v1/mail/blocks/{id}",
       operationId: "deactivateMailBlock",
@@ -17,7 +17,6 @@ export function registerDeactivateMailBlock(router: AdminRouter, deps: CoreDeps)
       summary: "Deactivate a block",
       description:
         "Deactivates rather than deletes: saved stacks reference blocks by id, so the row (and every enablement) stays and `PATCH` with `active: true` brings it back. Deactivating bumps `version`; deactivating an inactive block changes nothing and answers the block as it is.",
-      security,
       request: { params: BlockIdParam },
       responses: { 200: { description: "The block, now inactive.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,15 +1,15 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setBlockEnabled } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { CustomerBlockParams, MailBlockEnablement, tags } from "./schema";
 
 export function registerDisableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "delete",
       path: "/v1/customers/{id}/mail/blocks/{blockId}",
       operationId: "disableCustomerMailBlock",
@@ -17,7 +17,6 @@ export function registerDisableCustomerMailBlock(router: AdminRouter, deps: Core
       summary: "Disable a block for a customer",
       description:
         "Idempotent: disabling a block that is not enabled changes nothing. The customer's saved templates keep their stacks, but previews and sends of stacks with the block answer 403 until it is enabled again.",
-      security,
       request: { params: CustomerBlockParams },
       responses: {
         200: { description: "The enablement, now off.", content: json(envelope(MailBlockEnablement)) },

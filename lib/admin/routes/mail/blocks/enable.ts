@@ -1,15 +1,15 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setBlockEnabled } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { CustomerBlockParams, MailBlockEnablement, tags } from "./schema";
 
 export function registerEnableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "put",
       path: "/v1/customers/{id}/mail/blocks/{blockId}",
       operationId: "enableCustomerMailBlock",
@@ -17,7 +17,6 @@ export function registerEnableCustomerMailBlock(router: AdminRouter, deps: CoreD
       summary: "Enable a block for a customer",
       description:
         "Idempotent: enabling an enabled block changes nothing. An inactive block may be enabled; the customer can use it once it is active again. No body.",
-      security,
       request: { params: CustomerBlockParams },
       responses: { 200: { description: "The enablement.", content: json(envelope(MailBlockEnablement)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,22 +1,21 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { getBlock } from "../../../../mail/setup/blocks";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { BlockIdParam, MailBlock, toMailBlockView, tags } from "./schema";
 
 export function registerGetMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/mail/blocks/{id}",
       operationId: "getMailBlock",
       tags,
       summary: "Get a block",
       description: "One block with its MJML, active or not.",
-      security,
       request: { params: BlockIdParam },
       responses: { 200: { description: "The block.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,16 +1,17 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { listEnabledBlocks } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { MailEnabledBlock, type MailEnabledBlockResponse, toMailBlockView, tags } from "./schema";
 
 export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/blocks",
       operationId: "listCustomerMailBlocks",
@@ -18,7 +19,6 @@ export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDe
       summary: "List a customer's enabled blocks",
       description:
         "The blocks enabled for the customer, oldest block first, including inactive ones (`active: false`): the customer's `GET /v1/blocks` shows only the enabled blocks that are also active.",
-      security,
       request: { params: CustomerIdParam },
       responses: {
         200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) },

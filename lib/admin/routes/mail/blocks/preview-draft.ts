@@ -1,11 +1,11 @@
-import { createRoute, z, type OpenAPIHono } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv, CoreDeps } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { previewDraftBlock } from "../../../previews";
 import { requireCustomer } from "../../../customers";
 import { RenderError } from "../../../../mail/routes/preview/schema";
 import { json } from "../../../../core/json";
-import { security } from "../../shared";
 import { CreateMailBlock } from "./schema";
 
 const BlockDraftPreviewRequest = z
@@ -33,21 +33,24 @@ const BlockDraftPreview = z
 /** The console's live preview of a block being edited: nothing is stored. */
 export function registerMailBlockPreviewRoute(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
-      method: "post",
-      path: "/v1/mail/blocks/preview",
-      operationId: "previewMailBlockDraft",
-      tags: ["Mail blocks"],
-      summary: "Preview a block draft as a tile",
-      description:
-        "Renders unsaved MJML with its parameters' example values exactly as a customer's tile (`GET /mail/v1/blocks/{id}/tile`) is rendered: the same pipeline, without frame or footer. Stores nothing; meant for a live preview while editing. A draft that cannot render answers 200 with `html: null` and its findings in `errors` (a preview shows problems rather than failing); a body outside the block schema answers 422, an unknown `customer_id` 404.",
-      security,
-      request: { body: { required: true, content: json(BlockDraftPreviewRequest) } },
-      responses: {
-        200: { description: "The tile of the draft.", content: json(envelope(BlockDraftPreview)) },
-        ...errorResponses("admin", [400, 401, 404, 422]),
+    adminRoute(
+      "support",
+      {
+        method: "post",
+        path: "/v1/mail/blocks/preview",
+        operationId: "previewMailBlockDraft",
+        tags: ["Mail blocks"],
+        summary: "Preview a block draft as a tile",
+        description:
+          "Renders unsaved MJML with its parameters' example values exactly as a customer's tile (`GET /mail/v1/blocks/{id}/tile`) is rendered: the same pipeline, without frame or footer. Stores nothing; meant for a live preview while editing. A draft that cannot render answers 200 with `html: null` and its findings in `errors` (a preview shows problems rather than failing); a body outside the block schema answers 422, an unknown `customer_id` 404.",
+        request: { body: { required: true, content: json(BlockDraftPreviewRequest) } },
+        responses: {
+          200: { description: "The tile of the draft.", content: json(envelope(BlockDraftPreview)) },
+          ...errorResponses("admin", [400, 401, 404, 422]),
+        },
       },
-    }),
+      { reads: true },
+    ),
     async (c) => {
       const body = c.req.valid("json");
       const customer = body.customer_id ? await requireCustomer(deps.db, body.customer_id) : null;

@@ -1,23 +1,22 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setDesignRules } from "../../../../mail/setup/design";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { MailDesignRules, PutMailDesignRules, designTokenReference, tags } from "./schema";
 
 export function registerSetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "put",
       path: "/v1/customers/{id}/mail/design-rules",
       operationId: "setCustomerDesignRules",
       tags,
       summary: "Set a customer's design rules",
       description: `Replaces the customer's overrides with \`overrides\`, a partial set of tokens resolved over the complete defaults (\`{}\` resets to the defaults). Every bad value is reported at once: 422 with one \`details\` entry per key (\`overrides.color_primary\`), unknown keys included. Bumps \`version\`, which refreshes the customer's tiles.\n\n${designTokenReference}`,
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(PutMailDesignRules) } },
       responses: {
         200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) },

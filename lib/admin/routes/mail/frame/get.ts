@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
@@ -6,12 +6,12 @@ import { frameFor } from "../../../../mail/render/customer";
 import { getFrame, type FrameRecord } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { MailFrame, tags } from "./schema";
 
 export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/frame",
       operationId: "getCustomerFrame",
@@ -19,7 +19,6 @@ export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): v
       summary: "Get a customer's frame",
       description:
         "Header, footers and brand values wrapped around every mail of the customer. While none is set the answer is the default frame with the customer's name as `company_name`, marked by `version` 0 and `updated_at` null: that is what renders, but the readiness items `newsletter_footer` and `transactional_footer` stay red until a frame is set.",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The frame.", content: json(envelope(MailFrame)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,16 +1,16 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setFrame } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { MailFrame, PutMailFrame, tags } from "./schema";
 
 export function registerSetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "put",
       path: "/v1/customers/{id}/mail/frame",
       operationId: "setCustomerFrame",
@@ -18,7 +18,6 @@ export function registerSetCustomerFrame(router: AdminRouter, deps: CoreDeps): v
       summary: "Set a customer's frame",
       description:
         "Replaces the whole frame. The newsletter footer must contain a link with `href=\"{{{ pm:unsubscribe }}}\"` (422 on `newsletter_footer_mjml` otherwise): Postmark fills in each recipient's unsubscribe URL on the broadcast stream, and newsletters carry no other unsubscribe link. Fragments are body-level MJML and may use `{{brand.<key>}}` and `{{token.<key>}}`; unbalanced `{{#x}}…{{/x}}` sections answer 422 naming the fragment. Brand URLs are absolute http(s) URLs. Bumps `version`; brand changes refresh the customer's tiles.",
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(PutMailFrame) } },
       responses: { 200: { description: "The frame.", content: json(envelope(MailFrame)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

@@ -1,23 +1,22 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { postmarkWebhookSetup } from "../../../../mail/events/webhook-setup";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { tags, MailPostmarkWebhook, about } from "./schema";
 
 export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/postmark-webhook",
       operationId: "getCustomerPostmarkWebhook",
       tags,
       summary: "The customer's Postmark webhook URL and credentials",
       description: `${about} An unknown customer answers 404.`,
-      security,
       request: { params: CustomerIdParam },
       responses: {
         200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },

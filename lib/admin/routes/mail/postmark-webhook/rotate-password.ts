@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdminDeps } from "../../../deps";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
@@ -7,19 +7,18 @@ import { ROTATION_GRACE_SECONDS } from "../../../../mail/events/receiver-credent
 import { rotatePostmarkWebhook } from "../../../../mail/events/webhook-setup";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { tags, MailPostmarkWebhook, RotateBody, about } from "./schema";
 
 export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "post",
       path: "/v1/customers/{id}/mail/postmark-webhook/rotate",
       operationId: "rotateCustomerPostmarkWebhookPassword",
       tags,
       summary: "Rotate the customer's Postmark webhook password",
       description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. ${about}`,
-      security,
       request: { params: CustomerIdParam, body: { required: false, content: json(RotateBody) } },
       responses: {
         200: { description: "The new webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },

@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
@@ -6,12 +6,12 @@ import { unconfiguredStreamEvents } from "../../../../mail/events/unconfigured-s
 import { getProviderConfig } from "../../../../mail/setup/provider-config";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { MailProviderStatus, tags } from "./schema";
 
 export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/provider",
       operationId: "getCustomerMailProvider",
@@ -19,7 +19,6 @@ export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreD
       summary: "Get a customer's Postmark configuration",
       description:
         "The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.",
-      security,
       request: { params: CustomerIdParam },
       responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderStatus)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

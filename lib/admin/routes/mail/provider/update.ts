@@ -1,4 +1,4 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { AdminDeps } from "../../../deps";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
@@ -7,12 +7,12 @@ import { setProviderConfig } from "../../../../mail/setup/provider-config";
 import { MailProviderConfig, UpdateMailProviderConfig } from "../../../../mail/setup/provider-config-schema";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { tags } from "./schema";
 
 export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "patch",
       path: "/v1/customers/{id}/mail/provider",
       operationId: "updateCustomerMailProvider",
@@ -20,7 +20,6 @@ export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: Co
       summary: "Change a customer's Postmark configuration",
       description:
         "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.",
-      security,
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateMailProviderConfig) } },
       responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

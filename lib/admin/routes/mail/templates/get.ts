@@ -1,22 +1,21 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { getTemplateRow, toTemplateView } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { CustomerTemplateParams, MailTemplate, tags } from "./schema";
 
 export function registerGetCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/templates/{templateId}",
       operationId: "getCustomerMailTemplate",
       tags,
       summary: "Get a template",
       description: "One template of the customer with its stack and contract.",
-      security,
       request: { params: CustomerTemplateParams },
       responses: { 200: { description: "The template.", content: json(envelope(MailTemplate)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),

@@ -1,4 +1,5 @@
-import { createRoute, z } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
+import { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
@@ -6,19 +7,18 @@ import { cursorQuery, decodeCursor, limitQuery } from "../../../../core/paginati
 import { listTemplates } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { MailTemplate, tags } from "./schema";
 
 export function registerListCustomerMailTemplates(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("support", {
       method: "get",
       path: "/v1/customers/{id}/mail/templates",
       operationId: "listCustomerMailTemplates",
       tags,
       summary: "List a customer's templates",
       description: "Templates of both origins, newest first, cursor-paginated; deleted builder templates are left out.",
-      security,
       request: { params: CustomerIdParam, query: z.object({ limit: limitQuery(100, 25), ...cursorQuery }) },
       responses: { 200: { description: "A page of templates.", content: json(pagedEnvelope(MailTemplate)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
     }),

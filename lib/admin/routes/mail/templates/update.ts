@@ -1,22 +1,21 @@
-import { createRoute } from "@hono/zod-openapi";
+import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { updateTemplate } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
-import { security, type AdminRouter } from "../../shared";
+import type { AdminRouter } from "../../shared";
 import { CustomerTemplateParams, MailTemplate, UpdateMailTemplate, tags, stackRule } from "./schema";
 
 export function registerUpdateCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    createRoute({
+    adminRoute("admin", {
       method: "patch",
       path: "/v1/customers/{id}/mail/templates/{templateId}",
       operationId: "updateCustomerMailTemplate",
       tags,
       summary: "Change a template",
       description: `Partial update; \`params\` and \`blocks\` are replaced as a whole; bumps \`version\`. Works on templates of both origins (an operator may, for example, archive a builder template), but only admin-origin templates carry a contract: \`params\` on a builder template answers 422. \`kind\` cannot change: create a new template instead. ${stackRule}`,
-      security,
       request: { params: CustomerTemplateParams, body: { required: true, content: json(UpdateMailTemplate) } },
       responses: {
         200: { description: "The changed template.", content: json(envelope(MailTemplate)) },

@@ -1,0 +1,76 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { tooManyAuthFailures } from "../core/auth-throttle";
+import { clientAddress } from "../core/client-address";
+import type { AppEnv, OperatorActor } from "../core/context";
+import { ApiError } from "../core/errors";
+import { safeEqual } from "../core/secrets";
+import type { AdminDeps } from "./deps";
+import type { createBootstrapGate } from "./operators/accounts";
+import { authenticateOperatorToken, OPERATOR_TOKEN_PREFIX } from "./operators/tokens";
+
+/**
+ * The key of `env` under which an in-process caller hands the admin app an actor it has authenticated
+ * itself: the console (a session cookie it checked) and the admin CLI booted in-process. `env` is set by
+ * code in this process only (the Node adapter's socket, the Vercel entry), never by a request.
+ */
+export const ADMIN_ACTOR_ENV = "adminActor";
+
+function inProcessActor(c: Context): OperatorActor | undefined {
+  const env = c.env as Record<string, unknown> | undefined;
+  return env?.[ADMIN_ACTOR_ENV] as OperatorActor | undefined;
+}
+
+const PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
+
+const RETIRED =
+  "The shared operator token (ADMIN_TOKEN) was retired when the first owner account was created. Use your own API token (op_live_…) or sign in to the console; in an emergency the server's operator can set ADMIN_TOKEN_BREAK_GLASS=true (every use is audited).";
+
+/**
+ * Who calls the admin API: an operator's API token (`op_live_…`), the admin CLI's per-start token, or the
+ * shared `ADMIN_TOKEN` — as `bootstrap` (owner) until the first owner account exists, then only as
+ * `break_glass` (owner, every request audited) while `ADMIN_TOKEN_BREAK_GLASS=true`, and otherwise 401 with
+ * that said. Failures count in the per-address throttle shared with the customer APIs and the console.
+ */
+export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof createBootstrapGate>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    const handed = inProcessActor(c);
+    if (handed) {
+      c.set("operator", handed);
+      return next();
+    }
+    const address = clientAddress(c) ?? "unknown";
+    const blocked = deps.authThrottle.retryAfter(address);
+    if (blocked > 0) throw tooManyAuthFailures(blocked, deps.config.AUTH_FAILURES_PER_MINUTE);
+    const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    const actor = bearer ? await actorOf(deps, gate, bearer) : { refused: "missing" as const };
+    if ("refused" in actor) {
+      const wait = await deps.authThrottle.failed(address);
+      if (wait > 0) throw tooManyAuthFailures(wait, deps.config.AUTH_FAILURES_PER_MINUTE);
+      throw new ApiError(
+        "unauthorized",
+        actor.refused === "retired" ? RETIRED : "Operator credential missing or wrong. Send Authorization: Bearer <your operator API token>.",
+      );
+    }
+    c.set("operator", actor);
+    await next();
+  };
+}
+
+const nobody = { operatorId: null, tokenId: null, sessionId: null };
+
+async function actorOf(
+  deps: AdminDeps,
+  gate: ReturnType<typeof createBootstrapGate>,
+  bearer: string,
+): Promise<OperatorActor | { refused: "wrong" | "retired" }> {
+  if (bearer.startsWith(OPERATOR_TOKEN_PREFIX)) {
+    const token = await authenticateOperatorToken(deps.db, deps.clock, bearer);
+    return token ? { type: "token", role: token.role, operatorId: token.operatorId, tokenId: token.tokenId, sessionId: null } : { refused: "wrong" };
+  }
+  if (deps.cliToken && safeEqual(bearer, deps.cliToken)) return { type: "cli", role: "owner", ...nobody };
+  if (!safeEqual(bearer, deps.adminToken)) return { refused: "wrong" };
+  if (!(await gate.retired())) return { type: "bootstrap", role: "owner", ...nobody };
+  if (deps.config.ADMIN_TOKEN_BREAK_GLASS) return { type: "break_glass", role: "owner", ...nobody };
+  return { refused: "retired" };
+}

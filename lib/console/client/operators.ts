@@ -1,0 +1,330 @@
+import type { components } from "../../client/types/admin";
+import { get, getPage, send } from "./api";
+import { card, date, form, h, outcome, table, uid } from "./dom";
+
+type Schemas = components["schemas"];
+type Operator = Schemas["Operator"];
+type OperatorToken = Schemas["OperatorToken"];
+type IssuedOperatorToken = Schemas["IssuedOperatorToken"];
+type OperatorSession = Schemas["OperatorSession"];
+type CurrentOperator = Schemas["CurrentOperator"];
+type AuditEntry = Schemas["AuditEntry"];
+
+const ROLES = ["owner", "admin", "support"] as const;
+const ROLE_HINT =
+  "owner: everything, manages operators; admin: everything but operators; support: reads, plus suppression reactivation and webhook redelivery.";
+
+/** The token's secret, shown once, then the list again. */
+function shownOnce(place: HTMLElement, issued: IssuedOperatorToken): void {
+  place.replaceChildren(
+    h("p", {}, h("strong", {}, "New API token, shown this once. Copy it now:")),
+    h("p", { class: "secret", "data-testid": "issued-token" }, issued.token),
+  );
+}
+
+/** A table of API tokens with a revoke button per live token; `revokePath` names the DELETE. */
+function tokenTable(tokens: OperatorToken[], revokePath: (token: OperatorToken) => string, redraw: () => Promise<void>): HTMLElement {
+  const result = outcome();
+  return h(
+    "div",
+    {},
+    table(
+      ["Label", "Prefix", "Created", "Last used", "State", ""],
+      tokens.map((t) => [
+        t.label,
+        h("code", {}, `${t.prefix}…`),
+        date(t.created_at),
+        date(t.last_used_at),
+        t.revoked_at ? `revoked ${date(t.revoked_at)}` : "valid",
+        t.revoked_at
+          ? null
+          : h(
+              "button",
+              {
+                type: "button",
+                class: "secondary",
+                "aria-label": `Revoke token ${t.label}`,
+                onClick: async () => {
+                  if (!confirm(`Revoke the token "${t.label}"? Requests with it will answer 401.`)) return;
+                  try {
+                    await send("DELETE", revokePath(t));
+                    await redraw();
+                  } catch (error) {
+                    result.fail(error);
+                  }
+                },
+              },
+              "Revoke",
+            ),
+      ]),
+      "API tokens",
+    ),
+    result.element,
+  );
+}
+
+export async function operatorsPage(main: HTMLElement): Promise<void> {
+  const operators = await get<Operator[]>("operators");
+  main.replaceChildren(
+    h("h1", {}, "Operators"),
+    card(
+      "Create an operator",
+      form({
+        fields: [
+          { path: "email", label: "E-mail", type: "email", required: true },
+          { path: "role", label: "Role", type: "select", options: ROLES, value: "support", hint: ROLE_HINT },
+          {
+            path: "password",
+            label: "Initial password",
+            type: "password",
+            required: true,
+            hint: "At least 12 characters; tell it to the operator on another channel.",
+          },
+        ],
+        submit: "Create operator",
+        onSubmit: async (values) => {
+          const created = await send<Operator>("POST", "operators", values);
+          location.hash = `#/operators/${created.id}`;
+          return `Created ${created.email}.`;
+        },
+      }),
+    ),
+    card(
+      "All operators",
+      table(
+        ["E-mail", "Role", "Created", "State"],
+        operators.map((o) => [
+          h("a", { href: `#/operators/${o.id}` }, o.email),
+          o.role,
+          date(o.created_at),
+          o.disabled_at ? `disabled ${date(o.disabled_at)}` : "enabled",
+        ]),
+      ),
+    ),
+  );
+}
+
+export async function operatorPage(main: HTMLElement, id: string): Promise<void> {
+  const operator = await get<Operator>(`operators/${id}`);
+  const issued = h("div", { "aria-live": "polite" });
+  const tokens = h("div", {});
+  const drawTokens = async () => {
+    tokens.replaceChildren(tokenTable(await get<OperatorToken[]>(`operators/${id}/tokens`), (t) => `operators/${id}/tokens/${t.id}`, drawTokens));
+  };
+  await drawTokens();
+  main.replaceChildren(
+    h("p", {}, h("a", { href: "#/operators" }, "← All operators")),
+    h("h1", {}, operator.email),
+    h("p", { class: "hint" }, `Operator id ${operator.id} · created ${date(operator.created_at)}`),
+    card(
+      "Role and access",
+      form({
+        sendOnlyChanged: true,
+        fields: [
+          { path: "role", label: "Role", type: "select", options: ROLES, value: operator.role, hint: ROLE_HINT },
+          {
+            path: "disabled",
+            label: "Disabled (ends the operator's sessions and revokes their tokens at once)",
+            type: "checkbox",
+            value: operator.disabled_at !== null,
+          },
+          { path: "password", label: "New password", type: "password", hint: "Leave empty to keep the current one." },
+        ],
+        submit: "Save",
+        onSubmit: async (values) => {
+          if (values.password === "") delete values.password;
+          if (Object.keys(values).length === 0) return "Nothing changed.";
+          const saved = await send<Operator>("PATCH", `operators/${id}`, values);
+          await drawTokens();
+          return `Saved: ${saved.role}, ${saved.disabled_at ? "disabled" : "enabled"}.`;
+        },
+      }),
+    ),
+    card(
+      "API tokens",
+      h("p", { class: "hint" }, "For automation: a token acts as this operator with their current role (Authorization: Bearer op_live_…)."),
+      form({
+        fields: [{ path: "label", label: "Label", required: true, hint: "What the token is for." }],
+        submit: "Create token",
+        onSubmit: async (values) => {
+          const made = await send<IssuedOperatorToken>("POST", `operators/${id}/tokens`, values);
+          shownOnce(issued, made);
+          await drawTokens();
+          return `Token ${made.prefix}… created.`;
+        },
+      }),
+      issued,
+      tokens,
+    ),
+  );
+}
+
+export async function mePage(main: HTMLElement): Promise<void> {
+  const me = await get<CurrentOperator>("me");
+  if (!me.operator_id) {
+    main.replaceChildren(
+      h("h1", {}, "My account"),
+      card(
+        "Signed in with the shared token",
+        h(
+          "p",
+          {},
+          `This session uses the ${me.actor === "break_glass" ? "break-glass" : "bootstrap"} token (role ${me.role}); it has no sessions or tokens of its own.`,
+        ),
+        h("p", {}, "Create the first owner with npm run admin -- operators:create --email … --role owner, then sign in with e-mail and password."),
+      ),
+    );
+    return;
+  }
+  const sessions = h("div", {});
+  const drawSessions = async () => {
+    const result = outcome();
+    const list = await get<OperatorSession[]>("me/sessions");
+    sessions.replaceChildren(
+      table(
+        ["Signed in", "Ends", "Browser", "Address", ""],
+        list.map((s) => [
+          date(s.created_at),
+          date(s.expires_at),
+          s.user_agent ?? "—",
+          s.address ?? "—",
+          s.current
+            ? h("span", { class: "badge" }, "this session")
+            : h(
+                "button",
+                {
+                  type: "button",
+                  class: "secondary",
+                  "aria-label": `Sign out the session from ${date(s.created_at)}`,
+                  onClick: async () => {
+                    try {
+                      await send("DELETE", `me/sessions/${s.id}`);
+                      await drawSessions();
+                    } catch (error) {
+                      result.fail(error);
+                    }
+                  },
+                },
+                "Sign out",
+              ),
+        ]),
+        "My console sessions",
+      ),
+      result.element,
+    );
+  };
+  const issued = h("div", { "aria-live": "polite" });
+  const tokens = h("div", {});
+  const drawTokens = async () => {
+    tokens.replaceChildren(tokenTable(await get<OperatorToken[]>("me/tokens"), (t) => `me/tokens/${t.id}`, drawTokens));
+  };
+  await Promise.all([drawSessions(), drawTokens()]);
+  main.replaceChildren(
+    h("h1", {}, "My account"),
+    h("p", {}, `${me.email} · role ${me.role}`),
+    card("My sessions", sessions),
+    card(
+      "My API tokens",
+      form({
+        fields: [{ path: "label", label: "Label", required: true, hint: "What the token is for." }],
+        submit: "Create token",
+        onSubmit: async (values) => {
+          const made = await send<IssuedOperatorToken>("POST", "me/tokens", values);
+          shownOnce(issued, made);
+          await drawTokens();
+          return `Token ${made.prefix}… created.`;
+        },
+      }),
+      issued,
+      tokens,
+    ),
+  );
+}
+
+const FILTERS = [
+  { name: "customer_id", label: "Customer id" },
+  { name: "operator_id", label: "Operator id" },
+  { name: "operation", label: "Operation (operationId)" },
+  { name: "from", label: "From (ISO time)" },
+  { name: "to", label: "To (ISO time)" },
+] as const;
+
+/** The audit log with its filters (kept in the URL's query after `#/audit-log?`) and cursor paging. */
+export async function auditLogPage(main: HTMLElement): Promise<void> {
+  const query = new URLSearchParams(location.hash.split("?")[1] ?? "");
+  const inputs = FILTERS.map((f) => {
+    const id = uid("filter");
+    const input = h("input", { id, name: f.name, type: "text", autocomplete: "off", value: query.get(f.name) ?? "" });
+    return { f, input, wrap: h("div", { class: "field" }, h("label", { for: id }, f.label), input) };
+  });
+  const result = outcome();
+  const body = h("div", {});
+  const status = h("p", { role: "status", class: "hint" });
+  const cursors: (string | null)[] = [null];
+  const filters = () => {
+    const params = new URLSearchParams();
+    for (const { f, input } of inputs) if (input.value.trim()) params.set(f.name, input.value.trim());
+    return params;
+  };
+  const newer = h("button", { type: "button", class: "secondary" }, "Newer");
+  const older = h("button", { type: "button", class: "secondary" }, "Older");
+  const load = async () => {
+    result.clear();
+    const params = filters();
+    params.set("limit", "50");
+    const after = cursors[cursors.length - 1];
+    if (after) params.set("after", after);
+    try {
+      const page = await getPage<AuditEntry>(`audit-log?${params}`);
+      body.replaceChildren(
+        table(
+          ["Time", "Actor", "Operation", "Status", "Target", "Change", "Request id"],
+          page.data.map((e) => [
+            date(e.at),
+            `${e.actor.type}${e.actor.operator_id ? ` ${e.actor.operator_id.slice(0, 8)}` : ""}`,
+            h("code", {}, e.operation_id),
+            String(e.status),
+            Object.entries(e.target)
+              .map(([name, value]) => `${name} ${value}`)
+              .join(", ") || "—",
+            e.change ? h("details", {}, h("summary", {}, "Show"), h("pre", {}, JSON.stringify(e.change, null, 2))) : "—",
+            h("code", {}, e.request_id),
+          ]),
+          "Audit entries, newest first",
+        ),
+      );
+      status.textContent = `Page ${cursors.length}: ${page.data.length} entries${page.paging?.has_next ? ", more older ones" : ""}.`;
+      newer.disabled = cursors.length === 1;
+      older.disabled = !page.paging?.has_next;
+      older.onclick = () => {
+        cursors.push(page.paging?.after ?? null);
+        void load();
+      };
+    } catch (error) {
+      result.fail(error);
+    }
+  };
+  newer.onclick = () => {
+    cursors.pop();
+    void load();
+  };
+  const filterForm = h(
+    "form",
+    { novalidate: true },
+    h("div", { class: "row" }, ...inputs.map((i) => i.wrap)),
+    h("div", { class: "row" }, h("button", { type: "submit" }, "Filter")),
+  );
+  filterForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    cursors.splice(1);
+    history.replaceState(null, "", `#/audit-log${filters().size > 0 ? `?${filters()}` : ""}`);
+    void load();
+  });
+  main.replaceChildren(
+    h("h1", {}, "Audit log"),
+    h("p", { class: "hint" }, "Every admin write (API, console, CLI), every break-glass request and every console sign-in; kept 400 days, never changed."),
+    card("Filters", filterForm),
+    card("Entries", status, body, h("div", { class: "row" }, newer, older), result.element),
+  );
+  await load();
+}

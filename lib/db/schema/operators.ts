@@ -1,0 +1,69 @@
+import { index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+
+const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
+
+export const operatorRoles = ["owner", "admin", "support"] as const;
+
+/**
+ * Named operator accounts. The e-mail is stored lower-case (unique); the password only as an argon2id hash
+ * (`@node-rs/argon2`, PHC string). A disabled operator's tokens and sessions stop working at once (every
+ * request joins this row); accounts are disabled, never deleted, so audit entries keep naming them.
+ */
+export const operators = pgTable("operators", {
+  id: uuid().primaryKey().defaultRandom(),
+  email: text().notNull().unique(),
+  role: text({ enum: operatorRoles }).notNull(),
+  passwordHash: text().notNull(),
+  createdAt: at().notNull().defaultNow(),
+  disabledAt: at(),
+});
+
+/**
+ * Per-operator API tokens for automation: shown once, stored as a SHA-256 hash with a visible prefix
+ * (`op_live_…`); revocable; `last_used_at` moves at most once a minute per token.
+ */
+export const operatorTokens = pgTable(
+  "operator_tokens",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    operatorId: uuid()
+      .notNull()
+      .references(() => operators.id, { onDelete: "cascade" }),
+    label: text().notNull(),
+    prefix: text().notNull(),
+    hash: text().notNull().unique(),
+    createdAt: at().notNull().defaultNow(),
+    lastUsedAt: at(),
+    revokedAt: at(),
+  },
+  (t) => [index().on(t.operatorId)],
+);
+
+/**
+ * The append-only audit log: every admin write (API, console, CLI), every sign-in and failed sign-in. A
+ * trigger (migration 0022) refuses UPDATE and DELETE, except the retention purge deleting entries older
+ * than 400 days inside a transaction that set `app.audit_retention = 'purge'`.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    at: at().notNull().defaultNow(),
+    /** `operator` (console session), `token` (operator API token), `bootstrap`, `break_glass`, `cli`, or `anonymous` (a failed sign-in). */
+    actorType: text().notNull(),
+    operatorId: uuid(),
+    tokenId: uuid(),
+    operationId: text().notNull(),
+    method: text().notNull(),
+    path: text().notNull(),
+    status: integer().notNull(),
+    customerId: uuid(),
+    /** What the operation acted on: `{ customer, key, template, … }` from its path and, for creates, the new id. */
+    target: jsonb().$type<Record<string, string>>().notNull(),
+    requestId: text().notNull(),
+    /** `{ request, before, after }` with secrets redacted to "changed"; null for reads and sign-ins. */
+    change: jsonb().$type<Record<string, unknown>>(),
+    address: text(),
+  },
+  (t) => [index().on(t.at, t.id), index().on(t.customerId, t.at), index().on(t.operatorId, t.at), index().on(t.operationId, t.at)],
+);
