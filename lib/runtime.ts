@@ -36,6 +36,7 @@ export function createRootApp(deps: RuntimeDeps) {
   const admin = createAdminApp({
     ...deps,
     ads: adsDeps,
+    mail: mailDeps,
     // Embedded mode: the in-memory Postmark simulator learns a customer's server and webhook at once.
     mailProviderChanged: async (customerId) => void (await registerSimulatorServers(deps, customerId)),
   });

@@ -1,12 +1,13 @@
 import type { AdsDeps } from "../ads/deps";
 import type { CoreDeps } from "../core/context";
+import type { MailDeps } from "../mail/deps";
 
 /**
- * What the operator API needs: the core, its token, the ads service's deps (built once by the runtime) and
+ * What the operator API needs: the core, its token, the mail and ads services' deps (built once by the runtime) and
  * what to do when a customer's Postmark setup changes (embedded mode: the runtime tells the simulator; in
  * production nothing), so no admin route reaches simulator code.
  */
-export type AdminDeps = CoreDeps & { adminToken: string; ads: AdsDeps; mailProviderChanged: MailProviderChanged };
+export type AdminDeps = CoreDeps & { adminToken: string; ads: AdsDeps; mail: MailDeps; mailProviderChanged: MailProviderChanged };
 
 /** Called after a customer's Postmark server token, streams or webhook credentials changed. */
 type MailProviderChanged = (customerId: string) => Promise<void>;

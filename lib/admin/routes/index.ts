@@ -8,6 +8,9 @@ import { registerMailBlockPreviewRoute } from "./mail/blocks/preview-draft";
 import { registerMailActivityRoutes } from "./mail/activity";
 import { registerAdsActivityRoutes } from "./ads/activity";
 import { registerGetSystem } from "./system/get";
+import { registerCustomerMessageRoutes } from "./mail/messages";
+import { registerCustomerSuppressionRoutes } from "./mail/suppressions";
+import { registerCustomerWebhookRoutes } from "./webhooks";
 
 /** Every operator route, in the order the admin document lists them. */
 export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
@@ -18,6 +21,9 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void 
   // What the operator console reads beside the settings: draft previews, a customer's activity.
   registerMailBlockPreviewRoute(router, deps);
   registerMailActivityRoutes(router, deps);
+  registerCustomerMessageRoutes(router, deps);
+  registerCustomerSuppressionRoutes(router, deps);
+  registerCustomerWebhookRoutes(router, deps);
   registerAdsActivityRoutes(router, deps.ads);
   registerGetSystem(router, deps);
 }
