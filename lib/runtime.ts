@@ -33,7 +33,7 @@ export function createRootApp(deps: RuntimeDeps) {
   const { api, cronDeps } = createInternalApi(deps, { mailDeps, adsDeps });
   const mail = createMailApp(mailDeps);
   const ads = createAdsApp(adsDeps);
-  const admin = createAdminApp(adminDepsOf(deps, adsDeps));
+  const admin = createAdminApp(adminDepsOf(deps, adsDeps, mailDeps));
   const root = new OpenAPIHono<AppEnv>();
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
   root.get("/llms.txt", (c) => c.text(rootLlmsText()));

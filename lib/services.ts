@@ -26,14 +26,21 @@ export function adsDepsOf(deps: RuntimeDeps, assets = createAssets(deps)): AdsDe
  * The admin API's deps. Embedded mode: the in-memory Postmark simulator learns a customer's server and
  * webhook at once (its seeding module is imported only then); production has no simulator, so nothing.
  */
-export function adminDepsOf(deps: RuntimeDeps, ads: AdsDeps): AdminDeps {
+export function adminDepsOf(deps: RuntimeDeps, ads: AdsDeps, mail: MailDeps): AdminDeps {
   return {
     ...deps,
     ads,
+    mail,
     mailProviderChanged: async (customerId) => {
       if (!deps.providers.postmarkSimulator) return;
       const { registerSimulatorServers } = await import("./mail/seed");
       await registerSimulatorServers(deps, customerId);
     },
   };
+}
+
+/** The admin app's deps for a function that serves it without the other apps (api/admin, api/console). */
+export function standaloneAdminDeps(deps: RuntimeDeps): AdminDeps {
+  const assets = createAssets(deps);
+  return adminDepsOf(deps, adsDepsOf(deps, assets), mailDepsOf(deps, assets));
 }

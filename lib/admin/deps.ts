@@ -1,8 +1,9 @@
 import type { AdsDeps } from "../ads/deps";
 import type { CoreDeps } from "../core/context";
+import type { MailDeps } from "../mail/deps";
 
 /**
- * What the operator API needs: the core, its token, the ads service's deps (built once by the runtime) and
+ * What the operator API needs: the core, its token, the mail and ads services' deps (built once by the runtime) and
  * what to do when a customer's Postmark setup changes (embedded mode: the runtime tells the simulator; in
  * production nothing), so no admin route reaches simulator code.
  */
@@ -11,6 +12,7 @@ export type AdminDeps = CoreDeps & {
   /** The admin CLI's credential for this server start (written to `DATA_DIR/server.json`, mode 0600); absent on Vercel. */
   cliToken?: string;
   ads: AdsDeps;
+  mail: MailDeps;
   mailProviderChanged: MailProviderChanged;
 };
 

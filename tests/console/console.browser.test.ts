@@ -11,8 +11,9 @@ import { graphControls, onboardedCustomer } from "../ads/support/ads-world";
 import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
+import { addRecipients, createJob, createNewsletter, holdBatches, people, transientRows, waitForJob } from "../helpers/send-jobs";
+import { startHttpsReceiver } from "../helpers/https-receiver";
 import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
-import { addRecipients, createJob, createNewsletter, holdBatches, people, waitForJob } from "../helpers/send-jobs";
 
 /**
  * The operator console in a real browser: Debian's Chromium driven by playwright-core against the app served
@@ -41,6 +42,9 @@ let origin: string;
 let context: BrowserContext;
 let page: Page;
 let browser: OfflineBrowser | undefined;
+/** A customer's webhook receiver (https on loopback); answers 500 on `/down` until told otherwise. */
+let hooks: Awaited<ReturnType<typeof startHttpsReceiver>> | undefined;
+let hooksDown = true;
 
 /** Runs one operator task; on failure the page is photographed before the error goes on. */
 async function step<T>(name: string, work: () => Promise<T>): Promise<T> {
@@ -90,7 +94,8 @@ async function readmeShot(name: string): Promise<void> {
     beforeAll(async () => {
       const port = await freePort();
       origin = `http://127.0.0.1:${port}`;
-      h = await createHarness({ env: { PUBLIC_BASE_URL: origin } });
+      hooks = await startHttpsReceiver("console-hooks.test", (request) => ({ status: request.path === "/down" && hooksDown ? 500 : 200 }));
+      h = await createHarness({ env: { PUBLIC_BASE_URL: origin, ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: hooks.ca } });
       server = await new Promise<ServerType>((resolve) => {
         const s = serve({ fetch: h.root.fetch, port, hostname: "127.0.0.1" }, () => resolve(s));
       });
@@ -106,6 +111,7 @@ async function readmeShot(name: string): Promise<void> {
       await browser?.close();
       await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
       await h?.close();
+      await hooks?.close();
     });
 
     test("sign in: a customer's API key is refused, the operator token opens the console (keyboard only)", async () => {
@@ -348,6 +354,79 @@ async function readmeShot(name: string): Promise<void> {
         await page.getByLabel("Addresses (one per line)").fill("nobody@example.com");
         await page.getByRole("button", { name: "Look up" }).click();
         await expect.poll(() => page.getByText("0 of 1 suppressed.").count()).toBe(1);
+      });
+    });
+
+    test("a customer's activity: a message found by address after its job's retention, a suppression reactivated, a failed webhook redelivered", async () => {
+      await step("customer-activity", async () => {
+        const c = await readyMailCustomer(h, "Console Activity");
+        const templateId = await createNewsletter(h, c.mailFull, "Activity newsletter");
+        const job = await createJob(h, c.mailFull, { template_id: templateId });
+        await addRecipients(h, c.mailFull, job.id, [{ email: "Anna Activity <anna.activity@example.com>" }, ...people(2, "activity.example.com")]);
+        expect((await api("POST", `/mail/v1/send-jobs/${job.id}/start`, c.mailFull)).status).toBe(200);
+        await waitForJob(h, c.mailReporting, job.id, "completed");
+        expect(await transientRows(h, job.id)).toBe(0);
+
+        await page.goto(`${origin}/console/#/customers/${c.id}`);
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Messages" }).click();
+        await page.getByLabel("Recipient address").fill("ANNA.activity@example.com");
+        await page.getByRole("button", { name: "Search" }).click();
+        await expect.poll(() => page.locator("table tbody tr").count()).toBe(1);
+        expect(await accessibilityProblems()).toEqual([]);
+        await page.locator("table tbody tr a").first().click();
+        await page.getByRole("heading", { name: "Timeline", level: 2 }).waitFor();
+        expect(await page.locator("table").last().textContent()).toContain("created");
+        expect(await accessibilityProblems()).toEqual([]);
+
+        const suppressed = await postEvent(
+          h,
+          postmarkEvent.subscriptionChange({
+            at: new Date().toISOString(),
+            suppress: true,
+            reason: "ManualSuppression",
+            recipient: "back@example.com",
+            messageId: null,
+          }),
+          { customerId: c.id },
+        );
+        expect(suppressed.status, describeResponse(suppressed)).toBe(200);
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Suppressions" }).click();
+        await page.getByRole("button", { name: "Reactivate back@example.com" }).click();
+        await page.getByText("✓ back@example.com reactivated on the newsletter stream.").waitFor();
+        expect(await page.getByRole("link", { name: "Download CSV" }).getAttribute("href")).toContain("format=csv");
+        expect(await accessibilityProblems()).toEqual([]);
+
+        const hook = await api("POST", "/mail/v1/webhooks", c.mailFull, { url: `${hooks?.origin}/down`, events: ["suppression.changed"] });
+        expect(hook.status, describeResponse(hook)).toBe(201);
+        await postEvent(
+          h,
+          postmarkEvent.subscriptionChange({
+            at: new Date().toISOString(),
+            suppress: true,
+            reason: "HardBounce",
+            recipient: "gone@example.com",
+            messageId: null,
+          }),
+          { customerId: c.id },
+        );
+        await expect.poll(() => hooks?.received.filter((r) => r.path === "/down").length, { timeout: 10_000 }).toBe(1);
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Webhooks" }).click();
+        await page.getByRole("link", { name: `${hooks?.origin}/down` }).click();
+        await expect.poll(() => page.locator("table tbody tr").first().textContent(), { timeout: 10_000 }).toContain("500");
+        expect(await accessibilityProblems()).toEqual([]);
+        hooksDown = false;
+        await page.getByRole("button", { name: /^Redeliver suppression.changed/ }).click();
+        await page.getByText(/queued again/).waitFor();
+        await expect.poll(() => hooks?.received.filter((r) => r.path === "/down").length, { timeout: 10_000 }).toBe(2);
+        await expect
+          .poll(
+            async () => {
+              await page.getByRole("button", { name: "Reload" }).click();
+              return page.locator("table tbody tr").first().textContent();
+            },
+            { timeout: 10_000 },
+          )
+          .toContain("delivered");
       });
     });
 

@@ -11,6 +11,9 @@ import { registerGetSystem } from "./system/get";
 import { registerOperatorRoutes } from "./operators";
 import { registerCurrentOperatorRoutes } from "./me";
 import { registerListAuditLog } from "./audit-log/list";
+import { registerCustomerMessageRoutes } from "./mail/messages";
+import { registerCustomerSuppressionRoutes } from "./mail/suppressions";
+import { registerCustomerWebhookRoutes } from "./webhooks";
 
 /** Every operator route, in the order the admin document lists them. */
 export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
@@ -21,6 +24,9 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void 
   // What the operator console reads beside the settings: draft previews, a customer's activity.
   registerMailBlockPreviewRoute(router, deps);
   registerMailActivityRoutes(router, deps);
+  registerCustomerMessageRoutes(router, deps);
+  registerCustomerSuppressionRoutes(router, deps);
+  registerCustomerWebhookRoutes(router, deps);
   registerAdsActivityRoutes(router, deps.ads);
   registerGetSystem(router, deps);
   // Operators, the caller's own account, and the audit log.

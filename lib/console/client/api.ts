@@ -81,5 +81,8 @@ export async function getAll<T>(path: string, maxPages = 20): Promise<T[]> {
   return items;
 }
 
-/** One page of a cursor-paged list with its `paging`. */
-export const getPage = async <T>(path: string): Promise<Envelope<T[]>> => call<T[]>("GET", path);
+/** One page of a cursor-paged list with its `paging` (the console's paged tables: Next follows `paging.after`). */
+export const getPage = async <T>(path: string): Promise<{ data: T[]; paging: { after: string | null; has_next: boolean } }> => {
+  const answer = await call<T[]>("GET", path);
+  return { data: answer.data, paging: answer.paging ?? { after: null, has_next: false } };
+};

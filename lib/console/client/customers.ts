@@ -9,11 +9,14 @@ export type Customer = Schemas["Customer"];
 type ApiKey = Schemas["ApiKey"];
 
 /** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
-export function customerTabs(customer: Customer, current: "overview" | "mail" | "send-jobs" | "ads"): HTMLElement {
+export function customerTabs(customer: Customer, current: "overview" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads"): HTMLElement {
   const tabs: [typeof current, string][] = [
     ["overview", "Settings and keys"],
     ["mail", "Mail"],
     ["send-jobs", "Send jobs"],
+    ["messages", "Messages"],
+    ["suppressions", "Suppressions"],
+    ["webhooks", "Webhooks"],
     ["ads", "Ads"],
   ];
   return h(

@@ -1,3 +1,4 @@
+import { deliveriesPage, messagePage, messagesPage, suppressionsPage, webhooksPage } from "./activity";
 import { adTemplatePage, adTemplatesPage } from "./ad-templates";
 import { customerAdsPage } from "./ads";
 import { blockPage, blocksPage } from "./blocks";
@@ -23,6 +24,15 @@ const routes: [RegExp, Page, string][] = [
     /^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/,
     (main, [id, job], isCurrent) => sendJobPage(main, id as string, job as string, isCurrent),
     "Send job",
+  ],
+  [/^\/customers\/([0-9a-f-]{36})\/messages$/, (main, [id]) => messagesPage(main, id as string), "Messages"],
+  [/^\/customers\/([0-9a-f-]{36})\/messages\/([0-9a-f-]{36})$/, (main, [id, message]) => messagePage(main, id as string, message as string), "Message"],
+  [/^\/customers\/([0-9a-f-]{36})\/suppressions$/, (main, [id]) => suppressionsPage(main, id as string), "Suppressions"],
+  [/^\/customers\/([0-9a-f-]{36})\/webhooks$/, (main, [id]) => webhooksPage(main, id as string), "Webhooks"],
+  [
+    /^\/customers\/([0-9a-f-]{36})\/webhooks\/(mail|ads)\/([0-9a-f-]{36})$/,
+    (main, [id, service, webhook]) => deliveriesPage(main, id as string, service as string, webhook as string),
+    "Webhook deliveries",
   ],
   [/^\/customers\/([0-9a-f-]{36})\/ads$/, (main, [id]) => customerAdsPage(main, id as string), "Customer ads"],
   [/^\/blocks$/, (main) => blocksPage(main), "Block library"],

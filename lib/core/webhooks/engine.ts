@@ -31,7 +31,24 @@ export type WebhookStore = {
   deliveries: WebhookDeliveriesTable;
 };
 
-type AttemptResult = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+/** What a delivery log keeps of an answer's body (Stripe and Svix show about as much). */
+const RESPONSE_EXCERPT_BYTES = 1024;
+
+type AttemptOutcome = { ok: true; status: number } | { ok: false; status: number | null; error: string };
+type AttemptResult = AttemptOutcome & { latencyMs: number; excerpt: string | null };
+
+/**
+ * The first `RESPONSE_EXCERPT_BYTES` of a body as valid UTF-8: cut on a character boundary, invalid bytes
+ * replaced (U+FFFD) and NULs dropped (PostgreSQL text cannot hold them). Empty bodies give null.
+ */
+export function responseExcerpt(body: Uint8Array): string | null {
+  if (body.length === 0) return null;
+  let end = Math.min(body.length, RESPONSE_EXCERPT_BYTES);
+  // Step back over continuation bytes (10xxxxxx) so the cut never splits a character.
+  if (end < body.length) while (end > 0 && ((body[end] ?? 0) & 0xc0) === 0x80) end--;
+  const text = new TextDecoder("utf-8", { fatal: false }).decode(body.subarray(0, end)).replaceAll("\u0000", "");
+  return text === "" ? null : text;
+}
 
 function jittered(seconds: number): number {
   return seconds * (0.9 + 0.2 * Math.random());
@@ -47,6 +64,17 @@ async function attemptPost(
   endpoint: { url: string; secretSealed: string },
   delivery: { id: string; event: string; body: string },
 ): Promise<AttemptResult> {
+  const started = performance.now();
+  const outcome = await attemptOutcome(deps, safeFetch, endpoint, delivery);
+  return { ...outcome.result, latencyMs: Math.max(0, Math.round(performance.now() - started)), excerpt: outcome.excerpt };
+}
+
+async function attemptOutcome(
+  deps: WebhookWorkerDeps,
+  safeFetch: SafeFetch,
+  endpoint: { url: string; secretSealed: string },
+  delivery: { id: string; event: string; body: string },
+): Promise<{ result: AttemptOutcome; excerpt: string | null }> {
   try {
     const headers = {
       "content-type": "application/json",
@@ -61,13 +89,15 @@ async function attemptPost(
       timeoutMs: WEBHOOK_TIMEOUT_MS,
       maxBytes: RESPONSE_LIMIT_BYTES,
     });
-    if (response.status >= 200 && response.status < 300) return { ok: true, status: response.status };
-    return { ok: false, status: response.status, error: `The endpoint answered ${response.status}.` };
+    const excerpt = responseExcerpt(response.body);
+    if (response.status >= 200 && response.status < 300) return { result: { ok: true, status: response.status }, excerpt };
+    return { result: { ok: false, status: response.status, error: `The endpoint answered ${response.status}.` }, excerpt };
   } catch (error) {
     // A redirect is a failure too (the safe client never follows one); the message names the host only.
-    if (error instanceof OutboundError) return { ok: false, status: error.status ?? null, error: `${error.reason}: ${error.message}` };
+    if (error instanceof OutboundError)
+      return { result: { ok: false, status: error.status ?? null, error: `${error.reason}: ${error.message}` }, excerpt: null };
     deps.logger.error("webhook attempt failed on our side", { delivery_id: delivery.id, error: String(error) });
-    return { ok: false, status: null, error: "The delivery could not be attempted (internal error)." };
+    return { result: { ok: false, status: null, error: "The delivery could not be attempted (internal error)." }, excerpt: null };
   }
 }
 
@@ -132,6 +162,8 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
       nextAttemptAt: new Date(claimedAt.getTime() + ATTEMPT_LEASE_MS),
       lastStatusCode: null,
       lastError: null,
+      lastLatencyMs: null,
+      lastResponseExcerpt: null,
     })
     .where(and(eq(deliveries.id, deliveryId), eq(deliveries.status, "pending"), eq(deliveries.attempts, attempt - 1)))
     .returning();
@@ -148,11 +180,12 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
 
   const result = await attemptPost(deps, safeFetch, endpoint, delivery);
   const now = clock.now();
+  const answer = { lastLatencyMs: result.latencyMs, lastResponseExcerpt: result.excerpt };
 
   if (result.ok) {
     await db
       .update(deliveries)
-      .set({ status: "delivered", completedAt: now, lastStatusCode: result.status, lastError: null })
+      .set({ status: "delivered", completedAt: now, lastStatusCode: result.status, lastError: null, ...answer })
       .where(eq(deliveries.id, deliveryId));
     await db.update(endpoints).set({ lastDeliveryAt: now, failureCount: 0 }).where(eq(endpoints.id, endpoint.id));
     return;
@@ -162,13 +195,17 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
     .update(endpoints)
     .set({ failureCount: sql`${endpoints.failureCount} + 1` })
     .where(eq(endpoints.id, endpoint.id));
+  const failed = { status: "failed" as const, completedAt: now, lastStatusCode: result.status, lastError: result.error, ...answer };
+  if (delivery.redeliveredAt) {
+    // A redelivery someone asked for is one attempt: its failure is recorded, not retried, and never
+    // deactivates the endpoint (the automatic schedule of this delivery ended before).
+    await db.update(deliveries).set(failed).where(eq(deliveries.id, deliveryId));
+    return;
+  }
   const delay = WEBHOOK_RETRY_DELAYS_SECONDS[attempt - 1];
   const deadline = delivery.createdAt.getTime() + WEBHOOK_RETRY_WINDOW_MS;
   if (delay === undefined || now.getTime() >= deadline) {
-    await db
-      .update(deliveries)
-      .set({ status: "failed", completedAt: now, lastStatusCode: result.status, lastError: result.error })
-      .where(eq(deliveries.id, deliveryId));
+    await db.update(deliveries).set(failed).where(eq(deliveries.id, deliveryId));
     await db
       .update(endpoints)
       .set({ active: false, deactivatedAt: now, deactivationReason: `Deliveries failed for 24 hours (last: ${result.error})` })
@@ -180,7 +217,7 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
   const nextAt = Math.min(now.getTime() + jittered(delay) * 1000, deadline);
   await db
     .update(deliveries)
-    .set({ nextAttemptAt: new Date(nextAt), lastStatusCode: result.status, lastError: result.error })
+    .set({ nextAttemptAt: new Date(nextAt), lastStatusCode: result.status, lastError: result.error, ...answer })
     .where(eq(deliveries.id, deliveryId));
   await deps.queue.publish(
     store.topic,

@@ -26,7 +26,7 @@ export type WebhookView<E extends string> = {
 
 type Row = WebhookStore["endpoints"]["$inferSelect"];
 
-function view<E extends string>(row: Row): WebhookView<E> {
+export function webhookView<E extends string>(row: Row): WebhookView<E> {
   return {
     id: row.id,
     url: row.url,
@@ -72,13 +72,13 @@ export async function createWebhook<E extends string>(
     .values({ customerId, url: input.url, events: [...new Set(input.events)], secretSealed: deps.secrets.seal(secret), createdAt: deps.clock.now() })
     .returning();
   if (!row) throw new Error("webhook insert returned nothing");
-  return { ...view<E>(row), secret };
+  return { ...webhookView<E>(row), secret };
 }
 
 export async function listWebhooks<E extends string>(store: WebhookStore, db: CoreDeps["db"], customerId: string): Promise<WebhookView<E>[]> {
   const { endpoints } = store;
   const rows = await db.select().from(endpoints).where(eq(endpoints.customerId, customerId)).orderBy(asc(endpoints.createdAt), asc(endpoints.id));
-  return rows.map((row) => view<E>(row));
+  return rows.map((row) => webhookView<E>(row));
 }
 
 /** Deleting an endpoint also drops its pending deliveries (cascade): nothing more is sent to it. */

@@ -171,8 +171,15 @@ export const mailMessages = pgTable(
     bouncedAt: at(),
     complainedAt: at(),
   },
-  // Provider events without our id in Metadata are attributed by Postmark's MessageID.
-  (t) => [index().on(t.customerId, t.acceptedAt), index().on(t.sendJobId, t.status), index().on(t.providerMessageId)],
+  // Provider events without our id in Metadata are attributed by Postmark's MessageID; the operator's message
+  // search pages newest first by (created_at, id), per customer or per recipient hash.
+  (t) => [
+    index().on(t.customerId, t.acceptedAt),
+    index().on(t.sendJobId, t.status),
+    index().on(t.providerMessageId),
+    index().on(t.customerId, t.createdAt, t.id),
+    index().on(t.customerId, t.recipientHash, t.createdAt, t.id),
+  ],
 );
 
 export type MessageEventRecord = { type: string; at: string; details: Record<string, unknown> };

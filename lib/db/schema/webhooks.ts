@@ -64,10 +64,20 @@ export function webhookDeliveriesTable<E extends string>(name: string, endpoints
       lastAttemptAt: at(),
       lastStatusCode: integer(),
       lastError: text(),
+      /** Milliseconds from the last attempt's request to its answer (or failure). */
+      lastLatencyMs: integer(),
+      /** The start of the last answer's body: at most 1,024 bytes of valid UTF-8 (Stripe and Svix show the same). */
+      lastResponseExcerpt: text(),
+      /**
+       * Set when someone asked for a redelivery of a finished delivery: that attempt is a single one (a failure
+       * is recorded, never retried on the schedule and never deactivates the endpoint).
+       */
+      redeliveredAt: at(),
       createdAt: at().notNull().defaultNow(),
       completedAt: at(),
     },
-    (t) => [index().on(t.status, t.nextAttemptAt), index().on(t.webhookId)],
+    // The delivery log of one endpoint pages newest first by (created_at, id).
+    (t) => [index().on(t.status, t.nextAttemptAt), index().on(t.webhookId, t.createdAt, t.id)],
   );
 }
 

@@ -35,13 +35,13 @@ const REASON_RANK: Record<SuppressionReason, number> = { unsubscribe: 0, hard_bo
  * Rows read by feed time or as active are listed (the table's check constraint: `changed_at` and `reason`
  * are set together, and always for an active row); this narrows the type and fails loudly otherwise.
  */
-function listed(row: Row): ListedRow {
+export function listed(row: Row): ListedRow {
   const { reason, changedAt } = row;
   if (reason === null || changedAt === null) throw new Error(`suppression row ${row.id} is not in the feed`);
   return { ...row, reason, changedAt };
 }
 
-function toSuppressionEntryView(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
+export function toSuppressionEntryView(row: Pick<ListedRow, "email" | "stream" | "active" | "reason" | "changedAt">): SuppressionEntry {
   return {
     email: row.email,
     stream: row.stream,

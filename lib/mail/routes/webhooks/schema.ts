@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../../core/webhook-signature";
 import { WEBHOOK_MAX_ATTEMPTS } from "../../../core/webhooks/engine";
+import { deliveryListQuery, webhookDeliveryFields } from "../../../core/webhooks/schema";
 import { mailWebhookEvents } from "../../../db/schema";
 
 const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
@@ -13,7 +14,7 @@ export const Webhook = z
     url: z.string().openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/mail" }),
     events: z.array(EventName).openapi({ description: "Subscribed events.", example: ["job.completed", "suppression.changed"] }),
     active: z.boolean().openapi({
-      description: "False once deliveries failed for 24 hours; inactive endpoints receive nothing. Register the endpoint again to resume.",
+      description: "False once deliveries failed for 24 hours; inactive endpoints receive nothing. Re-enable it with `POST /v1/webhooks/{id}/enable`.",
       example: true,
     }),
     deactivated_at: z.string().nullable().openapi({ description: "ISO 8601; when the endpoint was deactivated, else null.", example: null }),
@@ -71,3 +72,7 @@ Bodies are \`{ event, delivery_id, …fields, occurred_at }\`:
 - \`job.completed\`: \`send_job_id\`, \`recipients: { total, accepted, suppressed }\` (the spec's shape).
 - \`message.bounced\`: \`message_id\`, \`send_job_id\` (null for transactional mail), \`kind\`, \`bounce_type\` (Postmark's type, e.g. \`HardBounce\`, \`SoftBounce\`), \`final\` (true for a HardBounce or when Postmark deactivated the address; a soft bounce can still be followed by a delivery, and the message then shows \`delivered\`), \`bounced_at\`. Sent once per bounce the provider reports.
 - \`suppression.changed\`: \`email\`, \`stream\`, \`active\`, \`reason\`, \`reactivatable\`, \`changed_at\`: exactly the entry that appears in \`GET /v1/suppressions\`.`;
+
+export const WebhookDelivery = webhookDeliveryFields(mailWebhookEvents).openapi("WebhookDelivery");
+
+export const DeliveryListQuery = deliveryListQuery(mailWebhookEvents);

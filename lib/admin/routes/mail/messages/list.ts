@@ -1,0 +1,51 @@
+import { adminRoute } from "../../../access";
+import type { CoreDeps } from "../../../../core/context";
+import { ValidationError } from "../../../../core/errors";
+import { json } from "../../../../core/json";
+import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
+import { decodeCursor } from "../../../../core/pagination";
+import { searchMessages } from "../../../../mail/messages/search";
+import { requireCustomer } from "../../../customers";
+import { CustomerIdParam } from "../../customers/schema";
+import type { AdminRouter } from "../../shared";
+import { MailMessageSummary, MessageSearchQuery, tags } from "./schema";
+
+export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps): void {
+  router.openapi(
+    adminRoute("support", {
+      method: "get",
+      path: "/v1/customers/{id}/mail/messages",
+      operationId: "listCustomerMessages",
+      tags,
+      summary: "Search a customer's messages",
+      description:
+        "Transactional mail and send-job messages of the customer, newest first (by `created_at`, then id), cursor-paginated (`after` from `paging.after`; opaque, stable while new messages arrive). Filters combine: `recipient` (through the stored address hash, so it works after a job's addresses were deleted), `status`, `kind`, `send_job_id`, `template_id`, and `since`/`until` on the creation time. No address is ever returned. `since` not before `until`, else 422.",
+      request: { params: CustomerIdParam, query: MessageSearchQuery },
+      responses: {
+        200: { description: "A page of messages.", content: json(pagedEnvelope(MailMessageSummary)) },
+        ...errorResponses("admin", [400, 401, 404, 422]),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const query = c.req.valid("query");
+      const since = query.since ? new Date(query.since) : undefined;
+      const until = query.until ? new Date(query.until) : undefined;
+      if (since && until && since >= until)
+        throw new ValidationError("`since` must be before `until`.", [{ path: "since", message: "Must be before `until`." }]);
+      await requireCustomer(deps.db, id);
+      const page = await searchMessages(deps.db, id, {
+        recipient: query.recipient,
+        status: query.status,
+        kind: query.kind,
+        sendJobId: query.send_job_id,
+        templateId: query.template_id,
+        since,
+        until,
+        limit: query.limit,
+        after: decodeCursor(query.after),
+      });
+      return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
+    },
+  );
+}

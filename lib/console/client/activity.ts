@@ -1,0 +1,308 @@
+import type { components } from "../../client/types/admin";
+import { get, getPage, send } from "./api";
+import { card, date, form, h, outcome, table } from "./dom";
+import { customerTabs, type Customer } from "./customers";
+
+/**
+ * A customer's activity for support questions: message search (by address through its hash, filters,
+ * a message's timeline), the suppression list (filters, reactivation, CSV) and outgoing webhooks of both
+ * services (endpoints, delivery logs, redelivery, re-enabling). Every list pages on the server
+ * (`paging.after`), so nothing is capped at what the browser loaded.
+ */
+type Schemas = components["schemas"];
+type MessageSummary = Schemas["MailMessageSummary"];
+type MessageDetail = Schemas["MailMessageDetail"];
+type Suppression = Schemas["SuppressionEntry"];
+type Webhook = Schemas["CustomerWebhook"];
+type Delivery = Schemas["WebhookDelivery"] | Schemas["AdsWebhookDelivery"];
+
+/** The query string of the filled filters (empty values left out). */
+function query(values: Record<string, unknown>): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(values)) if (typeof value === "string" && value.trim() !== "") params.set(name, value.trim());
+  return params.toString();
+}
+
+/**
+ * A paged table: draws one page, and "Next page" fetches the following one from `paging.after`. Returns
+ * the element and a `load(path)` that starts again from the first page.
+ */
+function pagedTable<T>(headers: string[], row: (item: T, reload: () => void) => (Node | string | number | null)[], empty: string) {
+  const body = h("div", {});
+  let current = "";
+  const load = async (path: string, after: string | null = null): Promise<void> => {
+    current = path;
+    const separator = path.includes("?") ? "&" : "?";
+    const page = await getPage<T>(`${path}${after ? `${separator}after=${encodeURIComponent(after)}` : ""}`);
+    const reload = () => void load(current, after);
+    const next = page.paging.has_next
+      ? h("button", { type: "button", class: "secondary", onclick: () => void load(path, page.paging.after) }, "Next page")
+      : null;
+    body.replaceChildren(
+      page.data.length === 0
+        ? h("p", {}, empty)
+        : table(
+            headers,
+            page.data.map((item) => row(item, reload)),
+          ),
+      h("div", { class: "row" }, after ? h("button", { type: "button", class: "secondary", onclick: () => void load(path) }, "First page") : null, next),
+    );
+  };
+  return { element: body, load };
+}
+
+export async function messagesPage(main: HTMLElement, id: string): Promise<void> {
+  const customer = await get<Customer>(`customers/${id}`);
+  const results = pagedTable<MessageSummary>(
+    ["Message", "Kind", "Status", "Subject", "Created", "Postmark id"],
+    (m) => [
+      h("a", { href: `#/customers/${id}/messages/${m.id}` }, m.id.slice(0, 8)),
+      m.kind,
+      m.status + (m.bounce_type ? ` (${m.bounce_type})` : ""),
+      m.subject,
+      date(m.created_at),
+      m.provider_message_id ?? "—",
+    ],
+    "No message matches.",
+  );
+  const base = `customers/${id}/mail/messages`;
+  main.replaceChildren(
+    customerTabs(customer, "messages"),
+    card(
+      "Find messages",
+      h("p", { class: "hint" }, "The address is matched through its stored hash: it finds mail of send jobs whose addresses were deleted. Nothing partial."),
+      form({
+        submit: "Search",
+        fields: [
+          { path: "recipient", label: "Recipient address", type: "search" },
+          {
+            path: "status",
+            label: "Status",
+            type: "select",
+            options: ["", "pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"],
+          },
+          { path: "kind", label: "Kind", type: "select", options: ["", "transactional", "newsletter"] },
+          { path: "send_job_id", label: "Send job id" },
+          { path: "template_id", label: "Template id" },
+          { path: "since", label: "Created since (ISO 8601, e.g. 2026-03-01T00:00:00Z)" },
+          { path: "until", label: "Created before (ISO 8601)" },
+        ],
+        async onSubmit(values) {
+          const q = query(values);
+          await results.load(q ? `${base}?${q}` : base);
+          return "Search done.";
+        },
+      }),
+    ),
+    card("Messages", results.element),
+  );
+  await results.load(base);
+}
+
+export async function messagePage(main: HTMLElement, id: string, messageId: string): Promise<void> {
+  const [customer, message] = await Promise.all([get<Customer>(`customers/${id}`), get<MessageDetail>(`customers/${id}/mail/messages/${messageId}`)]);
+  main.replaceChildren(
+    customerTabs(customer, "messages"),
+    h("p", {}, h("a", { href: `#/customers/${id}/messages` }, "← All messages")),
+    card(
+      `Message ${message.id}`,
+      table(
+        ["Field", "Value"],
+        [
+          ["Status", message.status],
+          ["Kind and mode", `${message.kind}, ${message.mode}`],
+          ["Subject", message.subject],
+          ["Template", message.template_id],
+          ["Send job", message.send_job_id ? h("a", { href: `#/customers/${id}/send-jobs/${message.send_job_id}` }, message.send_job_id) : "— (transactional)"],
+          ["Postmark message id", message.provider_message_id ?? "—"],
+          ["Handed to Postmark", String(message.provider_attempts)],
+          ["Bounce type", message.bounce_type ?? "—"],
+          ["Error", message.error ?? "—"],
+        ],
+      ),
+    ),
+    card(
+      "Timeline",
+      table(
+        ["When", "Event", "Details"],
+        message.timeline.map((e) => [date(e.at), e.type, Object.keys(e.details).length > 0 ? h("code", {}, JSON.stringify(e.details)) : "—"]),
+      ),
+    ),
+  );
+}
+
+export async function suppressionsPage(main: HTMLElement, id: string): Promise<void> {
+  const customer = await get<Customer>(`customers/${id}`);
+  const result = outcome();
+  const base = `customers/${id}/mail/suppressions`;
+  let filters = "stream=newsletter";
+  const csv = h("a", { href: `/console/api/${base}?${filters}&format=csv`, download: "" }, "Download CSV");
+  const results = pagedTable<Suppression>(
+    ["Address", "Stream", "Reason", "State", "Changed", ""],
+    (s, reload) => [
+      s.email,
+      s.stream,
+      s.reason,
+      s.active ? "suppressed" : "lifted",
+      date(s.changed_at),
+      s.reactivatable
+        ? h(
+            "button",
+            {
+              type: "button",
+              class: "secondary",
+              "aria-label": `Reactivate ${s.email}`,
+              onclick: async () => {
+                try {
+                  await send("POST", `${base}/reactivate`, { email: s.email, stream: s.stream });
+                  result.ok(`${s.email} reactivated on the ${s.stream} stream.`);
+                  reload();
+                } catch (error) {
+                  result.fail(error);
+                }
+              },
+            },
+            "Reactivate",
+          )
+        : s.reason === "spam_complaint" && s.active
+          ? "spam complaint: never lifted"
+          : "",
+    ],
+    "No suppression matches.",
+  );
+  main.replaceChildren(
+    customerTabs(customer, "suppressions"),
+    card(
+      "Filter",
+      form({
+        submit: "Apply",
+        fields: [
+          { path: "stream", label: "Stream", type: "select", options: ["newsletter", "transactional"], value: "newsletter" },
+          { path: "reason", label: "Reason", type: "select", options: ["", "unsubscribe", "hard_bounce", "spam_complaint"] },
+          {
+            path: "active",
+            label: "State",
+            type: "select",
+            options: [
+              { value: "", label: "any" },
+              { value: "true", label: "suppressed" },
+              { value: "false", label: "lifted" },
+            ],
+          },
+          { path: "changed_since", label: "Changed since (ISO 8601)" },
+        ],
+        async onSubmit(values) {
+          filters = query(values);
+          csv.setAttribute("href", `/console/api/${base}?${filters}&format=csv`);
+          await results.load(`${base}?${filters}`);
+          return "Filter applied.";
+        },
+      }),
+    ),
+    card("Suppressions", h("p", {}, csv, " (the whole filtered list)"), result.element, results.element),
+  );
+  await results.load(`${base}?${filters}`);
+}
+
+const SERVICES = ["mail", "ads"] as const;
+
+export async function webhooksPage(main: HTMLElement, id: string): Promise<void> {
+  const customer = await get<Customer>(`customers/${id}`);
+  const lists = await Promise.all(SERVICES.map((service) => get<Webhook[]>(`customers/${id}/${service}/webhooks`)));
+  const result = outcome();
+  main.replaceChildren(
+    customerTabs(customer, "webhooks"),
+    result.element,
+    ...SERVICES.map((service, i) => {
+      const endpoints = lists[i] ?? [];
+      return card(
+        `${service === "mail" ? "Mail" : "Ads"} webhook endpoints`,
+        endpoints.length === 0
+          ? h("p", {}, "No endpoints registered.")
+          : table(
+              ["Endpoint", "Events", "State", "Failures since last success", "Last delivery", ""],
+              endpoints.map((w) => [
+                h("a", { href: `#/customers/${id}/webhooks/${service}/${w.id}` }, w.url),
+                w.events.join(", "),
+                w.active ? "active" : `inactive since ${date(w.deactivated_at)}: ${w.deactivation_reason ?? ""}`,
+                String(w.failure_count),
+                date(w.last_delivery_at),
+                w.active
+                  ? ""
+                  : h(
+                      "button",
+                      {
+                        type: "button",
+                        "aria-label": `Re-enable ${w.url}`,
+                        onclick: async () => {
+                          try {
+                            await send("POST", `customers/${id}/${service}/webhooks/${w.id}/enable`);
+                            result.ok(`${w.url} is active again.`);
+                            await webhooksPage(main, id);
+                          } catch (error) {
+                            result.fail(error);
+                          }
+                        },
+                      },
+                      "Re-enable",
+                    ),
+              ]),
+            ),
+      );
+    }),
+  );
+}
+
+export async function deliveriesPage(main: HTMLElement, id: string, service: string, webhookId: string): Promise<void> {
+  const customer = await get<Customer>(`customers/${id}`);
+  const endpoint = (await get<Webhook[]>(`customers/${id}/${service}/webhooks`)).find((w) => w.id === webhookId);
+  const result = outcome();
+  const base = `customers/${id}/${service}/webhooks/${webhookId}/deliveries`;
+  const results = pagedTable<Delivery>(
+    ["Event", "Status", "Attempts", "Code", "Latency", "Next attempt", "Answer", ""],
+    (d, reload) => [
+      h("span", { title: d.id }, d.event),
+      d.status + (d.redelivered_at ? " (redelivered)" : ""),
+      String(d.attempts),
+      d.status_code === null ? "—" : String(d.status_code),
+      d.latency_ms === null ? "—" : `${d.latency_ms} ms`,
+      date(d.next_attempt_at),
+      d.error ?? (d.response_excerpt ? h("code", {}, d.response_excerpt.slice(0, 200)) : "—"),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "secondary",
+          "aria-label": `Redeliver ${d.event} ${d.id}`,
+          onclick: async () => {
+            try {
+              await send("POST", `${base}/${d.id}/redeliver`);
+              result.ok(`Delivery ${d.id.slice(0, 8)} queued again; reload to see its outcome.`);
+              reload();
+            } catch (error) {
+              result.fail(error);
+            }
+          },
+        },
+        "Redeliver",
+      ),
+    ],
+    "No deliveries yet.",
+  );
+  main.replaceChildren(
+    customerTabs(customer, "webhooks"),
+    h("p", {}, h("a", { href: `#/customers/${id}/webhooks` }, "← All webhooks")),
+    card(
+      `Deliveries to ${endpoint?.url ?? webhookId}`,
+      h(
+        "p",
+        { class: "hint" },
+        `Endpoint ${endpoint?.active === false ? "inactive (re-enable it on the webhooks page)" : "active"}; events: ${endpoint?.events.join(", ") ?? "—"}.`,
+      ),
+      result.element,
+      h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => void results.load(base) }, "Reload")),
+      results.element,
+    ),
+  );
+  await results.load(base);
+}

@@ -1,0 +1,57 @@
+import { z } from "@hono/zod-openapi";
+import { cursorQuery, limitQuery } from "../pagination";
+
+const deliveryId = "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
+const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
+const iso = (description: string, example: string | null) => z.string().nullable().openapi({ description, example });
+
+export const DELIVERY_LOG_RULES =
+  "Newest first, cursor-paginated (`after` from `paging.after`; the order is stable while new deliveries arrive). Finished deliveries are kept 30 days. Each item shows the last attempt: its status code, latency and the first 1,024 bytes of the answer's body (valid UTF-8; a longer body is cut on a character boundary), or the error when there was no answer (time-out, redirect, TLS, DNS).";
+
+/** A delivery log entry, the same fields in both services (each names it in its own document). */
+export function webhookDeliveryFields<const E extends readonly [string, ...string[]]>(events: E) {
+  return z.object({
+    id: z.uuid().openapi({ description: "Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.", example: deliveryId }),
+    webhook_id: z.uuid().openapi({ description: "The endpoint it is for.", example: webhookId }),
+    event: z.enum(events).openapi({ description: "The event name (`X-Service-Event`).", example: events[0] }),
+    status: z.enum(["pending", "delivered", "failed"]).openapi({
+      description:
+        "`pending` while attempts remain (or a redelivery is queued), `delivered` after a 2xx, `failed` when the 24 hours of retries ended, the endpoint was inactive or a redelivery failed.",
+      example: "delivered",
+    }),
+    attempts: z.number().int().openapi({ description: "Attempts started so far, redeliveries included.", example: 1 }),
+    status_code: z.number().int().nullable().openapi({ description: "HTTP status of the last attempt's answer; null without an answer.", example: 200 }),
+    latency_ms: z.number().int().nullable().openapi({ description: "Milliseconds from the last attempt's request to its answer or failure.", example: 182 }),
+    response_excerpt: z
+      .string()
+      .nullable()
+      .openapi({ description: "The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.", example: '{"ok":true}' }),
+    error: z.string().nullable().openapi({ description: "Why the last attempt failed; null after a success.", example: null }),
+    next_attempt_at: iso("ISO 8601; while `pending`, when the next attempt is due (or the lease of the one running); else null.", null),
+    last_attempt_at: iso("ISO 8601; when the last attempt started.", "2026-03-01T10:00:01.000Z"),
+    redelivered_at: iso("ISO 8601; when a redelivery was last asked for, else null.", null),
+    created_at: z.string().openapi({ description: "ISO 8601; when the event was queued for this endpoint.", example: "2026-03-01T10:00:00.000Z" }),
+    completed_at: iso("ISO 8601; when it was delivered or gave up, else null.", "2026-03-01T10:00:01.182Z"),
+  });
+}
+
+/** The delivery log's query: cursor, page size and two filters. */
+export function deliveryListQuery<const E extends readonly [string, ...string[]]>(events: E) {
+  return z.object({
+    ...cursorQuery,
+    limit: limitQuery(100, 25),
+    status: z.enum(["pending", "delivered", "failed"]).optional().openapi({ description: "Only deliveries in this state.", example: "failed" }),
+    event: z.enum(events).optional().openapi({ description: "Only this event.", example: events[0] }),
+  });
+}
+
+export const DeliveryParams = z.object({
+  id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Webhook endpoint id.", example: webhookId }),
+  delivery_id: z.uuid().openapi({ param: { name: "delivery_id", in: "path" }, description: "Delivery id.", example: deliveryId }),
+});
+
+export const REDELIVER_RULES =
+  "Sends the delivery again now, with the same `X-Service-Delivery` id and body (signed afresh), so a receiver that deduplicates acts once. A finished delivery (`delivered` or `failed`) gets one attempt: its failure is recorded, not retried on the schedule, and never deactivates the endpoint. A `pending` one waiting for its next retry is attempted now and keeps its schedule. Answers the delivery as it stands (`pending`); read the log for the outcome. Send `Idempotency-Key`: a retried request with the same key replays the first answer and sends nothing again. 409 with `reason` `webhook_inactive` while the endpoint is inactive (re-enable it first) and `delivery_in_progress` while an attempt is running.";
+
+export const ENABLE_RULES =
+  "Re-enables an endpoint that was marked inactive after 24 hours of failed deliveries: it receives new events again and `failure_count` starts at 0. Deliveries that failed meanwhile stay failed; redeliver the ones you need. Enabling an active endpoint changes nothing (idempotent).";
