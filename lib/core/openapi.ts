@@ -215,7 +215,7 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
       status,
       {
         description: descriptions[status],
-        ...(status === 429 ? { headers: { "Retry-After": headerRef("Retry-After") } } : {}),
+        ...(status === 429 || status === 503 ? { headers: { "Retry-After": headerRef("Retry-After") } } : {}),
         content: {
           "application/json": {
             schema: errorSchema(service, status),

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { mailSuppressions, mailTemplates } from "../../lib/db/schema";
+import { mailMessages, mailSuppressions, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { ManualClock } from "../../lib/core/clock";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
@@ -206,6 +206,43 @@ describe("POST /v1/templates/{id}/send", () => {
     expect((await h.call("GET", `/mail/v1/messages/${sandbox.json.data.message_id}`, { key: q.mailReporting })).json.data.mode).toBe("sandbox");
     expect(q.simulator.messages({}).messages.some((m) => m.Metadata.message_id === sandbox.json.data.message_id)).toBe(false);
     expect(q.simulator.stats().received).toBe(received);
+  });
+
+  test("Postmark's rate limit (429): 503 service_unavailable with Retry-After in the envelope, nothing kept and no message id; the key is released and the retry after it sends once", async () => {
+    const f = await readyMailCustomer(h, "Throttled send");
+    const id = await templateIdOf(f.id);
+    const send = () =>
+      h.call("POST", `/mail/v1/templates/${id}/send`, {
+        key: f.mailFull,
+        body: { to: "t@example.com", params },
+        headers: { "idempotency-key": "throttled-1" },
+      });
+    const throttledBefore = f.simulator.stats().throttled;
+    f.simulator.setThrottle({ rate: 1, durationMs: 600_000, retryAfterSeconds: 7 });
+    try {
+      for (const attempt of [1, 2]) {
+        const refused = await send();
+        expect(refused.status, `attempt ${attempt}: ${describeResponse(refused)}`).toBe(503);
+        expect(refused.json).toMatchObject({ error: { code: "service_unavailable", details: [] }, request_id: expect.any(String) });
+        expect(refused.json.error.message_id, describeResponse(refused)).toBeUndefined();
+        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        expect(refused.headers.get("idempotent-replayed")).toBeNull();
+      }
+      expect(f.simulator.stats().throttled - throttledBefore).toBe(2);
+      expect(await h.db.select().from(mailMessages).where(eq(mailMessages.customerId, f.id))).toEqual([]);
+    } finally {
+      f.simulator.setThrottle({ rate: 0, durationMs: 0 });
+    }
+    const sent = await send();
+    expect(sent.status, describeResponse(sent)).toBe(200);
+    const messageId = sent.json.data.message_id as string;
+    expect(sent.json.data.status).toBe("accepted");
+    expect(f.simulator.metadataMessageIdCount(messageId)).toBe(1);
+    const again = await send();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.data.message_id).toBe(messageId);
+    const rows = await h.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(eq(mailMessages.customerId, f.id));
+    expect(rows).toEqual([{ id: messageId, status: "accepted" }]);
   });
 
   test.each([

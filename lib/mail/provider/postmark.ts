@@ -205,6 +205,8 @@ function errorOutcome(error: unknown): SendOutcome {
   if (error instanceof Errors.InternalServerError || error instanceof Errors.ServiceUnavailablerError || error instanceof Errors.UnknownError) {
     return { kind: "unknown", message: `Postmark answered ${error.statusCode}.` };
   }
+  // 429: Postmark turned the request away as a whole, nothing was taken in (the client does not surface Retry-After).
+  if (error instanceof Errors.RateLimitExceededError) return { kind: "throttled", retryAfterSeconds: null, message: "Postmark answered 429 (rate limit)." };
   if (error instanceof Errors.HttpError) return { kind: "failed", code: error.code, status: error.statusCode, message };
   // No HTTP answer at all (time-out, dropped connection): the request may have been processed.
   return { kind: "unknown", message };

@@ -23,6 +23,11 @@ export type SendResult = z.infer<typeof SendResultSchema>;
  * creating a message (template, contract, readiness, quota) comes first; then a message row exists for
  * every outcome, and the provider is called at most once per message: the row is marked `sending`
  * before the call, so a crash or a lost answer leaves `unknown`, never a second send.
+ * Back-pressure from Postmark (429: the request turned away as a whole, nothing taken in) is the one
+ * outcome that leaves nothing behind: the row is removed, the answer is 503 with `Retry-After` and no
+ * `message_id`, so the Idempotency-Key is released and the customer's retry sends the mail once. The send
+ * stays synchronous (the spec's statuses have no `queued`); a 5xx or no answer is in doubt and answered 500
+ * with the `message_id` instead (./reconcile.ts settles it, never sending it again without evidence).
  */
 export async function sendTransactional(deps: MailDeps, principal: Principal, input: SendInput): Promise<SendResult> {
   const { templateId } = input;
@@ -113,13 +118,32 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
     MessageStream: credentials.transactionalStream,
     Metadata: { message_id: message.id },
   });
+  if (outcome.kind === "throttled") {
+    await deps.db.delete(mailMessages).where(and(eq(mailMessages.id, message.id), eq(mailMessages.status, "sending")));
+    deps.logger.warn("postmark throttled a transactional send; answered 503, nothing kept", { customer_id: customerId, template_id: templateId });
+    throw providerThrottledError(outcome.retryAfterSeconds);
+  }
   await recordOutcome(deps, message.id, outcome);
   if (outcome.kind === "unknown") await publishMessageReconcile(deps, { message_id: message.id, customer_id: customerId });
   return resultOf(deps, message.id, outcome);
 }
 
+/** Seconds a caller waits after Postmark turned a send away without saying how long (its client hides `Retry-After`). */
+const THROTTLED_RETRY_AFTER_SECONDS = 5;
+
+function providerThrottledError(retryAfterSeconds: number | null): ApiError {
+  const seconds = Math.max(1, retryAfterSeconds ?? THROTTLED_RETRY_AFTER_SECONDS);
+  return new ApiError(
+    "service_unavailable",
+    `Postmark is turning sends away for the moment (rate limit); this mail was not sent and nothing was kept. Send it again after ${seconds} s (the same Idempotency-Key may be used).`,
+    { headers: { "Retry-After": String(seconds) } },
+  );
+}
+
+type RecordedOutcome = Exclude<SendOutcome, { kind: "throttled" }>;
+
 /** One conditional update from `sending`: a late duplicate answer can never overwrite a final state. */
-async function recordOutcome(deps: MailDeps, messageId: string, outcome: SendOutcome): Promise<void> {
+async function recordOutcome(deps: MailDeps, messageId: string, outcome: RecordedOutcome): Promise<void> {
   const now = deps.clock.now();
   const set =
     outcome.kind === "accepted"
@@ -128,9 +152,7 @@ async function recordOutcome(deps: MailDeps, messageId: string, outcome: SendOut
         ? { status: "unknown" as const, error: outcome.message }
         : outcome.kind === "failed"
           ? { status: "failed" as const, error: `Postmark error ${outcome.code}: ${outcome.message}` }
-          : outcome.kind === "throttled"
-            ? { status: "failed" as const, error: outcome.message }
-            : { status: outcome.kind, error: outcome.message };
+          : { status: outcome.kind, error: outcome.message };
   const [row] = await deps.db
     .update(mailMessages)
     .set(set)
@@ -151,7 +173,7 @@ async function recordOutcome(deps: MailDeps, messageId: string, outcome: SendOut
   }
 }
 
-function resultOf(deps: MailDeps, messageId: string, outcome: SendOutcome): SendResult {
+function resultOf(deps: MailDeps, messageId: string, outcome: RecordedOutcome): SendResult {
   switch (outcome.kind) {
     case "accepted":
       return { message_id: messageId, status: "accepted" };
@@ -165,12 +187,8 @@ function resultOf(deps: MailDeps, messageId: string, outcome: SendOutcome): Send
         "The provider did not answer; the outcome is unknown and the mail is not sent again by this request. We ask Postmark what it received: GET /v1/messages/{id} shows `accepted` if it has the mail, or `failed` if it never got it (send again then).",
         { extra: { message_id: messageId } },
       );
-    case "throttled":
     case "failed":
-      deps.logger.error("postmark refused a transactional send", {
-        message_id: messageId,
-        ...(outcome.kind === "failed" ? { code: outcome.code, status: outcome.status } : {}),
-      });
+      deps.logger.error("postmark refused a transactional send", { message_id: messageId, code: outcome.code, status: outcome.status });
       throw new ApiError("internal_error", "The provider refused the mail for a reason on our side; it was not sent. Retry later.");
   }
 }
