@@ -10,19 +10,23 @@ import { DeliveryParams, tags, type WebhookEvent, type WebhookService } from "./
 
 export function registerRedeliverCustomerWebhookDelivery(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
-    adminRoute("support", {
-      method: "post",
-      path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`,
-      operationId: `redeliverCustomer${kind.label}WebhookDelivery`,
-      tags,
-      summary: `Redeliver a ${kind.service} webhook delivery`,
-      description: `As \`POST /${kind.service}/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver\` for that customer. ${REDELIVER_RULES}`,
-      request: { params: DeliveryParams },
-      responses: {
-        202: { description: "Queued; the delivery as it stands.", content: json(envelope(kind.delivery)) },
-        ...errorResponses("admin", [401, 404, 409, 422]),
+    adminRoute(
+      "support",
+      {
+        method: "post",
+        path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`,
+        operationId: `redeliverCustomer${kind.label}WebhookDelivery`,
+        tags,
+        summary: `Redeliver a ${kind.service} webhook delivery`,
+        description: `As \`POST /${kind.service}/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver\` for that customer. ${REDELIVER_RULES}`,
+        request: { params: DeliveryParams },
+        responses: {
+          202: { description: "Queued; the delivery as it stands.", content: json(envelope(kind.delivery)) },
+          ...errorResponses("admin", [401, 404, 409, 422]),
+        },
       },
-    }, { supportMayWrite: true }),
+      { supportMayWrite: true },
+    ),
     async (c) => {
       const { id, webhookId, deliveryId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

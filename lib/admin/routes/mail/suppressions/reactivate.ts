@@ -11,19 +11,23 @@ import { tags } from "./schema";
 
 export function registerReactivateCustomerSuppression(router: AdminRouter, deps: Pick<AdminDeps, "db" | "mail">): void {
   router.openapi(
-    adminRoute("support", {
-      method: "post",
-      path: "/v1/customers/{id}/mail/suppressions/reactivate",
-      operationId: "reactivateCustomerSuppression",
-      tags,
-      summary: "Lift a customer's suppression",
-      description: `As \`POST /mail/v1/suppressions/reactivate\` for that customer (only after the recipient opted in again): Postmark deletes the suppression on the stream, then the mirror lifts it and the customer's feed and \`suppression.changed\` webhook show it. An address that is not suppressed answers \`reactivated: true\` with no effect. A spam complaint is never lifted: 409 \`conflict\` with \`details.reason\` \`spam_complaint\`.`,
-      request: { params: CustomerIdParam, body: { required: true, content: json(ReactivateRequest) } },
-      responses: {
-        200: { description: "Lifted (or not suppressed).", content: json(envelope(ReactivateResult)) },
-        ...errorResponses("admin", [400, 401, 403, 404, 409, 422, 500]),
+    adminRoute(
+      "support",
+      {
+        method: "post",
+        path: "/v1/customers/{id}/mail/suppressions/reactivate",
+        operationId: "reactivateCustomerSuppression",
+        tags,
+        summary: "Lift a customer's suppression",
+        description: `As \`POST /mail/v1/suppressions/reactivate\` for that customer (only after the recipient opted in again): Postmark deletes the suppression on the stream, then the mirror lifts it and the customer's feed and \`suppression.changed\` webhook show it. An address that is not suppressed answers \`reactivated: true\` with no effect. A spam complaint is never lifted: 409 \`conflict\` with \`details.reason\` \`spam_complaint\`.`,
+        request: { params: CustomerIdParam, body: { required: true, content: json(ReactivateRequest) } },
+        responses: {
+          200: { description: "Lifted (or not suppressed).", content: json(envelope(ReactivateResult)) },
+          ...errorResponses("admin", [400, 401, 403, 404, 409, 422, 500]),
+        },
       },
-    }, { supportMayWrite: true }),
+      { supportMayWrite: true },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       await requireCustomer(deps.db, id);
