@@ -1,7 +1,7 @@
 import type { CoreDeps } from "../core/context";
 import type { MailDeps } from "../mail/deps";
 import { pruneMessageHistory } from "../mail/events/prune";
-import { republishDueDeliveries } from "../core/webhooks/engine";
+import { pruneFinishedDeliveries, republishDueDeliveries } from "../core/webhooks/engine";
 import { MAIL_WEBHOOKS } from "../mail/webhooks/emit";
 import type { AdsDeps } from "../ads/deps";
 import { ADS_WEBHOOKS } from "../ads/webhooks/events";
@@ -45,8 +45,9 @@ export const cronJobs: CronJob[] = [
     name: "mail-history-prune",
     schedule: "41 3 * * *",
     everyMinutes: 24 * 60,
-    description: "Deletes mail message history (events) older than 90 days, keeping message state, and finished webhook deliveries older than 30 days.",
-    run: (deps) => pruneMessageHistory(deps),
+    description:
+      "Deletes mail message history (events) older than 90 days, keeping message state, and finished webhook deliveries (mail and ads) older than 30 days.",
+    run: async (deps) => ({ ...(await pruneMessageHistory(deps)), ads_deliveries: await pruneFinishedDeliveries(ADS_WEBHOOKS, deps) }),
   },
   {
     name: "mail-webhook-retries",

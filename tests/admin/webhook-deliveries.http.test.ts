@@ -126,6 +126,12 @@ describe.each(services)("$service: customer delivery log", ({ service, key, regi
     expect((await h.call("POST", `${base}/${hook.json.data.id}/deliveries/${newest?.id}/redeliver`, { key: key(stranger) })).status).toBe(404);
     expect((await h.call("POST", `${base}/${hook.json.data.id}/enable`, { key: key(stranger) })).status).toBe(404);
     expect((await h.call("POST", `${base}/${hook.json.data.id}/deliveries/${crypto.randomUUID()}/redeliver`, { key: key(c) })).status).toBe(404);
+
+    // Finished deliveries leave the log after 30 days (the daily prune cron, for both services).
+    clock.advance(31 * 86_400_000);
+    const pruned = await h.call("GET", "/api/cron/mail-history-prune", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    expect(pruned.status, describeResponse(pruned)).toBe(200);
+    expect((await log(key(c), hook.json.data.id)).json.data).toEqual([]);
   });
 
   test("a failing endpoint: redelivery now is idempotent by key; after 24 h it is inactive (409), re-enabled, and a redelivery is one attempt", async () => {

@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import type { CoreDeps } from "../context";
 import { ConflictError, NotFoundError } from "../errors";
-import { beforeCursor, toPage, type Cursor } from "../pagination";
+import { beforeCursor, decodeCursor, toPage, type Cursor } from "../pagination";
 import type { WebhookStore } from "./engine";
 import { webhookView, type WebhookView } from "./registrations";
 
@@ -76,6 +76,11 @@ async function requireEndpoint(store: WebhookStore, db: CoreDeps["db"], customer
 }
 
 export type DeliveryListInput = { limit: number; after: Cursor | null; status?: DeliveryStatus; event?: string };
+
+/** The list query as the routes parse it (`deliveryListQuery`), with the cursor decoded (a bad one is 400). */
+export function deliveryListInput(query: { limit: number; after?: string; status?: DeliveryStatus; event?: string }): DeliveryListInput {
+  return { limit: query.limit, after: decodeCursor(query.after), status: query.status, event: query.event };
+}
 
 /** One endpoint's deliveries, newest first by (created_at, id); the cursor is opaque and stable under inserts. */
 export async function listWebhookDeliveries<E extends string>(

@@ -1,4 +1,4 @@
-import { and, asc, eq, lte, sql } from "drizzle-orm";
+import { and, asc, eq, lt, lte, ne, sql } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
 import type { WebhookDeliveriesTable, WebhookEndpointsTable } from "../../db/schema/webhooks";
 import type { CoreDeps } from "../context";
@@ -244,6 +244,20 @@ export async function republishDueDeliveries(store: WebhookStore, deps: Pick<Cor
     await deps.queue.publish(store.topic, { delivery_id: row.id, attempt: row.attempts + 1 });
   }
   return due.length;
+}
+
+/** Finished deliveries stay in the delivery log this long, for support questions ("did you send it?"). */
+const WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
+
+/** Deletes the store's deliveries that finished (delivered or failed) more than 30 days ago; pending ones stay. */
+export async function pruneFinishedDeliveries(store: WebhookStore, deps: Pick<CoreDeps, "db" | "clock">): Promise<number> {
+  const { deliveries } = store;
+  const cutoff = new Date(deps.clock.now().getTime() - WEBHOOK_DELIVERY_RETENTION_DAYS * 86_400_000);
+  const deleted = await deps.db
+    .delete(deliveries)
+    .where(and(ne(deliveries.status, "pending"), lt(deliveries.completedAt, cutoff)))
+    .returning({ id: deliveries.id });
+  return deleted.length;
 }
 
 /** Registers the store's delivery worker on the queue; the outbound client is the one SSRF-safe client. */

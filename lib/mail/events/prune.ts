@@ -1,11 +1,11 @@
-import { and, inArray, lt, sql } from "drizzle-orm";
+import { inArray, lt } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
-import { mailMessageEvents, mailWebhookDeliveries } from "../../db/schema";
+import { pruneFinishedDeliveries } from "../../core/webhooks/engine";
+import { mailMessageEvents } from "../../db/schema";
 import { MESSAGE_HISTORY_DAYS } from "../messages/service";
+import { MAIL_WEBHOOKS } from "../webhooks/emit";
 
 const DAY_MS = 86_400_000;
-/** Finished webhook deliveries are kept a month for support questions ("did you send it?"). */
-const WEBHOOK_DELIVERY_RETENTION_DAYS = 30;
 const BATCH = 5000;
 /** Bounds one run (a serverless function has a time limit); the next run continues. */
 const MAX_BATCHES = 100;
@@ -24,10 +24,5 @@ export async function pruneMessageHistory(deps: Pick<CoreDeps, "db" | "clock">):
     events += deleted.length;
     if (deleted.length < BATCH) break;
   }
-  const deliveryCutoff = new Date(now - WEBHOOK_DELIVERY_RETENTION_DAYS * DAY_MS);
-  const deliveries = await deps.db
-    .delete(mailWebhookDeliveries)
-    .where(and(sql`${mailWebhookDeliveries.status} <> 'pending'`, lt(mailWebhookDeliveries.completedAt, deliveryCutoff)))
-    .returning({ id: mailWebhookDeliveries.id });
-  return { events, deliveries: deliveries.length };
+  return { events, deliveries: await pruneFinishedDeliveries(MAIL_WEBHOOKS, deps) };
 }

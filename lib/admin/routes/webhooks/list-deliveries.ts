@@ -2,8 +2,7 @@ import { adminRoute } from "../../access";
 import type { CoreDeps } from "../../../core/context";
 import { json } from "../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../core/openapi";
-import { decodeCursor } from "../../../core/pagination";
-import { listWebhookDeliveries } from "../../../core/webhooks/deliveries";
+import { deliveryListInput, listWebhookDeliveries } from "../../../core/webhooks/deliveries";
 import { DELIVERY_LOG_RULES } from "../../../core/webhooks/schema";
 import { requireCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
@@ -28,12 +27,7 @@ export function registerListCustomerWebhookDeliveries(router: AdminRouter, deps:
       const { id, webhookId } = c.req.valid("param");
       const query = c.req.valid("query");
       await requireCustomer(deps.db, id);
-      const page = await listWebhookDeliveries<WebhookEvent>(kind.store, deps.db, id, webhookId, {
-        limit: query.limit,
-        after: decodeCursor(query.after),
-        status: query.status,
-        event: query.event,
-      });
+      const page = await listWebhookDeliveries<WebhookEvent>(kind.store, deps.db, id, webhookId, deliveryListInput(query));
       return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
     },
   );

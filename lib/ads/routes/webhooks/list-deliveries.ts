@@ -1,8 +1,7 @@
 import { json } from "../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../core/openapi";
-import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
-import { listWebhookDeliveries } from "../../../core/webhooks/deliveries";
+import { deliveryListInput, listWebhookDeliveries } from "../../../core/webhooks/deliveries";
 import { DELIVERY_LOG_RULES } from "../../../core/webhooks/schema";
 import type { AdsWebhookEvent } from "../../../db/schema";
 import type { AdsDeps } from "../../deps";
@@ -26,12 +25,13 @@ export function registerListWebhookDeliveries(router: AdsRouter, deps: AdsDeps):
   });
   openapiWithAlias(router, route, async (c) => {
     const query = c.req.valid("query");
-    const page = await listWebhookDeliveries<AdsWebhookEvent>(ADS_WEBHOOKS, deps.db, c.get("principal").customerId, c.req.valid("param").id, {
-      limit: query.limit,
-      after: decodeCursor(query.after),
-      status: query.status,
-      event: query.event,
-    });
+    const page = await listWebhookDeliveries<AdsWebhookEvent>(
+      ADS_WEBHOOKS,
+      deps.db,
+      c.get("principal").customerId,
+      c.req.valid("param").id,
+      deliveryListInput(query),
+    );
     return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
   });
 }

@@ -2,9 +2,8 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { json } from "../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../core/openapi";
-import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
-import { listWebhookDeliveries } from "../../../core/webhooks/deliveries";
+import { deliveryListInput, listWebhookDeliveries } from "../../../core/webhooks/deliveries";
 import { DELIVERY_LOG_RULES } from "../../../core/webhooks/schema";
 import type { MailWebhookEvent } from "../../../db/schema";
 import type { MailDeps } from "../../deps";
@@ -29,12 +28,13 @@ export function registerListWebhookDeliveries(router: OpenAPIHono<AppEnv>, deps:
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const page = await listWebhookDeliveries<MailWebhookEvent>(MAIL_WEBHOOKS, deps.db, c.get("principal").customerId, c.req.valid("param").id, {
-        limit: query.limit,
-        after: decodeCursor(query.after),
-        status: query.status,
-        event: query.event,
-      });
+      const page = await listWebhookDeliveries<MailWebhookEvent>(
+        MAIL_WEBHOOKS,
+        deps.db,
+        c.get("principal").customerId,
+        c.req.valid("param").id,
+        deliveryListInput(query),
+      );
       return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
     },
   );
