@@ -11,7 +11,7 @@ import { build } from "esbuild";
  *   each loads and builds only its own app at a cold start; what entries share is split into chunks.
  * - The entries (and the two worker entries) carry every JavaScript dependency inlined, so a
  *   function ships a few MB of our code and its libraries instead of whole `node_modules` folders; only what
- *   cannot be inlined stays external: native addons and binaries (sharp, resvg, ffmpeg), which Vercel's file
+ *   cannot be inlined stays external: native addons and binaries (sharp, resvg, ffmpeg, argon2), which Vercel's file
  *   tracing copies into the functions that need them (vercel.json).
  * - Development-only packages (esbuild, tsx, PGlite, typescript) are external and never reached in a function:
  *   `FUNCTION_BUNDLE` is defined as "1", which removes the dev-time branches (the console script bundled from
@@ -25,7 +25,7 @@ const FUNCTION_ENTRIES = readdirSync("lib/functions")
   .map((name) => basename(name, ".ts"));
 const WORKER_ENTRIES = ["lib/ads/templates/draw-worker.ts", "lib/mail/provider/batch-transport-worker.ts"];
 rmSync("dist/functions", { recursive: true, force: true });
-const NATIVE = ["sharp", "@resvg/resvg-js", "@ffmpeg-installer/ffmpeg"];
+const NATIVE = ["sharp", "@resvg/resvg-js", "@ffmpeg-installer/ffmpeg", "@node-rs/argon2"];
 const DEVELOPMENT_ONLY = ["esbuild", "tsx", "@electric-sql/pglite", "drizzle-orm/pglite", "drizzle-orm/pglite/migrator", "typescript"];
 // Optional peers the bundled libraries probe for and do without (ws, pg).
 const OPTIONAL = ["bufferutil", "utf-8-validate", "pg-native"];

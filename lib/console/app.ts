@@ -33,10 +33,12 @@ export const CONSOLE_FORM_MAX_BODY_BYTES = 16 * 1024;
 
 /**
  * The operator console at `/console`: a sign-in page, one page shell and a browser script that works over
- * the admin API. The browser never holds the operator token: `/console/api/<path>` forwards to
- * `/admin/v1/<path>` with it once the session cookie is valid. Writes need the session's CSRF token in
- * `X-CSRF-Token` (the page carries it) and, when the browser sends `Origin`, our own origin; the cookie is
- * `SameSite=Strict` besides. A customer's API key is no operator token, so it never opens a session.
+ * the admin API. Operators sign in with e-mail and password; the shared `ADMIN_TOKEN` opens a session only
+ * while it is the bootstrap credential (no owner yet) or break-glass is on. The browser never holds a
+ * credential: `/console/api/<path>` calls `/admin/v1/<path>` in-process with the session's operator as the
+ * caller (its current role; `ADMIN_ACTOR_ENV`), so roles and the audit log apply as to API tokens. Writes need
+ * the session's CSRF token in `X-CSRF-Token` (the page carries it) and, when the browser sends `Origin`, our own
+ * origin; the cookie is `SameSite=Strict` besides. Sign-ins, failed sign-ins and sign-outs are audited.
  */
 export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const keys = sessionKeys(deps.adminToken);

@@ -1,5 +1,5 @@
 import { execFile, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
@@ -68,6 +68,20 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   expect(issued.code, issued.stderr).toBe(0);
   const newKey = /"key": "(ak_live_[A-Za-z0-9]+)"/.exec(issued.stdout)?.[1] ?? "";
   expect((await api("GET", "/ads/v1/health", undefined, newKey)).status, "the key the CLI printed works at once").toBe(200);
+
+  // The first owner from the CLI (the banner says how); the shared token is retired then, the CLI keeps working
+  // (it sends the server's own CLI token from server.json) and its writes are audited as `cli`.
+  expect(first.output()).toContain("npm run admin -- operators:create --email you@example.com --role owner");
+  const owner = await cli(["operators:create", "--email", "owner@operators.example", "--role", "owner"], { DATA_DIR: dataDir, DATABASE_URL: "" });
+  expect(owner.code, owner.stderr).toBe(0);
+  expect(owner.stdout).toContain('"role": "owner"');
+  expect(owner.stdout).toMatch(/Password \(shown this once[^:]*\): \S{20,}/);
+  const sharedToken = readFileSync(join(dataDir, "admin-token"), "utf8").trim();
+  const retired = await fetch(`${base}/admin/v1/customers`, { headers: { authorization: `Bearer ${sharedToken}` } });
+  expect(retired.status).toBe(401);
+  expect(await retired.text()).toContain("retired when the first owner account was created");
+  const audited = await cli(["customers:list"], { DATA_DIR: dataDir, DATABASE_URL: "" });
+  expect(audited.code, audited.stderr).toBe(0);
 
   // SIGKILL: the lock and the server file stay behind with a dead pid; the simulator saved its state.
   await new Promise((resolve) => setTimeout(resolve, 500));

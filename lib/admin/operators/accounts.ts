@@ -1,4 +1,3 @@
-import { hash, verify } from "@node-rs/argon2";
 import { and, asc, count, eq, isNull, ne } from "drizzle-orm";
 import type { Clock } from "../../core/clock";
 import { ConflictError, NotFoundError } from "../../core/errors";
@@ -20,7 +19,10 @@ function toOperatorView(row: typeof operators.$inferSelect): OperatorView {
   return { id: row.id, email: row.email, role: row.role, created_at: row.createdAt.toISOString(), disabled_at: row.disabledAt?.toISOString() ?? null };
 }
 
-const hashPassword = (password: string) => hash(password);
+/** Loaded on the first password operation: a function cold start that never signs anyone in does not load the addon. */
+const argon2 = () => import("@node-rs/argon2");
+
+const hashPassword = async (password: string) => (await argon2()).hash(password);
 
 /** A hash of nothing anyone knows: verifying an unknown e-mail against it costs what a real check costs. */
 let decoyHash: Promise<string> | null = null;
@@ -28,7 +30,8 @@ let decoyHash: Promise<string> | null = null;
 /** The account when e-mail and password match an enabled operator, else null (in about the same time either way). */
 export async function verifyOperatorPassword(db: Database, email: string, password: string): Promise<OperatorView | null> {
   const [row] = await db.select().from(operators).where(eq(operators.email, email.trim().toLowerCase()));
-  decoyHash ??= hash(crypto.randomUUID());
+  const { verify } = await argon2();
+  decoyHash ??= hashPassword(crypto.randomUUID());
   const matches = await verify(row?.passwordHash ?? (await decoyHash), password).catch(() => false);
   return row && matches && !row.disabledAt ? toOperatorView(row) : null;
 }
