@@ -50,3 +50,17 @@ export function parseSenderAddress(value: string): string | null {
   const addresses = parseAddressList(value);
   return addresses && addresses.length === 1 ? addresses[0] : null;
 }
+
+/**
+ * The display names of a recipient field by lower-cased address (the Messages API lists `To`/`Cc`/`Bcc` as
+ * `{ Email, Name }`); an address without one is absent. Only called for a message listing, never per send.
+ */
+export function displayNames(value: string): Map<string, string> {
+  const names = new Map<string, string>();
+  if (!value.includes("<")) return names;
+  for (const entry of emailAddresses.parseAddressList(value) ?? []) {
+    const mailboxes = entry.type === "group" ? entry.addresses : [entry];
+    for (const mailbox of mailboxes) if (mailbox.name) names.set(mailbox.address.toLowerCase(), mailbox.name);
+  }
+  return names;
+}

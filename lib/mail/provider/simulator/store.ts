@@ -2,6 +2,7 @@ import type { WebhookTarget } from "./webhook-dispatcher";
 import type { DeliveryType, Metadata, StreamType, Suppression, SuppressionOrigin, SuppressionReason } from "./postmark-shapes";
 import type { ValidatedMessage } from "./outbound";
 import type { TestOutcome } from "./test-addresses";
+import { displayNames, parseAddressList } from "./addresses";
 
 export type SimulatorStream = { id: string; type: StreamType };
 
@@ -303,14 +304,18 @@ export class SimulatorStore {
 }
 
 function outboundView(message: StoredMessage): OutboundMessageView {
-  const mailboxes = (list: string) => (list ? list.split(",").map((entry) => ({ Email: entry.trim(), Name: null })) : []);
+  // `{ Email, Name }` with the display name as sent (the Messages API example), null without one.
+  const mailboxes = (field: string, addresses: readonly string[]) => {
+    const names = displayNames(field);
+    return addresses.map((address) => ({ Email: address, Name: names.get(address.toLowerCase()) ?? null }));
+  };
   return {
     Tag: message.tag,
     MessageID: message.id,
     MessageStream: message.stream.id,
-    To: message.recipients.map((address) => ({ Email: address, Name: null })),
-    Cc: mailboxes(message.cc),
-    Bcc: mailboxes(message.bcc),
+    To: mailboxes(message.to, message.recipients),
+    Cc: mailboxes(message.cc, parseAddressList(message.cc) ?? []),
+    Bcc: mailboxes(message.bcc, parseAddressList(message.bcc) ?? []),
     Recipients: message.recipients,
     ReceivedAt: new Date(message.receivedAtMs).toISOString(),
     From: message.from,
