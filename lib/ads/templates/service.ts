@@ -14,6 +14,12 @@ import { definitionOf, HighlightStyle, Layouts, layoutProblems, TemplateParam } 
 import { checkValues, renderRatio, renderTemplate, resolveValues, valueUrlPolicy } from "./render";
 import { startVideoRender, type VideoRenderStarted } from "./video-render";
 import type { AdminAdTemplate, Assignment } from "./schema";
+import type {
+  RenderedCreative as RenderedCreativeSchema,
+  TemplateDetail as TemplateDetailSchema,
+  TemplateListItem as TemplateListItemSchema,
+  TemplatePreview as TemplatePreviewSchema,
+} from "../routes/templates/schema";
 
 /*
  * Ad templates: the operator maintains them and assigns them per customer (with preview values); a
@@ -183,16 +189,10 @@ export async function setPreviewValues(
 
 // ---- customer ------------------------------------------------------------------------------
 
-export type TemplateListItem = {
-  id: string;
-  name: string;
-  description: string;
-  type: "image" | "video";
-  has_params: boolean;
-  preview_urls: Record<CreativeRatio, string>;
-};
-export type TemplateDetail = TemplateListItem & { params: TemplateParam[] };
-export type TemplatePreview = { template: string; params: Record<string, string>; preview_urls: Record<CreativeRatio, string> };
+/** The API's `TemplateListItem`, `TemplateDetail` (its parameters typed as checked) and `TemplatePreview` schemas. */
+export type TemplateListItem = z.infer<typeof TemplateListItemSchema>;
+export type TemplateDetail = Omit<z.infer<typeof TemplateDetailSchema>, "params"> & { params: TemplateParam[] };
+export type TemplatePreview = z.infer<typeof TemplatePreviewSchema>;
 
 /** `k` of the preview URLs: base64url HMAC-SHA256 of customer and template (DESIGN §5); stable, never expires. */
 function previewToken(deps: Pick<AdsDeps, "secrets">, customerId: string, templateId: string): string {
@@ -303,7 +303,8 @@ export async function previewImageUrl(
 }
 
 export type RenderInput = { template: string; params: Record<string, unknown>; name?: string };
-export type RenderedCreative = { id: string; template: string; type: "IMAGE"; formats: Record<CreativeRatio, string> };
+/** The API's `RenderedCreative` schema. */
+export type RenderedCreative = z.infer<typeof RenderedCreativeSchema>;
 
 /**
  * Renders an active assigned template in the three formats, uploads each to the ad account as an ad image,

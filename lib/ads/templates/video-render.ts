@@ -14,7 +14,7 @@ import { definitionOf } from "./layout";
 import { checkValues, drawOverlay, layoutElement, resolveValues, valueUrlPolicy, type TemplateDefinition } from "./render";
 import { composeVideo, VideoCompositionError } from "./video";
 import type { z } from "zod";
-import type { VideoRender } from "../routes/templates/schema";
+import type { VideoRender, VideoRenderStarted as VideoRenderStartedSchema } from "../routes/templates/schema";
 
 /*
  * Video template renders run as queued jobs (the in-process queue embedded, QStash in production): the
@@ -34,7 +34,8 @@ const LEASE_MS = 20 * 60_000;
 /** A render no job has taken for this long lost its queue message (a crash between insert and publish). */
 const UNCLAIMED_MS = 2 * 60_000;
 
-export type VideoRenderStarted = { id: string; template: string; type: "VIDEO"; status: "PROCESSING" };
+/** The API's `VideoRenderStarted` schema. */
+export type VideoRenderStarted = z.infer<typeof VideoRenderStartedSchema>;
 /** The API's `VideoRender` schema (one schema per resource). */
 export type VideoRenderView = z.infer<typeof VideoRender>;
 

@@ -1,6 +1,10 @@
 import { ApiFailure, get, send } from "./api";
 import { card, date, debounce, field, form, h, outcome, readField, showProblems, table } from "./dom";
 import { ratioFigures, type AdTemplate } from "./ads";
+import type { components } from "../../client/types/admin";
+
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type DraftPreview = components["schemas"]["AdTemplateDraftPreview"];
 
 export async function adTemplatesPage(main: HTMLElement): Promise<void> {
   const templates = await get<AdTemplate[]>("ads/templates");
@@ -77,7 +81,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
         },
         values: readField(byPath("values")),
       };
-      const answer = await send<{ images: Record<string, string> }>("POST", "ads/templates/preview", body);
+      const answer = await send<DraftPreview>("POST", "ads/templates/preview", body);
       if (run !== drawn) return;
       showProblems(fields, []);
       previews.replaceChildren(ratioFigures(answer.images, template.name));

@@ -7,6 +7,7 @@ import type { components } from "../../client/types/admin";
 type Schemas = components["schemas"];
 
 export type Block = Schemas["MailBlock"];
+type BlockDraftPreview = Schemas["BlockDraftPreview"];
 
 const STARTER_MJML = "<mj-section><mj-column><mj-text><h1>{{title}}</h1></mj-text></mj-column></mj-section>";
 
@@ -87,7 +88,7 @@ export async function blockPage(main: HTMLElement, id: string): Promise<void> {
         params: readField(byPath("params")),
         ...(design.control.value ? { customer_id: design.control.value } : {}),
       };
-      const tile = await send<{ html: string | null; errors: { line: number | null; message: string }[] }>("POST", "mail/blocks/preview", body);
+      const tile = await send<BlockDraftPreview>("POST", "mail/blocks/preview", body);
       if (run !== drawn) return;
       showProblems(fields, []);
       if (tile.html !== null) frame.srcdoc = tile.html;

@@ -7,6 +7,7 @@ type Schemas = components["schemas"];
 
 export type Customer = Schemas["Customer"];
 type ApiKey = Schemas["ApiKey"];
+type IssuedApiKey = Schemas["IssuedApiKey"];
 
 /** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
 export function customerTabs(customer: Customer, current: "overview" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads"): HTMLElement {
@@ -183,7 +184,7 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
           { path: "scope", label: "Scope", type: "select", options: ["full", "reporting"], hint: "full reads, writes and sends; reporting only reads." },
         ],
         onSubmit: async (values) => {
-          const key = await send<ApiKey & { key: string }>("POST", `customers/${id}/keys`, values);
+          const key = await send<IssuedApiKey>("POST", `customers/${id}/keys`, values);
           issued.replaceChildren(
             h("p", {}, h("strong", {}, "New key, shown this once. Copy it now:")),
             h("p", { class: "secret", "data-testid": "issued-key" }, key.key),

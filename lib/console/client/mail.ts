@@ -10,7 +10,12 @@ type DesignRules = Schemas["MailDesignRules"];
 type Readiness = Schemas["MailReadiness"];
 type Template = Schemas["MailTemplate"];
 type Usage = Schemas["Usage"];
+type EnabledBlock = Schemas["MailEnabledBlock"];
+type Frame = Schemas["MailFrame"];
 type ProviderStatus = Schemas["MailProviderStatus"];
+type TemplatePreview = Schemas["AdminMailTemplatePreview"];
+type PostmarkWebhook = Schemas["MailPostmarkWebhook"];
+type SuppressionLookup = Schemas["SuppressionLookupResult"];
 
 /** Green/red is spelled out: the state is never told by colour alone. */
 const readinessBadge = (status: "green" | "red") => h("span", { class: "badge" }, status === "green" ? "✓ ready" : "✗ missing");
@@ -103,7 +108,7 @@ async function designCard(id: string): Promise<HTMLElement> {
 }
 
 async function blocksCard(id: string): Promise<HTMLElement> {
-  const [library, enabled] = await Promise.all([get<Block[]>("mail/blocks"), get<(Block & { enabled_at: string })[]>(`customers/${id}/mail/blocks`)]);
+  const [library, enabled] = await Promise.all([get<Block[]>("mail/blocks"), get<EnabledBlock[]>(`customers/${id}/mail/blocks`)]);
   const on = new Set(enabled.map((b) => b.id));
   const result = outcome();
   return card(
@@ -127,11 +132,11 @@ async function blocksCard(id: string): Promise<HTMLElement> {
 }
 
 async function frameCard(id: string): Promise<HTMLElement> {
-  const frame = await get<Record<string, unknown>>(`customers/${id}/mail/frame`);
+  const frame = await get<Frame>(`customers/${id}/mail/frame`);
   const { version, updated_at, ...editable } = frame;
   return card(
     "Frame",
-    h("p", { class: "hint" }, `Version ${String(version)}, changed ${date(updated_at as string | null)}. Header, the two footers and the brand values.`),
+    h("p", { class: "hint" }, `Version ${version}, changed ${date(updated_at)}. Header, the two footers and the brand values.`),
     form({
       submit: "Save frame",
       fields: [
@@ -141,7 +146,7 @@ async function frameCard(id: string): Promise<HTMLElement> {
         { path: "brand", label: "Brand (JSON)", type: "json", value: editable.brand, wide: true },
       ],
       onSubmit: async (values) => {
-        const saved = await send<{ version: number }>("PUT", `customers/${id}/mail/frame`, {
+        const saved = await send<Frame>("PUT", `customers/${id}/mail/frame`, {
           ...values,
           header_mjml: values.header_mjml === "" ? null : values.header_mjml,
         });
@@ -213,7 +218,7 @@ async function templatesCard(id: string, customer: Customer): Promise<HTMLElemen
   const showPreview = async (t: Template) => {
     previewState.textContent = `Rendering ${t.name}…`;
     try {
-      const rendered = await send<{ html: string; subject: string }>("POST", `customers/${id}/mail/templates/${t.id}/preview`, {});
+      const rendered = await send<TemplatePreview>("POST", `customers/${id}/mail/templates/${t.id}/preview`, {});
       preview.srcdoc = rendered.html;
       previewState.textContent = `Preview of ${t.name} (subject: ${rendered.subject}), with the contract's example values.`;
     } catch (error) {
@@ -255,14 +260,7 @@ async function templatesCard(id: string, customer: Customer): Promise<HTMLElemen
 
 async function webhookCard(id: string): Promise<HTMLElement> {
   const body = h("div", {});
-  const draw = (w: {
-    url: string;
-    username: string;
-    message_streams: string[];
-    record_types: string[];
-    rotated_at: string;
-    previous_password_valid_until: string | null;
-  }) =>
+  const draw = (w: PostmarkWebhook) =>
     body.replaceChildren(
       table(
         ["", ""],
@@ -276,7 +274,7 @@ async function webhookCard(id: string): Promise<HTMLElement> {
         ],
       ),
     );
-  draw(await get(`customers/${id}/mail/postmark-webhook`));
+  draw(await get<PostmarkWebhook>(`customers/${id}/mail/postmark-webhook`));
   return card(
     "Postmark webhook credentials",
     body,
@@ -284,7 +282,7 @@ async function webhookCard(id: string): Promise<HTMLElement> {
       submit: "Rotate password",
       fields: [{ path: "grace_seconds", label: "Previous password keeps working for (seconds)", type: "number", value: 86400 }],
       onSubmit: async (values) => {
-        draw(await send("POST", `customers/${id}/mail/postmark-webhook/rotate`, values));
+        draw(await send<PostmarkWebhook>("POST", `customers/${id}/mail/postmark-webhook/rotate`, values));
         return "Rotated. Update the webhook in Postmark with the new URL.";
       },
     }),
@@ -330,15 +328,11 @@ function suppressionCard(id: string): HTMLElement {
       ],
       onSubmit: async (values) => {
         const emails = String(values.emails).split(/\s+/).filter(Boolean);
-        const found = await send<{ email: string; suppressed: boolean; reason?: string; changed_at?: string }[]>(
-          "POST",
-          `customers/${id}/mail/suppressions/lookup`,
-          { emails, stream: values.stream },
-        );
+        const found = await send<SuppressionLookup[]>("POST", `customers/${id}/mail/suppressions/lookup`, { emails, stream: values.stream });
         results.replaceChildren(
           table(
             ["Address", "Suppressed", "Reason", "Since"],
-            found.map((r) => [r.email, yesNo(r.suppressed), r.reason ?? "—", date(r.changed_at)]),
+            found.map((r) => [r.email, yesNo(r.suppressed), r.reason ?? "—", date(r.since)]),
           ),
         );
         return `${found.filter((r) => r.suppressed).length} of ${found.length} suppressed.`;

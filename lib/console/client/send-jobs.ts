@@ -8,10 +8,7 @@ import type { components } from "../../client/types/admin";
 type Schemas = components["schemas"];
 
 type SendJob = Schemas["SendJob"];
-type Detail = SendJob & {
-  stats: Record<string, number>;
-  timeline: { hour: string; accepted: number; delivered: number; bounces: number; complaints: number; opens: number; clicks: number }[];
-};
+type Detail = Schemas["SendJobDetail"];
 
 const FINAL = new Set(["completed", "cancelled", "failed"]);
 const POLL_MS = 1000;

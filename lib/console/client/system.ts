@@ -1,26 +1,11 @@
 import { get } from "./api";
 import { card, date, h, table } from "./dom";
+import type { components } from "../../client/types/admin";
 
-type ProviderCalls = {
-  calls: number;
-  errors: number;
-  error_rate: number;
-  latency_ms: { p50: number; p95: number; max: number } | null;
-  since: string;
-};
-type WebhookDeliveries = { failed_last_24h: number; retrying: number };
-type System = {
-  generated_at: string;
-  queue: {
-    kind: string;
-    send_job_batches: { waiting: number; oldest_wait_seconds: number | null };
-    webhook_deliveries: { due: number; oldest_due_seconds: number | null };
-  };
-  send_jobs: { running: number; paused: number; batches_in_flight: number };
-  providers: { postmark: ProviderCalls; graph: ProviderCalls };
-  webhook_failures: { mail: WebhookDeliveries; ads: WebhookDeliveries };
-  reconcile: { batches_in_doubt: number; oldest_in_doubt_seconds: number | null; unknown_messages: number };
-};
+// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+type Schemas = components["schemas"];
+type System = Schemas["SystemStatus"];
+type ProviderCalls = Schemas["SystemProviderCalls"];
 
 const REFRESH_MS = 5000;
 const age = (seconds: number | null) => (seconds === null ? "—" : seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`);
