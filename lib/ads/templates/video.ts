@@ -31,7 +31,7 @@ export class VideoCompositionError extends Error {}
 const COMPRESSED_FFMPEG = process.env.FUNCTION_BUNDLE === "1" ? fileURLToPath(new URL("../ffmpeg/ffmpeg.br", import.meta.url)) : null;
 let unpacked: Promise<string> | null = null;
 
-async function unpackFfmpeg(compressed: string): Promise<string> {
+export async function unpackFfmpeg(compressed: string): Promise<string> {
   // Named after the compressed file's size, so an instance never runs another build's binary.
   const target = join(tmpdir(), `mail-ads-ffmpeg-${statSync(compressed).size}`);
   if (existsSync(target)) return target;
