@@ -5,7 +5,8 @@ import { logCorrelation } from "./tracing";
  * Structured one-line JSON logs. Redaction happens here, once, so no call site can leak by accident:
  * fields named like a secret or like personal data are replaced, and every string (messages, error texts,
  * stacks) is scrubbed of e-mail addresses, API keys, Basic/Bearer credentials and a failed query's values.
- * A line written inside a traced request or job carries `trace_id`, `span_id` and `request_id`.
+ * A line written while a request is handled carries its `request_id` (tracing on or off); inside a traced
+ * request or job also `trace_id` and `span_id`.
  */
 export type LogLevel = "debug" | "info" | "warn" | "error" | "silent";
 export type Logger = {

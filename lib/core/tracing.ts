@@ -1,15 +1,5 @@
-import {
-  type Attributes,
-  type Context,
-  context,
-  createContextKey,
-  propagation,
-  ROOT_CONTEXT,
-  type Span,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-} from "@opentelemetry/api";
+import { AsyncLocalStorage } from "node:async_hooks";
+import { type Attributes, type Context, context, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 
 /**
  * Tracing at the seams (request middleware, database handle, provider clients, blob store, queue), through
@@ -21,8 +11,12 @@ const tracer = trace.getTracer("mail-ads-middleware");
 
 export { SpanKind, SpanStatusCode, type Attributes, type Span };
 
-/** The request id of the request being handled, carried in the trace context for the logger. */
-const REQUEST_ID = createContextKey("mail-ads-middleware request id");
+/**
+ * The request id of the request being handled, for the logger. Kept in an AsyncLocalStorage of its own, not in
+ * the OpenTelemetry context: with tracing off the API's context manager is a no-op that carries nothing, and
+ * every log line of a request carries its id with tracing on or off.
+ */
+const requestIds = new AsyncLocalStorage<string>();
 
 /**
  * Runs `fn` in a new active span (a child of `parent`, default the active context) and ends it; an
@@ -52,9 +46,17 @@ export function tracingRequested(env: Record<string, string | undefined>): boole
   return Boolean(env.OTEL_TRACES_EXPORTER || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }
 
-/** Runs `fn` with the request id in the active context (read by the logger). */
+/** Runs `fn` (and everything it awaits or schedules) as the request `requestId`, for the logger. */
 export function withRequestId<T>(requestId: string, fn: () => T): T {
-  return context.with(context.active().setValue(REQUEST_ID, requestId), fn);
+  return requestIds.run(requestId, fn);
+}
+
+/**
+ * Runs `fn` outside any request: a queue message's processing is work of its own (its lines carry the trace
+ * and the message's ids), even when the in-process queue happens to start it from inside a request.
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return requestIds.exit(fn);
 }
 
 /** The W3C trace context (`traceparent`, `tracestate`) of the active span, to carry in a queue message. */
@@ -85,7 +87,7 @@ export function contextFrom(carrier: Record<string, string | undefined> | Header
 export function logCorrelation(): { trace_id?: string; span_id?: string; request_id?: string } {
   const active = context.active();
   const span = trace.getSpan(active)?.spanContext();
-  const requestId = active.getValue(REQUEST_ID) as string | undefined;
+  const requestId = requestIds.getStore();
   const ids: { trace_id?: string; span_id?: string; request_id?: string } = {};
   if (span && trace.isSpanContextValid(span)) {
     ids.trace_id = span.traceId;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAdsApp } from "../../lib/ads/app";
 import { createUpstashIdempotencyStore } from "../../lib/adapters/idempotency";
@@ -45,6 +46,12 @@ function probeApp(service: "mail" | "ads", deps: RuntimeDeps = h.deps) {
         const n = executions;
         if (gate) await gate;
         if (c.req.header("x-fail") === "500") throw new Error("boom");
+        if (c.req.header("x-log")) {
+          // A line after a database round trip and a timer: the request id crosses both.
+          await deps.db.execute(sql`select 1`);
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          deps.logger.info("probe handled", { probe: c.req.header("x-log") });
+        }
         return c.json({ data: { n }, request_id: c.get("requestId") }, 200);
       },
     );
@@ -170,6 +177,43 @@ describe("request bodies", () => {
     expect(r.json.request_id).toBeTruthy();
     expect(h.logLines.some((l) => l.includes("boom") && l.includes(r.json.request_id))).toBe(true);
     expect(h.logLines.join("\n")).not.toContain(c.mailFull);
+  });
+});
+
+describe("logs", () => {
+  test("a line written inside a handler carries the request id its response's X-Request-Id names, with tracing off", async () => {
+    const c = await h.customer();
+    // Two requests at once: each line names its own request, not the other's.
+    const [first, second] = await Promise.all(
+      ["one", "two"].map((probe) => call(probeApp("mail"), "POST", "/v1/probe/write", c.mailFull, { text: "hi" }, { "x-log": probe })),
+    );
+    for (const [probe, r] of [
+      ["one", first],
+      ["two", second],
+    ] as const) {
+      expect(r?.status, r && describeResponse(r)).toBe(200);
+      const requestId = r?.headers.get("x-request-id");
+      expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
+      const line = h.logLines.map((l) => JSON.parse(l)).find((l) => l.message === "probe handled" && l.probe === probe);
+      expect(line, h.logLines.join("\n")).toBeDefined();
+      expect(line.request_id).toBe(requestId);
+      // Tracing is off in this file: no trace ids to carry.
+      expect(line.trace_id).toBeUndefined();
+    }
+    // An incoming X-Request-Id is the one the lines carry.
+    const named = await call(
+      probeApp("mail"),
+      "POST",
+      "/v1/probe/write",
+      c.mailFull,
+      { text: "hi" },
+      { "x-log": "three", "x-request-id": "req-from-caller-42" },
+    );
+    expect(named.headers.get("x-request-id")).toBe("req-from-caller-42");
+    expect(h.logLines.map((l) => JSON.parse(l)).find((l) => l.probe === "three")?.request_id).toBe("req-from-caller-42");
+    // Outside a request a line carries none.
+    h.deps.logger.info("outside any request");
+    expect(JSON.parse(h.logLines.at(-1) ?? "{}")).not.toHaveProperty("request_id");
   });
 });
 

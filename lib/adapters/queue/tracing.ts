@@ -1,5 +1,5 @@
 import type { Context } from "@opentelemetry/api";
-import { type Attributes, inSpan, SpanKind, traceCarrier } from "../../core/tracing";
+import { type Attributes, inSpan, outsideRequest, SpanKind, traceCarrier } from "../../core/tracing";
 import type { QueueBody } from "./queue";
 
 /**
@@ -29,14 +29,16 @@ export function processSpan(
   parent: Context | undefined,
   run: () => Promise<void>,
 ): Promise<void> {
-  return inSpan(
-    `process ${topic}`,
-    {
-      kind: SpanKind.CONSUMER,
-      parent,
-      attributes: { ...messageAttributes(system, topic, body), "messaging.operation.type": "process", "messaging.message.delivery_attempt": attempt },
-    },
-    run,
+  return outsideRequest(() =>
+    inSpan(
+      `process ${topic}`,
+      {
+        kind: SpanKind.CONSUMER,
+        parent,
+        attributes: { ...messageAttributes(system, topic, body), "messaging.operation.type": "process", "messaging.message.delivery_attempt": attempt },
+      },
+      run,
+    ),
   );
 }
 
