@@ -3,7 +3,7 @@ import type { Database } from "../../db/client";
 import { mailFrames, mailProviderConfigs, type SenderRecord } from "../../db/schema";
 import { ForbiddenError } from "../../core/errors";
 import type { SecretBox } from "../../core/secrets";
-import { readinessItems, type MailProviderConfigResponse, type MailReadinessResponse } from "./provider-config-schema";
+import type { MailProviderConfigResponse, MailReadinessResponse } from "./provider-config-schema";
 
 export type ProviderConfigInput = {
   server_token?: string;
