@@ -8,7 +8,7 @@ import { SenderFields } from "../routes/templates/schema";
  */
 
 /** The readiness items in the order they are reported (`readiness()` in provider-config.ts checks them). */
-export const readinessItems = [
+const readinessItems = [
   "server_token",
   "transactional_stream",
   "broadcast_stream",
