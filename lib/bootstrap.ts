@@ -92,11 +92,7 @@ export async function bootRuntime(env: Record<string, string | undefined> = proc
  * answers requests (behind the schema gate). Embedded defaults: PGlite persisted under DATA_DIR and secrets
  * generated there. On Vercel (`VERCEL` set) start-up refuses without every `PRODUCTION_REQUIRED_ENV`.
  */
-async function bootWith<App>(
-  env: Record<string, string | undefined>,
-  build: (deps: RuntimeDeps) => App,
-  served: (app: App) => Served,
-): Promise<Runtime<App>> {
+async function bootWith<App>(env: Record<string, string | undefined>, build: (deps: RuntimeDeps) => App, served: (app: App) => Served): Promise<Runtime<App>> {
   const config = loadConfig(env);
   // Before anything opens a connection, so every span has a provider; off (no SDK loaded) unless OTEL_* ask.
   const tracing = await startTracing(env);
