@@ -135,7 +135,9 @@ async function bundledServer() {
   }
 }
 
-if (process.argv.includes("--build-only")) {
+if (process.argv.includes("--build-only") && process.env.VERCEL) {
+  process.stdout.write("local server bundle: skipped on Vercel\n");
+} else if (process.argv.includes("--build-only")) {
   // postinstall: a failure only costs the first start its speed, so it never fails the install.
   const started = performance.now();
   mkdirSync(cacheDir, { recursive: true });
