@@ -31,9 +31,6 @@ export type Mail = SuccessBodies<MailOperations>;
 export type Ads = SuccessBodies<AdsOperations>;
 export type Admin = SuccessBodies<AdminOperations>;
 
-/** A page of the mail and admin lists (`paging.after` cursor). Superseded by the operation types. */
-export type Page<T> = { data: T[]; paging: { after: string | null; has_next: boolean }; request_id: string };
-
 /** A success body of the internal routes outside the three documents (`/api/…`: the provider receivers, cron). */
 export type Envelope<T> = { data: T; request_id: string };
 
@@ -47,8 +44,6 @@ export type FieldIssue = AdsComponents["schemas"]["ErrorFieldIssue"];
 export type MissingDetails = Extract<MailComponents["schemas"]["MailForbiddenError"]["error"]["details"], { missing: unknown }>;
 /** Ads state errors (409, 402, 429 quota): an object of facts such as `reason` or `published_this_month`. */
 export type StateDetails = NonNullable<AdsComponents["schemas"]["AdsStateError"]["error"]["details"]>;
-/** Mail's 409 for an address suppressed by a spam complaint. */
-export type ReasonDetails = Extract<MailComponents["schemas"]["MailConflictError"]["error"]["details"], { reason: unknown }>;
 
 /**
  * The error envelope of the three documents. `details` is shaped per code and service (the documents give
@@ -114,7 +109,7 @@ export async function createHarness(
   }
 
   // `json` is `unknown` unless the caller names the body: `call<Mail["getTemplate"]>`, `call<ErrorEnvelope>`.
-  async function call<T = Record<string, any>>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  async function call<T = unknown>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     let body: string | undefined = options.rawBody;
@@ -133,7 +128,7 @@ export async function createHarness(
     return { status: response.status, headers: response.headers, text, json: json as T };
   }
 
-  const admin = <T = Record<string, any>>(method: string, path: string, body?: unknown) => call<T>(method, `/admin${path}`, { key: adminToken, body });
+  const admin = <T = unknown>(method: string, path: string, body?: unknown) => call<T>(method, `/admin${path}`, { key: adminToken, body });
 
   /** A fresh customer with a full and a reporting key for each service. */
   async function customer(name = "Test customer") {

@@ -12,8 +12,9 @@ import { findCronJob } from "../../lib/cron";
 import { mailAssets } from "../../lib/db/schema";
 import { ABANDONED_ASSET_AFTER_MS } from "../../lib/mail/assets/cleanup";
 import { createAssetStorage } from "../../lib/blob-storage";
-import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import { createHarness, describeResponse, type Harness, type Mail, type CronRun } from "../helpers/harness";
+
+type AnnouncedAsset = Mail["createAsset"]["data"];
 
 /**
  * The `mail-assets-cleanup` cron in the embedded mode, with the harness's manual clock. The clock starts
@@ -44,16 +45,16 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function announce(): Promise<AnnouncedAssetResponse> {
+async function announce(): Promise<AnnouncedAsset> {
   const r = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", {
     key: customer.mailFull,
     body: { filename: "photo.jpg", content_type: "image/jpeg" },
   });
   expect(r.status, describeResponse(r)).toBe(201);
-  return r.json.data as AnnouncedAssetResponse;
+  return r.json.data;
 }
 
-async function upload(announced: AnnouncedAssetResponse, bytes: Uint8Array): Promise<void> {
+async function upload(announced: AnnouncedAsset, bytes: Uint8Array): Promise<void> {
   const url = new URL(announced.upload.url);
   const r = await h.root.request(`${url.pathname}${url.search}`, { method: "PUT", headers: announced.upload.headers, body: new Uint8Array(bytes) });
   expect(r.status, await r.clone().text()).toBe(200);

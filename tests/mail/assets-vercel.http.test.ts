@@ -4,9 +4,10 @@ import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { sweepRawUploads } from "../../lib/mail/assets/cleanup";
 import { createAssetStorage } from "../../lib/blob-storage";
-import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import { startBlobFake, type BlobRequest, type FakeBlob } from "../helpers/blob-fake";
 import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
+
+type AnnouncedAsset = Mail["createAsset"]["data"];
 
 /**
  * The production path at the HTTP level: BLOB_READ_WRITE_TOKEN set, so the runtime picks Vercel Blob, and
@@ -48,11 +49,11 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-async function announce(contentType = "image/jpeg"): Promise<AnnouncedAssetResponse> {
+async function announce(contentType = "image/jpeg"): Promise<AnnouncedAsset> {
   const r = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", { key: customer.mailFull, body: { filename: "photo", content_type: contentType } });
   expect(r.status, describeResponse(r)).toBe(201);
   expect(r.text).not.toContain(SECRET);
-  return r.json.data as AnnouncedAssetResponse;
+  return r.json.data;
 }
 
 /** The caller's step 2, exactly as documented: PUT upload.url with upload.headers, straight to the store. */
@@ -62,7 +63,7 @@ async function putToStore(url: string, headers: Record<string, string>, body: Ui
 }
 
 /** The raw upload's pathname, as signed into the client token handed to the caller. */
-function uploadPathnameOf(announced: AnnouncedAssetResponse): string {
+function uploadPathnameOf(announced: AnnouncedAsset): string {
   return getPayloadFromClientToken(announced.upload.headers.authorization?.replace(/^Bearer /, "") ?? "").pathname;
 }
 

@@ -10,10 +10,10 @@ import { mailAssets, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { uploadSigningSecret } from "../../lib/blob-storage";
 import { localUploadUrlSigner } from "../../lib/mail/assets/upload-signature";
-import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
-import type { AssetResponse } from "../../lib/mail/routes/assets/list";
 import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type ErrorDetail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
+
+type AnnouncedAsset = Mail["createAsset"]["data"];
 
 /**
  * The three steps over HTTP in the embedded mode: announce, the unauthenticated signed PUT served by the
@@ -71,7 +71,7 @@ afterAll(async () => {
 async function announce(key: string, body: unknown = { filename: "photo.jpg", content_type: "image/jpeg" }) {
   const r = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", { key, body });
   expect(r.status, describeResponse(r)).toBe(201);
-  return r.json.data as AnnouncedAssetResponse;
+  return r.json.data;
 }
 
 type RawResponse = { status: number; headers: Headers; text: string; json: Record<string, any>; bytes: Buffer };
@@ -99,7 +99,7 @@ async function put(url: string, body: Uint8Array, headers: Record<string, string
   return raw(await h.root.request(local(url), { method: "PUT", headers, body: new Uint8Array(body) }));
 }
 
-async function upload(announced: AnnouncedAssetResponse, bytes: Uint8Array) {
+async function upload(announced: AnnouncedAsset, bytes: Uint8Array) {
   const r = await put(announced.upload.url, bytes, announced.upload.headers);
   expect(r.status, describeResponse(r)).toBe(200);
   return r;
@@ -297,16 +297,16 @@ describe("the signed PUT", () => {
       "a tampered signature",
       403,
       "bad_signature",
-      (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `${t.slice(0, -2)}${t.endsWith("AA") ? "BB" : "AA"}`) }),
+      (x: AnnouncedAsset) => ({ url: withToken(x.upload.url, (t) => `${t.slice(0, -2)}${t.endsWith("AA") ? "BB" : "AA"}`) }),
     ],
-    ["a tampered grant", 403, "bad_signature", (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `x${t}`) })],
+    ["a tampered grant", 403, "bad_signature", (x: AnnouncedAsset) => ({ url: withToken(x.upload.url, (t) => `x${t}`) })],
     ["a wrong content type", 400, "content_type_mismatch", () => ({ headers: { "content-type": "image/png" } })],
     ["no content type", 400, "content_type_mismatch", () => ({ headers: {} })],
     [
       "a declared length over 20 MiB",
       413,
       "too_large",
-      (x: AnnouncedAssetResponse) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } }),
+      (x: AnnouncedAsset) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } }),
     ],
     ["a body over 20 MiB", 413, "too_large", () => ({ body: new Uint8Array(MAX_UPLOAD + 1) })],
     ["an empty body", 400, "empty", () => ({ body: new Uint8Array(0) })],
@@ -502,12 +502,12 @@ describe("listing", () => {
     await announce(customer.mailFull);
     const first = await h.call<Mail["listAssets"]>("GET", "/mail/v1/assets?limit=2", { key: customer.mailReporting });
     expect(first.status, describeResponse(first)).toBe(200);
-    expect(first.json.data.map((x: AssetResponse) => x.id)).toEqual([ids[2], ids[1]]);
-    expect(first.json.data.every((x: AssetResponse) => x.status === "ready")).toBe(true);
+    expect(first.json.data.map((x) => x.id)).toEqual([ids[2], ids[1]]);
+    expect(first.json.data.every((x) => x.status === "ready")).toBe(true);
     expect(first.json.paging.has_next).toBe(true);
     const second = await h.call<Mail["listAssets"]>("GET", `/mail/v1/assets?limit=2&after=${first.json.paging.after}`, { key: customer.mailReporting });
     expect(
-      second.json.data.map((x: AssetResponse) => x.id),
+      second.json.data.map((x) => x.id),
       describeResponse(second),
     ).toEqual([ids[0]]);
     expect(second.json.paging).toEqual({ after: null, has_next: false });
@@ -532,7 +532,7 @@ describe("deleting", () => {
     expect(file.json.error.code).toBe("not_found");
     expect((await h.call("DELETE", `/mail/v1/assets/${id}`, { key: a.mailFull })).status).toBe(404);
     const listed = await h.call<Mail["listAssets"]>("GET", "/mail/v1/assets?limit=100", { key: a.mailFull });
-    expect(listed.json.data.map((x: AssetResponse) => x.id)).not.toContain(id);
+    expect(listed.json.data.map((x) => x.id)).not.toContain(id);
   });
 
   test("identical images share one file across customers; it goes with the last asset", async () => {
@@ -634,7 +634,7 @@ describe("security", () => {
 
   test("another customer's list does not show the asset, and the asset still exists", async () => {
     const listed = await h.call<Mail["listAssets"]>("GET", "/mail/v1/assets?limit=100", { key: b.mailFull });
-    expect(listed.json.data.map((x: AssetResponse) => x.id)).not.toContain(asset.id);
+    expect(listed.json.data.map((x) => x.id)).not.toContain(asset.id);
     expect((await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${asset.id}`, { key: a.mailFull })).json.data.status).toBe("ready");
   });
 
