@@ -8,6 +8,7 @@ import { createLocalQueue } from "../../lib/adapters/queue";
 import { createRootApp } from "../../lib/runtime";
 import { ManualClock } from "../../lib/core/clock";
 import { adsStatusChanges, adsWebhookDeliveries } from "../../lib/db/schema";
+import type { AdsWebhookEvent } from "../../lib/client";
 import { createHarness, describeResponse, type Harness, type Ads, type ErrorEnvelope, type FieldIssue, type CronRun, type Envelope } from "../helpers/harness";
 import { startHttpsReceiver, verifyStripeStyle, type ReceivedRequest } from "../helpers/https-receiver";
 import { startImageServer, type ImageServer } from "./support/image-server";
@@ -19,7 +20,7 @@ import { createAd, graphControls, onboardedCustomer, type AdsWorld, type Onboard
  * loopback (self-signed certificate, trusted through the test-only OUTBOUND_TRUSTED_CA) that verifies
  * every delivery as a third party following the documented scheme would.
  */
-type Delivery = ReceivedRequest & { verified: boolean; timestamp: number; json: Record<string, any> };
+type Delivery = ReceivedRequest & { verified: boolean; timestamp: number; json: AdsWebhookEvent };
 
 const CRON_SECRET = "cron-secret-for-ads-webhook-tests-0123";
 const REVIEW_MS = 30_000;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver("portal.test", (request) => {
     const signature = String(request.headers["x-service-signature"] ?? "");
     const { verified, timestamp } = verifyStripeStyle(secrets.get(request.path) ?? "", request.body, signature, clock.now().getTime() / 1000);
-    deliveries.push({ ...request, verified, timestamp, json: JSON.parse(request.body) as Record<string, any> });
+    deliveries.push({ ...request, verified, timestamp, json: JSON.parse(request.body) as AdsWebhookEvent });
     return { status: answers.get(request.path) ?? 200 };
   });
   // Two test certificates, one PEM text: the image server's and the receiver's.

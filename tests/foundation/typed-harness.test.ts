@@ -33,3 +33,9 @@ test("tests take response types from the generated client types, not from the ro
     .map(({ file, line, index }) => `${file}:${index + 1}: ${line}`);
   expect(offenders).toEqual([]);
 });
+
+test("Biome's noExplicitAny holds in tests too (no override turns it off)", () => {
+  const biome = readFileSync(join(import.meta.dirname, "../../biome.jsonc"), "utf8");
+  expect(biome).toMatch(/"noExplicitAny": "error"/);
+  expect(biome).not.toMatch(/"noExplicitAny": "(off|warn|info)"/);
+});

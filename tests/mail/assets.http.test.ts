@@ -74,18 +74,19 @@ async function announce(key: string, body: unknown = { filename: "photo.jpg", co
   return r.json.data;
 }
 
-type RawResponse = { status: number; headers: Headers; text: string; json: Record<string, any>; bytes: Buffer };
+type RawResponse<T> = { status: number; headers: Headers; text: string; json: T; bytes: Buffer };
 
-async function raw(response: Response): Promise<RawResponse> {
+/** A raw answer; `json` is typed as the caller says (`{}` when the body is not JSON). */
+async function raw<T = unknown>(response: Response): Promise<RawResponse<T>> {
   const bytes = Buffer.from(await response.arrayBuffer());
   const text = bytes.toString("utf8");
-  let json: Record<string, any> = {};
+  let json: unknown = {};
   try {
-    json = JSON.parse(text) as Record<string, any>;
+    json = JSON.parse(text);
   } catch {
     json = {};
   }
-  return { status: response.status, headers: response.headers, text, json, bytes };
+  return { status: response.status, headers: response.headers, text, json: json as T, bytes };
 }
 
 /** Requests an absolute URL the app handed out from the app itself (everything stays in-process). */
@@ -95,20 +96,20 @@ function local(url: string): string {
   return `${parsed.pathname}${parsed.search}`;
 }
 
-async function put(url: string, body: Uint8Array, headers: Record<string, string>) {
-  return raw(await h.root.request(local(url), { method: "PUT", headers, body: new Uint8Array(body) }));
+async function put<T = unknown>(url: string, body: Uint8Array, headers: Record<string, string>) {
+  return raw<T>(await h.root.request(local(url), { method: "PUT", headers, body: new Uint8Array(body) }));
 }
 
 async function upload(announced: AnnouncedAsset, bytes: Uint8Array) {
-  const r = await put(announced.upload.url, bytes, announced.upload.headers);
+  const r = await put<Mail["uploadAssetFile"]>(announced.upload.url, bytes, announced.upload.headers);
   expect(r.status, describeResponse(r)).toBe(200);
   return r;
 }
 
 const complete = <T>(key: string, id: string) => h.call<T>("POST", `/mail/v1/assets/${id}/complete`, { key });
 
-async function fetchFile(url: string) {
-  return raw(await h.root.request(local(url)));
+async function fetchFile<T = unknown>(url: string) {
+  return raw<T>(await h.root.request(local(url)));
 }
 
 /** All three steps; returns the asset id and the published answer. */
@@ -313,7 +314,7 @@ describe("the signed PUT", () => {
   ] as const)("%s → %i, nothing stored, the URL still usable", async (_name, status, reason, change) => {
     const announced = await announce(a.mailFull);
     const changed: { url?: string; headers?: Record<string, string>; body?: Uint8Array } = change(announced);
-    const r = await put(changed.url ?? announced.upload.url, changed.body ?? (await uniqueJpeg()), changed.headers ?? announced.upload.headers);
+    const r = await put<ErrorEnvelope>(changed.url ?? announced.upload.url, changed.body ?? (await uniqueJpeg()), changed.headers ?? announced.upload.headers);
     expect(r.status, describeResponse(r)).toBe(status);
     expect(r.json.error.details).toContainEqual({ path: "reason", message: reason });
     expect(r.json.request_id).toBeTruthy();
@@ -341,7 +342,7 @@ describe("the signed PUT", () => {
 
   test("the content-type error names the announced type", async () => {
     const announced = await announce(a.mailFull, { filename: "x.webp", content_type: "image/webp" });
-    const r = await put(announced.upload.url, await uniqueJpeg(), { "content-type": "image/jpeg" });
+    const r = await put<ErrorEnvelope>(announced.upload.url, await uniqueJpeg(), { "content-type": "image/jpeg" });
     expect(r.json.error.message, describeResponse(r)).toContain("image/webp");
     expect(r.json.error.details).toContainEqual({ path: "expected", message: "image/webp" });
   });
@@ -362,7 +363,7 @@ describe("the signed PUT", () => {
     const start = h.clock.now();
     h.clock.advance(15 * 60 * 1000);
     try {
-      const r = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
+      const r = await put<ErrorEnvelope>(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
       expect(r.status, describeResponse(r)).toBe(403);
       expect(r.json.error).toMatchObject({ code: "forbidden", details: [{ path: "reason", message: "expired" }] });
       const early = await complete<ErrorEnvelope>(a.mailFull, announced.id);
@@ -377,7 +378,7 @@ describe("the signed PUT", () => {
     const announced = await announce(a.mailFull);
     const first = await uniqueJpeg();
     await upload(announced, first);
-    const again = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
+    const again = await put<ErrorEnvelope>(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
     expect(again.status, describeResponse(again)).toBe(409);
     expect(again.json.error.details).toContainEqual({ path: "reason", message: "upload_already_used" });
     const done = await complete<Mail["completeAsset"]>(a.mailFull, announced.id);
@@ -430,10 +431,11 @@ describe("browser uploads: CORS on the signed PUT", () => {
   test("a cross-origin PUT is stored, and the page can read every answer, refusals included", async () => {
     const announced = await announce(a.mailFull);
     const headers = { ...announced.upload.headers, origin: ORIGIN };
-    const forged = await put(`${announced.upload.url}x`, await uniqueJpeg(), headers);
-    const wrongType = await put(announced.upload.url, await uniqueJpeg(), { origin: ORIGIN, "content-type": "image/png" });
-    const stored = await put(announced.upload.url, await uniqueJpeg(), headers);
-    const again = await put(announced.upload.url, await uniqueJpeg(), headers);
+    // Each answer read for its request id only, which every envelope has.
+    const forged = await put<Partial<ErrorEnvelope>>(`${announced.upload.url}x`, await uniqueJpeg(), headers);
+    const wrongType = await put<Partial<ErrorEnvelope>>(announced.upload.url, await uniqueJpeg(), { origin: ORIGIN, "content-type": "image/png" });
+    const stored = await put<Partial<ErrorEnvelope>>(announced.upload.url, await uniqueJpeg(), headers);
+    const again = await put<Partial<ErrorEnvelope>>(announced.upload.url, await uniqueJpeg(), headers);
     expect([forged.status, wrongType.status, stored.status, again.status], describeResponse(stored)).toEqual([403, 400, 200, 409]);
     for (const r of [forged, wrongType, stored, again]) {
       expect(corsHeaders(r.headers), describeResponse(r)).toEqual({ "access-control-allow-origin": "*", "access-control-expose-headers": "X-Request-Id" });
@@ -527,7 +529,7 @@ describe("deleting", () => {
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toEqual({ id, deleted: true });
     expect((await h.call("GET", `/mail/v1/assets/${id}`, { key: a.mailFull })).status).toBe(404);
-    const file = await fetchFile(published.url);
+    const file = await fetchFile<ErrorEnvelope>(published.url);
     expect(file.status, describeResponse(file)).toBe(404);
     expect(file.json.error.code).toBe("not_found");
     expect((await h.call("DELETE", `/mail/v1/assets/${id}`, { key: a.mailFull })).status).toBe(404);

@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 /** The simulator's HTTP API (`/__sim/…`), as a developer drives it with curl. */
-async function simulatorApi(method: "GET" | "POST", path: string, body?: unknown): Promise<Record<string, any>> {
+async function simulatorApi<T = unknown>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   const r = await fetch(`${h.deps.providers.postmarkApiUrl}/__sim${path}`, {
     method,
     headers: { "content-type": "application/json" },
@@ -35,13 +35,16 @@ async function simulatorApi(method: "GET" | "POST", path: string, body?: unknown
   });
   const text = await r.text();
   expect(r.status, `simulator ${method} ${path}: HTTP ${r.status}: ${text}`).toBe(200);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
 }
 
 /** What the simulator received for a job: the To addresses, and the provider id of each of our messages. */
 async function receivedFor(jobId: string) {
-  const page = await simulatorApi("GET", `/messages?metadata_key=send_job_id&metadata_value=${jobId}`);
-  const messages = page.messages as { MessageID: string; To: string; Metadata: Record<string, string> }[];
+  const page = await simulatorApi<{ messages: { MessageID: string; To: string; Metadata: Record<string, string> }[] }>(
+    "GET",
+    `/messages?metadata_key=send_job_id&metadata_value=${jobId}`,
+  );
+  const messages = page.messages;
   return {
     to: messages.map((m) => m.To).sort(),
     providerId: (messageId: string) => messages.find((m) => m.Metadata[METADATA_MESSAGE_ID_KEY] === messageId)?.MessageID ?? "",
@@ -104,7 +107,7 @@ describe("issue 4, done when", () => {
     expect(firstReceived.to).toEqual([...everyone].sort());
 
     // The reader opens and clicks the newsletter's link; another reader unsubscribes (Postmark's link).
-    const readerMail = await simulatorApi("GET", `/messages/${firstReceived.providerId(first.messageIds(reader))}`);
+    const readerMail = await simulatorApi<{ MessageID: string; HtmlBody: string }>("GET", `/messages/${firstReceived.providerId(first.messageIds(reader))}`);
     const link = "https://shop.example.com/spring";
     expect(readerMail.HtmlBody).toContain(`href="${link}"`);
     await simulatorApi("POST", `/messages/${readerMail.MessageID}/open`);
@@ -181,7 +184,7 @@ describe("issue 4, done when", () => {
       "suppressed",
     ]);
     for (const email of [leaver, bouncer, complainer]) {
-      expect((await simulatorApi("GET", `/messages?to=${encodeURIComponent(email)}`)).total_count, email).toBe(1);
+      expect((await simulatorApi<{ total_count: number }>("GET", `/messages?to=${encodeURIComponent(email)}`)).total_count, email).toBe(1);
     }
 
     // The portal's receiver got job.completed for both jobs (and nothing else: only that event is registered),
