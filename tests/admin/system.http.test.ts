@@ -1,8 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { SystemStatusResponse } from "../../lib/admin/routes/system/get";
 import { adsWebhookDeliveries, adsWebhooks, mailSendJobChunks } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Admin } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people, waitForJob } from "../helpers/send-jobs";
 
@@ -20,7 +19,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 const system = async () => {
-  const r = await h.admin<Envelope<SystemStatusResponse>>("GET", "/v1/system");
+  const r = await h.admin<Admin["getSystem"]>("GET", "/v1/system");
   expect(r.status, describeResponse(r)).toBe(200);
   return r.json.data;
 };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type ErrorEnvelope, type StateDetails } from "../helpers/harness";
 import { createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -66,7 +66,9 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => world.close());
 
-const call = (method: string, path: string, key: string | null | undefined) => world.h.call(method, path, { key });
+// Any operation's answer: read as an error envelope when it is one (`?.`), null when the body is not JSON.
+const call = (method: string, path: string, key: string | null | undefined) =>
+  world.h.call<Partial<ErrorEnvelope<StateDetails | null>> | null>(method, path, { key });
 const scopeOf = (operation: Operation) => operation.security?.[0]?.bearerAuth?.[0];
 
 test("the documents list every operation: mail, ads and admin, each with a security entry", () => {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sealPlainAccountFields } from "../../lib/ads/onboarding/service";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Admin, type ErrorEnvelope, type Ads, type ErrorDetail } from "../helpers/harness";
 import { TARGET_CONFIG, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
@@ -24,7 +24,7 @@ function registerAccount(suffix: string) {
 describe("ad account onboarding", () => {
   test("a new customer has nothing; every item is listed as missing", async () => {
     const c = await world.h.customer("Onboarding empty");
-    const r = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    const r = await world.h.admin<Admin["getCustomerAdAccount"]>("GET", `/v1/customers/${c.id}/ads/account`);
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({
       access_token_set: false,
@@ -40,7 +40,7 @@ describe("ad account onboarding", () => {
     const c = await world.h.customer("Onboarding verified");
     const { token, secret, adAccount } = registerAccount("11");
     world.sim.clearRequests();
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, {
+    const r = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", `/v1/customers/${c.id}/ads/account`, {
       access_token: token,
       app_secret: secret,
       ad_account_id: `act_${adAccount}`,
@@ -71,7 +71,7 @@ describe("ad account onboarding", () => {
     for (const value of plain) expect(JSON.stringify(before)).not.toContain(value);
     for (const column of ["ad_account_id", "page_id", "instagram_account_id", "dsa_beneficiary", "dsa_payor", "legal_name"])
       expect(String(before[column])).toMatch(/^v1\./);
-    const shown = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    const shown = await world.h.admin<Admin["getCustomerAdAccount"]>("GET", `/v1/customers/${c.id}/ads/account`);
     expect(shown.json.data).toMatchObject({ complete: true, missing: [] });
     for (const value of plain) expect(shown.text).not.toContain(value);
 
@@ -90,21 +90,24 @@ describe("ad account onboarding", () => {
   test("a token the platform refuses is a 422 on access_token and nothing is stored", async () => {
     const c = await world.h.customer("Onboarding refused");
     const { secret, adAccount } = registerAccount("12");
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, {
+    const r = await world.h.admin<ErrorEnvelope>("PATCH", `/v1/customers/${c.id}/ads/account`, {
       access_token: "EAAnot-a-known-token-000000",
       app_secret: secret,
       ad_account_id: adAccount,
     });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual([{ path: "access_token", message: expect.stringContaining("190") }]);
-    const after = await world.h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+    const after = await world.h.admin<Admin["getCustomerAdAccount"]>("GET", `/v1/customers/${c.id}/ads/account`);
     expect(after.json.data.access_token_set).toBe(false);
   });
 
   test("a wrong app secret fails the appsecret_proof check: 422", async () => {
     const c = await world.h.customer("Onboarding bad proof");
     const { token } = registerAccount("13");
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: "wrong-secret-1234" });
+    const r = await world.h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", `/v1/customers/${c.id}/ads/account`, {
+      access_token: token,
+      app_secret: "wrong-secret-1234",
+    });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details[0].path).toBe("access_token");
   });
@@ -112,7 +115,11 @@ describe("ad account onboarding", () => {
   test("an ad account the token cannot reach is a 422 on ad_account_id", async () => {
     const c = await world.h.customer("Onboarding foreign account");
     const { token, secret } = registerAccount("14");
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token, app_secret: secret, ad_account_id: "999999999" });
+    const r = await world.h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", `/v1/customers/${c.id}/ads/account`, {
+      access_token: token,
+      app_secret: secret,
+      ad_account_id: "999999999",
+    });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details[0].path).toBe("ad_account_id");
   });
@@ -120,14 +127,14 @@ describe("ad account onboarding", () => {
   test("a token alone is stored but not verified until the app secret arrives", async () => {
     const c = await world.h.customer("Onboarding stepwise");
     const { token, secret } = registerAccount("15");
-    const first = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token });
+    const first = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", `/v1/customers/${c.id}/ads/account`, { access_token: token });
     expect(first.json.data, describeResponse(first)).toMatchObject({ access_token_set: true, token_verified_at: null });
     expect(first.json.data.missing).toContain("access_token");
-    const second = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { app_secret: secret });
+    const second = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", `/v1/customers/${c.id}/ads/account`, { app_secret: secret });
     expect(second.json.data.token_verified_at, describeResponse(second)).toEqual(expect.any(String));
-    const cleared = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: "X GmbH" });
+    const cleared = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: "X GmbH" });
     expect(cleared.json.data.token_verified_at, "an unrelated change keeps the verification").toEqual(second.json.data.token_verified_at);
-    const nulled = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: null });
+    const nulled = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", `/v1/customers/${c.id}/ads/account`, { legal_name: null });
     expect(nulled.json.data.missing).toContain("legal_name");
   });
 
@@ -155,7 +162,11 @@ describe("targets", () => {
   test("create, read, list and change a target; the configuration is completed with nulls", async () => {
     const c = await onboardedCustomer(world, "Targets");
     const spring = world.sim.addCampaign(c.adAccountId);
-    const created = await world.h.admin("POST", targets(c), { key: "spring", platform_campaign_id: spring, config: TARGET_CONFIG });
+    const created = await world.h.admin<Admin["createCustomerAdTarget"]>("POST", targets(c), {
+      key: "spring",
+      platform_campaign_id: spring,
+      config: TARGET_CONFIG,
+    });
     expect(created.status, describeResponse(created)).toBe(201);
     expect(created.json.data).toMatchObject({
       key: "spring",
@@ -163,10 +174,10 @@ describe("targets", () => {
       platform_campaign_id: spring,
       config: { ...TARGET_CONFIG, bid_strategy: null, promoted_object: null, facebook_positions: null, instagram_positions: null, advantage_audience: 0 },
     });
-    const got = await world.h.admin("GET", `${targets(c)}/spring`);
+    const got = await world.h.admin<Admin["getCustomerAdTarget"]>("GET", `${targets(c)}/spring`);
     expect(got.json.data, describeResponse(got)).toEqual(created.json.data);
 
-    const paused = await world.h.admin("PATCH", `${targets(c)}/spring`, {
+    const paused = await world.h.admin<Admin["updateCustomerAdTarget"]>("PATCH", `${targets(c)}/spring`, {
       status: "PAUSED",
       config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] } },
     });
@@ -175,14 +186,14 @@ describe("targets", () => {
       status: "PAUSED",
       config: { bid_strategy: "COST_CAP", geo_locations: { countries: ["CH"] }, optimization_goal: "LINK_CLICKS" },
     });
-    const cleared = await world.h.admin("PATCH", `${targets(c)}/spring`, { config: { bid_strategy: null } });
+    const cleared = await world.h.admin<Admin["updateCustomerAdTarget"]>("PATCH", `${targets(c)}/spring`, { config: { bid_strategy: null } });
     expect(cleared.json.data.config, describeResponse(cleared)).toMatchObject({ bid_strategy: null, geo_locations: { countries: ["CH"] } });
 
     const autumn = world.sim.addCampaign(c.adAccountId, { status: "PAUSED" });
     await world.h.admin("POST", targets(c), { key: "autumn", platform_campaign_id: autumn, status: "PAUSED", config: TARGET_CONFIG });
-    const list = await world.h.admin("GET", targets(c));
+    const list = await world.h.admin<Admin["listCustomerAdTargets"]>("GET", targets(c));
     expect(
-      list.json.data.map((t: { key: string }) => t.key),
+      list.json.data.map((t) => t.key),
       describeResponse(list),
     ).toEqual(["autumn", "main", "paused", "spring"]);
   });
@@ -203,12 +214,12 @@ describe("targets", () => {
     expect(calls[1]?.form.status).toBe("PAUSED");
     expect(upstreamStatus()).toBe("PAUSED");
 
-    const resumed = await world.h.admin("PATCH", `${targets(c)}/mirror`, { status: "ACTIVE" });
+    const resumed = await world.h.admin<Admin["updateCustomerAdTarget"]>("PATCH", `${targets(c)}/mirror`, { status: "ACTIVE" });
     expect(resumed.json.data.status, describeResponse(resumed)).toBe("ACTIVE");
     expect(upstreamStatus()).toBe("ACTIVE");
 
     // Pausing the target stops delivery of what customers already run under it.
-    const adSet = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "mirror", daily_budget_cents: 2500 } });
+    const adSet = await world.h.call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "mirror", daily_budget_cents: 2500 } });
     expect(adSet.status, describeResponse(adSet)).toBe(201);
     await world.h.admin("PATCH", `${targets(c)}/mirror`, { status: "PAUSED" });
     expect(upstreamStatus()).toBe("PAUSED");
@@ -254,24 +265,24 @@ describe("targets", () => {
   test.each(campaignCases)("422 on platform_campaign_id for %s; nothing is stored or changed", async (_label, pick) => {
     const c = await onboardedCustomer(world, "Targets bad campaign");
     const campaign = await pick(c);
-    const created = await world.h.admin("POST", targets(c), { key: "bad", platform_campaign_id: campaign, config: TARGET_CONFIG });
+    const created = await world.h.admin<ErrorEnvelope>("POST", targets(c), { key: "bad", platform_campaign_id: campaign, config: TARGET_CONFIG });
     expect(created.status, describeResponse(created)).toBe(422);
     expect(created.json.error.details).toEqual([{ path: "platform_campaign_id", message: expect.any(String) }]);
     expect((await world.h.admin("GET", `${targets(c)}/bad`)).status).toBe(404);
 
     const moved = await world.h.admin("PATCH", `${targets(c)}/main`, { platform_campaign_id: campaign, status: "PAUSED" });
     expect(moved.status, describeResponse(moved)).toBe(422);
-    const main = await world.h.admin("GET", `${targets(c)}/main`);
+    const main = await world.h.admin<Admin["getCustomerAdTarget"]>("GET", `${targets(c)}/main`);
     expect(main.json.data, describeResponse(main)).toMatchObject({ platform_campaign_id: c.campaignId, status: "ACTIVE" });
     expect(world.sim.state.campaigns.get(c.campaignId)?.status).toBe("ACTIVE");
   });
 
   test("the campaign is verified with the customer's credentials: without them 422 details.missing", async () => {
     const c = await world.h.customer("Targets not onboarded");
-    const r = await world.h.admin("POST", targets(c), { key: "early", platform_campaign_id: "120200000000000900", config: TARGET_CONFIG });
+    const r = await world.h.admin<ErrorEnvelope>("POST", targets(c), { key: "early", platform_campaign_id: "120200000000000900", config: TARGET_CONFIG });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual({ missing: ["access_token", "app_secret", "ad_account_id"] });
-    expect((await world.h.admin("GET", targets(c))).json.data).toEqual([]);
+    expect((await world.h.admin<Admin["listCustomerAdTargets"]>("GET", targets(c))).json.data).toEqual([]);
   });
 
   test("a key taken twice is 409 before any platform call; another customer may use the key", async () => {
@@ -313,20 +324,20 @@ describe("targets", () => {
 describe("naming convention", () => {
   test("defaults, a custom pattern, and null back to the default", async () => {
     const c = await world.h.customer("Naming");
-    const defaults = await world.h.admin("GET", `/v1/customers/${c.id}/ads/naming`);
+    const defaults = await world.h.admin<Admin["getCustomerAdNaming"]>("GET", `/v1/customers/${c.id}/ads/naming`);
     expect(defaults.json.data, describeResponse(defaults)).toEqual({
       adset_pattern: "{target}-{date}-{seq}",
       ad_pattern: "{adset}-ad{seq}",
       adset_pattern_is_default: true,
       ad_pattern_is_default: true,
     });
-    const set = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: "acme_{target}_{seq}" });
+    const set = await world.h.admin<Admin["updateCustomerAdNaming"]>("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: "acme_{target}_{seq}" });
     expect(set.json.data, describeResponse(set)).toMatchObject({
       adset_pattern: "acme_{target}_{seq}",
       adset_pattern_is_default: false,
       ad_pattern_is_default: true,
     });
-    const reset = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: null });
+    const reset = await world.h.admin<Admin["updateCustomerAdNaming"]>("PATCH", `/v1/customers/${c.id}/ads/naming`, { adset_pattern: null });
     expect(reset.json.data.adset_pattern_is_default).toBe(true);
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope, type MissingDetails, type StateDetails, type FieldIssue } from "../helpers/harness";
 import { createAd, createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => world.close());
 
-const post = (body: unknown, key = c.adsFull) => world.h.call("POST", "/ads/v1/ads", { key, body });
+const post = <T = Ads["createAd"]>(body: unknown, key = c.adsFull) => world.h.call<T>("POST", "/ads/v1/ads", { key, body });
 const REVIEW_MS = 30_000;
 
 describe("POST /v1/ads", () => {
@@ -43,7 +43,7 @@ describe("POST /v1/ads", () => {
       platform_creative_id: expect.stringMatching(/^\d+$/),
     });
 
-    const built = world.sim.state.creatives.get(r.json.data.platform_creative_id);
+    const built = world.sim.state.creatives.get(r.json.data.platform_creative_id ?? "");
     expect(built?.objectStorySpec).toEqual({ page_id: c.pageId, instagram_user_id: expect.any(String) });
     const feed = built?.assetFeedSpec;
     expect(feed?.images?.map((image) => [image.hash, image.adlabels?.[0]?.name])).toEqual([
@@ -75,7 +75,7 @@ describe("POST /v1/ads", () => {
       name: r.json.data.name,
     });
 
-    const draft = await world.h.call("GET", "/ads/v1/creatives?status=ACTIVE", { key: c.adsFull });
+    const draft = await world.h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives?status=ACTIVE", { key: c.adsFull });
     expect(draft.json.data.find((x: { id: string }) => x.id === creative.id)?.platform_creative_id).toBe(r.json.data.platform_creative_id);
   });
 
@@ -84,7 +84,7 @@ describe("POST /v1/ads", () => {
     const creative = await createImageCreative(world, c);
     const r = await post({ ad_set_id: adSet.id, creative_id: creative.id, link: "https://shop.example.com/", name: "my ad", status: "ACTIVE" });
     expect(r.json.data, describeResponse(r)).toMatchObject({ name: "my ad", status: "ACTIVE" });
-    expect(world.sim.state.creatives.get(r.json.data.platform_creative_id)?.assetFeedSpec?.call_to_action_types).toEqual(["LEARN_MORE"]);
+    expect(world.sim.state.creatives.get(r.json.data.platform_creative_id ?? "")?.assetFeedSpec?.call_to_action_types).toEqual(["LEARN_MORE"]);
     expect(world.sim.state.ads.get(r.json.data.platform_ad_id)?.status).toBe("ACTIVE");
   });
 
@@ -100,20 +100,23 @@ describe("POST /v1/ads", () => {
   });
 
   test("a video creative: the video must be READY by now, thumbnail or not", async () => {
-    const uploaded = await world.h.call("POST", "/ads/v1/media/videos", { key: c.adsFull, body: { url: "https://videos.example.com/ad.mp4" } });
-    const thumb = await world.h.call("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url("/portrait.png") } });
-    const creative = await world.h.call("POST", "/ads/v1/creatives", {
+    const uploaded = await world.h.call<Ads["uploadVideo"]>("POST", "/ads/v1/media/videos", {
+      key: c.adsFull,
+      body: { url: "https://videos.example.com/ad.mp4" },
+    });
+    const thumb = await world.h.call<Ads["uploadImage"]>("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url("/portrait.png") } });
+    const creative = await world.h.call<Ads["createCreative"]>("POST", "/ads/v1/creatives", {
       key: c.adsFull,
       body: { video_id: uploaded.json.data.video_id, thumbnail_hash: thumb.json.data.image_hash },
     });
     const adSet = await createAdSet(world, c);
-    const early = await post({ ad_set_id: adSet.id, creative_id: creative.json.data.id, link: "https://shop.example.com/" });
+    const early = await post<ErrorEnvelope<StateDetails>>({ ad_set_id: adSet.id, creative_id: creative.json.data.id, link: "https://shop.example.com/" });
     expect(early.status, describeResponse(early)).toBe(409);
     expect(early.json.error.details.reason).toBe("video_processing");
     world.sim.advance(10_000);
     const r = await post({ ad_set_id: adSet.id, creative_id: creative.json.data.id, link: "https://shop.example.com/" });
     expect(r.status, describeResponse(r)).toBe(201);
-    const feed = world.sim.state.creatives.get(r.json.data.platform_creative_id)?.assetFeedSpec;
+    const feed = world.sim.state.creatives.get(r.json.data.platform_creative_id ?? "")?.assetFeedSpec;
     expect(feed?.videos?.map((v) => [v.video_id, v.thumbnail_hash])).toEqual(Array(3).fill([uploaded.json.data.video_id, thumb.json.data.image_hash]));
     expect(feed?.ad_formats).toEqual(["SINGLE_VIDEO"]);
   });
@@ -132,7 +135,7 @@ describe("POST /v1/ads", () => {
   ])("422 for %s", async (_label, extra, field) => {
     const adSet = await createAdSet(world, c);
     const creative = await createImageCreative(world, c);
-    const r = await post({ ad_set_id: adSet.id, creative_id: creative.id, ...extra });
+    const r = await post<ErrorEnvelope<FieldIssue[]>>({ ad_set_id: adSet.id, creative_id: creative.id, ...extra });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
   });
@@ -147,12 +150,16 @@ describe("POST /v1/ads", () => {
     expect((await post({ creative_id: creative.id, link: "https://a.example.com/" })).status).toBe(400);
     const other = await onboardedCustomer(world, "Ads other");
     const foreignSet = await createAdSet(world, other);
-    const foreignSetAnswer = await post({ ad_set_id: foreignSet.id, creative_id: creative.id, link: "https://a.example.com/" });
+    const foreignSetAnswer = await post<ErrorEnvelope<FieldIssue[]>>({ ad_set_id: foreignSet.id, creative_id: creative.id, link: "https://a.example.com/" });
     expect(foreignSetAnswer.status, describeResponse(foreignSetAnswer)).toBe(422);
     expect(foreignSetAnswer.json.error.details[0].field).toBe("ad_set_id");
     const adSet = await createAdSet(world, c);
     const foreignCreative = await createImageCreative(world, other);
-    const foreignCreativeAnswer = await post({ ad_set_id: adSet.id, creative_id: foreignCreative.id, link: "https://a.example.com/" });
+    const foreignCreativeAnswer = await post<ErrorEnvelope<FieldIssue[]>>({
+      ad_set_id: adSet.id,
+      creative_id: foreignCreative.id,
+      link: "https://a.example.com/",
+    });
     expect(foreignCreativeAnswer.json.error.details[0].field, describeResponse(foreignCreativeAnswer)).toBe("creative_id");
   });
 
@@ -161,18 +168,21 @@ describe("POST /v1/ads", () => {
     const adSet = await createAdSet(world, own);
     const creative = await createImageCreative(world, own);
     await world.h.admin("PATCH", `/v1/customers/${own.id}/ads/targets/main`, { status: "PAUSED" });
-    const paused = await post({ ad_set_id: adSet.id, creative_id: creative.id, link: "https://a.example.com/" }, own.adsFull);
+    const paused = await post<ErrorEnvelope<StateDetails>>({ ad_set_id: adSet.id, creative_id: creative.id, link: "https://a.example.com/" }, own.adsFull);
     expect(paused.status, describeResponse(paused)).toBe(409);
     expect(paused.json.error.details.reason).toBe("target_inactive");
     await world.h.call("DELETE", `/ads/v1/adsets/${adSet.id}`, { key: own.adsFull });
-    const archived = await post({ ad_set_id: adSet.id, creative_id: creative.id, link: "https://a.example.com/" }, own.adsFull);
+    const archived = await post<ErrorEnvelope<StateDetails>>({ ad_set_id: adSet.id, creative_id: creative.id, link: "https://a.example.com/" }, own.adsFull);
     expect(archived.status, describeResponse(archived)).toBe(409);
     expect(archived.json.error.details.reason).toBe("ad_set_archived");
   });
 
   test("incomplete onboarding is 422 with details.missing", async () => {
     const bare = await world.h.customer("Ads bare");
-    const r = await post({ ad_set_id: crypto.randomUUID(), creative_id: crypto.randomUUID(), link: "https://a.example.com/" }, bare.adsFull);
+    const r = await post<ErrorEnvelope<MissingDetails>>(
+      { ad_set_id: crypto.randomUUID(), creative_id: crypto.randomUUID(), link: "https://a.example.com/" },
+      bare.adsFull,
+    );
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details.missing).toContain("access_token");
   });
@@ -194,7 +204,7 @@ describe("quota: included ads per stage in the running calendar month (UTC)", ()
     }
     await world.h.call("DELETE", `/ads/v1/ads/${first.id}`, { key: own.adsFull });
     world.sim.clearRequests();
-    const sixth = await post({ ad_set_id: first.ad_set_id, creative_id: first.creative_id }, own.adsFull);
+    const sixth = await post<ErrorEnvelope>({ ad_set_id: first.ad_set_id, creative_id: first.creative_id }, own.adsFull);
     expect(sixth.status, describeResponse(sixth)).toBe(402);
     expect(sixth.json.error.code).toBe("quota_exceeded");
     expect(sixth.json.error.details).toMatchObject({ stage: "starter", included_ads: 5, published_this_month: 5 });
@@ -207,7 +217,7 @@ describe("quota: included ads per stage in the running calendar month (UTC)", ()
     expect((await post({ ad_set_id: first.ad_set_id, creative_id: first.creative_id }, own.adsFull)).status).toBe(201);
 
     await world.h.admin("PATCH", `/v1/customers/${own.id}`, { ads: { stage: "enterprise", enterprise_included_ads: 6 } });
-    const capped = await post({ ad_set_id: first.ad_set_id, creative_id: first.creative_id }, own.adsFull);
+    const capped = await post<ErrorEnvelope>({ ad_set_id: first.ad_set_id, creative_id: first.creative_id }, own.adsFull);
     expect(capped.json.error?.details, describeResponse(capped)).toMatchObject({ stage: "enterprise", included_ads: 6, published_this_month: 6 });
 
     const now = world.h.clock.now();
@@ -228,16 +238,16 @@ describe("GET /v1/ads", () => {
     const first = await createAd(world, own);
     world.h.clock.advance(1000);
     const second = await createAd(world, own, { status: "ACTIVE" });
-    const all = await world.h.call("GET", "/ads/v1/ads", { key: own.adsReporting });
+    const all = await world.h.call<Ads["listAds"]>("GET", "/ads/v1/ads", { key: own.adsReporting });
     expect(
       all.json.data.map((ad: { id: string }) => ad.id),
       describeResponse(all),
     ).toEqual([second.id, first.id]);
-    const bySet = await world.h.call("GET", `/ads/v1/ads?adset_id=${first.ad_set_id}`, { key: own.adsReporting });
+    const bySet = await world.h.call<Ads["listAds"]>("GET", `/ads/v1/ads?adset_id=${first.ad_set_id}`, { key: own.adsReporting });
     expect(bySet.json.data.map((ad: { id: string }) => ad.id)).toEqual([first.id]);
-    const active = await world.h.call("GET", "/ads/v1/ads?status=ACTIVE", { key: own.adsReporting });
+    const active = await world.h.call<Ads["listAds"]>("GET", "/ads/v1/ads?status=ACTIVE", { key: own.adsReporting });
     expect(active.json.data.map((ad: { id: string }) => ad.id)).toEqual([second.id]);
-    const page = await world.h.call("GET", "/ads/v1/ads?limit=1&offset=1", { key: own.adsReporting });
+    const page = await world.h.call<Ads["listAds"]>("GET", "/ads/v1/ads?limit=1&offset=1", { key: own.adsReporting });
     expect(page.json.data.map((ad: { id: string }) => ad.id)).toEqual([first.id]);
     expect((await world.h.call("GET", "/ads/v1/ads?adset_id=nope", { key: own.adsReporting })).status).toBe(422);
     expect((await world.h.call("GET", "/ads/v1/ads")).status).toBe(401);
@@ -247,12 +257,12 @@ describe("GET /v1/ads", () => {
 describe("PATCH /v1/ads/{id}", () => {
   test("activates here and upstream and answers the live effective status", async () => {
     const ad = await createAd(world, c);
-    const r = await world.h.call("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "ACTIVE" } });
+    const r = await world.h.call<Ads["updateAd"]>("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "ACTIVE" } });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ id: ad.id, status: "ACTIVE", effective_status: "PENDING_REVIEW", platform_ad_id: ad.platform_ad_id });
     expect(world.sim.state.ads.get(ad.platform_ad_id)?.status).toBe("ACTIVE");
     world.sim.advance(REVIEW_MS);
-    const paused = await world.h.call("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "PAUSED" } });
+    const paused = await world.h.call<Ads["updateAd"]>("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "PAUSED" } });
     expect(paused.json.data, describeResponse(paused)).toMatchObject({ status: "PAUSED", effective_status: "PAUSED" });
   });
 
@@ -283,12 +293,12 @@ describe("PATCH /v1/ads/{id}", () => {
 describe("DELETE /v1/ads/{id}", () => {
   test("archives here and upstream; again answers the same without a platform call", async () => {
     const ad = await createAd(world, c);
-    const r = await world.h.call("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull });
+    const r = await world.h.call<Ads["archiveAd"]>("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ id: ad.id, status: "ARCHIVED", effective_status: "ARCHIVED" });
     expect(world.sim.state.ads.get(ad.platform_ad_id)?.status).toBe("ARCHIVED");
     world.sim.clearRequests();
-    expect((await world.h.call("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull })).json.data.status).toBe("ARCHIVED");
+    expect((await world.h.call<Ads["archiveAd"]>("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull })).json.data.status).toBe("ARCHIVED");
     expect(world.sim.requests()).toEqual([]);
     expect((await world.h.call("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsReporting })).status).toBe(403);
   });
@@ -298,9 +308,9 @@ describe("GET /v1/status/{ad_id}", () => {
   test("reads live and refreshes the cached value; a paused ad ends PAUSED after review", async () => {
     const ad = await createAd(world, c);
     world.sim.advance(REVIEW_MS);
-    const before = await world.h.call("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: c.adsFull });
+    const before = await world.h.call<Ads["listAds"]>("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: c.adsFull });
     expect(before.json.data[0].effective_status, "cached until asked").toBe("PENDING_REVIEW");
-    const live = await world.h.call("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
+    const live = await world.h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
     expect(live.json.data, describeResponse(live)).toEqual({
       id: ad.id,
       platform_ad_id: ad.platform_ad_id,
@@ -309,7 +319,7 @@ describe("GET /v1/status/{ad_id}", () => {
       disapproval_reason: null,
       checked_at: expect.any(String),
     });
-    const after = await world.h.call("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: c.adsFull });
+    const after = await world.h.call<Ads["listAds"]>("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: c.adsFull });
     expect(after.json.data[0]).toMatchObject({ effective_status: "PAUSED", status_checked_at: live.json.data.checked_at });
   });
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope, type StateDetails, type FieldIssue } from "../helpers/harness";
 import { createAdSet, createAdsWorld, createAd, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => world.close());
 
-const post = (body: unknown, key = c.adsFull) => world.h.call("POST", "/ads/v1/adsets", { key, body });
+const post = <T = Ads["createAdSet"]>(body: unknown, key = c.adsFull) => world.h.call<T>("POST", "/ads/v1/adsets", { key, body });
 const future = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
 const lastCreate = () =>
   world.sim
@@ -102,7 +102,7 @@ describe("POST /v1/adsets", () => {
     ["an unknown target", { target: "nope", daily_budget_cents: 1000 }, ["target"]],
     ["an unknown field", { target: "main", daily_budget_cents: 1000, colour: "red" }, ["json"]],
   ])("422 for %s", async (_label, body, fields) => {
-    const r = await post(body);
+    const r = await post<ErrorEnvelope<FieldIssue[]>>(body);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
     expect(r.json.error.details.map((d: { field: string }) => d.field)).toEqual(fields);
@@ -110,7 +110,7 @@ describe("POST /v1/adsets", () => {
 
   test("locked fields are 422 with details.locked_fields naming every one sent", async () => {
     world.sim.clearRequests();
-    const r = await post({
+    const r = await post<ErrorEnvelope>({
       target: "main",
       daily_budget_cents: 1000,
       name: "mine",
@@ -127,20 +127,20 @@ describe("POST /v1/adsets", () => {
       const body = tail
         ? { target: "main", daily_budget_cents: 1000, targeting: { [tail]: ["x"] } }
         : { target: "main", daily_budget_cents: 1000, [head as string]: "x" };
-      const one = await post(body);
+      const one = await post<ErrorEnvelope>(body);
       expect(one.json.error?.details, describeResponse(one)).toEqual({ locked_fields: [field] });
     }
     expect(lastCreate()).toBeUndefined();
   });
 
   test("400 without a target", async () => {
-    const r = await post({ daily_budget_cents: 1000 });
+    const r = await post<ErrorEnvelope>({ daily_budget_cents: 1000 });
     expect(r.status, describeResponse(r)).toBe(400);
     expect(r.json.error.code).toBe("bad_request");
   });
 
   test("a paused target is 409", async () => {
-    const r = await post({ target: "paused", daily_budget_cents: 1000 });
+    const r = await post<ErrorEnvelope>({ target: "paused", daily_budget_cents: 1000 });
     expect(r.status, describeResponse(r)).toBe(409);
     expect(r.json.error.details).toMatchObject({ reason: "target_inactive", target: "paused" });
   });
@@ -148,13 +148,13 @@ describe("POST /v1/adsets", () => {
   test("incomplete onboarding is 422 with details.missing", async () => {
     const bare = await world.h.customer("Ad sets bare");
     await world.h.admin("PATCH", `/v1/customers/${bare.id}/ads/account`, { page_id: "1234", legal_name: "Bare GmbH" });
-    const r = await post({ target: "main", daily_budget_cents: 1000 }, bare.adsFull);
+    const r = await post<ErrorEnvelope>({ target: "main", daily_budget_cents: 1000 }, bare.adsFull);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual({ missing: ["access_token", "app_secret", "ad_account_id", "instagram_account_id", "dsa_beneficiary", "dsa_payor"] });
   });
 
   test("the platform's own refusal comes back as 422 on our field name", async () => {
-    const r = await post({ target: "main", daily_budget_cents: 50 });
+    const r = await post<ErrorEnvelope>({ target: "main", daily_budget_cents: 50 });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual([{ field: "daily_budget_cents", issue: expect.stringContaining("minimum daily budget") }]);
   });
@@ -162,8 +162,16 @@ describe("POST /v1/adsets", () => {
   test("an Idempotency-Key replays the first answer and creates one ad set upstream", async () => {
     world.sim.clearRequests();
     const headers = { "idempotency-key": crypto.randomUUID() };
-    const first = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, headers, body: { target: "main", daily_budget_cents: 1200 } });
-    const second = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, headers, body: { target: "main", daily_budget_cents: 1200 } });
+    const first = await world.h.call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", {
+      key: c.adsFull,
+      headers,
+      body: { target: "main", daily_budget_cents: 1200 },
+    });
+    const second = await world.h.call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", {
+      key: c.adsFull,
+      headers,
+      body: { target: "main", daily_budget_cents: 1200 },
+    });
     expect(second.status, describeResponse(second)).toBe(201);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
     expect(second.json.data.id).toBe(first.json.data.id);
@@ -175,7 +183,7 @@ describe("POST /v1/adsets", () => {
     expect((await post({ target: "main", daily_budget_cents: 1000 }, c.adsReporting)).status).toBe(403);
     const overdue = await onboardedCustomer(world, "Ad sets overdue");
     await world.h.admin("PATCH", `/v1/customers/${overdue.id}`, { ads: { account_state: "overdue" } });
-    const blocked = await post({ target: "main", daily_budget_cents: 1000 }, overdue.adsFull);
+    const blocked = await post<ErrorEnvelope>({ target: "main", daily_budget_cents: 1000 }, overdue.adsFull);
     expect(blocked.status, describeResponse(blocked)).toBe(402);
     expect(blocked.json.error.code).toBe("payment_required");
     expect((await world.h.call("GET", "/ads/v1/adsets", { key: overdue.adsFull })).status).toBe(200);
@@ -194,16 +202,16 @@ describe("GET /v1/adsets", () => {
     await world.h.call("PATCH", `/ads/v1/adsets/${made[0]?.id}`, { key: own.adsFull, body: { status: "PAUSED" } });
     await createAdSet(world, c);
 
-    const all = await world.h.call("GET", "/ads/v1/adsets", { key: own.adsReporting });
+    const all = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets", { key: own.adsReporting });
     expect(
       all.json.data.map((a: { id: string }) => a.id),
       describeResponse(all),
     ).toEqual(made.map((a) => a.id).reverse());
-    const paused = await world.h.call("GET", "/ads/v1/adsets?status=PAUSED&target=main", { key: own.adsReporting });
+    const paused = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets?status=PAUSED&target=main", { key: own.adsReporting });
     expect(paused.json.data.map((a: { id: string }) => a.id)).toEqual([made[0]?.id]);
-    const page = await world.h.call("GET", "/ads/v1/adsets?limit=1&offset=1", { key: own.adsReporting });
+    const page = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets?limit=1&offset=1", { key: own.adsReporting });
     expect(page.json.data.map((a: { id: string }) => a.id)).toEqual([made[1]?.id]);
-    const otherTarget = await world.h.call("GET", "/ads/v1/adsets?target=paused", { key: own.adsReporting });
+    const otherTarget = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets?target=paused", { key: own.adsReporting });
     expect(otherTarget.json.data).toEqual([]);
   });
 
@@ -216,7 +224,7 @@ describe("GET /v1/adsets", () => {
 describe("PATCH /v1/adsets/{id}", () => {
   test("changes budget, end time and status here and upstream", async () => {
     const adSet = await createAdSet(world, c);
-    const r = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, {
+    const r = await world.h.call<Ads["updateAdSet"]>("PATCH", `/ads/v1/adsets/${adSet.id}`, {
       key: c.adsFull,
       body: { daily_budget_cents: 4000, end_time: future(20), status: "PAUSED" },
     });
@@ -230,15 +238,21 @@ describe("PATCH /v1/adsets/{id}", () => {
     });
     const upstream = world.sim.state.adsets.get(adSet.platform_adset_id);
     expect([upstream?.dailyBudget, upstream?.status]).toEqual([4000, "PAUSED"]);
-    const empty = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: {} });
+    const empty = await world.h.call<Ads["updateAdSet"]>("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: {} });
     expect(empty.json.data.daily_budget_cents, describeResponse(empty)).toBe(4000);
   });
 
   test("locked fields, the other budget type, both budgets, and unknown fields are 422", async () => {
     const adSet = await createAdSet(world, c);
-    const locked = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: { name: "x", billing_event: "LINK_CLICKS" } });
+    const locked = await world.h.call<ErrorEnvelope>("PATCH", `/ads/v1/adsets/${adSet.id}`, {
+      key: c.adsFull,
+      body: { name: "x", billing_event: "LINK_CLICKS" },
+    });
     expect(locked.json.error?.details, describeResponse(locked)).toEqual({ locked_fields: ["name", "billing_event"] });
-    const switched = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: { lifetime_budget_cents: 9000 } });
+    const switched = await world.h.call<ErrorEnvelope<FieldIssue[]>>("PATCH", `/ads/v1/adsets/${adSet.id}`, {
+      key: c.adsFull,
+      body: { lifetime_budget_cents: 9000 },
+    });
     expect(switched.status, describeResponse(switched)).toBe(422);
     expect(switched.json.error.details[0].field).toBe("lifetime_budget_cents");
     const both = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: { daily_budget_cents: 10, lifetime_budget_cents: 9000 } });
@@ -253,9 +267,9 @@ describe("PATCH /v1/adsets/{id}", () => {
     const own = await onboardedCustomer(world, "Ad sets target paused");
     const adSet = await createAdSet(world, own);
     await world.h.admin("PATCH", `/v1/customers/${own.id}/ads/targets/main`, { status: "PAUSED" });
-    const listed = await world.h.call("GET", "/ads/v1/adsets", { key: own.adsFull });
+    const listed = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets", { key: own.adsFull });
     expect(listed.json.data[0].effective_status, describeResponse(listed)).toBe("CAMPAIGN_PAUSED");
-    const r = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: own.adsFull, body: { status: "PAUSED" } });
+    const r = await world.h.call<ErrorEnvelope<StateDetails>>("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: own.adsFull, body: { status: "PAUSED" } });
     expect(r.status, describeResponse(r)).toBe(409);
     expect(r.json.error.details.reason).toBe("target_inactive");
   });
@@ -281,18 +295,18 @@ describe("DELETE /v1/adsets/{id}", () => {
   test("archives here and upstream with its ads; archiving again answers the same", async () => {
     const own = await onboardedCustomer(world, "Ad sets archive");
     const ad = await createAd(world, own);
-    const r = await world.h.call("DELETE", `/ads/v1/adsets/${ad.ad_set_id}`, { key: own.adsFull });
+    const r = await world.h.call<Ads["archiveAdSet"]>("DELETE", `/ads/v1/adsets/${ad.ad_set_id}`, { key: own.adsFull });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ id: ad.ad_set_id, status: "ARCHIVED", effective_status: "ARCHIVED" });
     const platformId = r.json.data.platform_adset_id as string;
     expect(world.sim.state.adsets.get(platformId)?.status).toBe("ARCHIVED");
-    const ads = await world.h.call("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: own.adsFull });
+    const ads = await world.h.call<Ads["listAds"]>("GET", `/ads/v1/ads?adset_id=${ad.ad_set_id}`, { key: own.adsFull });
     expect(ads.json.data[0], describeResponse(ads)).toMatchObject({ id: ad.id, status: "ARCHIVED" });
     world.sim.clearRequests();
-    const again = await world.h.call("DELETE", `/ads/v1/adsets/${ad.ad_set_id}`, { key: own.adsFull });
+    const again = await world.h.call<Ads["archiveAdSet"]>("DELETE", `/ads/v1/adsets/${ad.ad_set_id}`, { key: own.adsFull });
     expect(again.json.data.status, describeResponse(again)).toBe("ARCHIVED");
     expect(world.sim.requests()).toEqual([]);
-    const listed = await world.h.call("GET", "/ads/v1/adsets?status=ARCHIVED", { key: own.adsFull });
+    const listed = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets?status=ARCHIVED", { key: own.adsFull });
     expect(listed.json.data.map((a: { id: string }) => a.id)).toEqual([ad.ad_set_id]);
   });
 });

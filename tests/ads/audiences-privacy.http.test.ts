@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { SIM_RESTRICTED_AUDIENCE } from "../../lib/ads/platform/simulator/markers";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads } from "../helpers/harness";
 import { createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -78,13 +78,13 @@ async function databaseText(): Promise<string> {
 
 test("raw contact values reach no table, log line, response or platform request", async () => {
   const responses: string[] = [];
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await world.h.call(method, `/ads/v1${path}`, { key: c.adsFull, body, headers: { "idempotency-key": crypto.randomUUID() } });
+  const call = async <T>(method: string, path: string, body?: unknown) => {
+    const r = await world.h.call<T>(method, `/ads/v1${path}`, { key: c.adsFull, body, headers: { "idempotency-key": crypto.randomUUID() } });
     responses.push(r.text);
     return r;
   };
 
-  const created = await call("POST", "/audiences/custom", { name: "Private CRM", contacts: [PERSON, INVALID, ...crowd] });
+  const created = await call<Ads["createCustomAudience"]>("POST", "/audiences/custom", { name: "Private CRM", contacts: [PERSON, INVALID, ...crowd] });
   expect(created.status, describeResponse(created)).toBe(201);
   expect(created.json.data.upload).toMatchObject({ received: 122, sent: 121, invalid: 1 });
   const id = created.json.data.id;
@@ -93,7 +93,7 @@ test("raw contact values reach no table, log line, response or platform request"
   expect((await call("POST", `/audiences/${id}/contacts`, { contacts: [{ ...PERSON, email: `${"x".repeat(400)}${PERSON.email}` }] })).status).toBe(422);
   world.sim.failNext({ code: 1, httpStatus: 500, count: 3, match: { path: "/users" } });
   expect((await call("POST", `/audiences/${id}/contacts`, { contacts: [PERSON] })).status).toBe(500);
-  const restricted = await call("POST", "/audiences/custom", { name: `Flagged ${SIM_RESTRICTED_AUDIENCE}`, contacts: [] });
+  const restricted = await call<Ads["createCustomAudience"]>("POST", "/audiences/custom", { name: `Flagged ${SIM_RESTRICTED_AUDIENCE}`, contacts: [] });
   expect((await call("POST", `/audiences/${restricted.json.data.id}/contacts`, { contacts: [PERSON] })).status).toBe(409);
   const lookalike = await call("POST", "/audiences/lookalike", { name: "Twins", origin_audience_id: id, country: "DE", ratio: 0.01 });
   expect(lookalike.status, describeResponse(lookalike)).toBe(201);

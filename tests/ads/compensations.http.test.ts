@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { COMPENSATION_GRACE_MS } from "../../lib/ads/compensations";
 import { findCronJob } from "../../lib/cron";
 import { adsCompensations } from "../../lib/db/schema";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads } from "../helpers/harness";
 import { createAdSet, createAdsWorld, onboardedCustomer, uploadImage, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -57,13 +57,13 @@ describe("a failed local write after the platform's create", () => {
     expect(rest).toEqual([]);
     expect(record).toMatchObject({ kind: "adset", status: "done", settledAt: expect.any(Date) });
     expect(world.sim.state.adsets.get(record?.platformId ?? "")?.status).toBe("DELETED");
-    expect((await world.h.call("GET", "/ads/v1/adsets", { key: c.adsFull })).json.data).toEqual([]);
+    expect((await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets", { key: c.adsFull })).json.data).toEqual([]);
   });
 
   test("ad (and the final creative built for it): both deleted upstream, records settled", async () => {
     const adSet = await createAdSet(world, c);
     const hash = await uploadImage(world, c);
-    const draft = await world.h.call("POST", "/ads/v1/creatives", { key: c.adsFull, body: { image_hash: hash } });
+    const draft = await world.h.call<Ads["createCreative"]>("POST", "/ads/v1/creatives", { key: c.adsFull, body: { image_hash: hash } });
     const before = (await records()).length;
     const r = await withFault("ads_ads", "insert", () =>
       world.h.call("POST", "/ads/v1/ads", {
@@ -91,7 +91,7 @@ describe("a failed local write after the platform's create", () => {
   test("creative: its record (the draft turning final) fails; creative and ad deleted upstream", async () => {
     const adSet = await createAdSet(world, c);
     const hash = await uploadImage(world, c, "/square-2.jpg");
-    const draft = await world.h.call("POST", "/ads/v1/creatives", { key: c.adsFull, body: { image_hash: hash } });
+    const draft = await world.h.call<Ads["createCreative"]>("POST", "/ads/v1/creatives", { key: c.adsFull, body: { image_hash: hash } });
     expect(draft.status, describeResponse(draft)).toBe(201);
     const before = (await records()).length;
     const r = await withFault("ads_creatives", "update", () =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SIM_VIDEO_FAIL } from "../../lib/ads/platform/simulator/markers";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope, type FieldIssue } from "../helpers/harness";
 import { createAd, createAdsWorld, createImageCreative, onboardedCustomer, uploadImage, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
@@ -13,10 +13,10 @@ beforeAll(async () => {
 });
 afterAll(async () => world.close());
 
-const post = (body: unknown, key = c.adsFull) => world.h.call("POST", "/ads/v1/creatives", { key, body });
+const post = <T = Ads["createCreative"]>(body: unknown, key = c.adsFull) => world.h.call<T>("POST", "/ads/v1/creatives", { key, body });
 
 async function video(path: string): Promise<{ id: string; video_id: string }> {
-  const r = await world.h.call("POST", "/ads/v1/media/videos", { key: c.adsFull, body: { url: `https://videos.example.com/${path}` } });
+  const r = await world.h.call<Ads["uploadVideo"]>("POST", "/ads/v1/media/videos", { key: c.adsFull, body: { url: `https://videos.example.com/${path}` } });
   if (r.status !== 201) throw new Error(describeResponse(r));
   return r.json.data;
 }
@@ -45,7 +45,7 @@ describe("POST /v1/creatives", () => {
 
   test("a video draft needs a READY video: PROCESSING is 409, READY passes, FAILED is 422", async () => {
     const clip = await video("clip.mp4");
-    const early = await post({ video_id: clip.video_id });
+    const early = await post<ErrorEnvelope>({ video_id: clip.video_id });
     expect(early.status, describeResponse(early)).toBe(409);
     expect(early.json.error.details).toMatchObject({ reason: "video_processing" });
     world.sim.advance(10_000);
@@ -55,7 +55,7 @@ describe("POST /v1/creatives", () => {
 
     const broken = await video(`${SIM_VIDEO_FAIL}.mp4`);
     world.sim.advance(10_000);
-    const failed = await post({ video_id: broken.video_id, thumbnail_hash: imageHash });
+    const failed = await post<ErrorEnvelope<FieldIssue[]>>({ video_id: broken.video_id, thumbnail_hash: imageHash });
     expect(failed.status, describeResponse(failed)).toBe(422);
     expect(failed.json.error.details[0].field).toBe("video_id");
   });
@@ -78,7 +78,7 @@ describe("POST /v1/creatives", () => {
     ["a name over 200 characters", () => ({ image_hash: imageHash, name: "x".repeat(201) }), ["name"]],
     ["copy fields (they belong to the ad)", () => ({ image_hash: imageHash, message: "Hi" }), ["json"]],
   ])("422 for %s", async (_label, body, fields) => {
-    const r = await post(body());
+    const r = await post<ErrorEnvelope<FieldIssue[]>>(body());
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details.map((d: { field: string }) => d.field)).toEqual(fields);
   });
@@ -106,20 +106,20 @@ describe("GET /v1/creatives", () => {
     const archived = await createImageCreative(world, own);
     await world.h.call("DELETE", `/ads/v1/creatives/${archived.id}`, { key: own.adsFull });
 
-    const all = await world.h.call("GET", "/ads/v1/creatives", { key: own.adsReporting });
+    const all = await world.h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives", { key: own.adsReporting });
     expect(
       all.json.data.map((x: { id: string }) => x.id),
       describeResponse(all),
     ).toEqual([archived.id, ad.creative_id, draft.id]);
-    const active = await world.h.call("GET", "/ads/v1/creatives?status=ACTIVE", { key: own.adsReporting });
+    const active = await world.h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives?status=ACTIVE", { key: own.adsReporting });
     expect(active.json.data, describeResponse(active)).toEqual([
       expect.objectContaining({ id: ad.creative_id, status: "ACTIVE", platform_creative_id: ad.platform_creative_id }),
     ]);
-    const drafts = await world.h.call("GET", "/ads/v1/creatives?status=DRAFT", { key: own.adsReporting });
+    const drafts = await world.h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives?status=DRAFT", { key: own.adsReporting });
     expect(drafts.json.data.map((x: { id: string }) => x.id)).toEqual([draft.id]);
-    const paused = await world.h.call("GET", "/ads/v1/creatives?status=PAUSED", { key: own.adsReporting });
+    const paused = await world.h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives?status=PAUSED", { key: own.adsReporting });
     expect(paused.json.data).toEqual([]);
-    const page = await world.h.call("GET", "/ads/v1/creatives?limit=1&offset=2", { key: own.adsReporting });
+    const page = await world.h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives?limit=1&offset=2", { key: own.adsReporting });
     expect(page.json.data.map((x: { id: string }) => x.id)).toEqual([draft.id]);
     expect((await world.h.call("GET", "/ads/v1/creatives?status=LIVE", { key: own.adsReporting })).status).toBe(422);
   });
@@ -128,7 +128,7 @@ describe("GET /v1/creatives", () => {
 describe("PATCH and DELETE /v1/creatives/{id}", () => {
   test("renames (1–200 characters, trimmed), nothing else", async () => {
     const creative = await createImageCreative(world, c);
-    const r = await world.h.call("PATCH", `/ads/v1/creatives/${creative.id}`, { key: c.adsFull, body: { name: "  Renamed  " } });
+    const r = await world.h.call<Ads["updateCreative"]>("PATCH", `/ads/v1/creatives/${creative.id}`, { key: c.adsFull, body: { name: "  Renamed  " } });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ id: creative.id, name: "Renamed", type: "IMAGE", platform_creative_id: null });
     expect((await world.h.call("PATCH", `/ads/v1/creatives/${creative.id}`, { key: c.adsFull, body: { name: "" } })).status).toBe(422);
@@ -141,12 +141,12 @@ describe("PATCH and DELETE /v1/creatives/{id}", () => {
     const own = await onboardedCustomer(world, "Creatives archive");
     const ad = await createAd(world, own);
     world.sim.clearRequests();
-    const r = await world.h.call("DELETE", `/ads/v1/creatives/${ad.creative_id}`, { key: own.adsFull });
+    const r = await world.h.call<Ads["archiveCreative"]>("DELETE", `/ads/v1/creatives/${ad.creative_id}`, { key: own.adsFull });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ id: ad.creative_id, status: "ARCHIVED", platform_creative_id: ad.platform_creative_id });
     expect(world.sim.requests()).toEqual([]);
     expect(world.sim.state.creatives.has(ad.platform_creative_id ?? "")).toBe(true);
-    const again = await world.h.call("DELETE", `/ads/v1/creatives/${ad.creative_id}`, { key: own.adsFull });
+    const again = await world.h.call<Ads["archiveCreative"]>("DELETE", `/ads/v1/creatives/${ad.creative_id}`, { key: own.adsFull });
     expect(again.json.data.status).toBe("ARCHIVED");
     const reuse = await world.h.call("POST", "/ads/v1/ads", { key: own.adsFull, body: { ad_set_id: ad.ad_set_id, creative_id: ad.creative_id } });
     expect(reuse.status, describeResponse(reuse)).toBe(409);

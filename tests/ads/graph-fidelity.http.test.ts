@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ignoredPlatformNotifications } from "../../lib/ads/webhooks/platform-receiver";
 import { adsStatusChanges } from "../../lib/db/schema";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type Envelope } from "../helpers/harness";
 import { createAd, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -26,7 +26,7 @@ describe("Graph fidelity through the API", () => {
       omit: ["configured_status", "status"],
       set: { effective_status: "DISAPPROVED", ad_review_feedback: { global: { ADULT_CONTENT: "Ads may not promote adult products." } } },
     });
-    const r = await world.h.call("GET", `/ads/v1/status/${ad.id}`, { key: own.adsReporting });
+    const r = await world.h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${ad.id}`, { key: own.adsReporting });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({
       id: ad.id,
@@ -39,8 +39,12 @@ describe("Graph fidelity through the API", () => {
 
 describe("platform webhooks: the signer found from the entry's ad account; only a bad signature refused", () => {
   const sign = (body: string, secret: string) => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+  // The receiver's acknowledgement (an internal route outside the documents): the tests assert it whole.
   const deliver = (body: string, signature: string) =>
-    world.h.call("POST", "/api/platform/webhook", { rawBody: body, headers: { "content-type": "application/json", "x-hub-signature-256": signature } });
+    world.h.call<Envelope<unknown>>("POST", "/api/platform/webhook", {
+      rawBody: body,
+      headers: { "content-type": "application/json", "x-hub-signature-256": signature },
+    });
   const notification = (accountId: string, changes: { field: string; value: Record<string, unknown> }[]) =>
     JSON.stringify({ object: "ad_account", entry: [{ id: accountId, time: 1767225600, changes }] });
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { INSIGHTS_SNAPSHOT_TOPIC } from "../../lib/ads/insights/snapshots";
 import { findCronJob } from "../../lib/cron";
 import { adsInsightSyncs } from "../../lib/db/schema";
-import { describeResponse, type CallResult } from "../helpers/harness";
+import { describeResponse, type CallResult, type ErrorEnvelope } from "../helpers/harness";
 import { createAd, createAdsWorld, onboardedCustomer, type AdsWorld } from "./support/ads-world";
 
 /**
@@ -29,9 +29,9 @@ test("near its budget an ad account pauses before the platform refuses: 429 with
   const calm = await onboardedCustomer(world, "Throttle calm");
   world.sim.throttle(busy.adAccountId, { limit: 12, windowMs: 3600_000 });
   const statuses: number[] = [];
-  let refusal: CallResult<Record<string, any>> | undefined;
+  let refusal: CallResult<ErrorEnvelope> | undefined;
   for (let i = 0; i < 15 && !refusal; i++) {
-    const r = await world.h.call("GET", "/ads/v1/media/images", { key: busy.adsFull });
+    const r = await world.h.call<ErrorEnvelope>("GET", "/ads/v1/media/images", { key: busy.adsFull });
     statuses.push(r.status);
     if (r.status !== 200) refusal = r;
   }
@@ -59,7 +59,7 @@ test("a throttling code pauses the account for Graph's estimate: the next reques
   expect(first.status, describeResponse(first)).toBe(429);
   expect(first.headers.get("retry-after")).toBe("120");
   world.sim.clearRequests();
-  const second = await world.h.call("POST", "/ads/v1/adsets", { key: limited.adsFull, body: { target: "main", daily_budget_cents: 2500 } });
+  const second = await world.h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: limited.adsFull, body: { target: "main", daily_budget_cents: 2500 } });
   expect(second.status, describeResponse(second)).toBe(429);
   expect(second.json.error).toMatchObject({ code: "rate_limited", message: expect.stringContaining("rate limit") });
   expect(world.sim.requests(), "no call reached the platform").toEqual([]);

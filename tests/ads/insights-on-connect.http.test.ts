@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads } from "../helpers/harness";
 import { createAdSet, createAdsWorld, createImageCreative, onboardedCustomer, type AdsWorld } from "./support/ads-world";
 
 /**
@@ -61,7 +61,9 @@ describe("insights backfill on connecting an ad account", () => {
     ]);
     expect((await syncOf(c.id))?.synced_through).toBe("2026-05-17");
 
-    const insights = await world.h.call("GET", "/ads/v1/insights?level=ad&date_range=last_7d&fields=spend,impressions", { key: c.adsReporting });
+    const insights = await world.h.call<Ads["getInsights"]>("GET", "/ads/v1/insights?level=ad&date_range=last_7d&fields=spend,impressions", {
+      key: c.adsReporting,
+    });
     expect(insights.status, describeResponse(insights)).toBe(200);
     expect(insights.json.data).toHaveLength(1);
     expect(insights.json.data[0].impressions).toBeGreaterThan(0);

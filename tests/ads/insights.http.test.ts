@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { INSIGHTS_SNAPSHOT_TOPIC } from "../../lib/ads/insights/snapshots";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope } from "../helpers/harness";
 import {
   createAd,
   createAdSet,
@@ -46,12 +46,13 @@ async function snapshots(customerId: string, dimension = ""): Promise<Snapshot[]
   return (result as unknown as { rows: Snapshot[] }).rows;
 }
 
-function insights(c: { adsReporting: string }, query: string) {
-  return world.h.call("GET", `/ads/v1/insights?${query}`, { key: c.adsReporting });
+function insights<T>(c: { adsReporting: string }, query: string) {
+  return world.h.call<T>("GET", `/ads/v1/insights?${query}`, { key: c.adsReporting });
 }
 
-const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
-const cents = (value: number) => Math.round(value * 100);
+// A row's metrics are optional (`fields=` picks them): a missing one makes NaN, as plain arithmetic would.
+const sum = (values: (number | undefined)[]) => values.reduce<number>((a, b) => a + (b ?? Number.NaN), 0);
+const cents = (value: number | undefined) => Math.round((value ?? Number.NaN) * 100);
 
 describe("insights: snapshots and GET /v1/insights", () => {
   let own: OnboardedCustomer;
@@ -64,7 +65,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
     const creative = await createImageCreative(world, own);
     ads = [];
     for (const body of [{ link: "https://shop.example.com/spring" }, {}]) {
-      const r = await world.h.call("POST", "/ads/v1/ads", {
+      const r = await world.h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
         key: own.adsFull,
         body: { ad_set_id: adSet.id, creative_id: creative.id, status: "ACTIVE", ...body },
       });
@@ -109,14 +110,14 @@ describe("insights: snapshots and GET /v1/insights", () => {
   test("a range sums additive metrics, takes the highest day's reach and derives ratios from the sums", async () => {
     const ad = ads[0];
     if (!ad) throw new Error("no ad");
-    const days: Record<string, any>[] = [];
+    const days: Ads["getInsights"]["data"] = [];
     for (const day of ["2026-03-15", "2026-03-16", "2026-03-17", "2026-03-18", "2026-03-19", "2026-03-20", "2026-03-21"]) {
-      const r = await insights(own, `level=ad&entity_id=${ad.id}&date_range[since]=${day}&date_range[until]=${day}`);
+      const r = await insights<Ads["getInsights"]>(own, `level=ad&entity_id=${ad.id}&date_range[since]=${day}&date_range[until]=${day}`);
       expect(r.status, describeResponse(r)).toBe(200);
       expect(r.json.data).toHaveLength(1);
       days.push(r.json.data[0]);
     }
-    const week = await insights(own, `level=ad&entity_id=${ad.id}&date_range=last_7d`);
+    const week = await insights<Ads["getInsights"]>(own, `level=ad&entity_id=${ad.id}&date_range=last_7d`);
     expect(week.status, describeResponse(week)).toBe(200);
     const [row] = week.json.data;
     expect(row).toMatchObject({ id: ad.id, adset_id: ad.ad_set_id, platform_id: ad.platform_ad_id, date_start: "2026-03-15", date_stop: "2026-03-21" });
@@ -128,16 +129,16 @@ describe("insights: snapshots and GET /v1/insights", () => {
     expect(row.impressions).toBe(impressions);
     expect(row.clicks).toBe(clicks);
     expect(row.conversions).toBe(conversions);
-    expect(row.reach).toBe(Math.max(...days.map((d) => d.reach)));
+    expect(row.reach).toBe(Math.max(...days.map((d) => d.reach ?? Number.NaN)));
     expect(row.reach).toBeLessThan(sum(days.map((d) => d.reach)));
     expect(row.ctr).toBeCloseTo((clicks / impressions) * 100, 4);
     expect(row.cpm).toBeCloseTo((spendCents / 100 / impressions) * 1000, 4);
     expect(row.cpc).toBeCloseTo(spendCents / 100 / clicks, 4);
     if (conversions > 0) expect(row.cpa).toBeCloseTo(spendCents / 100 / conversions, 4);
-    expect(row.roas).toBeCloseTo(row.conversion_value / row.spend, 3);
+    expect(row.roas).toBeCloseTo((row.conversion_value ?? Number.NaN) / (row.spend ?? Number.NaN), 3);
 
     // The JSON form of the same custom range gives the same row.
-    const asJson = await insights(
+    const asJson = await insights<Ads["getInsights"]>(
       own,
       `level=ad&entity_id=${ad.id}&date_range=${encodeURIComponent(JSON.stringify({ since: "2026-03-15", until: "2026-03-21" }))}`,
     );
@@ -146,40 +147,43 @@ describe("insights: snapshots and GET /v1/insights", () => {
   });
 
   test("ratios are null where the denominator is 0, and fields select the metrics", async () => {
-    const r = await insights(own, `level=ad&date_range=last_7d&fields=spend,cpa,roas`);
+    const r = await insights<Ads["getInsights"]>(own, `level=ad&date_range=last_7d&fields=spend,cpa,roas`);
     expect(r.status, describeResponse(r)).toBe(200);
     for (const row of r.json.data) {
       expect(Object.keys(row).sort()).toEqual(["adset_id", "cpa", "date_start", "date_stop", "id", "platform_id", "roas", "spend"]);
     }
     // A day before the ads existed has no row at all.
-    const none = await insights(own, `level=ad&date_range[since]=2026-03-01&date_range[until]=2026-03-05`);
+    const none = await insights<Ads["getInsights"]>(own, `level=ad&date_range[since]=2026-03-01&date_range[until]=2026-03-05`);
     expect(none.json.data).toEqual([]);
   });
 
   test("ad set level adds up its ads", async () => {
     const adSetId = ads[0]?.ad_set_id;
-    const adLevel = await insights(own, `level=ad&adset_id=${adSetId}&date_range=last_14d&fields=spend,clicks`);
-    const adSetLevel = await insights(own, `level=adset&entity_id=${adSetId}&date_range=last_14d&fields=spend,clicks`);
+    const adLevel = await insights<Ads["getInsights"]>(own, `level=ad&adset_id=${adSetId}&date_range=last_14d&fields=spend,clicks`);
+    const adSetLevel = await insights<Ads["getInsights"]>(own, `level=adset&entity_id=${adSetId}&date_range=last_14d&fields=spend,clicks`);
     expect(adSetLevel.status, describeResponse(adSetLevel)).toBe(200);
     expect(adLevel.json.data).toHaveLength(2);
     expect(adSetLevel.json.data).toHaveLength(1);
-    expect(adSetLevel.json.data[0]).toMatchObject({ id: adSetId, adset_id: adSetId, clicks: sum(adLevel.json.data.map((row: any) => row.clicks)) });
-    expect(cents(adSetLevel.json.data[0].spend)).toBe(sum(adLevel.json.data.map((row: any) => cents(row.spend))));
+    expect(adSetLevel.json.data[0]).toMatchObject({ id: adSetId, adset_id: adSetId, clicks: sum(adLevel.json.data.map((row) => row.clicks)) });
+    expect(cents(adSetLevel.json.data[0].spend)).toBe(sum(adLevel.json.data.map((row) => cents(row.spend))));
   });
 
   test.each(["age", "gender", "country", "publisher_platform", "platform_position", "impression_device", "device_platform", "age,gender", "gender,age"])(
     "breakdown %s: rows carry the breakdown (keys in the order given) and add up to the totals",
     async (breakdowns) => {
       const ad = ads[1];
-      const totals = await insights(own, `level=ad&entity_id=${ad?.id}&date_range=last_30d&fields=spend,impressions,clicks`);
-      const split = await insights(own, `level=ad&entity_id=${ad?.id}&date_range=last_30d&fields=spend,impressions,clicks&breakdowns=${breakdowns}`);
+      const totals = await insights<Ads["getInsights"]>(own, `level=ad&entity_id=${ad?.id}&date_range=last_30d&fields=spend,impressions,clicks`);
+      const split = await insights<Ads["getInsights"]>(
+        own,
+        `level=ad&entity_id=${ad?.id}&date_range=last_30d&fields=spend,impressions,clicks&breakdowns=${breakdowns}`,
+      );
       expect(split.status, describeResponse(split)).toBe(200);
       expect(split.json.data.length).toBeGreaterThan(1);
-      for (const row of split.json.data) expect(Object.keys(row.breakdown)).toEqual(breakdowns.split(","));
+      for (const row of split.json.data) expect(Object.keys(row.breakdown ?? {})).toEqual(breakdowns.split(","));
       const [total] = totals.json.data;
-      expect(sum(split.json.data.map((row: any) => row.impressions))).toBe(total.impressions);
-      expect(sum(split.json.data.map((row: any) => row.clicks))).toBe(total.clicks);
-      expect(sum(split.json.data.map((row: any) => cents(row.spend)))).toBe(cents(total.spend));
+      expect(sum(split.json.data.map((row) => row.impressions))).toBe(total.impressions);
+      expect(sum(split.json.data.map((row) => row.clicks))).toBe(total.clicks);
+      expect(sum(split.json.data.map((row) => cents(row.spend)))).toBe(cents(total.spend));
     },
   );
 
@@ -196,7 +200,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
     ["level=ad&date_range[since]=2026-02-30&date_range[until]=2026-03-01", 422, "date_range.since"],
     ["level=adset&adset_id=0f8fad5b-d9cb-469f-a165-70867728950e", 422, "adset_id"],
   ])("%s → %i naming %s", async (query, status, field) => {
-    const r = await insights(own, query);
+    const r = await insights<ErrorEnvelope>(own, query);
     expect(r.status, describeResponse(r)).toBe(status);
     expect(JSON.stringify(r.json.error), describeResponse(r)).toContain(field);
   });
@@ -211,7 +215,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
         )) as unknown as { rows: Window[] }
       ).rows;
     const preset = "level=ad&date_range=last_7d&breakdowns=age,gender";
-    const first = await insights(own, preset);
+    const first = await insights<Ads["getInsights"]>(own, preset);
     expect(first.status, describeResponse(first)).toBe(200);
     expect(first.json.data.length).toBeGreaterThan(0);
     const range = { since: first.json.data[0].date_start, until: first.json.data[0].date_stop };
@@ -221,16 +225,16 @@ describe("insights: snapshots and GET /v1/insights", () => {
     expect(stored[0]?.version).toBe(stored[0]?.blocks_version);
     // The same range as a custom one is never cached: it is summed from the blocks, and equals the cached answer.
     const customQuery = `level=ad&date_range=${encodeURIComponent(JSON.stringify(range))}&breakdowns=age,gender`;
-    const custom = await insights(own, customQuery);
+    const custom = await insights<Ads["getInsights"]>(own, customQuery);
     expect(custom.json.data).toEqual(first.json.data);
     expect(await windows(), "a custom range adds no window").toHaveLength(before.length);
 
     // The window is what answers while its version is current (emptied here, the answer is empty)…
     await world.h.db.execute(sql`update ads_insight_windows set rows = '[]' where customer_id = ${own.id} and breakdown = 'age,gender'`);
-    expect((await insights(own, preset)).json.data).toEqual([]);
+    expect((await insights<Ads["getInsights"]>(own, preset)).json.data).toEqual([]);
     // …and a newer version of the blocks is never answered from it.
     await world.h.db.execute(sql`update ads_insight_syncs set blocks_version = blocks_version + 1 where customer_id = ${own.id}`);
-    expect((await insights(own, preset)).json.data).toEqual(first.json.data);
+    expect((await insights<Ads["getInsights"]>(own, preset)).json.data).toEqual(first.json.data);
 
     // The next run revises the last days' conversions: the preset answers the revised figures at once.
     advanceDays(0.25);
@@ -245,9 +249,9 @@ describe("insights: snapshots and GET /v1/insights", () => {
     for (const w of after) warmed.set(`${w.entity_kind} ${w.breakdown}`, (warmed.get(`${w.entity_kind} ${w.breakdown}`) ?? 0) + 1);
     expect(warmed.size, [...warmed.keys()].join("; ")).toBe(2 * 9);
     for (const [key, count] of warmed) expect(count, key).toBe(3);
-    const revised = await insights(own, preset);
+    const revised = await insights<Ads["getInsights"]>(own, preset);
     expect(revised.json.data).not.toEqual(first.json.data);
-    expect(revised.json.data).toEqual((await insights(own, customQuery)).json.data);
+    expect(revised.json.data).toEqual((await insights<Ads["getInsights"]>(own, customQuery)).json.data);
   });
 
   test("another customer's ad, ad set or unknown ids answer 404", async () => {
@@ -256,7 +260,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
       const r = await insights(other, query);
       expect(r.status, describeResponse(r)).toBe(404);
     }
-    const mine = await insights(other, "level=ad&date_range=maximum");
+    const mine = await insights<Ads["getInsights"]>(other, "level=ad&date_range=maximum");
     expect(mine.json.data, "no rows of another customer").toEqual([]);
   });
 
@@ -274,12 +278,12 @@ describe("insights: snapshots and GET /v1/insights", () => {
         ["this_month", "2026-03-01", "2026-03-22"],
       ];
       for (const [preset, since, until] of expectations) {
-        const r = await insights(own, `level=ad&date_range=${preset}&fields=spend`);
+        const r = await insights<Ads["getInsights"]>(own, `level=ad&date_range=${preset}&fields=spend`);
         expect(r.status, describeResponse(r)).toBe(200);
         expect(r.json.data, preset).toHaveLength(2);
         for (const row of r.json.data) expect(row, preset).toMatchObject({ date_start: since, date_stop: until });
       }
-      const lastMonth = await insights(own, "level=ad&date_range=last_month&fields=spend");
+      const lastMonth = await insights<Ads["getInsights"]>(own, "level=ad&date_range=last_month&fields=spend");
       expect(lastMonth.json.data, "no delivery in February").toEqual([]);
     } finally {
       world.h.clock.set(saved);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SIM_VIDEO_FAIL } from "../../lib/ads/platform/simulator/markers";
-import { createHarness, describeResponse } from "../helpers/harness";
+import { createHarness, describeResponse, type Ads, type ErrorEnvelope, type FieldIssue } from "../helpers/harness";
 import { createAdsWorld, graphControls, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => world.close());
 
-const upload = (url: string, key = c.adsFull) => world.h.call("POST", "/ads/v1/media/images", { key, body: { url } });
+const upload = <T = Ads["uploadImage"]>(url: string, key = c.adsFull) => world.h.call<T>("POST", "/ads/v1/media/images", { key, body: { url } });
 
 describe("POST /v1/media/images", () => {
   test.each([
@@ -56,7 +56,7 @@ describe("POST /v1/media/images", () => {
     ["a file over 30 MB", () => world.images.url("/huge.jpg"), "30 MB"],
   ])("422 for %s, with the problem on `url`", async (_label, url, issue) => {
     world.sim.clearRequests();
-    const r = await upload(url());
+    const r = await upload<ErrorEnvelope>(url());
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
     expect(r.json.error.details).toEqual([{ field: "url", issue: expect.stringContaining(issue) }]);
@@ -76,7 +76,7 @@ describe("POST /v1/media/images", () => {
 
   test("a customer without onboarding gets 422 with details.missing", async () => {
     const bare = await world.h.customer("Media bare");
-    const r = await upload(world.images.url("/square.jpg"), bare.adsFull);
+    const r = await upload<ErrorEnvelope>(world.images.url("/square.jpg"), bare.adsFull);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual({ missing: ["access_token", "app_secret", "ad_account_id"] });
   });
@@ -85,7 +85,10 @@ describe("POST /v1/media/images", () => {
     const strict = await createHarness({ env: { OUTBOUND_TRUSTED_CA: world.images.ca } });
     try {
       const other = await onboardedCustomer({ h: strict, sim: graphControls(strict) }, "Strict");
-      const r = await strict.call("POST", "/ads/v1/media/images", { key: other.adsFull, body: { url: world.images.url("/square.jpg") } });
+      const r = await strict.call<ErrorEnvelope<FieldIssue[]>>("POST", "/ads/v1/media/images", {
+        key: other.adsFull,
+        body: { url: world.images.url("/square.jpg") },
+      });
       expect(r.status, describeResponse(r)).toBe(422);
       expect(r.json.error.details[0].issue).toContain("public");
     } finally {
@@ -97,10 +100,10 @@ describe("POST /v1/media/images", () => {
 describe("GET /v1/media/images", () => {
   test("lists live from the ad account, filters by hash, and suffices with a reporting key", async () => {
     const hash = (await upload(world.images.url("/square-3.jpg"))).json.data.image_hash as string;
-    const all = await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting });
+    const all = await world.h.call<Ads["listImages"]>("GET", "/ads/v1/media/images", { key: c.adsReporting });
     expect(all.status, describeResponse(all)).toBe(200);
     expect(all.json.data.map((image: { image_hash: string }) => image.image_hash)).toContain(hash);
-    const one = await world.h.call("GET", `/ads/v1/media/images?hash=${hash}`, { key: c.adsReporting });
+    const one = await world.h.call<Ads["listImages"]>("GET", `/ads/v1/media/images?hash=${hash}`, { key: c.adsReporting });
     expect(one.json.data, describeResponse(one)).toEqual([
       {
         image_hash: hash,
@@ -115,9 +118,9 @@ describe("GET /v1/media/images", () => {
     const original = world.sim.state.images.get(world.sim.state.imageKey(c.adAccountId, hash));
     if (!original) throw new Error("uploaded image missing in the simulator");
     world.sim.state.images.set(world.sim.state.imageKey(c.adAccountId, "f".repeat(32)), { ...original, hash: "f".repeat(32) });
-    const live = await world.h.call("GET", `/ads/v1/media/images?hash=${"f".repeat(32)}`, { key: c.adsReporting });
+    const live = await world.h.call<Ads["listImages"]>("GET", `/ads/v1/media/images?hash=${"f".repeat(32)}`, { key: c.adsReporting });
     expect(live.json.data).toHaveLength(1);
-    const none = await world.h.call("GET", "/ads/v1/media/images?hash=0000", { key: c.adsReporting });
+    const none = await world.h.call<Ads["listImages"]>("GET", "/ads/v1/media/images?hash=0000", { key: c.adsReporting });
     expect(none.json.data).toEqual([]);
   });
 
@@ -127,21 +130,21 @@ describe("GET /v1/media/images", () => {
 });
 
 describe("videos", () => {
-  const create = (url: string, key = c.adsFull) => world.h.call("POST", "/ads/v1/media/videos", { key, body: { url } });
+  const create = <T = Ads["uploadVideo"]>(url: string, key = c.adsFull) => world.h.call<T>("POST", "/ads/v1/media/videos", { key, body: { url } });
 
   test("POST answers PROCESSING; GET turns READY with processed_at once the platform is done", async () => {
     const r = await create("https://videos.example.com/summer-15s.mp4?signature=abc");
     expect(r.status, describeResponse(r)).toBe(201);
     expect(r.json.data).toMatchObject({ status: "PROCESSING", video_id: expect.stringMatching(/^\d+$/), processed_at: null, title: "summer-15s.mp4" });
     const id = r.json.data.id as string;
-    const still = await world.h.call("GET", `/ads/v1/media/videos/${id}`, { key: c.adsReporting });
+    const still = await world.h.call<Ads["getVideo"]>("GET", `/ads/v1/media/videos/${id}`, { key: c.adsReporting });
     expect(still.json.data, describeResponse(still)).toMatchObject({ status: "PROCESSING", processed_at: null });
     world.sim.advance(10_000);
-    const ready = await world.h.call("GET", `/ads/v1/media/videos/${id}`, { key: c.adsReporting });
+    const ready = await world.h.call<Ads["getVideo"]>("GET", `/ads/v1/media/videos/${id}`, { key: c.adsReporting });
     expect(ready.json.data, describeResponse(ready)).toMatchObject({ id, status: "READY", processed_at: expect.any(String) });
     // Final states are answered from our record: no further platform call.
     world.sim.clearRequests();
-    const again = await world.h.call("GET", `/ads/v1/media/videos/${id}`, { key: c.adsReporting });
+    const again = await world.h.call<Ads["getVideo"]>("GET", `/ads/v1/media/videos/${id}`, { key: c.adsReporting });
     expect(again.json.data).toEqual(ready.json.data);
     expect(world.sim.requests()).toEqual([]);
   });
@@ -149,13 +152,13 @@ describe("videos", () => {
   test("a video the platform cannot process ends FAILED", async () => {
     const r = await create(`https://videos.example.com/${SIM_VIDEO_FAIL}.mp4`);
     world.sim.advance(10_000);
-    const failed = await world.h.call("GET", `/ads/v1/media/videos/${r.json.data.id}`, { key: c.adsFull });
+    const failed = await world.h.call<Ads["getVideo"]>("GET", `/ads/v1/media/videos/${r.json.data.id}`, { key: c.adsFull });
     expect(failed.json.data, describeResponse(failed)).toMatchObject({ status: "FAILED", processed_at: expect.any(String) });
   });
 
   test("the list is live, with our id and the platform's status", async () => {
     const r = await create("https://videos.example.com/listed.mp4");
-    const list = await world.h.call("GET", "/ads/v1/media/videos", { key: c.adsReporting });
+    const list = await world.h.call<Ads["listVideos"]>("GET", "/ads/v1/media/videos", { key: c.adsReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     const item = list.json.data.find((video: { video_id: string }) => video.video_id === r.json.data.video_id);
     expect(item).toMatchObject({
@@ -173,7 +176,7 @@ describe("videos", () => {
     ["a link-local address", "https://169.254.169.254/a.mp4"],
     ["a private IP", "https://192.168.1.20/a.mp4"],
   ])("422 for %s", async (_label, url) => {
-    const r = await create(url);
+    const r = await create<ErrorEnvelope<FieldIssue[]>>(url);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details[0].field).toBe("url");
   });

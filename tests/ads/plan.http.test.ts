@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { seedDemoAds } from "../../lib/ads/seed";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope } from "../helpers/harness";
 import {
   createAd,
   createAdSet,
@@ -38,8 +38,8 @@ function advanceDays(days: number) {
 
 const runSnapshotCron = (...customers: { id: string }[]) => runInsightsSnapshots(world, customers);
 
-const get = (c: { adsReporting: string }, path: string) => world.h.call("GET", `/ads/v1${path}`, { key: c.adsReporting });
-const post = (key: string, path: string, body?: unknown) => world.h.call("POST", `/ads/v1${path}`, { key, body });
+const get = <T>(c: { adsReporting: string }, path: string) => world.h.call<T>("GET", `/ads/v1${path}`, { key: c.adsReporting });
+const post = <T>(key: string, path: string, body?: unknown) => world.h.call<T>("POST", `/ads/v1${path}`, { key, body });
 
 describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
   test("spend crossing 2,500 EUR makes the whole cycle Growth, fee included", async () => {
@@ -51,7 +51,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     expect(ad.status, describeResponse(ad)).toBe(201);
     await runSnapshotCron(own);
 
-    const starter = await get(own, "/plan");
+    const starter = await get<Ads["getPlan"]>(own, "/plan");
     expect(starter.status, describeResponse(starter)).toBe(200);
     expect(starter.json.data).toMatchObject({
       state: "active",
@@ -68,14 +68,14 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
 
     advanceDays(4);
     await runSnapshotCron(own);
-    const usage = await get(own, "/plan/usage");
+    const usage = await get<Ads["getPlanUsage"]>(own, "/plan/usage");
     expect(usage.status, describeResponse(usage)).toBe(200);
     const spend: number = usage.json.data.spend.spend_cents;
     expect(spend, describeResponse(usage)).toBeGreaterThan(250_000);
     expect(spend).toBeLessThanOrEqual(1_000_000);
     // The plan's spend is the snapshots' spend: the same as the insights of the month.
-    const month = await get(own, "/insights?level=ad&date_range=this_month&fields=spend");
-    expect(Math.round(month.json.data[0].spend * 100)).toBe(spend);
+    const month = await get<Ads["getInsights"]>(own, "/insights?level=ad&date_range=this_month&fields=spend");
+    expect(Math.round((month.json.data[0].spend ?? Number.NaN) * 100)).toBe(spend);
 
     expect(usage.json.data).toMatchObject({
       cycle: { start: "2026-03-01", end: "2026-03-31", days: 31, elapsed_days: 7 },
@@ -91,7 +91,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     const [base, basisPoints] = terms[expectedStage];
     expect(usage.json.data).toMatchObject({ expected_stage: expectedStage, expected_fee_cents: base + Math.round((projected * basisPoints) / 10_000) });
 
-    const growth = await get(own, "/plan");
+    const growth = await get<Ads["getPlan"]>(own, "/plan");
     expect(growth.json.data).toMatchObject({
       stage: "growth",
       selected_stage: "starter",
@@ -104,7 +104,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
 
     // The next cycle starts from its own spend: Starter again.
     setTime("2026-04-01T09:00:00.000Z");
-    const april = await get(own, "/plan");
+    const april = await get<Ads["getPlan"]>(own, "/plan");
     expect(april.json.data).toMatchObject({ stage: "starter", cycle: { start: "2026-04-01", end: "2026-04-30" } });
     setTime("2026-03-07T09:00:00.000Z");
   });
@@ -116,7 +116,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
       const r = await post(own.adsFull, "/ads", { ad_set_id: first.ad_set_id, creative_id: first.creative_id });
       expect(r.status, describeResponse(r)).toBe(201);
     }
-    const sixth = () => post(own.adsFull, "/ads", { ad_set_id: first.ad_set_id, creative_id: first.creative_id });
+    const sixth = () => post<ErrorEnvelope>(own.adsFull, "/ads", { ad_set_id: first.ad_set_id, creative_id: first.creative_id });
     const refused = await sixth();
     expect(refused.status, describeResponse(refused)).toBe(402);
     expect(refused.json.error).toMatchObject({ code: "quota_exceeded", details: { stage: "starter", included_ads: 5, published_this_month: 5 } });
@@ -126,7 +126,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     const enterprise = await post(own.adsFull, "/plan/upgrade", { stage: "enterprise" });
     expect(enterprise.status, describeResponse(enterprise)).toBe(422);
 
-    const upgraded = await post(own.adsFull, "/plan/upgrade");
+    const upgraded = await post<Ads["upgradePlan"]>(own.adsFull, "/plan/upgrade");
     expect(upgraded.status, describeResponse(upgraded)).toBe(200);
     expect(upgraded.json.data).toMatchObject({
       change: "upgraded",
@@ -135,14 +135,14 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     });
     const published = await sixth();
     expect(published.status, describeResponse(published)).toBe(201);
-    const usage = await get(own, "/plan/usage");
+    const usage = await get<Ads["getPlanUsage"]>(own, "/plan/usage");
     expect(usage.json.data.ads).toEqual({ published: 6, included: 25, remaining: 19 });
 
     // Upgrading to the stage already running changes nothing.
-    const same = await post(own.adsFull, "/plan/upgrade", { stage: "growth" });
+    const same = await post<Ads["upgradePlan"]>(own.adsFull, "/plan/upgrade", { stage: "growth" });
     expect(same.json.data).toMatchObject({ change: "unchanged", plan: { stage: "growth" } });
 
-    const downgrade = await post(own.adsFull, "/plan/upgrade", { stage: "starter" });
+    const downgrade = await post<Ads["upgradePlan"]>(own.adsFull, "/plan/upgrade", { stage: "starter" });
     expect(downgrade.status, describeResponse(downgrade)).toBe(200);
     expect(downgrade.json.data).toMatchObject({
       change: "downgrade_scheduled",
@@ -154,13 +154,13 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
 
     setTime("2026-04-02T09:00:00.000Z");
     try {
-      const april = await get(own, "/plan");
+      const april = await get<Ads["getPlan"]>(own, "/plan");
       expect(april.json.data).toMatchObject({ stage: "starter", selected_stage: "starter", scheduled_change: null, inclusions: { ads: 5 } });
     } finally {
       setTime("2026-03-07T09:00:00.000Z");
     }
 
-    const scale = await post(own.adsFull, "/plan/upgrade", { stage: "scale" });
+    const scale = await post<Ads["upgradePlan"]>(own.adsFull, "/plan/upgrade", { stage: "scale" });
     expect(scale.json.data).toMatchObject({
       change: "upgraded",
       plan: { stage: "scale", scheduled_change: null, inclusions: { ads: 100, spend_cents: 5_000_000 } },
@@ -175,11 +175,11 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
     const byReporting = await post(own.adsReporting, "/account/deactivate");
     expect(byReporting.status, describeResponse(byReporting)).toBe(403);
 
-    const deactivated = await post(own.adsFull, "/account/deactivate");
+    const deactivated = await post<Ads["deactivateAccount"]>(own.adsFull, "/account/deactivate");
     expect(deactivated.status, describeResponse(deactivated)).toBe(200);
     expect(deactivated.json.data).toMatchObject({ state: "deactivated", fee_cents: 0, plan: { state: "deactivated" } });
 
-    const write = await post(own.adsFull, "/adsets", { target: "main", daily_budget_cents: 2500 });
+    const write = await post<ErrorEnvelope>(own.adsFull, "/adsets", { target: "main", daily_budget_cents: 2500 });
     expect(write.status, describeResponse(write)).toBe(402);
     expect(write.json.error.code).toBe("payment_required");
     expect((await post(own.adsFull, "/plan/upgrade")).status).toBe(402);
@@ -188,7 +188,7 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
       const read = await get(own, path);
       expect(read.status, `${path}: ${describeResponse(read)}`).toBe(200);
     }
-    expect((await get(own, "/plan")).json.data.state).toBe("deactivated");
+    expect((await get<Ads["getPlan"]>(own, "/plan")).json.data.state).toBe("deactivated");
 
     const reactivated = await world.h.admin("PATCH", `/v1/customers/${own.id}`, { ads: { account_state: "active" } });
     expect(reactivated.status, describeResponse(reactivated)).toBe(200);
@@ -199,33 +199,36 @@ describe("plan: stage, usage, upgrade, downgrade, deactivation", () => {
   test("portal flow on the Demo: insights of the demo ad sets and ads (preset, custom range, breakdown), then plan, usage, upgrade, deactivate", async () => {
     const c = await world.h.customer("Plan demo");
     await seedDemoAds(world.h.adsDeps, world.h.deps.providers.graphSimulator, c.id);
-    const adSets = await get(c, "/adsets?target=demo");
+    const adSets = await get<Ads["listAdSets"]>(c, "/adsets?target=demo");
     expect(adSets.json.data.length, describeResponse(adSets)).toBeGreaterThanOrEqual(2);
-    const ads = await get(c, "/ads?limit=100");
+    const ads = await get<Ads["listAds"]>(c, "/ads?limit=100");
     expect(ads.json.data.length).toBeGreaterThanOrEqual(6);
 
-    const bySet = await get(c, "/insights?level=adset&date_range=last_30d");
+    const bySet = await get<Ads["getInsights"]>(c, "/insights?level=adset&date_range=last_30d");
     expect(bySet.status, describeResponse(bySet)).toBe(200);
     expect(bySet.json.data).toHaveLength(2);
     for (const row of bySet.json.data) expect(row.spend).toBeGreaterThan(0);
 
     const adSetId = bySet.json.data[0].id;
-    const custom = await get(
+    const custom = await get<Ads["getInsights"]>(
       c,
       `/insights?level=ad&adset_id=${adSetId}&date_range[since]=2026-02-01&date_range[until]=2026-02-28&fields=spend,impressions,clicks,ctr,conversions,roas`,
     );
     expect(custom.status, describeResponse(custom)).toBe(200);
     expect(custom.json.data).toHaveLength(3);
 
-    const split = await get(c, `/insights?level=ad&entity_id=${custom.json.data[0].id}&date_range=last_7d&breakdowns=age,gender&fields=spend,reach`);
+    const split = await get<Ads["getInsights"]>(
+      c,
+      `/insights?level=ad&entity_id=${custom.json.data[0].id}&date_range=last_7d&breakdowns=age,gender&fields=spend,reach`,
+    );
     expect(split.status, describeResponse(split)).toBe(200);
     expect(split.json.data.length).toBe(6 * 3);
 
-    const plan = await get(c, "/plan");
+    const plan = await get<Ads["getPlan"]>(c, "/plan");
     expect(plan.json.data).toMatchObject({ state: "active", stage: expect.any(String) });
-    const usage = await get(c, "/plan/usage");
+    const usage = await get<Ads["getPlanUsage"]>(c, "/plan/usage");
     expect(usage.json.data.spend.spend_cents).toBeGreaterThan(0);
-    const upgraded = await post(c.adsFull, "/plan/upgrade");
+    const upgraded = await post<Ads["upgradePlan"]>(c.adsFull, "/plan/upgrade");
     expect(upgraded.status, describeResponse(upgraded)).toBe(200);
     expect(upgraded.json.data.change).toBe("upgraded");
     const deactivated = await post(c.adsFull, "/account/deactivate");

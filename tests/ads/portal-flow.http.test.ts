@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { SIM_DISAPPROVE } from "../../lib/ads/platform/simulator/markers";
 import { DEMO_ADS, seedDemoAds } from "../../lib/ads/seed";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type Admin } from "../helpers/harness";
 import { createAdsWorld, type AdsWorld } from "./support/ads-world";
 
 /**
@@ -22,9 +22,9 @@ test("the Demo onboarding is idempotent and re-registers the simulator's side", 
   const c = await h.customer("Demo onboarding");
   await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
   await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
-  const account = await h.admin("GET", `/v1/customers/${c.id}/ads/account`);
+  const account = await h.admin<Admin["getCustomerAdAccount"]>("GET", `/v1/customers/${c.id}/ads/account`);
   expect(account.json.data, describeResponse(account)).toMatchObject({ complete: true, missing: [] });
-  const targets = await h.admin("GET", `/v1/customers/${c.id}/ads/targets`);
+  const targets = await h.admin<Admin["listCustomerAdTargets"]>("GET", `/v1/customers/${c.id}/ads/targets`);
   expect(
     targets.json.data.map((t: { key: string; status: string }) => [t.key, t.status]),
     describeResponse(targets),
@@ -35,14 +35,14 @@ test("the Demo onboarding is idempotent and re-registers the simulator's side", 
   expect(sim.state.tokens.has(DEMO_ADS.accessToken)).toBe(true);
   expect(sim.state.campaigns.get(DEMO_ADS.campaignId)?.status).toBe("ACTIVE");
   // Three sample images, one per placement ratio, listed from the ad account (uploaded once, not per start).
-  const images = await h.call("GET", "/ads/v1/media/images", { key: c.adsReporting });
+  const images = await h.call<Ads["listImages"]>("GET", "/ads/v1/media/images", { key: c.adsReporting });
   expect(images.json.data.map((i: { width: number; height: number }) => `${i.width}x${i.height}`).sort(), describeResponse(images)).toEqual([
     "1080x1080",
     "1080x1350",
     "1080x1920",
   ]);
   // And the demo templates, one with stored preview values.
-  const templates = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
+  const templates = await h.call<Ads["listAdTemplates"]>("GET", "/ads/v1/templates", { key: c.adsReporting });
   expect(
     templates.json.data.map((t: { name: string }) => t.name),
     describeResponse(templates),
@@ -55,22 +55,25 @@ test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DI
   await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
   const key = c.adsFull;
 
-  const image = await h.call("POST", "/ads/v1/media/images", { key, body: { url: images.url("/square.jpg") } });
+  const image = await h.call<Ads["uploadImage"]>("POST", "/ads/v1/media/images", { key, body: { url: images.url("/square.jpg") } });
   expect(image.status, describeResponse(image)).toBe(201);
   expect(image.json.data).toEqual({ id: expect.any(String), image_hash: expect.any(String), url: expect.any(String) });
 
-  const adSet = await h.call("POST", "/ads/v1/adsets", {
+  const adSet = await h.call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", {
     key,
     body: { target: "demo", daily_budget_cents: 2500, targeting: { age_min: 25, age_max: 54, genders: [2] } },
   });
   expect(adSet.status, describeResponse(adSet)).toBe(201);
   expect(adSet.json.data.name).toMatch(/^demo-\d{8}-001$/);
 
-  const creative = await h.call("POST", "/ads/v1/creatives", { key, body: { image_hash: image.json.data.image_hash, name: "Summer square" } });
+  const creative = await h.call<Ads["createCreative"]>("POST", "/ads/v1/creatives", {
+    key,
+    body: { image_hash: image.json.data.image_hash, name: "Summer square" },
+  });
   expect(creative.status, describeResponse(creative)).toBe(201);
   expect(creative.json.data).toMatchObject({ type: "IMAGE", status: "DRAFT", platform_creative_id: null });
 
-  const approved = await h.call("POST", "/ads/v1/ads", {
+  const approved = await h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
     key,
     body: {
       ad_set_id: adSet.json.data.id,
@@ -89,8 +92,8 @@ test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DI
     platform_creative_id: expect.any(String),
   });
 
-  const secondCreative = await h.call("POST", "/ads/v1/creatives", { key, body: { image_hash: image.json.data.image_hash } });
-  const rejected = await h.call("POST", "/ads/v1/ads", {
+  const secondCreative = await h.call<Ads["createCreative"]>("POST", "/ads/v1/creatives", { key, body: { image_hash: image.json.data.image_hash } });
+  const rejected = await h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
     key,
     body: {
       ad_set_id: adSet.json.data.id,
@@ -103,24 +106,24 @@ test("portal flow: image by URL, ad set, creative, ad; review ends ACTIVE, or DI
   expect(rejected.status, describeResponse(rejected)).toBe(201);
 
   for (const ad of [approved, rejected]) {
-    const pending = await h.call("GET", `/ads/v1/status/${ad.json.data.id}`, { key: c.adsReporting });
+    const pending = await h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${ad.json.data.id}`, { key: c.adsReporting });
     expect(pending.json.data, describeResponse(pending)).toMatchObject({ effective_status: "PENDING_REVIEW", disapproval_reason: null });
   }
 
   sim.advance(REVIEW_MS);
 
-  const active = await h.call("GET", `/ads/v1/status/${approved.json.data.id}`, { key: c.adsReporting });
+  const active = await h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${approved.json.data.id}`, { key: c.adsReporting });
   expect(active.status, describeResponse(active)).toBe(200);
   expect(active.json.data).toMatchObject({ id: approved.json.data.id, status: "ACTIVE", effective_status: "ACTIVE", disapproval_reason: null });
 
-  const disapproved = await h.call("GET", `/ads/v1/status/${rejected.json.data.id}`, { key: c.adsReporting });
+  const disapproved = await h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${rejected.json.data.id}`, { key: c.adsReporting });
   expect(disapproved.json.data, describeResponse(disapproved)).toMatchObject({
     effective_status: "DISAPPROVED",
     disapproval_reason: expect.stringContaining("MISLEADING_CLAIMS"),
   });
 
   // The live reads refreshed the cached values the list shows.
-  const list = await h.call("GET", `/ads/v1/ads?adset_id=${adSet.json.data.id}`, { key: c.adsReporting });
+  const list = await h.call<Ads["listAds"]>("GET", `/ads/v1/ads?adset_id=${adSet.json.data.id}`, { key: c.adsReporting });
   const byId = new Map(list.json.data.map((ad: { id: string; effective_status: string }) => [ad.id, ad.effective_status]));
   expect(byId.get(approved.json.data.id), describeResponse(list)).toBe("ACTIVE");
   expect(byId.get(rejected.json.data.id)).toBe("DISAPPROVED");
@@ -130,14 +133,14 @@ test("templates portal flow on the Demo seed: list, read, preview PNG without a 
   const { h, sim } = world;
   const c = await h.customer("Template portal");
   await seedDemoAds(h.adsDeps, h.deps.providers.graphSimulator, c.id);
-  const list = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
-  const byName = new Map<string, { id: string; type: string; preview_urls: Record<string, string> }>(list.json.data.map((t: { name: string }) => [t.name, t]));
+  const list = await h.call<Ads["listAdTemplates"]>("GET", "/ads/v1/templates", { key: c.adsReporting });
+  const byName = new Map(list.json.data.map((t) => [t.name, t]));
   const sale = byName.get("Sale banner");
   const video = byName.get("Video promo");
   expect(sale?.type, describeResponse(list)).toBe("image");
   expect(video?.type).toBe("video");
 
-  const detail = await h.call("GET", `/ads/v1/templates/${sale?.id}`, { key: c.adsReporting });
+  const detail = await h.call<Ads["getAdTemplate"]>("GET", `/ads/v1/templates/${sale?.id}`, { key: c.adsReporting });
   expect(
     detail.json.data.params.map((p: { name: string }) => p.name),
     describeResponse(detail),
@@ -147,12 +150,12 @@ test("templates portal flow on the Demo seed: list, read, preview PNG without a 
   expect(png.status, describeResponse(png)).toBe(302);
   expect((await h.root.request(new URL(png.headers.get("location") ?? "").pathname)).headers.get("content-type")).toBe("image/jpeg");
 
-  const rendered = await h.call("POST", "/ads/v1/templates/render", {
+  const rendered = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
     key: c.adsFull,
     body: { template: sale?.id, params: { headline: "Our [[best]] price", price: "€ 29", brand_color: "#b91c1c" } },
   });
   expect(rendered.status, describeResponse(rendered)).toBe(200);
-  const adSet = await h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "demo", daily_budget_cents: 2500 } });
+  const adSet = await h.call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "demo", daily_budget_cents: 2500 } });
   const ad = await h.call("POST", "/ads/v1/ads", {
     key: c.adsFull,
     body: { ad_set_id: adSet.json.data.id, creative_id: rendered.json.data.id, link: "https://shop.example.com/best" },
@@ -160,13 +163,16 @@ test("templates portal flow on the Demo seed: list, read, preview PNG without a 
   expect(ad.status, describeResponse(ad)).toBe(201);
 
   // The video promo's stored preview values name the Demo's sample background in our own store.
-  const values = await h.call("GET", `/ads/v1/templates/${video?.id}/preview`, { key: c.adsReporting });
+  const values = await h.call<Ads["getAdTemplatePreview"]>("GET", `/ads/v1/templates/${video?.id}/preview`, { key: c.adsReporting });
   expect(values.json.data.params.background_video, describeResponse(values)).toMatch(/\/files\/creatives\/[0-9a-f]{64}\.mp4$/);
-  const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: video?.id, params: values.json.data.params } });
+  const started = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
+    key: c.adsFull,
+    body: { template: video?.id, params: values.json.data.params },
+  });
   expect(started.status, describeResponse(started)).toBe(202);
   // A portal polls; here the in-process queue says when the job is done.
   await h.deps.queue.idle();
-  const ready = await h.call("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
+  const ready = await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
   expect(ready.json.data, describeResponse(ready)).toMatchObject({
     status: "READY",
     video_id: expect.any(String),

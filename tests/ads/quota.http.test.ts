@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PUBLISH_RESERVATION_TTL_MS } from "../../lib/ads/quota";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope, type StateDetails, type CallResult } from "../helpers/harness";
 import { createAd, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -29,8 +29,8 @@ async function oneSlotLeft(name: string) {
 }
 
 /** The creative is final after the first ad, so each publish is exactly one platform call (`POST …/ads`). */
-function publish(own: OnboardedCustomer, first: { ad_set_id: string; creative_id: string }) {
-  return world.h.call("POST", "/ads/v1/ads", { key: own.adsFull, body: { ad_set_id: first.ad_set_id, creative_id: first.creative_id } });
+function publish<T = Ads["createAd"]>(own: OnboardedCustomer, first: { ad_set_id: string; creative_id: string }) {
+  return world.h.call<T>("POST", "/ads/v1/ads", { key: own.adsFull, body: { ad_set_id: first.ad_set_id, creative_id: first.creative_id } });
 }
 
 async function heldSlots(customerId: string): Promise<number> {
@@ -39,7 +39,7 @@ async function heldSlots(customerId: string): Promise<number> {
 }
 
 async function adCount(own: OnboardedCustomer): Promise<number> {
-  const r = await world.h.call("GET", "/ads/v1/ads?limit=100", { key: own.adsReporting });
+  const r = await world.h.call<Ads["listAds"]>("GET", "/ads/v1/ads?limit=100", { key: own.adsReporting });
   expect(r.status, describeResponse(r)).toBe(200);
   return (r.json.data as unknown[]).length;
 }
@@ -50,9 +50,9 @@ describe("quota: the last included ad", () => {
     world.sim.clearRequests();
     // Slow platform answers keep every request in flight together, the window a read-then-write check loses.
     world.sim.setLatency(25);
-    let answers: Awaited<ReturnType<typeof publish>>[];
+    let answers: CallResult<ErrorEnvelope>[];
     try {
-      answers = await Promise.all(Array.from({ length: 6 }, () => publish(own, first)));
+      answers = await Promise.all(Array.from({ length: 6 }, () => publish<ErrorEnvelope>(own, first)));
     } finally {
       world.sim.setLatency(0);
     }
@@ -114,7 +114,7 @@ describe("quota: the last included ad", () => {
 
     const next = await publish(own, first);
     expect(next.status, describeResponse(next)).toBe(201);
-    const over = await publish(own, first);
+    const over = await publish<ErrorEnvelope<StateDetails>>(own, first);
     expect(over.status, describeResponse(over)).toBe(402);
     expect(over.json.error.details.published_this_month).toBe(STARTER_INCLUDED);
   });
@@ -136,7 +136,7 @@ describe("quota: the last included ad", () => {
     await world.h.db.execute(
       sql`insert into ads_publish_reservations (customer_id, created_at, expires_at) values (${own.id}, ${now.toISOString()}, ${new Date(now.getTime() + PUBLISH_RESERVATION_TTL_MS).toISOString()})`,
     );
-    const blocked = await publish(own, first);
+    const blocked = await publish<ErrorEnvelope<StateDetails>>(own, first);
     expect(blocked.status, describeResponse(blocked)).toBe(402);
     expect(blocked.json.error.details.published_this_month).toBe(STARTER_INCLUDED);
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type ErrorEnvelope, type Ads, type OpenApiDocument } from "../helpers/harness";
 import { createAdSet, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 let world: AdsWorld;
@@ -25,12 +25,18 @@ const GROUP_PATHS = [
 
 describe("/v1/platform/{group} alias", () => {
   test("serves the same operations as /v1/{group}", async () => {
-    const created = await world.h.call("POST", "/ads/v1/platform/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 1500 } });
+    const created = await world.h.call<Ads["createAdSet"]>("POST", "/ads/v1/platform/adsets", {
+      key: c.adsFull,
+      body: { target: "main", daily_budget_cents: 1500 },
+    });
     expect(created.status, describeResponse(created)).toBe(201);
-    const canonical = await world.h.call("GET", "/ads/v1/adsets", { key: c.adsFull });
-    const alias = await world.h.call("GET", "/ads/v1/platform/adsets", { key: c.adsFull });
+    const canonical = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/adsets", { key: c.adsFull });
+    const alias = await world.h.call<Ads["listAdSets"]>("GET", "/ads/v1/platform/adsets", { key: c.adsFull });
     expect(alias.json.data, describeResponse(alias)).toEqual(canonical.json.data);
-    const patched = await world.h.call("PATCH", `/ads/v1/platform/adsets/${created.json.data.id}`, { key: c.adsFull, body: { status: "PAUSED" } });
+    const patched = await world.h.call<Ads["updateAdSet"]>("PATCH", `/ads/v1/platform/adsets/${created.json.data.id}`, {
+      key: c.adsFull,
+      body: { status: "PAUSED" },
+    });
     expect(patched.json.data.status, describeResponse(patched)).toBe("PAUSED");
     for (const path of ["/ads/v1/platform/media/images", "/ads/v1/platform/media/videos", "/ads/v1/platform/creatives", "/ads/v1/platform/ads"]) {
       const r = await world.h.call("GET", path, { key: c.adsReporting });
@@ -41,7 +47,10 @@ describe("/v1/platform/{group} alias", () => {
   });
 
   test("applies the same rules (locked fields, scopes) and answers 405 with Allow", async () => {
-    const locked = await world.h.call("POST", "/ads/v1/platform/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 1500, name: "x" } });
+    const locked = await world.h.call<ErrorEnvelope>("POST", "/ads/v1/platform/adsets", {
+      key: c.adsFull,
+      body: { target: "main", daily_budget_cents: 1500, name: "x" },
+    });
     expect(locked.json.error?.details, describeResponse(locked)).toEqual({ locked_fields: ["name"] });
     expect((await world.h.call("POST", "/ads/v1/platform/adsets", { key: c.adsReporting, body: { target: "main", daily_budget_cents: 1500 } })).status).toBe(
       403,
@@ -57,7 +66,7 @@ describe("/v1/platform/{group} alias", () => {
 
 describe("OpenAPI document", () => {
   test("documents every group once under /v1/{group} and states the alias", async () => {
-    const doc = await world.h.call("GET", "/ads/v1/openapi.json");
+    const doc = await world.h.call<OpenApiDocument>("GET", "/ads/v1/openapi.json");
     const paths = Object.keys(doc.json.paths as Record<string, unknown>);
     for (const path of GROUP_PATHS) expect(paths, path).toContain(path);
     expect(paths.filter((path) => path.startsWith("/v1/platform/"))).toEqual([]);
@@ -68,7 +77,7 @@ describe("OpenAPI document", () => {
   });
 
   test("the admin document has the onboarding, target and naming operations", async () => {
-    const doc = await world.h.call("GET", "/admin/v1/openapi.json");
+    const doc = await world.h.call<OpenApiDocument>("GET", "/admin/v1/openapi.json");
     const paths = Object.keys(doc.json.paths as Record<string, unknown>);
     expect(paths).toEqual(
       expect.arrayContaining([

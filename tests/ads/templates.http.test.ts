@@ -10,7 +10,7 @@ import { QUOTE_CARD, SALE_BANNER, VIDEO_PROMO } from "../../lib/ads/templates/de
 import { resumeVideoRenders, VIDEO_RENDER_TOPIC } from "../../lib/ads/templates/video-render";
 import { findCronJob } from "../../lib/cron";
 import { adsVideoRenders } from "../../lib/db/schema";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Ads, type ErrorEnvelope, type Admin, type FieldIssue, type ErrorDetail } from "../helpers/harness";
 import { createAdSet, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -39,10 +39,10 @@ beforeAll(async () => {
   c = await onboardedCustomer(world, "Templates Co");
   other = await onboardedCustomer(world, "Other Co");
   const { h } = world;
-  const sale = await h.admin("POST", "/v1/ads/templates", { ...body(SALE_BANNER), name: `Sale ${crypto.randomUUID()}` });
+  const sale = await h.admin<Admin["createLibraryAdTemplate"]>("POST", "/v1/ads/templates", { ...body(SALE_BANNER), name: `Sale ${crypto.randomUUID()}` });
   expect(sale.status, describeResponse(sale)).toBe(201);
   saleId = sale.json.data.id;
-  const quote = await h.admin("POST", "/v1/ads/templates", { ...body(QUOTE_CARD), name: `Quote ${crypto.randomUUID()}` });
+  const quote = await h.admin<Admin["createLibraryAdTemplate"]>("POST", "/v1/ads/templates", { ...body(QUOTE_CARD), name: `Quote ${crypto.randomUUID()}` });
   quoteId = quote.json.data.id;
   for (const id of [saleId, quoteId]) expect((await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${id}`)).status).toBe(200);
   expect((await h.admin("PUT", `/v1/customers/${other.id}/ads/templates/${quoteId}`)).status).toBe(200);
@@ -58,13 +58,13 @@ async function follow(location: string) {
 describe("operator", () => {
   test("layouts are checked on save with paths; a partial update gets a new revision", async () => {
     const { h } = world;
-    const broken = await h.admin("POST", "/v1/ads/templates", {
+    const broken = await h.admin<ErrorEnvelope>("POST", "/v1/ads/templates", {
       ...body(SALE_BANNER),
       layouts: { ...SALE_BANNER.layouts, "4:5": { type: "box", children: [{ type: "text", param: "nope" }] } },
     });
     expect(broken.status, describeResponse(broken)).toBe(422);
     expect(broken.json.error.details).toEqual([{ path: "layouts.4:5.children.0.param", message: "Unknown parameter nope." }]);
-    const unknownStyle = await h.admin("POST", "/v1/ads/templates", {
+    const unknownStyle = await h.admin<ErrorEnvelope<ErrorDetail[]>>("POST", "/v1/ads/templates", {
       ...body(SALE_BANNER),
       layouts: { ...SALE_BANNER.layouts, "1:1": { type: "box", style: { filter: "blur(2px)" } } },
     });
@@ -72,7 +72,7 @@ describe("operator", () => {
     expect(unknownStyle.json.error.details[0].path).toBe("layouts.1:1.style");
     const missingRatio = await h.admin("POST", "/v1/ads/templates", { ...body(SALE_BANNER), layouts: { "1:1": SALE_BANNER.layouts["1:1"] } });
     expect(missingRatio.status, describeResponse(missingRatio)).toBe(400);
-    const renamed = await h.admin("PATCH", `/v1/ads/templates/${quoteId}`, { description: "Quotes." });
+    const renamed = await h.admin<Admin["updateLibraryAdTemplate"]>("PATCH", `/v1/ads/templates/${quoteId}`, { description: "Quotes." });
     expect(renamed.json.data, describeResponse(renamed)).toMatchObject({ description: "Quotes.", revision: 2, status: "active" });
     expect((await h.admin("GET", `/v1/ads/templates/${crypto.randomUUID()}`)).status).toBe(404);
   });
@@ -81,7 +81,7 @@ describe("operator", () => {
 describe("customer", () => {
   test("lists only active assigned templates with preview URLs; another account's or an inactive template is 404", async () => {
     const { h } = world;
-    const list = await h.call("GET", "/ads/v1/templates", { key: c.adsReporting });
+    const list = await h.call<Ads["listAdTemplates"]>("GET", "/ads/v1/templates", { key: c.adsReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data.map((t: { id: string }) => t.id).sort()).toEqual([saleId, quoteId].sort());
     const sale = list.json.data.find((t: { id: string }) => t.id === saleId);
@@ -90,7 +90,8 @@ describe("customer", () => {
       has_params: true,
       preview_urls: { "1:1": expect.stringContaining(`/ads/v1/templates/${saleId}/preview.png?c=${c.id}&k=`) },
     });
-    const detail = await h.call("GET", `/ads/v1/platform/templates/${saleId}`, { key: c.adsReporting });
+    if (!sale) throw new Error(describeResponse(list));
+    const detail = await h.call<Ads["getAdTemplate"]>("GET", `/ads/v1/platform/templates/${saleId}`, { key: c.adsReporting });
     expect(
       detail.json.data.params.find((p: { name: string }) => p.name === "headline"),
       describeResponse(detail),
@@ -106,14 +107,16 @@ describe("customer", () => {
       supports_highlight: true,
     });
     expect((await h.call("GET", `/ads/v1/templates/${saleId}`, { key: other.adsReporting })).status).toBe(404);
-    expect((await h.call("GET", "/ads/v1/templates", { key: other.adsReporting })).json.data.map((t: { id: string }) => t.id)).toEqual([quoteId]);
-    const preview = await h.call("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting });
+    expect((await h.call<Ads["listAdTemplates"]>("GET", "/ads/v1/templates", { key: other.adsReporting })).json.data.map((t: { id: string }) => t.id)).toEqual([
+      quoteId,
+    ]);
+    const preview = await h.call<Ads["getAdTemplatePreview"]>("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting });
     expect(preview.json.data, describeResponse(preview)).toEqual({ template: saleId, params: {}, preview_urls: sale.preview_urls });
   });
 
   test("preview.png needs no key: 302 to a permanent JPEG, the same until the values change; wrong c, k or ratio → 404", async () => {
     const { h } = world;
-    const { preview_urls: urls } = (await h.call("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting })).json.data;
+    const { preview_urls: urls } = (await h.call<Ads["getAdTemplatePreview"]>("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting })).json.data;
     const path = (url: string) => new URL(url).pathname + new URL(url).search;
     const first = await h.call("GET", path(urls["4:5"]));
     expect(first.status, describeResponse(first)).toBe(302);
@@ -133,7 +136,7 @@ describe("customer", () => {
     expect(stored.status, describeResponse(stored)).toBe(200);
     const changed = await h.call("GET", path(urls["4:5"]));
     expect(changed.headers.get("location")).not.toBe(location);
-    expect((await h.call("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting })).json.data.params).toEqual({
+    expect((await h.call<Ads["getAdTemplatePreview"]>("GET", `/ads/v1/templates/${saleId}/preview`, { key: c.adsReporting })).json.data.params).toEqual({
       headline: "Winter [[Deals]]",
       price: "€ 9",
       brand_color: "#1d4ed8",
@@ -150,7 +153,7 @@ describe("customer", () => {
       url.pathname.replace(saleId, quoteId) + url.search,
     ];
     for (const variant of variants) {
-      const r = await h.call("GET", variant);
+      const r = await h.call<ErrorEnvelope>("GET", variant);
       expect(r.status, `${variant}: ${describeResponse(r)}`).toBe(404);
       expect(r.json.error.code).toBe("not_found");
     }
@@ -158,7 +161,7 @@ describe("customer", () => {
 
   test("render with a highlight and a product image, then an ad from the rendered creative: one placement-customised creative", async () => {
     const { h, sim, images } = world;
-    const rendered = await h.call("POST", "/ads/v1/templates/render", {
+    const rendered = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       headers: { "Idempotency-Key": "render-1" },
       body: {
@@ -170,14 +173,15 @@ describe("customer", () => {
     expect(rendered.status, describeResponse(rendered)).toBe(200);
     expect(rendered.json.data).toMatchObject({ id: expect.any(String), template: saleId, type: "IMAGE" });
     const sizes: Record<string, string> = {};
-    for (const [ratio, url] of Object.entries(rendered.json.data.formats as Record<string, string>)) {
+    if (rendered.json.data.type !== "IMAGE") throw new Error(describeResponse(rendered));
+    for (const [ratio, url] of Object.entries(rendered.json.data.formats)) {
       const file = await follow(url);
       const meta = await sharp(file.bytes).metadata();
       sizes[ratio] = `${meta.width}x${meta.height}`;
     }
     expect(sizes).toEqual({ "1:1": "1080x1080", "4:5": "1080x1350", "9:16": "1080x1920" });
     const uploads = sim.state.images.size;
-    const replay = await h.call("POST", "/ads/v1/templates/render", {
+    const replay = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       headers: { "Idempotency-Key": "render-1" },
       body: {
@@ -190,7 +194,7 @@ describe("customer", () => {
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(sim.state.images.size).toBe(uploads);
 
-    const creatives = await h.call("GET", "/ads/v1/creatives", { key: c.adsReporting });
+    const creatives = await h.call<Ads["listCreatives"]>("GET", "/ads/v1/creatives", { key: c.adsReporting });
     expect(creatives.json.data.find((x: { id: string }) => x.id === rendered.json.data.id)).toMatchObject({
       name: "Autumn",
       type: "IMAGE",
@@ -199,12 +203,12 @@ describe("customer", () => {
     });
 
     const adSet = await createAdSet(world, c);
-    const ad = await h.call("POST", "/ads/v1/ads", {
+    const ad = await h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
       key: c.adsFull,
       body: { ad_set_id: adSet.id, creative_id: rendered.json.data.id, link: "https://shop.example.com/autumn", headline: "Autumn sale" },
     });
     expect(ad.status, describeResponse(ad)).toBe(201);
-    const creative = sim.state.creatives.get(ad.json.data.platform_creative_id);
+    const creative = sim.state.creatives.get(ad.json.data.platform_creative_id ?? "");
     const spec = creative?.assetFeedSpec;
     expect(spec?.optimization_type).toBe("PLACEMENT");
     expect(new Set(spec?.images?.map((i) => i.hash)).size).toBe(3);
@@ -213,7 +217,7 @@ describe("customer", () => {
 
   test("render refuses bad values with 422 naming the parameter, and templates that are not active or assigned", async () => {
     const { h, images } = world;
-    const render = (b: Record<string, unknown>) => h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: b });
+    const render = <T = Ads["renderAdTemplate"]>(b: Record<string, unknown>) => h.call<T>("POST", "/ads/v1/templates/render", { key: c.adsFull, body: b });
     const cases: [Record<string, unknown>, string][] = [
       [{ template: saleId, params: { headline: "Hi", price: "1", brand_color: "#000000" } }, "params.headline"],
       [{ template: saleId, params: { headline: "Long enough", price: "1", brand_color: "navy" } }, "params.brand_color"],
@@ -229,7 +233,7 @@ describe("customer", () => {
       [{ template: crypto.randomUUID(), params: {} }, "template"],
     ];
     for (const [b, field] of cases) {
-      const r = await render(b);
+      const r = await render<ErrorEnvelope<FieldIssue[]>>(b);
       expect(r.status, `${field}: ${describeResponse(r)}`).toBe(422);
       expect(r.json.error.details.map((d: { field: string }) => d.field)).toContain(field);
     }
@@ -262,7 +266,10 @@ describe("video templates", () => {
 
   beforeAll(async () => {
     const { h, images } = world;
-    const created = await h.admin("POST", "/v1/ads/templates", { ...body(VIDEO_PROMO), name: `Video ${crypto.randomUUID()}` });
+    const created = await h.admin<Admin["createLibraryAdTemplate"]>("POST", "/v1/ads/templates", {
+      ...body(VIDEO_PROMO),
+      name: `Video ${crypto.randomUUID()}`,
+    });
     expect(created.status, describeResponse(created)).toBe(201);
     videoId = created.json.data.id;
     expect((await h.admin("PUT", `/v1/customers/${c.id}/ads/templates/${videoId}`)).status).toBe(200);
@@ -300,7 +307,7 @@ describe("video templates", () => {
   test("202 PROCESSING, 409 for an ad while it runs, READY with three H.264 formats, then an ad with one placement-customised video creative", async () => {
     const { h, sim, images } = world;
     const release = images.hold("/bg.mp4");
-    const started = await h.call("POST", "/ads/v1/templates/render", {
+    const started = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       headers: { "Idempotency-Key": "video-1" },
       body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" },
@@ -308,7 +315,7 @@ describe("video templates", () => {
     expect(started.status, describeResponse(started)).toBe(202);
     expect(started.json.data).toEqual({ id: expect.any(String), template: videoId, type: "VIDEO", status: "PROCESSING" });
     const id = started.json.data.id as string;
-    const replay = await h.call("POST", "/ads/v1/templates/render", {
+    const replay = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       headers: { "Idempotency-Key": "video-1" },
       body: { template: videoId, params: values(images.url("/bg.mp4")), name: "Promo" },
@@ -316,7 +323,7 @@ describe("video templates", () => {
     expect(replay.status).toBe(202);
     expect(replay.json.data.id).toBe(id);
 
-    const processing = await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
+    const processing = await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
     expect(processing.json.data, describeResponse(processing)).toMatchObject({
       id,
       template: videoId,
@@ -327,7 +334,7 @@ describe("video templates", () => {
       reason: null,
     });
     const adSet = await createAdSet(world, c);
-    const early = await h.call("POST", "/ads/v1/ads", {
+    const early = await h.call<ErrorEnvelope>("POST", "/ads/v1/ads", {
       key: c.adsFull,
       body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video" },
     });
@@ -337,7 +344,7 @@ describe("video templates", () => {
 
     release();
     await h.deps.queue.idle();
-    const ready = await h.call("GET", `/ads/v1/platform/templates/render/${id}`, { key: c.adsReporting });
+    const ready = await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/platform/templates/render/${id}`, { key: c.adsReporting });
     expect(ready.json.data, describeResponse(ready)).toMatchObject({ status: "READY", reason: null, platform_creative_id: null });
     const { formats } = ready.json.data as { formats: Record<string, { video_id: string; output_url: string }> };
     expect(ready.json.data.video_id).toBe(formats["1:1"]?.video_id);
@@ -355,12 +362,12 @@ describe("video templates", () => {
 
     // The platform processes the three videos before an ad may use them.
     sim.advance(10_000);
-    const ad = await h.call("POST", "/ads/v1/ads", {
+    const ad = await h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
       key: c.adsFull,
       body: { ad_set_id: adSet.id, creative_id: id, link: "https://shop.example.com/video", headline: "Promo" },
     });
     expect(ad.status, describeResponse(ad)).toBe(201);
-    const spec = sim.state.creatives.get(ad.json.data.platform_creative_id)?.assetFeedSpec;
+    const spec = sim.state.creatives.get(ad.json.data.platform_creative_id ?? "")?.assetFeedSpec;
     expect(spec?.optimization_type).toBe("PLACEMENT");
     expect(spec?.videos?.map((v) => v.video_id).sort()).toEqual(
       Object.values(formats)
@@ -368,26 +375,26 @@ describe("video templates", () => {
         .sort(),
     );
     expect(spec?.asset_customization_rules?.length).toBeGreaterThan(1);
-    const after = await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
+    const after = await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting });
     expect(after.json.data.platform_creative_id).toBe(ad.json.data.platform_creative_id);
   }, 120_000);
 
   test("a background that is not a video ends FAILED with a reason naming the parameter; an ad from it is 422", async () => {
     const { h, images } = world;
-    const started = await h.call("POST", "/ads/v1/templates/render", {
+    const started = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       body: { template: videoId, params: values(images.url("/not-an-image.jpg")) },
     });
     expect(started.status, describeResponse(started)).toBe(202);
     await h.deps.queue.idle();
-    const failed = await h.call("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
+    const failed = await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/templates/render/${started.json.data.id}`, { key: c.adsReporting });
     expect(failed.json.data, describeResponse(failed)).toMatchObject({
       status: "FAILED",
       reason: expect.stringContaining("params.background_video"),
       formats: null,
     });
     const adSet = await createAdSet(world, c);
-    const ad = await h.call("POST", "/ads/v1/ads", {
+    const ad = await h.call<ErrorEnvelope<FieldIssue[]>>("POST", "/ads/v1/ads", {
       key: c.adsFull,
       body: { ad_set_id: adSet.id, creative_id: started.json.data.id, link: "https://shop.example.com/video" },
     });
@@ -395,7 +402,7 @@ describe("video templates", () => {
     expect(ad.json.error.details[0]).toMatchObject({ field: "creative_id" });
 
     // Values are checked before anything is queued: a missing background or a bad colour is a 422 now.
-    const missing = await h.call("POST", "/ads/v1/templates/render", {
+    const missing = await h.call<ErrorEnvelope<FieldIssue[]>>("POST", "/ads/v1/templates/render", {
       key: c.adsFull,
       body: { template: videoId, params: { headline: "Big news", brand_color: "#000000" } },
     });
@@ -407,7 +414,10 @@ describe("video templates", () => {
     const { h, sim, images } = world;
     images.files.set("/bg-2.mp4", images.files.get("/bg.mp4") ?? Buffer.alloc(0));
     const release = images.hold("/bg-2.mp4");
-    const started = await h.call("POST", "/ads/v1/templates/render", { key: c.adsFull, body: { template: videoId, params: values(images.url("/bg-2.mp4")) } });
+    const started = await h.call<Ads["renderAdTemplate"]>("POST", "/ads/v1/templates/render", {
+      key: c.adsFull,
+      body: { template: videoId, params: values(images.url("/bg-2.mp4")) },
+    });
     expect(started.status, describeResponse(started)).toBe(202);
     const id = started.json.data.id as string;
     const videosBefore = sim.state.videos.size;
@@ -417,7 +427,7 @@ describe("video templates", () => {
     expect(await sweep?.run(h.cronDeps)).toEqual({ republished: 0 });
     release();
     await h.deps.queue.idle();
-    expect((await h.call("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
+    expect((await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/templates/render/${id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
     expect(sim.state.videos.size - videosBefore).toBe(3);
 
     // A render stored without its queue message (a crash between the two): the sweep publishes it after 2 minutes.
@@ -436,12 +446,13 @@ describe("video templates", () => {
     h.clock.advance(3 * 60_000);
     expect(await sweep?.run(h.cronDeps)).toEqual({ republished: 1 });
     await h.deps.queue.idle();
-    expect((await h.call("GET", `/ads/v1/templates/render/${lost.id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
+    expect((await h.call<Ads["getVideoRender"]>("GET", `/ads/v1/templates/render/${lost.id}`, { key: c.adsReporting })).json.data.status).toBe("READY");
   }, 120_000);
 
   test("the public preview of a video template needs no background: the overlay on a dark backdrop", async () => {
     const { h } = world;
-    const { preview_urls: urls } = (await h.call("GET", `/ads/v1/templates/${videoId}/preview`, { key: c.adsReporting })).json.data;
+    const { preview_urls: urls } = (await h.call<Ads["getAdTemplatePreview"]>("GET", `/ads/v1/templates/${videoId}/preview`, { key: c.adsReporting })).json
+      .data;
     const url = new URL(urls["9:16"]);
     const r = await h.call("GET", url.pathname + url.search);
     expect(r.status, describeResponse(r)).toBe(302);

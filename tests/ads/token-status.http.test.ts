@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Admin, type ErrorEnvelope, type ErrorDetail } from "../helpers/harness";
 import { TARGET_CONFIG, createAd, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /**
@@ -16,7 +16,7 @@ afterAll(async () => world.close());
 const account = (c: { id: string }) => `/v1/customers/${c.id}/ads/account`;
 
 async function onboarding(c: { id: string }) {
-  const r = await world.h.admin("GET", account(c));
+  const r = await world.h.admin<Admin["getCustomerAdAccount"]>("GET", account(c));
   expect(r.status, describeResponse(r)).toBe(200);
   return r;
 }
@@ -61,17 +61,17 @@ describe("a token that expires after onboarding", () => {
 
     world.sim.clearRequests();
     const blocked = [
-      await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 2500 } }),
-      await world.h.call("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: ad.ad_set_id, creative_id: ad.creative_id } }),
-      await world.h.call("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url("/square.jpg") } }),
-      await world.h.call("GET", `/ads/v1/status/${ad.id}`, { key: c.adsFull }),
-      await world.h.call("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "ACTIVE" } }),
+      await world.h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 2500 } }),
+      await world.h.call<ErrorEnvelope>("POST", "/ads/v1/ads", { key: c.adsFull, body: { ad_set_id: ad.ad_set_id, creative_id: ad.creative_id } }),
+      await world.h.call<ErrorEnvelope>("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url("/square.jpg") } }),
+      await world.h.call<ErrorEnvelope>("GET", `/ads/v1/status/${ad.id}`, { key: c.adsFull }),
+      await world.h.call<ErrorEnvelope>("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "ACTIVE" } }),
     ];
     for (const r of blocked) {
       expect(r.status, describeResponse(r)).toBe(422);
       expect(r.json.error.details, describeResponse(r)).toEqual({ missing: ["access_token"] });
     }
-    const target = await world.h.admin("POST", `/v1/customers/${c.id}/ads/targets`, {
+    const target = await world.h.admin<ErrorEnvelope>("POST", `/v1/customers/${c.id}/ads/targets`, {
       key: "later",
       platform_campaign_id: world.sim.addCampaign(c.adAccountId),
       config: TARGET_CONFIG,
@@ -80,7 +80,7 @@ describe("a token that expires after onboarding", () => {
     expect(target.json.error.details).toEqual({ missing: ["access_token"] });
     expect(world.sim.requests(), "the refused token is not sent again").toEqual([]);
 
-    const replaced = await world.h.admin("PATCH", account(c), { access_token: issueToken(c, "1") });
+    const replaced = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", account(c), { access_token: issueToken(c, "1") });
     expect(replaced.status, describeResponse(replaced)).toBe(200);
     expect(replaced.json.data).toMatchObject({
       token_status: "verified",
@@ -98,7 +98,7 @@ describe("a token that expires after onboarding", () => {
     const c = await onboardedCustomer(world, "Token resent");
     world.sim.expireToken(c.accessToken);
     expect((await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting })).status).toBe(500);
-    const resent = await world.h.admin("PATCH", account(c), { access_token: c.accessToken });
+    const resent = await world.h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", account(c), { access_token: c.accessToken });
     expect(resent.status, describeResponse(resent)).toBe(422);
     expect(resent.json.error.details[0].path).toBe("access_token");
     expect((await onboarding(c)).json.data.token_status).toBe("invalid");
@@ -110,19 +110,21 @@ describe("a token that expires after onboarding", () => {
     const refusedAt = world.h.clock.now().toISOString();
     expect((await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting })).status).toBe(500);
     world.h.clock.advance(60_000);
-    const renamed = await world.h.admin("PATCH", account(c), { legal_name: "Renamed GmbH" });
+    const renamed = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", account(c), { legal_name: "Renamed GmbH" });
     expect(renamed.json.data, describeResponse(renamed)).toMatchObject({ token_status: "invalid", token_error_subcode: 460, token_invalid_at: refusedAt });
   });
 
   test("a refusal found while the operator verifies a target's campaign is recorded too", async () => {
     const c = await onboardedCustomer(world, "Token on target");
     world.sim.expireToken(c.accessToken);
-    const r = await world.h.admin("PATCH", `/v1/customers/${c.id}/ads/targets/main`, { status: "PAUSED" });
+    const r = await world.h.admin<ErrorEnvelope>("PATCH", `/v1/customers/${c.id}/ads/targets/main`, { status: "PAUSED" });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.details).toEqual({ missing: ["access_token"] });
     expect(r.text).not.toContain(c.accessToken);
     expect((await onboarding(c)).json.data).toMatchObject({ token_status: "invalid", token_error_code: 190, token_error_subcode: 463 });
-    expect((await world.h.admin("GET", `/v1/customers/${c.id}/ads/targets/main`)).json.data.status, "nothing was stored").toBe("ACTIVE");
+    expect((await world.h.admin<Admin["getCustomerAdTarget"]>("GET", `/v1/customers/${c.id}/ads/targets/main`)).json.data.status, "nothing was stored").toBe(
+      "ACTIVE",
+    );
   });
 
   test("the token never appears in a log line of this suite", () => {

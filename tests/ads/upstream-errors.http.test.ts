@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type ErrorEnvelope } from "../helpers/harness";
 import { createAdSet, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
 /** How the platform's failures reach the customer: through `describePlatformError`, never raw. */
@@ -16,7 +16,7 @@ const createBody = { target: "main", daily_budget_cents: 2500 };
 test("a rate limit the platform says lasts minutes is a 429 with Retry-After, not waited out; the account then waits without calling", async () => {
   const limited = await onboardedCustomer(world, "Rate limited");
   world.sim.failNext({ code: 80004, estimatedTimeToRegainAccess: 5, match: { method: "POST", path: "/adsets" } });
-  const r = await world.h.call("POST", "/ads/v1/adsets", { key: limited.adsFull, body: createBody });
+  const r = await world.h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: limited.adsFull, body: createBody });
   expect(r.status, describeResponse(r)).toBe(429);
   expect(r.json.error.code).toBe("rate_limited");
   expect(r.headers.get("retry-after")).toBe("300");
@@ -38,7 +38,7 @@ test("a short rate limit is retried with backoff and the request succeeds", asyn
 
 test("an outage that outlasts the retries is a 5xx with Retry-After", async () => {
   world.sim.failNext({ code: 2, count: 3, match: { method: "GET" } });
-  const before = await world.h.call("GET", "/ads/v1/media/images", { key: c.adsFull });
+  const before = await world.h.call<ErrorEnvelope>("GET", "/ads/v1/media/images", { key: c.adsFull });
   expect(before.status, describeResponse(before)).toBe(500);
   expect(before.json.error.code).toBe("internal_error");
   expect(before.headers.get("retry-after")).toBe("30");
@@ -46,7 +46,7 @@ test("an outage that outlasts the retries is a 5xx with Retry-After", async () =
 
 test("a platform validation error names our field", async () => {
   const adSet = await createAdSet(world, c);
-  const r = await world.h.call("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: { daily_budget_cents: 10 } });
+  const r = await world.h.call<ErrorEnvelope>("PATCH", `/ads/v1/adsets/${adSet.id}`, { key: c.adsFull, body: { daily_budget_cents: 10 } });
   expect(r.status, describeResponse(r)).toBe(422);
   expect(r.json.error.details).toEqual([{ field: "daily_budget_cents", issue: expect.stringContaining("minimum") }]);
 });
@@ -55,7 +55,7 @@ test("an expired token is a 5xx for the customer and an operator log line withou
   const own = await onboardedCustomer(world, "Expired token");
   world.sim.expireToken(own.accessToken);
   const lines = world.h.logLines.length;
-  const r = await world.h.call("POST", "/ads/v1/adsets", { key: own.adsFull, body: createBody });
+  const r = await world.h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: own.adsFull, body: createBody });
   expect(r.status, describeResponse(r)).toBe(500);
   expect(r.json.error.code).toBe("internal_error");
   expect(r.text).not.toContain(own.accessToken);

@@ -8,7 +8,8 @@ import { createLocalQueue } from "../../lib/adapters/queue";
 import { createRootApp } from "../../lib/runtime";
 import { ManualClock } from "../../lib/core/clock";
 import { adsStatusChanges, adsWebhookDeliveries } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import type { AdsWebhookEvent } from "../../lib/client";
+import { createHarness, describeResponse, type Harness, type Ads, type ErrorEnvelope, type FieldIssue, type CronRun, type Envelope } from "../helpers/harness";
 import { startHttpsReceiver, verifyStripeStyle, type ReceivedRequest } from "../helpers/https-receiver";
 import { startImageServer, type ImageServer } from "./support/image-server";
 import { createAd, graphControls, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
@@ -19,7 +20,7 @@ import { createAd, graphControls, onboardedCustomer, type AdsWorld, type Onboard
  * loopback (self-signed certificate, trusted through the test-only OUTBOUND_TRUSTED_CA) that verifies
  * every delivery as a third party following the documented scheme would.
  */
-type Delivery = ReceivedRequest & { verified: boolean; timestamp: number; json: Record<string, any> };
+type Delivery = ReceivedRequest & { verified: boolean; timestamp: number; json: AdsWebhookEvent };
 
 const CRON_SECRET = "cron-secret-for-ads-webhook-tests-0123";
 const REVIEW_MS = 30_000;
@@ -42,7 +43,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver("portal.test", (request) => {
     const signature = String(request.headers["x-service-signature"] ?? "");
     const { verified, timestamp } = verifyStripeStyle(secrets.get(request.path) ?? "", request.body, signature, clock.now().getTime() / 1000);
-    deliveries.push({ ...request, verified, timestamp, json: JSON.parse(request.body) as Record<string, any> });
+    deliveries.push({ ...request, verified, timestamp, json: JSON.parse(request.body) as AdsWebhookEvent });
     return { status: answers.get(request.path) ?? 200 };
   });
   // Two test certificates, one PEM text: the image server's and the receiver's.
@@ -70,14 +71,14 @@ async function customerWithHook(name: string): Promise<OnboardedCustomer & { hoo
   const c = await onboardedCustomer(world, name);
   await h.admin("PATCH", `/v1/customers/${c.id}`, { ads: { stage: "scale" } });
   const path = `/hooks/${c.id}`;
-  const r = await h.call("POST", "/ads/v1/webhooks", { key: c.adsFull, body: { url: `${receiver.origin}${path}` } });
+  const r = await h.call<Ads["createAdsWebhook"]>("POST", "/ads/v1/webhooks", { key: c.adsFull, body: { url: `${receiver.origin}${path}` } });
   expect(r.status, describeResponse(r)).toBe(201);
   secrets.set(path, r.json.data.signing_secret);
   return { ...c, hook: r.json.data, path };
 }
 
 const cron = async (name: string) => {
-  const r = await h.call("GET", `/api/cron/${name}`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+  const r = await h.call<CronRun>("GET", `/api/cron/${name}`, { headers: { authorization: `Bearer ${CRON_SECRET}` } });
   expect(r.status, describeResponse(r)).toBe(200);
   return r.json.data.result as Record<string, number>;
 };
@@ -105,12 +106,15 @@ const changesOf = (adId: string) => h.db.select().from(adsStatusChanges).where(e
 describe("registration", () => {
   test("POST answers the signing secret once (events default to ad.status_changed); GET lists health without it; DELETE removes; another account's id is 404", async () => {
     const c = await onboardedCustomer(world, "Registration");
-    const created = await h.call("POST", "/ads/v1/webhooks", { key: c.adsFull, body: { url: "https://portal.example.com/hooks/ads" } });
+    const created = await h.call<Ads["createAdsWebhook"]>("POST", "/ads/v1/webhooks", {
+      key: c.adsFull,
+      body: { url: "https://portal.example.com/hooks/ads" },
+    });
     expect(created.status, describeResponse(created)).toBe(201);
     expect(created.json.data).toMatchObject({ url: "https://portal.example.com/hooks/ads", events: ["ad.status_changed"], active: true, status: "active" });
     expect(created.json.data.signing_secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
 
-    const list = await h.call("GET", "/ads/v1/webhooks", { key: c.adsReporting });
+    const list = await h.call<Ads["listAdsWebhooks"]>("GET", "/ads/v1/webhooks", { key: c.adsReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data).toEqual([
       {
@@ -129,28 +133,28 @@ describe("registration", () => {
     expect(list.text).not.toContain(created.json.data.signing_secret);
 
     const other = await onboardedCustomer(world, "Other");
-    expect((await h.call("GET", "/ads/v1/webhooks", { key: other.adsReporting })).json.data).toEqual([]);
+    expect((await h.call<Ads["listAdsWebhooks"]>("GET", "/ads/v1/webhooks", { key: other.adsReporting })).json.data).toEqual([]);
     expect((await h.call("DELETE", `/ads/v1/webhooks/${created.json.data.id}`, { key: other.adsFull })).status).toBe(404);
-    const deleted = await h.call("DELETE", `/ads/v1/webhooks/${created.json.data.id}`, { key: c.adsFull });
+    const deleted = await h.call<Ads["deleteAdsWebhook"]>("DELETE", `/ads/v1/webhooks/${created.json.data.id}`, { key: c.adsFull });
     expect(deleted.status, describeResponse(deleted)).toBe(200);
     expect(deleted.json.data).toEqual({ id: created.json.data.id, deleted: true });
-    expect((await h.call("GET", "/ads/v1/webhooks", { key: c.adsReporting })).json.data).toEqual([]);
+    expect((await h.call<Ads["listAdsWebhooks"]>("GET", "/ads/v1/webhooks", { key: c.adsReporting })).json.data).toEqual([]);
   });
 
   test("http and private URLs are 422 on url, unknown events 422, a missing url 400, reporting keys may not write (403), no key 401", async () => {
     const c = await onboardedCustomer(world, "Validation");
-    const post = (body: unknown, key: string | null = c.adsFull) => h.call("POST", "/ads/v1/webhooks", { key, body });
+    const post = <T = Ads["createAdsWebhook"]>(body: unknown, key: string | null = c.adsFull) => h.call<T>("POST", "/ads/v1/webhooks", { key, body });
     for (const url of [
       "http://portal.example.com/hook",
       "https://user:pw@portal.example.com/hook",
       "https://10.0.0.8/hook",
       "https://169.254.169.254/latest",
     ]) {
-      const r = await post({ url });
+      const r = await post<ErrorEnvelope>({ url });
       expect(r.status, `${url}: ${describeResponse(r)}`).toBe(422);
       expect(r.json.error.details).toEqual([{ field: "url", issue: expect.any(String) }]);
     }
-    const unknown = await post({ url: "https://portal.example.com/hook", events: ["ad.created"] });
+    const unknown = await post<ErrorEnvelope<FieldIssue[]>>({ url: "https://portal.example.com/hook", events: ["ad.created"] });
     expect(unknown.status, describeResponse(unknown)).toBe(422);
     expect(unknown.json.error.details[0].field).toMatch(/^events/);
     expect((await post({ events: ["ad.status_changed"] })).status).toBe(400);
@@ -178,7 +182,7 @@ describe("detection and delivery", () => {
     await settled();
     // Seen again by the next poll and by a live read: nothing new to report.
     await poll();
-    const live = await h.call("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
+    const live = await h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
     expect(live.json.data, describeResponse(live)).toMatchObject({ effective_status: "ACTIVE", disapproval_reason: null });
     await settled();
 
@@ -194,10 +198,10 @@ describe("detection and delivery", () => {
       created: Math.floor(clock.now().getTime() / 1000) - 60,
       data: { ad_id: ad.id, effective_status: "ACTIVE", reason: null, previous_status: "PENDING_REVIEW" },
     });
-    const listed = await h.call("GET", "/ads/v1/ads", { key: c.adsReporting });
+    const listed = await h.call<Ads["listAds"]>("GET", "/ads/v1/ads", { key: c.adsReporting });
     expect(listed.json.data.find((x: { id: string }) => x.id === ad.id)).toMatchObject({ effective_status: "ACTIVE" });
     expect(await changesOf(ad.id)).toEqual([expect.objectContaining({ previousStatus: "PENDING_REVIEW", effectiveStatus: "ACTIVE", source: "poll" })]);
-    const hooks = await h.call("GET", "/ads/v1/webhooks", { key: c.adsReporting });
+    const hooks = await h.call<Ads["listAdsWebhooks"]>("GET", "/ads/v1/webhooks", { key: c.adsReporting });
     expect(hooks.json.data[0]).toMatchObject({ last_delivery_at: expect.any(String), failure_count: 0 });
   });
 
@@ -205,7 +209,7 @@ describe("detection and delivery", () => {
     const c = await customerWithHook("Disapproved");
     const ad = await createAd(world, c, { status: "ACTIVE", message: "Miracle cure SIM_DISAPPROVE:TEXT_OVERLAY" });
     world.sim.advance(REVIEW_MS);
-    const live = await h.call("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
+    const live = await h.call<Ads["getAdStatus"]>("GET", `/ads/v1/status/${ad.id}`, { key: c.adsReporting });
     expect(live.json.data, describeResponse(live)).toMatchObject({
       effective_status: "DISAPPROVED",
       disapproval_reason: "TEXT_OVERLAY: Simulated disapproval for policy TEXT_OVERLAY.",
@@ -253,7 +257,7 @@ describe("detection and delivery", () => {
     await poll();
     await settled();
     expect(eventsAt(c.path)).toHaveLength(1);
-    const listed = await h.call("GET", "/ads/v1/ads", { key: c.adsReporting });
+    const listed = await h.call<Ads["listAds"]>("GET", "/ads/v1/ads", { key: c.adsReporting });
     expect(listed.json.data.find((x: { id: string }) => x.id === ad.id)).toMatchObject({ effective_status: "WITH_ISSUES" });
   });
 
@@ -277,11 +281,11 @@ describe("detection and delivery", () => {
       expect(r.status, describeResponse(r)).toBe(401);
     }
     expect(await changesOf(ad.id)).toEqual([]);
-    const cached = await h.call("GET", "/ads/v1/ads", { key: c.adsReporting });
+    const cached = await h.call<Ads["listAds"]>("GET", "/ads/v1/ads", { key: c.adsReporting });
     expect(cached.json.data.find((x: { id: string }) => x.id === ad.id)).toMatchObject({ effective_status: "PENDING_REVIEW" });
 
     // The same body signed with the customer's app secret is accepted and re-reads the ad (now ACTIVE).
-    const signed = await h.call("POST", "/api/platform/webhook", {
+    const signed = await h.call<Envelope<unknown>>("POST", "/api/platform/webhook", {
       rawBody: body,
       headers: { "content-type": "application/json", "x-hub-signature-256": sign(c.appSecret) },
     });
@@ -334,7 +338,7 @@ describe("detection and delivery", () => {
     expect((clock.now().getTime() - began) / 3600_000).toBeLessThanOrEqual(24);
     expect(await rowOf()).toMatchObject({ status: "failed", attempts: 8, lastStatusCode: 503 });
 
-    const list = await h.call("GET", "/ads/v1/webhooks", { key: c.adsReporting });
+    const list = await h.call<Ads["listAdsWebhooks"]>("GET", "/ads/v1/webhooks", { key: c.adsReporting });
     expect(list.json.data[0], describeResponse(list)).toMatchObject({
       id: c.hook.id,
       status: "inactive",
@@ -349,9 +353,9 @@ describe("detection and delivery", () => {
     const c = await customerWithHook("Own changes");
     const ad = await createAd(world, c, { status: "ACTIVE" });
     world.sim.advance(REVIEW_MS);
-    const paused = await h.call("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "PAUSED" } });
+    const paused = await h.call<Ads["updateAd"]>("PATCH", `/ads/v1/ads/${ad.id}`, { key: c.adsFull, body: { status: "PAUSED" } });
     expect(paused.json.data, describeResponse(paused)).toMatchObject({ status: "PAUSED", effective_status: "PAUSED" });
-    const archived = await h.call("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull });
+    const archived = await h.call<Ads["archiveAd"]>("DELETE", `/ads/v1/ads/${ad.id}`, { key: c.adsFull });
     expect(archived.json.data, describeResponse(archived)).toMatchObject({ status: "ARCHIVED", effective_status: "ARCHIVED" });
     await poll();
     await settled();
@@ -374,7 +378,10 @@ describe("detection and delivery", () => {
     const bigIds = new Set([first.platform_ad_id]);
     for (let i = 0; i < 54; i++) {
       // The creative is final after the first ad: reused as it is.
-      const r = await h.call("POST", "/ads/v1/ads", { key: big.adsFull, body: { ad_set_id: first.ad_set_id, creative_id: first.creative_id } });
+      const r = await h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
+        key: big.adsFull,
+        body: { ad_set_id: first.ad_set_id, creative_id: first.creative_id },
+      });
       expect(r.status, describeResponse(r)).toBe(201);
       bigIds.add(r.json.data.platform_ad_id);
     }

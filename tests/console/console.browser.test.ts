@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SALE_BANNER } from "../../lib/ads/templates/demo";
 import { graphControls, onboardedCustomer } from "../ads/support/ads-world";
 import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Admin, type ErrorEnvelope } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people, transientRows, waitForJob } from "../helpers/send-jobs";
 import { startHttpsReceiver } from "../helpers/https-receiver";
@@ -76,7 +76,7 @@ async function accessibilityProblems(): Promise<string[]> {
     .map((v) => `${v.id} (${v.impact}): ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3))}`);
 }
 
-const api = (method: string, path: string, key: string, body?: unknown) => h.call(method, path, { key, body });
+const api = <T>(method: string, path: string, key: string, body?: unknown) => h.call<T>(method, path, { key, body });
 
 /** `CONSOLE_README_SHOTS=1` refreshes the README's two pictures of the console (small palette PNGs under docs/). */
 async function readmeShot(name: string): Promise<void> {
@@ -141,7 +141,7 @@ async function readmeShot(name: string): Promise<void> {
         await page.getByRole("button", { name: "Create customer" }).click();
         await page.getByRole("heading", { name: "Console Customer GmbH", level: 1 }).waitFor();
         const customerId = (/#\/customers\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
-        expect((await h.admin("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
+        expect((await h.admin<Admin["getCustomer"]>("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
 
         await page.getByLabel("Service").selectOption("mail");
         await page.getByLabel("Scope").selectOption("reporting");
@@ -166,7 +166,7 @@ async function readmeShot(name: string): Promise<void> {
 
     test("edit a block: the preview follows the MJML as it is typed", async () => {
       await step("block-preview", async () => {
-        const created = await h.admin("POST", "/v1/mail/blocks", {
+        const created = await h.admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", {
           slug: "console-heading",
           name: "Console heading",
           mjml: "<mj-section><mj-column><mj-text><h1>First words {{title}}</h1></mj-text></mj-column></mj-section>",
@@ -188,7 +188,7 @@ async function readmeShot(name: string): Promise<void> {
         await expect.poll(() => page.getByTestId("preview-state").textContent()).toContain("Preview failed");
         const paramsError = page.locator(".field", { has: page.getByLabel(/^Parameters \(JSON/) }).locator(".error");
         expect(await paramsError.textContent()).toContain("Not valid JSON");
-        expect((await h.admin("GET", `/v1/mail/blocks/${created.json.data.id}`)).json.data.version).toBe(1);
+        expect((await h.admin<Admin["getMailBlock"]>("GET", `/v1/mail/blocks/${created.json.data.id}`)).json.data.version).toBe(1);
       });
     });
 
@@ -201,7 +201,7 @@ async function readmeShot(name: string): Promise<void> {
         await page.getByRole("button", { name: "Pause main" }).click();
         await page.getByRole("button", { name: "Activate main" }).waitFor();
         expect(await page.getByRole("status").filter({ hasText: "Target main is now paused." }).count()).toBe(1);
-        const refused = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
+        const refused = await api<ErrorEnvelope>("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
         expect(refused.status, describeResponse(refused)).toBe(409);
         expect(refused.json.error.details).toMatchObject({ reason: "target_inactive", target: "main" });
         expect(await accessibilityProblems()).toEqual([]);
@@ -264,7 +264,7 @@ async function readmeShot(name: string): Promise<void> {
 
     test("an ad template: live previews of a draft in three ratios, and a customer's previews", async () => {
       await step("ad-template-previews", async () => {
-        const made = await h.admin("POST", "/v1/ads/templates", {
+        const made = await h.admin<Admin["createLibraryAdTemplate"]>("POST", "/v1/ads/templates", {
           name: SALE_BANNER.name,
           description: SALE_BANNER.description,
           type: "image",

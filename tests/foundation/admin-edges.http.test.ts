@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SALE_BANNER, VIDEO_PROMO } from "../../lib/ads/templates/demo";
 import { customers } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Admin, type CallResult } from "../helpers/harness";
 
 /*
  * The smaller holes of issue 27 (item 8): operator writes are idempotent like the customer APIs', the
@@ -16,26 +16,27 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const adminWith = (method: string, path: string, body: unknown, key: string) =>
-  h.call(method, `/admin${path}`, { key: h.deps.adminToken, body, headers: { "Idempotency-Key": key } });
+const adminWith = <T>(method: string, path: string, body: unknown, key: string) =>
+  h.call<T>(method, `/admin${path}`, { key: h.deps.adminToken, body, headers: { "Idempotency-Key": key } });
 
 describe("Idempotency-Key on admin writes", () => {
   test("50 concurrent POST /admin/v1/customers with one key create one customer; a retry replays it, another body is 409", async () => {
     const name = `Idempotent ${crypto.randomUUID()}`;
     const key = crypto.randomUUID();
     const answers = await Promise.all(Array.from({ length: 50 }, () => adminWith("POST", "/v1/customers", { name }, key)));
-    const created = answers.filter((r) => r.status === 201);
-    const busy = answers.filter((r) => r.status === 409);
+    // The answers sorted by status, each read as the body that status has.
+    const created = answers.filter((r) => r.status === 201) as CallResult<Admin["createCustomer"]>[];
+    const busy = answers.filter((r) => r.status === 409) as CallResult<ErrorEnvelope>[];
     expect(created.length + busy.length, answers.map(describeResponse).join("\n")).toBe(50);
     for (const r of busy) expect(r.json.error.details).toEqual({ reason: "idempotency_key_in_use" });
     expect(new Set(created.map((r) => r.json.data.id)).size).toBe(1);
     expect(await h.db.select({ id: customers.id }).from(customers).where(eq(customers.name, name))).toHaveLength(1);
 
-    const again = await adminWith("POST", "/v1/customers", { name }, key);
+    const again = await adminWith<Admin["createCustomer"]>("POST", "/v1/customers", { name }, key);
     expect(again.status, describeResponse(again)).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.json.data.id).toBe(created[0]?.json.data.id);
-    const reused = await adminWith("POST", "/v1/customers", { name: `${name} 2` }, key);
+    const reused = await adminWith<ErrorEnvelope>("POST", "/v1/customers", { name: `${name} 2` }, key);
     expect(reused.status, describeResponse(reused)).toBe(409);
     expect(reused.json.error.details).toEqual({ reason: "idempotency_key_reused" });
     const malformed = await adminWith("POST", "/v1/customers", { name }, "ü");
@@ -82,13 +83,13 @@ describe("the operator's preview values are checked like a customer's values", (
     const templates: Record<string, string> = {};
     for (const seed of [SALE_BANNER, VIDEO_PROMO]) {
       const { name: _name, ...fields } = seed;
-      const created = await h.admin("POST", "/v1/ads/templates", { ...fields, name: `${seed.name} ${crypto.randomUUID()}` });
+      const created = await h.admin<Admin["createLibraryAdTemplate"]>("POST", "/v1/ads/templates", { ...fields, name: `${seed.name} ${crypto.randomUUID()}` });
       expect(created.status, describeResponse(created)).toBe(201);
       templates[seed.type] = created.json.data.id;
       expect((await h.admin("PUT", `/v1/customers/${customer.id}/ads/templates/${created.json.data.id}`)).status).toBe(200);
     }
-    const put = (type: string, values: Record<string, string>) =>
-      h.admin("PUT", `/v1/customers/${customer.id}/ads/templates/${templates[type]}/preview-values`, { values });
+    const put = <T>(type: string, values: Record<string, string>) =>
+      h.admin<T>("PUT", `/v1/customers/${customer.id}/ads/templates/${templates[type]}/preview-values`, { values });
     for (const url of [
       "file:///etc/passwd",
       "javascript:alert(1)",
@@ -99,10 +100,10 @@ describe("the operator's preview values are checked like a customer's values", (
       "https://localhost/a.png",
       "https://user:secret@example.com/a.png",
     ]) {
-      const image = await put("image", { product_image: url });
+      const image = await put<ErrorEnvelope>("image", { product_image: url });
       expect(image.status, `${url}: ${describeResponse(image)}`).toBe(422);
       expect(image.json.error.details).toEqual([{ path: "params.product_image", message: expect.any(String) }]);
-      const video = await put("video", { background_video: url });
+      const video = await put<ErrorEnvelope>("video", { background_video: url });
       expect(video.status, `${url}: ${describeResponse(video)}`).toBe(422);
       expect(video.json.error.details).toEqual([{ path: "params.background_video", message: expect.any(String) }]);
     }
@@ -129,7 +130,7 @@ describe("404 answers and the Postmark hint", () => {
   });
 
   test("POST /api/postmark/webhook names the admin path that shows a customer's URL, and that path exists", async () => {
-    const r = await h.call("POST", "/api/postmark/webhook", { body: {} });
+    const r = await h.call<ErrorEnvelope>("POST", "/api/postmark/webhook", { body: {} });
     expect(r.status, describeResponse(r)).toBe(404);
     expect(r.json.error.message).toContain("GET /admin/v1/customers/{customer_id}/mail/postmark-webhook");
     const customer = await h.customer("Hinted");

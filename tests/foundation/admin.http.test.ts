@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../lib/core/config";
-import type { CustomerResponse } from "../../lib/admin/routes/customers/schema";
-import { createHarness, describeResponse, type CallResult, type Harness, type Page } from "../helpers/harness";
+import { createHarness, describeResponse, type CallResult, type Harness, type Admin, type ErrorEnvelope, type ErrorDetail } from "../helpers/harness";
 
 let h: Harness;
 beforeAll(async () => {
@@ -11,13 +10,13 @@ afterAll(async () => h.close());
 
 test("operator token required: missing or wrong → 401", async () => {
   expect((await h.call("GET", "/admin/v1/customers")).status).toBe(401);
-  const wrong = await h.call("GET", "/admin/v1/customers", { key: "x".repeat(40) });
+  const wrong = await h.call<ErrorEnvelope>("GET", "/admin/v1/customers", { key: "x".repeat(40) });
   expect(wrong.status, describeResponse(wrong)).toBe(401);
   expect(wrong.json.error.code).toBe("unauthorized");
 });
 
 test("customers: create, get, list with cursor, patch settings", async () => {
-  const created = await h.admin("POST", "/v1/customers", { name: "Acme", mail: { monthly_limit: 500 } });
+  const created = await h.admin<Admin["createCustomer"]>("POST", "/v1/customers", { name: "Acme", mail: { monthly_limit: 500 } });
   expect(created.status, describeResponse(created)).toBe(201);
   expect(created.json.data).toMatchObject({
     name: "Acme",
@@ -25,9 +24,9 @@ test("customers: create, get, list with cursor, patch settings", async () => {
     ads: { account_state: "active", stage: "starter" },
   });
   const id = created.json.data.id;
-  expect((await h.admin("GET", `/v1/customers/${id}`)).json.data).toEqual(created.json.data);
+  expect((await h.admin<Admin["getCustomer"]>("GET", `/v1/customers/${id}`)).json.data).toEqual(created.json.data);
 
-  const patched = await h.admin("PATCH", `/v1/customers/${id}`, {
+  const patched = await h.admin<Admin["updateCustomer"]>("PATCH", `/v1/customers/${id}`, {
     mail: { sending_blocked: true, mode: "sandbox" },
     ads: { account_state: "overdue", stage: "growth" },
   });
@@ -39,7 +38,7 @@ test("customers: create, get, list with cursor, patch settings", async () => {
   const seen: string[] = [];
   let after: string | null = null;
   do {
-    const page: CallResult<Page<CustomerResponse>> = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?limit=2${after ? `&after=${after}` : ""}`);
+    const page: CallResult<Admin["listCustomers"]> = await h.admin<Admin["listCustomers"]>("GET", `/v1/customers?limit=2${after ? `&after=${after}` : ""}`);
     expect(page.status, describeResponse(page)).toBe(200);
     seen.push(...page.json.data.map((c) => c.id));
     after = page.json.paging.after;
@@ -52,8 +51,8 @@ test("customers: create, get, list with cursor, patch settings", async () => {
 test("customer errors: unknown id 404, bad id 422, bad settings 422, empty name 422, unknown field 422", async () => {
   expect((await h.admin("GET", "/v1/customers/7d0c2f0e-8a5b-4c8e-9a59-2f5d3c1b0a99")).status).toBe(404);
   expect((await h.admin("GET", "/v1/customers/not-a-uuid")).status).toBe(422);
-  const c = await h.admin("POST", "/v1/customers", { name: "Errs" });
-  const bad = await h.admin("PATCH", `/v1/customers/${c.json.data.id}`, { ads: { account_state: "bankrupt" } });
+  const c = await h.admin<Admin["createCustomer"]>("POST", "/v1/customers", { name: "Errs" });
+  const bad = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", `/v1/customers/${c.json.data.id}`, { ads: { account_state: "bankrupt" } });
   expect(bad.status, describeResponse(bad)).toBe(422);
   expect(bad.json.error.details[0].path).toBe("ads.account_state");
   expect((await h.admin("POST", "/v1/customers", { name: "  " })).status).toBe(422);
@@ -63,19 +62,19 @@ test("customer errors: unknown id 404, bad id 422, bad settings 422, empty name 
 });
 
 test("keys: issued once with the service prefix, listed without secrets, revoked", async () => {
-  const c = await h.admin("POST", "/v1/customers", { name: "Keys" });
+  const c = await h.admin<Admin["createCustomer"]>("POST", "/v1/customers", { name: "Keys" });
   const id = c.json.data.id;
-  const mail = await h.admin("POST", `/v1/customers/${id}/keys`, { service: "mail", scope: "reporting" });
+  const mail = await h.admin<Admin["issueApiKey"]>("POST", `/v1/customers/${id}/keys`, { service: "mail", scope: "reporting" });
   expect(mail.status, describeResponse(mail)).toBe(201);
   expect(mail.json.data.key).toMatch(/^mk_live_[0-9A-Za-z]{32}$/);
   expect(mail.json.data.prefix).toBe(mail.json.data.key.slice(0, 12));
-  const ads = await h.admin("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full" });
+  const ads = await h.admin<Admin["issueApiKey"]>("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full" });
   expect(ads.json.data.key).toMatch(/^ak_live_/);
-  const list = await h.admin("GET", `/v1/customers/${id}/keys`);
+  const list = await h.admin<Admin["listApiKeys"]>("GET", `/v1/customers/${id}/keys`);
   expect(list.json.data).toHaveLength(2);
   expect(list.text).not.toContain(mail.json.data.key);
   expect(list.json.data[0]).not.toHaveProperty("key");
-  expect((await h.admin("DELETE", `/v1/keys/${mail.json.data.id}`)).json.data.revoked_at).not.toBeNull();
+  expect((await h.admin<Admin["revokeApiKey"]>("DELETE", `/v1/keys/${mail.json.data.id}`)).json.data.revoked_at).not.toBeNull();
   expect((await h.admin("DELETE", "/v1/keys/7d0c2f0e-8a5b-4c8e-9a59-2f5d3c1b0a99")).status).toBe(404);
   expect((await h.admin("POST", "/v1/customers/7d0c2f0e-8a5b-4c8e-9a59-2f5d3c1b0a99/keys", { service: "mail", scope: "full" })).status).toBe(404);
   expect((await h.admin("POST", `/v1/customers/${id}/keys`, { service: "sms", scope: "full" })).status).toBe(422);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope } from "../helpers/harness";
 
 let h: Harness;
 let c: Awaited<ReturnType<Harness["customer"]>>;
@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const from = (address: string, key: string | null, path = "/mail/v1/templates") => h.call("GET", path, { key, headers: { "x-forwarded-for": address } });
+const from = <T>(address: string, key: string | null, path = "/mail/v1/templates") => h.call<T>("GET", path, { key, headers: { "x-forwarded-for": address } });
 
 test("failed authentications are limited per client address: 60 a minute answer 401, then 429 for any key from it until the window resets", async () => {
   const attacker = "198.51.100.7";
@@ -18,7 +18,7 @@ test("failed authentications are limited per client address: 60 a minute answer 
     const r = await from(attacker, `mk_live_${"x".repeat(40)}${i}`);
     expect(r.status, describeResponse(r)).toBe(401);
   }
-  const over = await from(attacker, `mk_live_${"y".repeat(41)}`);
+  const over = await from<ErrorEnvelope>(attacker, `mk_live_${"y".repeat(41)}`);
   expect(over.status, describeResponse(over)).toBe(429);
   expect(over.json.error.code).toBe("rate_limited");
   expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);

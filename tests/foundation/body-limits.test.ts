@@ -8,7 +8,7 @@ import { INTERNAL_DEFAULT_MAX_BODY_BYTES } from "../../lib/core/internal-app";
 import { CONSOLE_FORM_MAX_BODY_BYTES } from "../../lib/console/app";
 import { PLATFORM_WEBHOOK_MAX_BODY_BYTES } from "../../lib/ads/webhooks/platform-receiver";
 import { QUEUE_MAX_BODY_BYTES } from "../../lib/core/queue-routes";
-import { createHarness, type Harness } from "../helpers/harness";
+import { createHarness, type ErrorEnvelope, type Harness } from "../helpers/harness";
 import { startProcess, valueAfter } from "../helpers/processes";
 
 /*
@@ -26,7 +26,8 @@ const HOSTILE_BYTES = 500 * 1024 * 1024;
 const PARALLEL = 10;
 const MB = 1024 * 1024;
 
-type Answer = { status: number; connection: string | undefined; json: Record<string, any>; sentBeforeAnswer: number; closed: Promise<void> };
+// `json`: the refusal's envelope when the answer is one (the bound is checked on every answer).
+type Answer = { status: number; connection: string | undefined; json: Partial<ErrorEnvelope>; sentBeforeAnswer: number; closed: Promise<void> };
 
 /**
  * One request with a chunked body of `total` bytes made on demand (one 64 KiB buffer pushed again and again),

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { freePort, repoRoot, serviceApi, startProcess, valueAfter, type StartedProcess } from "../helpers/processes";
+import type { Ads, ErrorEnvelope } from "../helpers/harness";
 
 /*
  * One process per data directory, with real processes: a server holds the directory (a second one is
@@ -47,7 +48,7 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   expect(adsKey).toMatch(/^ak_live_/);
   let currentBase = base;
   const api = serviceApi(() => currentBase, adsKey);
-  const created = await api("POST", "/ads/v1/adsets", { target: "demo", daily_budget_cents: 2500 });
+  const created = await api<Ads["createAdSet"]>("POST", "/ads/v1/adsets", { target: "demo", daily_budget_cents: 2500 });
   expect(created.status, JSON.stringify(created.json)).toBe(201);
   const adSet = created.json.data as { id: string; platform_adset_id: string };
 
@@ -96,7 +97,7 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   currentBase = `http://127.0.0.1:${secondPort}`;
   const updated = await api("PATCH", `/ads/v1/adsets/${adSet.id}`, { daily_budget_cents: 3000 });
   expect(updated.status, `the old ad set still works: ${JSON.stringify(updated.json)}`).toBe(200);
-  const another = await api("POST", "/ads/v1/adsets", { target: "demo", daily_budget_cents: 2500 });
+  const another = await api<Ads["createAdSet"]>("POST", "/ads/v1/adsets", { target: "demo", daily_budget_cents: 2500 });
   expect(another.status, JSON.stringify(another.json)).toBe(201);
   expect(BigInt(another.json.data.platform_adset_id)).toBeGreaterThan(BigInt(adSet.platform_adset_id));
   expect((await api("GET", "/ads/v1/health", undefined, newKey)).status, "the CLI's key survived the restart").toBe(200);
@@ -104,7 +105,7 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   // The platform loses the object (its state reset): a clear 409 naming our ad set, and a log line.
   const graphSim = valueAfter(second.lines, "export GRAPH_SIM=");
   expect((await fetch(`${graphSim}/__sim/reset`, { method: "POST" })).status).toBe(200);
-  const gone = await api("PATCH", `/ads/v1/adsets/${adSet.id}`, { daily_budget_cents: 3500 });
+  const gone = await api<ErrorEnvelope>("PATCH", `/ads/v1/adsets/${adSet.id}`, { daily_budget_cents: 3500 });
   expect(gone.status, JSON.stringify(gone.json)).toBe(409);
   expect(gone.json.error).toMatchObject({ code: "conflict", details: { reason: "upstream_object_missing", object: "ad_set", id: adSet.id } });
   expect(gone.json.error.message).toContain(adSet.id);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sql } from "drizzle-orm";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Admin, type Ads, type Mail } from "../helpers/harness";
 
 let h: Harness;
 let c: Awaited<ReturnType<Harness["customer"]>>;
@@ -17,9 +17,10 @@ describe.each([
 ] as const)("%s service core", (service, base) => {
   const full = () => (service === "mail" ? c.mailFull : c.adsFull);
   const other = () => (service === "mail" ? c.adsFull : c.mailFull);
+  type Health = Mail["getMailHealth"] | Ads["getAdsHealth"];
 
   test("health answers in the envelope with a UUID request id and Service-Version", async () => {
-    const r = await h.call("GET", `${base}/health`, { key: full() });
+    const r = await h.call<Health>("GET", `${base}/health`, { key: full() });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toEqual({ status: "ok", api_version: "v1" });
     expect(r.json.request_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -28,18 +29,18 @@ describe.each([
   });
 
   test("a valid X-Request-Id is echoed; an invalid or over-long one is replaced", async () => {
-    const mine = await h.call("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "portal-42.abc:1" } });
+    const mine = await h.call<Health>("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "portal-42.abc:1" } });
     expect(mine.json.request_id).toBe("portal-42.abc:1");
     expect(mine.headers.get("x-request-id")).toBe("portal-42.abc:1");
-    const bad = await h.call("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "a".repeat(129) } });
+    const bad = await h.call<Health>("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "a".repeat(129) } });
     expect(bad.json.request_id).toMatch(/^[0-9a-f-]{36}$/);
-    const evil = await h.call("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "<script>" } });
+    const evil = await h.call<Health>("GET", `${base}/health`, { key: full(), headers: { "x-request-id": "<script>" } });
     expect(evil.json.request_id).not.toContain("<");
   });
 
   test("Service-Version v1 is accepted, anything else is 400", async () => {
-    expect((await h.call("GET", `${base}/health`, { key: full(), headers: { "service-version": "v1" } })).status).toBe(200);
-    const r = await h.call("GET", `${base}/health`, { key: full(), headers: { "service-version": "v2" } });
+    expect((await h.call<Health>("GET", `${base}/health`, { key: full(), headers: { "service-version": "v1" } })).status).toBe(200);
+    const r = await h.call<ErrorEnvelope>("GET", `${base}/health`, { key: full(), headers: { "service-version": "v2" } });
     expect(r.status, describeResponse(r)).toBe(400);
     expect(r.json.error.code).toBe("bad_request");
     expect(r.json.error.message).toContain("Service-Version");
@@ -50,7 +51,7 @@ describe.each([
     ["garbage", "nope"],
     ["well-formed but unknown", `${service === "mail" ? "mk" : "ak"}_live_${"x".repeat(32)}`],
   ])("401 for %s", async (_label, key) => {
-    const r = await h.call("GET", `${base}/health`, { key });
+    const r = await h.call<ErrorEnvelope>("GET", `${base}/health`, { key });
     expect(r.status, describeResponse(r)).toBe(401);
     expect(r.json.error.code).toBe("unauthorized");
     expect(r.json.request_id).toBeTruthy();
@@ -63,19 +64,19 @@ describe.each([
   });
 
   test("a revoked key is 401 from the next request on", async () => {
-    const issued = await h.admin("POST", `/v1/customers/${c.id}/keys`, { service, scope: "full" });
+    const issued = await h.admin<Admin["issueApiKey"]>("POST", `/v1/customers/${c.id}/keys`, { service, scope: "full" });
     const key: string = issued.json.data.key;
     expect((await h.call("GET", `${base}/health`, { key })).status).toBe(200);
-    const revoked = await h.admin("DELETE", `/v1/keys/${issued.json.data.id}`);
+    const revoked = await h.admin<Admin["revokeApiKey"]>("DELETE", `/v1/keys/${issued.json.data.id}`);
     expect(revoked.status, describeResponse(revoked)).toBe(200);
     expect(revoked.json.data.revoked_at).not.toBeNull();
-    const r = await h.call("GET", `${base}/health`, { key });
+    const r = await h.call<ErrorEnvelope>("GET", `${base}/health`, { key });
     expect(r.status, describeResponse(r)).toBe(401);
-    expect(r.json.error.message).toBe((await h.call("GET", `${base}/health`, { key: "unknown" })).json.error.message);
+    expect(r.json.error.message).toBe((await h.call<ErrorEnvelope>("GET", `${base}/health`, { key: "unknown" })).json.error.message);
   });
 
   test("unknown paths answer 404 in the envelope", async () => {
-    const r = await h.call("GET", `${base}/nothing-here`, { key: full() });
+    const r = await h.call<ErrorEnvelope>("GET", `${base}/nothing-here`, { key: full() });
     expect(r.status, describeResponse(r)).toBe(404);
     expect(r.json.error.code).toBe("not_found");
     expect(r.json.request_id).toBeTruthy();
@@ -83,14 +84,14 @@ describe.each([
 });
 
 test("ads: a known path with the wrong method is 405 with Allow", async () => {
-  const r = await h.call("DELETE", "/ads/v1/health", { key: c.adsFull });
+  const r = await h.call<ErrorEnvelope>("DELETE", "/ads/v1/health", { key: c.adsFull });
   expect(r.status, describeResponse(r)).toBe(405);
   expect(r.json.error.code).toBe("method_not_allowed");
   expect(r.headers.get("allow")).toBe("GET, HEAD");
 });
 
 test("paths outside every service answer 404 in the envelope", async () => {
-  const r = await h.call("GET", "/nowhere");
+  const r = await h.call<ErrorEnvelope>("GET", "/nowhere");
   expect(r.status).toBe(404);
   expect(r.json.error.code).toBe("not_found");
 });

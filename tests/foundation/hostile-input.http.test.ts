@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Admin, type ErrorEnvelope, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 
 /*
@@ -231,7 +231,7 @@ describe("hostile input never reaches a 5xx", () => {
                 rawBody = call.body.raw;
                 headers["content-type"] = "application/json";
               }
-              const r = await h.call(method.toUpperCase(), url, { key, headers, rawBody });
+              const r = await h.call<Partial<ErrorEnvelope> | null>(method.toUpperCase(), url, { key, headers, rawBody });
               statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
               const described = `${method.toUpperCase()} ${url} ${rawBody?.slice(0, 300) ?? ""} → ${describeResponse({ status: r.status, text: r.text.slice(0, 600) })}`;
               expect(r.status, described).toBeLessThan(500);
@@ -288,7 +288,7 @@ describe("hostile input never reaches a 5xx", () => {
           // A body of numbers and booleans only carries the surrogate in a key instead.
           const text = JSON.stringify(example);
           const rawBody = text.includes("\\ud800") ? text : JSON.stringify({ ...(example as object), "note\ud800": 1 });
-          const r = await h.call(method.toUpperCase(), url, { key: own, rawBody, headers: { "content-type": "application/json" } });
+          const r = await h.call<ErrorEnvelope>(method.toUpperCase(), url, { key: own, rawBody, headers: { "content-type": "application/json" } });
           const described = `${method.toUpperCase()} ${url} ${rawBody.slice(0, 200)} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
           expect(r.status, described).toBe(422);
           const [first] = r.json.error.details as ({ path: string; message: string } | { field: string; issue: string })[];
@@ -301,26 +301,29 @@ describe("hostile input never reaches a 5xx", () => {
   });
 
   test("the core refuses NUL anywhere (422 naming the field), deep nesting (400) and integers past their column", async () => {
-    const mail = (body: unknown) => h.call("POST", "/mail/v1/templates", { key: keys.mail, body });
-    const nul = await mail({ name: "a\u0000b", subject: "Hi", blocks: [] });
+    const mail = <T = Mail["createTemplate"]>(body: unknown) => h.call<T>("POST", "/mail/v1/templates", { key: keys.mail, body });
+    const nul = await mail<ErrorEnvelope>({ name: "a\u0000b", subject: "Hi", blocks: [] });
     expect(nul.status, describeResponse(nul)).toBe(422);
     expect(nul.json.error.details).toEqual([{ path: "name", message: expect.stringContaining("NUL") }]);
-    const nested = await h.call("POST", "/ads/v1/adsets", {
+    const nested = await h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", {
       key: keys.ads,
       rawBody: `{"target":"demo","daily_budget_cents":100,"targeting":${deepText(5000)}}`,
       headers: { "content-type": "application/json" },
     });
     expect(nested.status, describeResponse(nested)).toBe(400);
     expect(nested.json.error.message).toContain("32 levels");
-    const adsNul = await h.call("POST", "/ads/v1/adsets", { key: keys.ads, body: { target: "de\u0000mo", daily_budget_cents: 100 } });
+    const adsNul = await h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: keys.ads, body: { target: "de\u0000mo", daily_budget_cents: 100 } });
     expect(adsNul.status, describeResponse(adsNul)).toBe(422);
     expect(adsNul.json.error.details).toEqual([{ field: "target", issue: expect.stringContaining("NUL") }]);
     // A lone surrogate, sent as the JSON escape a client writes: refused like NUL, naming the field, on every surface.
     const surrogate = (json: string) => ({ rawBody: json, headers: { "content-type": "application/json" } });
-    const mailSurrogate = await h.call("POST", "/mail/v1/templates", { key: keys.mail, ...surrogate('{"name":"a\\ud800b","subject":"Hi","blocks":[]}') });
+    const mailSurrogate = await h.call<ErrorEnvelope>("POST", "/mail/v1/templates", {
+      key: keys.mail,
+      ...surrogate('{"name":"a\\ud800b","subject":"Hi","blocks":[]}'),
+    });
     expect(mailSurrogate.status, describeResponse(mailSurrogate)).toBe(422);
     expect(mailSurrogate.json.error.details).toEqual([{ path: "name", message: expect.stringContaining("lone surrogate") }]);
-    const adsSurrogate = await h.call("POST", "/ads/v1/adsets", {
+    const adsSurrogate = await h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", {
       key: keys.ads,
       ...surrogate('{"target":"demo","daily_budget_cents":100,"targeting":{"flexible_spec":[{"interests":[{"id":"1","name":"\\udc00"}]}]}}'),
     });
@@ -328,18 +331,21 @@ describe("hostile input never reaches a 5xx", () => {
     expect(adsSurrogate.json.error.details).toEqual([
       { field: "targeting.flexible_spec.0.interests.0.name", issue: expect.stringContaining("lone surrogate") },
     ]);
-    const keySurrogate = await h.call("PUT", `/admin/v1/customers/00000000-0000-4000-8000-000000000000/mail/design-rules`, {
+    const keySurrogate = await h.call<ErrorEnvelope>("PUT", `/admin/v1/customers/00000000-0000-4000-8000-000000000000/mail/design-rules`, {
       key: h.deps.adminToken,
       ...surrogate('{"tokens":{"\\ud83d":"#fff"}}'),
     });
     expect(keySurrogate.status, describeResponse(keySurrogate)).toBe(422);
     expect(keySurrogate.json.error.details).toEqual([{ path: "tokens.\uFFFD", message: expect.stringContaining("lone surrogate") }]);
     // A pair is one valid character and passes the check (the empty block list is what is refused here).
-    const pair = await h.call("POST", "/mail/v1/templates", { key: keys.mail, ...surrogate('{"name":"\\ud83d\\ude00 template","subject":"Hi","blocks":[]}') });
+    const pair = await h.call<ErrorEnvelope>("POST", "/mail/v1/templates", {
+      key: keys.mail,
+      ...surrogate('{"name":"\\ud83d\\ude00 template","subject":"Hi","blocks":[]}'),
+    });
     expect(pair.json.error.details, describeResponse(pair)).toEqual([{ path: "blocks", message: expect.any(String) }]);
     const query = await h.call("GET", "/mail/v1/templates?after=%00", { key: keys.mail });
     expect(query.status, describeResponse(query)).toBe(422);
-    const customer = await h.admin("POST", "/v1/customers", { name: "Big" });
+    const customer = await h.admin<Admin["createCustomer"]>("POST", "/v1/customers", { name: "Big" });
     const big = await h.admin("PATCH", `/v1/customers/${customer.json.data.id}`, { mail: { monthly_limit: 2 ** 31 } });
     expect(big.status, describeResponse(big)).toBe(422);
     const fits = await h.admin("PATCH", `/v1/customers/${customer.json.data.id}`, { mail: { monthly_limit: 2 ** 31 - 1 } });

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { handler as internalFunction } from "../../lib/functions/internal";
 import { handler as mailFunction } from "../../lib/functions/mail";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope } from "../helpers/harness";
 
 let h: Harness;
 let server: ServerType;
@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 /** The common envelope: `{ error: { code, message, details: [] }, request_id }`, the id also in `X-Request-Id`. */
-function expectEnvelope(r: { status: number; text: string; headers: Headers; json: Record<string, any> }, status: number, code: string) {
+function expectEnvelope(r: { status: number; text: string; headers: Headers; json: ErrorEnvelope }, status: number, code: string) {
   expect(r.status, describeResponse(r)).toBe(status);
   expect(r.json.error, describeResponse(r)).toMatchObject({ code, details: [] });
   expect(typeof r.json.error.message).toBe("string");
@@ -38,10 +38,12 @@ describe("/api/* answers in the common envelope, with a request id and the statu
   });
 
   test("a cron call without the secret is a 401 that keeps the caller's X-Request-Id; an unknown job a 404", async () => {
-    const r = await h.call("GET", "/api/cron/idempotency-cleanup", { headers: { "x-request-id": "vercel-cron-run-1" } });
+    const r = await h.call<ErrorEnvelope>("GET", "/api/cron/idempotency-cleanup", { headers: { "x-request-id": "vercel-cron-run-1" } });
     expectEnvelope(r, 401, "unauthorized");
     expect(r.json.request_id).toBe("vercel-cron-run-1");
-    const unknown = await h.call("GET", "/api/cron/no-such-job", { headers: { authorization: "Bearer cron-secret-for-the-internal-routes-test" } });
+    const unknown = await h.call<ErrorEnvelope>("GET", "/api/cron/no-such-job", {
+      headers: { authorization: "Bearer cron-secret-for-the-internal-routes-test" },
+    });
     expectEnvelope(unknown, 404, "not_found");
   });
 
@@ -63,7 +65,7 @@ describe("/api/* answers in the common envelope, with a request id and the statu
   });
 
   test("the Postmark receiver: no credentials 401 with a Basic challenge; the shared URL 404", async () => {
-    const r = await h.call("POST", `/api/postmark/webhook/${crypto.randomUUID()}`, { body: { RecordType: "Delivery" } });
+    const r = await h.call<ErrorEnvelope>("POST", `/api/postmark/webhook/${crypto.randomUUID()}`, { body: { RecordType: "Delivery" } });
     expectEnvelope(r, 401, "unauthorized");
     expect(r.headers.get("www-authenticate")).toMatch(/^Basic /);
     expectEnvelope(await h.call("POST", "/api/postmark/webhook", { body: {} }), 404, "not_found");

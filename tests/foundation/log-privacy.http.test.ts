@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { mailTemplates } from "../../lib/db/schema";
 import { simulatorTestAddress } from "../../lib/mail/provider/simulator";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { postEvent, postmarkEvent } from "../helpers/postmark-events";
 import { addRecipients, createJob, createNewsletter, waitForJob } from "../helpers/send-jobs";
@@ -27,13 +27,13 @@ afterAll(async () => h.close());
 const NAME = "Zebulon Quixotebright";
 const used: string[] = [];
 
-async function transactional(to: string) {
+async function transactional<T = Mail["sendTemplate"]>(to: string) {
   used.push(to);
   const [template] = await h.db
     .select()
     .from(mailTemplates)
     .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
-  return h.call("POST", `/mail/v1/templates/${template?.id}/send`, {
+  return h.call<T>("POST", `/mail/v1/templates/${template?.id}/send`, {
     key: c.mailFull,
     body: { to, params: { order_number: "P-1", order_url: "https://shop.example.com/o/P-1", customer_name: NAME } },
   });

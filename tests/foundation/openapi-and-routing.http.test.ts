@@ -12,7 +12,7 @@ import * as mediaEntry from "../../api/media";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { scalarVersion } from "../../lib/core/docs";
 import { cronJobs } from "../../lib/cron";
-import { createHarness, type Harness } from "../helpers/harness";
+import { createHarness, type Harness, type ErrorEnvelope } from "../helpers/harness";
 
 const run = promisify(execFile);
 let h: Harness;
@@ -242,16 +242,16 @@ test("ads error bodies per status: the document names one schema per status kind
   }
   expect(wrong).toEqual([]);
   const customer = await h.customer();
-  const unauthorized = await h.call("GET", "/ads/v1/adsets", { key: "ak_live_wrong" });
+  const unauthorized = await h.call<ErrorEnvelope>("GET", "/ads/v1/adsets", { key: "ak_live_wrong" });
   expect(unauthorized.status).toBe(401);
   expect(unauthorized.json.error.details).toBeNull();
-  const forbidden = await h.call("POST", "/ads/v1/adsets", { key: customer.adsReporting, body: {} });
+  const forbidden = await h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: customer.adsReporting, body: {} });
   expect(forbidden.status).toBe(403);
   expect(forbidden.json.error.details).toBeNull();
-  const missing = await h.call("PATCH", "/ads/v1/adsets/00000000-0000-4000-8000-000000000000", { key: customer.adsFull, body: { name: "x" } });
+  const missing = await h.call<ErrorEnvelope>("PATCH", "/ads/v1/adsets/00000000-0000-4000-8000-000000000000", { key: customer.adsFull, body: { name: "x" } });
   expect([404, 422]).toContain(missing.status);
   if (missing.status === 404) expect(missing.json.error.details).toBeNull();
-  const invalid = await h.call("GET", "/ads/v1/adsets?limit=0", { key: customer.adsFull });
+  const invalid = await h.call<ErrorEnvelope>("GET", "/ads/v1/adsets?limit=0", { key: customer.adsFull });
   expect(invalid.status).toBe(422);
   expect(invalid.json.error.details).toEqual([expect.objectContaining({ field: "limit" })]);
 });

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
 import { demoSendJob, freePort, serviceApi, startProcess, startSimulatorsProcess, valueAfter, type StartedProcess } from "../helpers/processes";
+import type { SimulatorStats } from "../../lib/mail/provider/simulator/simulator";
+import type { Mail } from "../helpers/harness";
 
 /*
  * `npm start` as an operator runs it: real processes, a signal to the npm process (what a process manager
@@ -139,21 +141,21 @@ test("SIGTERM with a send job's provider calls in flight, then restart: every re
   expect(start.status, JSON.stringify(start.json)).toBe(200);
   await new Promise((resolve) => setTimeout(resolve, 800));
   await stopWith(server, "SIGTERM", port);
-  const receivedAtStop = (await sim("/__sim/stats")).received as number;
+  const receivedAtStop = (await sim<SimulatorStats>("/__sim/stats")).received;
   expect(receivedAtStop, "the stop let the calls in flight finish").toBeGreaterThan(0);
   expect(receivedAtStop).toBeLessThan(total);
 
   server = await startServer(env);
   const done = await vi.waitFor(
     async () => {
-      const r = await api("GET", `/mail/v1/send-jobs/${jobId}`);
+      const r = await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`);
       expect(r.json.data.status, JSON.stringify(r.json)).toBe("completed");
       return r.json.data;
     },
     { timeout: 40_000, interval: 250 },
   );
   expect(done.recipients).toMatchObject({ total, accepted: total, unknown: 0, failed: 0, pending: 0 });
-  const stats = await sim("/__sim/stats");
+  const stats = await sim<SimulatorStats>("/__sim/stats");
   expect(stats.duplicates_by_metadata_message_id).toEqual({});
   expect(stats.received).toBe(total);
   await stopWith(server, "SIGTERM", port);

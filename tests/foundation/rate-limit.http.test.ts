@@ -1,6 +1,6 @@
 import { afterAll, expect, test, vi } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope } from "../helpers/harness";
 import { startUpstashFake } from "../helpers/upstash-fake";
 
 const harnesses: Harness[] = [];
@@ -19,7 +19,7 @@ test("the 1,001st request in a window is 429 with Retry-After; other customers a
   }
   expect(last?.headers.get("x-ratelimit-remaining")).toBe("0");
   expect(last?.headers.get("x-ratelimit-limit")).toBe("1000");
-  const limited = await h.call("GET", "/mail/v1/health", { key: c.mailFull });
+  const limited = await h.call<ErrorEnvelope>("GET", "/mail/v1/health", { key: c.mailFull });
   expect(limited.status, describeResponse(limited)).toBe(429);
   expect(limited.json.error.code).toBe("rate_limited");
   expect(limited.headers.get("retry-after")).toBe("50");
@@ -72,7 +72,7 @@ test("on Upstash (production limiter): the same headers, the request over the li
       remaining.push(r.headers.get("x-ratelimit-remaining"));
     }
     expect(remaining).toEqual(["4", "3", "2", "1", "0"]);
-    const limited = await h.call("GET", "/mail/v1/health", { key: c.mailFull });
+    const limited = await h.call<ErrorEnvelope>("GET", "/mail/v1/health", { key: c.mailFull });
     expect(limited.status, describeResponse(limited)).toBe(429);
     expect(limited.json.error.code).toBe("rate_limited");
     const retryAfter = Number(limited.headers.get("retry-after"));

@@ -1,7 +1,7 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import type { CustomerResponse } from "../../lib/admin/routes/customers/schema";
-import type { IssuedApiKeyResponse } from "../../lib/admin/routes/keys/schema";
+import type { CronJob } from "../../lib/cron";
+import type { AdminOperations, AdsComponents, AdsOperations, MailComponents, MailOperations } from "../../lib/client";
 import { ManualClock } from "../../lib/core/clock";
 import { loadConfig, type Config } from "../../lib/core/config";
 import { createCoreDeps } from "../../lib/core/deps";
@@ -16,14 +16,54 @@ export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
 export type CallOptions = { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> };
 
-/** A success body of the three APIs: `call<Envelope<Template>>(…)` types `json.data`. */
+type JsonBody<R> = R extends { content: { "application/json": infer B } } ? B : never;
+/** The JSON bodies of an operation's 2xx answers. */
+type SuccessBody<O extends { responses: object }> = {
+  [S in keyof O["responses"]]: S extends 200 | 201 | 202 | 203 ? JsonBody<O["responses"][S]> : never;
+}[keyof O["responses"]];
+type SuccessBodies<Ops> = { [Id in keyof Ops]: Ops[Id] extends { responses: object } ? SuccessBody<Ops[Id]> : never };
+
+/**
+ * The success body of each operation, keyed by its `operationId`, from the generated client types (the one
+ * source of response types): `call<Mail["getTemplate"]>("GET", `/mail/v1/templates/${id}`, …)`.
+ */
+export type Mail = SuccessBodies<MailOperations>;
+export type Ads = SuccessBodies<AdsOperations>;
+export type Admin = SuccessBodies<AdminOperations>;
+
+/** A success body of the internal routes outside the three documents (`/api/…`: the provider receivers, cron). */
 export type Envelope<T> = { data: T; request_id: string };
 
-/** A page of the mail and admin lists (`paging.after` cursor). */
-export type Page<T> = { data: T[]; paging: { after: string | null; has_next: boolean }; request_id: string };
+/** What `GET /api/cron/<job>` answers (an internal route, typed by the job list it serves). */
+export type CronRun = Envelope<{ job: string; result: Awaited<ReturnType<CronJob["run"]>> }>;
 
-/** The error envelope (details shaped per service: mail and admin `[{ path, message }]`, ads `[{ field, issue }]`). */
-export type ErrorEnvelope = { error: { code: string; message: string; details: unknown }; request_id: string };
+/** The documents' error detail items: mail and admin `{ path, message }`, ads `{ field, issue }`. */
+export type ErrorDetail = MailComponents["schemas"]["ErrorDetail"];
+export type FieldIssue = AdsComponents["schemas"]["ErrorFieldIssue"];
+/** A 403 for a setup that is not complete yet: `{ missing: [...] }` (mail and ads). */
+export type MissingDetails = Extract<MailComponents["schemas"]["MailForbiddenError"]["error"]["details"], { missing: unknown }>;
+/** Ads state errors (409, 402, 429 quota): an object of facts such as `reason` or `published_this_month`. */
+export type StateDetails = NonNullable<AdsComponents["schemas"]["AdsStateError"]["error"]["details"]>;
+
+/**
+ * The error envelope of the three documents. `details` is shaped per code and service (the documents give
+ * each shape); a test that reads into it names the shape it expects: `ErrorEnvelope<ErrorDetail[]>`.
+ */
+export type ErrorEnvelope<Details = unknown> = {
+  error: Omit<MailComponents["schemas"]["MailError"]["error"], "details"> & { details: Details };
+  request_id: MailComponents["schemas"]["MailError"]["request_id"];
+};
+
+/**
+ * A served OpenAPI document (`GET /<service>/v1/openapi.json`) as tests read it: path → method → operation
+ * (the whole document type, `OpenAPI3`, is what `lib/client/documents.ts` generates the client types from).
+ */
+export type OpenApiDocument = {
+  info: { title: string; version: string; description: string };
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, { properties?: Record<string, unknown>; required?: string[] }> };
+};
+type OpenApiOperation = { operationId: string; summary: string; description: string; responses: Record<string, unknown> };
 
 /** What `call` answers; `json` is the parsed body (null when it is not JSON), typed as the caller says. */
 export type CallResult<T> = { status: number; headers: Headers; text: string; json: T };
@@ -71,8 +111,8 @@ export async function createHarness(
     await pointSimulatorAtReceiver(deps, `http://127.0.0.1:${listening.port}`);
   }
 
-  // The default body type keeps untyped callers (`r.json.data.id`) compiling; typed ones name the response.
-  async function call<T = Record<string, any>>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
+  // `json` is `unknown` unless the caller names the body: `call<Mail["getTemplate"]>`, `call<ErrorEnvelope>`.
+  async function call<T = unknown>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     let body: string | undefined = options.rawBody;
@@ -91,15 +131,15 @@ export async function createHarness(
     return { status: response.status, headers: response.headers, text, json: json as T };
   }
 
-  const admin = <T = Record<string, any>>(method: string, path: string, body?: unknown) => call<T>(method, `/admin${path}`, { key: adminToken, body });
+  const admin = <T = unknown>(method: string, path: string, body?: unknown) => call<T>(method, `/admin${path}`, { key: adminToken, body });
 
   /** A fresh customer with a full and a reporting key for each service. */
   async function customer(name = "Test customer") {
-    const created = await admin<Envelope<CustomerResponse>>("POST", "/v1/customers", { name });
+    const created = await admin<Admin["createCustomer"]>("POST", "/v1/customers", { name });
     if (created.status !== 201) throw new Error(`customer create failed: ${created.text}`);
     const id = created.json.data.id;
     const key = async (service: "mail" | "ads", scope: "full" | "reporting"): Promise<string> => {
-      const issued = await admin<Envelope<IssuedApiKeyResponse>>("POST", `/v1/customers/${id}/keys`, { service, scope });
+      const issued = await admin<Admin["issueApiKey"]>("POST", `/v1/customers/${id}/keys`, { service, scope });
       if (issued.status !== 201) throw new Error(`key issue failed: ${issued.text}`);
       return issued.json.data.key;
     };

@@ -2,7 +2,8 @@ import { and, eq } from "drizzle-orm";
 import { mailMessages, mailTemplates } from "../../lib/db/schema";
 import { createPostmarkProvider } from "../../lib/mail/provider/postmark";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import { describeResponse, type Harness } from "./harness";
+import type { IngestResult } from "../../lib/mail/events/ingest";
+import { describeResponse, type Envelope, type Harness, type Mail, type Admin } from "./harness";
 import type { readyMailCustomer } from "./mail";
 
 /**
@@ -142,7 +143,7 @@ export const postmarkEvent = {
 
 /** The customer's webhook credentials as the operator sees them, as an `Authorization` header. */
 export async function webhookAuthorization(h: Harness, customerId: string): Promise<string> {
-  const r = await h.admin("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
+  const r = await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
   if (r.status !== 200) throw new Error(describeResponse(r));
   return `Basic ${Buffer.from(`${r.json.data.username}:${r.json.data.password}`).toString("base64")}`;
 }
@@ -151,7 +152,7 @@ export async function webhookAuthorization(h: Harness, customerId: string): Prom
  * Posts one body to a customer's receiver URL with that customer's credentials (or the given
  * Authorization), as Postmark would. The customer defaults to the owner of `Metadata.message_id`.
  */
-export async function postEvent(
+export async function postEvent<T = Envelope<IngestResult>>(
   h: Harness,
   body: unknown,
   options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string } = {},
@@ -168,7 +169,7 @@ export async function postEvent(
   const headers: Record<string, string> = { "content-type": "application/json", ...options.headers };
   if (authorization) headers.authorization = authorization;
   const path = `/api/postmark/webhook/${customerId}`;
-  return options.raw !== undefined ? h.call("POST", path, { rawBody: options.raw, headers }) : h.call("POST", path, { body, headers });
+  return options.raw !== undefined ? h.call<T>("POST", path, { rawBody: options.raw, headers }) : h.call<T>("POST", path, { body, headers });
 }
 
 type MailCustomer = Awaited<ReturnType<typeof readyMailCustomer>>;
@@ -180,7 +181,7 @@ export async function sendTransactional(h: Harness, c: MailCustomer, to = "jane@
     .from(mailTemplates)
     .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
   if (!template) throw new Error("no seeded template");
-  const r = await h.call("POST", `/mail/v1/templates/${template.id}/send`, {
+  const r = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${template.id}/send`, {
     key: c.mailFull,
     body: { to, params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" } },
   });

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
 import { demoBlocks } from "../../lib/mail/blocks/library";
+import type { Admin, Mail } from "./harness";
 
 /*
  * Tests with real processes (the service killed or stopped, then started again, against the Postmark
@@ -60,7 +61,7 @@ export const valueAfter = (lines: string[], label: string) =>
     ?.split(label)[1]
     ?.trim() ?? "";
 
-export type SimulatorControl = (path: string, body?: unknown) => Promise<Record<string, any>>;
+export type SimulatorControl = <T = unknown>(path: string, body?: unknown) => Promise<T>;
 
 /** Both simulators in a process of their own (`lib/simulators.ts`), so the provider's record outlives the service. */
 export async function startSimulatorsProcess(registry: ChildProcess[]): Promise<{ urls: { postmark: string; graph: string }; sim: SimulatorControl }> {
@@ -72,11 +73,11 @@ export async function startSimulatorsProcess(registry: ChildProcess[]): Promise<
     /^SIMULATORS /,
   );
   const urls = JSON.parse(valueAfter(simulators.lines, "SIMULATORS ")) as { postmark: string; graph: string };
-  const sim: SimulatorControl = (path, body) =>
+  const sim: SimulatorControl = <T>(path: string, body?: unknown) =>
     fetch(
       `${urls.postmark}${path}`,
       body === undefined ? {} : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) },
-    ).then((r) => r.json() as Promise<Record<string, any>>);
+    ).then((r) => r.json() as Promise<T>);
   return { urls, sim };
 }
 
@@ -106,30 +107,30 @@ export async function startService(registry: ChildProcess[], env: Record<string,
   return { ...started, origin };
 }
 
-export type ServiceApi = (method: string, path: string, body?: unknown, token?: string) => Promise<{ status: number; json: Record<string, any> }>;
+export type ServiceApi = <T = unknown>(method: string, path: string, body?: unknown, token?: string) => Promise<{ status: number; json: T }>;
 
 /** JSON calls to a running service; `base()` is read per call, as a restarted service may get another port. */
 export function serviceApi(base: () => string, key: string): ServiceApi {
-  return async (method, path, body, token = key) => {
+  return async <T>(method: string, path: string, body?: unknown, token = key) => {
     const response = await fetch(`${base()}${path}`, {
       method,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: response.status, json: (await response.json()) as Record<string, any> };
+    return { status: response.status, json: (await response.json()) as T };
   };
 }
 
 /** A send job of the Demo customer against the external simulator: a template and a job with `total` recipients (added 3,000 a call). */
 export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminToken: string, input: { name: string; total: number }): Promise<string> {
   await pointDemoAtSimulator(api, sim, adminToken);
-  const template = await api("POST", "/mail/v1/templates", {
+  const template = await api<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
     name: input.name,
     subject: "Hello {{first_name}}",
     blocks: [{ block_id: demoBlocks.find((b) => b.slug === "heading")?.id, values: { title: "Hello {{first_name}}", subtitle: "" } }],
   });
   expect(template.status, JSON.stringify(template.json)).toBe(201);
-  const job = await api("POST", "/mail/v1/send-jobs", { template_id: template.json.data.id });
+  const job = await api<Mail["createSendJob"]>("POST", "/mail/v1/send-jobs", { template_id: template.json.data.id });
   const jobId = job.json.data.id as string;
   for (let offset = 0; offset < input.total; offset += 3000) {
     const count = Math.min(3000, input.total - offset);
@@ -145,7 +146,7 @@ export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminT
  * is set on the Demo and registered with the external one.
  */
 export async function pointDemoAtSimulator(api: ServiceApi, sim: SimulatorControl, adminToken: string): Promise<void> {
-  const customers = await api("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
+  const customers = await api<Admin["listCustomers"]>("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
   const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
   if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
   const serverToken = `proc-${randomToken(12)}`;

@@ -4,7 +4,7 @@ import { mailSendJobAddressSets, mailSendJobChunks } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { SEND_JOB_BATCH_TOPIC } from "../../lib/mail/send-jobs/transitions";
 import type { QueueBody, QueueHandler } from "../../lib/adapters/queue";
-import { describeResponse, type Harness } from "./harness";
+import { describeResponse, type Harness, type Mail } from "./harness";
 
 const block = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
 
@@ -22,13 +22,13 @@ export function newsletterBody(name = "Spring news") {
 }
 
 export async function createNewsletter(h: Harness, key: string, name?: string): Promise<string> {
-  const r = await h.call("POST", "/mail/v1/templates", { key, body: newsletterBody(name) });
+  const r = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", { key, body: newsletterBody(name) });
   expect(r.status, describeResponse(r)).toBe(201);
-  return r.json.data.id as string;
+  return r.json.data.id;
 }
 
-export async function createJob(h: Harness, key: string, body: Record<string, unknown>): Promise<Record<string, any>> {
-  const r = await h.call("POST", "/mail/v1/send-jobs", { key, body });
+export async function createJob(h: Harness, key: string, body: Record<string, unknown>): Promise<Mail["createSendJob"]["data"]> {
+  const r = await h.call<Mail["createSendJob"]>("POST", "/mail/v1/send-jobs", { key, body });
   expect(r.status, describeResponse(r)).toBe(201);
   return r.json.data;
 }
@@ -40,7 +40,7 @@ export async function addRecipients(
   recipients: { email: string; data?: Record<string, unknown> }[],
   headers?: Record<string, string>,
 ) {
-  const r = await h.call("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { key, body: { recipients }, headers });
+  const r = await h.call<Mail["addSendJobRecipients"]>("POST", `/mail/v1/send-jobs/${jobId}/recipients`, { key, body: { recipients }, headers });
   expect(r.status, describeResponse(r)).toBe(200);
   return r.json.data;
 }
@@ -87,18 +87,19 @@ export async function transientRows(h: Harness, jobId: string): Promise<number> 
   return chunks.length + sets.length;
 }
 
+type SendJob = Mail["getSendJob"]["data"];
+
 /**
  * Waits until the job reaches `status` (polling; the local queue may also hold delayed messages, e.g. a
  * scheduled start hours ahead, so `queue.idle()` would not return).
  */
-export async function waitForJob(h: Harness, key: string, jobId: string, status: string): Promise<Record<string, any>> {
-  let job: Record<string, any> = {};
-  await vi.waitFor(
+export async function waitForJob(h: Harness, key: string, jobId: string, status: string): Promise<SendJob> {
+  return vi.waitFor(
     async () => {
-      job = (await h.call("GET", `/mail/v1/send-jobs/${jobId}`, { key })).json.data;
+      const job = (await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`, { key })).json.data;
       expect(job.status).toBe(status);
+      return job;
     },
     { timeout: 15_000, interval: 50 },
   );
-  return job;
 }

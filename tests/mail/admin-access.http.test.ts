@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope } from "../helpers/harness";
 
 let h: Harness;
 let customerKey: string;
@@ -52,7 +52,7 @@ describe("without the operator token every mail admin route answers 401", () => 
     ...perCustomer.map(([method, path, body]): [string, string, unknown] => [method, `/v1/customers/${unknown}${path}`, body]),
   ];
   test.each(routes)("%s %s", async (method, path, body) => {
-    const missing = await h.call(method, `/admin${path}`, { body });
+    const missing = await h.call<ErrorEnvelope>(method, `/admin${path}`, { body });
     expect(missing.status, describeResponse(missing)).toBe(401);
     expect(missing.json.error.code).toBe("unauthorized");
     // A customer's mail key is no operator token.
@@ -63,7 +63,7 @@ describe("without the operator token every mail admin route answers 401", () => 
 
 describe("an unknown customer answers 404 on every per-customer route", () => {
   test.each(perCustomer)("%s %s", async (method, path, body) => {
-    const r = await h.admin(method, `/v1/customers/${unknown}${path}`, body);
+    const r = await h.admin<ErrorEnvelope>(method, `/v1/customers/${unknown}${path}`, body);
     expect(r.status, describeResponse(r)).toBe(404);
     expect(r.json.error).toMatchObject({ code: "not_found", message: "Customer not found." });
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { listUsableBlocks } from "../../lib/mail/setup/blocks";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Mail, type Admin, type ErrorDetail } from "../helpers/harness";
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,28 +27,28 @@ function blockBody(overrides: Record<string, unknown> = {}) {
 }
 
 async function createBlock(overrides: Record<string, unknown> = {}): Promise<string> {
-  const r = await h.admin("POST", "/v1/mail/blocks", blockBody(overrides));
+  const r = await h.admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", blockBody(overrides));
   expect(r.status, describeResponse(r)).toBe(201);
   return r.json.data.id;
 }
 
 test("create, get and list a block", async () => {
-  const created = await h.admin("POST", "/v1/mail/blocks", blockBody());
+  const created = await h.admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", blockBody());
   expect(created.status, describeResponse(created)).toBe(201);
   expect(created.json.data).toMatchObject({ ...blockBody(), version: 1, active: true });
   const id = created.json.data.id;
 
-  const got = await h.admin("GET", `/v1/mail/blocks/${id}`);
+  const got = await h.admin<Admin["getMailBlock"]>("GET", `/v1/mail/blocks/${id}`);
   expect(got.status, describeResponse(got)).toBe(200);
   expect(got.json.data).toEqual(created.json.data);
 
-  const list = await h.admin("GET", "/v1/mail/blocks");
+  const list = await h.admin<Admin["listMailBlocks"]>("GET", "/v1/mail/blocks");
   expect(list.status, describeResponse(list)).toBe(200);
   expect(list.json.data.map((b: { id: string }) => b.id)).toContain(id);
 });
 
 test("defaults: no params, tags, series or description", async () => {
-  const r = await h.admin("POST", "/v1/mail/blocks", {
+  const r = await h.admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", {
     slug: "spacer",
     name: "Spacer",
     mjml: '<mj-section><mj-column><mj-spacer height="24px" /></mj-column></mj-section>',
@@ -59,13 +59,13 @@ test("defaults: no params, tags, series or description", async () => {
 
 test("every change bumps the version; active:false deactivates and active:true reactivates", async () => {
   const id = await createBlock();
-  const renamed = await h.admin("PATCH", `/v1/mail/blocks/${id}`, { name: "Notice box", series: null });
+  const renamed = await h.admin<Admin["updateMailBlock"]>("PATCH", `/v1/mail/blocks/${id}`, { name: "Notice box", series: null });
   expect(renamed.status, describeResponse(renamed)).toBe(200);
   expect(renamed.json.data).toMatchObject({ name: "Notice box", series: null, version: 2, active: true, slug: "notice" });
 
-  const off = await h.admin("PATCH", `/v1/mail/blocks/${id}`, { active: false });
+  const off = await h.admin<Admin["updateMailBlock"]>("PATCH", `/v1/mail/blocks/${id}`, { active: false });
   expect(off.json.data, describeResponse(off)).toMatchObject({ active: false, version: 3 });
-  const on = await h.admin("PATCH", `/v1/mail/blocks/${id}`, {
+  const on = await h.admin<Admin["updateMailBlock"]>("PATCH", `/v1/mail/blocks/${id}`, {
     active: true,
     mjml: "<mj-section><mj-column><mj-text>{{text}}</mj-text></mj-column></mj-section>",
   });
@@ -75,12 +75,12 @@ test("every change bumps the version; active:false deactivates and active:true r
 
 test("DELETE deactivates, keeps the row, and a second DELETE changes nothing", async () => {
   const id = await createBlock();
-  const deleted = await h.admin("DELETE", `/v1/mail/blocks/${id}`);
+  const deleted = await h.admin<Admin["deactivateMailBlock"]>("DELETE", `/v1/mail/blocks/${id}`);
   expect(deleted.status, describeResponse(deleted)).toBe(200);
   expect(deleted.json.data).toMatchObject({ id, active: false, version: 2 });
-  const again = await h.admin("DELETE", `/v1/mail/blocks/${id}`);
+  const again = await h.admin<Admin["deactivateMailBlock"]>("DELETE", `/v1/mail/blocks/${id}`);
   expect(again.json.data, describeResponse(again)).toMatchObject({ active: false, version: 2 });
-  const got = await h.admin("GET", `/v1/mail/blocks/${id}`);
+  const got = await h.admin<Admin["getMailBlock"]>("GET", `/v1/mail/blocks/${id}`);
   expect(got.json.data, describeResponse(got)).toMatchObject({ id, active: false });
 });
 
@@ -117,7 +117,7 @@ describe("validation answers 422 naming the field", () => {
     ],
     ["an unknown field", { colour: "red" }, ""],
   ])("%s", async (_name, overrides, path) => {
-    const r = await h.admin("POST", "/v1/mail/blocks", blockBody(overrides));
+    const r = await h.admin<ErrorEnvelope<ErrorDetail[]>>("POST", "/v1/mail/blocks", blockBody(overrides));
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
     if (path)
@@ -129,12 +129,12 @@ describe("validation answers 422 naming the field", () => {
 
   test("the same rules apply to PATCH, and an empty PATCH is refused", async () => {
     const id = await createBlock();
-    const bad = await h.admin("PATCH", `/v1/mail/blocks/${id}`, { mjml: "{{/text}}" });
+    const bad = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", `/v1/mail/blocks/${id}`, { mjml: "{{/text}}" });
     expect(bad.status, describeResponse(bad)).toBe(422);
     expect(bad.json.error.details[0].path).toBe("mjml");
     const empty = await h.admin("PATCH", `/v1/mail/blocks/${id}`, {});
     expect(empty.status, describeResponse(empty)).toBe(422);
-    const unchanged = await h.admin("GET", `/v1/mail/blocks/${id}`);
+    const unchanged = await h.admin<Admin["getMailBlock"]>("GET", `/v1/mail/blocks/${id}`);
     expect(unchanged.json.data.version, describeResponse(unchanged)).toBe(1);
   });
 
@@ -158,13 +158,13 @@ describe("enablement per customer", () => {
     const other = await h.customer();
     const id = await createBlock();
     const customerBlocks = async (key: string) => {
-      const r = await h.call("GET", "/mail/v1/blocks", { key });
+      const r = await h.call<Mail["listBlocks"]>("GET", "/mail/v1/blocks", { key });
       expect(r.status, describeResponse(r)).toBe(200);
       return r.json.data.map((b: { id: string }) => b.id) as string[];
     };
     expect(await customerBlocks(c.mailReporting)).not.toContain(id);
 
-    const enabled = await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${id}`);
+    const enabled = await h.admin<Admin["enableCustomerMailBlock"]>("PUT", `/v1/customers/${c.id}/mail/blocks/${id}`);
     expect(enabled.status, describeResponse(enabled)).toBe(200);
     expect(enabled.json.data).toEqual({ customer_id: c.id, block_id: id, enabled: true });
     expect((await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${id}`)).status).toBe(200);
@@ -173,17 +173,17 @@ describe("enablement per customer", () => {
     expect(await customerBlocks(other.mailReporting)).not.toContain(id);
     expect((await listUsableBlocks(h.db, c.id)).map((b) => b.id)).toContain(id);
 
-    const adminList = await h.admin("GET", `/v1/customers/${c.id}/mail/blocks`);
+    const adminList = await h.admin<Admin["listCustomerMailBlocks"]>("GET", `/v1/customers/${c.id}/mail/blocks`);
     expect(adminList.status, describeResponse(adminList)).toBe(200);
     expect(adminList.json.data).toHaveLength(1);
     expect(adminList.json.data[0]).toMatchObject({ id, active: true });
     expect(Date.parse(adminList.json.data[0].enabled_at)).not.toBeNaN();
 
-    const disabled = await h.admin("DELETE", `/v1/customers/${c.id}/mail/blocks/${id}`);
+    const disabled = await h.admin<Admin["disableCustomerMailBlock"]>("DELETE", `/v1/customers/${c.id}/mail/blocks/${id}`);
     expect(disabled.status, describeResponse(disabled)).toBe(200);
     expect(disabled.json.data.enabled).toBe(false);
     expect(await customerBlocks(c.mailReporting)).not.toContain(id);
-    expect((await h.admin("GET", `/v1/customers/${c.id}/mail/blocks`)).json.data).toEqual([]);
+    expect((await h.admin<Admin["listCustomerMailBlocks"]>("GET", `/v1/customers/${c.id}/mail/blocks`)).json.data).toEqual([]);
     expect((await h.admin("DELETE", `/v1/customers/${c.id}/mail/blocks/${id}`)).status).toBe(200);
   });
 
@@ -192,16 +192,16 @@ describe("enablement per customer", () => {
     const id = await createBlock();
     await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${id}`);
     await h.admin("DELETE", `/v1/mail/blocks/${id}`);
-    const listed = await h.call("GET", "/mail/v1/blocks", { key: c.mailReporting });
+    const listed = await h.call<Mail["listBlocks"]>("GET", "/mail/v1/blocks", { key: c.mailReporting });
     expect(
       listed.json.data.map((b: { id: string }) => b.id),
       describeResponse(listed),
     ).not.toContain(id);
-    const adminList = await h.admin("GET", `/v1/customers/${c.id}/mail/blocks`);
+    const adminList = await h.admin<Admin["listCustomerMailBlocks"]>("GET", `/v1/customers/${c.id}/mail/blocks`);
     expect(adminList.json.data, describeResponse(adminList)).toMatchObject([{ id, active: false }]);
 
     await h.admin("PATCH", `/v1/mail/blocks/${id}`, { active: true });
-    const back = await h.call("GET", "/mail/v1/blocks", { key: c.mailReporting });
+    const back = await h.call<Mail["listBlocks"]>("GET", "/mail/v1/blocks", { key: c.mailReporting });
     expect(
       back.json.data.map((b: { id: string }) => b.id),
       describeResponse(back),
@@ -211,10 +211,10 @@ describe("enablement per customer", () => {
   test("unknown block 404, unknown customer 404", async () => {
     const c = await h.customer();
     const id = await createBlock();
-    const noBlock = await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${unknownId}`);
+    const noBlock = await h.admin<ErrorEnvelope>("PUT", `/v1/customers/${c.id}/mail/blocks/${unknownId}`);
     expect(noBlock.status, describeResponse(noBlock)).toBe(404);
     expect(noBlock.json.error.message).toContain("Block");
-    const noCustomer = await h.admin("PUT", `/v1/customers/${unknownId}/mail/blocks/${id}`);
+    const noCustomer = await h.admin<ErrorEnvelope>("PUT", `/v1/customers/${unknownId}/mail/blocks/${id}`);
     expect(noCustomer.status, describeResponse(noCustomer)).toBe(404);
     expect(noCustomer.json.error.message).toContain("Customer");
   });

@@ -1,10 +1,17 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { defaultDesignTokens } from "../../lib/mail/render/tokens";
-import type { MailDesignRulesResponse } from "../../lib/admin/routes/mail/design/schema";
-import type { DesignTokensResponse } from "../../lib/mail/routes/design-rules/schema";
-import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
+import {
+  createHarness,
+  describeResponse,
+  type Harness,
+  type ErrorEnvelope,
+  type Admin,
+  type ErrorDetail,
+  type Mail,
+  type OpenApiDocument,
+} from "../helpers/harness";
 
-type Rules = Envelope<MailDesignRulesResponse>;
+type Rules = Admin["getCustomerDesignRules"];
 
 let h: Harness;
 beforeAll(async () => {
@@ -27,9 +34,9 @@ test("a partial override resolves over the defaults, for the admin and the custo
   expect(put.status, describeResponse(put)).toBe(200);
   const expected = { ...defaultDesignTokens, color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" };
   expect(put.json.data).toEqual({ overrides: { color_primary: "#e11d48", button_radius: "0px", color_success: "#166534" }, tokens: expected, version: 1 });
-  expect((await h.admin("GET", `/v1/customers/${c.id}/mail/design-rules`)).json.data).toEqual(put.json.data);
+  expect((await h.admin<Admin["getCustomerDesignRules"]>("GET", `/v1/customers/${c.id}/mail/design-rules`)).json.data).toEqual(put.json.data);
 
-  const customerView = await h.call<Envelope<DesignTokensResponse>>("GET", "/mail/v1/design-rules", { key: c.mailReporting });
+  const customerView = await h.call<Mail["getDesignRules"]>("GET", "/mail/v1/design-rules", { key: c.mailReporting });
   expect(customerView.status, describeResponse(customerView)).toBe(200);
   expect(customerView.json.data).toEqual(expected);
 
@@ -43,16 +50,16 @@ test("a partial override resolves over the defaults, for the admin and the custo
 
 test("a bad colour answers 422 naming the field; every bad value is reported; nothing is stored", async () => {
   const c = await h.customer();
-  const bad = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, {
+  const bad = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PUT", `/v1/customers/${c.id}/mail/design-rules`, {
     overrides: { color_primary: "red", font_size_base: "90px", colour_sky: "#ffffff" },
   });
   expect(bad.status, describeResponse(bad)).toBe(422);
   expect(bad.json.error.code).toBe("validation_error");
   const paths = bad.json.error.details.map((d: { path: string }) => d.path);
   expect(paths).toEqual(expect.arrayContaining(["overrides.color_primary", "overrides.font_size_base", "overrides.colour_sky"]));
-  expect((await h.admin("GET", `/v1/customers/${c.id}/mail/design-rules`)).json.data.version).toBe(0);
+  expect((await h.admin<Admin["getCustomerDesignRules"]>("GET", `/v1/customers/${c.id}/mail/design-rules`)).json.data.version).toBe(0);
 
-  const notString = await h.admin("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: { color_primary: 12 } });
+  const notString = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PUT", `/v1/customers/${c.id}/mail/design-rules`, { overrides: { color_primary: 12 } });
   expect(notString.status, describeResponse(notString)).toBe(422);
   expect(notString.json.error.details[0].path).toBe("overrides.color_primary");
   // A value that would break out of an attribute or a CSS declaration never gets in.
@@ -62,12 +69,12 @@ test("a bad colour answers 422 naming the field; every bad value is reported; no
 });
 
 test("the route description documents every token with its group", async () => {
-  const doc = await h.call("GET", "/admin/v1/openapi.json");
+  const doc = await h.call<OpenApiDocument>("GET", "/admin/v1/openapi.json");
   const description: string = doc.json.paths["/v1/customers/{id}/mail/design-rules"].get.description;
   for (const key of Object.keys(defaultDesignTokens)) expect(description).toContain(`\`${key}\``);
   expect(description).toContain("Status colours");
   expect(description).toContain("Components");
   expect(description).not.toContain("**Other**");
   const schema = doc.json.components.schemas.MailDesignTokens;
-  expect(Object.keys(schema.properties).sort()).toEqual(Object.keys(defaultDesignTokens).sort());
+  expect(Object.keys(schema.properties ?? {}).sort()).toEqual(Object.keys(defaultDesignTokens).sort());
 });

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
-import type { MailFrameResponse } from "../../lib/admin/routes/mail/frame/schema";
-import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Admin, type Mail, type ErrorDetail } from "../helpers/harness";
 
-type Frame = Envelope<MailFrameResponse>;
+type Frame = Admin["getCustomerFrame"];
 
 let h: Harness;
 beforeAll(async () => {
@@ -38,7 +37,7 @@ test("PUT stores the frame; a second PUT replaces it and bumps the version", asy
   expect(put.status, describeResponse(put)).toBe(200);
   expect(put.json.data).toMatchObject({ ...frame, version: 1 });
   expect(Date.parse(put.json.data.updated_at ?? "")).not.toBeNaN();
-  expect((await h.admin("GET", `/v1/customers/${c.id}/mail/frame`)).json.data).toEqual(put.json.data);
+  expect((await h.admin<Admin["getCustomerFrame"]>("GET", `/v1/customers/${c.id}/mail/frame`)).json.data).toEqual(put.json.data);
 
   const second = await h.admin<Frame>("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, header_mjml: null, brand: { ...frame.brand, logo_url: null } });
   expect(second.json.data, describeResponse(second)).toMatchObject({ header_mjml: null, version: 2, brand: { logo_url: null } });
@@ -47,26 +46,29 @@ test("PUT stores the frame; a second PUT replaces it and bumps the version", asy
 test("the brand reaches the customer's rendering (preview of a stack uses the frame)", async () => {
   const c = await h.customer();
   await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, brand: { ...frame.brand, company_name: "Brand Check GmbH" } });
-  const block = await h.admin("POST", "/v1/mail/blocks", {
+  const block = await h.admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", {
     slug: "plain",
     name: "Plain",
     mjml: "<mj-section><mj-column><mj-text>Hi</mj-text></mj-column></mj-section>",
   });
   await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${block.json.data.id}`);
-  const preview = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks: [{ block_id: block.json.data.id, values: {} }] } });
+  const preview = await h.call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", {
+    key: c.mailFull,
+    body: { blocks: [{ block_id: block.json.data.id, values: {} }] },
+  });
   expect(preview.status, describeResponse(preview)).toBe(200);
   expect(preview.json.data.html).toContain("Brand Check GmbH");
 });
 
 test("a newsletter footer without the unsubscribe link answers 422 and stores nothing", async () => {
   const c = await h.customer();
-  const r = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, {
+  const r = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PUT", `/v1/customers/${c.id}/mail/frame`, {
     ...frame,
     newsletter_footer_mjml: "<mj-section><mj-column><mj-text>Bye</mj-text></mj-column></mj-section>",
   });
   expect(r.status, describeResponse(r)).toBe(422);
   expect(r.json.error.details.map((d: { path: string }) => d.path)).toContain("newsletter_footer_mjml");
-  expect((await h.admin("GET", `/v1/customers/${c.id}/mail/frame`)).json.data.version).toBe(0);
+  expect((await h.admin<Admin["getCustomerFrame"]>("GET", `/v1/customers/${c.id}/mail/frame`)).json.data.version).toBe(0);
 });
 
 test.each([
@@ -76,7 +78,7 @@ test.each([
   ["an empty company name", { brand: { ...frame.brand, company_name: " " } }, "brand.company_name"],
 ])("%s answers 422 naming the field", async (_name, change, path) => {
   const c = await h.customer();
-  const r = await h.admin("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, ...change });
+  const r = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PUT", `/v1/customers/${c.id}/mail/frame`, { ...frame, ...change });
   expect(r.status, describeResponse(r)).toBe(422);
   expect(r.json.error.details.map((d: { path: string }) => d.path)).toContain(path);
 });

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { mailProviderConfigs } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Admin, type ErrorDetail } from "../helpers/harness";
 
 let h: Harness;
 beforeAll(async () => {
@@ -19,7 +19,7 @@ const frame = {
 type Item = { item: string; status: "green" | "red"; message: string };
 
 async function readiness(customerId: string): Promise<{ ready: boolean; red: string[] }> {
-  const r = await h.admin("GET", `/v1/customers/${customerId}/mail/readiness`);
+  const r = await h.admin<Admin["getCustomerMailReadiness"]>("GET", `/v1/customers/${customerId}/mail/readiness`);
   expect(r.status, describeResponse(r)).toBe(200);
   const items = r.json.data.items as Item[];
   expect(items.map((i) => i.item)).toEqual([
@@ -37,7 +37,7 @@ async function readiness(customerId: string): Promise<{ ready: boolean; red: str
 
 test("an unconfigured customer: empty configuration, every item red", async () => {
   const c = await h.customer();
-  const r = await h.admin("GET", `/v1/customers/${c.id}/mail/provider`);
+  const r = await h.admin<Admin["getCustomerMailProvider"]>("GET", `/v1/customers/${c.id}/mail/provider`);
   expect(r.status, describeResponse(r)).toBe(200);
   expect(r.json.data).toEqual({
     server_token_set: false,
@@ -56,11 +56,11 @@ test("an unconfigured customer: empty configuration, every item red", async () =
 test("the server token is write-only: never in a response, sealed in the database, never logged", async () => {
   const c = await h.customer();
   const token = `tok-${crypto.randomUUID()}`;
-  const patched = await h.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, { server_token: token });
+  const patched = await h.admin<Admin["updateCustomerMailProvider"]>("PATCH", `/v1/customers/${c.id}/mail/provider`, { server_token: token });
   expect(patched.status, describeResponse(patched)).toBe(200);
   expect(patched.json.data.server_token_set).toBe(true);
   expect(patched.text).not.toContain(token);
-  const got = await h.admin("GET", `/v1/customers/${c.id}/mail/provider`);
+  const got = await h.admin<Admin["getCustomerMailProvider"]>("GET", `/v1/customers/${c.id}/mail/provider`);
   expect(got.text, describeResponse(got)).not.toContain(token);
   expect(got.json.data).not.toHaveProperty("server_token");
 
@@ -80,7 +80,7 @@ test("the server token is write-only: never in a response, sealed in the databas
 test("readiness turns from red to green item by item", async () => {
   const c = await h.customer();
   const patch = async (body: Record<string, unknown>) => {
-    const r = await h.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, body);
+    const r = await h.admin<Admin["updateCustomerMailProvider"]>("PATCH", `/v1/customers/${c.id}/mail/provider`, body);
     expect(r.status, describeResponse(r)).toBe(200);
     return r.json.data;
   };
@@ -109,7 +109,7 @@ test("readiness turns from red to green item by item", async () => {
   expect(frameSet.status, describeResponse(frameSet)).toBe(200);
   expect(await readiness(c.id)).toEqual({ ready: true, red: [] });
 
-  const final = await h.admin("GET", `/v1/customers/${c.id}/mail/provider`);
+  const final = await h.admin<Admin["getCustomerMailProvider"]>("GET", `/v1/customers/${c.id}/mail/provider`);
   expect(final.json.data, describeResponse(final)).toEqual({
     server_token_set: true,
     transactional_stream: "outbound",
@@ -136,7 +136,7 @@ test.each([
   ["nothing at all", {}, ""],
 ])("%s answers 422", async (_name, body, path) => {
   const c = await h.customer();
-  const r = await h.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, body);
+  const r = await h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", `/v1/customers/${c.id}/mail/provider`, body);
   expect(r.status, describeResponse(r)).toBe(422);
   if (path) expect(r.json.error.details.map((d: { path: string }) => d.path)).toContain(path);
 });

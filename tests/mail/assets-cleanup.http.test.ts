@@ -12,8 +12,9 @@ import { findCronJob } from "../../lib/cron";
 import { mailAssets } from "../../lib/db/schema";
 import { ABANDONED_ASSET_AFTER_MS } from "../../lib/mail/assets/cleanup";
 import { createAssetStorage } from "../../lib/blob-storage";
-import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type CronRun } from "../helpers/harness";
+
+type AnnouncedAsset = Mail["createAsset"]["data"];
 
 /**
  * The `mail-assets-cleanup` cron in the embedded mode, with the harness's manual clock. The clock starts
@@ -44,19 +45,22 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function announce(): Promise<AnnouncedAssetResponse> {
-  const r = await h.call("POST", "/mail/v1/assets", { key: customer.mailFull, body: { filename: "photo.jpg", content_type: "image/jpeg" } });
+async function announce(): Promise<AnnouncedAsset> {
+  const r = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", {
+    key: customer.mailFull,
+    body: { filename: "photo.jpg", content_type: "image/jpeg" },
+  });
   expect(r.status, describeResponse(r)).toBe(201);
-  return r.json.data as AnnouncedAssetResponse;
+  return r.json.data;
 }
 
-async function upload(announced: AnnouncedAssetResponse, bytes: Uint8Array): Promise<void> {
+async function upload(announced: AnnouncedAsset, bytes: Uint8Array): Promise<void> {
   const url = new URL(announced.upload.url);
   const r = await h.root.request(`${url.pathname}${url.search}`, { method: "PUT", headers: announced.upload.headers, body: new Uint8Array(bytes) });
   expect(r.status, await r.clone().text()).toBe(200);
 }
 
-const complete = (id: string) => h.call("POST", `/mail/v1/assets/${id}/complete`, { key: customer.mailFull });
+const complete = <T>(id: string) => h.call<T>("POST", `/mail/v1/assets/${id}/complete`, { key: customer.mailFull });
 
 async function uploadPathnameOf(id: string): Promise<string> {
   const [row] = await h.db.select({ uploadPathname: mailAssets.uploadPathname }).from(mailAssets).where(eq(mailAssets.id, id));
@@ -89,7 +93,7 @@ describe("mail-assets-cleanup", () => {
     await upload(uploaded, await jpeg());
     const published = await announce();
     await upload(published, await jpeg());
-    const done = await complete(published.id);
+    const done = await complete<Mail["completeAsset"]>(published.id);
     expect(done.status, describeResponse(done)).toBe(200);
     const failed = await announce();
     await upload(failed, Buffer.from("not an image at all"));
@@ -106,12 +110,12 @@ describe("mail-assets-cleanup", () => {
     expect(await runCron()).toEqual({ abandoned_assets: 0, raw_uploads_deleted: 3 });
     expect(await rawUploads()).toEqual([uploadedRaw]);
     for (const announced of [untouched, uploaded]) {
-      const r = await h.call("GET", `/mail/v1/assets/${announced.id}`, { key: customer.mailFull });
+      const r = await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${announced.id}`, { key: customer.mailFull });
       expect(r.json.data?.status, describeResponse(r)).toBe("pending");
     }
 
     h.clock.set(new Date(start.getTime() + ABANDONED_ASSET_AFTER_MS + 1));
-    const viaVercelCron = await h.call("GET", "/api/cron/mail-assets-cleanup", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+    const viaVercelCron = await h.call<CronRun>("GET", "/api/cron/mail-assets-cleanup", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
     expect(viaVercelCron.status, describeResponse(viaVercelCron)).toBe(200);
     expect(viaVercelCron.json.data).toEqual({ job: "mail-assets-cleanup", result: { abandoned_assets: 2, raw_uploads_deleted: 1 } });
     expect(await rawUploads()).toEqual([]);
@@ -122,7 +126,7 @@ describe("mail-assets-cleanup", () => {
     }
 
     // Finished assets stay, with their published files.
-    const ready = await h.call("GET", `/mail/v1/assets/${published.id}`, { key: customer.mailFull });
+    const ready = await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${published.id}`, { key: customer.mailFull });
     expect(ready.json.data, describeResponse(ready)).toMatchObject({ status: "ready", url: done.json.data.url });
     const file = await h.root.request(new URL(done.json.data.url as string).pathname);
     expect(file.status).toBe(200);

@@ -4,9 +4,10 @@ import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { sweepRawUploads } from "../../lib/mail/assets/cleanup";
 import { createAssetStorage } from "../../lib/blob-storage";
-import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
 import { startBlobFake, type BlobRequest, type FakeBlob } from "../helpers/blob-fake";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
+
+type AnnouncedAsset = Mail["createAsset"]["data"];
 
 /**
  * The production path at the HTTP level: BLOB_READ_WRITE_TOKEN set, so the runtime picks Vercel Blob, and
@@ -48,11 +49,11 @@ beforeEach(() => {
   seen.length = 0;
 });
 
-async function announce(contentType = "image/jpeg"): Promise<AnnouncedAssetResponse> {
-  const r = await h.call("POST", "/mail/v1/assets", { key: customer.mailFull, body: { filename: "photo", content_type: contentType } });
+async function announce(contentType = "image/jpeg"): Promise<AnnouncedAsset> {
+  const r = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", { key: customer.mailFull, body: { filename: "photo", content_type: contentType } });
   expect(r.status, describeResponse(r)).toBe(201);
   expect(r.text).not.toContain(SECRET);
-  return r.json.data as AnnouncedAssetResponse;
+  return r.json.data;
 }
 
 /** The caller's step 2, exactly as documented: PUT upload.url with upload.headers, straight to the store. */
@@ -62,7 +63,7 @@ async function putToStore(url: string, headers: Record<string, string>, body: Ui
 }
 
 /** The raw upload's pathname, as signed into the client token handed to the caller. */
-function uploadPathnameOf(announced: AnnouncedAssetResponse): string {
+function uploadPathnameOf(announced: AnnouncedAsset): string {
   return getPayloadFromClientToken(announced.upload.headers.authorization?.replace(/^Bearer /, "") ?? "").pathname;
 }
 
@@ -128,7 +129,7 @@ describe("assets on Vercel Blob", () => {
 
     expect((await putToStore(announced.upload.url, announced.upload.headers, await photo())).status).toBe(200);
     seen.length = 0;
-    const done = await h.call("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
+    const done = await h.call<Mail["completeAsset"]>("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
     expect(done.status, describeResponse(done)).toBe(200);
     const url: string = done.json.data.url;
     expect(done.json.data).toEqual({ url: expect.stringMatching(new RegExp(`^${api}/public/assets/[0-9a-f]{64}\\.jpg$`)), width: 1360, height: 680 });
@@ -151,7 +152,7 @@ describe("assets on Vercel Blob", () => {
     expect(file.headers.get("content-type")).toBe("image/jpeg");
     expect((await sharp(Buffer.from(await file.arrayBuffer())).metadata()).width).toBe(1360);
 
-    const again = await h.call("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
+    const again = await h.call<Mail["completeAsset"]>("POST", `/mail/v1/assets/${announced.id}/complete`, { key: customer.mailFull });
     expect(again.json.data, describeResponse(again)).toEqual(done.json.data);
 
     const deleted = await h.call("DELETE", `/mail/v1/assets/${announced.id}`, { key: customer.mailFull });
@@ -175,7 +176,7 @@ describe("assets on Vercel Blob", () => {
     for (const announced of [completed, deleted, pending]) {
       expect((await putToStore(announced.upload.url, announced.upload.headers, await photo())).status).toBe(200);
     }
-    const done = await h.call("POST", `/mail/v1/assets/${completed.id}/complete`, { key: customer.mailFull });
+    const done = await h.call<Mail["completeAsset"]>("POST", `/mail/v1/assets/${completed.id}/complete`, { key: customer.mailFull });
     expect(done.status, describeResponse(done)).toBe(200);
     const removed = await h.call("DELETE", `/mail/v1/assets/${deleted.id}`, { key: customer.mailFull });
     expect(removed.status, describeResponse(removed)).toBe(200);
@@ -191,7 +192,7 @@ describe("assets on Vercel Blob", () => {
     expect([completed, deleted, pending].map((x) => blobs.has(uploadPathnameOf(x)))).toEqual([false, false, true]);
     expect(await sweepRawUploads({ db: h.deps.db, assets: createAssetStorage(h.deps) })).toBe(0);
 
-    const again = await h.call("POST", `/mail/v1/assets/${completed.id}/complete`, { key: customer.mailFull });
+    const again = await h.call<Mail["completeAsset"]>("POST", `/mail/v1/assets/${completed.id}/complete`, { key: customer.mailFull });
     expect(again.json.data, describeResponse(again)).toEqual(done.json.data);
     const later = await h.call("POST", `/mail/v1/assets/${pending.id}/complete`, { key: customer.mailFull });
     expect(later.status, describeResponse(later)).toBe(200);

@@ -10,10 +10,10 @@ import { mailAssets, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { uploadSigningSecret } from "../../lib/blob-storage";
 import { localUploadUrlSigner } from "../../lib/mail/assets/upload-signature";
-import type { AnnouncedAssetResponse } from "../../lib/mail/routes/assets/create";
-import type { AssetResponse } from "../../lib/mail/routes/assets/list";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type ErrorDetail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
+
+type AnnouncedAsset = Mail["createAsset"]["data"];
 
 /**
  * The three steps over HTTP in the embedded mode: announce, the unauthenticated signed PUT served by the
@@ -69,23 +69,24 @@ afterAll(async () => {
 });
 
 async function announce(key: string, body: unknown = { filename: "photo.jpg", content_type: "image/jpeg" }) {
-  const r = await h.call("POST", "/mail/v1/assets", { key, body });
+  const r = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", { key, body });
   expect(r.status, describeResponse(r)).toBe(201);
-  return r.json.data as AnnouncedAssetResponse;
+  return r.json.data;
 }
 
-type RawResponse = { status: number; headers: Headers; text: string; json: Record<string, any>; bytes: Buffer };
+type RawResponse<T> = { status: number; headers: Headers; text: string; json: T; bytes: Buffer };
 
-async function raw(response: Response): Promise<RawResponse> {
+/** A raw answer; `json` is typed as the caller says (`{}` when the body is not JSON). */
+async function raw<T = unknown>(response: Response): Promise<RawResponse<T>> {
   const bytes = Buffer.from(await response.arrayBuffer());
   const text = bytes.toString("utf8");
-  let json: Record<string, any> = {};
+  let json: unknown = {};
   try {
-    json = JSON.parse(text) as Record<string, any>;
+    json = JSON.parse(text);
   } catch {
     json = {};
   }
-  return { status: response.status, headers: response.headers, text, json, bytes };
+  return { status: response.status, headers: response.headers, text, json: json as T, bytes };
 }
 
 /** Requests an absolute URL the app handed out from the app itself (everything stays in-process). */
@@ -95,27 +96,27 @@ function local(url: string): string {
   return `${parsed.pathname}${parsed.search}`;
 }
 
-async function put(url: string, body: Uint8Array, headers: Record<string, string>) {
-  return raw(await h.root.request(local(url), { method: "PUT", headers, body: new Uint8Array(body) }));
+async function put<T = unknown>(url: string, body: Uint8Array, headers: Record<string, string>) {
+  return raw<T>(await h.root.request(local(url), { method: "PUT", headers, body: new Uint8Array(body) }));
 }
 
-async function upload(announced: AnnouncedAssetResponse, bytes: Uint8Array) {
-  const r = await put(announced.upload.url, bytes, announced.upload.headers);
+async function upload(announced: AnnouncedAsset, bytes: Uint8Array) {
+  const r = await put<Mail["uploadAssetFile"]>(announced.upload.url, bytes, announced.upload.headers);
   expect(r.status, describeResponse(r)).toBe(200);
   return r;
 }
 
-const complete = (key: string, id: string) => h.call("POST", `/mail/v1/assets/${id}/complete`, { key });
+const complete = <T>(key: string, id: string) => h.call<T>("POST", `/mail/v1/assets/${id}/complete`, { key });
 
-async function fetchFile(url: string) {
-  return raw(await h.root.request(local(url)));
+async function fetchFile<T = unknown>(url: string) {
+  return raw<T>(await h.root.request(local(url)));
 }
 
 /** All three steps; returns the asset id and the published answer. */
 async function publish(key: string, bytes: Uint8Array, body: { filename: string; content_type: string }) {
   const announced = await announce(key, body);
   await upload(announced, bytes);
-  const r = await complete(key, announced.id);
+  const r = await complete<Mail["completeAsset"]>(key, announced.id);
   expect(r.status, describeResponse(r)).toBe(200);
   return { id: announced.id, published: r.json.data as { url: string; width: number; height: number } };
 }
@@ -134,14 +135,14 @@ describe("the three-step flow", () => {
     expect(announced.upload.max_bytes).toBe(MAX_UPLOAD);
     expect(Date.parse(announced.upload.expires_at) - h.clock.now().getTime()).toBe(15 * 60 * 1000);
 
-    const pending = await h.call("GET", `/mail/v1/assets/${announced.id}`, { key: a.mailFull });
+    const pending = await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${announced.id}`, { key: a.mailFull });
     expect(pending.json.data, describeResponse(pending)).toMatchObject({ status: "pending", url: null, width: null, bytes: null, content_type: "image/jpeg" });
 
     // The PUT carries no API key.
     const stored = await upload(announced, cameraJpeg);
     expect(stored.json.data).toEqual({ id: announced.id, bytes: cameraJpeg.byteLength });
 
-    const done = await complete(a.mailFull, announced.id);
+    const done = await complete<Mail["completeAsset"]>(a.mailFull, announced.id);
     expect(done.status, describeResponse(done)).toBe(200);
     expect(done.json.data).toMatchObject({ width: 1360, height: 1020 });
     const url: string = done.json.data.url;
@@ -158,7 +159,7 @@ describe("the three-step flow", () => {
     expect(file.bytes.includes("Exif\0\0")).toBe(false);
     expect(file.bytes.includes("EXIF-COPYRIGHT-MARKER")).toBe(false);
 
-    const asset = await h.call("GET", `/mail/v1/assets/${announced.id}`, { key: a.mailFull });
+    const asset = await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${announced.id}`, { key: a.mailFull });
     expect(asset.json.data, describeResponse(asset)).toEqual({
       id: announced.id,
       filename: "IMG_0001.jpg",
@@ -193,8 +194,11 @@ describe("the three-step flow", () => {
   test("complete twice, and two completes at once, give the same answer", async () => {
     const announced = await announce(a.mailFull);
     await upload(announced, await uniqueJpeg());
-    const [first, second] = await Promise.all([complete(a.mailFull, announced.id), complete(a.mailFull, announced.id)]);
-    const third = await complete(a.mailFull, announced.id);
+    const [first, second] = await Promise.all([
+      complete<Mail["completeAsset"]>(a.mailFull, announced.id),
+      complete<Mail["completeAsset"]>(a.mailFull, announced.id),
+    ]);
+    const third = await complete<Mail["completeAsset"]>(a.mailFull, announced.id);
     expect(first.status, describeResponse(first)).toBe(200);
     expect(second.json.data, describeResponse(second)).toEqual(first.json.data);
     expect(third.json.data, describeResponse(third)).toEqual(first.json.data);
@@ -202,7 +206,7 @@ describe("the three-step flow", () => {
 
   test("complete before the upload is 409; the asset completes normally afterwards", async () => {
     const announced = await announce(a.mailFull);
-    const early = await complete(a.mailFull, announced.id);
+    const early = await complete<ErrorEnvelope>(a.mailFull, announced.id);
     expect(early.status, describeResponse(early)).toBe(409);
     expect(early.json.error).toMatchObject({ code: "conflict", details: [{ path: "reason", message: "not_uploaded" }] });
     await upload(announced, await uniqueJpeg());
@@ -216,13 +220,16 @@ describe("the three-step flow", () => {
     const { id, published } = await publish(customer.mailFull, await uniqueJpeg(), { filename: "hero.jpg", content_type: "image/jpeg" });
     const blocks = [{ block_id: imageBlock.id, values: { image_url: published.url, alt: "Hero" } }];
 
-    const preview = await h.call("POST", "/mail/v1/render/preview", { key: customer.mailFull, body: { blocks } });
+    const preview = await h.call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", { key: customer.mailFull, body: { blocks } });
     expect(preview.status, describeResponse(preview)).toBe(200);
     expect(preview.json.data.html).toContain(`src="${published.url}"`);
 
-    const template = await h.call("POST", "/mail/v1/templates", { key: customer.mailFull, body: { name: "With hero", subject: "Hello", blocks } });
+    const template = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
+      key: customer.mailFull,
+      body: { name: "With hero", subject: "Hello", blocks },
+    });
     expect(template.status, describeResponse(template)).toBe(201);
-    const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
+    const refused = await h.call<ErrorEnvelope>("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(refused.status, describeResponse(refused)).toBe(409);
     expect(refused.json.error.details).toEqual([
       { path: "reason", message: "asset_in_use" },
@@ -235,16 +242,16 @@ describe("files that are not usable images", () => {
   test("a text file renamed .jpg is 422 at complete, the asset is failed and keeps that answer", async () => {
     const announced = await announce(a.mailFull, { filename: "notes.jpg", content_type: "image/jpeg" });
     await upload(announced, Buffer.from("these are my notes, not a photo\n".repeat(40)));
-    const r = await complete(a.mailFull, announced.id);
+    const r = await complete<ErrorEnvelope>(a.mailFull, announced.id);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error).toEqual({
       code: "validation_error",
       message: "The file is not a JPEG, PNG, WebP or GIF image",
       details: [{ path: "file", message: "The file is not a JPEG, PNG, WebP or GIF image" }],
     });
-    const again = await complete(a.mailFull, announced.id);
+    const again = await complete<ErrorEnvelope>(a.mailFull, announced.id);
     expect([again.status, again.json.error]).toEqual([422, r.json.error]);
-    const asset = await h.call("GET", `/mail/v1/assets/${announced.id}`, { key: a.mailFull });
+    const asset = await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${announced.id}`, { key: a.mailFull });
     expect(asset.json.data).toMatchObject({ status: "failed", url: null });
   });
 
@@ -255,7 +262,7 @@ describe("files that are not usable images", () => {
     expect(bomb.byteLength).toBeLessThan(10_000);
     const announced = await announce(a.mailFull, { filename: "strip.png", content_type: "image/png" });
     await upload(announced, bomb);
-    const r = await complete(a.mailFull, announced.id);
+    const r = await complete<ErrorEnvelope>(a.mailFull, announced.id);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.message).toBe("The image is 1×100000 px; at most 16384 px per side and 50 megapixels are accepted");
   });
@@ -266,7 +273,7 @@ describe("files that are not usable images", () => {
       .toBuffer();
     const announced = await announce(a.mailFull);
     await upload(announced, whole.subarray(0, whole.length / 2));
-    const r = await complete(a.mailFull, announced.id);
+    const r = await complete<ErrorEnvelope>(a.mailFull, announced.id);
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.message).toMatch(/damaged or truncated/);
   });
@@ -275,7 +282,7 @@ describe("files that are not usable images", () => {
 describe("the signed PUT", () => {
   /** After a refused PUT nothing may be stored: complete still finds no upload. */
   async function expectNothingStored(id: string) {
-    const r = await complete(a.mailFull, id);
+    const r = await complete<ErrorEnvelope>(a.mailFull, id);
     expect(r.status, describeResponse(r)).toBe(409);
     expect(r.json.error.details).toContainEqual({ path: "reason", message: "not_uploaded" });
   }
@@ -291,23 +298,23 @@ describe("the signed PUT", () => {
       "a tampered signature",
       403,
       "bad_signature",
-      (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `${t.slice(0, -2)}${t.endsWith("AA") ? "BB" : "AA"}`) }),
+      (x: AnnouncedAsset) => ({ url: withToken(x.upload.url, (t) => `${t.slice(0, -2)}${t.endsWith("AA") ? "BB" : "AA"}`) }),
     ],
-    ["a tampered grant", 403, "bad_signature", (x: AnnouncedAssetResponse) => ({ url: withToken(x.upload.url, (t) => `x${t}`) })],
+    ["a tampered grant", 403, "bad_signature", (x: AnnouncedAsset) => ({ url: withToken(x.upload.url, (t) => `x${t}`) })],
     ["a wrong content type", 400, "content_type_mismatch", () => ({ headers: { "content-type": "image/png" } })],
     ["no content type", 400, "content_type_mismatch", () => ({ headers: {} })],
     [
       "a declared length over 20 MiB",
       413,
       "too_large",
-      (x: AnnouncedAssetResponse) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } }),
+      (x: AnnouncedAsset) => ({ headers: { ...x.upload.headers, "content-length": String(MAX_UPLOAD + 1) } }),
     ],
     ["a body over 20 MiB", 413, "too_large", () => ({ body: new Uint8Array(MAX_UPLOAD + 1) })],
     ["an empty body", 400, "empty", () => ({ body: new Uint8Array(0) })],
   ] as const)("%s → %i, nothing stored, the URL still usable", async (_name, status, reason, change) => {
     const announced = await announce(a.mailFull);
     const changed: { url?: string; headers?: Record<string, string>; body?: Uint8Array } = change(announced);
-    const r = await put(changed.url ?? announced.upload.url, changed.body ?? (await uniqueJpeg()), changed.headers ?? announced.upload.headers);
+    const r = await put<ErrorEnvelope>(changed.url ?? announced.upload.url, changed.body ?? (await uniqueJpeg()), changed.headers ?? announced.upload.headers);
     expect(r.status, describeResponse(r)).toBe(status);
     expect(r.json.error.details).toContainEqual({ path: "reason", message: reason });
     expect(r.json.request_id).toBeTruthy();
@@ -335,7 +342,7 @@ describe("the signed PUT", () => {
 
   test("the content-type error names the announced type", async () => {
     const announced = await announce(a.mailFull, { filename: "x.webp", content_type: "image/webp" });
-    const r = await put(announced.upload.url, await uniqueJpeg(), { "content-type": "image/jpeg" });
+    const r = await put<ErrorEnvelope>(announced.upload.url, await uniqueJpeg(), { "content-type": "image/jpeg" });
     expect(r.json.error.message, describeResponse(r)).toContain("image/webp");
     expect(r.json.error.details).toContainEqual({ path: "expected", message: "image/webp" });
   });
@@ -356,10 +363,10 @@ describe("the signed PUT", () => {
     const start = h.clock.now();
     h.clock.advance(15 * 60 * 1000);
     try {
-      const r = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
+      const r = await put<ErrorEnvelope>(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
       expect(r.status, describeResponse(r)).toBe(403);
       expect(r.json.error).toMatchObject({ code: "forbidden", details: [{ path: "reason", message: "expired" }] });
-      const early = await complete(a.mailFull, announced.id);
+      const early = await complete<ErrorEnvelope>(a.mailFull, announced.id);
       expect(early.status, describeResponse(early)).toBe(409);
       expect(early.json.error.message).toMatch(/expired/);
     } finally {
@@ -371,10 +378,10 @@ describe("the signed PUT", () => {
     const announced = await announce(a.mailFull);
     const first = await uniqueJpeg();
     await upload(announced, first);
-    const again = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
+    const again = await put<ErrorEnvelope>(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
     expect(again.status, describeResponse(again)).toBe(409);
     expect(again.json.error.details).toContainEqual({ path: "reason", message: "upload_already_used" });
-    const done = await complete(a.mailFull, announced.id);
+    const done = await complete<Mail["completeAsset"]>(a.mailFull, announced.id);
     expect(done.status, describeResponse(done)).toBe(200);
     const late = await put(announced.upload.url, await uniqueJpeg(), announced.upload.headers);
     expect(late.status, describeResponse(late)).toBe(409);
@@ -418,16 +425,17 @@ describe("browser uploads: CORS on the signed PUT", () => {
       "access-control-max-age": "600",
     });
     expect(Object.keys(announced.upload.headers)).toEqual(["content-type"]);
-    expect((await complete(a.mailFull, announced.id)).json.error?.details).toContainEqual({ path: "reason", message: "not_uploaded" });
+    expect((await complete<ErrorEnvelope>(a.mailFull, announced.id)).json.error?.details).toContainEqual({ path: "reason", message: "not_uploaded" });
   });
 
   test("a cross-origin PUT is stored, and the page can read every answer, refusals included", async () => {
     const announced = await announce(a.mailFull);
     const headers = { ...announced.upload.headers, origin: ORIGIN };
-    const forged = await put(`${announced.upload.url}x`, await uniqueJpeg(), headers);
-    const wrongType = await put(announced.upload.url, await uniqueJpeg(), { origin: ORIGIN, "content-type": "image/png" });
-    const stored = await put(announced.upload.url, await uniqueJpeg(), headers);
-    const again = await put(announced.upload.url, await uniqueJpeg(), headers);
+    // Each answer read for its request id only, which every envelope has.
+    const forged = await put<Partial<ErrorEnvelope>>(`${announced.upload.url}x`, await uniqueJpeg(), headers);
+    const wrongType = await put<Partial<ErrorEnvelope>>(announced.upload.url, await uniqueJpeg(), { origin: ORIGIN, "content-type": "image/png" });
+    const stored = await put<Partial<ErrorEnvelope>>(announced.upload.url, await uniqueJpeg(), headers);
+    const again = await put<Partial<ErrorEnvelope>>(announced.upload.url, await uniqueJpeg(), headers);
     expect([forged.status, wrongType.status, stored.status, again.status], describeResponse(stored)).toEqual([403, 400, 200, 409]);
     for (const r of [forged, wrongType, stored, again]) {
       expect(corsHeaders(r.headers), describeResponse(r)).toEqual({ "access-control-allow-origin": "*", "access-control-expose-headers": "X-Request-Id" });
@@ -455,26 +463,26 @@ describe("announcing", () => {
     ["a blank file name", { filename: "   ", content_type: "image/jpeg" }, "filename"],
     ["a file name over 255 characters", { filename: `${"a".repeat(252)}.jpg`, content_type: "image/jpeg" }, "filename"],
   ])("%s is 422", async (_name, body, path) => {
-    const r = await h.call("POST", "/mail/v1/assets", { key: a.mailFull, body });
+    const r = await h.call<ErrorEnvelope<ErrorDetail[]>>("POST", "/mail/v1/assets", { key: a.mailFull, body });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
     expect(r.json.error.details.map((d: { path: string }) => d.path)).toEqual([path]);
   });
 
   test("missing fields are 400", async () => {
-    const r = await h.call("POST", "/mail/v1/assets", { key: a.mailFull, body: { filename: "a.jpg" } });
+    const r = await h.call<ErrorEnvelope>("POST", "/mail/v1/assets", { key: a.mailFull, body: { filename: "a.jpg" } });
     expect(r.status, describeResponse(r)).toBe(400);
     expect(r.json.error.message).toContain("content_type");
   });
 
   test("with an Idempotency-Key a retry returns the same asset and upload URL", async () => {
     const key = randomUUID();
-    const first = await h.call("POST", "/mail/v1/assets", {
+    const first = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", {
       key: a.mailFull,
       body: { filename: "a.jpg", content_type: "image/jpeg" },
       headers: { "idempotency-key": key },
     });
-    const second = await h.call("POST", "/mail/v1/assets", {
+    const second = await h.call<Mail["createAsset"]>("POST", "/mail/v1/assets", {
       key: a.mailFull,
       body: { filename: "a.jpg", content_type: "image/jpeg" },
       headers: { "idempotency-key": key },
@@ -494,14 +502,14 @@ describe("listing", () => {
       ids.push((await publish(customer.mailFull, await uniqueJpeg(), { filename: `p${i}.jpg`, content_type: "image/jpeg" })).id);
     }
     await announce(customer.mailFull);
-    const first = await h.call("GET", "/mail/v1/assets?limit=2", { key: customer.mailReporting });
+    const first = await h.call<Mail["listAssets"]>("GET", "/mail/v1/assets?limit=2", { key: customer.mailReporting });
     expect(first.status, describeResponse(first)).toBe(200);
-    expect(first.json.data.map((x: AssetResponse) => x.id)).toEqual([ids[2], ids[1]]);
-    expect(first.json.data.every((x: AssetResponse) => x.status === "ready")).toBe(true);
+    expect(first.json.data.map((x) => x.id)).toEqual([ids[2], ids[1]]);
+    expect(first.json.data.every((x) => x.status === "ready")).toBe(true);
     expect(first.json.paging.has_next).toBe(true);
-    const second = await h.call("GET", `/mail/v1/assets?limit=2&after=${first.json.paging.after}`, { key: customer.mailReporting });
+    const second = await h.call<Mail["listAssets"]>("GET", `/mail/v1/assets?limit=2&after=${first.json.paging.after}`, { key: customer.mailReporting });
     expect(
-      second.json.data.map((x: AssetResponse) => x.id),
+      second.json.data.map((x) => x.id),
       describeResponse(second),
     ).toEqual([ids[0]]);
     expect(second.json.paging).toEqual({ after: null, has_next: false });
@@ -517,16 +525,16 @@ describe("deleting", () => {
   test("delete removes the asset and its file; a second delete is 404", async () => {
     const { id, published } = await publish(a.mailFull, await uniqueJpeg(), { filename: "gone.jpg", content_type: "image/jpeg" });
     expect((await fetchFile(published.url)).status).toBe(200);
-    const r = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: a.mailFull });
+    const r = await h.call<Mail["deleteAsset"]>("DELETE", `/mail/v1/assets/${id}`, { key: a.mailFull });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toEqual({ id, deleted: true });
     expect((await h.call("GET", `/mail/v1/assets/${id}`, { key: a.mailFull })).status).toBe(404);
-    const file = await fetchFile(published.url);
+    const file = await fetchFile<ErrorEnvelope>(published.url);
     expect(file.status, describeResponse(file)).toBe(404);
     expect(file.json.error.code).toBe("not_found");
     expect((await h.call("DELETE", `/mail/v1/assets/${id}`, { key: a.mailFull })).status).toBe(404);
-    const listed = await h.call("GET", "/mail/v1/assets?limit=100", { key: a.mailFull });
-    expect(listed.json.data.map((x: AssetResponse) => x.id)).not.toContain(id);
+    const listed = await h.call<Mail["listAssets"]>("GET", "/mail/v1/assets?limit=100", { key: a.mailFull });
+    expect(listed.json.data.map((x) => x.id)).not.toContain(id);
   });
 
   test("identical images share one file across customers; it goes with the last asset", async () => {
@@ -554,7 +562,7 @@ describe("deleting", () => {
         blocks: [{ block_id: randomUUID(), values: { image: published.url } }],
       })
       .returning({ id: mailTemplates.id });
-    const refused = await h.call("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
+    const refused = await h.call<ErrorEnvelope>("DELETE", `/mail/v1/assets/${id}`, { key: customer.mailFull });
     expect(refused.status, describeResponse(refused)).toBe(409);
     expect(refused.json.error.details).toEqual([
       { path: "reason", message: "asset_in_use" },
@@ -621,15 +629,15 @@ describe("security", () => {
     ["POST", "/mail/v1/assets/{id}/complete"],
     ["DELETE", "/mail/v1/assets/{id}"],
   ])("another customer's asset: %s %s is 404", async (method, path) => {
-    const r = await h.call(method, path.replace("{id}", asset.id), { key: b.mailFull });
+    const r = await h.call<ErrorEnvelope>(method, path.replace("{id}", asset.id), { key: b.mailFull });
     expect(r.status, describeResponse(r)).toBe(404);
     expect(r.json.error.code).toBe("not_found");
   });
 
   test("another customer's list does not show the asset, and the asset still exists", async () => {
-    const listed = await h.call("GET", "/mail/v1/assets?limit=100", { key: b.mailFull });
-    expect(listed.json.data.map((x: AssetResponse) => x.id)).not.toContain(asset.id);
-    expect((await h.call("GET", `/mail/v1/assets/${asset.id}`, { key: a.mailFull })).json.data.status).toBe("ready");
+    const listed = await h.call<Mail["listAssets"]>("GET", "/mail/v1/assets?limit=100", { key: b.mailFull });
+    expect(listed.json.data.map((x) => x.id)).not.toContain(asset.id);
+    expect((await h.call<Mail["getAsset"]>("GET", `/mail/v1/assets/${asset.id}`, { key: a.mailFull })).json.data.status).toBe("ready");
   });
 
   test("the files route serves published images only, not raw uploads or other paths", async () => {

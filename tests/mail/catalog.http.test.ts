@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { demoBlocks } from "../../lib/mail/blocks/library";
 import { setDesignRules } from "../../lib/mail/setup/design";
 import { updateBlock } from "../../lib/mail/setup/blocks";
-import type { BlockResponse, TileResponse } from "../../lib/mail/routes/blocks/schema";
-import type { PreviewResponse } from "../../lib/mail/routes/preview/schema";
-import { createHarness, describeResponse, type Envelope, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type Admin, type ErrorEnvelope, type ErrorDetail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 
 let h: Harness;
@@ -23,19 +21,19 @@ afterAll(async () => h.close());
 
 describe("blocks", () => {
   test("lists enabled, active blocks with tile URLs; another account without enablements sees none", async () => {
-    const r = await h.call<Envelope<BlockResponse[]>>("GET", "/mail/v1/blocks", { key: c.mailReporting });
+    const r = await h.call<Mail["listBlocks"]>("GET", "/mail/v1/blocks", { key: c.mailReporting });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data.map((b) => b.slug).sort()).toEqual(demoBlocks.map((b) => b.slug).sort());
     const heading = r.json.data.find((b) => b.slug === "heading");
     expect(heading).toMatchObject({ id: byslug("heading").id, version: expect.any(Number), tile_url: `/mail/v1/blocks/${byslug("heading").id}/tile` });
     expect(heading?.params[0]).toMatchObject({ name: "title", type: "string", required: true });
     const other = await h.customer();
-    expect((await h.call("GET", "/mail/v1/blocks", { key: other.mailReporting })).json.data).toEqual([]);
+    expect((await h.call<Mail["listBlocks"]>("GET", "/mail/v1/blocks", { key: other.mailReporting })).json.data).toEqual([]);
   });
 
   test("tile: example values in the customer's design, ETag/304, new ETag after design or block changes, 404 when not usable", async () => {
     const id = byslug("button").id;
-    const first = await h.call<Envelope<TileResponse>>("GET", `/mail/v1/blocks/${id}/tile`, { key: c.mailReporting });
+    const first = await h.call<Mail["getBlockTile"]>("GET", `/mail/v1/blocks/${id}/tile`, { key: c.mailReporting });
     expect(first.status, describeResponse(first)).toBe(200);
     expect(first.json.data).toMatchObject({ block_id: id, slug: "button" });
     const tile = first.json.data.html ?? "";
@@ -47,9 +45,12 @@ describe("blocks", () => {
     expect(again.status).toBe(304);
 
     await setDesignRules(h.db, c.id, { color_primary: "#aa1122" }, h.clock.now());
-    const redesigned = await h.call("GET", `/mail/v1/blocks/${id}/tile`, { key: c.mailReporting, headers: { "if-none-match": etag ?? "" } });
+    const redesigned = await h.call<Mail["getBlockTile"]>("GET", `/mail/v1/blocks/${id}/tile`, {
+      key: c.mailReporting,
+      headers: { "if-none-match": etag ?? "" },
+    });
     expect(redesigned.status, describeResponse(redesigned)).toBe(200);
-    expect(redesigned.json.data.html.toLowerCase()).toContain("#aa1122");
+    expect(redesigned.json.data.html?.toLowerCase()).toContain("#aa1122");
     const etag2 = redesigned.headers.get("etag");
     expect(etag2).not.toBe(etag);
 
@@ -65,7 +66,7 @@ describe("blocks", () => {
 
 test("design rules: complete tokens with the customer's overrides; defaults for an account without rules", async () => {
   const fresh = await readyMailCustomer(h, "Design Co");
-  const r = await h.call("GET", "/mail/v1/design-rules", { key: fresh.mailReporting });
+  const r = await h.call<Mail["getDesignRules"]>("GET", "/mail/v1/design-rules", { key: fresh.mailReporting });
   expect(r.status, describeResponse(r)).toBe(200);
   expect(r.json.data.color_primary).toBe("#0b6e4f");
   for (const key of [
@@ -89,7 +90,7 @@ test("design rules: complete tokens with the customer's overrides; defaults for 
     expect(typeof r.json.data[key], key).toBe("string");
   }
   const plain = await h.customer();
-  const defaults = await h.call("GET", "/mail/v1/design-rules", { key: plain.mailReporting });
+  const defaults = await h.call<Mail["getDesignRules"]>("GET", "/mail/v1/design-rules", { key: plain.mailReporting });
   expect(defaults.json.data.color_primary).not.toBe("#0b6e4f");
   expect(Object.keys(defaults.json.data).length).toBe(Object.keys(r.json.data).length);
 });
@@ -101,7 +102,7 @@ describe("POST /v1/render/preview", () => {
   ];
 
   test("returns MJML, compiled HTML, no errors, stub false, with design, brand and the newsletter footer", async () => {
-    const r = await h.call<Envelope<PreviewResponse>>("POST", "/mail/v1/render/preview", {
+    const r = await h.call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", {
       key: c.mailFull,
       body: { blocks: stack(), values: { first_name: "" } },
     });
@@ -122,13 +123,13 @@ describe("POST /v1/render/preview", () => {
 
   test("403 for a block not enabled for the account, 422 for a javascript: URL, 400 without blocks, 403 for a reporting key", async () => {
     const other = await h.customer();
-    const notEnabled = await h.call("POST", "/mail/v1/render/preview", { key: other.mailFull, body: { blocks: stack() } });
+    const notEnabled = await h.call<ErrorEnvelope>("POST", "/mail/v1/render/preview", { key: other.mailFull, body: { blocks: stack() } });
     expect(notEnabled.status, describeResponse(notEnabled)).toBe(403);
     // The spec's error body: one `{ path, message }` per stack entry naming a block the account cannot use.
     expect(notEnabled.json.error.details).toEqual(
       stack().map((entry: { block_id: string }, i: number) => ({ path: `blocks.${i}.block_id`, message: expect.stringContaining(entry.block_id) })),
     );
-    const js = await h.call("POST", "/mail/v1/render/preview", {
+    const js = await h.call<ErrorEnvelope<ErrorDetail[]>>("POST", "/mail/v1/render/preview", {
       key: c.mailFull,
       body: { blocks: [{ block_id: byslug("button").id, values: { label: "x", url: "javascript:alert(1)" } }] },
     });
@@ -143,7 +144,7 @@ describe("POST /v1/render/preview", () => {
   });
 
   test("MJML findings come back in errors with line and tagName; the HTML is still produced", async () => {
-    const created = await h.admin("POST", "/v1/mail/blocks", {
+    const created = await h.admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", {
       slug: "odd-block",
       name: "Odd block",
       description: null,
@@ -154,7 +155,7 @@ describe("POST /v1/render/preview", () => {
     });
     expect(created.status, describeResponse(created)).toBe(201);
     await h.admin("PUT", `/v1/customers/${c.id}/mail/blocks/${created.json.data.id}`);
-    const r = await h.call("POST", "/mail/v1/render/preview", {
+    const r = await h.call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", {
       key: c.mailFull,
       body: { blocks: [{ block_id: created.json.data.id, values: { body: "Hi" } }] },
     });
@@ -166,7 +167,7 @@ describe("POST /v1/render/preview", () => {
   });
 
   test("values are HTML-escaped", async () => {
-    const r = await h.call("POST", "/mail/v1/render/preview", {
+    const r = await h.call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", {
       key: c.mailFull,
       body: { blocks: [{ block_id: byslug("heading").id, values: { title: '<script>alert("x")</script>', subtitle: "" } }] },
     });

@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
 import { mailMessageEvents } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type CronRun } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { newsletterMessage, postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
 
@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const prune = () => h.call("GET", "/api/cron/mail-history-prune", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+const prune = () => h.call<CronRun>("GET", "/api/cron/mail-history-prune", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
 const stored = (messageId: string) => h.db.select().from(mailMessageEvents).where(eq(mailMessageEvents.messageId, messageId));
 
 test("history older than 90 days is pruned by the daily cron; message state is kept and still merges later events", async () => {
@@ -45,15 +45,15 @@ test("history older than 90 days is pruned by the daily cron; message state is k
   expect((await stored(transactional)).map((e) => e.type)).toEqual([]);
   expect((await stored(newsletter)).map((e) => e.occurredAt.toISOString())).toEqual(["2001-03-20T08:00:00.000Z"]);
 
-  const t = await h.call("GET", `/mail/v1/messages/${transactional}`, { key: c.mailReporting });
+  const t = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${transactional}`, { key: c.mailReporting });
   expect(t.json.data, describeResponse(t)).toMatchObject({ status: "delivered", delivered_at: "2001-01-10T00:00:01.000Z", events: [] });
-  const n = await h.call("GET", `/mail/v1/messages/${newsletter}`, { key: c.mailReporting });
+  const n = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${newsletter}`, { key: c.mailReporting });
   expect(n.json.data).toMatchObject({ status: "delivered", first_opened_at: "2001-01-10T08:00:00.000Z", first_clicked_at: "2001-01-10T08:01:00.000Z" });
   expect(n.json.data.events.map((e: { type: string }) => e.type)).toEqual(["opened"]);
 
   // A late click (Postmark posts one per link) merges into the kept state: the first click stays first.
   await postEvent(h, postmarkEvent.click({ message_id: newsletter }, { at: "2001-04-15T09:00:00Z", url: "https://b.example.com/" }));
-  const later = await h.call("GET", `/mail/v1/messages/${newsletter}`, { key: c.mailReporting });
+  const later = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${newsletter}`, { key: c.mailReporting });
   expect(later.json.data).toMatchObject({ status: "delivered", first_clicked_at: "2001-01-10T08:01:00.000Z" });
 
   expect((await prune()).json.data.result.events).toBe(0);

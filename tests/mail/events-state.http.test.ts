@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { mailMessages } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { newsletterMessage, postEvent, postmarkEvent } from "../helpers/postmark-events";
 
@@ -93,7 +93,7 @@ async function messageAfter(events: Spec[], start: "accepted" | "unknown") {
     const r = await postEvent(h, event.body(id));
     expect(r.status, describeResponse(r)).toBe(200);
   }
-  const m = await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
+  const m = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
   expect(m.status, describeResponse(m)).toBe(200);
   // Ids differ between the two messages by construction; everything else must match.
   const {

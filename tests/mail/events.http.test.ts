@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailMessageEvents, mailMessages, mailSuppressions } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Admin, type ErrorEnvelope, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { newsletterMessage, postEvent, postmarkEvent, sendTransactional, webhookAuthorization } from "../helpers/postmark-events";
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const message = (id: string, key = c.mailReporting) => h.call("GET", `/mail/v1/messages/${id}`, { key });
+const message = <T>(id: string, key = c.mailReporting) => h.call<T>("GET", `/mail/v1/messages/${id}`, { key });
 const storedEvents = (messageId: string) => h.db.select().from(mailMessageEvents).where(eq(mailMessageEvents.messageId, messageId));
 const mirrorRow = (customerId: string, stream: "newsletter" | "transactional", email: string) =>
   h.db
@@ -30,13 +30,13 @@ describe("authentication of POST /api/postmark/webhook/{customer_id}", () => {
     const body = postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z");
     const wrong = `Basic ${Buffer.from(`postmark:${"x".repeat(24)}`).toString("base64")}`;
     for (const authorization of [null, wrong, "Bearer abc", "Basic !!!", `Basic ${Buffer.from("no-colon").toString("base64")}`]) {
-      const r = await postEvent(h, body, { authorization });
+      const r = await postEvent<ErrorEnvelope>(h, body, { authorization });
       expect(r.status, describeResponse(r)).toBe(401);
       expect(r.json.error.code).toBe("unauthorized");
       expect(r.headers.get("www-authenticate")).toMatch(/^Basic /);
     }
     expect(await storedEvents(id)).toHaveLength(before);
-    expect((await message(id)).json.data.status).toBe("accepted");
+    expect((await message<Mail["getMessage"]>(id)).json.data.status).toBe("accepted");
   });
 
   test("each customer's URL takes only that customer's credentials: another customer's answer 401 and change nothing", async () => {
@@ -69,10 +69,10 @@ describe("authentication of POST /api/postmark/webhook/{customer_id}", () => {
   test("there is no shared URL: POST /api/postmark/webhook answers 404 with any credentials and changes nothing", async () => {
     const id = await sendTransactional(h, c);
     const body = postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z");
-    const r = await h.call("POST", "/api/postmark/webhook", { body, headers: { authorization: await webhookAuthorization(h, c.id) } });
+    const r = await h.call<ErrorEnvelope>("POST", "/api/postmark/webhook", { body, headers: { authorization: await webhookAuthorization(h, c.id) } });
     expect(r.status, describeResponse(r)).toBe(404);
     expect(r.json.error.message).toContain("/api/postmark/webhook/{customer_id}");
-    expect((await message(id)).json.data.status).toBe("accepted");
+    expect((await message<Mail["getMessage"]>(id)).json.data.status).toBe("accepted");
   });
 
   test("a malformed or unknown customer id, or a customer whose credentials were never made, answers 401", async () => {
@@ -127,7 +127,7 @@ describe("payloads", () => {
       ["Bounce without Inactive", { ...postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:00Z" }), Inactive: "yes" }, undefined],
     ];
     for (const [name, body, raw] of cases) {
-      const r = await postEvent(h, body, { raw, customerId: c.id });
+      const r = await postEvent<ErrorEnvelope>(h, body, { raw, customerId: c.id });
       expect(r.status, `${name}: ${describeResponse(r)}`).toBe(400);
       expect(r.json.error.code).toBe("bad_request");
     }
@@ -149,7 +149,7 @@ describe("payloads", () => {
       expect(r.status, `${name}: ${describeResponse(r)}`).toBe(200);
       expect(r.json.data.outcome, name).toBe("ignored");
     }
-    const after = await message(id);
+    const after = await message<Mail["getMessage"]>(id);
     expect(after.json.data.status, describeResponse(after)).toBe("accepted");
     expect(after.json.data.first_opened_at).toBeNull();
     expect((await storedEvents(id)).map((e) => e.type)).toEqual(["accepted"]);
@@ -161,7 +161,7 @@ describe("payloads", () => {
     const foreign = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: other.id });
     expect(foreign.status, describeResponse(foreign)).toBe(200);
     expect(foreign.json.data.outcome).toBe("ignored");
-    expect((await message(id)).json.data.status).toBe("accepted");
+    expect((await message<Mail["getMessage"]>(id)).json.data.status).toBe("accepted");
     const own = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"), { customerId: c.id });
     expect(own.json.data.outcome, describeResponse(own)).toBe("stored");
   });
@@ -174,10 +174,10 @@ describe("payloads", () => {
     const body = { ...postmarkEvent.delivery({}, "2026-11-22T10:00:00Z", "outbound", "by-provider-id@example.com"), MessageID: row?.providerMessageId };
     const foreign = await postEvent(h, body, { customerId: other.id });
     expect(foreign.json.data.outcome, describeResponse(foreign)).toBe("ignored");
-    expect((await message(id)).json.data.status).toBe("accepted");
+    expect((await message<Mail["getMessage"]>(id)).json.data.status).toBe("accepted");
     const own = await postEvent(h, body, { customerId: c.id });
     expect(own.json.data, describeResponse(own)).toMatchObject({ outcome: "stored", message_id: id });
-    expect((await message(id)).json.data.status).toBe("delivered");
+    expect((await message<Mail["getMessage"]>(id)).json.data.status).toBe("delivered");
   });
 
   test("NUL characters are dropped, not refused: the event is stored and answered 200, so Postmark stops retrying", async () => {
@@ -210,7 +210,7 @@ describe("payloads", () => {
     const r = await postEvent(h, undefined, { customerId: c.id, raw });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data, describeResponse(r)).toMatchObject({ outcome: "stored", message_id: id });
-    const m = await message(id);
+    const m = await message<Mail["getMessage"]>(id);
     expect(m.json.data.status, describeResponse(m)).toBe("bounced");
   });
 });
@@ -228,7 +228,7 @@ describe("message state", () => {
     expect(first.json.data).toMatchObject({ outcome: "stored", record_type: "Delivery", message_id: id });
     const again = await postEvent(h, body);
     expect(again.json.data.outcome, describeResponse(again)).toBe("duplicate");
-    const m = await message(id);
+    const m = await message<Mail["getMessage"]>(id);
     expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", delivered_at: at.toISOString(), bounced_at: null });
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(["accepted", "delivered"]);
     expect(m.text).not.toContain("jane@example.com");
@@ -240,7 +240,7 @@ describe("message state", () => {
     await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00.1Z"));
     const r = await postEvent(h, postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:01.4178645Z", email: "Gone-Forever@example.com", id: 1001 }));
     expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
-    const m = await message(id);
+    const m = await message<Mail["getMessage"]>(id);
     expect(m.json.data).toMatchObject({
       status: "bounced",
       bounce_type: "HardBounce",
@@ -248,16 +248,19 @@ describe("message state", () => {
       delivered_at: "2026-11-22T10:00:00.100Z",
     });
     const bounced = m.json.data.events.find((e: { type: string }) => e.type === "bounced");
-    expect(bounced.details).toMatchObject({ bounce_type: "HardBounce", type_code: 1, inactive: true, source: "bounce" });
-    expect(JSON.stringify(bounced.details)).not.toContain("example.com");
+    expect(bounced?.details).toMatchObject({ bounce_type: "HardBounce", type_code: 1, inactive: true, source: "bounce" });
+    expect(JSON.stringify(bounced?.details)).not.toContain("example.com");
 
     expect(await mirrorRow(c.id, "transactional", to)).toMatchObject({ active: true, reason: "hard_bounce" });
     expect(await mirrorRow(c.id, "newsletter", to)).toBeUndefined();
-    const next = await h.call("POST", `/mail/v1/suppressions/lookup`, { key: c.mailReporting, body: { emails: [to], stream: "transactional" } });
+    const next = await h.call<Mail["lookupSuppressions"]>("POST", `/mail/v1/suppressions/lookup`, {
+      key: c.mailReporting,
+      body: { emails: [to], stream: "transactional" },
+    });
     expect(next.json.data[0], describeResponse(next)).toMatchObject({ suppressed: true, reason: "hard_bounce", reactivatable: true });
     const before = c.simulator.stats().received;
-    const [template] = (await h.call("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
-    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, {
+    const [template] = (await h.call<Mail["listTemplates"]>("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
+    const send = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${template.id}/send`, {
       key: c.mailFull,
       body: { to, params: { order_number: "A-2", order_url: "https://shop.example.com/o/A-2" } },
     });
@@ -275,12 +278,12 @@ describe("message state", () => {
         { at: later(1), type: "SoftBounce", typeCode: 4096, inactive: false, id: 2001, email: "full-mailbox@example.com" },
       ),
     );
-    expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
+    expect((await message<Mail["getMessage"]>(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
     expect(await mirrorRow(c.id, "transactional", "full-mailbox@example.com")).toBeUndefined();
     await postEvent(h, postmarkEvent.delivery({ message_id: soft }, later(30), "outbound", "full-mailbox@example.com"));
-    const delivered = await message(soft);
+    const delivered = await message<Mail["getMessage"]>(soft);
     expect(delivered.json.data, describeResponse(delivered)).toMatchObject({ status: "delivered", bounce_type: "SoftBounce" });
-    expect(delivered.json.data.events.find((e: { type: string }) => e.type === "bounced").details).toMatchObject({ final: false, inactive: false });
+    expect(delivered.json.data.events.find((e: { type: string }) => e.type === "bounced")?.details).toMatchObject({ final: false, inactive: false });
     // A bounce Postmark deactivated the address for (Inactive) is final even when its type is soft.
     await postEvent(
       h,
@@ -289,7 +292,7 @@ describe("message state", () => {
         { at: later(40), type: "SoftBounce", typeCode: 4096, inactive: true, id: 2003, email: "full-mailbox@example.com" },
       ),
     );
-    expect((await message(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
+    expect((await message<Mail["getMessage"]>(soft)).json.data).toMatchObject({ status: "bounced", bounce_type: "SoftBounce" });
 
     const delayed = await sendTransactional(h, c, "slow@example.com");
     // After the send (the events list is chronological and `accepted` carries the real time of the send).
@@ -298,7 +301,7 @@ describe("message state", () => {
       postmarkEvent.bounce({ message_id: delayed }, { at: later(1), type: "Transient", typeCode: 2, inactive: false, id: 2002, email: "slow@example.com" }),
     );
     await postEvent(h, postmarkEvent.delivery({ message_id: delayed }, later(60)));
-    const m = await message(delayed);
+    const m = await message<Mail["getMessage"]>(delayed);
     expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", bounce_type: null, bounced_at: null });
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(["accepted", "bounce_notice", "delivered"]);
   });
@@ -308,7 +311,7 @@ describe("message state", () => {
     await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"));
     const r = await postEvent(h, postmarkEvent.complaint({ message_id: id }, { at: "2026-11-22T12:00:00+02:00", email: "angry@example.com", id: 3001 }));
     expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
-    expect((await message(id)).json.data).toMatchObject({ status: "complained", complained_at: "2026-11-22T10:00:00.000Z" });
+    expect((await message<Mail["getMessage"]>(id)).json.data).toMatchObject({ status: "complained", complained_at: "2026-11-22T10:00:00.000Z" });
     expect(await mirrorRow(c.id, "transactional", "angry@example.com")).toMatchObject({ active: true, reason: "spam_complaint" });
   });
 
@@ -317,14 +320,14 @@ describe("message state", () => {
     await postEvent(h, postmarkEvent.open({ message_id: id }, { at: "2026-11-22T12:00:00Z", firstOpen: false }));
     await postEvent(h, postmarkEvent.open({ message_id: id }, { at: "2026-11-22T11:00:00.5Z", firstOpen: true }));
     await postEvent(h, postmarkEvent.click({ message_id: id }, { at: "2026-11-22T11:05:00Z", url: "https://shop.example.com/spring" }));
-    const m = await message(id);
+    const m = await message<Mail["getMessage"]>(id);
     expect(m.json.data, describeResponse(m)).toMatchObject({
       status: "accepted",
       first_opened_at: "2026-11-22T11:00:00.500Z",
       first_clicked_at: "2026-11-22T11:05:00.000Z",
     });
     const click = m.json.data.events.find((e: { type: string }) => e.type === "clicked");
-    expect(click.details).toMatchObject({ url: "https://shop.example.com/spring", location: "HTML" });
+    expect(click?.details).toMatchObject({ url: "https://shop.example.com/spring", location: "HTML" });
     expect(m.json.data.events.filter((e: { type: string }) => e.type === "opened")).toHaveLength(2);
     expect(m.text).not.toContain("188.2.95.4");
   });
@@ -342,7 +345,7 @@ describe("message state", () => {
       }),
     );
     expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
-    expect((await message(bounced)).json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce" });
+    expect((await message<Mail["getMessage"]>(bounced)).json.data).toMatchObject({ status: "bounced", bounce_type: "HardBounce" });
     expect(await mirrorRow(c.id, "newsletter", "nl-bounce@example.com")).toMatchObject({ active: true, reason: "hard_bounce" });
 
     const complained = await newsletterMessage(h, c.id);
@@ -356,7 +359,7 @@ describe("message state", () => {
         recipient: "nl-spam@example.com",
       }),
     );
-    expect((await message(complained)).json.data.status).toBe("complained");
+    expect((await message<Mail["getMessage"]>(complained)).json.data.status).toBe("complained");
 
     const unsubscribed = await newsletterMessage(h, c.id);
     await postEvent(
@@ -370,7 +373,7 @@ describe("message state", () => {
         recipient: "nl-bye@example.com",
       }),
     );
-    const m = await message(unsubscribed);
+    const m = await message<Mail["getMessage"]>(unsubscribed);
     expect(m.json.data.status, describeResponse(m)).toBe("accepted");
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toContain("unsubscribed");
     expect(await mirrorRow(c.id, "newsletter", "nl-bye@example.com")).toMatchObject({ active: true, reason: "unsubscribe" });
@@ -378,17 +381,18 @@ describe("message state", () => {
 
   test("an `unknown` message (Postmark's answer was lost) is corrected by a later event and then counts as accepted", async () => {
     c.simulator.setFaults({ mode: "error500" });
-    const [template] = (await h.call("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
-    const send = await h.call("POST", `/mail/v1/templates/${template.id}/send`, {
+    const [template] = (await h.call<Mail["listTemplates"]>("GET", "/mail/v1/templates", { key: c.mailReporting })).json.data;
+    const send = await h.call<ErrorEnvelope>("POST", `/mail/v1/templates/${template.id}/send`, {
       key: c.mailFull,
       body: { to: "lost@example.com", params: { order_number: "A-3", order_url: "https://shop.example.com/o/A-3" } },
     });
     expect(send.status, describeResponse(send)).toBe(500);
     const id = send.json.error.message_id;
-    expect((await message(id)).json.data.status).toBe("unknown");
+    if (!id) throw new Error(describeResponse(send));
+    expect((await message<Mail["getMessage"]>(id)).json.data.status).toBe("unknown");
     const r = await postEvent(h, postmarkEvent.delivery({ message_id: id }, "2026-11-22T10:00:00Z"));
     expect(r.json.data.outcome, describeResponse(r)).toBe("stored");
-    const m = await message(id);
+    const m = await message<Mail["getMessage"]>(id);
     expect(m.json.data, describeResponse(m)).toMatchObject({ status: "delivered", error: null });
     expect(m.json.data.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(["unknown", "accepted", "delivered"]));
     const [row] = await h.db.select().from(mailMessages).where(eq(mailMessages.id, id));
@@ -432,7 +436,7 @@ describe("message state", () => {
 
 describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
   test("shows the customer's own URL with its own credentials and streams; the URL works as Postmark uses it", async () => {
-    const own = await h.admin("GET", `/v1/customers/${c.id}/mail/postmark-webhook`);
+    const own = await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`);
     expect(own.status, describeResponse(own)).toBe(200);
     const { username, password } = own.json.data;
     expect(password.length).toBeGreaterThanOrEqual(24);
@@ -444,7 +448,7 @@ describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
       record_types: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"],
     });
     // Stable until rotated.
-    expect((await h.admin("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data.password).toBe(password);
+    expect((await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data.password).toBe(password);
 
     // The URL works as Postmark would use it: credentials out of the URL into Basic auth.
     const url = new URL(own.json.data.url);
@@ -465,7 +469,9 @@ describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
   test("POST …/rotate makes a new password; the previous one works through the grace period and not after", async () => {
     const owner = await readyMailCustomer(h, "Rotating Co");
     const before = await webhookAuthorization(h, owner.id);
-    const rotated = await h.admin("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { grace_seconds: 600 });
+    const rotated = await h.admin<Admin["rotateCustomerPostmarkWebhookPassword"]>("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, {
+      grace_seconds: 600,
+    });
     expect(rotated.status, describeResponse(rotated)).toBe(200);
     expect(rotated.json.data.previous_password_valid_until).toBe(new Date(h.clock.now().getTime() + 600_000).toISOString());
     const after = await webhookAuthorization(h, owner.id);
@@ -487,10 +493,14 @@ describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
     expect(await mirrorRow(owner.id, "newsletter", "rot-12@example.com")).toBeUndefined();
     expect((await postEvent(h, body("2026-11-22T13:00:00Z"), { customerId: owner.id, authorization: after })).status).toBe(200);
     // Without a body the grace period is a day; 0 ends the previous password at once.
-    const now = await h.admin("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { grace_seconds: 0 });
+    const now = await h.admin<Admin["rotateCustomerPostmarkWebhookPassword"]>("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, {
+      grace_seconds: 0,
+    });
     expect(now.json.data.previous_password_valid_until, describeResponse(now)).toBeNull();
     expect((await postEvent(h, body("2026-11-22T14:00:00Z"), { customerId: owner.id, authorization: after })).status).toBe(401);
-    const unbodied = await h.call("POST", `/admin/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { key: h.deps.adminToken });
+    const unbodied = await h.call<Admin["rotateCustomerPostmarkWebhookPassword"]>("POST", `/admin/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, {
+      key: h.deps.adminToken,
+    });
     expect(unbodied.json.data.previous_password_valid_until, describeResponse(unbodied)).toBe(new Date(h.clock.now().getTime() + 86_400_000).toISOString());
     const tooLong = await h.admin("POST", `/v1/customers/${owner.id}/mail/postmark-webhook/rotate`, { grace_seconds: 8 * 86_400 });
     expect(tooLong.status, describeResponse(tooLong)).toBe(422);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { METADATA_MESSAGE_ID_KEY, simulatorTestAddress } from "../../lib/mail/provider/simulator";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { startHttpsReceiver, verifyStripeStyle, type ReceivedRequest } from "../helpers/https-receiver";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, waitForJob } from "../helpers/send-jobs";
@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 /** The simulator's HTTP API (`/__sim/…`), as a developer drives it with curl. */
-async function simulatorApi(method: "GET" | "POST", path: string, body?: unknown): Promise<Record<string, any>> {
+async function simulatorApi<T = unknown>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
   const r = await fetch(`${h.deps.providers.postmarkApiUrl}/__sim${path}`, {
     method,
     headers: { "content-type": "application/json" },
@@ -35,13 +35,16 @@ async function simulatorApi(method: "GET" | "POST", path: string, body?: unknown
   });
   const text = await r.text();
   expect(r.status, `simulator ${method} ${path}: HTTP ${r.status}: ${text}`).toBe(200);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
 }
 
 /** What the simulator received for a job: the To addresses, and the provider id of each of our messages. */
 async function receivedFor(jobId: string) {
-  const page = await simulatorApi("GET", `/messages?metadata_key=send_job_id&metadata_value=${jobId}`);
-  const messages = page.messages as { MessageID: string; To: string; Metadata: Record<string, string> }[];
+  const page = await simulatorApi<{ messages: { MessageID: string; To: string; Metadata: Record<string, string> }[] }>(
+    "GET",
+    `/messages?metadata_key=send_job_id&metadata_value=${jobId}`,
+  );
+  const messages = page.messages;
   return {
     to: messages.map((m) => m.To).sort(),
     providerId: (messageId: string) => messages.find((m) => m.Metadata[METADATA_MESSAGE_ID_KEY] === messageId)?.MessageID ?? "",
@@ -72,7 +75,7 @@ async function sendNewsletter(templateId: string, emails: string[]) {
 }
 
 const statusesOf = async (jobId: string) => {
-  const r = await h.call("GET", `/mail/v1/send-jobs/${jobId}/messages?limit=100`, { key: c.mailReporting });
+  const r = await h.call<Mail["listSendJobMessages"]>("GET", `/mail/v1/send-jobs/${jobId}/messages?limit=100`, { key: c.mailReporting });
   expect(r.status, describeResponse(r)).toBe(200);
   return new Map<string, { status: string; bounce_type: string | null }>(
     r.json.data.map((m: { message_id: string; status: string; bounce_type: string | null }) => [m.message_id, m]),
@@ -81,7 +84,7 @@ const statusesOf = async (jobId: string) => {
 
 describe("issue 4, done when", () => {
   test("a newsletter shows deliveries, bounces, complaints, opens and clicks; the unsubscribe and the bounce enter the feed and block the next send; the portal receives a verified job.completed", async () => {
-    const registered = await h.call("POST", "/mail/v1/webhooks", {
+    const registered = await h.call<Mail["createWebhook"]>("POST", "/mail/v1/webhooks", {
       key: c.mailFull,
       body: { url: `${receiver.origin}/hooks/mail`, events: ["job.completed"] },
     });
@@ -104,7 +107,7 @@ describe("issue 4, done when", () => {
     expect(firstReceived.to).toEqual([...everyone].sort());
 
     // The reader opens and clicks the newsletter's link; another reader unsubscribes (Postmark's link).
-    const readerMail = await simulatorApi("GET", `/messages/${firstReceived.providerId(first.messageIds(reader))}`);
+    const readerMail = await simulatorApi<{ MessageID: string; HtmlBody: string }>("GET", `/messages/${firstReceived.providerId(first.messageIds(reader))}`);
     const link = "https://shop.example.com/spring";
     expect(readerMail.HtmlBody).toContain(`href="${link}"`);
     await simulatorApi("POST", `/messages/${readerMail.MessageID}/open`);
@@ -112,7 +115,7 @@ describe("issue 4, done when", () => {
     await simulatorApi("POST", `/messages/${firstReceived.providerId(first.messageIds(leaver))}/unsubscribe`);
     await settle();
 
-    const detail = await h.call("GET", `/mail/v1/send-jobs/${first.jobId}`, { key: c.mailReporting });
+    const detail = await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${first.jobId}`, { key: c.mailReporting });
     expect(detail.status, describeResponse(detail)).toBe(200);
     expect(detail.json.data.recipients, describeResponse(detail)).toMatchObject({ total: 5, accepted: 5, suppressed: 0, pending: 0 });
     // The complaint's mail was delivered first; the hard bounce never was.
@@ -138,7 +141,7 @@ describe("issue 4, done when", () => {
       ["opens", 1],
       ["clicks", 1],
     ]);
-    const links = await h.call("GET", `/mail/v1/send-jobs/${first.jobId}/links`, { key: c.mailReporting });
+    const links = await h.call<Mail["listSendJobLinks"]>("GET", `/mail/v1/send-jobs/${first.jobId}/links`, { key: c.mailReporting });
     expect(links.status, describeResponse(links)).toBe(200);
     expect(links.json.data).toEqual([{ url: link, clicks: 1, unique_clicks: 1 }]);
     const firstStatuses = await statusesOf(first.jobId);
@@ -151,7 +154,9 @@ describe("issue 4, done when", () => {
     ]);
 
     // The suppression feed of the newsletter stream: the unsubscribe, the bounce and the complaint.
-    const feed = await h.call("GET", `/mail/v1/suppressions?since=${encodeURIComponent(since)}&stream=newsletter`, { key: c.mailReporting });
+    const feed = await h.call<Mail["listSuppressionChanges"]>("GET", `/mail/v1/suppressions?since=${encodeURIComponent(since)}&stream=newsletter`, {
+      key: c.mailReporting,
+    });
     expect(feed.status, describeResponse(feed)).toBe(200);
     const entries = (feed.json.data as { email: string; changed_at: string }[]).toSorted((a, b) => a.email.localeCompare(b.email));
     expect(entries, describeResponse(feed)).toEqual([
@@ -160,12 +165,14 @@ describe("issue 4, done when", () => {
       { email: complainer, stream: "newsletter", active: true, reason: "spam_complaint", reactivatable: false, changed_at: expect.any(String) },
     ]);
     expect(entries.every((e) => e.changed_at >= since)).toBe(true);
-    const transactional = await h.call("GET", `/mail/v1/suppressions?since=${encodeURIComponent(since)}&stream=transactional`, { key: c.mailReporting });
+    const transactional = await h.call<Mail["listSuppressionChanges"]>("GET", `/mail/v1/suppressions?since=${encodeURIComponent(since)}&stream=transactional`, {
+      key: c.mailReporting,
+    });
     expect(transactional.json.data, describeResponse(transactional)).toEqual([]);
 
     // Second send to the same addresses: the suppressed ones are never handed to the provider.
     const second = await sendNewsletter(templateId, everyone);
-    const secondDetail = await h.call("GET", `/mail/v1/send-jobs/${second.jobId}`, { key: c.mailReporting });
+    const secondDetail = await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${second.jobId}`, { key: c.mailReporting });
     expect(secondDetail.json.data.recipients, describeResponse(secondDetail)).toMatchObject({ total: 5, accepted: 2, suppressed: 3, pending: 0 });
     expect((await receivedFor(second.jobId)).to).toEqual([reader, quiet].sort());
     const secondStatuses = await statusesOf(second.jobId);
@@ -177,7 +184,7 @@ describe("issue 4, done when", () => {
       "suppressed",
     ]);
     for (const email of [leaver, bouncer, complainer]) {
-      expect((await simulatorApi("GET", `/messages?to=${encodeURIComponent(email)}`)).total_count, email).toBe(1);
+      expect((await simulatorApi<{ total_count: number }>("GET", `/messages?to=${encodeURIComponent(email)}`)).total_count, email).toBe(1);
     }
 
     // The portal's receiver got job.completed for both jobs (and nothing else: only that event is registered),

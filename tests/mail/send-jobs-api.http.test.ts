@@ -7,7 +7,7 @@ import { addressKey, addressSetOf, encodeAddressSet } from "../../lib/mail/send-
 import { timeOrderedUuid } from "../../lib/mail/send-jobs/ids";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Mail, type ErrorDetail, type MissingDetails } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, people, transientRows, waitForJob } from "../helpers/send-jobs";
 
@@ -23,9 +23,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const post = (path: string, key: string | null, body?: unknown, headers?: Record<string, string>) => h.call("POST", `/mail/v1${path}`, { key, body, headers });
-const start = (id: string, key = c.mailFull) => post(`/send-jobs/${id}/start`, key);
-const getJob = async (id: string, key = c.mailReporting) => (await h.call("GET", `/mail/v1/send-jobs/${id}`, { key })).json.data;
+const post = <T>(path: string, key: string | null, body?: unknown, headers?: Record<string, string>) =>
+  h.call<T>("POST", `/mail/v1${path}`, { key, body, headers });
+const start = <T = Mail["startSendJob"]>(id: string, key = c.mailFull) => post<T>(`/send-jobs/${id}/start`, key);
+const getJob = async (id: string, key = c.mailReporting) => (await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${id}`, { key })).json.data;
 
 async function transactionalTemplate(customerId: string): Promise<string> {
   const [row] = await h.db
@@ -66,14 +67,14 @@ describe("POST /v1/send-jobs", () => {
     ["a malformed scheduled_at", { scheduled_at: "tomorrow" }, "scheduled_at"],
     ["a template_id that is not a UUID", { template_id: "nope" }, "template_id"],
   ])("%s → 422", async (_label, patch, path) => {
-    const r = await post("/send-jobs", c.mailFull, { template_id: templateId, ...patch });
+    const r = await post<ErrorEnvelope<ErrorDetail[]>>("/send-jobs", c.mailFull, { template_id: templateId, ...patch });
     expect(r.status, describeResponse(r)).toBe(422);
     expect(r.json.error.code).toBe("validation_error");
     expect(r.json.error.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
   test("a transactional or archived template → 422; another account's or an unknown template → 404; no template_id → 400", async () => {
-    const transactional = await post("/send-jobs", c.mailFull, { template_id: await transactionalTemplate(c.id) });
+    const transactional = await post<ErrorEnvelope<ErrorDetail[]>>("/send-jobs", c.mailFull, { template_id: await transactionalTemplate(c.id) });
     expect(transactional.status, describeResponse(transactional)).toBe(422);
     expect(transactional.json.error.details[0].path).toBe("template_id");
     const archived = await createNewsletter(h, c.mailFull, "Old news");
@@ -89,8 +90,8 @@ describe("POST /v1/send-jobs", () => {
     expect((await post("/send-jobs", null, { template_id: templateId })).status).toBe(401);
     const reporting = await post("/send-jobs", c.mailReporting, { template_id: templateId });
     expect(reporting.status, describeResponse(reporting)).toBe(403);
-    const first = await post("/send-jobs", c.mailFull, { template_id: templateId }, { "idempotency-key": "job-create-1" });
-    const again = await post("/send-jobs", c.mailFull, { template_id: templateId }, { "idempotency-key": "job-create-1" });
+    const first = await post<Mail["createSendJob"]>("/send-jobs", c.mailFull, { template_id: templateId }, { "idempotency-key": "job-create-1" });
+    const again = await post<Mail["createSendJob"]>("/send-jobs", c.mailFull, { template_id: templateId }, { "idempotency-key": "job-create-1" });
     expect(again.status, describeResponse(again)).toBe(201);
     expect(again.json.data.id).toBe(first.json.data.id);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
@@ -115,7 +116,12 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
     const chunk = people(5000);
     const first = await addRecipients(h, c.mailFull, job.id, chunk, { "idempotency-key": `${job.id}:0` });
     expect(first.counts).toEqual({ received: 5000, added: 5000, duplicates: 0, invalid: 0 });
-    const replay = await post(`/send-jobs/${job.id}/recipients`, c.mailFull, { recipients: chunk }, { "idempotency-key": `${job.id}:0` });
+    const replay = await post<Mail["addSendJobRecipients"]>(
+      `/send-jobs/${job.id}/recipients`,
+      c.mailFull,
+      { recipients: chunk },
+      { "idempotency-key": `${job.id}:0` },
+    );
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     expect(replay.json.data.recipients).toEqual(first.recipients);
     const again = await addRecipients(h, c.mailFull, job.id, [...chunk.slice(0, 10), ...people(5, "example.net")]);
@@ -151,7 +157,7 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
     const job = await createJob(h, c.mailFull, { template_id: templateId, scheduled_at: new Date(clock.now().getTime() + 3_600_000).toISOString() });
     await addRecipients(h, c.mailFull, job.id, people(2));
     expect((await start(job.id)).status).toBe(200);
-    const late = await post(`/send-jobs/${job.id}/recipients`, c.mailFull, { recipients: people(1, "example.org") });
+    const late = await post<ErrorEnvelope>(`/send-jobs/${job.id}/recipients`, c.mailFull, { recipients: people(1, "example.org") });
     expect(late.status, describeResponse(late)).toBe(409);
     expect(late.json.error.details).toContainEqual({ path: "reason", message: "job_not_draft" });
     expect((await post(`/send-jobs/${job.id}/cancel`, c.mailFull)).status).toBe(200);
@@ -163,7 +169,7 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
     const tpl = await createNewsletter(h, q.mailFull);
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { max_per_job: 3, monthly_limit: 5 } });
     const job = await createJob(h, q.mailFull, { template_id: tpl });
-    const over = await post(`/send-jobs/${job.id}/recipients`, q.mailFull, { recipients: [...people(4), { email: "broken" }] });
+    const over = await post<ErrorEnvelope>(`/send-jobs/${job.id}/recipients`, q.mailFull, { recipients: [...people(4), { email: "broken" }] });
     expect(over.status, describeResponse(over)).toBe(429);
     expect(over.json.error).toMatchObject({
       code: "quota_exceeded",
@@ -175,7 +181,7 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
 
     const second = await createJob(h, q.mailFull, { template_id: tpl });
     await addRecipients(h, q.mailFull, second.id, people(2, "example.net"));
-    const monthly = await post(`/send-jobs/${second.id}/recipients`, q.mailFull, { recipients: people(1, "example.org") });
+    const monthly = await post<ErrorEnvelope>(`/send-jobs/${second.id}/recipients`, q.mailFull, { recipients: people(1, "example.org") });
     expect(monthly.status, describeResponse(monthly)).toBe(429);
     // Not a field problem: `details` stays the spec's (empty) array; the figures are in the message.
     expect(monthly.json.error.details).toEqual([]);
@@ -191,7 +197,7 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
 describe("POST /v1/send-jobs/{id}/start and cancel", () => {
   test("start without recipients → 409; blocked sending → 403 (cancel still works); provider setup incomplete → 403 with details.missing", async () => {
     const empty = await createJob(h, c.mailFull, { template_id: templateId });
-    const none = await start(empty.id);
+    const none = await start<ErrorEnvelope>(empty.id);
     expect(none.status, describeResponse(none)).toBe(409);
     expect(none.json.error.details).toContainEqual({ path: "reason", message: "no_recipients" });
 
@@ -209,7 +215,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     const unreadyJob = await createJob(h, u.mailFull, { template_id: await createNewsletter(h, u.mailFull) });
     await addRecipients(h, u.mailFull, unreadyJob.id, people(1));
     await h.db.execute(`update mail_provider_configs set broadcast_stream = null where customer_id = '${u.id}'`);
-    const unready = await start(unreadyJob.id, u.mailFull);
+    const unready = await start<ErrorEnvelope<MissingDetails>>(unreadyJob.id, u.mailFull);
     expect(unready.status, describeResponse(unready)).toBe(403);
     expect(unready.json.error.details.missing).toEqual(["broadcast_stream"]);
     expect((await start(unreadyJob.id, u.mailReporting)).status).toBe(403);
@@ -221,12 +227,12 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     const job = await createJob(h, q.mailFull, { template_id: tpl });
     await addRecipients(h, q.mailFull, job.id, people(3));
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { monthly_limit: 2 } });
-    const over = await start(job.id, q.mailFull);
+    const over = await start<ErrorEnvelope>(job.id, q.mailFull);
     expect(over.status, describeResponse(over)).toBe(429);
     expect(over.json.error.code).toBe("quota_exceeded");
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { monthly_limit: 100 } });
     expect((await h.call("DELETE", `/mail/v1/templates/${tpl}`, { key: q.mailFull })).status).toBe(200);
-    const gone = await start(job.id, q.mailFull);
+    const gone = await start<ErrorEnvelope<ErrorDetail[]>>(job.id, q.mailFull);
     expect(gone.status, describeResponse(gone)).toBe(422);
     expect(gone.json.error.details[0].path).toBe("template_id");
     expect((await getJob(job.id, q.mailReporting)).status).toBe("draft");
@@ -236,11 +242,11 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     const job = await createJob(h, c.mailFull, { template_id: templateId });
     await addRecipients(h, c.mailFull, job.id, people(2));
     expect((await start(job.id)).json.data.status).toBe("running");
-    const twice = await start(job.id);
+    const twice = await start<ErrorEnvelope>(job.id);
     expect(twice.status, describeResponse(twice)).toBe(409);
     expect(twice.json.error.details).toContainEqual({ path: "reason", message: "already_running" });
     await waitForJob(h, c.mailReporting, job.id, "completed");
-    expect((await start(job.id)).json.error.details).toContainEqual({ path: "reason", message: "job_finished" });
+    expect((await start<ErrorEnvelope>(job.id)).json.error.details).toContainEqual({ path: "reason", message: "job_finished" });
     const cancel = await post(`/send-jobs/${job.id}/cancel`, c.mailFull);
     expect(cancel.status, describeResponse(cancel)).toBe(409);
 
@@ -248,7 +254,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     const scheduled = await createJob(h, c.mailFull, { template_id: tpl, scheduled_at: new Date(clock.now().getTime() + 86_400_000).toISOString() });
     await addRecipients(h, c.mailFull, scheduled.id, people(1));
     expect((await start(scheduled.id)).json.data.status).toBe("scheduled");
-    const del = await h.call("DELETE", `/mail/v1/templates/${tpl}`, { key: c.mailFull });
+    const del = await h.call<ErrorEnvelope>("DELETE", `/mail/v1/templates/${tpl}`, { key: c.mailFull });
     expect(del.status, describeResponse(del)).toBe(409);
     expect(del.json.error.details).toContainEqual({ path: "reason", message: "template_in_use" });
     expect((await post(`/send-jobs/${scheduled.id}/cancel`, c.mailFull)).status).toBe(200);
@@ -263,7 +269,7 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
     await addRecipients(h, s.mailFull, job.id, people(3));
     const started = await start(job.id, s.mailFull);
     expect(started.json.data).toMatchObject({ status: "scheduled", scheduled_at: at.toISOString(), started_at: null });
-    const again = await start(job.id, s.mailFull);
+    const again = await start<ErrorEnvelope>(job.id, s.mailFull);
     expect(again.status).toBe(409);
     expect(again.json.error.details).toContainEqual({ path: "reason", message: "already_scheduled" });
 
@@ -286,14 +292,14 @@ describe("POST /v1/send-jobs/{id}/start and cancel", () => {
   test("cancel: unsent recipients end failed with error `cancelled`, addresses are deleted; cancel again → 409; another account → 404", async () => {
     const job = await createJob(h, c.mailFull, { template_id: templateId });
     await addRecipients(h, c.mailFull, job.id, [...people(3), { email: "broken" }]);
-    const cancelled = await post(`/send-jobs/${job.id}/cancel`, c.mailFull);
+    const cancelled = await post<Mail["cancelSendJob"]>(`/send-jobs/${job.id}/cancel`, c.mailFull);
     expect(cancelled.status, describeResponse(cancelled)).toBe(200);
     expect(cancelled.json.data).toMatchObject({ status: "cancelled", recipients: { total: 4, failed: 3, invalid: 1, pending: 0 } });
     expect(cancelled.json.data.completed_at).not.toBeNull();
     const messages = await h.db.select().from(mailMessages).where(eq(mailMessages.sendJobId, job.id));
     expect(messages.filter((m) => m.status === "failed").every((m) => m.error === "cancelled")).toBe(true);
     expect(await transientRows(h, job.id)).toBe(0);
-    const again = await post(`/send-jobs/${job.id}/cancel`, c.mailFull);
+    const again = await post<ErrorEnvelope>(`/send-jobs/${job.id}/cancel`, c.mailFull);
     expect(again.status).toBe(409);
     expect(again.json.error.details).toContainEqual({ path: "reason", message: "job_finished" });
     const other = await readyMailCustomer(h, "Foreign canceller");

@@ -5,6 +5,8 @@ import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
 import { demoSendJob, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter } from "../helpers/processes";
+import type { SimulatorStats } from "../../lib/mail/provider/simulator/simulator";
+import type { Mail } from "../helpers/harness";
 
 /*
  * The kill-and-restart test. The service runs as `npm start` runs it (`lib/start.mjs`; embedded mode: PGlite under a
@@ -44,10 +46,13 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
 
   /** Arms a fault for the next three provider calls; the returned wait ends once all three were held with their bodies received, however busy the machine. */
   const holdNextCalls = async (fault: Record<string, unknown>) => {
-    const heldBefore = (await sim("/__sim/stats")).faults_held_total as number;
+    const heldBefore = (await sim<SimulatorStats>("/__sim/stats")).faults_held_total as number;
     await sim("/__sim/faults", { count: 3, ...fault });
     return () =>
-      vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_held_total).toBeGreaterThanOrEqual(heldBefore + 3), { timeout: 60_000, interval: 50 });
+      vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).faults_held_total).toBeGreaterThanOrEqual(heldBefore + 3), {
+        timeout: 60_000,
+        interval: 50,
+      });
   };
 
   /** Holds the next three provider calls (one per lane) at `point`, then kills the service inside them. */
@@ -57,7 +62,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
     // held call lasts HOLD_MS from its arrival, and the kill comes as soon as all three have arrived.
     service = await startService(children, env);
     await callsHeld();
-    const before = (await sim("/__sim/stats")).received as number;
+    const before = (await sim<SimulatorStats>("/__sim/stats")).received as number;
     service.child.kill("SIGKILL");
     await new Promise((resolve) => service.child.once("exit", resolve));
     return before;
@@ -70,13 +75,13 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   service.child.kill("SIGKILL");
   await new Promise((resolve) => service.child.once("exit", resolve));
   await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));
-  expect((await sim("/__sim/stats")).received).toBe(0);
+  expect((await sim<SimulatorStats>("/__sim/stats")).received).toBe(0);
 
   if (process.env.CRASH_DEBUG) process.stdout.write("phase 2\n");
   // 2. During the call: the provider handles the calls after the caller died.
   const receivedAtKill2 = await killDuringCalls({ mode: "slow", delay_ms: HOLD_MS });
   await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));
-  expect((await sim("/__sim/stats")).received).toBeGreaterThan(receivedAtKill2);
+  expect((await sim<SimulatorStats>("/__sim/stats")).received).toBeGreaterThan(receivedAtKill2);
 
   if (process.env.CRASH_DEBUG) process.stdout.write("phase 3\n");
   // 3. After the provider accepted, before we recorded: it answers too late for the dead caller.
@@ -87,7 +92,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   // The server's other traffic (a transactional mail every half second): once Postmark's search shows one
   // received after a call in doubt plus the grace, what it does not have can be sent again. Without any
   // later traffic such a batch would wait for that evidence (and end `unknown` after the limit).
-  const templates = await api("GET", "/mail/v1/templates?limit=100");
+  const templates = await api<Mail["listTemplates"]>("GET", "/mail/v1/templates?limit=100");
   const order = (templates.json.data as { id: string; name: string }[]).find((t) => t.name === "Order confirmation");
   let ticking = true;
   let ticked = 0;
@@ -104,7 +109,7 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   const done = await vi
     .waitFor(
       async () => {
-        const r = await api("GET", `/mail/v1/send-jobs/${jobId}`);
+        const r = await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`);
         if (process.env.CRASH_DEBUG) process.stdout.write(`${JSON.stringify(r.json.data.recipients)} ${r.json.data.status}\n`);
         expect(r.json.data.status).toBe("completed");
         return r.json.data;
@@ -122,7 +127,10 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   const seen = new Set<string>();
   let after: string | null = null;
   do {
-    const page = await api("GET", `/mail/v1/send-jobs/${jobId}/messages?limit=500${after ? `&after=${after}` : ""}`);
+    const page: { json: Mail["listSendJobMessages"] } = await api<Mail["listSendJobMessages"]>(
+      "GET",
+      `/mail/v1/send-jobs/${jobId}/messages?limit=500${after ? `&after=${after}` : ""}`,
+    );
     for (const message of page.json.data as { message_id: string; status: string }[]) {
       expect(seen.has(message.message_id)).toBe(false);
       seen.add(message.message_id);
@@ -134,10 +142,10 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   expect(Object.fromEntries(byStatus)).toEqual({ accepted: total });
 
   // Exactly once: the provider received `total` messages of the job (and the ticker's) and no message id twice.
-  const stats = await sim("/__sim/stats");
+  const stats = await sim<SimulatorStats>("/__sim/stats");
   expect(stats.duplicates_by_metadata_message_id).toEqual({});
   expect(stats.received).toBe(total + ticked);
-  expect((await api("GET", "/mail/v1/usage")).json.data.sent).toBe(stats.received);
+  expect((await api<Mail["getUsage"]>("GET", "/mail/v1/usage")).json.data.sent).toBe(stats.received);
   process.stdout.write(
     `crash test: ${total} recipients, 3 kills with 3 provider calls in flight each, received ${stats.received} (duplicates: 0), unknown ${counters.unknown}\n`,
   );

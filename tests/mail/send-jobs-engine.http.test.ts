@@ -2,7 +2,7 @@ import { and, eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobChunks, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people, transientRows } from "../helpers/send-jobs";
 
@@ -32,8 +32,8 @@ async function preparedJobOnCustomer<C extends Awaited<ReturnType<typeof readyMa
   const job = await createJob(on, c.mailFull, { template_id: tpl });
   const added = await addRecipients(on, c.mailFull, job.id, recipients);
   const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
-  const read = async () => (await on.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
-  const start = () => on.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
+  const read = async () => (await on.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+  const start = () => on.call<Mail["startSendJob"]>("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
   return { c, job, ids, read, start };
 }
 
@@ -166,7 +166,7 @@ describe("exactly once towards the provider", () => {
       expect(settled?.status).toBe("accepted");
       expect(c.simulator.message(settled?.providerMessageId ?? "").Metadata).toMatchObject({ message_id: unknown[0] });
       expect(await transientRows(own, inDoubt.id)).toBe(0);
-      expect((await own.call("GET", "/mail/v1/usage", { key: c.mailReporting })).json.data.sent).toBe(700);
+      expect((await own.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: c.mailReporting })).json.data.sent).toBe(700);
     } finally {
       await own.close();
     }
@@ -326,7 +326,7 @@ describe("suppressions, refusals and the provider's answers", () => {
     const job = await read();
     expect(job).toMatchObject({ status: "completed", recipients: { suppressed: 1, accepted: 2 } });
     expect(c.simulator.metadataMessageIdCount(ids[0] ?? "")).toBe(0);
-    const message = await h.call("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
+    const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
     // The subject as the job has it: the personalised one would keep the recipient's name after the job.
     expect(message.json.data).toMatchObject({
       status: "suppressed",
@@ -368,11 +368,11 @@ describe("suppressions, refusals and the provider's answers", () => {
     const apiTest = c.simulator.stats().api_test;
     expect((await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull })).status).toBe(200);
     await h.deps.queue.idle();
-    const done = (await h.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+    const done = (await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
     expect(done).toMatchObject({ status: "completed", mode: "sandbox", recipients: { accepted: 3 } });
     expect(c.simulator.stats().api_test).toBe(apiTest + 3);
     expect(added.recipients.every((r: { message_id: string }) => c.simulator.metadataMessageIdCount(r.message_id) === 0)).toBe(true);
-    const usage = await h.call("GET", "/mail/v1/usage", { key: c.mailReporting });
+    const usage = await h.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: c.mailReporting });
     expect(usage.json.data.sent).toBe(0);
   });
 });
@@ -441,7 +441,7 @@ describe("pause and resume", () => {
           ).length,
         ).toBe(500),
       );
-      const cancelled = await h.call("POST", `/mail/v1/send-jobs/${job.id}/cancel`, { key: c.mailFull });
+      const cancelled = await h.call<Mail["cancelSendJob"]>("POST", `/mail/v1/send-jobs/${job.id}/cancel`, { key: c.mailFull });
       expect(cancelled.json.data).toMatchObject({ status: "cancelled", recipients: { failed: 600, pending: 500 } });
       await inFlight;
       for (const descriptor of others) await batches.run(descriptor);

@@ -5,7 +5,18 @@ import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import { pointDemoAtSimulator, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter, type ServiceApi } from "../helpers/processes";
+import {
+  pointDemoAtSimulator,
+  serviceApi,
+  serviceEnv,
+  startService,
+  startSimulatorsProcess,
+  valueAfter,
+  type ServiceApi,
+  type SimulatorControl,
+} from "../helpers/processes";
+import type { SimulatorStats } from "../../lib/mail/provider/simulator/simulator";
+import type { Mail } from "../helpers/harness";
 
 /*
  * The matrix of issue 27 item 1, with real processes: the service (`lib/start.mjs`, as `npm start`, PGlite under a
@@ -77,11 +88,14 @@ test("search lag below/above the grace × slow provider × SIGKILL before/during
       const jobs: { kill: string; id: string }[] = [];
       for (const point of KILL_POINTS) {
         const id = await createJob(api, templateId, `c${c}${point.name}`);
-        const heldBefore = (await sim("/__sim/stats")).faults_held_total as number;
+        const heldBefore = (await sim<SimulatorStats>("/__sim/stats")).faults_held_total;
         await sim("/__sim/faults", { ...point.fault, count: 1, path: "/email/batch" });
         const started = await api("POST", `/mail/v1/send-jobs/${id}/start`);
         expect(started.status, JSON.stringify(started.json)).toBe(200);
-        await vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_held_total).toBe(heldBefore + 1), { timeout: 30_000, interval: 25 });
+        await vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).faults_held_total).toBe(heldBefore + 1), {
+          timeout: 30_000,
+          interval: 25,
+        });
         jobs.push({ kill: point.name, id });
       }
       service.child.kill("SIGKILL");
@@ -91,15 +105,17 @@ test("search lag below/above the grace × slow provider × SIGKILL before/during
       for (const job of jobs) {
         const done = await vi.waitFor(
           async () => {
-            const r = await api("GET", `/mail/v1/send-jobs/${job.id}`);
+            const r = await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`);
             expect(r.json.data?.status, JSON.stringify(r.json)).toBe("completed");
-            return r.json.data as { status: string; recipients: Record<string, number> };
+            return r.json.data;
           },
           { timeout: 45_000, interval: 200 },
         );
-        const received = await sim(`/__sim/messages?metadata_key=send_job_id&metadata_value=${job.id}&limit=1000`);
+        const received = await sim<{ messages: { Metadata: Record<string, string> }[] }>(
+          `/__sim/messages?metadata_key=send_job_id&metadata_value=${job.id}&limit=1000`,
+        );
         const perMessage = new Map<string, number>();
-        for (const m of received.messages as { Metadata: Record<string, string> }[]) {
+        for (const m of received.messages) {
           const id = m.Metadata.message_id ?? "";
           perMessage.set(id, (perMessage.get(id) ?? 0) + 1);
         }
@@ -129,30 +145,26 @@ test("search lag below/above the grace × slow provider × SIGKILL before/during
   );
   expect(rows).toHaveLength(COMBOS.length * KILL_POINTS.length);
   for (const row of rows) expect(row, JSON.stringify(row)).toMatchObject({ recipients: RECIPIENTS, once: RECIPIENTS, unknown: 0, status: "completed" });
-  expect((await sim("/__sim/stats")).duplicates_by_metadata_message_id).toEqual({});
+  expect((await sim<SimulatorStats>("/__sim/stats")).duplicates_by_metadata_message_id).toEqual({});
 }, 180_000);
 
 /** The Demo customer's provider pointed at the external simulator, and a newsletter template for the jobs. */
-async function prepareDemo(
-  api: ServiceApi,
-  sim: (path: string, body?: unknown) => Promise<Record<string, any>>,
-  adminToken: string,
-): Promise<{ templateId: string; orderTemplateId: string }> {
+async function prepareDemo(api: ServiceApi, sim: SimulatorControl, adminToken: string): Promise<{ templateId: string; orderTemplateId: string }> {
   await pointDemoAtSimulator(api, sim, adminToken);
-  const template = await api("POST", "/mail/v1/templates", {
+  const template = await api<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
     name: "Lag matrix",
     subject: "Hello {{first_name}}",
     blocks: [{ block_id: demoBlocks.find((b) => b.slug === "heading")?.id, values: { title: "Hello {{first_name}}", subtitle: "" } }],
   });
   expect(template.status, JSON.stringify(template.json)).toBe(201);
-  const templates = await api("GET", "/mail/v1/templates?limit=100");
+  const templates = await api<Mail["listTemplates"]>("GET", "/mail/v1/templates?limit=100");
   const order = (templates.json.data as { id: string; name: string }[]).find((t) => t.name === "Order confirmation");
   if (!order) throw new Error(`no order template: ${JSON.stringify(templates.json)}`);
   return { templateId: template.json.data.id as string, orderTemplateId: order.id };
 }
 
 async function createJob(api: ServiceApi, templateId: string, cell: string): Promise<string> {
-  const job = await api("POST", "/mail/v1/send-jobs", { template_id: templateId });
+  const job = await api<Mail["createSendJob"]>("POST", "/mail/v1/send-jobs", { template_id: templateId });
   expect(job.status, JSON.stringify(job.json)).toBe(201);
   const id = job.json.data.id as string;
   const recipients = Array.from({ length: RECIPIENTS }, (_, i) => ({ email: `${cell}-${i}@example.com`, data: { first_name: `R${i}` } }));

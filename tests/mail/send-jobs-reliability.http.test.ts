@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ConfigError, loadConfig } from "../../lib/core/config";
 import { UNKNOWN_FOR_GOOD } from "../../lib/mail/send-jobs/reconcile";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type Admin } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, newsletterBody, people, waitForJob } from "../helpers/send-jobs";
 
@@ -28,7 +28,7 @@ describe("Postmark back-pressure", () => {
     c.simulator.setThrottle({ rate: 1, durationMs: 1500, retryAfterSeconds: 1 });
     expect((await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull })).status).toBe(200);
     await vi.waitFor(() => expect(c.simulator.stats().throttled).toBeGreaterThan(0), { timeout: 5000, interval: 20 });
-    const during = await h.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+    const during = await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
     expect(during.json.data, describeResponse(during)).toMatchObject({ status: "running", recipients: { pending: 60, failed: 0, unknown: 0 } });
     const done = await waitForJob(h, c.mailReporting, job.id, "completed");
     expect(done.recipients).toMatchObject({ total: 60, accepted: 60, failed: 0, unknown: 0, pending: 0 });
@@ -54,7 +54,7 @@ describe("in doubt without evidence", () => {
       const [lane] = batches.held.splice(0);
       if (!lane) throw new Error("no lane");
       await batches.run(lane);
-      const inDoubt = await own.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      const inDoubt = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
       expect(inDoubt.json.data).toMatchObject({ status: "running", recipients: { unknown: 30, failed: 0, pending: 0 } });
       const sweep = () => recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id });
       const calledAt = own.clock.now().getTime();
@@ -67,9 +67,9 @@ describe("in doubt without evidence", () => {
       expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 0));
       own.clock.set(new Date(calledAt + 25 * 3_600_000));
       expect(await sweep()).toMatchObject({ reconciled: 1 });
-      const done = await own.admin("GET", `/v1/customers/${c.id}/mail/send-jobs/${job.id}`);
+      const done = await own.admin<Admin["getCustomerSendJob"]>("GET", `/v1/customers/${c.id}/mail/send-jobs/${job.id}`);
       expect(done.json.data, describeResponse(done)).toMatchObject({ status: "completed", recipients: { total: 30, unknown: 30, accepted: 0, pending: 0 } });
-      const message = await own.call("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
+      const message = await own.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
       expect(message.json.data).toMatchObject({ status: "unknown", error: UNKNOWN_FOR_GOOD });
       expect(own.logLines.some((line) => line.includes("end `unknown` for good"))).toBe(true);
     } finally {
@@ -82,7 +82,7 @@ describe("in doubt without evidence", () => {
 describe("personal data", () => {
   test("after a job nothing personal of its recipients is left in any table (names, addresses, personalised subjects)", async () => {
     const c = await readyMailCustomer(h, "Forgetful");
-    const tpl = await h.call("POST", "/mail/v1/templates", {
+    const tpl = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
       key: c.mailFull,
       body: { ...newsletterBody("Personal"), subject: "For {{first_name}} at {{email}}" },
     });

@@ -6,6 +6,8 @@ import { join } from "node:path";
 import { afterAll, expect, test, vi } from "vitest";
 import { randomToken } from "../../lib/core/secrets";
 import { demoSendJob, serviceApi, serviceEnv, startService, startSimulatorsProcess, valueAfter } from "../helpers/processes";
+import type { SimulatorStats } from "../../lib/mail/provider/simulator/simulator";
+import type { Mail } from "../helpers/harness";
 
 /*
  * Start-up does not depend on the provider (issue 27 item 2): three batches are in doubt when the service
@@ -42,7 +44,7 @@ test("Postmark hangs while three batches are in doubt: the restarted service ans
   const jobId = await demoSendJob(api, sim, adminToken, { name: "Start-up", total: 1500 });
   await sim("/__sim/faults", { mode: "stall", count: 3, delay_ms: 60_000 });
   expect((await api("POST", `/mail/v1/send-jobs/${jobId}/start`)).status).toBe(200);
-  await vi.waitFor(async () => expect((await sim("/__sim/stats")).faults_held).toBe(3), { timeout: 30_000, interval: 50 });
+  await vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).faults_held).toBe(3), { timeout: 30_000, interval: 50 });
   first.child.kill("SIGKILL");
   await new Promise((resolve) => first.child.once("exit", resolve));
 
@@ -55,9 +57,13 @@ test("Postmark hangs while three batches are in doubt: the restarted service ans
   // Three in-doubt batches behind a hanging provider cost at least 60 s before; a start takes a few seconds.
   expect(answeredAfterMs).toBeLessThan(30_000);
   // Recovery ran in the background: the claims of the dead process are in doubt, nothing was re-sent.
-  await vi.waitFor(async () => expect((await api("GET", `/mail/v1/send-jobs/${jobId}`)).json.data.recipients).toMatchObject({ unknown: 1500, accepted: 0 }), {
-    timeout: 30_000,
-    interval: 200,
-  });
+  await vi.waitFor(
+    async () =>
+      expect((await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`)).json.data.recipients).toMatchObject({ unknown: 1500, accepted: 0 }),
+    {
+      timeout: 30_000,
+      interval: 200,
+    },
+  );
   process.stdout.write(`start-up with Postmark hanging and 3 batches in doubt: health answered ${answeredAfterMs} ms after spawn\n`);
 }, 120_000);

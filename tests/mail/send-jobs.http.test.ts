@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailMessages, mailSendJobs, mailWebhookDeliveries } from "../../lib/db/schema";
 import { METADATA_MESSAGE_ID_KEY } from "../../lib/mail/provider/simulator";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, newsletterBody, people, transientRows, waitForJob } from "../helpers/send-jobs";
 
@@ -17,7 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const job = (id: string, key = c.mailReporting) => h.call("GET", `/mail/v1/send-jobs/${id}`, { key });
+const job = <T>(id: string, key = c.mailReporting) => h.call<T>("GET", `/mail/v1/send-jobs/${id}`, { key });
 
 describe("a newsletter end to end", () => {
   test("draft → recipients (duplicates collapse, invalid kept) → start → completed; each message sent once, personalised; addresses deleted", async () => {
@@ -51,12 +51,12 @@ describe("a newsletter end to end", () => {
     expect(added.job).toMatchObject({ total: 3, pending: 2, invalid: 1 });
     const [ann, bob, , invalid] = added.recipients.map((r: { message_id: string }) => r.message_id);
 
-    const started = await h.call("POST", `/mail/v1/send-jobs/${draft.id}/start`, { key: c.mailFull });
+    const started = await h.call<Mail["startSendJob"]>("POST", `/mail/v1/send-jobs/${draft.id}/start`, { key: c.mailFull });
     expect(started.status, describeResponse(started)).toBe(200);
     expect(started.json.data.status).toBe("running");
     await h.deps.queue.idle();
 
-    const done = await job(draft.id);
+    const done = await job<Mail["getSendJob"]>(draft.id);
     expect(done.status, describeResponse(done)).toBe(200);
     expect(done.json.data).toMatchObject({
       status: "completed",
@@ -90,7 +90,7 @@ describe("a newsletter end to end", () => {
     expect(stored.every((m) => /^[0-9a-f]{64}$/.test(m.recipientHash))).toBe(true);
     expect(JSON.stringify(stored)).not.toContain("ann@example.com");
 
-    const messages = await h.call("GET", `/mail/v1/send-jobs/${draft.id}/messages`, { key: c.mailReporting });
+    const messages = await h.call<Mail["listSendJobMessages"]>("GET", `/mail/v1/send-jobs/${draft.id}/messages`, { key: c.mailReporting });
     expect(messages.status, describeResponse(messages)).toBe(200);
     expect(messages.json.data).toHaveLength(3);
     expect(messages.text).not.toContain("example.com");
@@ -99,7 +99,7 @@ describe("a newsletter end to end", () => {
       error: "The recipient address could not be parsed.",
     });
 
-    const message = await h.call("GET", `/mail/v1/messages/${ann}`, { key: c.mailReporting });
+    const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${ann}`, { key: c.mailReporting });
     expect(message.json.data).toMatchObject({ kind: "newsletter", send_job_id: draft.id, subject: "News for {{first_name}}" });
   });
 });
@@ -108,7 +108,7 @@ describe("preview and send agree", () => {
   test("the HTML a recipient receives is byte for byte the preview of the same stack with the same values", async () => {
     const { blocks } = newsletterBody();
     const preview = async (values: Record<string, string>) => {
-      const r = await h.call("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks, values } });
+      const r = await h.call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", { key: c.mailFull, body: { blocks, values } });
       expect(r.status, describeResponse(r)).toBe(200);
       return r.json.data.html as string;
     };
@@ -157,7 +157,7 @@ describe("statistics", () => {
     c.simulator.click(providerId(ids[1] ?? ""), { url: "https://shop.example.com/other" });
     await c.simulator.whenIdle();
 
-    const detail = await job(draft.id);
+    const detail = await job<Mail["getSendJob"]>(draft.id);
     expect(detail.status, describeResponse(detail)).toBe(200);
     expect(detail.json.data.status).toBe("completed");
     expect(detail.json.data.stats, describeResponse(detail)).toEqual({
@@ -181,14 +181,14 @@ describe("statistics", () => {
       clicks: 3,
     });
 
-    const links = await h.call("GET", `/mail/v1/send-jobs/${draft.id}/links`, { key: c.mailReporting });
+    const links = await h.call<Mail["listSendJobLinks"]>("GET", `/mail/v1/send-jobs/${draft.id}/links`, { key: c.mailReporting });
     expect(links.status, describeResponse(links)).toBe(200);
     expect(links.json.data).toEqual([
       { url: "https://shop.example.com/spring", clicks: 2, unique_clicks: 2 },
       { url: "https://shop.example.com/other", clicks: 1, unique_clicks: 1 },
     ]);
 
-    const bounced = await h.call("GET", `/mail/v1/send-jobs/${draft.id}/messages?status=bounced`, { key: c.mailReporting });
+    const bounced = await h.call<Mail["listSendJobMessages"]>("GET", `/mail/v1/send-jobs/${draft.id}/messages?status=bounced`, { key: c.mailReporting });
     expect(bounced.json.data.map((m: { message_id: string }) => m.message_id)).toEqual([ids[3]]);
     expect(bounced.json.data[0].bounce_type).toBe("HardBounce");
   });
@@ -203,12 +203,12 @@ describe("job reads", () => {
     const cancelled = await h.call("POST", `/mail/v1/send-jobs/${made[0]?.id}/cancel`, { key: other.mailFull });
     expect(cancelled.status, describeResponse(cancelled)).toBe(200);
 
-    const page1 = await h.call("GET", "/mail/v1/send-jobs?limit=2", { key: other.mailReporting });
+    const page1 = await h.call<Mail["listSendJobs"]>("GET", "/mail/v1/send-jobs?limit=2", { key: other.mailReporting });
     expect(page1.status, describeResponse(page1)).toBe(200);
     expect(page1.json.paging.has_next).toBe(true);
-    const page2 = await h.call("GET", `/mail/v1/send-jobs?limit=2&after=${page1.json.paging.after}`, { key: other.mailReporting });
+    const page2 = await h.call<Mail["listSendJobs"]>("GET", `/mail/v1/send-jobs?limit=2&after=${page1.json.paging.after}`, { key: other.mailReporting });
     expect([...page1.json.data, ...page2.json.data].map((j: { id: string }) => j.id)).toEqual(made.map((j) => j.id).reverse());
-    const drafts = await h.call("GET", "/mail/v1/send-jobs?status=draft", { key: other.mailReporting });
+    const drafts = await h.call<Mail["listSendJobs"]>("GET", "/mail/v1/send-jobs?status=draft", { key: other.mailReporting });
     expect(drafts.json.data.map((j: { id: string }) => j.id).sort()).toEqual([made[1]?.id, made[2]?.id].sort());
 
     expect((await h.call("GET", `/mail/v1/send-jobs/${made[1]?.id}`, { key: c.mailReporting })).status).toBe(404);

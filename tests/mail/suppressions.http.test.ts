@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailProviderConfigs } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type ErrorDetail, type CallResult } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { newsletterThroughSimulator, postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
 
@@ -17,9 +17,11 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const feed = (customer: { mailReporting: string }, query: string) => h.call("GET", `/mail/v1/suppressions?${query}`, { key: customer.mailReporting });
-const lookup = (customer: { mailReporting: string }, body: unknown) => h.call("POST", "/mail/v1/suppressions/lookup", { key: customer.mailReporting, body });
-const reactivate = (customer: { mailFull: string }, body: unknown) => h.call("POST", "/mail/v1/suppressions/reactivate", { key: customer.mailFull, body });
+const feed = <T>(customer: { mailReporting: string }, query: string) => h.call<T>("GET", `/mail/v1/suppressions?${query}`, { key: customer.mailReporting });
+const lookup = <T = Mail["lookupSuppressions"]>(customer: { mailReporting: string }, body: unknown) =>
+  h.call<T>("POST", "/mail/v1/suppressions/lookup", { key: customer.mailReporting, body });
+const reactivate = <T = Mail["reactivateSuppression"]>(customer: { mailFull: string }, body: unknown) =>
+  h.call<T>("POST", "/mail/v1/suppressions/reactivate", { key: customer.mailFull, body });
 // Dated now: the mirror ignores a change older than one it has seen, and the simulator's events carry the real time.
 const suppressionChange = (
   customerId: string,
@@ -47,13 +49,13 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     c.simulator.unsubscribe(sent.providerMessageId);
     await c.simulator.whenIdle();
 
-    const message = await h.call("GET", `/mail/v1/messages/${sent.messageId}`, { key: c.mailReporting });
+    const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${sent.messageId}`, { key: c.mailReporting });
     expect(message.json.data, describeResponse(message)).toMatchObject({ status: "delivered", send_job_id: expect.any(String) });
     expect(message.json.data.first_opened_at).not.toBeNull();
     expect(message.json.data.first_clicked_at).not.toBeNull();
     expect(message.json.data.events.map((e: { type: string }) => e.type)).toEqual(expect.arrayContaining(["delivered", "opened", "clicked", "unsubscribed"]));
 
-    const first = await feed(c, `since=${since}`);
+    const first = await feed<Mail["listSuppressionChanges"]>(c, `since=${since}`);
     expect(first.status, describeResponse(first)).toBe(200);
     const entry = (first.json.data as Entry[]).find((e) => e.email === to);
     expect(entry).toMatchObject({ email: to, stream: "newsletter", active: true, reason: "unsubscribe", reactivatable: true });
@@ -74,7 +76,7 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     expect(dump("broadcast").body).toEqual({ Suppressions: [] });
     await c.simulator.whenIdle();
 
-    const next = await feed(c, `since=${encodeURIComponent(entry?.changed_at ?? since)}`);
+    const next = await feed<Mail["listSuppressionChanges"]>(c, `since=${encodeURIComponent(entry?.changed_at ?? since)}`);
     const latest = (next.json.data as Entry[]).filter((e) => e.email === to);
     expect(latest, describeResponse(next)).toEqual([expect.objectContaining({ active: false, reason: "unsubscribe", reactivatable: false })]);
     expect(Date.parse(latest[0]?.changed_at ?? "")).toBeGreaterThan(Date.parse(entry?.changed_at ?? ""));
@@ -83,7 +85,7 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     // Idempotent: lifting again changes nothing and adds no feed entry.
     const again = await reactivate(c, { email: to });
     expect(again.json.data, describeResponse(again)).toEqual({ email: to, stream: "newsletter", reactivated: true });
-    expect((await feed(c, `since=${encodeURIComponent(latest[0]?.changed_at ?? since)}`)).json.data).toEqual([
+    expect((await feed<Mail["listSuppressionChanges"]>(c, `since=${encodeURIComponent(latest[0]?.changed_at ?? since)}`)).json.data).toEqual([
       expect.objectContaining({ email: to, active: false }),
     ]);
   });
@@ -92,7 +94,7 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     const to = `hardbounce+reactivate@bounce-testing.postmarkapp.com`;
     const id = await sendTransactional(h, c, to);
     await c.simulator.whenIdle();
-    expect((await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting })).json.data).toMatchObject({
+    expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting })).json.data).toMatchObject({
       status: "bounced",
       bounce_type: "HardBounce",
     });
@@ -110,7 +112,7 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     expect(r.status, describeResponse(r)).toBe(200);
     expect(dump("outbound").body).toEqual({ Suppressions: [] });
     expect((await lookup(c, { emails: [to], stream: "transactional" })).json.data[0]).toEqual({ email: to, suppressed: false });
-    expect((await feed(c, `since=${since}&stream=transactional`)).json.data).toEqual(
+    expect((await feed<Mail["listSuppressionChanges"]>(c, `since=${since}&stream=transactional`)).json.data).toEqual(
       expect.arrayContaining([expect.objectContaining({ email: to, stream: "transactional", active: false, reason: "hard_bounce" })]),
     );
   });
@@ -119,8 +121,8 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     const to = "spamcomplaint+nl@bounce-testing.postmarkapp.com";
     const sent = await newsletterThroughSimulator(h, c, to);
     await c.simulator.whenIdle();
-    expect((await h.call("GET", `/mail/v1/messages/${sent.messageId}`, { key: c.mailReporting })).json.data.status).toBe("complained");
-    const known = await reactivate(c, { email: to });
+    expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${sent.messageId}`, { key: c.mailReporting })).json.data.status).toBe("complained");
+    const known = await reactivate<ErrorEnvelope>(c, { email: to });
     expect(known.status, describeResponse(known)).toBe(409);
     expect(known.json.error).toMatchObject({ code: "conflict", details: { reason: "spam_complaint" } });
     expect((await lookup(c, { emails: [to] })).json.data[0]).toMatchObject({ suppressed: true, reason: "spam_complaint", reactivatable: false });
@@ -131,7 +133,7 @@ describe("walk-through: an unsubscribe in embedded mode shows up in the feed", (
     await c.simulator.whenIdle();
     await suppressionChange(c.id, "quiet@example.com", false);
     expect((await lookup(c, { emails: ["quiet@example.com"] })).json.data[0].suppressed).toBe(false);
-    const refused = await reactivate(c, { email: "quiet@example.com" });
+    const refused = await reactivate<ErrorEnvelope>(c, { email: "quiet@example.com" });
     expect(refused.status, describeResponse(refused)).toBe(409);
     expect(refused.json.error.details).toEqual({ reason: "spam_complaint" });
   });
@@ -146,7 +148,7 @@ describe("GET /v1/suppressions", () => {
     await suppressionChange(d.id, "b@example.com", false);
     await suppressionChange(d.id, "t@example.com", true, "HardBounce", "outbound");
 
-    const all = await feed(d, `since=${since}`);
+    const all = await feed<Mail["listSuppressionChanges"]>(d, `since=${since}`);
     expect(all.status, describeResponse(all)).toBe(200);
     const entries = all.json.data as Entry[];
     expect(entries.map((e) => e.email)).toEqual(["a@example.com", "c@example.com", "d@example.com", "e@example.com", "b@example.com"]);
@@ -158,7 +160,10 @@ describe("GET /v1/suppressions", () => {
     const seen: string[] = [];
     let after: string | null = null;
     do {
-      const page = await feed(d, `since=${since}&limit=2${after ? `&after=${after}` : ""}`);
+      const page: CallResult<Mail["listSuppressionChanges"]> = await feed<Mail["listSuppressionChanges"]>(
+        d,
+        `since=${since}&limit=2${after ? `&after=${after}` : ""}`,
+      );
       expect(page.status, describeResponse(page)).toBe(200);
       expect(page.json.data.length).toBeLessThanOrEqual(2);
       seen.push(...(page.json.data as Entry[]).map((e) => e.email));
@@ -169,18 +174,23 @@ describe("GET /v1/suppressions", () => {
 
     // `since` is inclusive: passing the last changed_at returns that entry again, then only newer ones.
     const last = entries.at(-1)?.changed_at ?? since;
-    expect((await feed(d, `since=${encodeURIComponent(last)}`)).json.data.map((e: Entry) => e.email)).toEqual(["b@example.com"]);
+    expect((await feed<Mail["listSuppressionChanges"]>(d, `since=${encodeURIComponent(last)}`)).json.data.map((e: Entry) => e.email)).toEqual([
+      "b@example.com",
+    ]);
     await suppressionChange(d.id, "f@example.com", true);
-    expect((await feed(d, `since=${encodeURIComponent(last)}`)).json.data.map((e: Entry) => e.email)).toEqual(["b@example.com", "f@example.com"]);
+    expect((await feed<Mail["listSuppressionChanges"]>(d, `since=${encodeURIComponent(last)}`)).json.data.map((e: Entry) => e.email)).toEqual([
+      "b@example.com",
+      "f@example.com",
+    ]);
 
-    const transactional = await feed(d, `since=${since}&stream=transactional`);
+    const transactional = await feed<Mail["listSuppressionChanges"]>(d, `since=${since}&stream=transactional`);
     expect(transactional.json.data).toEqual([expect.objectContaining({ email: "t@example.com", stream: "transactional", reason: "hard_bounce" })]);
-    expect((await feed(c, `since=${since}`)).json.data.map((e: Entry) => e.email)).not.toContain("a@example.com");
+    expect((await feed<Mail["listSuppressionChanges"]>(c, `since=${since}`)).json.data.map((e: Entry) => e.email)).not.toContain("a@example.com");
   });
 
   test("since is required (400) and must be ISO 8601 (422); limit ≤ 500; a bad cursor is 400; a key is needed", async () => {
     expect((await feed(c, "")).status).toBe(400);
-    const missing = await feed(c, "stream=newsletter");
+    const missing = await feed<ErrorEnvelope>(c, "stream=newsletter");
     expect(missing.status, describeResponse(missing)).toBe(400);
     expect(missing.json.error.code).toBe("bad_request");
     expect((await feed(c, "since=yesterday")).status).toBe(422);
@@ -209,7 +219,7 @@ describe("POST /v1/suppressions/lookup", () => {
   });
 
   test("more than 500 addresses 422; none 422; missing 400; not addresses 422; a key is needed", async () => {
-    const tooMany = await lookup(c, { emails: Array.from({ length: 501 }, (_, i) => `x${i}@example.com`) });
+    const tooMany = await lookup<ErrorEnvelope<ErrorDetail[]>>(c, { emails: Array.from({ length: 501 }, (_, i) => `x${i}@example.com`) });
     expect(tooMany.status, describeResponse(tooMany)).toBe(422);
     expect(tooMany.json.error.details[0].path).toBe("emails");
     expect((await lookup(c, { emails: [] })).status).toBe(422);
@@ -232,7 +242,7 @@ describe("POST /v1/suppressions/reactivate", () => {
 
   test("an address that was never suppressed is a no-op success, even for an account without a Postmark server", async () => {
     const bare = await h.customer("No provider Co");
-    const r = await h.call("POST", "/mail/v1/suppressions/reactivate", { key: bare.mailFull, body: { email: "a@example.com" } });
+    const r = await h.call<Mail["reactivateSuppression"]>("POST", "/mail/v1/suppressions/reactivate", { key: bare.mailFull, body: { email: "a@example.com" } });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toEqual({ email: "a@example.com", stream: "newsletter", reactivated: true });
   });
@@ -269,7 +279,7 @@ describe("out-of-order webhooks", () => {
     const r = await lookup(customer, { emails: [recipient] });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data[0]).toEqual({ email: recipient, suppressed: false });
-    const entries: Entry[] = (await feed(customer, `since=${since}`)).json.data;
+    const entries: Entry[] = (await feed<Mail["listSuppressionChanges"]>(customer, `since=${since}`)).json.data;
     expect(entries.filter((e) => e.email === recipient).map((e) => e.active)).toEqual([false]);
   });
 
@@ -284,7 +294,7 @@ describe("out-of-order webhooks", () => {
     expect(late.json.data.outcome, describeResponse(late)).toBe("ignored");
     const r = await lookup(customer, { emails: [recipient] });
     expect(r.json.data[0], describeResponse(r)).toEqual({ email: recipient, suppressed: false });
-    const quiet = await feed(customer, `since=${since}`);
+    const quiet = await feed<Mail["listSuppressionChanges"]>(customer, `since=${since}`);
     expect(quiet.status, describeResponse(quiet)).toBe(200);
     expect(quiet.json.data, describeResponse(quiet)).toEqual([]);
 
@@ -292,7 +302,7 @@ describe("out-of-order webhooks", () => {
     const newer = await change("2026-03-01T13:00:00Z", true, "HardBounce");
     expect(newer.json.data.outcome, describeResponse(newer)).toBe("stored");
     expect((await lookup(customer, { emails: [recipient] })).json.data[0]).toMatchObject({ email: recipient, suppressed: true, reason: "hard_bounce" });
-    const entries: Entry[] = (await feed(customer, `since=${since}`)).json.data;
+    const entries: Entry[] = (await feed<Mail["listSuppressionChanges"]>(customer, `since=${since}`)).json.data;
     expect(entries).toEqual([expect.objectContaining({ email: recipient, active: true, reason: "hard_bounce", reactivatable: true })]);
   });
 
@@ -305,7 +315,7 @@ describe("out-of-order webhooks", () => {
     await change("2026-03-01T13:00:00Z", false);
     await change("2026-03-01T12:00:00Z", true);
     expect((await lookup(customer, { emails: [recipient] })).json.data[0]).toEqual({ email: recipient, suppressed: false });
-    const entries: Entry[] = (await feed(customer, `since=${since}`)).json.data;
+    const entries: Entry[] = (await feed<Mail["listSuppressionChanges"]>(customer, `since=${since}`)).json.data;
     expect(entries.map((e) => [e.email, e.active])).toEqual([[recipient, false]]);
   });
 });

@@ -5,9 +5,7 @@ import { demoBlocks } from "../../lib/mail/blocks/library";
 import { ManualClock } from "../../lib/core/clock";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import type { MessageResponse } from "../../lib/mail/routes/messages/schema";
-import type { SendResultResponse, TemplateResponse } from "../../lib/mail/routes/templates/schema";
-import { createHarness, describeResponse, type Envelope, type Harness, type Page } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type MissingDetails, type ErrorDetail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 
 let h: Harness;
@@ -44,24 +42,24 @@ describe("templates", () => {
   });
 
   test("create from a builder stack, list with contracts, get with stack, update, delete", async () => {
-    const created = await h.call<Envelope<TemplateResponse>>("POST", "/mail/v1/templates", { key: c.mailFull, body: body() });
+    const created = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", { key: c.mailFull, body: body() });
     expect(created.status, describeResponse(created)).toBe(201);
     expect(created.json.data).toMatchObject({ name: "Spring", kind: "newsletter", origin: "customer", status: "active", params: [], version: 1 });
     const id = created.json.data.id;
 
-    const list = await h.call<Page<TemplateResponse>>("GET", "/mail/v1/templates?limit=1", { key: c.mailReporting });
+    const list = await h.call<Mail["listTemplates"]>("GET", "/mail/v1/templates?limit=1", { key: c.mailReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data).toHaveLength(1);
     expect(list.json.paging.has_next).toBe(true);
-    const page2 = await h.call<Page<TemplateResponse>>("GET", `/mail/v1/templates?limit=10&after=${list.json.paging.after}`, { key: c.mailReporting });
+    const page2 = await h.call<Mail["listTemplates"]>("GET", `/mail/v1/templates?limit=10&after=${list.json.paging.after}`, { key: c.mailReporting });
     const all = [...list.json.data, ...page2.json.data];
     expect(all.map((t) => t.id)).toContain(transactionalId);
     expect(all.find((t) => t.id === transactionalId)?.params.map((p) => p.name)).toEqual(["order_number", "customer_name", "order_url"]);
 
-    const got = await h.call<Envelope<TemplateResponse>>("GET", `/mail/v1/templates/${id}`, { key: c.mailReporting });
+    const got = await h.call<Mail["getTemplate"]>("GET", `/mail/v1/templates/${id}`, { key: c.mailReporting });
     expect(got.json.data.blocks).toEqual(body().blocks);
 
-    const put = await h.call("PUT", `/mail/v1/templates/${id}`, { key: c.mailFull, body: { name: "Spring v2" } });
+    const put = await h.call<Mail["updateTemplate"]>("PUT", `/mail/v1/templates/${id}`, { key: c.mailFull, body: { name: "Spring v2" } });
     expect(put.status, describeResponse(put)).toBe(200);
     expect(put.json.data).toMatchObject({ name: "Spring v2", subject: "News for {{first_name}}", version: 2 });
 
@@ -71,7 +69,7 @@ describe("templates", () => {
   });
 
   test("a footer block in the stack is 422; a block not enabled is 403; unknown fields on PUT are 422", async () => {
-    const withFooter = await h.call("POST", "/mail/v1/templates", {
+    const withFooter = await h.call<ErrorEnvelope<ErrorDetail[]>>("POST", "/mail/v1/templates", {
       key: c.mailFull,
       body: { ...body(), blocks: [...body().blocks, { block_id: block("newsletter-footer"), values: {} }] },
     });
@@ -79,7 +77,7 @@ describe("templates", () => {
     expect(withFooter.json.error.details[0].path).toBe("blocks.2.block_id");
     const other = await h.customer();
     expect((await h.call("POST", "/mail/v1/templates", { key: other.mailFull, body: body() })).status).toBe(403);
-    const created = await h.call("POST", "/mail/v1/templates", { key: c.mailFull, body: body() });
+    const created = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", { key: c.mailFull, body: body() });
     expect((await h.call("PUT", `/mail/v1/templates/${created.json.data.id}`, { key: c.mailFull, body: { kind: "transactional" } })).status).toBe(422);
   });
 
@@ -94,8 +92,16 @@ describe("templates", () => {
   });
 
   test("Idempotency-Key: a repeated create returns the same template", async () => {
-    const first = await h.call("POST", "/mail/v1/templates", { key: c.mailFull, body: body(), headers: { "idempotency-key": "tpl-1" } });
-    const again = await h.call("POST", "/mail/v1/templates", { key: c.mailFull, body: body(), headers: { "idempotency-key": "tpl-1" } });
+    const first = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
+      key: c.mailFull,
+      body: body(),
+      headers: { "idempotency-key": "tpl-1" },
+    });
+    const again = await h.call<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
+      key: c.mailFull,
+      body: body(),
+      headers: { "idempotency-key": "tpl-1" },
+    });
     expect(again.json.data.id).toBe(first.json.data.id);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
   });
@@ -103,7 +109,7 @@ describe("templates", () => {
 
 describe("POST /v1/templates/{id}/send", () => {
   test("accepted: sent once through Postmark on the transactional stream with the message id in Metadata", async () => {
-    const r = await h.call<Envelope<SendResultResponse>>("POST", `/mail/v1/templates/${transactionalId}/send`, {
+    const r = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${transactionalId}/send`, {
       key: c.mailFull,
       body: { to: "Jane Doe <jane@example.com>", params: { ...params, customer_name: "Jane" } },
     });
@@ -117,7 +123,7 @@ describe("POST /v1/templates/{id}/send", () => {
     expect(detail.HtmlBody).toContain("Thank you, Jane!");
     expect(detail.HtmlBody).toContain("https://shop.example.com/o/A-1");
 
-    const message = await h.call<Envelope<MessageResponse>>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
+    const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
     expect(message.status, describeResponse(message)).toBe(200);
     expect(message.json.data).toMatchObject({
       id,
@@ -138,26 +144,34 @@ describe("POST /v1/templates/{id}/send", () => {
 
   test("an unparsable address is invalid and a suppressed one suppressed, both without a provider call", async () => {
     const before = c.simulator.stats().received;
-    const invalid = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "not an address", params } });
+    const invalid = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${transactionalId}/send`, {
+      key: c.mailFull,
+      body: { to: "not an address", params },
+    });
     expect(invalid.status, describeResponse(invalid)).toBe(200);
     expect(invalid.json.data.status).toBe("invalid");
     await h.db
       .insert(mailSuppressions)
       .values({ customerId: c.id, stream: "transactional", email: "gone@example.com", active: true, reason: "hard_bounce", changedAt: h.clock.now() });
-    const suppressed = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, { key: c.mailFull, body: { to: "Gone@Example.com", params } });
+    const suppressed = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${transactionalId}/send`, {
+      key: c.mailFull,
+      body: { to: "Gone@Example.com", params },
+    });
     expect(suppressed.json.data.status).toBe("suppressed");
     expect(c.simulator.stats().received).toBe(before);
-    expect((await h.call("GET", `/mail/v1/messages/${suppressed.json.data.message_id}`, { key: c.mailReporting })).json.data.status).toBe("suppressed");
+    expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${suppressed.json.data.message_id}`, { key: c.mailReporting })).json.data.status).toBe(
+      "suppressed",
+    );
   });
 
   test("parameters are checked against the contract: missing required or unknown → 422", async () => {
-    const missing = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, {
+    const missing = await h.call<ErrorEnvelope<ErrorDetail[]>>("POST", `/mail/v1/templates/${transactionalId}/send`, {
       key: c.mailFull,
       body: { to: "a@example.com", params: { order_number: "A-2" } },
     });
     expect(missing.status, describeResponse(missing)).toBe(422);
     expect(missing.json.error.details.map((d: { path: string }) => d.path)).toContain("params.order_url");
-    const unknown = await h.call("POST", `/mail/v1/templates/${transactionalId}/send`, {
+    const unknown = await h.call<ErrorEnvelope<ErrorDetail[]>>("POST", `/mail/v1/templates/${transactionalId}/send`, {
       key: c.mailFull,
       body: { to: "a@example.com", params: { ...params, coupon: "X" } },
     });
@@ -181,7 +195,10 @@ describe("POST /v1/templates/{id}/send", () => {
     const unready = await readyMailCustomer(h, "Unready Co");
     const unreadyTemplate = await templateIdOf(unready.id);
     await h.db.execute(`update mail_provider_configs set broadcast_stream = null where customer_id = '${unready.id}'`);
-    const notReady = await h.call("POST", `/mail/v1/templates/${unreadyTemplate}/send`, { key: unready.mailFull, body: { to: "a@example.com", params } });
+    const notReady = await h.call<ErrorEnvelope<MissingDetails>>("POST", `/mail/v1/templates/${unreadyTemplate}/send`, {
+      key: unready.mailFull,
+      body: { to: "a@example.com", params },
+    });
     expect(notReady.status, describeResponse(notReady)).toBe(403);
     expect(notReady.json.error.details.missing).toEqual(["broadcast_stream"]);
   });
@@ -190,20 +207,23 @@ describe("POST /v1/templates/{id}/send", () => {
     const q = await readyMailCustomer(h, "Quota Co");
     const id = await templateIdOf(q.id);
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { monthly_limit: 1 } });
-    expect((await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "a@example.com", params } })).json.data.status).toBe(
-      "accepted",
-    );
-    const over = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "b@example.com", params } });
+    expect(
+      (await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "a@example.com", params } })).json.data
+        .status,
+    ).toBe("accepted");
+    const over = await h.call<ErrorEnvelope>("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "b@example.com", params } });
     expect(over.status, describeResponse(over)).toBe(429);
     expect(over.json.error.code).toBe("quota_exceeded");
     expect(over.json.error.details).toEqual([]);
 
     await h.admin("PATCH", `/v1/customers/${q.id}`, { mail: { mode: "sandbox" } });
     const received = q.simulator.stats().received;
-    const sandbox = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "c@example.com", params } });
+    const sandbox = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${id}/send`, { key: q.mailFull, body: { to: "c@example.com", params } });
     expect(sandbox.status, describeResponse(sandbox)).toBe(200);
     expect(sandbox.json.data.status).toBe("accepted");
-    expect((await h.call("GET", `/mail/v1/messages/${sandbox.json.data.message_id}`, { key: q.mailReporting })).json.data.mode).toBe("sandbox");
+    expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${sandbox.json.data.message_id}`, { key: q.mailReporting })).json.data.mode).toBe(
+      "sandbox",
+    );
     expect(q.simulator.messages({}).messages.some((m) => m.Metadata.message_id === sandbox.json.data.message_id)).toBe(false);
     expect(q.simulator.stats().received).toBe(received);
   });
@@ -256,7 +276,7 @@ describe("POST /v1/templates/{id}/send", () => {
       const id = await templateIdOf(f.id);
       f.simulator.setFaults({ mode, count: 1, afterAccept });
       const key = `send-${mode}`;
-      const first = await h.call("POST", `/mail/v1/templates/${id}/send`, {
+      const first = await h.call<ErrorEnvelope>("POST", `/mail/v1/templates/${id}/send`, {
         key: f.mailFull,
         body: { to: "a@example.com", params },
         headers: { "idempotency-key": key },
@@ -264,7 +284,8 @@ describe("POST /v1/templates/{id}/send", () => {
       expect(first.status, describeResponse(first)).toBe(500);
       const messageId = first.json.error.message_id;
       expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
-      const retry = await h.call("POST", `/mail/v1/templates/${id}/send`, {
+      if (!messageId) throw new Error(describeResponse(first));
+      const retry = await h.call<ErrorEnvelope>("POST", `/mail/v1/templates/${id}/send`, {
         key: f.mailFull,
         body: { to: "a@example.com", params },
         headers: { "idempotency-key": key },
@@ -273,7 +294,7 @@ describe("POST /v1/templates/{id}/send", () => {
       expect(retry.json.error.message_id).toBe(messageId);
       expect(retry.headers.get("idempotent-replayed")).toBe("true");
       expect(f.simulator.metadataMessageIdCount(messageId)).toBeLessThanOrEqual(1);
-      const message = await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting });
+      const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting });
       expect(message.json.data.status).toBe("unknown");
 
       // Postmark's Messages API decides: found → accepted; missing once its search shows a mail received
@@ -283,7 +304,7 @@ describe("POST /v1/templates/{id}/send", () => {
       const laterMs = h.clock.now().getTime() + 20_000 + 120_000 + 1000;
       if (settledAs === "failed") {
         expect(await reconcileMessage({ ...mail, clock: new ManualClock(new Date(laterMs)) }, ref)).toBe("waiting");
-        expect((await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
+        expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
         // Another mail of the same server, received (by the simulator's clock, the system's) after that
         // moment, and searched for then: the evidence.
         vi.useFakeTimers({ toFake: ["Date"] });
@@ -297,7 +318,7 @@ describe("POST /v1/templates/{id}/send", () => {
       } finally {
         vi.useRealTimers();
       }
-      const settled = (await h.call("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data;
+      const settled = (await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data;
       expect(settled.status).toBe(settledAs);
       expect(f.simulator.metadataMessageIdCount(messageId)).toBe(settledAs === "accepted" ? 1 : 0);
     },

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailSuppressions } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type Admin } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
 
@@ -27,7 +27,7 @@ const mirrorRow = (stream: "newsletter" | "transactional", email: string) =>
     .where(and(eq(mailSuppressions.customerId, c.id), eq(mailSuppressions.stream, stream), eq(mailSuppressions.email, email)))
     .then((rows) => rows[0]);
 const unconfigured = async () => {
-  const r = await h.admin("GET", `/v1/customers/${c.id}/mail/provider`);
+  const r = await h.admin<Admin["getCustomerMailProvider"]>("GET", `/v1/customers/${c.id}/mail/provider`);
   expect(r.status, describeResponse(r)).toBe(200);
   return r.json.data.events_on_unconfigured_streams;
 };
@@ -45,14 +45,14 @@ describe("events on a stream the customer has not configured", () => {
     const bounced = await postEvent(h, postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:02Z", email: to, id: 7001, stream: STREAM }));
     expect(bounced.json.data, describeResponse(bounced)).toMatchObject({ outcome: "stored", message_id: id });
 
-    const m = await h.call("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
+    const m = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
     expect(m.json.data.status, describeResponse(m)).toBe("bounced");
-    expect(m.json.data.events.find((e: { type: string }) => e.type === "bounced").details).toMatchObject({ unconfigured_stream: STREAM });
+    expect(m.json.data.events.find((e: { type: string }) => e.type === "bounced")?.details).toMatchObject({ unconfigured_stream: STREAM });
     expect(await mirrorRow("transactional", to)).toMatchObject({ active: true, reason: "hard_bounce" });
 
     const seen = await unconfigured();
     expect(seen).toMatchObject({ count: 2, streams: [STREAM] });
-    expect(Date.parse(seen.last_received_at)).not.toBeNaN();
+    expect(Date.parse(seen.last_received_at ?? "")).not.toBeNaN();
     // A repeat of the same event is a duplicate and counts nothing twice.
     const again = await postEvent(h, postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:02Z", email: to, id: 7001, stream: STREAM }));
     expect(again.json.data.outcome).toBe("duplicate");

@@ -5,7 +5,7 @@ import { verifyWebhook } from "../../lib/core/webhook-signature";
 import { findCronJob } from "../../lib/cron";
 import { mailTemplates } from "../../lib/db/schema";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { startHttpsReceiver } from "../helpers/https-receiver";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, people, waitForJob } from "../helpers/send-jobs";
@@ -73,7 +73,7 @@ describe("GET /v1/usage", () => {
     await sentJob(c, 4, {}, false);
     await sentJob(c, 2, { scheduled_at: "2031-03-20T08:00:00.000Z" });
 
-    const usage = await h.call("GET", "/mail/v1/usage", { key: c.mailReporting });
+    const usage = await h.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: c.mailReporting });
     expect(usage.status, describeResponse(usage)).toBe(200);
     // 9.5 days elapsed, 21.5 to go: 5 + round(5 / 9.5 × 21.5) = 16, plus the scheduled job's 2.
     expect(usage.json.data).toMatchObject({
@@ -92,7 +92,7 @@ describe("GET /v1/usage", () => {
     const sandbox = await readyMailCustomer(h, "Usage sandbox");
     await h.admin("PATCH", `/v1/customers/${sandbox.id}`, { mail: { mode: "sandbox" } });
     await sendTransactional(sandbox, "s@example.com");
-    expect((await h.call("GET", "/mail/v1/usage", { key: sandbox.mailFull })).json.data).toMatchObject({ sent: 0, projection: 0 });
+    expect((await h.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: sandbox.mailFull })).json.data).toMatchObject({ sent: 0, projection: 0 });
     expect((await h.call("GET", "/mail/v1/usage", { key: null })).status).toBe(401);
   });
 });

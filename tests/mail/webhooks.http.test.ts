@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
 import { mailWebhookDeliveries } from "../../lib/db/schema";
 import { emitMailEvent } from "../../lib/mail/webhooks/emit";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type ErrorDetail, type CronRun } from "../helpers/harness";
 import { startHttpsReceiver, verifyStripeStyle } from "../helpers/https-receiver";
 import { readyMailCustomer } from "../helpers/mail";
 import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
@@ -80,7 +80,7 @@ afterAll(async () => {
 });
 
 async function register(customer: { mailFull: string }, path: string, events: string[]) {
-  const r = await h.call("POST", "/mail/v1/webhooks", { key: customer.mailFull, body: { url: `${receiver.origin}${path}`, events } });
+  const r = await h.call<Mail["createWebhook"]>("POST", "/mail/v1/webhooks", { key: customer.mailFull, body: { url: `${receiver.origin}${path}`, events } });
   expect(r.status, describeResponse(r)).toBe(201);
   receiver.secrets.set(path, r.json.data.secret);
   return r.json.data as { id: string; secret: string };
@@ -88,9 +88,9 @@ async function register(customer: { mailFull: string }, path: string, events: st
 
 /** The recovery sweep over HTTP, as Vercel Cron calls it. */
 async function sweep(): Promise<number> {
-  const r = await h.call("GET", "/api/cron/mail-webhook-retries", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+  const r = await h.call<CronRun>("GET", "/api/cron/mail-webhook-retries", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
   expect(r.status, describeResponse(r)).toBe(200);
-  return r.json.data.result.republished;
+  return Number(r.json.data.result.republished);
 }
 
 const deliveriesOf = (webhookId: string) => h.db.select().from(mailWebhookDeliveries).where(eq(mailWebhookDeliveries.webhookId, webhookId));
@@ -111,7 +111,7 @@ const bodyOf = (r: Received) => JSON.parse(r.body) as Record<string, unknown>;
 describe("registration", () => {
   test("POST returns the secret once; GET lists without secrets; DELETE removes; another account's id is 404", async () => {
     const d = await readyMailCustomer(h, "Registration Co");
-    const created = await h.call("POST", "/mail/v1/webhooks", {
+    const created = await h.call<Mail["createWebhook"]>("POST", "/mail/v1/webhooks", {
       key: d.mailFull,
       body: { url: "https://portal.example.com/hooks/mail", events: ["job.completed", "suppression.changed", "job.completed"] },
     });
@@ -124,24 +124,26 @@ describe("registration", () => {
     });
     expect(created.json.data.secret).toMatch(/^whsec_[A-Za-z0-9_-]{40,}$/);
 
-    const list = await h.call("GET", "/mail/v1/webhooks", { key: d.mailReporting });
+    const list = await h.call<Mail["listWebhooks"]>("GET", "/mail/v1/webhooks", { key: d.mailReporting });
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data).toEqual([expect.objectContaining({ id: created.json.data.id, url: "https://portal.example.com/hooks/mail" })]);
     expect(list.json.data[0]).not.toHaveProperty("secret");
     expect(list.text).not.toContain(created.json.data.secret);
-    expect((await h.call("GET", "/mail/v1/webhooks", { key: c.mailReporting })).json.data.map((w: { id: string }) => w.id)).not.toContain(created.json.data.id);
+    expect((await h.call<Mail["listWebhooks"]>("GET", "/mail/v1/webhooks", { key: c.mailReporting })).json.data.map((w: { id: string }) => w.id)).not.toContain(
+      created.json.data.id,
+    );
 
     expect((await h.call("DELETE", `/mail/v1/webhooks/${created.json.data.id}`, { key: c.mailFull })).status).toBe(404);
-    const deleted = await h.call("DELETE", `/mail/v1/webhooks/${created.json.data.id}`, { key: d.mailFull });
+    const deleted = await h.call<Mail["deleteWebhook"]>("DELETE", `/mail/v1/webhooks/${created.json.data.id}`, { key: d.mailFull });
     expect(deleted.status, describeResponse(deleted)).toBe(200);
     expect(deleted.json.data).toEqual({ id: created.json.data.id, deleted: true });
     expect((await h.call("DELETE", `/mail/v1/webhooks/${created.json.data.id}`, { key: d.mailFull })).status).toBe(404);
-    expect((await h.call("GET", "/mail/v1/webhooks", { key: d.mailReporting })).json.data).toEqual([]);
+    expect((await h.call<Mail["listWebhooks"]>("GET", "/mail/v1/webhooks", { key: d.mailReporting })).json.data).toEqual([]);
   });
 
   test("https only, public hosts, known events (422); missing fields 400; scopes and keys (403/401); at most 10 endpoints (409)", async () => {
     const d = await readyMailCustomer(h, "Validation Co");
-    const post = (body: unknown, key = d.mailFull) => h.call("POST", "/mail/v1/webhooks", { key, body });
+    const post = <T = Mail["createWebhook"]>(body: unknown, key = d.mailFull) => h.call<T>("POST", "/mail/v1/webhooks", { key, body });
     for (const url of [
       "http://portal.example.com/hook",
       "ftp://portal.example.com/hook",
@@ -150,7 +152,7 @@ describe("registration", () => {
       "https://[fd00::1]/hook",
       "https://169.254.169.254/latest",
     ]) {
-      const r = await post({ url, events: ["job.completed"] });
+      const r = await post<ErrorEnvelope<ErrorDetail[]>>({ url, events: ["job.completed"] });
       expect(r.status, `${url}: ${describeResponse(r)}`).toBe(422);
       expect(r.json.error.details[0].path).toBe("url");
     }
@@ -178,7 +180,7 @@ describe("registration", () => {
     }
 
     for (let i = 0; i < 10; i++) expect((await post({ url: `https://portal.example.com/hook/${i}`, events: ["job.completed"] })).status).toBe(201);
-    const eleventh = await post({ url: "https://portal.example.com/hook/10", events: ["job.completed"] });
+    const eleventh = await post<ErrorEnvelope>({ url: "https://portal.example.com/hook/10", events: ["job.completed"] });
     expect(eleventh.status, describeResponse(eleventh)).toBe(409);
     expect(eleventh.json.error.details).toEqual([{ path: "reason", message: "webhook_limit_reached" }]);
   });
@@ -270,7 +272,7 @@ describe("delivery", () => {
     const [delivery] = await deliveriesOf(hook.id);
     expect(delivery).toMatchObject({ status: "failed", attempts: 8, lastStatusCode: 500 });
 
-    const list = await h.call("GET", "/mail/v1/webhooks", { key: d.mailReporting });
+    const list = await h.call<Mail["listWebhooks"]>("GET", "/mail/v1/webhooks", { key: d.mailReporting });
     expect(list.json.data[0], describeResponse(list)).toMatchObject({ id: hook.id, active: false, deactivated_at: expect.any(String) });
     expect(list.json.data[0].deactivation_reason).toMatch(/24 hours/);
     expect(await emitMailEvent(h.deps, d.id, "job.completed", { send_job_id: crypto.randomUUID(), recipients: { total: 1, accepted: 1, suppressed: 0 } })).toBe(
@@ -314,7 +316,9 @@ describe("delivery", () => {
       expect.objectContaining({ email: to, stream: "transactional", active: true, reason: "hard_bounce", reactivatable: true }),
       expect.objectContaining({ email: to, stream: "transactional", active: false, reason: "hard_bounce", reactivatable: false }),
     ]);
-    const feed = await h.call("GET", `/mail/v1/suppressions?since=2000-01-01T00:00:00Z&stream=transactional`, { key: d.mailReporting });
+    const feed = await h.call<Mail["listSuppressionChanges"]>("GET", `/mail/v1/suppressions?since=2000-01-01T00:00:00Z&stream=transactional`, {
+      key: d.mailReporting,
+    });
     const { event: _event, delivery_id: _id, occurred_at: _at, ...entry } = changes[1] ?? {};
     expect(feed.json.data).toEqual([entry]);
   });

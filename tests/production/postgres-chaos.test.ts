@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { bootRuntime } from "../../lib/bootstrap";
 import { applyMigrations, openDatabase } from "../../lib/db/client";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { INSIGHTS_SNAPSHOT_TOPIC } from "../../lib/ads/insights/snapshots";
@@ -57,7 +57,7 @@ async function probeDuring(h: Harness, key: string, path: string, until: Promise
   while (!done) {
     const started = performance.now();
     const answered = await Promise.race([
-      h.call("GET", path, { key }),
+      h.call<Partial<ErrorEnvelope> | null>("GET", path, { key }),
       new Promise<null>((resolve) => setTimeout(() => resolve(null), ANSWER_BOUND_MS).unref()),
     ]);
     const ms = performance.now() - started;
@@ -113,8 +113,8 @@ describe.skipIf(skipReason !== null)(`PostgreSQL restarted under load${skipReaso
     for (let offset = 0; offset < RECIPIENTS; offset += 5000) await addRecipients(h, c.mailFull, job.id, people(5000, "chaos.example", offset));
     const start = await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
     expect(start.status, describeResponse(start)).toBe(200);
-    const read = async () => (await h.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
-    const templates = await h.call("GET", "/mail/v1/templates?limit=100", { key: c.mailReporting });
+    const read = async () => (await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+    const templates = await h.call<Mail["listTemplates"]>("GET", "/mail/v1/templates?limit=100", { key: c.mailReporting });
     const orderTemplate = (templates.json.data as { id: string; name: string }[]).find((t) => t.name === DEMO_TRANSACTIONAL_TEMPLATE)?.id;
     if (!orderTemplate) throw new Error(`no "${DEMO_TRANSACTIONAL_TEMPLATE}" template: ${describeResponse(templates)}`);
 

@@ -20,6 +20,7 @@ import { repoRoot } from "../helpers/processes";
 import { startQstashFake } from "../helpers/qstash-fake";
 import { startUpstashFake } from "../helpers/upstash-fake";
 import { functionNode, listFunctions, serveVercelOutput, type RunningOutput } from "../helpers/vercel-output";
+import type { Admin, Ads, Mail } from "../helpers/harness";
 
 /*
  * The production path, end to end: the functions `vercel build` produced (.vercel/output), loaded as the
@@ -71,22 +72,22 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   let transactionalMessageId: string;
   let blockId: string;
 
-  const call = async (method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+  const call = async <T = unknown>(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
     if (options.body !== undefined) headers["content-type"] = "application/json";
     const response = await fetch(`${site.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
     const text = await response.text();
-    let json: Record<string, any> = {};
+    let json: unknown = {};
     try {
-      json = text ? (JSON.parse(text) as Record<string, any>) : {};
+      json = text ? JSON.parse(text) : {};
     } catch {
       json = {};
     }
-    return { status: response.status, headers: response.headers, text, json };
+    return { status: response.status, headers: response.headers, text, json: json as T };
   };
   const describeCall = (r: { status: number; text: string }) => `HTTP ${r.status}: ${r.text.slice(0, 2000)}\n${functionLogs()}`;
-  const admin = (method: string, path: string, body?: unknown) => call(method, `/admin${path}`, { key: adminToken, body });
+  const admin = <T = unknown>(method: string, path: string, body?: unknown) => call<T>(method, `/admin${path}`, { key: adminToken, body });
   const functionLogs = () =>
     [...(site?.functions.values() ?? [])]
       .flatMap((fn) => fn.instances.map((instance, i) => `--- ${fn.path}#${i}\n${instance.output()}`))
@@ -209,12 +210,12 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
 
   test("operator set-up and health through the admin, mail and ads functions", async () => {
     const coldStarted = performance.now();
-    const created = await admin("POST", "/v1/customers", { name: "Smoke GmbH" });
+    const created = await admin<Admin["createCustomer"]>("POST", "/v1/customers", { name: "Smoke GmbH" });
     figures.firstAdminRequestMs = Math.round(performance.now() - coldStarted);
     expect(created.status, describeCall(created)).toBe(201);
     customerId = created.json.data.id;
     const key = async (service: "mail" | "ads") => {
-      const issued = await admin("POST", `/v1/customers/${customerId}/keys`, { service, scope: "full" });
+      const issued = await admin<Admin["issueApiKey"]>("POST", `/v1/customers/${customerId}/keys`, { service, scope: "full" });
       expect(issued.status, describeCall(issued)).toBe(201);
       return issued.json.data.key as string;
     };
@@ -224,7 +225,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
       ["/mail/v1/health", mailKey],
       ["/ads/v1/health", adsKey],
     ] as const) {
-      const health = await call("GET", path, { key: token });
+      const health = await call<Mail["getMailHealth"] | Ads["getAdsHealth"]>("GET", path, { key: token });
       expect(health.status, describeCall(health)).toBe(200);
       expect(health.json.data).toEqual({ status: "ok", api_version: "v1" });
       // The rate limiter answered from Upstash (the memory limiter sends the same headers, the fake saw it).
@@ -257,7 +258,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const frame = await admin("PUT", `/v1/customers/${customerId}/mail/frame`, { ...defaultFrame, brand: { ...demoBrand, company_name: "Smoke GmbH" } });
     expect(frame.status, describeCall(frame)).toBe(200);
     const heading = demoBlocks.find((b) => b.slug === "heading");
-    const block = await admin("POST", "/v1/mail/blocks", {
+    const block = await admin<Admin["createMailBlock"]>("POST", "/v1/mail/blocks", {
       slug: `smoke-heading-${randomToken(4)
         .toLowerCase()
         .replace(/[^a-z0-9]/g, "")}`,
@@ -286,14 +287,14 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   });
 
   test("a preview, and a transactional send once under an idempotency key (Upstash)", async () => {
-    const preview = await call("POST", "/mail/v1/render/preview", {
+    const preview = await call<Mail["renderPreview"]>("POST", "/mail/v1/render/preview", {
       key: mailKey,
       body: { blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }], params: { first_name: "Ann" } },
     });
     expect(preview.status, describeCall(preview)).toBe(200);
     expect(preview.json.data.html).toContain("Hello");
 
-    const template = await admin("POST", `/v1/customers/${customerId}/mail/templates`, {
+    const template = await admin<Admin["createCustomerMailTemplate"]>("POST", `/v1/customers/${customerId}/mail/templates`, {
       name: "Order",
       kind: "transactional",
       subject: "Your order {{order_number}}",
@@ -301,8 +302,8 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
       blocks: [{ block_id: blockId, values: { title: "Order {{order_number}}", subtitle: "" } }],
     });
     expect(template.status, describeCall(template)).toBe(201);
-    const send = () =>
-      call("POST", `/mail/v1/templates/${template.json.data.id}/send`, {
+    const send = <T = Mail["sendTemplate"]>() =>
+      call<T>("POST", `/mail/v1/templates/${template.json.data.id}/send`, {
         key: mailKey,
         body: { to: "jane@readers.example.com", params: { order_number: "A-1" } },
         headers: { "idempotency-key": "smoke-order-A-1" },
@@ -319,7 +320,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   }, 60_000);
 
   test("a Postmark delivery event reaches the receiver function with the customer's credentials", async () => {
-    const setup = await admin("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
+    const setup = await admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
     expect(setup.status, describeCall(setup)).toBe(200);
     const { username, password } = setup.json.data as { username: string; password: string };
     const event = postmarkEvent.delivery({ message_id: transactionalMessageId }, new Date().toISOString(), "outbound", "jane@readers.example.com");
@@ -332,17 +333,17 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     expect((await post(`Basic ${Buffer.from(`${username}:wrong`).toString("base64")}`)).status).toBe(401);
     const accepted = await post(`Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`);
     expect(accepted.status, await accepted.clone().text()).toBe(200);
-    const message = await call("GET", `/mail/v1/messages/${transactionalMessageId}`, { key: mailKey });
+    const message = await call<Mail["getMessage"]>("GET", `/mail/v1/messages/${transactionalMessageId}`, { key: mailKey });
     expect(message.json.data?.status, describeCall(message)).toBe("delivered");
   }, 60_000);
 
   test(`a send job of ${RECIPIENTS} recipients fans out through QStash to the queue function and reaches each recipient once`, async () => {
-    const template = await call("POST", "/mail/v1/templates", {
+    const template = await call<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
       key: mailKey,
       body: { name: "Spring", subject: "Hello {{first_name}}", blocks: [{ block_id: blockId, values: { title: "Hello {{first_name}}", subtitle: "" } }] },
     });
     expect(template.status, describeCall(template)).toBe(201);
-    const job = await call("POST", "/mail/v1/send-jobs", { key: mailKey, body: { template_id: template.json.data.id } });
+    const job = await call<Mail["createSendJob"]>("POST", "/mail/v1/send-jobs", { key: mailKey, body: { template_id: template.json.data.id } });
     expect(job.status, describeCall(job)).toBe(201);
     const jobId = job.json.data.id as string;
     for (let offset = 0; offset < RECIPIENTS; offset += 1000) {
@@ -359,7 +360,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     let status = "";
     for (let i = 0; i < 600 && status !== "completed"; i++) {
       await qstash.idle();
-      const detail = await call("GET", `/mail/v1/send-jobs/${jobId}`, { key: mailKey });
+      const detail = await call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`, { key: mailKey });
       status = detail.json.data?.status ?? detail.text;
       if (status !== "completed") await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -403,7 +404,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   test("an asset: client-upload token from the API, the bytes straight to Blob, published (by the image function) and publicly readable", async () => {
     const media = site.functions.get("/api/media");
     const mailFunction = site.functions.get("/api/mail");
-    const announced = await call("POST", "/mail/v1/assets", { key: mailKey, body: { filename: "photo", content_type: "image/png" } });
+    const announced = await call<Mail["createAsset"]>("POST", "/mail/v1/assets", { key: mailKey, body: { filename: "photo", content_type: "image/png" } });
     expect(announced.status, describeCall(announced)).toBe(201);
     expect(announced.text).not.toContain(BLOB_TOKEN);
     const { url, headers } = announced.json.data.upload as { url: string; headers: Record<string, string> };
@@ -414,7 +415,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
     const put = await fetch(url, { method: "PUT", headers, body: new Uint8Array(image) });
     expect(put.status, await put.clone().text()).toBe(200);
     const [mediaBefore, mailBefore] = [media?.requests ?? 0, mailFunction?.requests ?? 0];
-    const done = await call("POST", `/mail/v1/assets/${announced.json.data.id}/complete`, { key: mailKey });
+    const done = await call<Mail["completeAsset"]>("POST", `/mail/v1/assets/${announced.json.data.id}/complete`, { key: mailKey });
     expect(done.status, describeCall(done)).toBe(200);
     // The completion (libvips) ran on api/media; the mail function ships no image code.
     expect(media?.requests).toBe(mediaBefore + 1);
@@ -479,7 +480,7 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
       config: TARGET_CONFIG,
     });
     expect(target.status, describeCall(target)).toBe(201);
-    const adset = await call("POST", "/ads/v1/adsets", {
+    const adset = await call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", {
       key: adsKey,
       body: { target: "main", daily_budget_cents: 2500 },
       headers: { "idempotency-key": "smoke-adset-1" },

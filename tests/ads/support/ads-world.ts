@@ -1,11 +1,8 @@
 import { randomInt } from "node:crypto";
-import type { AdView } from "../../../lib/ads/ad/service";
-import type { AdSetView } from "../../../lib/ads/adsets/service";
-import type { CreativeView } from "../../../lib/ads/creatives/service";
 import type { GraphSimulatorControls } from "../../../lib/ads/platform/simulator/app";
 import { INSIGHTS_SNAPSHOT_TOPIC } from "../../../lib/ads/insights/snapshots";
 import { findCronJob } from "../../../lib/cron";
-import { createHarness, describeResponse, type Harness } from "../../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Ads, type Admin } from "../../helpers/harness";
 import { startImageServer } from "./image-server";
 
 /** A harness whose SSRF-safe client may reach the local image server (test-only settings), plus that server. */
@@ -58,7 +55,7 @@ export async function onboardedCustomer(world: Pick<AdsWorld, "h" | "sim">, name
   sim.addApp({ appSecret, accessTokens: [accessToken] });
   sim.addAdAccount({ id: adAccountId, pageIds: [pageId], campaigns: [{ id: campaignId }, { id: pausedCampaignId }] });
 
-  const onboarding = await h.admin("PATCH", `/v1/customers/${c.id}/ads/account`, {
+  const onboarding = await h.admin<Admin["updateCustomerAdAccount"]>("PATCH", `/v1/customers/${c.id}/ads/account`, {
     access_token: accessToken,
     app_secret: appSecret,
     ad_account_id: `act_${adAccountId}`,
@@ -83,28 +80,28 @@ export type OnboardedCustomer = Awaited<ReturnType<typeof onboardedCustomer>>;
 
 /** Upload → image hash, through the API. */
 export async function uploadImage(world: AdsWorld, c: { adsFull: string }, path = "/square.jpg"): Promise<string> {
-  const r = await world.h.call("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url(path) } });
+  const r = await world.h.call<Ads["uploadImage"]>("POST", "/ads/v1/media/images", { key: c.adsFull, body: { url: world.images.url(path) } });
   if (r.status !== 201) throw new Error(`upload failed: ${describeResponse(r)}`);
-  return r.json.data.image_hash as string;
+  return r.json.data.image_hash;
 }
 
-export async function createAdSet(world: AdsWorld, c: { adsFull: string }, body: Record<string, unknown> = {}): Promise<AdSetView> {
-  const r = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 2500, ...body } });
+export async function createAdSet(world: AdsWorld, c: { adsFull: string }, body: Record<string, unknown> = {}): Promise<Ads["createAdSet"]["data"]> {
+  const r = await world.h.call<Ads["createAdSet"]>("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 2500, ...body } });
   if (r.status !== 201) throw new Error(`ad set failed: ${describeResponse(r)}`);
   return r.json.data;
 }
 
-export async function createImageCreative(world: AdsWorld, c: { adsFull: string }, path = "/square.jpg"): Promise<CreativeView> {
+export async function createImageCreative(world: AdsWorld, c: { adsFull: string }, path = "/square.jpg"): Promise<Ads["createCreative"]["data"]> {
   const hash = await uploadImage(world, c, path);
-  const r = await world.h.call("POST", "/ads/v1/creatives", { key: c.adsFull, body: { image_hash: hash } });
+  const r = await world.h.call<Ads["createCreative"]>("POST", "/ads/v1/creatives", { key: c.adsFull, body: { image_hash: hash } });
   if (r.status !== 201) throw new Error(`creative failed: ${describeResponse(r)}`);
   return r.json.data;
 }
 
-export async function createAd(world: AdsWorld, c: { adsFull: string }, body: Record<string, unknown> = {}): Promise<AdView> {
+export async function createAd(world: AdsWorld, c: { adsFull: string }, body: Record<string, unknown> = {}): Promise<Ads["createAd"]["data"]> {
   const adSet = await createAdSet(world, c);
   const creative = await createImageCreative(world, c);
-  const r = await world.h.call("POST", "/ads/v1/ads", {
+  const r = await world.h.call<Ads["createAd"]>("POST", "/ads/v1/ads", {
     key: c.adsFull,
     body: { ad_set_id: adSet.id, creative_id: creative.id, link: "https://shop.example.com/summer", ...body },
   });

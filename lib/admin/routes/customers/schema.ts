@@ -58,5 +58,3 @@ export const UpdateCustomer = z
   .openapi("UpdateCustomer");
 
 export const CustomerIdParam = idPathParam("Customer id.", "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11");
-
-export type CustomerResponse = z.infer<typeof Customer>;

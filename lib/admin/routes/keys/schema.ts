@@ -16,8 +16,6 @@ export const IssuedApiKey = ApiKey.extend({
   key: z.string().openapi({ description: "The key itself. Shown only in this response; store it now.", example: "mk_live_…" }),
 }).openapi("IssuedApiKey");
 
-export type IssuedApiKeyResponse = z.infer<typeof IssuedApiKey>;
-
 export const CreateApiKey = z
   .object({
     service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),

@@ -8,7 +8,7 @@ import { type SystemFigures, systemFigures } from "../../system";
 import type { AdminRouter } from "../shared";
 import { SystemStatus } from "./schema";
 
-export type SystemStatusResponse = z.infer<typeof SystemStatus>;
+type SystemStatusResponse = z.infer<typeof SystemStatus>;
 
 export function registerGetSystem(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

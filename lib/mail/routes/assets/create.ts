@@ -1,4 +1,4 @@
-import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
@@ -6,8 +6,6 @@ import { announceAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
 import { AnnouncedAsset, CreateAsset } from "./schema";
 import { json } from "../../../core/json";
-
-export type AnnouncedAssetResponse = z.infer<typeof AnnouncedAsset>;
 
 export function registerCreateAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {
   const route = serviceRoute(deps, "write", {

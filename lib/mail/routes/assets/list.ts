@@ -8,8 +8,6 @@ import type { AssetRouteDeps } from "./deps";
 import { Asset } from "./schema";
 import { json } from "../../../core/json";
 
-export type AssetResponse = z.infer<typeof Asset>;
-
 export function registerListAssets(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {
   const route = serviceRoute(deps, "read", {
     method: "get",

@@ -60,7 +60,6 @@ export const Tile = z
   .openapi("BlockTile");
 
 export type BlockResponse = z.infer<typeof Block>;
-export type TileResponse = z.infer<typeof Tile>;
 
 /** A usable block as the API shows it, with the path of its tile. */
 export function toBlockView(row: BlockRow): BlockResponse {

@@ -8,5 +8,3 @@ export const DesignTokens = z.record(z.string(), z.string()).openapi("DesignToke
     ". Besides the spec's keys there are status colours (`color_success`, `color_warning`, `color_danger`, `color_info`) and component tokens (buttons, headings, dividers, images).",
   example: { ...defaultDesignTokens },
 });
-
-export type DesignTokensResponse = z.infer<typeof DesignTokens>;

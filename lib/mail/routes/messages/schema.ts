@@ -40,5 +40,3 @@ export const Message = z
     events: z.array(MessageEvent).openapi({ description: "History, kept 90 days." }),
   })
   .openapi("Message");
-
-export type MessageResponse = z.infer<typeof Message>;

@@ -24,5 +24,3 @@ export const Preview = z
     stub: z.boolean().openapi({ description: "Always false: this is the real renderer.", example: false }),
   })
   .openapi("Preview");
-
-export type PreviewResponse = z.infer<typeof Preview>;

@@ -70,8 +70,6 @@ export const TemplateFields = z.object({
 
 export const Template = TemplateFields.openapi("Template");
 
-export type TemplateResponse = z.infer<typeof Template>;
-
 /** What a template is created from; the admin API's `CreateMailTemplate` extends it. */
 export const CreateTemplateFields = z.object({
   name: z.string().trim().min(1).max(200).openapi({ description: "Name, 1–200 characters.", example: "Spring newsletter" }),
@@ -117,5 +115,3 @@ export const SendResult = z
     status: z.enum(["accepted", "suppressed", "invalid"]).openapi({ description: "Result of the send.", example: "accepted" }),
   })
   .openapi("SendResult");
-
-export type SendResultResponse = z.infer<typeof SendResult>;

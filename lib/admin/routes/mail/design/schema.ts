@@ -82,5 +82,3 @@ export const designTokenReference = [
 ].join("\n");
 
 export const tags = ["Mail design rules"];
-
-export type MailDesignRulesResponse = z.infer<typeof MailDesignRules>;

@@ -57,5 +57,3 @@ export const MailFrame = z
 export const PutMailFrame = MailFrame.omit({ version: true, updated_at: true }).strict().openapi("PutMailFrame");
 
 export const tags = ["Mail frame"];
-
-export type MailFrameResponse = z.infer<typeof MailFrame>;

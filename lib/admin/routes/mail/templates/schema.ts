@@ -111,8 +111,6 @@ export const CustomerTemplateParams = CustomerIdParam.extend({
   templateId: z.uuid().openapi({ param: { name: "templateId", in: "path" }, description: "Template id.", example: templateId }),
 });
 
-export type MailTemplateResponse = z.infer<typeof MailTemplate>;
-
 export const tags = ["Mail templates"];
 
 export const stackRule =
