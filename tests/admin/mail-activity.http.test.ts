@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { Page } from "../helpers/harness";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Admin, type ErrorEnvelope, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark-events";
 import { addRecipients, createJob, createNewsletter, transientRows, waitForJob } from "../helpers/send-jobs";
-import type { SuppressionEntry } from "../../lib/mail/suppressions/mirror";
 
 /**
  * The operator's message search and suppression list (issue 31, part 3), over HTTP against the real
@@ -23,8 +21,7 @@ afterAll(async () => {
   await h.close();
 });
 
-type Summary = { id: string; status: string; kind: string; send_job_id: string | null; provider_message_id: string | null };
-const messages = (customerId: string, query = "") => h.admin<Page<Summary>>("GET", `/v1/customers/${customerId}/mail/messages${query}`);
+const messages = (customerId: string, query = "") => h.admin<Admin["listCustomerMessages"]>("GET", `/v1/customers/${customerId}/mail/messages${query}`);
 
 describe("message search", () => {
   test("finds a recipient's mail by address in any form, newest first; filters combine; another customer's never appear", async () => {
@@ -91,7 +88,7 @@ describe("message search", () => {
     const delivered = await postEvent(h, postmarkEvent.delivery({ message_id: id }, new Date(Date.now() + 1000).toISOString()));
     expect(delivered.status, describeResponse(delivered)).toBe(200);
 
-    const r = await h.admin("GET", `/v1/customers/${c.id}/mail/messages/${id}`);
+    const r = await h.admin<Admin["getCustomerMessage"]>("GET", `/v1/customers/${c.id}/mail/messages/${id}`);
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toMatchObject({ id, status: "delivered", provider_message_id: expect.any(String), accepted_at: expect.any(String) });
     expect(r.json.data.timeline.map((e: { type: string }) => e.type)).toEqual(["created", "accepted", "delivered"]);
@@ -137,21 +134,21 @@ describe("suppressions", () => {
     await suppress(d.id, "=cmd@example.com", "SpamComplaint", "2026-03-01T10:02:00Z");
     await suppress(other.id, "elsewhere@example.com", "HardBounce", "2026-03-01T10:03:00Z");
 
-    const list = await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions`);
+    const list = await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions`);
     expect(list.status, describeResponse(list)).toBe(200);
     expect(list.json.data.map((e) => [e.email, e.reason, e.reactivatable])).toEqual([
       ["=cmd@example.com", "spam_complaint", false],
       ["bounce@example.com", "hard_bounce", true],
       ["unsub@example.com", "unsubscribe", true],
     ]);
-    const byReason = await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions?reason=hard_bounce&active=true`);
+    const byReason = await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions?reason=hard_bounce&active=true`);
     expect(byReason.json.data.map((e) => e.email)).toEqual(["bounce@example.com"]);
-    expect((await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions?stream=transactional`)).json.data).toEqual([]);
-    expect((await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions?active=false`)).json.data).toEqual([]);
+    expect((await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions?stream=transactional`)).json.data).toEqual([]);
+    expect((await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions?active=false`)).json.data).toEqual([]);
 
-    const page1 = await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions?limit=2`);
+    const page1 = await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions?limit=2`);
     expect(page1.json.paging.has_next).toBe(true);
-    const page2 = await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions?limit=2&after=${page1.json.paging.after}`);
+    const page2 = await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions?limit=2&after=${page1.json.paging.after}`);
     expect([...page1.json.data, ...page2.json.data].map((e) => e.email)).toEqual(list.json.data.map((e) => e.email));
     expect(page2.json.paging).toEqual({ after: null, has_next: false });
 
@@ -183,14 +180,14 @@ describe("suppressions", () => {
     await suppress(d.id, "angry@example.com", "SpamComplaint", "2026-03-01T10:01:00Z");
     const path = `/v1/customers/${d.id}/mail/suppressions/reactivate`;
 
-    const spam = await h.admin("POST", path, { email: "angry@example.com", stream: "newsletter" });
+    const spam = await h.admin<ErrorEnvelope>("POST", path, { email: "angry@example.com", stream: "newsletter" });
     expect(spam.status, describeResponse(spam)).toBe(409);
     expect(spam.json.error.details).toEqual({ reason: "spam_complaint" });
 
-    const lifted = await h.admin("POST", path, { email: "again@example.com", stream: "newsletter" });
+    const lifted = await h.admin<Admin["reactivateCustomerSuppression"]>("POST", path, { email: "again@example.com", stream: "newsletter" });
     expect(lifted.status, describeResponse(lifted)).toBe(200);
     expect(lifted.json.data).toEqual({ email: "again@example.com", stream: "newsletter", reactivated: true });
-    const inactive = await h.admin<Page<SuppressionEntry>>("GET", `/v1/customers/${d.id}/mail/suppressions?active=false`);
+    const inactive = await h.admin<Admin["listCustomerSuppressions"]>("GET", `/v1/customers/${d.id}/mail/suppressions?active=false`);
     expect(inactive.json.data.map((e) => [e.email, e.active])).toEqual([["again@example.com", false]]);
 
     expect((await h.admin("POST", `/v1/customers/${other.id}/mail/suppressions/reactivate`, { email: "angry@example.com" })).status).toBe(200);

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { auditLog } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type ErrorEnvelope, type Harness, type StateDetails } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 
 /**
@@ -56,8 +56,9 @@ async function entries(requestId: string) {
   return h.db.select().from(auditLog).where(sql`${auditLog.requestId} = ${requestId}`);
 }
 
+// Any operation of the document: a success body or an error envelope (a 403's details are an object of facts).
 function callAs(operator: TestOperator, operation: Operation, requestId: string) {
-  return h.call(operation.method, operation.path, { key: operator.token, headers: { "x-request-id": requestId } });
+  return h.call<Partial<ErrorEnvelope<StateDetails>> | null>(operation.method, operation.path, { key: operator.token, headers: { "x-request-id": requestId } });
 }
 
 test("every admin operation declares its role and kind", () => {

@@ -3,25 +3,20 @@ import { ADS_WEBHOOKS } from "../../lib/ads/webhooks/events";
 import { ManualClock } from "../../lib/core/clock";
 import { enqueueWebhookEvent, publishDeliveries, responseExcerpt } from "../../lib/core/webhooks/engine";
 import { emitMailEvent } from "../../lib/mail/webhooks/emit";
-import { createHarness, describeResponse, type Harness, type Page } from "../helpers/harness";
+import { createHarness, describeResponse, type Admin, type Ads, type Harness, type Mail } from "../helpers/harness";
 import { startHttpsReceiver } from "../helpers/https-receiver";
 
 /**
  * Webhook delivery logs, redelivery and re-enabling (issue 31, part 4): the customer routes of both
  * services and the operator's, against a real https receiver on loopback and the real delivery engine.
  */
-type Delivery = {
-  id: string;
-  event: string;
-  status: string;
-  attempts: number;
-  status_code: number | null;
-  latency_ms: number | null;
-  response_excerpt: string | null;
-  error: string | null;
-  next_attempt_at: string | null;
-  redelivered_at: string | null;
-};
+/** Either service's webhook answers (the two documents' delivery schemas differ only in their events). */
+type Deliveries = Mail["listWebhookDeliveries"] | Ads["listAdsWebhookDeliveries"];
+type Delivery = Deliveries["data"][number];
+type Webhook = Mail["createWebhook"] | Ads["createAdsWebhook"];
+type Webhooks = Mail["listWebhooks"] | Ads["listAdsWebhooks"];
+type Enabled = Mail["enableWebhook"] | Ads["enableAdsWebhook"];
+type Redelivered = Mail["redeliverWebhookDelivery"] | Ads["redeliverAdsWebhookDelivery"];
 
 const CRON_SECRET = "cron-secret-for-delivery-log-tests-0123456789";
 // A clock of its own era: the recovery sweep only finds this file's due deliveries on a shared database.
@@ -75,7 +70,7 @@ const services = [
  * last one has a recorded outcome. The local queue's retries run on real timers, so the tests never wait
  * for the queue to be idle; they wait for the outcome.
  */
-async function outcome(read: () => Promise<Page<Delivery>>, after = 0): Promise<Delivery> {
+async function outcome(read: () => Promise<{ data: Delivery[] }>, after = 0): Promise<Delivery> {
   for (;;) {
     const [newest] = (await read()).data;
     if (newest && newest.attempts > after && (newest.status !== "pending" || newest.error !== null)) return newest;
@@ -92,13 +87,13 @@ async function sweep(service: "mail" | "ads"): Promise<void> {
 describe.each(services)("$service: customer delivery log", ({ service, key, register, emit }) => {
   let path = "";
   const base = `/${service}/v1/webhooks`;
-  const log = (k: string, webhookId: string, query = "") => h.call<Page<Delivery>>("GET", `${base}/${webhookId}/deliveries${query}`, { key: k });
+  const log = (k: string, webhookId: string, query = "") => h.call<Deliveries>("GET", `${base}/${webhookId}/deliveries${query}`, { key: k });
   const settled = (k: string, webhookId: string, after = 0) => outcome(async () => (await log(k, webhookId, "?limit=1")).json, after);
 
   test("shows each delivery's attempts, status code, latency and a bounded UTF-8 excerpt; pages newest first; another account's ids are 404", async () => {
     const c = await h.customer(`${service} log`);
     path = `/${service}/ok`;
-    const hook = await h.call("POST", base, { key: key(c), body: { url: `${receiver.origin}${path}`, ...register } });
+    const hook = await h.call<Webhook>("POST", base, { key: key(c), body: { url: `${receiver.origin}${path}`, ...register } });
     expect(hook.status, describeResponse(hook)).toBe(201);
     for (let i = 0; i < 3; i++) {
       await emit(c.id);
@@ -138,7 +133,7 @@ describe.each(services)("$service: customer delivery log", ({ service, key, regi
     const c = await h.customer(`${service} failing`);
     const failing = `/${service}/failing`;
     answers.set(failing, 503);
-    const hook = await h.call("POST", base, { key: key(c), body: { url: `${receiver.origin}${failing}`, ...register } });
+    const hook = await h.call<Webhook>("POST", base, { key: key(c), body: { url: `${receiver.origin}${failing}`, ...register } });
     const webhookId = hook.json.data.id as string;
     await emit(c.id);
     const first = await settled(key(c), webhookId);
@@ -146,7 +141,7 @@ describe.each(services)("$service: customer delivery log", ({ service, key, regi
 
     // Redeliver now instead of waiting for the retry; the same Idempotency-Key replays and sends nothing.
     const redeliver = (idempotencyKey?: string) =>
-      h.call<{ data: Delivery }>("POST", `${base}/${webhookId}/deliveries/${first.id}/redeliver`, {
+      h.call<Redelivered>("POST", `${base}/${webhookId}/deliveries/${first.id}/redeliver`, {
         key: key(c),
         headers: idempotencyKey ? { "idempotency-key": idempotencyKey } : {},
       });
@@ -169,14 +164,14 @@ describe.each(services)("$service: customer delivery log", ({ service, key, regi
       current = await settled(key(c), webhookId, current.attempts);
     }
     expect(await settled(key(c), webhookId)).toMatchObject({ status: "failed", status_code: 503 });
-    const listed = await h.call("GET", base, { key: key(c) });
+    const listed = await h.call<Webhooks>("GET", base, { key: key(c) });
     expect(listed.json.data[0]).toMatchObject({ id: webhookId, active: false, status: "inactive" });
 
     const refused = await redeliver();
     expect(refused.status, describeResponse(refused)).toBe(409);
     expect(refused.text).toContain("webhook_inactive");
 
-    const enabled = await h.call("POST", `${base}/${webhookId}/enable`, { key: key(c) });
+    const enabled = await h.call<Enabled>("POST", `${base}/${webhookId}/enable`, { key: key(c) });
     expect(enabled.status, describeResponse(enabled)).toBe(200);
     expect(enabled.json.data).toMatchObject({ active: true, status: "active", failure_count: 0, deactivated_at: null });
 
@@ -189,7 +184,7 @@ describe.each(services)("$service: customer delivery log", ({ service, key, regi
     await sweep(service);
     expect((await log(key(c), webhookId, "?limit=1")).json.data[0]).toMatchObject({ attempts: current.attempts, status: "failed" });
     expect(receiver.received.length - before).toBe(1);
-    expect((await h.call("GET", base, { key: key(c) })).json.data[0]).toMatchObject({ active: true });
+    expect((await h.call<Webhooks>("GET", base, { key: key(c) })).json.data[0]).toMatchObject({ active: true });
 
     // Fixed on their side: the redelivery succeeds.
     answers.set(failing, 200);
@@ -208,19 +203,23 @@ describe("operator view", () => {
     const c = await h.customer("Operator view");
     const other = await h.customer("Operator other");
     answers.set("/operator", 500);
-    const hook = await h.call("POST", "/mail/v1/webhooks", { key: c.mailFull, body: { url: `${receiver.origin}/operator`, events: ["job.completed"] } });
+    const hook = await h.call<Mail["createWebhook"]>("POST", "/mail/v1/webhooks", {
+      key: c.mailFull,
+      body: { url: `${receiver.origin}/operator`, events: ["job.completed"] },
+    });
     const webhookId = hook.json.data.id as string;
     await services[0]?.emit(c.id);
-    const read = async () => (await h.admin<Page<Delivery>>("GET", `/v1/customers/${c.id}/mail/webhooks/${webhookId}/deliveries`)).json;
+    const read = async () =>
+      (await h.admin<Admin["listCustomerMailWebhookDeliveries"]>("GET", `/v1/customers/${c.id}/mail/webhooks/${webhookId}/deliveries`)).json;
     await outcome(read);
 
-    const endpoints = await h.admin("GET", `/v1/customers/${c.id}/mail/webhooks`);
+    const endpoints = await h.admin<Admin["listCustomerMailWebhooks"]>("GET", `/v1/customers/${c.id}/mail/webhooks`);
     expect(endpoints.status, describeResponse(endpoints)).toBe(200);
     expect(endpoints.json.data).toEqual([expect.objectContaining({ id: webhookId, active: true, failure_count: 1 })]);
     expect(endpoints.text).not.toContain("whsec_");
-    expect((await h.admin("GET", `/v1/customers/${c.id}/ads/webhooks`)).json.data).toEqual([]);
+    expect((await h.admin<Admin["listCustomerAdsWebhooks"]>("GET", `/v1/customers/${c.id}/ads/webhooks`)).json.data).toEqual([]);
 
-    const deliveries = await h.admin<Page<Delivery>>("GET", `/v1/customers/${c.id}/mail/webhooks/${webhookId}/deliveries`);
+    const deliveries = await h.admin<Admin["listCustomerMailWebhookDeliveries"]>("GET", `/v1/customers/${c.id}/mail/webhooks/${webhookId}/deliveries`);
     expect(deliveries.status, describeResponse(deliveries)).toBe(200);
     const [delivery] = deliveries.json.data;
     expect(delivery).toMatchObject({ event: "job.completed", attempts: 1, status_code: 500 });
@@ -235,7 +234,7 @@ describe("operator view", () => {
     expect((await read()).data[0]?.attempts).toBe(after.attempts);
     expect(receiver.received.length).toBe(seen);
 
-    const enable = await h.admin("POST", `/v1/customers/${c.id}/mail/webhooks/${webhookId}/enable`);
+    const enable = await h.admin<Admin["enableCustomerMailWebhook"]>("POST", `/v1/customers/${c.id}/mail/webhooks/${webhookId}/enable`);
     expect(enable.status, describeResponse(enable)).toBe(200);
     expect(enable.json.data).toMatchObject({ id: webhookId, active: true });
 

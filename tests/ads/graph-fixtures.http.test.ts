@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
 import { appSecretProof, createGraphClient, PlatformError } from "../../lib/ads/platform";
 import { createGraphSimulator } from "../../lib/ads/platform/simulator/app";
-import { describeResponse } from "../helpers/harness";
+import { describeResponse, type Envelope } from "../helpers/harness";
 import { providerFixture, serveFixtures, shapeDifferences, type FixtureServer } from "../helpers/provider-fixtures";
 import { createAd, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
 
@@ -216,7 +216,7 @@ describe("the webhook receiver takes the documented notifications", () => {
     const body = JSON.stringify(graph(name).body)
       .replaceAll(`"${ACCOUNT}"`, `"${own.adAccountId}"`)
       .replace(/"id":"1203300000000000\d\d"/, `"id":"${objectId}"`);
-    return world.h.call("POST", "/api/platform/webhook", {
+    return world.h.call<Envelope<unknown>>("POST", "/api/platform/webhook", {
       rawBody: body,
       headers: { "content-type": "application/json", "x-hub-signature-256": sign(body, own.appSecret) },
     });

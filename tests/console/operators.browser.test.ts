@@ -4,7 +4,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
-import { createHarness, type Harness } from "../helpers/harness";
+import { createHarness, type Admin, type Harness } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
 
@@ -92,7 +92,7 @@ async function signIn(operator: TestOperator): Promise<void> {
       await page.getByRole("button", { name: "Create token" }).click();
       const token = (await page.getByTestId("issued-token").textContent()) ?? "";
       expect(token).toMatch(/^op_live_/);
-      expect((await h.call("GET", "/admin/v1/me", { key: token })).json.data).toMatchObject({ role: "support", email });
+      expect((await h.call<Admin["getCurrentOperator"]>("GET", "/admin/v1/me", { key: token })).json.data).toMatchObject({ role: "support", email });
       await page.getByRole("button", { name: "Revoke token nightly export" }).waitFor();
 
       await page.goto(`${origin}/console/#/audit-log`);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { generateEncryptionKey, SecretBox } from "../../lib/core/secrets";
 import { mailProviderConfigs } from "../../lib/db/schema";
 import { BATCH_LEASE_MS } from "../../lib/mail/send-jobs/batch-store";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type CronRun, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
 
@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => h.close());
 
 const sweep = async () => {
-  const r = await h.call("GET", "/api/cron/send-jobs-sweep", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
+  const r = await h.call<CronRun>("GET", "/api/cron/send-jobs-sweep", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
   expect(r.status, describeResponse(r)).toBe(200);
   return r.json.data.result as Record<string, number>;
 };
@@ -49,7 +49,7 @@ describe("send-jobs sweep: one customer's failure is its own", () => {
       broken.simulator.setFaults({ mode: "drop", afterAccept: true, count: 2 });
       for (const lane of batches.held.splice(0)) await batches.run(lane);
       const read = async (job: (typeof jobs)[number]) =>
-        (await h.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: job.customer.mailReporting })).json.data as Record<string, any>;
+        (await h.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: job.customer.mailReporting })).json.data;
       for (const job of jobs) expect(await read(job)).toMatchObject({ status: "running", recipients: { unknown: 20, accepted: 0 } });
 
       const [config] = await h.db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, broken.id));

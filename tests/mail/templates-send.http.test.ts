@@ -231,8 +231,8 @@ describe("POST /v1/templates/{id}/send", () => {
   test("Postmark's rate limit (429): 503 service_unavailable with Retry-After in the envelope, nothing kept and no message id; the key is released and the retry after it sends once", async () => {
     const f = await readyMailCustomer(h, "Throttled send");
     const id = await templateIdOf(f.id);
-    const send = () =>
-      h.call("POST", `/mail/v1/templates/${id}/send`, {
+    const send = <T = unknown>() =>
+      h.call<T>("POST", `/mail/v1/templates/${id}/send`, {
         key: f.mailFull,
         body: { to: "t@example.com", params },
         headers: { "idempotency-key": "throttled-1" },
@@ -241,7 +241,7 @@ describe("POST /v1/templates/{id}/send", () => {
     f.simulator.setThrottle({ rate: 1, durationMs: 600_000, retryAfterSeconds: 7 });
     try {
       for (const attempt of [1, 2]) {
-        const refused = await send();
+        const refused = await send<ErrorEnvelope<ErrorDetail[]>>();
         expect(refused.status, `attempt ${attempt}: ${describeResponse(refused)}`).toBe(503);
         expect(refused.json).toMatchObject({ error: { code: "service_unavailable", details: [] }, request_id: expect.any(String) });
         expect(refused.json.error.message_id, describeResponse(refused)).toBeUndefined();
@@ -253,12 +253,12 @@ describe("POST /v1/templates/{id}/send", () => {
     } finally {
       f.simulator.setThrottle({ rate: 0, durationMs: 0 });
     }
-    const sent = await send();
+    const sent = await send<Mail["sendTemplate"]>();
     expect(sent.status, describeResponse(sent)).toBe(200);
     const messageId = sent.json.data.message_id as string;
     expect(sent.json.data.status).toBe("accepted");
     expect(f.simulator.metadataMessageIdCount(messageId)).toBe(1);
-    const again = await send();
+    const again = await send<Mail["sendTemplate"]>();
     expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(again.json.data.message_id).toBe(messageId);
     const rows = await h.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(eq(mailMessages.customerId, f.id));
