@@ -78,6 +78,3 @@ export const OperatorTokenParams = OperatorIdParam.extend({
 });
 
 export const tags = ["Operators"];
-
-export type OperatorResponse = z.infer<typeof Operator>;
-export type IssuedOperatorTokenResponse = z.infer<typeof IssuedOperatorToken>;
