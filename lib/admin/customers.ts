@@ -1,9 +1,9 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, gt, ilike, like, lt, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsSettings, customers, mailSettings } from "../db/schema";
 import type { z } from "@hono/zod-openapi";
-import { NotFoundError } from "../core/errors";
-import { afterCursor, toPage, type Cursor } from "../core/pagination";
+import { BadRequestError, NotFoundError } from "../core/errors";
+import { decodeKeyCursor, toKeyPage } from "../core/pagination";
 import type { AdsSettings, Customer, MailSettings } from "./routes/customers/schema";
 
 /** The service speaks the API's shapes: one schema per resource (`routes/customers/schema.ts`). */
@@ -58,16 +58,54 @@ export async function getCustomer(db: Database, id: string): Promise<CustomerRec
   return load(db, id);
 }
 
-export async function listCustomers(db: Database, input: { limit: number; after: Cursor | null }) {
+export const customerSorts = ["created_at", "-created_at", "name", "-name"] as const;
+export type CustomerSort = (typeof customerSorts)[number];
+
+/** `%`, `_` and `\\` taken literally in a LIKE pattern. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Server-side search and keyset pagination: `q` matches a part of the name (case-insensitive) or the
+ * start of the id; `sort` orders by creation time or name, case-insensitively (a leading `-` reverses), the id breaking ties.
+ */
+export async function listCustomers(
+  db: Database,
+  input: { limit: number; after: string | undefined; q?: string | undefined; sort?: CustomerSort | undefined },
+) {
+  const sort = input.sort ?? "created_at";
+  const descending = sort.startsWith("-");
+  const byName = sort.endsWith("name");
+  const cursor = decodeKeyCursor(input.after, sort);
+  // Names sort case-insensitively (`lower(name)`), so "alpha" and "Alpha" sit together whatever the collation.
+  const keyColumn: SQL = byName ? sql`lower(${customers.name})` : sql`${customers.createdAt}`;
+  const needle = input.q?.trim() ?? "";
+  const filters: (SQL | undefined)[] = [];
+  if (needle !== "") {
+    const idPrefix = needle.toLowerCase();
+    filters.push(
+      or(
+        ilike(customers.name, `%${likeLiteral(needle)}%`),
+        /^[0-9a-f-]{1,36}$/.test(idPrefix) ? like(sql`${customers.id}::text`, `${likeLiteral(idPrefix)}%`) : undefined,
+      ),
+    );
+  }
+  if (cursor) {
+    const key = byName ? cursor.key : new Date(cursor.key);
+    if (key instanceof Date && Number.isNaN(key.getTime()))
+      throw new BadRequestError("Invalid `after` cursor; pass `paging.after` from the previous page unchanged.");
+    const past = descending ? lt : gt;
+    filters.push(or(past(keyColumn, key), and(eq(keyColumn, key), past(customers.id, cursor.id))));
+  }
+  const direction = descending ? desc : asc;
   const rows = await db
     .select({ customer: customers, mail: mailSettings, ads: adsSettings })
     .from(customers)
     .innerJoin(mailSettings, eq(mailSettings.customerId, customers.id))
     .innerJoin(adsSettings, eq(adsSettings.customerId, customers.id))
-    .where(afterCursor(customers.createdAt, customers.id, input.after))
-    .orderBy(asc(customers.createdAt), asc(customers.id))
+    .where(and(...filters))
+    .orderBy(direction(keyColumn), direction(customers.id))
     .limit(input.limit + 1);
-  return toPage(rows.map(toCustomerView), input.limit, (c) => ({ at: c.created_at, id: c.id }));
+  return toKeyPage(rows.map(toCustomerView), input.limit, (c) => ({ sort, key: byName ? c.name.toLowerCase() : c.created_at, id: c.id }));
 }
 
 function mailColumns(input: MailSettingsInput) {

@@ -49,6 +49,42 @@ test("customers: create, get, list with cursor, patch settings", async () => {
   expect(seen).toContain(id);
 });
 
+test("customers are searched by name part or id prefix and sorted on the server; a cursor keeps its sort", async () => {
+  const names = ["Zeta 100% Shop", "alpha_search Shop", "Alpha Search Two"];
+  const made: CustomerResponse[] = [];
+  for (const name of names) made.push((await h.admin<{ data: CustomerResponse }>("POST", "/v1/customers", { name })).json.data);
+  const byName = await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=ALPHA&sort=name");
+  expect(byName.status, describeResponse(byName)).toBe(200);
+  expect(byName.json.data.map((c) => c.name)).toEqual(["Alpha Search Two", "alpha_search Shop"]);
+  // `%` and `_` are literal, not wildcards.
+  expect((await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${encodeURIComponent("100%")}`)).json.data.map((c) => c.name)).toEqual([
+    "Zeta 100% Shop",
+  ]);
+  expect((await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=a_s")).json.data.map((c) => c.name)).toEqual(["alpha_search Shop"]);
+  const target = made[2] as CustomerResponse;
+  const byId = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${target.id.slice(0, 8).toUpperCase()}`);
+  expect(byId.json.data.map((c) => c.id)).toContain(target.id);
+  // Descending by name, one at a time: no item twice, none skipped.
+  const seen: string[] = [];
+  let after: string | null = null;
+  do {
+    const page: CallResult<Page<CustomerResponse>> = await h.admin<Page<CustomerResponse>>(
+      "GET",
+      `/v1/customers?q=shop&sort=-name&limit=1${after ? `&after=${after}` : ""}`,
+    );
+    expect(page.status, describeResponse(page)).toBe(200);
+    seen.push(...page.json.data.map((c) => c.name));
+    after = page.json.paging.after;
+  } while (after);
+  expect(seen).toEqual(["Zeta 100% Shop", "alpha_search Shop"]);
+  const first = await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=shop&sort=-name&limit=1");
+  const wrongSort = await h.admin("GET", `/v1/customers?q=shop&sort=created_at&limit=1&after=${first.json.paging.after}`);
+  expect(wrongSort.status, describeResponse(wrongSort)).toBe(400);
+  expect(wrongSort.json.error.message).toContain("sort");
+  expect((await h.admin("GET", "/v1/customers?sort=colour")).status).toBe(422);
+  expect((await h.admin("GET", "/v1/customers?after=garbage")).status).toBe(400);
+});
+
 test("customer errors: unknown id 404, bad id 422, bad settings 422, empty name 422, unknown field 422", async () => {
   expect((await h.admin("GET", "/v1/customers/7d0c2f0e-8a5b-4c8e-9a59-2f5d3c1b0a99")).status).toBe(404);
   expect((await h.admin("GET", "/v1/customers/not-a-uuid")).status).toBe(422);

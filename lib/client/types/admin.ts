@@ -107,7 +107,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Chronological, cursor-paginated.
+         * @description Searched and sorted on the server, cursor-paginated. `q` matches a part of the name (case-insensitive) or the start of the id. `sort` orders by `created_at` (default, oldest first) or `name` (case-insensitive); a leading `-` reverses; the id breaks ties. Keep `q` and `sort` while following `paging.after`: a cursor of another sort answers 400.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -6599,6 +6599,10 @@ export interface operations {
                 after?: string;
                 /** @description Page size, 1–100. */
                 limit?: number;
+                /** @description A part of the name, or the start of the id. */
+                q?: string;
+                /** @description Sort order; `-` reverses. */
+                sort?: "created_at" | "-created_at" | "name" | "-name";
             };
             header?: {
                 /** @description Pins the API version; any value but `v1` answers 400. */

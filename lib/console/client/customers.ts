@@ -1,5 +1,6 @@
-import { get, getAll, send } from "./api";
-import { card, date, form, h, nest, outcome, table, uid } from "./dom";
+import { get, send } from "./api";
+import { pagedTable } from "./paged";
+import { card, date, debounce, form, h, nest, outcome, table, uid } from "./dom";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -44,29 +45,39 @@ export function customerTabs(customer: Customer, current: "overview" | "mail" | 
 }
 
 export async function customersPage(main: HTMLElement): Promise<void> {
-  const customers = await getAll<Customer>("customers");
   const searchId = uid("search");
+  const sortId = uid("sort");
   const search = h("input", { id: searchId, type: "search", placeholder: "Name or id", autocomplete: "off" });
-  const count = h("p", { role: "status", class: "hint" });
-  const body = h("div", {});
-  const draw = () => {
-    const needle = search.value.trim().toLowerCase();
-    const shown = customers.filter((c) => !needle || c.name.toLowerCase().includes(needle) || c.id.includes(needle));
-    count.textContent = `${shown.length} of ${customers.length} customers`;
-    body.replaceChildren(
-      table(
-        ["Name", "Mail", "Ads", "Created"],
-        shown.map((c) => [
-          h("a", { href: `#/customers/${c.id}` }, c.name),
-          `${c.mail.sending_blocked ? "sending blocked" : "sending allowed"}, ${c.mail.mode}`,
-          `${c.ads.account_state}, ${c.ads.stage}`,
-          date(c.created_at),
-        ]),
-      ),
-    );
+  const sort = h(
+    "select",
+    { id: sortId },
+    ...[
+      ["created_at", "Oldest first"],
+      ["-created_at", "Newest first"],
+      ["name", "Name A–Z"],
+      ["-name", "Name Z–A"],
+    ].map(([value, label]) => h("option", { value }, label)),
+  );
+  const results = pagedTable<Customer>(
+    ["Name", "Id", "Mail", "Ads", "Created"],
+    (c) => [
+      h("a", { href: `#/customers/${c.id}` }, c.name),
+      h("code", {}, c.id.slice(0, 8)),
+      `${c.mail.sending_blocked ? "sending blocked" : "sending allowed"}, ${c.mail.mode}`,
+      `${c.ads.account_state}, ${c.ads.stage}`,
+      date(c.created_at),
+    ],
+    "No customer matches.",
+  );
+  // Searched and sorted by the server (name part or id prefix), 100 a page.
+  const path = () => {
+    const params = new URLSearchParams({ limit: "100", sort: sort.value });
+    if (search.value.trim() !== "") params.set("q", search.value.trim());
+    return `customers?${params}`;
   };
-  search.addEventListener("input", draw);
-  draw();
+  const reload = debounce(250, () => void results.load(path()));
+  search.addEventListener("input", reload);
+  sort.addEventListener("change", () => void results.load(path()));
   main.replaceChildren(
     h("h1", {}, "Customers"),
     card(
@@ -81,8 +92,18 @@ export async function customersPage(main: HTMLElement): Promise<void> {
         },
       }),
     ),
-    card("All customers", h("div", { class: "field" }, h("label", { for: searchId }, "Search customers"), search), count, body),
+    card(
+      "All customers",
+      h(
+        "div",
+        { class: "row" },
+        h("div", { class: "field" }, h("label", { for: searchId }, "Search customers"), search),
+        h("div", { class: "field" }, h("label", { for: sortId }, "Sort"), sort),
+      ),
+      results.element,
+    ),
   );
+  await results.load(path());
 }
 
 export async function customerPage(main: HTMLElement, id: string): Promise<void> {
