@@ -85,6 +85,21 @@ test("customers are searched by name part or id prefix and sorted on the server;
   expect((await h.admin("GET", "/v1/customers?after=garbage")).status).toBe(400);
 });
 
+test("one source for the ads plan stage: the customer's upgrade shows in the admin settings, the operator's setting in the plan", async () => {
+  const c = await h.customer("Stage source");
+  const upgraded = await h.call("POST", "/ads/v1/plan/upgrade", { key: c.adsFull, body: { stage: "growth" } });
+  expect(upgraded.status, describeResponse(upgraded)).toBe(200);
+  const read = await h.admin<{ data: CustomerResponse }>("GET", `/v1/customers/${c.id}`);
+  expect(read.json.data.ads.stage).toBe("growth");
+  const listed = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${c.id}`);
+  expect(listed.json.data.map((x) => x.ads.stage)).toEqual(["growth"]);
+  const set = await h.admin<{ data: CustomerResponse }>("PATCH", `/v1/customers/${c.id}`, { ads: { stage: "starter" } });
+  expect(set.json.data.ads.stage).toBe("starter");
+  const plan = await h.call("GET", "/ads/v1/plan", { key: c.adsReporting });
+  expect(plan.status, describeResponse(plan)).toBe(200);
+  expect(plan.json.data).toMatchObject({ stage: "starter", selected_stage: "starter", scheduled_change: null });
+});
+
 test("customer errors: unknown id 404, bad id 422, bad settings 422, empty name 422, unknown field 422", async () => {
   expect((await h.admin("GET", "/v1/customers/7d0c2f0e-8a5b-4c8e-9a59-2f5d3c1b0a99")).status).toBe(404);
   expect((await h.admin("GET", "/v1/customers/not-a-uuid")).status).toBe(422);
@@ -105,10 +120,17 @@ test("keys: issued once with the service prefix, listed without secrets, revoked
   expect(mail.status, describeResponse(mail)).toBe(201);
   expect(mail.json.data.key).toMatch(/^mk_live_[0-9A-Za-z]{32}$/);
   expect(mail.json.data.prefix).toBe(mail.json.data.key.slice(0, 12));
-  const ads = await h.admin("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full" });
+  const ads = await h.admin("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full", label: "  shop backend " });
   expect(ads.json.data.key).toMatch(/^ak_live_/);
+  expect(ads.json.data).toMatchObject({ label: "shop backend", last_used_at: null });
+  expect((await h.call("GET", "/ads/v1/plan", { key: ads.json.data.key })).status).toBe(200);
   const list = await h.admin("GET", `/v1/customers/${id}/keys`);
   expect(list.json.data).toHaveLength(2);
+  const listedAds = list.json.data.find((k: { id: string }) => k.id === ads.json.data.id);
+  expect(listedAds.label).toBe("shop backend");
+  expect(Date.parse(listedAds.last_used_at)).not.toBeNaN();
+  expect(list.json.data.find((k: { id: string }) => k.id === mail.json.data.id)).toMatchObject({ label: null, last_used_at: null });
+  expect((await h.admin("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full", label: "" })).status).toBe(422);
   expect(list.text).not.toContain(mail.json.data.key);
   expect(list.json.data[0]).not.toHaveProperty("key");
   expect((await h.admin("DELETE", `/v1/keys/${mail.json.data.id}`)).json.data.revoked_at).not.toBeNull();

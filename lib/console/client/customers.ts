@@ -107,19 +107,25 @@ export async function customersPage(main: HTMLElement): Promise<void> {
 }
 
 export async function customerPage(main: HTMLElement, id: string): Promise<void> {
-  const [customer, keys] = await Promise.all([get<Customer>(`customers/${id}`), get<ApiKey[]>(`customers/${id}/keys`)]);
+  const [customer, keys, plan] = await Promise.all([
+    get<Customer>(`customers/${id}`),
+    get<ApiKey[]>(`customers/${id}/keys`),
+    get<Schemas["PlanUsage"]>(`customers/${id}/ads/plan/usage`).catch(() => null),
+  ]);
   const issued = h("div", { "aria-live": "polite" });
   const keyTable = h("div", {});
   const drawKeys = (list: ApiKey[]) => {
     const revokeOutcome = outcome();
     keyTable.replaceChildren(
       table(
-        ["Prefix", "Service", "Scope", "Created", "State", ""],
+        ["Label", "Prefix", "Service", "Scope", "Created", "Last used", "State", ""],
         list.map((k) => [
+          k.label ?? "—",
           h("code", {}, `${k.prefix}…`),
           k.service,
           k.scope,
           date(k.created_at),
+          k.last_used_at ? date(k.last_used_at) : "never",
           k.revoked_at ? `revoked ${date(k.revoked_at)}` : "valid",
           k.revoked_at
             ? null
@@ -128,9 +134,9 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
                 {
                   type: "button",
                   class: "secondary",
-                  "aria-label": `Revoke key ${k.prefix}`,
+                  "aria-label": `Revoke key ${k.label ?? k.prefix}`,
                   onClick: async () => {
-                    if (!confirm(`Revoke ${k.prefix}…? Requests with it will answer 401.`)) return;
+                    if (!confirm(`Revoke ${k.label ? `${k.label} (${k.prefix}…)` : `${k.prefix}…`}? Requests with it will answer 401.`)) return;
                     try {
                       await send("DELETE", `keys/${k.id}`);
                       drawKeys(await get<ApiKey[]>(`customers/${id}/keys`));
@@ -180,7 +186,16 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
             value: customer.ads.account_state,
             hint: "Anything but active answers 402 on writes.",
           },
-          { path: "ads.stage", label: "Ads: plan stage", type: "select", options: ["starter", "growth", "scale", "enterprise"], value: customer.ads.stage },
+          {
+            path: "ads.stage",
+            label: "Ads: plan stage (selected for this cycle)",
+            type: "select",
+            options: ["starter", "growth", "scale", "enterprise"],
+            value: customer.ads.stage,
+            hint: `The plan's selected stage; the customer's upgrades change it too. ${
+              plan ? `This cycle runs at ${plan.stage}${plan.stage !== customer.ads.stage ? " (its spend reached it)" : ""}.` : ""
+            }`,
+          },
           {
             path: "ads.enterprise_included_ads",
             label: "Ads: included ads (enterprise only)",
@@ -200,11 +215,15 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
       form({
         submit: "Create key",
         fields: [
+          { path: "label", label: "Key label", hint: "What the key is for, e.g. shop backend." },
           { path: "service", label: "Service", type: "select", options: ["mail", "ads"] },
           { path: "scope", label: "Scope", type: "select", options: ["full", "reporting"], hint: "full reads, writes and sends; reporting only reads." },
         ],
         onSubmit: async (values) => {
-          const key = await send<ApiKey & { key: string }>("POST", `customers/${id}/keys`, values);
+          const key = await send<ApiKey & { key: string }>("POST", `customers/${id}/keys`, {
+            ...values,
+            label: typeof values.label === "string" && values.label.trim() !== "" ? values.label.trim() : undefined,
+          });
           issued.replaceChildren(
             h("p", {}, h("strong", {}, "New key, shown this once. Copy it now:")),
             h("p", { class: "secret", "data-testid": "issued-key" }, key.key),

@@ -30,7 +30,7 @@ export function registerListCustomers(router: AdminRouter, deps: CoreDeps): void
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const page = await listCustomers(deps.db, { limit: query.limit, after: query.after, q: query.q, sort: query.sort });
+      const page = await listCustomers(deps.db, deps.clock.now(), { limit: query.limit, after: query.after, q: query.q, sort: query.sort });
       return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
     },
   );
