@@ -105,6 +105,8 @@ async function readmeShot(name: string): Promise<void> {
       page = context.pages()[0] ?? (await context.newPage());
       // Well under the test timeout, so a step that waits in vain fails with its screenshot taken.
       page.setDefaultTimeout(10_000);
+      // Leaving an editor with unsaved changes asks first (issue 31, part 5); these walks leave pages freely.
+      page.on("dialog", (dialog) => void dialog.accept());
     });
 
     afterAll(async () => {

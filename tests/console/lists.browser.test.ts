@@ -111,5 +111,48 @@ async function seriousViolations(): Promise<string[]> {
       expect(await seriousViolations()).toEqual([]);
       expect(browser?.outside).toEqual([]);
     }, 120_000);
+
+    test("editors ask before unsaved changes are lost; keys show their label and last use; the plan stage has one source", async () => {
+      const c = await h.customer("Editor guard");
+      await h.call("POST", "/ads/v1/plan/upgrade", { key: c.adsFull, body: { stage: "growth" } });
+      await page.goto(`${origin}/console/#/customers/${c.id}`);
+      await expect.poll(() => page.getByLabel("Ads: plan stage (selected for this cycle)").inputValue()).toBe("growth");
+      expect(await page.locator("main").textContent()).toContain("This cycle runs at growth.");
+      expect(await page.getByRole("table").textContent()).toContain("never");
+
+      await page.getByLabel("Key label").fill("shop backend");
+      await page.getByRole("button", { name: "Create key" }).click();
+      await page.getByRole("button", { name: "Revoke key shop backend" }).waitFor();
+
+      await page.getByLabel("Mail: monthly limit").fill("4242");
+      const asked: string[] = [];
+      page.once("dialog", (dialog) => {
+        asked.push(dialog.type());
+        void dialog.dismiss();
+      });
+      await page.getByRole("link", { name: "Send jobs" }).click();
+      await expect.poll(() => asked).toEqual(["confirm"]);
+      expect(page.url()).toMatch(new RegExp(`#/customers/${c.id}$`));
+      expect(await page.getByLabel("Mail: monthly limit").inputValue()).toBe("4242");
+
+      page.once("dialog", (dialog) => {
+        asked.push(dialog.type());
+        void dialog.dismiss();
+      });
+      await page.reload({ timeout: 3000 }).catch(() => undefined);
+      await expect.poll(() => asked).toEqual(["confirm", "beforeunload"]);
+
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await page.getByText("Settings saved.").waitFor();
+      await page.getByRole("link", { name: "Send jobs" }).click();
+      await page.getByText("No send jobs match").waitFor();
+      expect(asked).toHaveLength(2);
+      expect(await seriousViolations()).toEqual([]);
+
+      await page.getByRole("link", { name: "Mail", exact: true }).click();
+      await page.getByRole("heading", { name: "Templates" }).waitFor();
+      expect(await page.locator("iframe.preview").isHidden()).toBe(true);
+      expect(browser?.outside).toEqual([]);
+    }, 60_000);
   },
 );

@@ -1,5 +1,5 @@
 import { ApiFailure, get, send } from "./api";
-import { card, date, debounce, field, form, h, outcome, readField, showProblems, table } from "./dom";
+import { card, date, debounce, field, form, h, outcome, readField, showProblems, table, trackUnsaved } from "./dom";
 import { ratioFigures, type AdTemplate } from "./ads";
 
 export async function adTemplatesPage(main: HTMLElement): Promise<void> {
@@ -100,6 +100,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
     h("button", { type: "submit" }, "Save template"),
     result.element,
   );
+  const tracked = trackUnsaved(editor);
   editor.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();
@@ -114,6 +115,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
       };
       const saved = await send<AdTemplate>("PATCH", `ads/templates/${id}`, body);
       showProblems(fields, []);
+      tracked.saved();
       result.ok(`Saved as revision ${saved.revision}.`);
     } catch (error) {
       // The save names `params`, `layouts`, `highlight`; the editor's fields are under `template.`.

@@ -159,6 +159,7 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
       "Settings and switches",
       form({
         submit: "Save settings",
+        guard: true,
         sendOnlyChanged: true,
         fields: [
           { path: "name", label: "Name", value: customer.name },

@@ -163,7 +163,29 @@ export type FormSpec = {
   onSubmit(values: Record<string, unknown>): Promise<string | undefined>;
   /** Which fields to send: all (default) or only those changed since the form was drawn. */
   sendOnlyChanged?: boolean;
+  /** An editor: leaving it with unsaved changes asks first (tab close and in-app navigation). */
+  guard?: boolean;
 };
+
+// Editors with changes not yet saved; a form no longer in the page does not count.
+const unsaved = new Set<HTMLFormElement>();
+
+/** Marks an editor dirty on input; `saved()` after a successful save. */
+export function trackUnsaved(element: HTMLFormElement): { saved(): void } {
+  const dirty = () => unsaved.add(element);
+  element.addEventListener("input", dirty);
+  element.addEventListener("change", dirty);
+  return { saved: () => unsaved.delete(element) };
+}
+
+export function hasUnsavedChanges(): boolean {
+  for (const element of unsaved) if (!element.isConnected) unsaved.delete(element);
+  return unsaved.size > 0;
+}
+
+export function forgetUnsavedChanges(): void {
+  unsaved.clear();
+}
 
 /** A form over one admin request: labelled fields, errors next to their field, the outcome in words. */
 export function form(spec: FormSpec): HTMLFormElement {
@@ -181,6 +203,7 @@ export function form(spec: FormSpec): HTMLFormElement {
     h("div", { class: "row" }, button),
     result.element,
   );
+  const tracked = spec.guard ? trackUnsaved(element) : null;
   element.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();
@@ -194,6 +217,7 @@ export function form(spec: FormSpec): HTMLFormElement {
       }
       showProblems(fields, []);
       const message = await spec.onSubmit(values);
+      tracked?.saved();
       result.ok(message ?? "Saved.");
     } catch (error) {
       const unplaced = error instanceof ApiFailure ? showProblems(fields, error.problems) : [];

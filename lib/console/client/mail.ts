@@ -134,6 +134,7 @@ async function frameCard(id: string): Promise<HTMLElement> {
     h("p", { class: "hint" }, `Version ${String(version)}, changed ${date(updated_at as string | null)}. Header, the two footers and the brand values.`),
     form({
       submit: "Save frame",
+      guard: true,
       fields: [
         { path: "header_mjml", label: "Header MJML (empty: none)", type: "textarea", value: editable.header_mjml ?? "", wide: true },
         { path: "newsletter_footer_mjml", label: "Newsletter footer MJML", type: "textarea", value: editable.newsletter_footer_mjml, wide: true },
@@ -175,6 +176,7 @@ async function providerCard(id: string): Promise<HTMLElement> {
     unconfiguredStreams(config.events_on_unconfigured_streams),
     form({
       submit: "Save provider configuration",
+      guard: true,
       sendOnlyChanged: true,
       fields: [
         { path: "server_token", label: `Postmark server token (write-only; ${config.server_token_set ? "one is stored" : "none stored"})`, type: "password" },
@@ -208,13 +210,15 @@ async function providerCard(id: string): Promise<HTMLElement> {
 
 async function templatesCard(id: string, customer: Customer): Promise<HTMLElement> {
   const templates = await get<Template[]>(`customers/${id}/mail/templates`);
-  const preview = h("iframe", { class: "preview", title: "Template preview", sandbox: "" });
-  const previewState = h("p", { role: "status", class: "hint" });
+  // The preview frame stays hidden until a template is drawn in it: no empty box.
+  const preview = h("iframe", { class: "preview", title: "Template preview", sandbox: "", hidden: true });
+  const previewState = h("p", { role: "status", class: "hint" }, templates.length > 0 ? "Choose “Preview” on a template to see it here." : "");
   const showPreview = async (t: Template) => {
     previewState.textContent = `Rendering ${t.name}…`;
     try {
       const rendered = await send<{ html: string; subject: string }>("POST", `customers/${id}/mail/templates/${t.id}/preview`, {});
       preview.srcdoc = rendered.html;
+      preview.hidden = false;
       previewState.textContent = `Preview of ${t.name} (subject: ${rendered.subject}), with the contract's example values.`;
     } catch (error) {
       previewState.textContent = `Preview failed: ${error instanceof Error ? error.message : String(error)}`;
