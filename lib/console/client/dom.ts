@@ -273,3 +273,41 @@ export function membershipBox(input: { label: string; checked: boolean; path: st
   });
   return h("span", {}, box, " ", h("label", { for: box.id }, input.label));
 }
+
+/** A URL with its password (`user:password@`) replaced by dots, for showing a secret URL masked. */
+export function maskUrlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === "") return "••••••••";
+    parsed.password = "••••••••";
+    return parsed.toString().replace(/%E2%80%A2/g, "•");
+  } catch {
+    return "••••••••";
+  }
+}
+
+/**
+ * A secret shown masked, with Reveal/Hide and Copy (the clipboard gets the value
+ * without it being shown). The value itself is in the page only as long as it is revealed.
+ */
+export function secretValue(value: string, name: string, masked = "••••••••"): HTMLElement {
+  const shown = h("span", { class: "secret", "data-testid": "secret-value" }, masked);
+  const state = h("span", { role: "status", class: "hint" });
+  const reveal = h("button", { type: "button", class: "secondary" }, `Reveal ${name}`);
+  let revealed = false;
+  reveal.addEventListener("click", () => {
+    revealed = !revealed;
+    reveal.textContent = `${revealed ? "Hide" : "Reveal"} ${name}`;
+    shown.textContent = revealed ? value : masked;
+  });
+  const copy = h("button", { type: "button", class: "secondary" }, `Copy ${name}`);
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      state.textContent = "Copied.";
+    } catch {
+      state.textContent = "The browser refused the clipboard; reveal the value and copy it by hand.";
+    }
+  });
+  return h("span", { class: "row" }, shown, reveal, copy, state);
+}

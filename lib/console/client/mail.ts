@@ -1,5 +1,5 @@
 import { ApiFailure, get, send } from "./api";
-import { card, date, debounce, field, form, h, membershipBox, outcome, readField, showProblems, table, yesNo } from "./dom";
+import { card, date, debounce, field, form, h, maskUrlPassword, membershipBox, outcome, readField, secretValue, showProblems, table, yesNo } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import type { Block } from "./blocks";
 import type { components } from "../../client/types/admin";
@@ -271,7 +271,7 @@ async function webhookCard(id: string): Promise<HTMLElement> {
       table(
         ["", ""],
         [
-          ["Webhook URL (paste into Postmark)", h("span", { class: "secret" }, w.url)],
+          ["Webhook URL (paste into Postmark)", secretValue(w.url, "webhook URL", maskUrlPassword(w.url))],
           ["User", w.username],
           ["Streams", w.message_streams.join(", ") || "—"],
           ["Triggers", w.record_types.join(", ")],
@@ -352,16 +352,34 @@ function suppressionCard(id: string): HTMLElement {
   );
 }
 
-export async function customerMailPage(main: HTMLElement, id: string): Promise<void> {
+type MailSection = "provider" | "usage" | "design" | "templates";
+const MAIL_SECTIONS: [MailSection, string][] = [
+  ["provider", "Provider and webhook"],
+  ["usage", "Usage and suppressions"],
+  ["design", "Design, blocks and frame"],
+  ["templates", "Templates"],
+];
+
+/** The customer's mail, one page per concern (`#/customers/<id>/mail/<section>`), each a few cards long. */
+export async function customerMailPage(main: HTMLElement, id: string, section: MailSection = "provider"): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
-  const sections = await Promise.all([
-    providerCard(id),
-    usageCard(id),
-    blocksCard(id),
-    designCard(id),
-    frameCard(id),
-    templatesCard(id, customer),
-    webhookCard(id),
-  ]);
-  main.replaceChildren(customerTabs(customer, "mail"), ...sections, suppressionCard(id));
+  const cards: Record<MailSection, () => Promise<HTMLElement>[]> = {
+    provider: () => [providerCard(id), webhookCard(id)],
+    usage: () => [usageCard(id), Promise.resolve(suppressionCard(id))],
+    design: () => [designCard(id), blocksCard(id), frameCard(id)],
+    templates: () => [templatesCard(id, customer)],
+  };
+  const sections = await Promise.all(cards[section]());
+  const nav = h(
+    "nav",
+    { "aria-label": "Mail sections" },
+    h(
+      "ul",
+      { class: "tabs" },
+      ...MAIL_SECTIONS.map(([key, label]) =>
+        h("li", {}, h("a", { href: `#/customers/${id}/mail/${key}`, "aria-current": key === section ? "page" : null }, label)),
+      ),
+    ),
+  );
+  main.replaceChildren(customerTabs(customer, "mail"), nav, ...sections);
 }

@@ -18,7 +18,11 @@ type Page = (main: HTMLElement, params: string[], isCurrent: () => boolean) => P
 const routes: [RegExp, Page, string][] = [
   [/^\/customers$/, (main) => customersPage(main), "Customers"],
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
-  [/^\/customers\/([0-9a-f-]{36})\/mail$/, (main, [id]) => customerMailPage(main, id as string), "Customer mail"],
+  [
+    /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|usage|design|templates))?$/,
+    (main, [id, section]) => customerMailPage(main, id as string, section as "provider" | "usage" | "design" | "templates" | undefined),
+    "Customer mail",
+  ],
   [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
   [
     /^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/,
