@@ -230,6 +230,8 @@ async function readmeShot(name: string): Promise<void> {
           expect(await page.locator("label[for=job-progress]").textContent()).toContain("3 of 3 recipients handled");
           expect(await page.locator("#job-progress").evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([3, 3]);
           await page.getByRole("img", { name: /Hourly timeline: accepted/ }).waitFor();
+          // One uPlot chart, bundled with the console (no request leaves our origin), instead of five one-bar charts.
+          expect(await page.locator(".uplot canvas").count()).toBe(1);
         } finally {
           batches.release();
         }

@@ -1,6 +1,6 @@
 import { get } from "./api";
 import { pagedTable } from "./paged";
-import { barCharts } from "./charts";
+import { timeSeries } from "./charts";
 import { card, date, h, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import type { components } from "../../client/types/admin";
@@ -86,9 +86,9 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
     timeline.replaceChildren(
       job.timeline.length === 0
         ? h("p", {}, "No activity recorded yet.")
-        : barCharts({
+        : timeSeries({
             title: "Hourly timeline",
-            categories: job.timeline.map((t) => new Date(t.hour).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
+            times: job.timeline.map((t) => Date.parse(t.hour)),
             series: (["accepted", "delivered", "opens", "clicks", "bounces"] as const).map((key) => ({ label: key, values: job.timeline.map((t) => t[key]) })),
           }),
     );
