@@ -150,7 +150,9 @@ async function seriousViolations(): Promise<string[]> {
       expect(await seriousViolations()).toEqual([]);
 
       await page.getByRole("link", { name: "Mail", exact: true }).click();
+      await page.getByRole("navigation", { name: "Mail sections" }).getByRole("link", { name: "Templates" }).click();
       await page.getByRole("heading", { name: "Templates" }).waitFor();
+      expect(await seriousViolations()).toEqual([]);
       expect(await page.locator("iframe.preview").isHidden()).toBe(true);
       expect(browser?.outside).toEqual([]);
     }, 60_000);
