@@ -126,5 +126,7 @@ await build({
   target: "es2022",
   minify: true,
   outfile: "dist/console/app.js",
+  // uPlot's style sheet, bundled as text and added to the page by the chart code (no CDN).
+  loader: { ".css": "text" },
   logLevel: "warning",
 });

@@ -29,7 +29,7 @@ export async function seedDemo(
     const media = await seedDemoAds(ads, deps.providers.graphSimulator, existing.id, options);
     return { customerId: existing.id, keys: null, media };
   }
-  const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } });
+  const demo = await createCustomer(deps.db, { name: DEMO_CUSTOMER_NAME, mail: { mode: "live" } }, deps.clock.now());
   await seedDemoMail(deps, demo.id);
   const media = await seedDemoAds(ads, deps.providers.graphSimulator, demo.id, options);
   const key = async (service: "mail" | "ads", scope: "full" | "reporting") => (await issueApiKey(deps.db, { customerId: demo.id, service, scope })).key;

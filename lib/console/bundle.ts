@@ -29,7 +29,16 @@ async function load(): Promise<string> {
   const source = fileURLToPath(new URL("./client/main.ts", import.meta.url));
   if (!existsSync(source)) return readFile(BUILT_CONSOLE_SCRIPT, "utf8");
   const { build } = await import("esbuild");
-  const result = await build({ entryPoints: [source], bundle: true, format: "esm", target: "es2022", minify: true, write: false, logLevel: "silent" });
+  const result = await build({
+    entryPoints: [source],
+    bundle: true,
+    format: "esm",
+    target: "es2022",
+    minify: true,
+    write: false,
+    logLevel: "silent",
+    loader: { ".css": "text" },
+  });
   const [output] = result.outputFiles;
   if (!output) throw new Error("esbuild produced no console script");
   return output.text;

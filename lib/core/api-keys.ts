@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsSettings, apiKeys, customers, mailSettings } from "../db/schema";
 import type { Principal, Scope } from "./principal";
@@ -28,8 +28,10 @@ export type ApiKeyRecord = {
   prefix: string;
   service: KeyService;
   scope: Scope;
+  label: string | null;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
 };
 
 function toApiKeyView(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
@@ -39,17 +41,22 @@ function toApiKeyView(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
     prefix: row.prefix,
     service: row.service,
     scope: row.scope,
+    label: row.label,
     created_at: row.createdAt.toISOString(),
     revoked_at: row.revokedAt?.toISOString() ?? null,
+    last_used_at: row.lastUsedAt?.toISOString() ?? null,
   };
 }
 
 /** Creates a key; the plaintext is returned here once and only its SHA-256 is stored. */
-export async function issueApiKey(db: Database, input: { customerId: string; service: KeyService; scope: Scope }): Promise<ApiKeyRecord & { key: string }> {
+export async function issueApiKey(
+  db: Database,
+  input: { customerId: string; service: KeyService; scope: Scope; label?: string | null | undefined },
+): Promise<ApiKeyRecord & { key: string }> {
   const key = PREFIX[input.service] + randomBase62(32);
   const [row] = await db
     .insert(apiKeys)
-    .values({ ...input, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: sha256Hex(key) })
+    .values({ ...input, label: input.label ?? null, prefix: key.slice(0, VISIBLE_PREFIX_LENGTH), hash: sha256Hex(key) })
     .returning();
   if (!row) throw new Error("api key insert returned nothing");
   return { ...toApiKeyView(row), key };
@@ -125,6 +132,11 @@ export async function authenticateApiKey(db: Database, rawKey: string, service: 
     .leftJoin(adsSettings, eq(adsSettings.customerId, apiKeys.customerId))
     .where(eq(apiKeys.hash, hash));
   if (!row || row.key.revokedAt !== null) return null;
+  // Last use, to the minute: a conditional write on the (cache-missing) database read, a no-op within the minute.
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`now()` })
+    .where(and(eq(apiKeys.id, row.key.id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, sql`now() - interval '1 minute'`))));
   const principal: Principal = {
     keyId: row.key.id,
     customerId: row.key.customerId,

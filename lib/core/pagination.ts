@@ -63,3 +63,32 @@ export function limitQuery(max: number, fallback: number) {
     .default(fallback)
     .openapi({ description: `Page size, 1–${max}.`, example: fallback });
 }
+
+/**
+ * Keyset cursors for lists sortable by more than time: the cursor carries the sort it was made for, the
+ * sort key of the last item and its id. A cursor of another sort answers 400 rather than a wrong page.
+ */
+export type KeyCursor = { sort: string; key: string; id: string };
+
+export function decodeKeyCursor(raw: string | undefined, sort: string): KeyCursor | null {
+  if (raw === undefined || raw === "") return null;
+  let value: Partial<KeyCursor> | null = null;
+  try {
+    value = JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) as Partial<KeyCursor>;
+  } catch {
+    value = null;
+  }
+  if (!value || typeof value.key !== "string" || typeof value.id !== "string" || typeof value.sort !== "string")
+    throw new BadRequestError("Invalid `after` cursor; pass `paging.after` from the previous page unchanged.");
+  if (value.sort !== sort)
+    throw new BadRequestError(`The \`after\` cursor was made for sort \`${value.sort}\`; keep the sort while paging or start again without \`after\`.`);
+  return { sort: value.sort, key: value.key, id: value.id };
+}
+
+/** As `toPage`, for `KeyCursor`s. */
+export function toKeyPage<T>(rows: T[], limit: number, cursorOf: (row: T) => KeyCursor) {
+  const hasNext = rows.length > limit;
+  const items = hasNext ? rows.slice(0, limit) : rows;
+  const last = items[items.length - 1];
+  return { items, paging: { after: hasNext && last ? Buffer.from(JSON.stringify(cursorOf(last))).toString("base64url") : null, has_next: hasNext } };
+}

@@ -105,6 +105,8 @@ async function readmeShot(name: string): Promise<void> {
       page = context.pages()[0] ?? (await context.newPage());
       // Well under the test timeout, so a step that waits in vain fails with its screenshot taken.
       page.setDefaultTimeout(10_000);
+      // Leaving an editor with unsaved changes asks first (issue 31, part 5); these walks leave pages freely.
+      page.on("dialog", (dialog) => void dialog.accept());
     });
 
     afterAll(async () => {
@@ -228,6 +230,8 @@ async function readmeShot(name: string): Promise<void> {
           expect(await page.locator("label[for=job-progress]").textContent()).toContain("3 of 3 recipients handled");
           expect(await page.locator("#job-progress").evaluate((p: HTMLProgressElement) => [p.value, p.max])).toEqual([3, 3]);
           await page.getByRole("img", { name: /Hourly timeline: accepted/ }).waitFor();
+          // One uPlot chart, bundled with the console (no request leaves our origin), instead of five one-bar charts.
+          expect(await page.locator(".uplot canvas").count()).toBe(1);
         } finally {
           batches.release();
         }
@@ -311,19 +315,31 @@ async function readmeShot(name: string): Promise<void> {
       await step("customer-mail", async () => {
         const c = await readyMailCustomer(h, "Console Mail");
         await createNewsletter(h, c.mailFull, "Console newsletter");
+        // One page per concern (issue 31, part 5): each section's cards, and nothing but them.
+        const sections: [string, string[]][] = [
+          ["Usage and suppressions", ["Usage of", "Suppression lookup"]],
+          ["Design, blocks and frame", ["Enabled blocks", "Design rules", "Frame"]],
+          ["Templates", ["Templates"]],
+          ["Provider and webhook", ["Provider (Postmark) and readiness", "Postmark webhook credentials"]],
+        ];
         await page.goto(`${origin}/console/#/customers/${c.id}/mail`);
-        for (const title of [
-          "Provider (Postmark) and readiness",
-          "Usage of",
-          "Enabled blocks",
-          "Design rules",
-          "Frame",
-          "Templates",
-          "Postmark webhook credentials",
-          "Suppression lookup",
-        ]) {
-          await page.getByRole("heading", { name: new RegExp(`^${title.replace(/[()]/g, "\\$&")}`), level: 2 }).waitFor();
+        for (const [section, titles] of sections) {
+          await page.getByRole("navigation", { name: "Mail sections" }).getByRole("link", { name: section }).click();
+          for (const title of titles) {
+            await page.getByRole("heading", { name: new RegExp(`^${title.replace(/[()]/g, "\\$&")}`), level: 2 }).waitFor();
+          }
+          expect(await page.locator("main h2").count()).toBe(titles.length);
+          expect(await accessibilityProblems()).toEqual([]);
         }
+        // The webhook URL carries the password: masked until revealed.
+        const secret = page.getByTestId("secret-value");
+        expect(await secret.textContent()).toContain("••••••••");
+        const webhook = (await h.admin("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data;
+        expect(await page.locator("main").textContent()).not.toContain(new URL(webhook.url).password);
+        await page.getByRole("button", { name: "Reveal webhook URL" }).click();
+        expect(await secret.textContent()).toBe(webhook.url);
+        await page.getByRole("button", { name: "Hide webhook URL" }).click();
+        expect(await secret.textContent()).not.toBe(webhook.url);
         expect(await page.getByText("✓ Ready to send.").count()).toBe(1);
         expect(await page.getByTestId("unconfigured-streams").textContent()).toContain("Events on unconfigured streams: 0.");
         expect(await accessibilityProblems()).toEqual([]);
@@ -340,6 +356,7 @@ async function readmeShot(name: string): Promise<void> {
         await expect.poll(() => unconfigured.textContent()).toContain("Events on unconfigured streams: 1.");
         expect(await unconfigured.textContent()).toContain("not named below (outbound-2026;");
 
+        await page.getByRole("link", { name: "Design, blocks and frame" }).click();
         await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "#e11d48" }));
         const button = page.getByTestId("design-sample").getByText("Button");
         await expect.poll(() => button.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe("rgb(225, 29, 72)");
@@ -348,9 +365,11 @@ async function readmeShot(name: string): Promise<void> {
         const overridesError = page.locator(".field", { has: page.getByLabel(/^Overrides/) }).locator(".error");
         await expect.poll(() => overridesError.textContent()).toContain("color_primary");
 
+        await page.getByRole("link", { name: "Templates", exact: true }).click();
         await page.getByRole("button", { name: "Preview Console newsletter" }).click();
         await expect.poll(() => page.locator("iframe[title='Template preview']").getAttribute("srcdoc")).toContain("Spring is here");
 
+        await page.getByRole("link", { name: "Usage and suppressions" }).click();
         await page.getByLabel("Addresses (one per line)").fill("nobody@example.com");
         await page.getByRole("button", { name: "Look up" }).click();
         await expect.poll(() => page.getByText("0 of 1 suppressed.").count()).toBe(1);

@@ -48,6 +48,57 @@ test("customers: create, get, list with cursor, patch settings", async () => {
   expect(seen).toContain(id);
 });
 
+test("customers are searched by name part or id prefix and sorted on the server; a cursor keeps its sort", async () => {
+  const names = ["Zeta 100% Shop", "alpha_search Shop", "Alpha Search Two"];
+  const made: CustomerResponse[] = [];
+  for (const name of names) made.push((await h.admin<{ data: CustomerResponse }>("POST", "/v1/customers", { name })).json.data);
+  const byName = await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=ALPHA&sort=name");
+  expect(byName.status, describeResponse(byName)).toBe(200);
+  expect(byName.json.data.map((c) => c.name)).toEqual(["Alpha Search Two", "alpha_search Shop"]);
+  // `%` and `_` are literal, not wildcards.
+  expect((await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${encodeURIComponent("100%")}`)).json.data.map((c) => c.name)).toEqual([
+    "Zeta 100% Shop",
+  ]);
+  expect((await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=a_s")).json.data.map((c) => c.name)).toEqual(["alpha_search Shop"]);
+  const target = made[2] as CustomerResponse;
+  const byId = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${target.id.slice(0, 8).toUpperCase()}`);
+  expect(byId.json.data.map((c) => c.id)).toContain(target.id);
+  // Descending by name, one at a time: no item twice, none skipped.
+  const seen: string[] = [];
+  let after: string | null = null;
+  do {
+    const page: CallResult<Page<CustomerResponse>> = await h.admin<Page<CustomerResponse>>(
+      "GET",
+      `/v1/customers?q=shop&sort=-name&limit=1${after ? `&after=${after}` : ""}`,
+    );
+    expect(page.status, describeResponse(page)).toBe(200);
+    seen.push(...page.json.data.map((c) => c.name));
+    after = page.json.paging.after;
+  } while (after);
+  expect(seen).toEqual(["Zeta 100% Shop", "alpha_search Shop"]);
+  const first = await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=shop&sort=-name&limit=1");
+  const wrongSort = await h.admin("GET", `/v1/customers?q=shop&sort=created_at&limit=1&after=${first.json.paging.after}`);
+  expect(wrongSort.status, describeResponse(wrongSort)).toBe(400);
+  expect(wrongSort.json.error.message).toContain("sort");
+  expect((await h.admin("GET", "/v1/customers?sort=colour")).status).toBe(422);
+  expect((await h.admin("GET", "/v1/customers?after=garbage")).status).toBe(400);
+});
+
+test("one source for the ads plan stage: the customer's upgrade shows in the admin settings, the operator's setting in the plan", async () => {
+  const c = await h.customer("Stage source");
+  const upgraded = await h.call("POST", "/ads/v1/plan/upgrade", { key: c.adsFull, body: { stage: "growth" } });
+  expect(upgraded.status, describeResponse(upgraded)).toBe(200);
+  const read = await h.admin<{ data: CustomerResponse }>("GET", `/v1/customers/${c.id}`);
+  expect(read.json.data.ads.stage).toBe("growth");
+  const listed = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${c.id}`);
+  expect(listed.json.data.map((x) => x.ads.stage)).toEqual(["growth"]);
+  const set = await h.admin<{ data: CustomerResponse }>("PATCH", `/v1/customers/${c.id}`, { ads: { stage: "starter" } });
+  expect(set.json.data.ads.stage).toBe("starter");
+  const plan = await h.call("GET", "/ads/v1/plan", { key: c.adsReporting });
+  expect(plan.status, describeResponse(plan)).toBe(200);
+  expect(plan.json.data).toMatchObject({ stage: "starter", selected_stage: "starter", scheduled_change: null });
+});
+
 test("customer errors: unknown id 404, bad id 422, bad settings 422, empty name 422, unknown field 422", async () => {
   expect((await h.admin("GET", "/v1/customers/7d0c2f0e-8a5b-4c8e-9a59-2f5d3c1b0a99")).status).toBe(404);
   expect((await h.admin("GET", "/v1/customers/not-a-uuid")).status).toBe(422);
@@ -68,10 +119,17 @@ test("keys: issued once with the service prefix, listed without secrets, revoked
   expect(mail.status, describeResponse(mail)).toBe(201);
   expect(mail.json.data.key).toMatch(/^mk_live_[0-9A-Za-z]{32}$/);
   expect(mail.json.data.prefix).toBe(mail.json.data.key.slice(0, 12));
-  const ads = await h.admin<Admin["issueApiKey"]>("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full" });
+  const ads = await h.admin<Admin["issueApiKey"]>("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full", label: "  shop backend " });
   expect(ads.json.data.key).toMatch(/^ak_live_/);
+  expect(ads.json.data).toMatchObject({ label: "shop backend", last_used_at: null });
+  expect((await h.call("GET", "/ads/v1/plan", { key: ads.json.data.key })).status).toBe(200);
   const list = await h.admin<Admin["listApiKeys"]>("GET", `/v1/customers/${id}/keys`);
   expect(list.json.data).toHaveLength(2);
+  const listedAds = list.json.data.find((k: { id: string }) => k.id === ads.json.data.id);
+  expect(listedAds.label).toBe("shop backend");
+  expect(Date.parse(listedAds.last_used_at)).not.toBeNaN();
+  expect(list.json.data.find((k: { id: string }) => k.id === mail.json.data.id)).toMatchObject({ label: null, last_used_at: null });
+  expect((await h.admin("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full", label: "" })).status).toBe(422);
   expect(list.text).not.toContain(mail.json.data.key);
   expect(list.json.data[0]).not.toHaveProperty("key");
   expect((await h.admin<Admin["revokeApiKey"]>("DELETE", `/v1/keys/${mail.json.data.id}`)).json.data.revoked_at).not.toBeNull();

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, gte, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
 import { adsInsightSnapshots, adsPlanSelections, adsSettings } from "../../db/schema";
 import type { AdsAccess, CoreDeps } from "../../core/context";
@@ -88,6 +88,27 @@ async function selectionOf(db: Database | Tx, customerId: string, cycleStart: st
     .orderBy(asc(adsPlanSelections.effectiveFrom))
     .limit(1);
   return { selected: current?.stage ?? fallback, scheduled: scheduled ?? null };
+}
+
+/**
+ * The one source of the selected stage, as SQL for a row of `customers`: the latest selection effective at
+ * the running cycle's start, else the operator's default in `ads_settings.stage`. The plan's
+ * `selected_stage` and the admin API's customer `ads.stage` both read it.
+ */
+export function selectedStageSql(customerId: SQL | AnyColumn, fallback: AnyColumn, now: Date): SQL<Stage> {
+  const start = cycleOf(now).start;
+  return sql<Stage>`coalesce((select ${adsPlanSelections.stage} from ${adsPlanSelections} where ${adsPlanSelections.customerId} = ${customerId} and ${adsPlanSelections.effectiveFrom} <= ${start}::date order by ${adsPlanSelections.effectiveFrom} desc limit 1), ${fallback})`;
+}
+
+/**
+ * An operator sets the stage: it becomes the running cycle's selection from the cycle's start (as an
+ * upgrade does, also when lower), and a scheduled change is dropped; `ads_settings.stage` keeps it as the
+ * default of later cycles without a selection. Runs inside the caller's transaction.
+ */
+export async function setSelectedStage(tx: Tx, customerId: string, stage: Stage, now: Date): Promise<void> {
+  const start = cycleOf(now).start;
+  await tx.delete(adsPlanSelections).where(and(eq(adsPlanSelections.customerId, customerId), gte(adsPlanSelections.effectiveFrom, start)));
+  await tx.insert(adsPlanSelections).values({ customerId, effectiveFrom: start, stage, createdAt: now });
 }
 
 /** Spend of the cycle from the daily snapshots (days of the ad account's time zone within the month), in cents. */

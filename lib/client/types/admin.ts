@@ -107,7 +107,7 @@ export interface paths {
         };
         /**
          * List customers
-         * @description Chronological, cursor-paginated.
+         * @description Searched and sorted on the server, cursor-paginated. `q` matches a part of the name (case-insensitive) or the start of the id. `sort` orders by `created_at` (default, oldest first) or `name` (case-insensitive); a leading `-` reverses; the id breaks ties. Keep `q` and `sort` while following `paging.after`: a cursor of another sort answers 400.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -1503,7 +1503,7 @@ export interface components {
              */
             enterprise_included_ads: number | null;
             /**
-             * @description Plan stage of the running cycle.
+             * @description The stage selected for the running cycle: the same value as the plan's `selected_stage` (one source, the plan's selections; the customer's upgrades and downgrades through the ads API change it too). Setting it selects that stage from the running cycle's start and drops a scheduled change. The plan's `stage` is the higher of this and the stage the cycle's spend reached.
              * @example starter
              * @enum {string}
              */
@@ -2526,6 +2526,16 @@ export interface components {
              */
             id: string;
             /**
+             * @description The operator's name for the key, null when none was given.
+             * @example shop backend
+             */
+            label: string | null;
+            /**
+             * @description ISO 8601 time of the last authenticated request, to the minute (keys are cached briefly, so up to the cache's lifetime later); null when never used.
+             * @example 2026-01-16T08:31:00.000Z
+             */
+            last_used_at: string | null;
+            /**
              * @description Visible start of the key.
              * @example mk_live_3fA9
              */
@@ -3012,6 +3022,11 @@ export interface components {
         };
         CreateApiKey: {
             /**
+             * @description A name for the key, 1–100 characters, so operators can tell keys apart.
+             * @example shop backend
+             */
+            label?: string;
+            /**
              * @description Scope of the key.
              * @example full
              * @enum {string}
@@ -3039,7 +3054,7 @@ export interface components {
                  */
                 enterprise_included_ads?: number | null;
                 /**
-                 * @description Plan stage of the running cycle.
+                 * @description The stage selected for the running cycle: the same value as the plan's `selected_stage` (one source, the plan's selections; the customer's upgrades and downgrades through the ads API change it too). Setting it selects that stage from the running cycle's start and drops a scheduled change. The plan's `stage` is the higher of this and the stage the cycle's spend reached.
                  * @example starter
                  * @enum {string}
                  */
@@ -5108,7 +5123,7 @@ export interface components {
                  */
                 enterprise_included_ads?: number | null;
                 /**
-                 * @description Plan stage of the running cycle.
+                 * @description The stage selected for the running cycle: the same value as the plan's `selected_stage` (one source, the plan's selections; the customer's upgrades and downgrades through the ads API change it too). Setting it selects that stage from the running cycle's start and drops a scheduled change. The plan's `stage` is the higher of this and the stage the cycle's spend reached.
                  * @example starter
                  * @enum {string}
                  */
@@ -6599,6 +6614,10 @@ export interface operations {
                 after?: string;
                 /** @description Page size, 1–100. */
                 limit?: number;
+                /** @description A part of the name, or the start of the id. */
+                q?: string;
+                /** @description Sort order; `-` reverses. */
+                sort?: "created_at" | "-created_at" | "name" | "-name";
             };
             header?: {
                 /** @description Pins the API version; any value but `v1` answers 400. */

@@ -1,5 +1,6 @@
 import type { components } from "../../client/types/admin";
-import { get, getPage, send } from "./api";
+import { get, send } from "./api";
+import { pagedTable } from "./paged";
 import { card, date, form, h, outcome, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 
@@ -21,34 +22,6 @@ function query(values: Record<string, unknown>): string {
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(values)) if (typeof value === "string" && value.trim() !== "") params.set(name, value.trim());
   return params.toString();
-}
-
-/**
- * A paged table: draws one page, and "Next page" fetches the following one from `paging.after`. Returns
- * the element and a `load(path)` that starts again from the first page.
- */
-function pagedTable<T>(headers: string[], row: (item: T, reload: () => void) => (Node | string | number | null)[], empty: string) {
-  const body = h("div", {});
-  let current = "";
-  const load = async (path: string, after: string | null = null): Promise<void> => {
-    current = path;
-    const separator = path.includes("?") ? "&" : "?";
-    const page = await getPage<T>(`${path}${after ? `${separator}after=${encodeURIComponent(after)}` : ""}`);
-    const reload = () => void load(current, after);
-    const next = page.paging.has_next
-      ? h("button", { type: "button", class: "secondary", onclick: () => void load(path, page.paging.after) }, "Next page")
-      : null;
-    body.replaceChildren(
-      page.data.length === 0
-        ? h("p", {}, empty)
-        : table(
-            headers,
-            page.data.map((item) => row(item, reload)),
-          ),
-      h("div", { class: "row" }, after ? h("button", { type: "button", class: "secondary", onclick: () => void load(path) }, "First page") : null, next),
-    );
-  };
-  return { element: body, load };
 }
 
 export async function messagesPage(main: HTMLElement, id: string): Promise<void> {

@@ -1,5 +1,5 @@
 import { ApiFailure, get, send } from "./api";
-import { card, date, debounce, field, form, h, outcome, readField, showProblems, table } from "./dom";
+import { card, date, debounce, field, form, h, outcome, readField, showProblems, table, trackUnsaved } from "./dom";
 import { ratioFigures, type AdTemplate } from "./ads";
 import type { components } from "../../client/types/admin";
 
@@ -104,6 +104,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
     h("button", { type: "submit" }, "Save template"),
     result.element,
   );
+  const tracked = trackUnsaved(editor);
   editor.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();
@@ -118,6 +119,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
       };
       const saved = await send<AdTemplate>("PATCH", `ads/templates/${id}`, body);
       showProblems(fields, []);
+      tracked.saved();
       result.ok(`Saved as revision ${saved.revision}.`);
     } catch (error) {
       // The save names `params`, `layouts`, `highlight`; the editor's fields are under `template.`.

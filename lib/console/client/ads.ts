@@ -51,6 +51,7 @@ async function onboardingCard(id: string): Promise<HTMLElement> {
     ),
     form({
       submit: "Save onboarding",
+      guard: true,
       sendOnlyChanged: true,
       fields: [
         { path: "access_token", label: "Access token (write-only)", type: "password" },
@@ -154,6 +155,7 @@ async function templatesCard(id: string): Promise<HTMLElement> {
       form({
         title: "Preview values",
         submit: "Save preview values",
+        guard: true,
         fields: template.params.map((p) => ({
           path: `values.${p.name}`,
           label: `${p.label ?? p.name} (${p.type})`,

@@ -1,5 +1,5 @@
 import { ApiFailure, get, getAll, send } from "./api";
-import { card, date, debounce, field, form, h, outcome, readField, showProblems, table } from "./dom";
+import { card, date, debounce, field, form, h, outcome, readField, showProblems, table, trackUnsaved } from "./dom";
 import type { Customer } from "./customers";
 import type { components } from "../../client/types/admin";
 
@@ -121,6 +121,7 @@ export async function blockPage(main: HTMLElement, id: string): Promise<void> {
     h("div", { class: "row" }, h("button", { type: "submit" }, "Save block")),
     result.element,
   );
+  const tracked = trackUnsaved(editor);
   editor.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();
@@ -130,6 +131,7 @@ export async function blockPage(main: HTMLElement, id: string): Promise<void> {
       if (body.description === "") body.description = null;
       const saved = await send<Block>("PATCH", `mail/blocks/${id}`, body);
       showProblems(fields, []);
+      tracked.saved();
       result.ok(`Saved as version ${saved.version}.`);
     } catch (error) {
       result.fail(error, error instanceof ApiFailure ? showProblems(fields, error.problems) : []);

@@ -1,5 +1,6 @@
-import { get, getAll, send } from "./api";
-import { card, date, form, h, nest, outcome, table, uid } from "./dom";
+import { get, send } from "./api";
+import { pagedTable } from "./paged";
+import { card, date, debounce, form, h, nest, outcome, table, uid } from "./dom";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -45,29 +46,39 @@ export function customerTabs(customer: Customer, current: "overview" | "mail" | 
 }
 
 export async function customersPage(main: HTMLElement): Promise<void> {
-  const customers = await getAll<Customer>("customers");
   const searchId = uid("search");
+  const sortId = uid("sort");
   const search = h("input", { id: searchId, type: "search", placeholder: "Name or id", autocomplete: "off" });
-  const count = h("p", { role: "status", class: "hint" });
-  const body = h("div", {});
-  const draw = () => {
-    const needle = search.value.trim().toLowerCase();
-    const shown = customers.filter((c) => !needle || c.name.toLowerCase().includes(needle) || c.id.includes(needle));
-    count.textContent = `${shown.length} of ${customers.length} customers`;
-    body.replaceChildren(
-      table(
-        ["Name", "Mail", "Ads", "Created"],
-        shown.map((c) => [
-          h("a", { href: `#/customers/${c.id}` }, c.name),
-          `${c.mail.sending_blocked ? "sending blocked" : "sending allowed"}, ${c.mail.mode}`,
-          `${c.ads.account_state}, ${c.ads.stage}`,
-          date(c.created_at),
-        ]),
-      ),
-    );
+  const sort = h(
+    "select",
+    { id: sortId },
+    ...[
+      ["created_at", "Oldest first"],
+      ["-created_at", "Newest first"],
+      ["name", "Name A–Z"],
+      ["-name", "Name Z–A"],
+    ].map(([value, label]) => h("option", { value }, label)),
+  );
+  const results = pagedTable<Customer>(
+    ["Name", "Id", "Mail", "Ads", "Created"],
+    (c) => [
+      h("a", { href: `#/customers/${c.id}` }, c.name),
+      h("code", {}, c.id.slice(0, 8)),
+      `${c.mail.sending_blocked ? "sending blocked" : "sending allowed"}, ${c.mail.mode}`,
+      `${c.ads.account_state}, ${c.ads.stage}`,
+      date(c.created_at),
+    ],
+    "No customer matches.",
+  );
+  // Searched and sorted by the server (name part or id prefix), 100 a page.
+  const path = () => {
+    const params = new URLSearchParams({ limit: "100", sort: sort.value });
+    if (search.value.trim() !== "") params.set("q", search.value.trim());
+    return `customers?${params}`;
   };
-  search.addEventListener("input", draw);
-  draw();
+  const reload = debounce(250, () => void results.load(path()));
+  search.addEventListener("input", reload);
+  sort.addEventListener("change", () => void results.load(path()));
   main.replaceChildren(
     h("h1", {}, "Customers"),
     card(
@@ -82,24 +93,40 @@ export async function customersPage(main: HTMLElement): Promise<void> {
         },
       }),
     ),
-    card("All customers", h("div", { class: "field" }, h("label", { for: searchId }, "Search customers"), search), count, body),
+    card(
+      "All customers",
+      h(
+        "div",
+        { class: "row" },
+        h("div", { class: "field" }, h("label", { for: searchId }, "Search customers"), search),
+        h("div", { class: "field" }, h("label", { for: sortId }, "Sort"), sort),
+      ),
+      results.element,
+    ),
   );
+  await results.load(path());
 }
 
 export async function customerPage(main: HTMLElement, id: string): Promise<void> {
-  const [customer, keys] = await Promise.all([get<Customer>(`customers/${id}`), get<ApiKey[]>(`customers/${id}/keys`)]);
+  const [customer, keys, plan] = await Promise.all([
+    get<Customer>(`customers/${id}`),
+    get<ApiKey[]>(`customers/${id}/keys`),
+    get<Schemas["PlanUsage"]>(`customers/${id}/ads/plan/usage`).catch(() => null),
+  ]);
   const issued = h("div", { "aria-live": "polite" });
   const keyTable = h("div", {});
   const drawKeys = (list: ApiKey[]) => {
     const revokeOutcome = outcome();
     keyTable.replaceChildren(
       table(
-        ["Prefix", "Service", "Scope", "Created", "State", ""],
+        ["Label", "Prefix", "Service", "Scope", "Created", "Last used", "State", ""],
         list.map((k) => [
+          k.label ?? "—",
           h("code", {}, `${k.prefix}…`),
           k.service,
           k.scope,
           date(k.created_at),
+          k.last_used_at ? date(k.last_used_at) : "never",
           k.revoked_at ? `revoked ${date(k.revoked_at)}` : "valid",
           k.revoked_at
             ? null
@@ -108,9 +135,9 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
                 {
                   type: "button",
                   class: "secondary",
-                  "aria-label": `Revoke key ${k.prefix}`,
+                  "aria-label": `Revoke key ${k.label ?? k.prefix}`,
                   onClick: async () => {
-                    if (!confirm(`Revoke ${k.prefix}…? Requests with it will answer 401.`)) return;
+                    if (!confirm(`Revoke ${k.label ? `${k.label} (${k.prefix}…)` : `${k.prefix}…`}? Requests with it will answer 401.`)) return;
                     try {
                       await send("DELETE", `keys/${k.id}`);
                       drawKeys(await get<ApiKey[]>(`customers/${id}/keys`));
@@ -133,6 +160,7 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
       "Settings and switches",
       form({
         submit: "Save settings",
+        guard: true,
         sendOnlyChanged: true,
         fields: [
           { path: "name", label: "Name", value: customer.name },
@@ -160,7 +188,16 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
             value: customer.ads.account_state,
             hint: "Anything but active answers 402 on writes.",
           },
-          { path: "ads.stage", label: "Ads: plan stage", type: "select", options: ["starter", "growth", "scale", "enterprise"], value: customer.ads.stage },
+          {
+            path: "ads.stage",
+            label: "Ads: plan stage (selected for this cycle)",
+            type: "select",
+            options: ["starter", "growth", "scale", "enterprise"],
+            value: customer.ads.stage,
+            hint: `The plan's selected stage; the customer's upgrades change it too. ${
+              plan ? `This cycle runs at ${plan.stage}${plan.stage !== customer.ads.stage ? " (its spend reached it)" : ""}.` : ""
+            }`,
+          },
           {
             path: "ads.enterprise_included_ads",
             label: "Ads: included ads (enterprise only)",
@@ -180,11 +217,15 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
       form({
         submit: "Create key",
         fields: [
+          { path: "label", label: "Key label", hint: "What the key is for, e.g. shop backend." },
           { path: "service", label: "Service", type: "select", options: ["mail", "ads"] },
           { path: "scope", label: "Scope", type: "select", options: ["full", "reporting"], hint: "full reads, writes and sends; reporting only reads." },
         ],
         onSubmit: async (values) => {
-          const key = await send<IssuedApiKey>("POST", `customers/${id}/keys`, values);
+          const key = await send<IssuedApiKey>("POST", `customers/${id}/keys`, {
+            ...values,
+            label: typeof values.label === "string" && values.label.trim() !== "" ? values.label.trim() : undefined,
+          });
           issued.replaceChildren(
             h("p", {}, h("strong", {}, "New key, shown this once. Copy it now:")),
             h("p", { class: "secret", "data-testid": "issued-key" }, key.key),

@@ -163,7 +163,29 @@ export type FormSpec = {
   onSubmit(values: Record<string, unknown>): Promise<string | undefined>;
   /** Which fields to send: all (default) or only those changed since the form was drawn. */
   sendOnlyChanged?: boolean;
+  /** An editor: leaving it with unsaved changes asks first (tab close and in-app navigation). */
+  guard?: boolean;
 };
+
+// Editors with changes not yet saved; a form no longer in the page does not count.
+const unsaved = new Set<HTMLFormElement>();
+
+/** Marks an editor dirty on input; `saved()` after a successful save. */
+export function trackUnsaved(element: HTMLFormElement): { saved(): void } {
+  const dirty = () => unsaved.add(element);
+  element.addEventListener("input", dirty);
+  element.addEventListener("change", dirty);
+  return { saved: () => unsaved.delete(element) };
+}
+
+export function hasUnsavedChanges(): boolean {
+  for (const element of unsaved) if (!element.isConnected) unsaved.delete(element);
+  return unsaved.size > 0;
+}
+
+export function forgetUnsavedChanges(): void {
+  unsaved.clear();
+}
 
 /** A form over one admin request: labelled fields, errors next to their field, the outcome in words. */
 export function form(spec: FormSpec): HTMLFormElement {
@@ -181,6 +203,7 @@ export function form(spec: FormSpec): HTMLFormElement {
     h("div", { class: "row" }, button),
     result.element,
   );
+  const tracked = spec.guard ? trackUnsaved(element) : null;
   element.addEventListener("submit", async (event) => {
     event.preventDefault();
     result.clear();
@@ -194,6 +217,7 @@ export function form(spec: FormSpec): HTMLFormElement {
       }
       showProblems(fields, []);
       const message = await spec.onSubmit(values);
+      tracked?.saved();
       result.ok(message ?? "Saved.");
     } catch (error) {
       const unplaced = error instanceof ApiFailure ? showProblems(fields, error.problems) : [];
@@ -248,4 +272,42 @@ export function membershipBox(input: { label: string; checked: boolean; path: st
     }
   });
   return h("span", {}, box, " ", h("label", { for: box.id }, input.label));
+}
+
+/** A URL with its password (`user:password@`) replaced by dots, for showing a secret URL masked. */
+export function maskUrlPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password === "") return "••••••••";
+    parsed.password = "••••••••";
+    return parsed.toString().replace(/%E2%80%A2/g, "•");
+  } catch {
+    return "••••••••";
+  }
+}
+
+/**
+ * A secret shown masked, with Reveal/Hide and Copy (the clipboard gets the value
+ * without it being shown). The value itself is in the page only as long as it is revealed.
+ */
+export function secretValue(value: string, name: string, masked = "••••••••"): HTMLElement {
+  const shown = h("span", { class: "secret", "data-testid": "secret-value" }, masked);
+  const state = h("span", { role: "status", class: "hint" });
+  const reveal = h("button", { type: "button", class: "secondary" }, `Reveal ${name}`);
+  let revealed = false;
+  reveal.addEventListener("click", () => {
+    revealed = !revealed;
+    reveal.textContent = `${revealed ? "Hide" : "Reveal"} ${name}`;
+    shown.textContent = revealed ? value : masked;
+  });
+  const copy = h("button", { type: "button", class: "secondary" }, `Copy ${name}`);
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      state.textContent = "Copied.";
+    } catch {
+      state.textContent = "The browser refused the clipboard; reveal the value and copy it by hand.";
+    }
+  });
+  return h("span", { class: "row" }, shown, reveal, copy, state);
 }

@@ -1,5 +1,5 @@
 import { ApiFailure, get, send } from "./api";
-import { card, date, debounce, field, form, h, membershipBox, outcome, readField, showProblems, table, yesNo } from "./dom";
+import { card, date, debounce, field, form, h, maskUrlPassword, membershipBox, outcome, readField, secretValue, showProblems, table, yesNo } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import type { Block } from "./blocks";
 import type { components } from "../../client/types/admin";
@@ -139,6 +139,7 @@ async function frameCard(id: string): Promise<HTMLElement> {
     h("p", { class: "hint" }, `Version ${version}, changed ${date(updated_at)}. Header, the two footers and the brand values.`),
     form({
       submit: "Save frame",
+      guard: true,
       fields: [
         { path: "header_mjml", label: "Header MJML (empty: none)", type: "textarea", value: editable.header_mjml ?? "", wide: true },
         { path: "newsletter_footer_mjml", label: "Newsletter footer MJML", type: "textarea", value: editable.newsletter_footer_mjml, wide: true },
@@ -180,6 +181,7 @@ async function providerCard(id: string): Promise<HTMLElement> {
     unconfiguredStreams(config.events_on_unconfigured_streams),
     form({
       submit: "Save provider configuration",
+      guard: true,
       sendOnlyChanged: true,
       fields: [
         { path: "server_token", label: `Postmark server token (write-only; ${config.server_token_set ? "one is stored" : "none stored"})`, type: "password" },
@@ -213,13 +215,15 @@ async function providerCard(id: string): Promise<HTMLElement> {
 
 async function templatesCard(id: string, customer: Customer): Promise<HTMLElement> {
   const templates = await get<Template[]>(`customers/${id}/mail/templates`);
-  const preview = h("iframe", { class: "preview", title: "Template preview", sandbox: "" });
-  const previewState = h("p", { role: "status", class: "hint" });
+  // The preview frame stays hidden until a template is drawn in it: no empty box.
+  const preview = h("iframe", { class: "preview", title: "Template preview", sandbox: "", hidden: true });
+  const previewState = h("p", { role: "status", class: "hint" }, templates.length > 0 ? "Choose “Preview” on a template to see it here." : "");
   const showPreview = async (t: Template) => {
     previewState.textContent = `Rendering ${t.name}…`;
     try {
       const rendered = await send<TemplatePreview>("POST", `customers/${id}/mail/templates/${t.id}/preview`, {});
       preview.srcdoc = rendered.html;
+      preview.hidden = false;
       previewState.textContent = `Preview of ${t.name} (subject: ${rendered.subject}), with the contract's example values.`;
     } catch (error) {
       previewState.textContent = `Preview failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -265,7 +269,7 @@ async function webhookCard(id: string): Promise<HTMLElement> {
       table(
         ["", ""],
         [
-          ["Webhook URL (paste into Postmark)", h("span", { class: "secret" }, w.url)],
+          ["Webhook URL (paste into Postmark)", secretValue(w.url, "webhook URL", maskUrlPassword(w.url))],
           ["User", w.username],
           ["Streams", w.message_streams.join(", ") || "—"],
           ["Triggers", w.record_types.join(", ")],
@@ -342,16 +346,34 @@ function suppressionCard(id: string): HTMLElement {
   );
 }
 
-export async function customerMailPage(main: HTMLElement, id: string): Promise<void> {
+type MailSection = "provider" | "usage" | "design" | "templates";
+const MAIL_SECTIONS: [MailSection, string][] = [
+  ["provider", "Provider and webhook"],
+  ["usage", "Usage and suppressions"],
+  ["design", "Design, blocks and frame"],
+  ["templates", "Templates"],
+];
+
+/** The customer's mail, one page per concern (`#/customers/<id>/mail/<section>`), each a few cards long. */
+export async function customerMailPage(main: HTMLElement, id: string, section: MailSection = "provider"): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
-  const sections = await Promise.all([
-    providerCard(id),
-    usageCard(id),
-    blocksCard(id),
-    designCard(id),
-    frameCard(id),
-    templatesCard(id, customer),
-    webhookCard(id),
-  ]);
-  main.replaceChildren(customerTabs(customer, "mail"), ...sections, suppressionCard(id));
+  const cards: Record<MailSection, () => Promise<HTMLElement>[]> = {
+    provider: () => [providerCard(id), webhookCard(id)],
+    usage: () => [usageCard(id), Promise.resolve(suppressionCard(id))],
+    design: () => [designCard(id), blocksCard(id), frameCard(id)],
+    templates: () => [templatesCard(id, customer)],
+  };
+  const sections = await Promise.all(cards[section]());
+  const nav = h(
+    "nav",
+    { "aria-label": "Mail sections" },
+    h(
+      "ul",
+      { class: "tabs" },
+      ...MAIL_SECTIONS.map(([key, label]) =>
+        h("li", {}, h("a", { href: `#/customers/${id}/mail/${key}`, "aria-current": key === section ? "page" : null }, label)),
+      ),
+    ),
+  );
+  main.replaceChildren(customerTabs(customer, "mail"), nav, ...sections);
 }

@@ -3,7 +3,7 @@ import { adTemplatePage, adTemplatesPage } from "./ad-templates";
 import { customerAdsPage } from "./ads";
 import { blockPage, blocksPage } from "./blocks";
 import { customerPage, customersPage } from "./customers";
-import { h } from "./dom";
+import { forgetUnsavedChanges, h, hasUnsavedChanges } from "./dom";
 import { customerMailPage } from "./mail";
 import { sendJobPage, sendJobsPage } from "./send-jobs";
 import { systemPage } from "./system";
@@ -18,7 +18,11 @@ type Page = (main: HTMLElement, params: string[], isCurrent: () => boolean) => P
 const routes: [RegExp, Page, string][] = [
   [/^\/customers$/, (main) => customersPage(main), "Customers"],
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
-  [/^\/customers\/([0-9a-f-]{36})\/mail$/, (main, [id]) => customerMailPage(main, id as string), "Customer mail"],
+  [
+    /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|usage|design|templates))?$/,
+    (main, [id, section]) => customerMailPage(main, id as string, section as "provider" | "usage" | "design" | "templates" | undefined),
+    "Customer mail",
+  ],
   [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
   [
     /^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/,
@@ -80,5 +84,19 @@ async function route(): Promise<void> {
   }
 }
 
-window.addEventListener("hashchange", () => void route());
+// Leaving an editor with unsaved changes asks first: closing or reloading the tab (the browser's own
+// prompt) and in-app navigation (a confirm; cancelling puts the address back without reloading the page).
+window.addEventListener("beforeunload", (event) => {
+  if (hasUnsavedChanges()) event.preventDefault();
+});
+let shownHash = location.hash;
+window.addEventListener("hashchange", () => {
+  if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
+    history.replaceState(null, "", shownHash || "#/customers");
+    return;
+  }
+  forgetUnsavedChanges();
+  shownHash = location.hash;
+  void route();
+});
 void route();

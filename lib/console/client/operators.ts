@@ -131,6 +131,7 @@ export async function operatorPage(main: HTMLElement, id: string): Promise<void>
           { path: "password", label: "New password", type: "password", hint: "Leave empty to keep the current one." },
         ],
         submit: "Save",
+        guard: true,
         onSubmit: async (values) => {
           if (values.password === "") delete values.password;
           if (Object.keys(values).length === 0) return "Nothing changed.";

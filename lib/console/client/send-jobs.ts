@@ -1,6 +1,7 @@
-import { get, getAll } from "./api";
-import { barCharts } from "./charts";
-import { card, date, h, table } from "./dom";
+import { get } from "./api";
+import { pagedTable } from "./paged";
+import { timeSeries } from "./charts";
+import { card, date, h, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import type { components } from "../../client/types/admin";
 
@@ -10,29 +11,33 @@ type Schemas = components["schemas"];
 type SendJob = Schemas["SendJob"];
 type Detail = Schemas["SendJobDetail"];
 
+const STATUSES: SendJob["status"][] = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"];
 const FINAL = new Set(["completed", "cancelled", "failed"]);
 const POLL_MS = 1000;
 
 export async function sendJobsPage(main: HTMLElement, id: string): Promise<void> {
-  const [customer, jobs] = await Promise.all([get<Customer>(`customers/${id}`), getAll<SendJob>(`customers/${id}/mail/send-jobs`, 5)]);
+  const customer = await get<Customer>(`customers/${id}`);
+  const statusId = uid("job-status-filter");
+  const status = h("select", { id: statusId }, ...["", ...STATUSES].map((s) => h("option", { value: s }, s === "" ? "Any status" : s)));
+  const results = pagedTable<SendJob>(
+    ["Job", "Status", "Mode", "Sent", "Created"],
+    (j) => [
+      h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, `Job ${j.id.slice(0, 8)}`),
+      j.status,
+      j.mode,
+      `${j.recipients.total - j.recipients.pending} of ${j.recipients.total}`,
+      date(j.created_at),
+    ],
+    "No send jobs match. Customers create and start them through the mail API.",
+  );
+  // Newest first, filtered and paged by the server.
+  const path = () => `customers/${id}/mail/send-jobs?limit=50${status.value ? `&status=${encodeURIComponent(status.value)}` : ""}`;
+  status.addEventListener("change", () => void results.load(path()));
   main.replaceChildren(
     customerTabs(customer, "send-jobs"),
-    card(
-      "Send jobs",
-      jobs.length === 0
-        ? h("p", {}, "No send jobs yet. Customers create and start them through the mail API.")
-        : table(
-            ["Job", "Status", "Mode", "Sent", "Created"],
-            jobs.map((j) => [
-              h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, `Job ${j.id.slice(0, 8)}`),
-              j.status,
-              j.mode,
-              `${j.recipients.total - j.recipients.pending} of ${j.recipients.total}`,
-              date(j.created_at),
-            ]),
-          ),
-    ),
+    card("Send jobs", h("div", { class: "field" }, h("label", { for: statusId }, "Status"), status), results.element),
   );
+  await results.load(path());
 }
 
 /** One job, polled every second until it is completed, cancelled or failed; the progress bar says its value in words too. */
@@ -78,9 +83,9 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
     timeline.replaceChildren(
       job.timeline.length === 0
         ? h("p", {}, "No activity recorded yet.")
-        : barCharts({
+        : timeSeries({
             title: "Hourly timeline",
-            categories: job.timeline.map((t) => new Date(t.hour).toLocaleString([], { dateStyle: "short", timeStyle: "short" })),
+            times: job.timeline.map((t) => Date.parse(t.hour)),
             series: (["accepted", "delivered", "opens", "clicks", "bounces"] as const).map((key) => ({ label: key, values: job.timeline.map((t) => t[key]) })),
           }),
     );

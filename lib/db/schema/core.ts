@@ -50,8 +50,12 @@ export const apiKeys = pgTable(
     prefix: text().notNull(),
     /** SHA-256 hex of the whole key; the key itself is never stored. */
     hash: text().notNull().unique(),
+    /** The operator's name for the key ("shop backend"), so keys are told apart by purpose. */
+    label: text(),
     createdAt: createdAt(),
     revokedAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }),
+    /** Last authenticated request, to the minute (written when the key is read from the database, at most once a minute). */
+    lastUsedAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }),
   },
   (t) => [index().on(t.customerId)],
 );

@@ -19,7 +19,7 @@ export function registerCreateCustomer(router: AdminRouter, deps: CoreDeps): voi
       responses: { 201: { description: "Created.", content: json(envelope(Customer)) }, ...errorResponses("admin", [400, 401, 422]) },
     }),
     async (c) => {
-      const customer = await createCustomer(deps.db, c.req.valid("json"));
+      const customer = await createCustomer(deps.db, c.req.valid("json"), deps.clock.now());
       return c.json({ data: customer, request_id: c.get("requestId") }, 201);
     },
   );

@@ -19,7 +19,7 @@ export function registerGetCustomer(router: AdminRouter, deps: CoreDeps): void {
       responses: { 200: { description: "The customer.", content: json(envelope(Customer)) }, ...errorResponses("admin", [401, 404, 422]) },
     }),
     async (c) => {
-      const customer = await getCustomer(deps.db, c.req.valid("param").id);
+      const customer = await getCustomer(deps.db, c.req.valid("param").id, deps.clock.now());
       if (!customer) throw new NotFoundError("Customer");
       return c.json({ data: customer, request_id: c.get("requestId") }, 200);
     },

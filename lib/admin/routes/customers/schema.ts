@@ -21,7 +21,11 @@ export const AdsSettings = z
     account_state: z
       .enum(["active", "deactivated", "overdue", "checkout_open", "ended"])
       .openapi({ description: "Anything but `active` answers 402 on writes; reads stay available while `deactivated` or `overdue`.", example: "active" }),
-    stage: z.enum(["starter", "growth", "scale", "enterprise"]).openapi({ description: "Plan stage of the running cycle.", example: "starter" }),
+    stage: z.enum(["starter", "growth", "scale", "enterprise"]).openapi({
+      description:
+        "The stage selected for the running cycle: the same value as the plan's `selected_stage` (one source, the plan's selections; the customer's upgrades and downgrades through the ads API change it too). Setting it selects that stage from the running cycle's start and drops a scheduled change. The plan's `stage` is the higher of this and the stage the cycle's spend reached.",
+      example: "starter",
+    }),
     enterprise_included_ads: z
       .int32()
       .min(0)

@@ -23,7 +23,7 @@ export function registerIssueApiKey(router: AdminRouter, deps: CoreDeps): void {
     }),
     async (c) => {
       const customerId = c.req.valid("param").id;
-      if (!(await getCustomer(deps.db, customerId))) throw new NotFoundError("Customer");
+      if (!(await getCustomer(deps.db, customerId, deps.clock.now()))) throw new NotFoundError("Customer");
       const issued = await issueApiKey(deps.db, { customerId, ...c.req.valid("json") });
       return c.json({ data: issued, request_id: c.get("requestId") }, 201);
     },

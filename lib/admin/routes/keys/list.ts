@@ -24,7 +24,7 @@ export function registerListApiKeys(router: AdminRouter, deps: CoreDeps): void {
     }),
     async (c) => {
       const customerId = c.req.valid("param").id;
-      if (!(await getCustomer(deps.db, customerId))) throw new NotFoundError("Customer");
+      if (!(await getCustomer(deps.db, customerId, deps.clock.now()))) throw new NotFoundError("Customer");
       return c.json({ data: await listApiKeys(deps.db, customerId), request_id: c.get("requestId") }, 200);
     },
   );

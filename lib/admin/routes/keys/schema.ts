@@ -7,8 +7,14 @@ export const ApiKey = z
     prefix: z.string().openapi({ description: "Visible start of the key.", example: "mk_live_3fA9" }),
     service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),
     scope: z.enum(["full", "reporting"]).openapi({ description: "`full` reads, writes and sends; `reporting` only reads.", example: "full" }),
+    label: z.string().nullable().openapi({ description: "The operator's name for the key, null when none was given.", example: "shop backend" }),
     created_at: z.string().openapi({ description: "ISO 8601 creation time.", example: "2026-01-15T10:00:00.000Z" }),
     revoked_at: z.string().nullable().openapi({ description: "ISO 8601 revocation time, null while valid.", example: null }),
+    last_used_at: z.string().nullable().openapi({
+      description:
+        "ISO 8601 time of the last authenticated request, to the minute (keys are cached briefly, so up to the cache's lifetime later); null when never used.",
+      example: "2026-01-16T08:31:00.000Z",
+    }),
   })
   .openapi("ApiKey");
 
@@ -20,5 +26,12 @@ export const CreateApiKey = z
   .object({
     service: z.enum(["mail", "ads"]).openapi({ description: "Service the key is valid for.", example: "mail" }),
     scope: z.enum(["full", "reporting"]).openapi({ description: "Scope of the key.", example: "full" }),
+    label: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({ description: "A name for the key, 1–100 characters, so operators can tell keys apart.", example: "shop backend" }),
   })
   .openapi("CreateApiKey");
