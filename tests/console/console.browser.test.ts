@@ -334,7 +334,7 @@ async function readmeShot(name: string): Promise<void> {
         // The webhook URL carries the password: masked until revealed.
         const secret = page.getByTestId("secret-value");
         expect(await secret.textContent()).toContain("••••••••");
-        const webhook = (await h.admin("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data;
+        const webhook = (await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data;
         expect(await page.locator("main").textContent()).not.toContain(new URL(webhook.url).password);
         await page.getByRole("button", { name: "Reveal webhook URL" }).click();
         expect(await secret.textContent()).toBe(webhook.url);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../lib/core/config";
-import { createHarness, describeResponse, type CallResult, type Harness, type Admin, type ErrorEnvelope, type ErrorDetail } from "../helpers/harness";
+import { createHarness, describeResponse, type CallResult, type Harness, type Admin, type ErrorEnvelope, type ErrorDetail, type Ads } from "../helpers/harness";
+
+type Customer = Admin["getCustomer"]["data"];
 
 let h: Harness;
 beforeAll(async () => {
@@ -50,24 +52,24 @@ test("customers: create, get, list with cursor, patch settings", async () => {
 
 test("customers are searched by name part or id prefix and sorted on the server; a cursor keeps its sort", async () => {
   const names = ["Zeta 100% Shop", "alpha_search Shop", "Alpha Search Two"];
-  const made: CustomerResponse[] = [];
-  for (const name of names) made.push((await h.admin<{ data: CustomerResponse }>("POST", "/v1/customers", { name })).json.data);
-  const byName = await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=ALPHA&sort=name");
+  const made: Customer[] = [];
+  for (const name of names) made.push((await h.admin<Admin["createCustomer"]>("POST", "/v1/customers", { name })).json.data);
+  const byName = await h.admin<Admin["listCustomers"]>("GET", "/v1/customers?q=ALPHA&sort=name");
   expect(byName.status, describeResponse(byName)).toBe(200);
   expect(byName.json.data.map((c) => c.name)).toEqual(["Alpha Search Two", "alpha_search Shop"]);
   // `%` and `_` are literal, not wildcards.
-  expect((await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${encodeURIComponent("100%")}`)).json.data.map((c) => c.name)).toEqual([
+  expect((await h.admin<Admin["listCustomers"]>("GET", `/v1/customers?q=${encodeURIComponent("100%")}`)).json.data.map((c) => c.name)).toEqual([
     "Zeta 100% Shop",
   ]);
-  expect((await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=a_s")).json.data.map((c) => c.name)).toEqual(["alpha_search Shop"]);
-  const target = made[2] as CustomerResponse;
-  const byId = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${target.id.slice(0, 8).toUpperCase()}`);
+  expect((await h.admin<Admin["listCustomers"]>("GET", "/v1/customers?q=a_s")).json.data.map((c) => c.name)).toEqual(["alpha_search Shop"]);
+  const target = made[2] as Customer;
+  const byId = await h.admin<Admin["listCustomers"]>("GET", `/v1/customers?q=${target.id.slice(0, 8).toUpperCase()}`);
   expect(byId.json.data.map((c) => c.id)).toContain(target.id);
   // Descending by name, one at a time: no item twice, none skipped.
   const seen: string[] = [];
   let after: string | null = null;
   do {
-    const page: CallResult<Page<CustomerResponse>> = await h.admin<Page<CustomerResponse>>(
+    const page: CallResult<Admin["listCustomers"]> = await h.admin<Admin["listCustomers"]>(
       "GET",
       `/v1/customers?q=shop&sort=-name&limit=1${after ? `&after=${after}` : ""}`,
     );
@@ -76,8 +78,8 @@ test("customers are searched by name part or id prefix and sorted on the server;
     after = page.json.paging.after;
   } while (after);
   expect(seen).toEqual(["Zeta 100% Shop", "alpha_search Shop"]);
-  const first = await h.admin<Page<CustomerResponse>>("GET", "/v1/customers?q=shop&sort=-name&limit=1");
-  const wrongSort = await h.admin("GET", `/v1/customers?q=shop&sort=created_at&limit=1&after=${first.json.paging.after}`);
+  const first = await h.admin<Admin["listCustomers"]>("GET", "/v1/customers?q=shop&sort=-name&limit=1");
+  const wrongSort = await h.admin<ErrorEnvelope>("GET", `/v1/customers?q=shop&sort=created_at&limit=1&after=${first.json.paging.after}`);
   expect(wrongSort.status, describeResponse(wrongSort)).toBe(400);
   expect(wrongSort.json.error.message).toContain("sort");
   expect((await h.admin("GET", "/v1/customers?sort=colour")).status).toBe(422);
@@ -88,13 +90,13 @@ test("one source for the ads plan stage: the customer's upgrade shows in the adm
   const c = await h.customer("Stage source");
   const upgraded = await h.call("POST", "/ads/v1/plan/upgrade", { key: c.adsFull, body: { stage: "growth" } });
   expect(upgraded.status, describeResponse(upgraded)).toBe(200);
-  const read = await h.admin<{ data: CustomerResponse }>("GET", `/v1/customers/${c.id}`);
+  const read = await h.admin<Admin["getCustomer"]>("GET", `/v1/customers/${c.id}`);
   expect(read.json.data.ads.stage).toBe("growth");
-  const listed = await h.admin<Page<CustomerResponse>>("GET", `/v1/customers?q=${c.id}`);
+  const listed = await h.admin<Admin["listCustomers"]>("GET", `/v1/customers?q=${c.id}`);
   expect(listed.json.data.map((x) => x.ads.stage)).toEqual(["growth"]);
-  const set = await h.admin<{ data: CustomerResponse }>("PATCH", `/v1/customers/${c.id}`, { ads: { stage: "starter" } });
+  const set = await h.admin<Admin["updateCustomer"]>("PATCH", `/v1/customers/${c.id}`, { ads: { stage: "starter" } });
   expect(set.json.data.ads.stage).toBe("starter");
-  const plan = await h.call("GET", "/ads/v1/plan", { key: c.adsReporting });
+  const plan = await h.call<Ads["getPlan"]>("GET", "/ads/v1/plan", { key: c.adsReporting });
   expect(plan.status, describeResponse(plan)).toBe(200);
   expect(plan.json.data).toMatchObject({ stage: "starter", selected_stage: "starter", scheduled_change: null });
 });
@@ -125,9 +127,9 @@ test("keys: issued once with the service prefix, listed without secrets, revoked
   expect((await h.call("GET", "/ads/v1/plan", { key: ads.json.data.key })).status).toBe(200);
   const list = await h.admin<Admin["listApiKeys"]>("GET", `/v1/customers/${id}/keys`);
   expect(list.json.data).toHaveLength(2);
-  const listedAds = list.json.data.find((k: { id: string }) => k.id === ads.json.data.id);
-  expect(listedAds.label).toBe("shop backend");
-  expect(Date.parse(listedAds.last_used_at)).not.toBeNaN();
+  const listedAds = list.json.data.find((k) => k.id === ads.json.data.id);
+  expect(listedAds?.label).toBe("shop backend");
+  expect(Date.parse(listedAds?.last_used_at ?? "")).not.toBeNaN();
   expect(list.json.data.find((k: { id: string }) => k.id === mail.json.data.id)).toMatchObject({ label: null, last_used_at: null });
   expect((await h.admin("POST", `/v1/customers/${id}/keys`, { service: "ads", scope: "full", label: "" })).status).toBe(422);
   expect(list.text).not.toContain(mail.json.data.key);
