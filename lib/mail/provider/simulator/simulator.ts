@@ -54,6 +54,7 @@ const MAX_BATCH_MESSAGES = 500;
 /** Bulk requests whose status stays answerable (the latest this many). */
 const MAX_BULK_REQUESTS = 1000;
 
+const BULK_API_NOT_ENABLED: PostmarkError = { ErrorCode: 300, Message: "The Bulk API is not enabled for this account. Contact support to enable it." };
 type BulkRequestRecord = { id: string; server: SimulatorServer; submittedAt: string; subject: string; total: number; messages: StoredMessage[] };
 
 export type SimulatorServerConfig = {
@@ -183,6 +184,7 @@ export class PostmarkSimulator {
   #journal: SimulatorJournal | null = null;
   #latencyMs = 0;
   #bulk = new Map<string, BulkRequestRecord>();
+  #bulkApiEnabled = true;
   #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
@@ -338,6 +340,7 @@ export class PostmarkSimulator {
    * cannot report them per message). Answers the request id and "Accepted".
    */
   sendBulk(auth: Authenticated, input: unknown): ApiResult<BulkSendingResponse> {
+    if (!this.#bulkApiEnabled) return { status: 422, body: BULK_API_NOT_ENABLED };
     const plan = planBulk(input);
     if ("ErrorCode" in plan) {
       this.store.rejected += 1;
@@ -356,6 +359,14 @@ export class PostmarkSimulator {
     this.#bulk.set(id, { id, server: auth, submittedAt, subject: plan.subject, total: plan.messages.length, messages: accepted });
     if (this.#bulk.size > MAX_BULK_REQUESTS) this.#bulk.delete(this.#bulk.keys().next().value as string);
     return { status: 200, body: { Id: id, Status: "Accepted", SubmittedAt: submittedAt } };
+  }
+
+  /**
+   * Whether the account has the Bulk API (Postmark support enables it per account). Off, `/email/bulk`
+   * refuses every request as a whole; the wording is the simulator's, Postmark documents none.
+   */
+  setBulkApiEnabled(enabled: boolean): void {
+    this.#bulkApiEnabled = enabled;
   }
 
   /** `GET /email/bulk/{id}`: "Accepted" until the first message settles, "Processing", then "Completed". */
