@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { mailMessages, mailSendJobBulkRequests } from "../../lib/db/schema";
+import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
@@ -17,17 +18,17 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-async function bulkJob(name: string, n: number) {
-  const c = await readyMailCustomer(h, name);
-  const patched = await h.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, { bulk_api_enabled: true });
+async function bulkJob(name: string, n: number, on: Harness = h) {
+  const c = await readyMailCustomer(on, name);
+  const patched = await on.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, { bulk_api_enabled: true });
   expect(patched.status, describeResponse(patched)).toBe(200);
   expect(patched.json.data.bulk_api_enabled).toBe(true);
-  const tpl = await createNewsletter(h, c.mailFull);
-  const job = await createJob(h, c.mailFull, { template_id: tpl });
-  const added = await addRecipients(h, c.mailFull, job.id, people(n));
+  const tpl = await createNewsletter(on, c.mailFull);
+  const job = await createJob(on, c.mailFull, { template_id: tpl });
+  const added = await addRecipients(on, c.mailFull, job.id, people(n));
   const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
-  const read = async () => (await h.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
-  return { c, job, ids, read, start: () => h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull }) };
+  const read = async () => (await on.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+  return { c, job, ids, read, start: () => on.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull }) };
 }
 
 describe("send jobs on Postmark's Bulk API", () => {
@@ -89,6 +90,34 @@ describe("send jobs on Postmark's Bulk API", () => {
       expect(await h.db.select().from(mailSendJobBulkRequests).where(eq(mailSendJobBulkRequests.jobId, job.id))).toEqual([]);
     } finally {
       batches.release();
+    }
+  });
+
+  test("a lost answer (connection dropped after Postmark took the bulk request): in doubt until reconciliation finds the batch by its metadata, then accepted, never sent again", async () => {
+    // Its own deployment: the lane that got no answer publishes its next batch with a delay.
+    const own = await createHarness();
+    try {
+      const batches = holdBatches(own);
+      const { c, ids, read, start } = await bulkJob("Bulk dropped", 700, own);
+      await start();
+      await own.deps.queue.idle();
+      const [lane1, lane2] = batches.held.splice(0, batches.held.length);
+      if (!lane1 || !lane2) throw new Error("expected two lanes");
+      c.simulator.setFaults({ mode: "drop", afterAccept: true, count: 1, path: "/email/bulk" });
+      await batches.run(lane1);
+      await batches.run(lane2);
+      expect(await read()).toMatchObject({ status: "running", recipients: { total: 700, unknown: 500, accepted: 200, pending: 0 } });
+      const swept = await recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id });
+      expect(swept).toMatchObject({ reconciled: 1 });
+      expect(await read()).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 0, accepted: 700, pending: 0 } });
+      expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      const [settled] = await own.db
+        .select()
+        .from(mailMessages)
+        .where(eq(mailMessages.id, ids[0] ?? ""));
+      expect(settled?.status).toBe("accepted");
+    } finally {
+      await own.close();
     }
   });
 });
