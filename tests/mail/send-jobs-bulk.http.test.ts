@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessages, mailSendJobBulkRequests } from "../../lib/db/schema";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
@@ -56,6 +56,22 @@ describe("send jobs on Postmark's Bulk API", () => {
       // Shown on the job.
       expect(done.bulk_requests.map((r: { id: string }) => r.id).sort()).toEqual(requests.map((r) => r.requestId).sort());
       expect(done.bulk_requests[0]).toMatchObject({ status: "Accepted", percentage_completed: 0 });
+      // The sweep asks Postmark for the progress of unfinished requests (those not checked for 30 s).
+      await vi.waitFor(
+        async () => {
+          await h.db
+            .update(mailSendJobBulkRequests)
+            .set({ checkedAt: new Date(Date.now() - 60_000) })
+            .where(eq(mailSendJobBulkRequests.jobId, job.id));
+          await recoverSendJobs(h.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 60 * 60_000, customerId: c.id });
+          const progress = (await read()).bulk_requests;
+          expect(progress.map((r: { status: string; percentage_completed: number }) => [r.status, r.percentage_completed])).toEqual([
+            ["Completed", 100],
+            ["Completed", 100],
+          ]);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
       // The message Postmark compiled: the personalised subject and HTML, with our ids in Metadata.
       const [message] = c.simulator.messages({ metadataKey: "message_id", metadataValue: ids[3] }).messages;
       const detail = c.simulator.message(message?.MessageID ?? "");

@@ -1480,12 +1480,12 @@ export interface components {
              */
             id: string;
             /**
-             * @description Postmark's progress of the request when last recorded, 0–100.
+             * @description Postmark's progress of the request when last read, 0–100.
              * @example 0
              */
             percentage_completed: number;
             /**
-             * @description The status Postmark gave the request when it was sent.
+             * @description Postmark's status of the request: as answered when it was sent, then as the send-jobs sweep last read it (`Completed` when every message was processed).
              * @example Accepted
              * @enum {string}
              */

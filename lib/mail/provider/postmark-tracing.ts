@@ -1,6 +1,6 @@
 import { recordProviderCall } from "../../core/provider-metrics";
 import { inSpan, SpanKind, SpanStatusCode, type Span } from "../../core/tracing";
-import type { BulkOutcome, NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
+import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
 
 /**
  * A client span per Postmark call (`POST /email`, `POST /email/batch`, `GET /messages/outbound`) with its
@@ -19,6 +19,13 @@ export function tracePostmarkProvider(provider: PostmarkProvider): PostmarkProvi
         {},
         () => provider.sendBulkJson(token, body),
         (outcome: BulkOutcome) => outcome.kind !== "accepted",
+      ),
+    bulkStatus: (token, id) =>
+      call(
+        "GET /email/bulk",
+        {},
+        () => provider.bulkStatus(token, id),
+        (outcome: BulkStatusOutcome) => outcome.kind === "unavailable",
       ),
     searchByMetadata: (token, key, value) =>
       call(

@@ -47,6 +47,7 @@ export type BulkOutcome =
   | { kind: "accepted"; requestId: string; status: BulkRequestStatus; submittedAt: string | null }
   | Extract<SendOutcome, { kind: "failed" | "throttled" | "unknown" }>;
 type BulkRequestStatus = "Accepted" | "Processing" | "Completed" | "Failed";
+export type BulkStatusOutcome = { kind: "answered"; status: BulkRequestStatus; percentageCompleted: number } | { kind: "unavailable"; message: string };
 
 /** A message Postmark has, as its Messages API lists it. */
 export type ProviderMessage = { providerMessageId: string; metadata: Record<string, unknown>; receivedAt: Date | null };
@@ -73,6 +74,8 @@ export type PostmarkProvider = {
   sendBatchJson(serverToken: string, body: Uint8Array, count: number): Promise<SendOutcome[]>;
   /** `POST /email/bulk` with a body the caller assembled (`lib/mail/send-jobs/bulk-payload.ts`); handed over like `sendBatchJson`'s. */
   sendBulkJson(serverToken: string, body: Uint8Array): Promise<BulkOutcome>;
+  /** `GET /email/bulk/{id}`: the progress of a Bulk API request. */
+  bulkStatus(serverToken: string, requestId: string): Promise<BulkStatusOutcome>;
   /**
    * What Postmark received with `Metadata[key] === value` (Messages API, `metadata_<key>=<value>`, pages of
    * 500). Its search index lags behind the send, so an empty answer is only conclusive some time after
@@ -142,6 +145,17 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
         const newest = page.Messages?.[0]?.ReceivedAt;
         const at = newest ? new Date(newest) : null;
         return { kind: "answered", receivedAt: at && !Number.isNaN(at.getTime()) ? at : null };
+      } catch (error) {
+        return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
+      }
+    },
+    async bulkStatus(serverToken, requestId) {
+      try {
+        const answer = await client(serverToken).getBulkEmailStatus(requestId);
+        const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === answer.Status);
+        if (!status) return { kind: "unavailable", message: "Postmark answered an unknown bulk status." };
+        const percentage = Math.max(0, Math.min(100, Math.floor(Number(answer.PercentageCompleted) || 0)));
+        return { kind: "answered", status, percentageCompleted: percentage };
       } catch (error) {
         return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
       }

@@ -1,7 +1,14 @@
-import { asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailSendJobBulkRequests } from "../../db/schema";
+import { mailSendJobBulkRequests, mailSendJobs } from "../../db/schema";
+import type { MailDeps } from "../deps";
 import type { BulkOutcome } from "../provider/postmark";
+import { providerReadiness } from "../setup/provider-config";
+import type { EngineDeps } from "./transitions";
+
+/** Requests polled per sweep, and how long after the last check a request is asked again. */
+const REFRESH_PER_SWEEP = 50;
+const REFRESH_AFTER_MS = 30_000;
 
 /**
  * The Bulk API requests of a send job (migration 0026): Postmark's request id per batch sent on the bulk
@@ -47,4 +54,39 @@ export async function listBulkRequests(db: Database, jobId: string): Promise<Bul
     percentage_completed: row.percentageCompleted,
     submitted_at: row.submittedAt?.toISOString() ?? null,
   }));
+}
+
+/**
+ * Asks Postmark (`GET /email/bulk/{id}`) how far the live jobs' unfinished Bulk API requests are and
+ * records it; run by the send-jobs sweep, a bounded number per sweep. Sandbox jobs used Postmark's test
+ * token, whose requests Postmark does not keep: they stay as answered. A failed call waits for the next sweep.
+ */
+export async function refreshBulkRequests(deps: EngineDeps & Pick<MailDeps, "postmark">, options: { customerId?: string; now: Date }): Promise<number> {
+  const requests = await deps.db
+    .select({ requestId: mailSendJobBulkRequests.requestId, customerId: mailSendJobs.customerId })
+    .from(mailSendJobBulkRequests)
+    .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobBulkRequests.jobId))
+    .where(
+      and(
+        inArray(mailSendJobBulkRequests.status, ["Accepted", "Processing"]),
+        lte(mailSendJobBulkRequests.checkedAt, new Date(options.now.getTime() - REFRESH_AFTER_MS)),
+        eq(mailSendJobs.mode, "live"),
+        options.customerId ? eq(mailSendJobs.customerId, options.customerId) : undefined,
+      ),
+    )
+    .orderBy(asc(mailSendJobBulkRequests.checkedAt))
+    .limit(REFRESH_PER_SWEEP);
+  let refreshed = 0;
+  for (const request of requests) {
+    const readiness = await providerReadiness(deps.db, deps.secrets, request.customerId);
+    if (!readiness.ready) continue;
+    const answer = await deps.postmark.bulkStatus(readiness.credentials.serverToken, request.requestId);
+    if (answer.kind !== "answered") continue;
+    await deps.db
+      .update(mailSendJobBulkRequests)
+      .set({ status: answer.status, percentageCompleted: answer.percentageCompleted, checkedAt: options.now })
+      .where(eq(mailSendJobBulkRequests.requestId, request.requestId));
+    refreshed += 1;
+  }
+  return refreshed;
 }
