@@ -1,6 +1,7 @@
 import { benchAdTemplates } from "./ad-templates";
 import { benchAdsAudiences } from "./ads-audiences";
 import { benchAdsInsights } from "./ads-insights";
+import { benchBulkBytes } from "./bulk-bytes";
 import { benchColdStart } from "./cold-start";
 import { benchHealth } from "./health";
 import { benchLocalStart } from "./local-start";
@@ -15,4 +16,5 @@ await benchRender();
 await benchAdTemplates();
 await benchAdsInsights();
 await benchSendJobs();
+await benchBulkBytes();
 await benchAdsAudiences();

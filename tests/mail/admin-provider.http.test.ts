@@ -47,6 +47,7 @@ test("an unconfigured customer: empty configuration, every item red", async () =
     verified_domains: [],
     default_newsletter_from: null,
     default_transactional_from: null,
+    bulk_api_enabled: false,
     events_on_unconfigured_streams: { count: 0, last_received_at: null, streams: [] },
   });
   expect(await readiness(c.id)).toEqual({ ready: false, red: expect.arrayContaining(["server_token", "newsletter_footer"]) });
@@ -118,6 +119,7 @@ test("readiness turns from red to green item by item", async () => {
     verified_domains: ["acme.example"],
     default_newsletter_from: { email: "news@acme.example", name: "Acme" },
     default_transactional_from: { email: "billing@other.example", name: "Acme Billing" },
+    bulk_api_enabled: false,
     events_on_unconfigured_streams: { count: 0, last_received_at: null, streams: [] },
   });
 

@@ -3974,6 +3974,11 @@ export interface components {
              * @example broadcast
              */
             broadcast_stream: string | null;
+            /**
+             * @description Newsletter send jobs use Postmark's Bulk API (`POST /email/bulk`: the HTML once per request of up to 500 recipients, each with its own template model and metadata) instead of `/email/batch`. Switch it on only once Postmark support has enabled the Bulk API on the account; a request the Bulk API refuses as a whole falls back to `/email/batch` for that batch. Default false.
+             * @example false
+             */
+            bulk_api_enabled: boolean;
             /** @description Default sender of newsletters; null until set. */
             default_newsletter_from: components["schemas"]["MailSender"] | null;
             /** @description Default sender of transactional mails; null: the newsletter default applies. */
@@ -4642,7 +4647,43 @@ export interface components {
              */
             template_id: string;
         };
+        SendJobBulkRequest: {
+            /**
+             * @description The batch it carried (also in every message's metadata).
+             * @example b_01J9ZC4Q6M
+             */
+            batch_id: string;
+            /**
+             * @description Postmark's Bulk API request id (`GET /email/bulk/{id}` at Postmark).
+             * @example f1d2c3b4-0000-4000-8000-000000000001
+             */
+            id: string;
+            /**
+             * @description Postmark's progress of the request when last read, 0–100.
+             * @example 0
+             */
+            percentage_completed: number;
+            /**
+             * @description Postmark's status of the request: as answered when it was sent, then as the send-jobs sweep last read it (`Completed` when every message was processed).
+             * @example Accepted
+             * @enum {string}
+             */
+            status: "Accepted" | "Processing" | "Completed" | "Failed";
+            /**
+             * Format: date-time
+             * @description When Postmark took the request.
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            submitted_at: string | null;
+            /**
+             * @description Messages in the request.
+             * @example 500
+             */
+            total_messages: number;
+        };
         SendJobDetail: components["schemas"]["SendJob"] & {
+            /** @description The Postmark Bulk API requests of the job, oldest first: one per batch when the operator has switched the customer's newsletters to the Bulk API (`bulk_api_enabled` in the mail-provider settings); empty on the batch path. Per-recipient results are in `recipients` and the messages, as on the batch path. */
+            bulk_requests: components["schemas"]["SendJobBulkRequest"][];
             stats: components["schemas"]["SendJobStats"];
             /** @description One entry per UTC hour with activity, oldest first; hours without activity are left out. */
             timeline: components["schemas"]["SendJobTimelineEntry"][];
@@ -5198,6 +5239,11 @@ export interface components {
              * @example broadcast
              */
             broadcast_stream?: string;
+            /**
+             * @description Newsletter send jobs use Postmark's Bulk API (`POST /email/bulk`: the HTML once per request of up to 500 recipients, each with its own template model and metadata) instead of `/email/batch`. Switch it on only once Postmark support has enabled the Bulk API on the account; a request the Bulk API refuses as a whole falls back to `/email/batch` for that batch. Default false.
+             * @example true
+             */
+            bulk_api_enabled?: boolean;
             /** @description Default newsletter sender; null removes it. */
             default_newsletter_from?: components["schemas"]["MailSender"] | null;
             /** @description Default transactional sender; null removes it. */

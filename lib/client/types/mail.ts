@@ -1468,7 +1468,43 @@ export interface components {
              */
             template_id: string;
         };
+        SendJobBulkRequest: {
+            /**
+             * @description The batch it carried (also in every message's metadata).
+             * @example b_01J9ZC4Q6M
+             */
+            batch_id: string;
+            /**
+             * @description Postmark's Bulk API request id (`GET /email/bulk/{id}` at Postmark).
+             * @example f1d2c3b4-0000-4000-8000-000000000001
+             */
+            id: string;
+            /**
+             * @description Postmark's progress of the request when last read, 0–100.
+             * @example 0
+             */
+            percentage_completed: number;
+            /**
+             * @description Postmark's status of the request: as answered when it was sent, then as the send-jobs sweep last read it (`Completed` when every message was processed).
+             * @example Accepted
+             * @enum {string}
+             */
+            status: "Accepted" | "Processing" | "Completed" | "Failed";
+            /**
+             * Format: date-time
+             * @description When Postmark took the request.
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            submitted_at: string | null;
+            /**
+             * @description Messages in the request.
+             * @example 500
+             */
+            total_messages: number;
+        };
         SendJobDetail: components["schemas"]["SendJob"] & {
+            /** @description The Postmark Bulk API requests of the job, oldest first: one per batch when the operator has switched the customer's newsletters to the Bulk API (`bulk_api_enabled` in the mail-provider settings); empty on the batch path. Per-recipient results are in `recipients` and the messages, as on the batch path. */
+            bulk_requests: components["schemas"]["SendJobBulkRequest"][];
             stats: components["schemas"]["SendJobStats"];
             /** @description One entry per UTC hour with activity, oldest first; hours without activity are left out. */
             timeline: components["schemas"]["SendJobTimelineEntry"][];

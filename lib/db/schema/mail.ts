@@ -92,6 +92,8 @@ export const mailProviderConfigs = pgTable("mail_provider_configs", {
   verifiedDomains: jsonb().$type<string[]>().notNull().default([]),
   defaultNewsletterFrom: jsonb().$type<SenderRecord | null>(),
   defaultTransactionalFrom: jsonb().$type<SenderRecord | null>(),
+  /** Newsletter batches go to Postmark's Bulk API (enabled per account by Postmark support). */
+  bulkApiEnabled: boolean().notNull().default(false),
   updatedAt: at().notNull().defaultNow(),
 });
 

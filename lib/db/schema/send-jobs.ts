@@ -131,3 +131,27 @@ export const mailBillingReports = pgTable(
   },
   (t) => [primaryKey({ columns: [t.customerId, t.day] }), index().on(t.postedAt)],
 );
+
+export const bulkRequestStatuses = ["Accepted", "Processing", "Completed", "Failed"] as const;
+
+/**
+ * One Postmark Bulk API request of a send job (one per batch sent on the bulk path): Postmark's request id
+ * and the status its `GET /email/bulk/{id}` last reported. Informational: the messages' own states come
+ * from the send answer, webhooks and reconciliation, exactly as on the batch path.
+ */
+export const mailSendJobBulkRequests = pgTable(
+  "mail_send_job_bulk_requests",
+  {
+    requestId: text().primaryKey(),
+    jobId: uuid()
+      .notNull()
+      .references(() => mailSendJobs.id, { onDelete: "cascade" }),
+    batchId: text().notNull(),
+    status: text({ enum: bulkRequestStatuses }).notNull(),
+    totalMessages: integer().notNull(),
+    percentageCompleted: integer().notNull().default(0),
+    submittedAt: at(),
+    checkedAt: at().notNull().defaultNow(),
+  },
+  (t) => [index().on(t.jobId, t.checkedAt)],
+);

@@ -1,6 +1,6 @@
 import { recordProviderCall } from "../../core/provider-metrics";
 import { inSpan, SpanKind, SpanStatusCode, type Span } from "../../core/tracing";
-import type { NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
+import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
 
 /**
  * A client span per Postmark call (`POST /email`, `POST /email/batch`, `GET /messages/outbound`) with its
@@ -13,6 +13,20 @@ export function tracePostmarkProvider(provider: PostmarkProvider): PostmarkProvi
     send: (token, email) => call("POST /email", { "app.postmark.messages": 1 }, () => provider.send(token, email), sendFailed),
     sendBatchJson: (token, body, count) =>
       call("POST /email/batch", { "app.postmark.messages": count }, () => provider.sendBatchJson(token, body, count), sendFailed),
+    sendBulkJson: (token, body) =>
+      call(
+        "POST /email/bulk",
+        {},
+        () => provider.sendBulkJson(token, body),
+        (outcome: BulkOutcome) => outcome.kind !== "accepted",
+      ),
+    bulkStatus: (token, id) =>
+      call(
+        "GET /email/bulk",
+        {},
+        () => provider.bulkStatus(token, id),
+        (outcome: BulkStatusOutcome) => outcome.kind === "unavailable",
+      ),
     searchByMetadata: (token, key, value) =>
       call(
         "GET /messages/outbound",

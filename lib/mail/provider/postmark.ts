@@ -38,6 +38,17 @@ export type SendOutcome =
   /** No answer or a 5xx: Postmark may or may not have accepted it. Never send again without evidence (./reconcile). */
   | { kind: "unknown"; message: string };
 
+/**
+ * The answer to a Bulk API request (`POST /email/bulk`), for all its messages at once: Postmark accepts or
+ * refuses the request as a whole and compiles and sends the messages afterwards. The other kinds mean what
+ * they mean for a message (`SendOutcome`).
+ */
+export type BulkOutcome =
+  | { kind: "accepted"; requestId: string; status: BulkRequestStatus; submittedAt: string | null }
+  | Extract<SendOutcome, { kind: "failed" | "throttled" | "unknown" }>;
+type BulkRequestStatus = "Accepted" | "Processing" | "Completed" | "Failed";
+export type BulkStatusOutcome = { kind: "answered"; status: BulkRequestStatus; percentageCompleted: number } | { kind: "unavailable"; message: string };
+
 /** A message Postmark has, as its Messages API lists it. */
 export type ProviderMessage = { providerMessageId: string; metadata: Record<string, unknown>; receivedAt: Date | null };
 
@@ -61,6 +72,10 @@ export type PostmarkProvider = {
    * handed over (it may be moved to the sending thread): do not use it afterwards.
    */
   sendBatchJson(serverToken: string, body: Uint8Array, count: number): Promise<SendOutcome[]>;
+  /** `POST /email/bulk` with a body the caller assembled (`lib/mail/send-jobs/bulk-payload.ts`); handed over like `sendBatchJson`'s. */
+  sendBulkJson(serverToken: string, body: Uint8Array): Promise<BulkOutcome>;
+  /** `GET /email/bulk/{id}`: the progress of a Bulk API request. */
+  bulkStatus(serverToken: string, requestId: string): Promise<BulkStatusOutcome>;
   /**
    * What Postmark received with `Metadata[key] === value` (Messages API, `metadata_<key>=<value>`, pages of
    * 500). Its search index lags behind the send, so an empty answer is only conclusive some time after
@@ -83,6 +98,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
   const timeoutSeconds = options.timeoutSeconds ?? 20;
   const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds };
   const batchUrl = new URL("/email/batch", url);
+  const bulkUrl = new URL("/email/bulk", url);
   const clients = new Map<string, ServerClient>();
   const client = (token: string) => {
     let c = clients.get(token);
@@ -132,6 +148,43 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       } catch (error) {
         return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
       }
+    },
+    async bulkStatus(serverToken, requestId) {
+      try {
+        const answer = await client(serverToken).getBulkEmailStatus(requestId);
+        const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === answer.Status);
+        if (!status) return { kind: "unavailable", message: "Postmark answered an unknown bulk status." };
+        const percentage = Math.max(0, Math.min(100, Math.floor(Number(answer.PercentageCompleted) || 0)));
+        return { kind: "answered", status, percentageCompleted: percentage };
+      } catch (error) {
+        return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
+      }
+    },
+    async sendBulkJson(serverToken, body) {
+      let answer: { status: number; text: string; retryAfter: string | null };
+      try {
+        const headers = { accept: "application/json", "content-type": "application/json", "x-postmark-server-token": serverToken };
+        answer = await postJsonOffThread(bulkUrl, headers, body, timeoutSeconds * 1000);
+      } catch (error) {
+        const outcome = errorOutcome(error);
+        return outcome.kind === "failed" || outcome.kind === "throttled" || outcome.kind === "unknown"
+          ? outcome
+          : { kind: "unknown", message: "No usable answer from Postmark." };
+      }
+      const retryAfterSeconds = parseRetryAfter(answer.retryAfter);
+      if (answer.status === 429) return { kind: "throttled", retryAfterSeconds, message: "Postmark answered 429 (rate limit)." };
+      if (answer.status === 503 && retryAfterSeconds !== null) return { kind: "throttled", retryAfterSeconds, message: "Postmark answered 503." };
+      if (answer.status >= 500) return { kind: "unknown", message: `Postmark answered ${answer.status}.` };
+      const parsed = parseJson(answer.text);
+      if (answer.status !== 200) {
+        const error = isPostmarkAnswer(parsed) ? parsed : { ErrorCode: -1, Message: `Postmark answered ${answer.status} without an error body.` };
+        return { kind: "failed", code: error.ErrorCode, status: answer.status, message: withoutAddresses(error.Message) };
+      }
+      const accepted = parsed as { Id?: unknown; Status?: unknown; SubmittedAt?: unknown } | null;
+      // A 200 we cannot read may still have sent everything.
+      if (typeof accepted?.Id !== "string") return { kind: "unknown", message: "Postmark answered 200 with an unreadable body." };
+      const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === accepted.Status) ?? "Accepted";
+      return { kind: "accepted", requestId: accepted.Id, status, submittedAt: typeof accepted.SubmittedAt === "string" ? accepted.SubmittedAt : null };
     },
     async sendBatchJson(serverToken, body, count) {
       const all = (outcome: SendOutcome) => Array.from({ length: count }, () => outcome);

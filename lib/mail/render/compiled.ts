@@ -33,7 +33,7 @@ type Op =
 type Encode = (text: string) => string;
 const asIs: Encode = (text) => text;
 
-type Test = (data: RecipientData, defaults: RecipientData | undefined) => boolean;
+export type Test = (data: RecipientData, defaults: RecipientData | undefined) => boolean;
 
 function scalar(value: unknown): string | undefined {
   if (typeof value === "string") return value;
@@ -52,17 +52,17 @@ function read(data: RecipientData, key: string, path: readonly string[] | null):
   return scalar(current);
 }
 
-function lookup(data: RecipientData, defaults: RecipientData | undefined, key: string, path: readonly string[] | null): string {
+export function lookup(data: RecipientData, defaults: RecipientData | undefined, key: string, path: readonly string[] | null): string {
   const value = read(data, key, path);
   if (value !== undefined) return value;
   return defaults === undefined ? "" : (read(defaults, key, path) ?? "");
 }
 
-function pathOf(name: string): readonly string[] | null {
+export function pathOf(name: string): readonly string[] | null {
   return name.includes(".") ? name.split(".") : null;
 }
 
-function compileCondition(condition: Condition): Test {
+export function compileCondition(condition: Condition): Test {
   if ("name" in condition) {
     const key = condition.name;
     const path = pathOf(key);

@@ -14,3 +14,4 @@ export { compileSubject, personaliseSubject } from "./subject";
 export { renderTile, tileCacheKey } from "./tile";
 export { defaultDesignTokens, designTokensSchema, resolveDesignTokens } from "./tokens";
 export type { BlockDefinition, BlockParam, CompileStackInput, Frame } from "./types";
+export { mustachioHtml, mustachioSubject } from "./mustachio";

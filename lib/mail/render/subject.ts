@@ -8,7 +8,7 @@ import { parseTemplate, TemplateSyntaxError } from "./syntax";
  * A subject is plain text (no HTML escaping), but a value with a line break would end the header, so
  * CR/LF runs become one space, in the template's text as well as in values.
  */
-function subjectText(value: string): string {
+export function subjectText(value: string): string {
   return /[\r\n]/.test(value) ? value.replace(/[\r\n]+/g, " ") : value;
 }
 

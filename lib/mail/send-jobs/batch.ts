@@ -1,11 +1,12 @@
 import type { MailDeps } from "../deps";
-import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
+import { POSTMARK_TEST_TOKEN, type BulkOutcome, type SendOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { lookupSuppressions } from "../suppressions/mirror";
 import { monthlyAcceptedLive, noteAcceptedLive } from "../usage/meter";
 import type { BatchRecipient } from "./batch-payload";
 import { BATCH_LEASE_MS, claimBatch, readBatchJob, recordBatch, releaseBatch, renewLease, type BatchResult, type Claim } from "./batch-store";
 import { batchWriter } from "./batch-writers";
+import { recordBulkRequest } from "./bulk-requests";
 import { BATCH_SIZE } from "./model";
 import { publishBatchReconcile } from "./reconcile";
 import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, type EngineDeps } from "./transitions";
@@ -106,9 +107,27 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
     } else toSend.push(recipient);
   });
   let outcomes: SendOutcome[] = [];
+  let bulk: Extract<BulkOutcome, { kind: "accepted" }> | null = null;
   if (toSend.length > 0) {
-    const { body } = writer.write(toSend, batchId);
-    outcomes = await whileLeased(deps, job.id, batchId, () => deps.postmark.sendBatchJson(serverToken, body, toSend.length));
+    const sent = await whileLeased(deps, job.id, batchId, async () => {
+      if (readiness.credentials.bulkApiEnabled) {
+        const bulkWriter = await batchWriter(deps, job, stream, "bulk");
+        if (!("error" in bulkWriter)) {
+          const answer = await deps.postmark.sendBulkJson(serverToken, bulkWriter.write(toSend, batchId).body);
+          if (answer.kind !== "failed") return answer;
+          // Refused as a whole (e.g. the Bulk API is not enabled on the account): nothing was handed over,
+          // so the same claim goes to /email/batch, the fallback path.
+          deps.logger.warn("send job: the Bulk API refused the batch; sent with /email/batch instead", {
+            send_job_id: job.id,
+            reason: `Postmark error ${answer.code}: ${answer.message}`,
+          });
+        }
+      }
+      return deps.postmark.sendBatchJson(serverToken, writer.write(toSend, batchId).body, toSend.length);
+    });
+    if (Array.isArray(sent)) outcomes = sent;
+    else if (sent.kind === "accepted") bulk = sent;
+    else outcomes = toSend.map(() => sent);
     const [first] = outcomes;
     if (first?.kind === "throttled") {
       await releaseBatch(
@@ -126,12 +145,16 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
       });
       return publishBatch(deps, { ...descriptor, batch: descriptor.batch + LANES, backoff: consecutive }, delay);
     }
-    for (const [i, recipient] of toSend.entries()) results.push(resultOf(recipient.messageId, outcomes[i]));
+    // Bulk: Postmark took the whole request; its per-message ids arrive with the webhooks (matched by our
+    // message id in Metadata), so the messages are accepted without a provider id.
+    if (bulk) for (const recipient of toSend) results.push({ messageId: recipient.messageId, status: "accepted", providerMessageId: null, error: null });
+    else for (const [i, recipient] of toSend.entries()) results.push(resultOf(recipient.messageId, outcomes[i]));
   }
 
   const now = deps.clock.now();
   const recorded = await recordBatch(db, job, batchId, recipients, results, now);
   if (job.mode === "live") noteAcceptedLive(deps, job.customerId, now, recorded.accepted);
+  if (bulk) await recordBulkRequest(db, { jobId: job.id, batchId, outcome: bulk, total: toSend.length, now });
   if (results.some((r) => r.status === "unknown")) await publishBatchReconcile(deps, { job_id: job.id, customer_id: job.customerId, batch_id: batchId });
   const refused = outcomes.length > 0 && outcomes.every((o) => o.kind === "failed");
   if (refused) {

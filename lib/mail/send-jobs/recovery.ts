@@ -2,6 +2,7 @@ import { and, eq, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizz
 import { isDatabaseUnavailable } from "../../core/database-unavailable";
 import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
 import { reconcileBatch, reconcileMessage, UNKNOWN_FOR_GOOD, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
+import { refreshBulkRequests } from "./bulk-requests";
 import type { ChunkEntry } from "./recipients";
 import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type EngineDeps } from "./transitions";
 
@@ -182,6 +183,11 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     const outcome = await forCustomer(message.customerId, () => reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
     if (outcome) count(outcome);
   }
+  // Progress of the Bulk API requests Postmark is still sending (informational; see ./bulk-requests.ts).
+  await refreshBulkRequests(deps, { customerId: options.customerId, now }).catch((error: unknown) => {
+    if (isDatabaseUnavailable(error)) throw error;
+    deps.logger.error("send-jobs sweep: bulk request progress not refreshed", { error: String(error) });
+  });
   return result;
 }
 

@@ -1,3 +1,4 @@
+import { listBulkRequests } from "./bulk-requests";
 import type { z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
@@ -290,7 +291,12 @@ export async function getSendJobDetail(db: Database, customerId: string, id: str
   const row = await getSendJobRow(db, customerId, id);
   const job = toSendJobView(row);
   if (row.status === "draft") {
-    return { ...job, stats: { delivered: 0, bounces: 0, complaints: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0 }, timeline: [] };
+    return {
+      ...job,
+      bulk_requests: [],
+      stats: { delivered: 0, bounces: 0, complaints: 0, opens: 0, unique_opens: 0, clicks: 0, unique_clicks: 0 },
+      timeline: [],
+    };
   }
-  return { ...job, stats: await jobStats(db, customerId, id), timeline: await jobTimeline(db, customerId, id) };
+  return { ...job, bulk_requests: await listBulkRequests(db, id), stats: await jobStats(db, customerId, id), timeline: await jobTimeline(db, customerId, id) };
 }

@@ -45,6 +45,11 @@ export const MailProviderConfig = z
     verified_domains: z.array(z.string()).openapi({ description: "Sender domains verified at Postmark (lower-case).", example: ["acme.example"] }),
     default_newsletter_from: orNull(MailSender).openapi({ description: "Default sender of newsletters; null until set." }),
     default_transactional_from: orNull(MailSender).openapi({ description: "Default sender of transactional mails; null: the newsletter default applies." }),
+    bulk_api_enabled: z.boolean().openapi({
+      description:
+        "Newsletter send jobs use Postmark's Bulk API (`POST /email/bulk`: the HTML once per request of up to 500 recipients, each with its own template model and metadata) instead of `/email/batch`. Switch it on only once Postmark support has enabled the Bulk API on the account; a request the Bulk API refuses as a whole falls back to `/email/batch` for that batch. Default false.",
+      example: false,
+    }),
   })
   .openapi("MailProviderConfig");
 
@@ -68,6 +73,11 @@ export const UpdateMailProviderConfig = z
       .openapi({ description: "The complete list of verified sender domains (replaces the old one), at most 100.", example: ["acme.example"] }),
     default_newsletter_from: orNull(MailSender).optional().openapi({ description: "Default newsletter sender; null removes it." }),
     default_transactional_from: orNull(MailSender).optional().openapi({ description: "Default transactional sender; null removes it." }),
+    bulk_api_enabled: z.boolean().optional().openapi({
+      description:
+        "Newsletter send jobs use Postmark's Bulk API (`POST /email/bulk`: the HTML once per request of up to 500 recipients, each with its own template model and metadata) instead of `/email/batch`. Switch it on only once Postmark support has enabled the Bulk API on the account; a request the Bulk API refuses as a whole falls back to `/email/batch` for that batch. Default false.",
+      example: true,
+    }),
   })
   .strict()
   .refine((value) => Object.keys(value).length > 0, "Send at least one field to change.")

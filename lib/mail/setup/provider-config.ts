@@ -13,6 +13,7 @@ export type ProviderConfigInput = {
   verified_domains?: string[];
   default_newsletter_from?: SenderRecord | null;
   default_transactional_from?: SenderRecord | null;
+  bulk_api_enabled?: boolean;
 };
 
 /** What the admin sees: never the token, only whether one is set (the admin API's schema). */
@@ -26,6 +27,8 @@ type ProviderCredentials = {
   verifiedDomains: string[];
   defaultNewsletterFrom: SenderRecord | null;
   defaultTransactionalFrom: SenderRecord | null;
+  /** Newsletter batches go to Postmark's Bulk API (the operator's switch, once Postmark enabled it). */
+  bulkApiEnabled: boolean;
 };
 
 export type ReadinessItem = MailReadinessResponse["items"][number];
@@ -41,6 +44,7 @@ function view(row: Row | undefined): ProviderConfigView {
     verified_domains: row?.verifiedDomains ?? [],
     default_newsletter_from: row?.defaultNewsletterFrom ?? null,
     default_transactional_from: row?.defaultTransactionalFrom ?? null,
+    bulk_api_enabled: row?.bulkApiEnabled ?? false,
   };
 }
 
@@ -65,6 +69,7 @@ export async function setProviderConfig(
     ...(input.verified_domains !== undefined && { verifiedDomains: input.verified_domains.map((d) => d.toLowerCase()) }),
     ...(input.default_newsletter_from !== undefined && { defaultNewsletterFrom: input.default_newsletter_from }),
     ...(input.default_transactional_from !== undefined && { defaultTransactionalFrom: input.default_transactional_from }),
+    ...(input.bulk_api_enabled !== undefined && { bulkApiEnabled: input.bulk_api_enabled }),
     updatedAt: now,
   };
   await db
@@ -147,6 +152,7 @@ export async function providerReadiness(db: Database, secrets: SecretBox, custom
       verifiedDomains: row.verifiedDomains,
       defaultNewsletterFrom: row.defaultNewsletterFrom ?? null,
       defaultTransactionalFrom: row.defaultTransactionalFrom ?? null,
+      bulkApiEnabled: row.bulkApiEnabled,
     },
   };
 }

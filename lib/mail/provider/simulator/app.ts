@@ -28,7 +28,7 @@ const FaultBody = z.object({
   count: z.number().int().positive().optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   after_accept: z.boolean().optional(),
-  path: z.enum(["/email", "/email/batch"]).optional(),
+  path: z.enum(["/email", "/email/batch", "/email/bulk"]).optional(),
 });
 const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
 const LatencyBody = z.object({ delay_ms: z.number().int().nonnegative().max(600_000) });
@@ -162,6 +162,13 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
 
   app.post("/email", (c) => send(c, (auth, body) => simulator.sendEmail(auth, body)));
   app.post("/email/batch", (c) => send(c, (auth, body) => simulator.sendBatch(auth, body)));
+  app.post("/email/bulk", (c) => send(c, (auth, body) => simulator.sendBulk(auth, body)));
+  app.get("/email/bulk/:id", (c) => {
+    const server = simulator.authenticateServer(c.req.header("x-postmark-server-token"));
+    if (isError(server)) return c.json(server, 401);
+    const result = simulator.bulkStatus(server, c.req.param("id"));
+    return c.json(result.body, result.status);
+  });
 
   async function suppressions(c: SimulatorContext, change: "create" | "delete"): Promise<Response> {
     const server = simulator.authenticateServer(c.req.header("x-postmark-server-token"));

@@ -4,7 +4,9 @@
  * `new ServerClient(token, { useHttps: false, requestHost: "127.0.0.1:<port>" })`.
  *
  * Postmark API (shapes, casing and error codes as Postmark's): `POST /email`, `POST /email/batch` (≤ 500,
- * one result per message, HTTP 200), `GET /message-streams/{stream}/suppressions/dump`,
+ * one result per message, HTTP 200), `POST /email/bulk` and `GET /email/bulk/{id}` (the Bulk API: content
+ * once, each recipient's message compiled with Mustachio from its `TemplateModel`, see `mustachio.ts`; then
+ * sent, evented and searchable like `/email` messages, each with its own `Metadata`), `GET /message-streams/{stream}/suppressions/dump`,
  * `POST /message-streams/{stream}/suppressions`, `POST /message-streams/{stream}/suppressions/delete`,
  * `GET /messages/outbound` (the Messages API search: count/offset, recipient, tag, stream and one
  * `metadata_<key>=<value>`, over the messages the simulator keeps).

@@ -10,6 +10,7 @@ import {
   allRecipientsInactive,
   someRecipientsInactive,
 } from "./errors";
+import { planBulk, type BulkSendingResponse, type BulkStatusResponse } from "./bulk";
 import { isPostmarkError, validateOutbound, type ValidatedMessage } from "./outbound";
 import type {
   DeliveryType,
@@ -50,6 +51,11 @@ export const POSTMARK_API_TEST_TOKEN = "POSTMARK_API_TEST";
 /** Token of the server a simulator gets when no `servers` are configured. */
 const SIMULATOR_SERVER_TOKEN = "simulator-server-token";
 const MAX_BATCH_MESSAGES = 500;
+/** Bulk requests whose status stays answerable (the latest this many). */
+const MAX_BULK_REQUESTS = 1000;
+
+const BULK_API_NOT_ENABLED: PostmarkError = { ErrorCode: 300, Message: "The Bulk API is not enabled for this account. Contact support to enable it." };
+type BulkRequestRecord = { id: string; server: SimulatorServer; submittedAt: string; subject: string; total: number; messages: StoredMessage[] };
 
 export type SimulatorServerConfig = {
   token: string;
@@ -124,7 +130,7 @@ export type FaultSettings = {
   /** For `drop` and `slow`: handle (accept) the request first, then drop the connection or delay the answer. */
   afterAccept?: boolean;
   /** Only requests to this endpoint take the fault (default: both send endpoints). */
-  path?: "/email" | "/email/batch";
+  path?: "/email" | "/email/batch" | "/email/bulk";
 };
 export type ActiveFault = { mode: Exclude<FaultMode, "none">; delayMs: number; afterAccept: boolean };
 
@@ -177,6 +183,8 @@ export class PostmarkSimulator {
   #searchDelayMs = 0;
   #journal: SimulatorJournal | null = null;
   #latencyMs = 0;
+  #bulk = new Map<string, BulkRequestRecord>();
+  #bulkApiEnabled = true;
   #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
@@ -324,6 +332,61 @@ export class PostmarkSimulator {
     this.#journalAccepted(accepted);
     this.#scheduleOutcomes(accepted);
     return { status: 200, body: results };
+  }
+
+  /**
+   * `POST /email/bulk`: each recipient's message compiled with Mustachio (see `bulk.ts`), then sent like an
+   * `/email` message (suppressed or invalid recipients are dropped, as Postmark's asynchronous bulk send
+   * cannot report them per message). Answers the request id and "Accepted".
+   */
+  sendBulk(auth: Authenticated, input: unknown): ApiResult<BulkSendingResponse> {
+    if (!this.#bulkApiEnabled) return { status: 422, body: BULK_API_NOT_ENABLED };
+    const plan = planBulk(input);
+    if ("ErrorCode" in plan) {
+      this.store.rejected += 1;
+      return { status: 422, body: plan };
+    }
+    const submittedAt = this.#clock.now().toISOString();
+    const id = crypto.randomUUID();
+    if (auth === POSTMARK_API_TEST_TOKEN) {
+      this.store.apiTest += plan.messages.length;
+      return { status: 200, body: { Id: id, Status: "Accepted", SubmittedAt: submittedAt } };
+    }
+    const accepted: StoredMessage[] = [];
+    for (const message of plan.messages) this.#submit(auth, message, accepted);
+    this.#journalAccepted(accepted);
+    this.#scheduleOutcomes(accepted);
+    this.#bulk.set(id, { id, server: auth, submittedAt, subject: plan.subject, total: plan.messages.length, messages: accepted });
+    if (this.#bulk.size > MAX_BULK_REQUESTS) this.#bulk.delete(this.#bulk.keys().next().value as string);
+    return { status: 200, body: { Id: id, Status: "Accepted", SubmittedAt: submittedAt } };
+  }
+
+  /**
+   * Whether the account has the Bulk API (Postmark support enables it per account). Off, `/email/bulk`
+   * refuses every request as a whole; the wording is the simulator's, Postmark documents none.
+   */
+  setBulkApiEnabled(enabled: boolean): void {
+    this.#bulkApiEnabled = enabled;
+  }
+
+  /** `GET /email/bulk/{id}`: "Accepted" until the first message settles, "Processing", then "Completed". */
+  bulkStatus(server: SimulatorServer, id: string): { status: 200 | 404; body: BulkStatusResponse | PostmarkError } {
+    const request = this.#bulk.get(id);
+    if (!request || request.server !== server) return { status: 404, body: { ErrorCode: 404, Message: `Bulk request '${id}' was not found.` } };
+    const settled = request.messages.filter((message) => message.settled).length + (request.total - request.messages.length);
+    const percentage = request.total === 0 ? 100 : Math.floor((settled * 100) / request.total);
+    const status = percentage >= 100 ? "Completed" : settled === request.total - request.messages.length ? "Accepted" : "Processing";
+    return {
+      status: 200,
+      body: {
+        Id: id,
+        Status: status,
+        SubmittedAt: request.submittedAt,
+        TotalMessages: request.total,
+        PercentageCompleted: percentage,
+        Subject: request.subject,
+      },
+    };
   }
 
   #submit(auth: Authenticated, input: unknown, accepted: StoredMessage[]): SendResponse | PostmarkError {

@@ -128,7 +128,28 @@ export const TimelineEntry = z
   })
   .openapi("SendJobTimelineEntry");
 
+const BulkRequest = z
+  .object({
+    id: z
+      .string()
+      .openapi({ description: "Postmark's Bulk API request id (`GET /email/bulk/{id}` at Postmark).", example: "f1d2c3b4-0000-4000-8000-000000000001" }),
+    batch_id: z.string().openapi({ description: "The batch it carried (also in every message's metadata).", example: "b_01J9ZC4Q6M" }),
+    status: z.enum(["Accepted", "Processing", "Completed", "Failed"]).openapi({
+      description:
+        "Postmark's status of the request: as answered when it was sent, then as the send-jobs sweep last read it (`Completed` when every message was processed).",
+      example: "Accepted",
+    }),
+    total_messages: z.number().int().openapi({ description: "Messages in the request.", example: 500 }),
+    percentage_completed: z.number().int().openapi({ description: "Postmark's progress of the request when last read, 0–100.", example: 0 }),
+    submitted_at: z.iso.datetime().nullable().openapi({ description: "When Postmark took the request.", example: "2026-11-26T09:00:00.000Z" }),
+  })
+  .openapi("SendJobBulkRequest");
+
 export const SendJobDetail = SendJob.extend({
+  bulk_requests: z.array(BulkRequest).openapi({
+    description:
+      "The Postmark Bulk API requests of the job, oldest first: one per batch when the operator has switched the customer's newsletters to the Bulk API (`bulk_api_enabled` in the mail-provider settings); empty on the batch path. Per-recipient results are in `recipients` and the messages, as on the batch path.",
+  }),
   stats: SendJobStats,
   timeline: z.array(TimelineEntry).openapi({ description: "One entry per UTC hour with activity, oldest first; hours without activity are left out." }),
 }).openapi("SendJobDetail");
