@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessages, mailSendJobBulkRequests } from "../../lib/db/schema";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Admin, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
 
@@ -20,14 +20,14 @@ afterAll(async () => h.close());
 
 async function bulkJob(name: string, n: number, on: Harness = h) {
   const c = await readyMailCustomer(on, name);
-  const patched = await on.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, { bulk_api_enabled: true });
+  const patched = await on.admin<Admin["updateCustomerMailProvider"]>("PATCH", `/v1/customers/${c.id}/mail/provider`, { bulk_api_enabled: true });
   expect(patched.status, describeResponse(patched)).toBe(200);
   expect(patched.json.data.bulk_api_enabled).toBe(true);
   const tpl = await createNewsletter(on, c.mailFull);
   const job = await createJob(on, c.mailFull, { template_id: tpl });
   const added = await addRecipients(on, c.mailFull, job.id, people(n));
-  const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
-  const read = async () => (await on.call("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
+  const ids: string[] = added.recipients.map((r) => r.message_id);
+  const read = async () => (await on.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
   return { c, job, ids, read, start: () => on.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull }) };
 }
 
