@@ -16,6 +16,34 @@ const dist = join(here, "dist");
 const staging = join(here, ".build");
 const SERVICES = ["mail", "ads"] as const;
 
+/**
+ * The error responses' `@example` blocks dropped: every operation repeats the same error envelope examples
+ * (401, 404, 422, …), about a quarter of the types' text, while the error schema and its codes stay documented
+ * (and every example stays in the OpenAPI documents). Keeps the package within its 1 MB unpacked budget.
+ */
+function withoutErrorExamples(text: string): string {
+  const out: string[] = [];
+  let errorIndent: string | null = null;
+  let skipping = false;
+  for (const line of text.split("\n")) {
+    const opening = /^(\s*)(?:[45]\d\d|default): \{$/.exec(line);
+    if (errorIndent === null && opening) errorIndent = opening[1] ?? "";
+    else if (errorIndent !== null && line === `${errorIndent}};`) errorIndent = null;
+    if (errorIndent !== null) {
+      const trimmed = line.trim();
+      if (trimmed.startsWith("* @example")) {
+        skipping = true;
+        continue;
+      }
+      if (skipping && !trimmed.startsWith("* @") && !trimmed.startsWith("*/")) continue;
+      skipping = false;
+    }
+    out.push(line);
+  }
+  // A doc comment left with nothing in it.
+  return out.join("\n").replace(/^[\t ]*\/\*\*\n[\t ]*\*\/\n/gm, "");
+}
+
 /** Leading groups of four spaces become tabs; nothing else changes. */
 const tabbed = (text: string) => text.replace(/^( +)/gm, (spaces) => "\t".repeat(Math.floor(spaces.length / 4)) + " ".repeat(spaces.length % 4));
 
@@ -23,7 +51,7 @@ rmSync(dist, { recursive: true, force: true });
 rmSync(staging, { recursive: true, force: true });
 cpSync(join(here, "src"), join(staging, "src"), { recursive: true });
 for (const service of SERVICES) {
-  writeFileSync(join(staging, "src", "types", `${service}.ts`), tabbed(readFileSync(join(repo, "lib", "client", "types", `${service}.ts`), "utf8")));
+  writeFileSync(join(staging, "src", "types", `${service}.ts`), tabbed(withoutErrorExamples(readFileSync(join(repo, "lib", "client", "types", `${service}.ts`), "utf8"))));
 }
 
 await build({
