@@ -48,7 +48,9 @@ function startChild(command: string, args: string[], marker: string): Promise<Ch
   });
 }
 
-const SINK = `require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end("[]"); }); }).listen(0, "127.0.0.1", function () { console.log("SINK " + this.address().port); });`;
+// keepAliveTimeout 0: the sink never closes an idle connection (between the two floors the client's sockets
+// idle for seconds; a socket the server closed meanwhile failed the next POST with EPIPE).
+const SINK = `const server = require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end("[]"); }); }); server.keepAliveTimeout = 0; server.listen(0, "127.0.0.1", function () { console.log("SINK " + this.address().port); });`;
 
 function stack() {
   const id = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";

@@ -5,8 +5,12 @@ import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue"
 import { processSpan, publishSpan } from "./tracing";
 import { createQueueWorkers } from "./workers";
 
-/** Messages with a flow-control key running at once over all keys (the embedded service has a core or two). */
-const FLOW_GLOBAL_PARALLELISM = 6;
+/**
+ * Messages with a flow-control key running at once over all keys: as many as one job's lanes. The embedded
+ * service has a core or two and one database connection (PGlite), so more batches at once add no
+ * throughput, only a longer wait for every other query (a transactional send's among them).
+ */
+const FLOW_GLOBAL_PARALLELISM = 3;
 
 type FlowItem = { topic: string; body: QueueBody; attempt: number; trace: Context };
 type Flow = { waiting: FlowItem[]; active: number; parallelism: number };
