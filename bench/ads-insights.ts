@@ -169,3 +169,5 @@ export async function benchAdsInsights(): Promise<void> {
     await runtime.close();
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchAdsInsights();

@@ -118,3 +118,5 @@ export async function benchColdStart(): Promise<void> {
     rmSync(workDir, { recursive: true, force: true });
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchColdStart();

@@ -66,3 +66,5 @@ export async function benchLocalStart(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchLocalStart();

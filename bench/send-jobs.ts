@@ -12,6 +12,7 @@ import { mailProviderConfigs, mailSendJobs, type SendJobRender } from "../lib/db
 import { demoBlocks } from "../lib/mail/blocks/library";
 import { createBatchWriter, jsonStringBody } from "../lib/mail/send-jobs/batch-payload";
 import { timeOrderedUuid } from "../lib/mail/send-jobs/ids";
+import { LANES } from "../lib/mail/send-jobs/transitions";
 import { escapeText } from "../lib/mail/render/escape";
 import { createPersonaliser } from "../lib/mail/render";
 import { sha256Hex } from "../lib/core/secrets";
@@ -22,7 +23,9 @@ import { seedDemo } from "../lib/seed";
  * completion, embedded mode (PGlite under a temporary DATA_DIR, in-process queue), against the Postmark
  * simulator in its own process (webhooks off, zero latency). Then the floor on the same database: the same
  * rows inserted, claimed and recorded with raw SQL, plus the same provider payload bytes assembled and
- * POSTed to a sink on loopback, one after the other; our total is reported as a ratio of it.
+ * POSTed to a sink on loopback: once serially (every step one after the other) and once overlapped the way
+ * the engine overlaps them (LANES batches in flight, each claim → assemble → POST → record). Our total is
+ * reported as a ratio of the overlapped floor, the honest one, and of the serial one.
  */
 
 const RECIPIENTS = Number(process.env.BENCH_RECIPIENTS ?? 100_000);
@@ -45,7 +48,9 @@ function startChild(command: string, args: string[], marker: string): Promise<Ch
   });
 }
 
-const SINK = `require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end("[]"); }); }).listen(0, "127.0.0.1", function () { console.log("SINK " + this.address().port); });`;
+// keepAliveTimeout 0: the sink never closes an idle connection (between the two floors the client's sockets
+// idle for seconds; a socket the server closed meanwhile failed the next POST with EPIPE).
+const SINK = `const server = require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => { res.writeHead(200, { "content-type": "application/json" }); res.end("[]"); }); }); server.keepAliveTimeout = 0; server.listen(0, "127.0.0.1", function () { console.log("SINK " + this.address().port); });`;
 
 function stack() {
   const id = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
@@ -186,7 +191,9 @@ export async function benchSendJobs(): Promise<void> {
     };
     const ours = ingestMs + sendMs;
 
-    const floor = await measureFloor(runtime, `http://127.0.0.1:${sink.line}/email/batch`, done.compiled, demo.customerId, done.templateId);
+    const sinkUrl = `http://127.0.0.1:${sink.line}/email/batch`;
+    const floor = await measureFloor(runtime, sinkUrl, done.compiled, demo.customerId, done.templateId, 1);
+    const overlapped = await measureFloor(runtime, sinkUrl, done.compiled, demo.customerId, done.templateId, LANES);
 
     const htmlKb = done.compiled ? Buffer.byteLength(createPersonaliser(done.compiled.html)({ first_name: "Reader" })) / 1024 : 0;
     console.log(
@@ -203,9 +210,15 @@ export async function benchSendJobs(): Promise<void> {
     console.log(`total:     ${seconds(ours)} (target < 20 s)`);
     console.log(`peak RSS:  ${mb(rss.peak())} (${mb(rssBefore)} before ingest)`);
     console.log(
-      `floor:     ${seconds(floor.total)} = raw SQL ${seconds(floor.sql)} (insert ${seconds(floor.insert)}, claim ${seconds(floor.claim)}, record ${seconds(floor.record)}) + payload assembly ${seconds(floor.assemble)} + POST to a loopback sink ${seconds(floor.post)}; ${mb(floor.bytes)} of provider JSON`,
+      `serial floor: ${seconds(floor.total)} = raw SQL ${seconds(floor.sql)} (insert ${seconds(floor.insert)}, claim ${seconds(floor.claim)}, record ${seconds(floor.record)}) + payload assembly ${seconds(floor.assemble)} + POST to a loopback sink ${seconds(floor.post)}; ${mb(floor.bytes)} of provider JSON`,
     );
-    console.log(`ratio:     ${(ours / floor.total).toFixed(2)}× the floor (target ≤ 1.5×)`);
+    console.log(
+      `overlapped floor: ${seconds(overlapped.total)} = insert ${seconds(overlapped.insert)} + ${LANES} lanes of claim, assembly, POST and record at once ${seconds(overlapped.total - overlapped.insert)} (the engine's ${LANES} lanes per job)`,
+    );
+    const best = Math.min(overlapped.total, floor.total);
+    console.log(
+      `ratio:     ${(ours / overlapped.total).toFixed(2)}× the overlapped floor, ${(ours / floor.total).toFixed(2)}× the serial floor; ${(ours / best).toFixed(2)}× the faster of the two (target ≤ 1.5×)`,
+    );
   } finally {
     simulators.process.kill("SIGTERM");
     sink.process.kill("SIGTERM");
@@ -218,7 +231,7 @@ export async function benchSendJobs(): Promise<void> {
  * bulk paths reduce to, and the same provider bytes built from the same template split once into
  * JSON-escaped chunks around the one placeholder, POSTed one batch after the other.
  */
-async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRender | null, customerId: string, templateId: string) {
+async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRender | null, customerId: string, templateId: string, lanes: number) {
   if (!render) throw new Error("the bench job has no render");
   const { db } = runtime.deps;
   const [job] = await db
@@ -312,27 +325,34 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
   let assemble = 0;
   let post = 0;
   let bytes = 0;
-  for (let from = 0; from < RECIPIENTS; from += BATCH) {
+  // One batch: claim, assemble, POST, record. `lanes` of them run at once, like the engine's LANES per job:
+  // each lane takes the next batch when its previous one is recorded. Serial (one lane), the step times add
+  // up to the wall time; overlapped, only the wall time is the floor (the step times overlap).
+  const oneBatch = async (from: number) => {
     const batchIds = ids.slice(from, from + BATCH);
-    started = performance.now();
-    await db.transaction(async (tx) => {
+    let at = performance.now();
+    const claimed = await db.transaction(async (tx) => {
       // The row is marked with the batch id (kept until the results are recorded), as the engine does.
-      await tx.execute(
-        sql`update mail_send_job_chunks set batch_id = ${FLOOR_BATCH_ID}, claimed_at = now() where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} and batch_id is null order by seq limit 1) returning recipients`,
+      const rows = await tx.execute(
+        sql`update mail_send_job_chunks set batch_id = ${timeOrderedUuid()}, claimed_at = now() where send_job_id = ${job.id} and seq = (select seq from mail_send_job_chunks where send_job_id = ${job.id} and batch_id is null order by seq limit 1 for update skip locked) returning seq, recipients`,
       );
       await tx.execute(sql`update mail_messages set status = 'sending' where id = any(${sql.param(batchIds)}::uuid[])`);
+      // PGlite answers `{ rows }`, the PostgreSQL drivers an array.
+      const list = Array.isArray(rows) ? (rows as { seq: number }[]) : (rows as unknown as { rows: { seq: number }[] }).rows;
+      if (list[0] === undefined) throw new Error("the floor found no row to claim");
+      return list[0].seq;
     });
-    claim += performance.now() - started;
+    claim += performance.now() - at;
 
-    started = performance.now();
+    at = performance.now();
     const body = floorBody(from, from + BATCH);
-    assemble += performance.now() - started;
+    assemble += performance.now() - at;
     bytes += body.length;
-    started = performance.now();
+    at = performance.now();
     await postToSink(sinkUrl, body);
-    post += performance.now() - started;
+    post += performance.now() - at;
 
-    started = performance.now();
+    at = performance.now();
     await db.transaction(async (tx) => {
       await tx.execute(sql`update mail_messages m set status = v.status, provider_message_id = v.pid, subject = v.subject, accepted_at = now()
         from unnest(${sql.param(batchIds)}::uuid[], ${sql.param(batchIds.map(() => "accepted"))}::text[], ${sql.param(batchIds)}::text[], ${sql.param(batchIds.map((_, i) => `News for ${names[from + i]}`))}::text[]) as v(id, status, pid, subject)
@@ -340,12 +360,24 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
       await tx.execute(sql`insert into mail_message_events (id, message_id, customer_id, type, occurred_at, identity, details)
         select unnest(${sql.param(batchIds.map(() => timeOrderedUuid()))}::uuid[]), unnest(${sql.param(batchIds)}::uuid[]), ${customerId}, 'accepted', now(), 'send:accepted', '{}'::jsonb`);
       await tx.execute(sql`update mail_send_jobs set accepted = accepted + ${batchIds.length}, pending = pending - ${batchIds.length} where id = ${job.id}`);
-      await tx.execute(sql`delete from mail_send_job_chunks where send_job_id = ${job.id} and batch_id = ${FLOOR_BATCH_ID}`);
+      await tx.execute(sql`delete from mail_send_job_chunks where send_job_id = ${job.id} and seq = ${claimed}`);
     });
-    record += performance.now() - started;
-  }
+    record += performance.now() - at;
+  };
+  let next = 0;
+  started = performance.now();
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < RECIPIENTS) {
+        const from = next;
+        next += BATCH;
+        await oneBatch(from);
+      }
+    }),
+  );
+  const sending = performance.now() - started;
   const sqlMs = insert + claim + record;
-  return { insert, claim, record, sql: sqlMs, assemble, post, bytes, total: sqlMs + assemble + post };
+  return { insert, claim, record, sql: sqlMs, assemble, post, bytes, total: insert + sending };
 }
 
 /** The floor's POST: node's http client with keep-alive, one buffer per batch, answer read to the end. */

@@ -26,6 +26,7 @@ export function createQstashQueue(options: { token: string; publicBaseUrl: strin
           ...(Object.keys(carrier).length > 0 ? { headers: carrier } : {}),
           ...(publishOptions.delaySeconds ? { delay: publishOptions.delaySeconds } : {}),
           ...(publishOptions.deduplicationId ? { deduplicationId: publishOptions.deduplicationId } : {}),
+          ...(publishOptions.flowControl ? { flowControl: publishOptions.flowControl } : {}),
         });
       });
     },

@@ -13,6 +13,11 @@ export type PublishOptions = {
   delaySeconds?: number;
   /** Same id within QStash's deduplication window = published once. */
   deduplicationId?: string;
+  /**
+   * Fair sharing: at most `parallelism` messages with the same `key` run at once (QStash's Flow-Control key;
+   * the in-process dispatcher applies the same bound and serves the keys round-robin).
+   */
+  flowControl?: { key: string; parallelism: number };
 };
 
 export type QueueHandler = (body: QueueBody, meta: { attempt: number }) => Promise<void>;

@@ -34,7 +34,6 @@ function spawn(): Promise<PoolWorker> {
   const worker = url.pathname.endsWith(".ts")
     ? new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true })
     : new Worker(url);
-  worker.unref();
   const entry: PoolWorker = { worker, busy: 0 };
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("render worker did not start")), START_TIMEOUT_MS);
@@ -55,6 +54,8 @@ function spawn(): Promise<PoolWorker> {
     worker.on("message", (message: DrawResponse | "ready") => {
       if (message === "ready") {
         clearTimeout(timer);
+        // Unreferenced once its listeners are in place (a listener added later references the port again).
+        worker.unref();
         resolve(entry);
         return;
       }

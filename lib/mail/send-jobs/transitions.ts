@@ -46,6 +46,9 @@ export async function publishLanes(deps: QueueDeps, job: JobRef): Promise<void> 
 export async function publishBatch(deps: QueueDeps, descriptor: BatchDescriptor, delaySeconds = 0): Promise<void> {
   await deps.queue.publish(SEND_JOB_BATCH_TOPIC, descriptor, {
     deduplicationId: `send-job-batch-${descriptor.job_id}-${descriptor.run}-${descriptor.batch}`,
+    // Fair sharing between customers: a customer's batches (all its jobs together) run LANES at a time, and
+    // the queue serves the customers in turn (QStash Flow Control in production, round-robin embedded).
+    flowControl: { key: `send-batches-${descriptor.customer_id}`, parallelism: LANES },
     ...(delaySeconds > 0 ? { delaySeconds } : {}),
   });
 }
