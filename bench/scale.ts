@@ -39,7 +39,11 @@ async function call(runtime: Runtime, method: string, path: string, key: string,
 }
 
 async function sender(runtime: Runtime, name: string): Promise<Sender> {
-  const customer = await createCustomer(runtime.deps.db, { name, mail: { mode: "live", monthly_limit: 10 * RECIPIENTS, max_per_job: RECIPIENTS } });
+  const customer = await createCustomer(
+    runtime.deps.db,
+    { name, mail: { mode: "live", monthly_limit: 10 * RECIPIENTS, max_per_job: RECIPIENTS } },
+    runtime.deps.clock.now(),
+  );
   await seedDemoMail(runtime.deps, customer.id);
   await registerSimulatorServers(runtime.deps, customer.id);
   const { key } = await issueApiKey(runtime.deps.db, { customerId: customer.id, service: "mail", scope: "full" });

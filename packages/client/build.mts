@@ -51,7 +51,10 @@ rmSync(dist, { recursive: true, force: true });
 rmSync(staging, { recursive: true, force: true });
 cpSync(join(here, "src"), join(staging, "src"), { recursive: true });
 for (const service of SERVICES) {
-  writeFileSync(join(staging, "src", "types", `${service}.ts`), tabbed(withoutErrorExamples(readFileSync(join(repo, "lib", "client", "types", `${service}.ts`), "utf8"))));
+  writeFileSync(
+    join(staging, "src", "types", `${service}.ts`),
+    tabbed(withoutErrorExamples(readFileSync(join(repo, "lib", "client", "types", `${service}.ts`), "utf8"))),
+  );
 }
 
 await build({

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { mailMessages, mailTemplates } from "../../lib/db/schema";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
-import { createHarness, describeResponse, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, people, waitForJob } from "../helpers/send-jobs";
 
@@ -50,7 +50,7 @@ test("two customers' jobs started together are sent interleaved; a transactional
     .select()
     .from(mailTemplates)
     .where(and(eq(mailTemplates.customerId, a.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
-  const send = await h.call("POST", `/mail/v1/templates/${template?.id}/send`, {
+  const send = await h.call<Mail["sendTemplate"]>("POST", `/mail/v1/templates/${template?.id}/send`, {
     key: a.mailFull,
     body: { to: "buyer@example.com", params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" } },
   });
