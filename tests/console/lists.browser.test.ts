@@ -1,11 +1,9 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { serve, type ServerType } from "@hono/node-server";
 import { count } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { adsSettings, customers, mailSettings } from "../../lib/db/schema";
-import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
+import { CHROMIUM, chromiumPresent, launchOfflineChromium, seriousViolations, type OfflineBrowser } from "../helpers/chromium";
 import { createHarness, type Harness } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
@@ -16,7 +14,6 @@ import { freePort } from "../helpers/processes";
  * a time, sorted by name on the server, and one is found by the start of its id. Nothing leaves our origin;
  * each page passes axe-core without serious or critical violations.
  */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const MANY = 5000;
 
 let h: Harness;
@@ -25,16 +22,6 @@ let origin: string;
 let page: Page;
 let browser: OfflineBrowser | undefined;
 let admin: TestOperator;
-
-async function seriousViolations(): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    type Violation = { id: string; impact: string | null };
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact})`);
-  });
-}
 
 (chromiumPresent ? describe : describe.skip)(
   chromiumPresent ? "server-side lists in the console" : `server-side lists in the console — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
@@ -78,7 +65,7 @@ async function seriousViolations(): Promise<string[]> {
       expect(total).toBeGreaterThanOrEqual(MANY);
       const status = page.getByTestId("page-status");
       await expect.poll(() => status.textContent()).toBe("Page 1, 100 shown, more on the next page.");
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       let seen = 100;
       for (let n = 2; ; n++) {
         await page.getByRole("button", { name: "Next page" }).click();
@@ -103,12 +90,12 @@ async function seriousViolations(): Promise<string[]> {
       expect(await page.getByRole("table").textContent()).toContain(one.name);
       await page.getByLabel("Search customers").fill("customer 012");
       await expect.poll(() => status.textContent()).toBe("Page 1, 10 shown, last page.");
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
 
       await page.getByRole("link", { name: "Bulk customer 0123" }).click();
       await page.getByRole("link", { name: "Send jobs" }).click();
       await page.getByText("No send jobs match").waitFor();
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       expect(browser?.outside).toEqual([]);
     }, 120_000);
 
@@ -147,12 +134,12 @@ async function seriousViolations(): Promise<string[]> {
       await page.getByRole("link", { name: "Send jobs" }).click();
       await page.getByText("No send jobs match").waitFor();
       expect(asked).toHaveLength(2);
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
 
       await page.getByRole("link", { name: "Mail", exact: true }).click();
       await page.getByRole("navigation", { name: "Mail sections" }).getByRole("link", { name: "Templates" }).click();
       await page.getByRole("heading", { name: "Templates" }).waitFor();
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       expect(await page.locator("iframe.preview").isHidden()).toBe(true);
       expect(browser?.outside).toEqual([]);
     }, 60_000);

@@ -1,9 +1,7 @@
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { serve, type ServerType } from "@hono/node-server";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { CHROMIUM, chromiumPresent, launchOfflineChromium, type OfflineBrowser } from "../helpers/chromium";
+import { CHROMIUM, chromiumPresent, launchOfflineChromium, seriousViolations, type OfflineBrowser } from "../helpers/chromium";
 import { createHarness, type Admin, type Harness } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
@@ -15,7 +13,6 @@ import { freePort } from "../helpers/processes";
  * (the admin API's 403, shown as text) and reads the audit entry of that refused change. Nothing leaves our
  * origin; each new page passes axe-core without serious or critical violations.
  */
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 let h: Harness;
 let server: ServerType;
@@ -24,16 +21,6 @@ let page: Page;
 let browser: OfflineBrowser | undefined;
 let owner: TestOperator;
 let support: TestOperator;
-
-async function seriousViolations(): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
-    type Violation = { id: string; impact: string | null };
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact})`);
-  });
-}
 
 async function signIn(operator: TestOperator): Promise<void> {
   await browser?.context.clearCookies();
@@ -69,7 +56,7 @@ async function signIn(operator: TestOperator): Promise<void> {
 
     test("an owner manages operators and tokens, reads the audit log and their sessions", async () => {
       await page.goto(`${origin}/console/sign-in`);
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       await page.getByLabel("E-mail").fill(owner.email);
       await page.getByLabel("Password").fill("not the password");
       await page.keyboard.press("Enter");
@@ -84,7 +71,7 @@ async function signIn(operator: TestOperator): Promise<void> {
       await page.getByLabel("Initial password").fill("a long initial password");
       await page.getByRole("button", { name: "Create operator" }).click();
       await page.getByRole("heading", { name: email, level: 1 }).waitFor();
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       await page.getByLabel("Role", { exact: true }).selectOption("support");
       await page.getByRole("button", { name: "Save" }).click();
       await page.getByText("Saved: support, enabled.").waitFor();
@@ -101,11 +88,11 @@ async function signIn(operator: TestOperator): Promise<void> {
       await page.getByRole("button", { name: "Filter" }).click();
       await expect.poll(() => page.getByRole("table").textContent()).toContain("updateOperator");
       expect(page.url()).toContain("operation=updateOperator");
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
 
       await page.getByRole("link", { name: "My account" }).click();
       await page.getByText("this session").waitFor();
-      expect(await seriousViolations()).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       await page.getByRole("button", { name: "Sign out" }).first().click();
       await page.waitForURL(/sign-in/);
       expect(browser?.outside).toEqual([]);
