@@ -25,11 +25,16 @@ let running: RunningGraphSimulator;
 const clock = new ManualClock("2026-03-02T09:00:00.000Z");
 let sleeps: number[] = [];
 
+/** The client's clock: it moves only when the client sleeps, so waits computed from it are exact under load. */
+let clockMs = Date.UTC(2026, 0, 1);
+
 function client(options: Partial<GraphClientOptions> = {}) {
   return createGraphClient({
     baseUrl: running.graphUrl,
+    now: () => clockMs,
     sleep: async (ms) => {
       sleeps.push(ms);
+      clockMs += ms;
     },
     random: () => 0.5,
     ...options,
