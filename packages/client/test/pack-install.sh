@@ -12,8 +12,14 @@ started=$SECONDS
 work=$(mktemp -d)
 server_pid=""
 cleanup() {
-  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    # The server writes its data directory while it shuts down: wait for it (at most 15 s) before removing it.
+    for _ in $(seq 150); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work" || { sleep 1; rm -rf "$work"; }
 }
 trap cleanup EXIT
 install_flags=(--prefer-offline --no-audit --no-fund --loglevel=error)
