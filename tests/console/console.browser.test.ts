@@ -145,6 +145,8 @@ async function readmeShot(name: string): Promise<void> {
         const customerId = (/#\/customers\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
         expect((await h.admin<Admin["getCustomer"]>("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
 
+        // API keys are a page of their own (issue 31, part 5).
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "API keys" }).click();
         await page.getByLabel("Service").selectOption("mail");
         await page.getByLabel("Scope").selectOption("reporting");
         await page.getByRole("button", { name: "Create key" }).click();
@@ -156,6 +158,7 @@ async function readmeShot(name: string): Promise<void> {
         expect(await accessibilityProblems()).toEqual([]);
 
         // A field error from the API is shown next to its field.
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Settings" }).click();
         await page.getByLabel("Mail: monthly limit").fill("-5");
         await page.getByRole("button", { name: "Save settings" }).click();
         const limitError = page.locator(".field", { has: page.getByLabel("Mail: monthly limit") }).locator(".error");
