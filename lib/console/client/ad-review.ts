@@ -112,7 +112,7 @@ export async function customerAdReviewPage(main: HTMLElement, id: string): Promi
         {
           type: "button",
           class: "secondary",
-          "aria-label": `Show the ads of ${s.name}`,
+          "aria-label": `Show its ads (${s.name})`,
           onClick: () => {
             onlySet = s;
             void reloadAds().then(() => document.getElementById(adsHeading)?.scrollIntoView());
