@@ -59,16 +59,21 @@ async function startServer(dataDir: string, port: number): Promise<{ child: Chil
   child.stdout?.on("data", (chunk: Buffer) => {
     out += chunk.toString("utf8");
   });
-  const env = await until(
-    "the start banner",
-    async () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${out}`);
-      if (!/^export DEMO=/m.test(out) || !/^export GRAPH_SIM=/m.test(out)) return undefined;
-      return Object.fromEntries([...out.matchAll(/^export (\w+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]));
-    },
-    60_000,
-  );
-  return { child, env };
+  try {
+    const env = await until(
+      "the start banner",
+      async () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${out}`);
+        if (!/^\s*export DEMO=/m.test(out) || !/^\s*export GRAPH_SIM=/m.test(out)) return undefined;
+        return Object.fromEntries([...out.matchAll(/^\s*export (\w+)=(.*)$/gm)].map((m) => [m[1] as string, m[2] as string]));
+      },
+      60_000,
+    );
+    return { child, env };
+  } catch (error) {
+    child.kill("SIGTERM");
+    throw error;
+  }
 }
 
 async function main(): Promise<void> {
@@ -90,7 +95,7 @@ async function main(): Promise<void> {
     return json;
   };
   const data = <T>(json: Json) => json.data as T;
-  const admin = (method: string, path: string, body?: unknown) => call(method, `/admin/v1${path}`, adminToken, body);
+  const admin = (method: string, path: string, body?: unknown) => call(method, `/admin${path}`, adminToken, body);
   const mailKey = env.MAIL ?? "";
   const adsKey = env.ADS ?? "";
   const browser = await launchOfflineChromium({ origin, profilePrefix: "screenshots-chromium-", viewport: VIEWPORT });
@@ -133,10 +138,11 @@ async function main(): Promise<void> {
     }
 
     // Ads: an ad set with an ad that passes review and one that is disapproved.
-    const images = data<{ image_hash: string; width: number; height: number }[]>(await call("GET", "/ads/v1/media/images", adsKey));
-    const square = images.find((i) => i.width === i.height);
-    if (!square) throw new Error("the Demo has no square sample image");
-    const adSet = data<{ id: string }>(
+    // The Demo's sample images are made just after the server starts answering.
+    const square = await until("the Demo's sample images", async () =>
+      data<{ image_hash: string; width: number; height: number }[]>(await call("GET", "/ads/v1/media/images", adsKey)).find((i) => i.width === i.height),
+    );
+    const adSet = data<{ id: string; name: string }>(
       await call("POST", "/ads/v1/adsets", adsKey, { target: "demo", daily_budget_cents: 2500, targeting: { age_min: 25, age_max: 54 } }),
     );
     const ads: { id: string }[] = [];
@@ -198,11 +204,20 @@ async function main(): Promise<void> {
     await visit(`/customers/${demo}/mail/provider`, heading("Provider (Postmark) and readiness"), "mail-provider");
     await visit(`/customers/${demo}/send-jobs/${job.id}`, (p) => p.getByTestId("job-status").filter({ hasText: "completed" }).waitFor(), "send-job");
     await visit(`/customers/${demo}/messages`, (p) => p.locator("main table tbody tr").first().waitFor(), "messages");
-    await visit(`/customers/${demo}/adsets`, (p) => p.getByText("✗ disapproved (DISAPPROVED)").first().waitFor(), "ad-sets-and-ads");
+    await visit(
+      `/customers/${demo}/adsets`,
+      async (p) => {
+        // The new ad set's ads (one disapproved in review), scrolled into view by "Show its ads".
+        await p.getByRole("button", { name: `Show its ads (${adSet.name})` }).click();
+        await p.getByTestId("ads-scope").filter({ hasText: adSet.name }).waitFor();
+        await p.getByRole("cell", { name: "✗ disapproved (DISAPPROVED)" }).first().waitFor();
+      },
+      "ad-sets-and-ads",
+    );
     await visit(`/customers/${demo}/ads`, heading("Insights of the ad sets"), "ads");
     const block = blocks.find((b) => b.id === HEADING) ?? blocks[0];
     if (block) await visit(`/blocks/${block.id}`, (p) => p.frameLocator("iframe.preview").locator("body").waitFor(), "block-editor");
-    const adTemplate = adTemplates[0];
+    const adTemplate = adTemplates.find((t) => /sale/i.test(t.name)) ?? adTemplates[0];
     if (adTemplate) {
       await visit(
         `/ad-templates/${adTemplate.id}`,

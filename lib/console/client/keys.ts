@@ -68,6 +68,7 @@ export async function customerKeysPage(main: HTMLElement, id: string): Promise<v
   draw(keys);
   main.replaceChildren(
     customerTabs(customer, "keys"),
+    card("API keys", list),
     card(
       "Create an API key",
       form({
@@ -89,6 +90,5 @@ export async function customerKeysPage(main: HTMLElement, id: string): Promise<v
       }),
       issued,
     ),
-    card("API keys", list),
   );
 }
