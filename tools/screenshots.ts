@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { chromiumPresent, CHROMIUM, launchOfflineChromium } from "../tests/helpers/chromium";
+import { freePort } from "../tests/helpers/processes";
 
 /**
  * The README's pictures of the operator console: `npx tsx tools/screenshots.ts` (or `npm run screenshots`).
@@ -26,17 +26,6 @@ const BUTTON = "cf244abf-ecb9-45b9-961d-1991a28088b0";
 const OWNER = { email: "olivia.owner@example.com", password: "a long owner password for the pictures" };
 
 type Json = { data?: unknown; error?: unknown; [key: string]: unknown };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
   const deadline = Date.now() + ms;
