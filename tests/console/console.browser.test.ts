@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import { serve, type ServerType } from "@hono/node-server";
 import type { BrowserContext, Page } from "playwright-core";
-import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { SALE_BANNER } from "../../lib/ads/templates/demo";
 import { graphControls, onboardedCustomer } from "../ads/support/ads-world";
@@ -78,16 +77,6 @@ async function accessibilityProblems(): Promise<string[]> {
 
 const api = <T>(method: string, path: string, key: string, body?: unknown) => h.call<T>(method, path, { key, body });
 
-/** `CONSOLE_README_SHOTS=1` refreshes the README's two pictures of the console (small palette PNGs under docs/). */
-async function readmeShot(name: string): Promise<void> {
-  if (!process.env.CONSOLE_README_SHOTS) return;
-  mkdirSync("docs", { recursive: true });
-  await sharp(await page.screenshot())
-    .resize({ width: 1000 })
-    .png({ palette: true, compressionLevel: 9 })
-    .toFile(join("docs", `console-${name}.png`));
-}
-
 (chromiumPresent ? describe : describe.skip)(
   chromiumPresent ? "operator console in Chromium" : `operator console in Chromium — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
   () => {
@@ -145,6 +134,8 @@ async function readmeShot(name: string): Promise<void> {
         const customerId = (/#\/customers\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
         expect((await h.admin<Admin["getCustomer"]>("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
 
+        // API keys are a page of their own (issue 31, part 5).
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "API keys" }).click();
         await page.getByLabel("Service").selectOption("mail");
         await page.getByLabel("Scope").selectOption("reporting");
         await page.getByRole("button", { name: "Create key" }).click();
@@ -156,6 +147,7 @@ async function readmeShot(name: string): Promise<void> {
         expect(await accessibilityProblems()).toEqual([]);
 
         // A field error from the API is shown next to its field.
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Settings" }).click();
         await page.getByLabel("Mail: monthly limit").fill("-5");
         await page.getByRole("button", { name: "Save settings" }).click();
         const limitError = page.locator(".field", { has: page.getByLabel("Mail: monthly limit") }).locator(".error");
@@ -182,7 +174,6 @@ async function readmeShot(name: string): Promise<void> {
 
         await page.getByLabel("MJML").fill("<mj-section><mj-column><mj-text><h1>Second words {{title}}</h1></mj-text></mj-column></mj-section>");
         await expect.poll(() => page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("Second words for the example");
-        await readmeShot("block-editor");
         expect(await accessibilityProblems()).toEqual([]);
 
         // Broken parameters JSON is named next to the field; nothing is saved.
@@ -290,7 +281,6 @@ async function readmeShot(name: string): Promise<void> {
         const first = await images.first().getAttribute("src");
         await page.getByLabel(/^Preview values/).fill(JSON.stringify({ headline: "Console [[preview]] text" }));
         await expect.poll(() => images.first().getAttribute("src"), { timeout: 20_000 }).not.toBe(first);
-        await readmeShot("ad-template-editor");
         expect(await accessibilityProblems()).toEqual([]);
 
         const c = await h.customer("Template customer");

@@ -105,12 +105,14 @@ let admin: TestOperator;
       await page.goto(`${origin}/console/#/customers/${c.id}`);
       await expect.poll(() => page.getByLabel("Ads: plan stage (selected for this cycle)").inputValue()).toBe("growth");
       expect(await page.locator("main").textContent()).toContain("This cycle runs at growth.");
-      expect(await page.getByRole("table").textContent()).toContain("never");
 
+      await page.goto(`${origin}/console/#/customers/${c.id}/keys`);
+      await expect.poll(() => page.getByRole("table").textContent()).toContain("never");
       await page.getByLabel("Key label").fill("shop backend");
       await page.getByRole("button", { name: "Create key" }).click();
       await page.getByRole("button", { name: "Revoke key shop backend" }).waitFor();
 
+      await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Settings" }).click();
       await page.getByLabel("Mail: monthly limit").fill("4242");
       const asked: string[] = [];
       page.once("dialog", (dialog) => {

@@ -72,7 +72,7 @@ export type CreateAdInput = {
   status?: "ACTIVE" | "PAUSED";
 };
 
-function toAdView(row: Row, platformCreativeId: string | null): AdView {
+export function toAdView(row: Row, platformCreativeId: string | null): AdView {
   return {
     id: row.id,
     ad_set_id: row.adSetId,

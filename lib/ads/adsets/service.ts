@@ -45,7 +45,7 @@ function adSetEffectiveStatus(status: AdSetStatus, targetStatus: TargetRow["stat
   return targetStatus === "ACTIVE" ? "ACTIVE" : "CAMPAIGN_PAUSED";
 }
 
-function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">): AdSetView {
+export function toAdSetView(row: Row, target: Pick<TargetRow, "key" | "status">): AdSetView {
   return {
     id: row.id,
     target: target.key,

@@ -180,6 +180,50 @@ export interface paths {
         patch: operations["updateCustomerAdAccount"];
         trace?: never;
     };
+    "/v1/customers/{id}/ads/ads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's ads with their review state
+         * @description The customer's ads as `GET /ads/v1/ads` shows them (cached `effective_status`, review feedback in `disapproval_reason`), plus the ad set's name and state, the platform's issues while `WITH_ISSUES`, and the latest change of the effective status. Newest first (by `created_at`, then id), cursor-paginated (`after` from `paging.after`). Filters combine: `status`, `effective_status` (e.g. `DISAPPROVED`), `adset_id` (another customer's ad set finds nothing). From our records only; the platform is not called (the status poll and the platform's webhooks keep them current).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["listCustomerAds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/ads/adsets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a customer's ad sets with their ads' review state
+         * @description The customer's ad sets as `GET /ads/v1/adsets` shows them, newest first (by `created_at`, then id), cursor-paginated (`after` from `paging.after`), each with its ads counted per cached effective status. Filters combine: `status`, `target`. From our records only; the platform is not called.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["listCustomerAdSets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}/ads/insights": {
         parameters: {
             query?: never;
@@ -1490,6 +1534,126 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Ad: {
+            /**
+             * Format: uuid
+             * @description Ad set of the ad.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            ad_set_id: string;
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description Creative the ad was built from.
+             * @example 3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a
+             */
+            creative_id: string;
+            /**
+             * @description Review feedback as `POLICY_CODE: explanation` when disapproved, else null.
+             * @example null
+             */
+            disapproval_reason: string | null;
+            /**
+             * @description Cached delivery status (e.g. `PENDING_REVIEW`, `ACTIVE`, `PAUSED`, `DISAPPROVED`, `ADSET_PAUSED`, `CAMPAIGN_PAUSED`, `ARCHIVED`); refreshed live by GET /v1/status/{ad_id}.
+             * @example PENDING_REVIEW
+             */
+            effective_status: string;
+            /**
+             * Format: uuid
+             * @description Ad id (UUID).
+             * @example 5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a
+             */
+            id: string;
+            /**
+             * @description Name, from the naming convention unless given.
+             * @example demo-20260115-001-ad001
+             */
+            name: string;
+            /**
+             * @description The platform's ad id.
+             * @example 120210000000000789
+             */
+            platform_ad_id: string;
+            /**
+             * @description The platform's creative id the ad uses.
+             * @example 120210000000000788
+             */
+            platform_creative_id: string | null;
+            /**
+             * @description Configured status.
+             * @example PAUSED
+             * @enum {string}
+             */
+            status: "ACTIVE" | "PAUSED" | "ARCHIVED";
+            /**
+             * @description When the effective status was last read from the platform (ISO 8601); null = never since creation.
+             * @example null
+             */
+            status_checked_at: string | null;
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        AdminAd: components["schemas"]["Ad"] & {
+            /** @description The ad set the ad belongs to. */
+            ad_set: {
+                /**
+                 * @description The ad set's delivery status (`CAMPAIGN_PAUSED` while its target is paused).
+                 * @example ACTIVE
+                 */
+                effective_status: string;
+                /**
+                 * Format: uuid
+                 * @description Ad set id.
+                 * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+                 */
+                id: string;
+                /**
+                 * @description Ad set name (label by this, not by a platform id).
+                 * @example demo-20260115-001
+                 */
+                name: string;
+                /**
+                 * @description The ad set's configured status.
+                 * @example ACTIVE
+                 * @enum {string}
+                 */
+                status: "ACTIVE" | "PAUSED" | "ARCHIVED";
+            };
+            /**
+             * @description While `effective_status` is `WITH_ISSUES`: the platform's `issues_info` as `error_code: message` (several joined with `; `); else null.
+             * @example null
+             */
+            issues: string | null;
+            last_status_change: components["schemas"]["AdStatusChange"];
+        };
+        AdminAdSet: components["schemas"]["AdSet"] & {
+            /** @description The ads of the ad set by review state. */
+            ads: {
+                /**
+                 * @description Ads per cached effective status (only statuses that occur).
+                 * @example {
+                 *       "ACTIVE": 1,
+                 *       "DISAPPROVED": 1,
+                 *       "PENDING_REVIEW": 1
+                 *     }
+                 */
+                by_effective_status: {
+                    [key: string]: number;
+                };
+                /**
+                 * @description Ads in the ad set, archived ones included.
+                 * @example 3
+                 */
+                total: number;
+            };
+        };
         AdminAdsSettings: {
             /**
              * @description Anything but `active` answers 402 on writes; reads stay available while `deactivated` or `overdue`.
@@ -2267,6 +2431,93 @@ export interface components {
              */
             publisher_platforms?: ("facebook" | "instagram" | "messenger" | "audience_network")[] | null;
         };
+        AdSet: {
+            /**
+             * @description Creation time (ISO 8601).
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Daily budget in cents of the account currency; null with a lifetime budget.
+             * @example 2500
+             */
+            daily_budget_cents: number | null;
+            /**
+             * @description Delivery status: `ACTIVE`, `PAUSED`, `ARCHIVED`, or `CAMPAIGN_PAUSED` while the target is paused.
+             * @example ACTIVE
+             */
+            effective_status: string;
+            /**
+             * @description End (ISO 8601); null = open-ended.
+             * @example null
+             */
+            end_time: string | null;
+            /**
+             * Format: uuid
+             * @description Ad set id (UUID).
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            id: string;
+            /**
+             * @description Lifetime budget in cents; null with a daily budget.
+             * @example null
+             */
+            lifetime_budget_cents: number | null;
+            /**
+             * @description Name from the naming convention.
+             * @example demo-20260115-001
+             */
+            name: string;
+            /**
+             * @description The platform's ad set id.
+             * @example 120210000000000456
+             */
+            platform_adset_id: string;
+            /**
+             * @description Start (ISO 8601); null = started immediately.
+             * @example null
+             */
+            start_time: string | null;
+            /**
+             * @description Configured status.
+             * @example ACTIVE
+             * @enum {string}
+             */
+            status: "ACTIVE" | "PAUSED" | "ARCHIVED";
+            /**
+             * @description Key of the target (campaign) it belongs to.
+             * @example demo
+             */
+            target: string;
+            targeting: components["schemas"]["AdSetTargeting"];
+            /**
+             * @description Last change (ISO 8601).
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        /** @description The customer's part of the targeting; location, placements and devices come from the target. */
+        AdSetTargeting: {
+            /**
+             * @description Maximum age, 13–65 (65 means 65+).
+             * @example 54
+             */
+            age_max?: number;
+            /**
+             * @description Minimum age, 13–65.
+             * @example 25
+             */
+            age_min?: number;
+            /** @description OR groups, combined with AND. */
+            flexible_spec?: components["schemas"]["FlexibleSpecGroup"][];
+            /**
+             * @description 1 = male, 2 = female; omitted = all.
+             * @example [
+             *       2
+             *     ]
+             */
+            genders?: (1 | 2)[];
+        };
         AdsNaming: {
             /**
              * @description Pattern of ad names (when the customer gives none).
@@ -2348,6 +2599,34 @@ export interface components {
              */
             token_verified_at: string | null;
         };
+        /** @description The latest recorded change of the effective status; null when it never changed. */
+        AdStatusChange: {
+            /**
+             * @description When it was observed (ISO 8601).
+             * @example 2026-01-15T10:05:00.000Z
+             */
+            at: string;
+            /**
+             * @description Effective status after it.
+             * @example DISAPPROVED
+             */
+            effective_status: string;
+            /**
+             * @description Effective status before the change.
+             * @example PENDING_REVIEW
+             */
+            previous_status: string;
+            /**
+             * @description Review feedback (`POLICY_CODE: explanation`) or the platform's issue (`error_code: message`), as sent in `ad.status_changed`.
+             * @example TEXT_OVERLAY: Simulated disapproval for policy TEXT_OVERLAY.
+             */
+            reason: string | null;
+            /**
+             * @description Which path saw the change first: `poll` (the status poll), `platform_webhook`, `status_read` (GET /v1/status/{ad_id}) or `update` (our own change).
+             * @example poll
+             */
+            source: string;
+        } | null;
         AdsWebhookDelivery: {
             /**
              * @description Attempts started so far, redeliveries included.
@@ -3278,6 +3557,15 @@ export interface components {
              * @example blocks.0.block_id
              */
             path: string;
+        };
+        /** @description One OR group: a person matches when any entry of the group matches. */
+        FlexibleSpecGroup: {
+            /** @description Behaviors; any of them matches. */
+            behaviors?: components["schemas"]["TargetingEntity"][];
+            /** @description Interests; any of them matches. */
+            interests?: components["schemas"]["TargetingEntity"][];
+            /** @description Life events; any of them matches. */
+            life_events?: components["schemas"]["TargetingEntity"][];
         };
         InsightRow: {
             /**
@@ -5052,6 +5340,18 @@ export interface components {
              * @example 5
              */
             retrying: number;
+        };
+        TargetingEntity: {
+            /**
+             * @description Id from GET /v1/targeting/interests.
+             * @example 6003139266461
+             */
+            id: string;
+            /**
+             * @description Display name.
+             * @example Running
+             */
+            name: string;
         };
         TemplatePreview: {
             /**
@@ -7827,6 +8127,400 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listCustomerAds: {
+        parameters: {
+            query?: {
+                /** @description Only ads of this ad set. */
+                adset_id?: string;
+                /** @description Cursor from `paging.after` of the previous page. */
+                after?: string;
+                /** @description Only ads in this review or delivery state (cached effective status): `PENDING_REVIEW`, `ACTIVE`, `DISAPPROVED`, `WITH_ISSUES`, `IN_PROCESS`, `PAUSED`, `ADSET_PAUSED`, `CAMPAIGN_PAUSED`, `ARCHIVED`, … */
+                effective_status?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description Only ads with this configured status. */
+                status?: "ACTIVE" | "PAUSED" | "ARCHIVED";
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ads. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminAd"][];
+                        paging: components["schemas"]["Paging"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listCustomerAdSets: {
+        parameters: {
+            query?: {
+                /** @description Cursor from `paging.after` of the previous page. */
+                after?: string;
+                /** @description Page size, 1–100. */
+                limit?: number;
+                /** @description Only ad sets with this configured status. */
+                status?: "ACTIVE" | "PAUSED" | "ARCHIVED";
+                /** @description Only ad sets of this target key. */
+                target?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of ad sets. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdminAdSet"][];
+                        paging: components["schemas"]["Paging"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"

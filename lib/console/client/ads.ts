@@ -1,4 +1,4 @@
-import { ApiFailure, get, send } from "./api";
+import { ApiFailure, get, getAll, send } from "./api";
 import { barCharts } from "./charts";
 import { card, date, form, h, membershipBox, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
@@ -237,6 +237,8 @@ async function planCard(id: string): Promise<HTMLElement> {
 
 async function insightsCard(id: string): Promise<HTMLElement> {
   const chart = h("div", { "aria-live": "polite" });
+  // Ad sets are labelled by name (as the customer named them through the naming convention), not by platform id.
+  const names = new Map((await getAll<Schemas["AdminAdSet"]>(`customers/${id}/ads/adsets`)).map((s) => [s.id, s.name]));
   const draw = async (range: string) => {
     const rows = await get<InsightRow[]>(`customers/${id}/ads/insights?level=adset&date_range=${range}&fields=spend,impressions,clicks`);
     chart.replaceChildren(
@@ -244,7 +246,7 @@ async function insightsCard(id: string): Promise<HTMLElement> {
         ? h("p", {}, "No delivery in this range.")
         : barCharts({
             title: `Ad sets, ${range}`,
-            categories: rows.map((r) => `Ad set ${r.platform_id}`),
+            categories: rows.map((r) => names.get(r.adset_id) ?? `Ad set ${r.adset_id.slice(0, 8)}`),
             series: [
               { label: "spend", values: rows.map((r) => r.spend ?? 0) },
               { label: "impressions", values: rows.map((r) => r.impressions ?? 0) },

@@ -1,25 +1,28 @@
 import { get, send } from "./api";
 import { pagedTable } from "./paged";
-import { card, date, debounce, form, h, nest, outcome, table, uid } from "./dom";
+import { card, date, debounce, form, h, nest, uid } from "./dom";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
 type Schemas = components["schemas"];
 
 export type Customer = Schemas["Customer"];
-type ApiKey = Schemas["ApiKey"];
-type IssuedApiKey = Schemas["IssuedApiKey"];
 
 /** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
-export function customerTabs(customer: Customer, current: "overview" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads"): HTMLElement {
+export function customerTabs(
+  customer: Customer,
+  current: "overview" | "keys" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads" | "adsets",
+): HTMLElement {
   const tabs: [typeof current, string][] = [
-    ["overview", "Settings and keys"],
+    ["overview", "Settings"],
+    ["keys", "API keys"],
     ["mail", "Mail"],
     ["send-jobs", "Send jobs"],
     ["messages", "Messages"],
     ["suppressions", "Suppressions"],
     ["webhooks", "Webhooks"],
     ["ads", "Ads"],
+    ["adsets", "Ad sets and ads"],
   ];
   return h(
     "div",
@@ -108,52 +111,7 @@ export async function customersPage(main: HTMLElement): Promise<void> {
 }
 
 export async function customerPage(main: HTMLElement, id: string): Promise<void> {
-  const [customer, keys, plan] = await Promise.all([
-    get<Customer>(`customers/${id}`),
-    get<ApiKey[]>(`customers/${id}/keys`),
-    get<Schemas["PlanUsage"]>(`customers/${id}/ads/plan/usage`).catch(() => null),
-  ]);
-  const issued = h("div", { "aria-live": "polite" });
-  const keyTable = h("div", {});
-  const drawKeys = (list: ApiKey[]) => {
-    const revokeOutcome = outcome();
-    keyTable.replaceChildren(
-      table(
-        ["Label", "Prefix", "Service", "Scope", "Created", "Last used", "State", ""],
-        list.map((k) => [
-          k.label ?? "—",
-          h("code", {}, `${k.prefix}…`),
-          k.service,
-          k.scope,
-          date(k.created_at),
-          k.last_used_at ? date(k.last_used_at) : "never",
-          k.revoked_at ? `revoked ${date(k.revoked_at)}` : "valid",
-          k.revoked_at
-            ? null
-            : h(
-                "button",
-                {
-                  type: "button",
-                  class: "secondary",
-                  "aria-label": `Revoke key ${k.label ?? k.prefix}`,
-                  onClick: async () => {
-                    if (!confirm(`Revoke ${k.label ? `${k.label} (${k.prefix}…)` : `${k.prefix}…`}? Requests with it will answer 401.`)) return;
-                    try {
-                      await send("DELETE", `keys/${k.id}`);
-                      drawKeys(await get<ApiKey[]>(`customers/${id}/keys`));
-                    } catch (error) {
-                      revokeOutcome.fail(error);
-                    }
-                  },
-                },
-                "Revoke",
-              ),
-        ]),
-      ),
-      revokeOutcome.element,
-    );
-  };
-  drawKeys(keys);
+  const [customer, plan] = await Promise.all([get<Customer>(`customers/${id}`), get<Schemas["PlanUsage"]>(`customers/${id}/ads/plan/usage`).catch(() => null)]);
   main.replaceChildren(
     customerTabs(customer, "overview"),
     card(
@@ -211,31 +169,6 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
           return "Settings saved.";
         },
       }),
-    ),
-    card(
-      "API keys",
-      form({
-        submit: "Create key",
-        fields: [
-          { path: "label", label: "Key label", hint: "What the key is for, e.g. shop backend." },
-          { path: "service", label: "Service", type: "select", options: ["mail", "ads"] },
-          { path: "scope", label: "Scope", type: "select", options: ["full", "reporting"], hint: "full reads, writes and sends; reporting only reads." },
-        ],
-        onSubmit: async (values) => {
-          const key = await send<IssuedApiKey>("POST", `customers/${id}/keys`, {
-            ...values,
-            label: typeof values.label === "string" && values.label.trim() !== "" ? values.label.trim() : undefined,
-          });
-          issued.replaceChildren(
-            h("p", {}, h("strong", {}, "New key, shown this once. Copy it now:")),
-            h("p", { class: "secret", "data-testid": "issued-key" }, key.key),
-          );
-          drawKeys(await get<ApiKey[]>(`customers/${id}/keys`));
-          return `Key ${key.prefix}… created.`;
-        },
-      }),
-      issued,
-      keyTable,
     ),
   );
 }

@@ -1,9 +1,11 @@
 import { deliveriesPage, messagePage, messagesPage, suppressionsPage, webhooksPage } from "./activity";
 import { adTemplatePage, adTemplatesPage } from "./ad-templates";
+import { customerAdReviewPage } from "./ad-review";
 import { customerAdsPage } from "./ads";
 import { blockPage, blocksPage } from "./blocks";
 import { customerPage, customersPage } from "./customers";
 import { forgetUnsavedChanges, h, hasUnsavedChanges } from "./dom";
+import { customerKeysPage } from "./keys";
 import { customerMailPage } from "./mail";
 import { sendJobPage, sendJobsPage } from "./send-jobs";
 import { systemPage } from "./system";
@@ -18,6 +20,7 @@ type Page = (main: HTMLElement, params: string[], isCurrent: () => boolean) => P
 const routes: [RegExp, Page, string][] = [
   [/^\/customers$/, (main) => customersPage(main), "Customers"],
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
+  [/^\/customers\/([0-9a-f-]{36})\/keys$/, (main, [id]) => customerKeysPage(main, id as string), "API keys"],
   [
     /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|usage|design|templates))?$/,
     (main, [id, section]) => customerMailPage(main, id as string, section as "provider" | "usage" | "design" | "templates" | undefined),
@@ -39,6 +42,7 @@ const routes: [RegExp, Page, string][] = [
     "Webhook deliveries",
   ],
   [/^\/customers\/([0-9a-f-]{36})\/ads$/, (main, [id]) => customerAdsPage(main, id as string), "Customer ads"],
+  [/^\/customers\/([0-9a-f-]{36})\/adsets$/, (main, [id]) => customerAdReviewPage(main, id as string), "Ad sets and ads"],
   [/^\/blocks$/, (main) => blocksPage(main), "Block library"],
   [/^\/blocks\/([0-9a-f-]{36})$/, (main, [id]) => blockPage(main, id as string), "Block"],
   [/^\/ad-templates$/, (main) => adTemplatesPage(main), "Ad templates"],

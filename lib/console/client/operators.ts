@@ -1,6 +1,7 @@
 import type { components } from "../../client/types/admin";
 import { get, getPage, send } from "./api";
 import { card, date, form, h, outcome, table, uid } from "./dom";
+import { shownOnce } from "./shown-once";
 
 type Schemas = components["schemas"];
 type Operator = Schemas["Operator"];
@@ -14,13 +15,8 @@ const ROLES = ["owner", "admin", "support"] as const;
 const ROLE_HINT =
   "owner: everything, manages operators; admin: everything but operators; support: reads, plus suppression reactivation and webhook redelivery.";
 
-/** The token's secret, shown once, then the list again. */
-function shownOnce(place: HTMLElement, issued: IssuedOperatorToken): void {
-  place.replaceChildren(
-    h("p", {}, h("strong", {}, "New API token, shown this once. Copy it now:")),
-    h("p", { class: "secret", "data-testid": "issued-token" }, issued.token),
-  );
-}
+/** The token's secret, shown once with a Copy button, then the list again. */
+const showToken = (place: HTMLElement, issued: IssuedOperatorToken) => shownOnce(place, { what: "API token", value: issued.token, testId: "issued-token" });
 
 /** A table of API tokens with a revoke button per live token; `revokePath` names the DELETE. */
 function tokenTable(tokens: OperatorToken[], revokePath: (token: OperatorToken) => string, redraw: () => Promise<void>): HTMLElement {
@@ -149,7 +145,7 @@ export async function operatorPage(main: HTMLElement, id: string): Promise<void>
         submit: "Create token",
         onSubmit: async (values) => {
           const made = await send<IssuedOperatorToken>("POST", `operators/${id}/tokens`, values);
-          shownOnce(issued, made);
+          showToken(issued, made);
           await drawTokens();
           return `Token ${made.prefix}… created.`;
         },
@@ -231,7 +227,7 @@ export async function mePage(main: HTMLElement): Promise<void> {
         submit: "Create token",
         onSubmit: async (values) => {
           const made = await send<IssuedOperatorToken>("POST", "me/tokens", values);
-          shownOnce(issued, made);
+          showToken(issued, made);
           await drawTokens();
           return `Token ${made.prefix}… created.`;
         },
