@@ -5,6 +5,7 @@ import { benchBulkBytes } from "./bulk-bytes";
 import { benchColdStart } from "./cold-start";
 import { benchHealth } from "./health";
 import { benchLocalStart } from "./local-start";
+import { benchMailStats } from "./mail-stats";
 import { benchRender } from "./render";
 import { benchSendJobs } from "./send-jobs";
 
@@ -16,5 +17,6 @@ await benchRender();
 await benchAdTemplates();
 await benchAdsInsights();
 await benchSendJobs();
+await benchMailStats();
 await benchBulkBytes();
 await benchAdsAudiences();

@@ -14,6 +14,8 @@ import { registerListAuditLog } from "./audit-log/list";
 import { registerCustomerMessageRoutes } from "./mail/messages";
 import { registerCustomerSuppressionRoutes } from "./mail/suppressions";
 import { registerCustomerWebhookRoutes } from "./webhooks";
+import { registerGetCustomerMailStats } from "./mail/stats/get";
+import { registerGetCustomerAdSetDailyInsights } from "./ads/daily-insights/get";
 
 /** Every operator route, in the order the admin document lists them. */
 export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
@@ -25,9 +27,11 @@ export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void 
   registerMailBlockPreviewRoute(router, deps);
   registerMailActivityRoutes(router, deps);
   registerCustomerMessageRoutes(router, deps);
+  registerGetCustomerMailStats(router, deps);
   registerCustomerSuppressionRoutes(router, deps);
   registerCustomerWebhookRoutes(router, deps);
   registerAdsActivityRoutes(router, deps.ads);
+  registerGetCustomerAdSetDailyInsights(router, deps.ads);
   registerGetSystem(router, deps);
   // Operators, the caller's own account, and the audit log.
   registerOperatorRoutes(router, deps);

@@ -15,7 +15,7 @@ import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } 
  */
 
 export const INSIGHT_FIELDS = ["spend", "impressions", "reach", "clicks", "ctr", "cpc", "cpm", "conversions", "conversion_value", "roas", "cpa"] as const;
-type InsightField = (typeof INSIGHT_FIELDS)[number];
+export type InsightField = (typeof INSIGHT_FIELDS)[number];
 
 export const DATE_PRESETS = [
   "today",
@@ -62,13 +62,13 @@ export type InsightRow = {
 } & InsightMetrics;
 
 type Ratio = "ctr" | "cpc" | "cpm" | "roas" | "cpa";
-type InsightMetrics = Partial<Record<Exclude<InsightField, Ratio>, number>> & Partial<Record<Ratio, number | null>>;
+export type InsightMetrics = Partial<Record<Exclude<InsightField, Ratio>, number>> & Partial<Record<Ratio, number | null>>;
 
 function invalid(field: string, issue: string): ValidationError {
   return new ValidationError(`Invalid ${field}: ${issue}`, [{ path: field, message: issue }]);
 }
 
-function parseFields(raw: string | undefined): InsightField[] {
+export function parseFields(raw: string | undefined): InsightField[] {
   if (raw === undefined || raw.trim() === "") return [...INSIGHT_FIELDS];
   const names = raw.split(",").map((name) => name.trim());
   const unknown = names.filter((name) => !(INSIGHT_FIELDS as readonly string[]).includes(name));
@@ -147,7 +147,7 @@ const ratio = (numerator: number, denominator: number, scale: number, digits: nu
   denominator === 0 ? null : round((numerator * scale) / denominator, digits);
 
 /** One aggregated row as the query hands it over: entity id, the two breakdown keys, then the six sums. */
-type Aggregate = [
+export type Aggregate = [
   entityId: string,
   key1: string,
   key2: string,
@@ -159,7 +159,7 @@ type Aggregate = [
   value: number,
 ];
 
-function metricsOf(row: Aggregate, fields: InsightField[]): InsightMetrics {
+export function metricsOf(row: Aggregate, fields: InsightField[]): InsightMetrics {
   const [, , , impressions, reach, clicks, spend, conversions, value] = row;
   const out: InsightMetrics = {};
   for (const field of fields) {

@@ -246,6 +246,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{id}/ads/insights/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's insights per day and ad set
+         * @description The stored daily snapshots per ad set and day, with the ad set's name: for charts. A day's row equals `GET /ads/v1/insights?level=adset` for that one day. `date_range`, `date_range[since]`/`[until]` and `fields` as in that read (default `last_30d`, in the ad account's time zone). At most 92 days per request. A longer or malformed range, or an unknown field, answers 422 naming it.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerAdSetDailyInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}/ads/naming": {
         parameters: {
             query?: never;
@@ -920,6 +942,28 @@ export interface paths {
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerSendJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A customer's mail as time series
+         * @description Per UTC hour or day: messages accepted by Postmark (sent), delivered, bounced, complained about, first opened and first clicked; each series counts messages by their own time field (`accepted_at`, `delivered_at`, `bounced_at`, `complained_at`, `first_opened_at`, `first_clicked_at`), which are kept for good, so old buckets do not shrink when the 90-day event history is pruned; opens and clicks are unique per message (a job's detail has the totals). Both modes (`live` and `sandbox`) count. Every bucket of the range is present, empty ones as zeros. `send_job_id` limits the series to one job. A range that is empty, reversed (`from` not before `to`) or longer than 744 hours / 366 days answers 400 `bad_request` with `details` naming `from`; a malformed value 422.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerMailStats"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2495,6 +2539,108 @@ export interface components {
              * @example 2026-01-15T10:00:00.000Z
              */
             updated_at: string;
+        };
+        AdSetDailyInsights: {
+            /**
+             * @description The ad account's currency of `spend` and `conversion_value`; null until the first snapshot.
+             * @example EUR
+             */
+            currency: string | null;
+            /** @description Every ad set with a snapshot in the range, one row for every day of it (days without a snapshot as zeros, ratios null), ordered by ad set name, then day. */
+            rows: components["schemas"]["AdSetDayInsightRow"][];
+            /**
+             * @description First day of the range (YYYY-MM-DD, ad account time zone).
+             * @example 2026-01-01
+             */
+            since: string;
+            /**
+             * @description The ad account's time zone, in which days are counted (UTC until the first snapshot).
+             * @example Europe/Berlin
+             */
+            time_zone: string;
+            /**
+             * @description Last day of the range, inclusive.
+             * @example 2026-01-30
+             */
+            until: string;
+        };
+        AdSetDayInsightRow: {
+            /**
+             * Format: uuid
+             * @description Internal id of the ad set.
+             * @example 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d
+             */
+            adset_id: string;
+            /**
+             * @description The ad set's name, as the customer's API shows it.
+             * @example demo-20260115-001
+             */
+            adset_name: string;
+            /**
+             * @description Link clicks (sum).
+             * @example 803
+             */
+            clicks?: number;
+            /**
+             * @description Value of those conversions in major units of the account currency (sum).
+             * @example 1520.4
+             */
+            conversion_value?: number;
+            /**
+             * @description Purchases attributed by the pixel (`offsite_conversion.fb_pixel_purchase`), sum; revised by the platform for 7 days.
+             * @example 31
+             */
+            conversions?: number;
+            /**
+             * @description Cost per conversion: spend / conversions. Null where the denominator is 0.
+             * @example 13.3023
+             */
+            cpa?: number | null;
+            /**
+             * @description Cost per click: spend / clicks. Null where the denominator is 0.
+             * @example 0.5135
+             */
+            cpc?: number | null;
+            /**
+             * @description Cost per 1,000 impressions: spend / impressions × 1,000. Null where the denominator is 0.
+             * @example 7.0842
+             */
+            cpm?: number | null;
+            /**
+             * @description Click-through rate in percent: clicks / impressions × 100 over the sums. Null where the denominator is 0.
+             * @example 1.3795
+             */
+            ctr?: number | null;
+            /**
+             * @description The day (YYYY-MM-DD, ad account time zone).
+             * @example 2026-01-14
+             */
+            date: string;
+            /**
+             * @description Impressions (sum).
+             * @example 58210
+             */
+            impressions?: number;
+            /**
+             * @description The platform's id of the ad set.
+             * @example 120210000000000789
+             */
+            platform_id: string;
+            /**
+             * @description People reached: exact for one day; over several days the highest single-day reach (a lower bound).
+             * @example 31877
+             */
+            reach?: number;
+            /**
+             * @description Return on ad spend: conversion_value / spend. Null where the denominator is 0.
+             * @example 3.687
+             */
+            roas?: number | null;
+            /**
+             * @description Spend in major units of the account currency (sum).
+             * @example 412.37
+             */
+            spend?: number;
         };
         /** @description The customer's part of the targeting; location, placements and devices come from the target. */
         AdSetTargeting: {
@@ -4358,6 +4504,102 @@ export interface components {
              * @example Acme GmbH
              */
             name: string;
+        };
+        MailStats: {
+            /** @description Every bucket of the range, oldest first; a bucket without activity has zeros. */
+            buckets: components["schemas"]["MailStatsBucket"][];
+            /**
+             * @description Start of the first bucket (ISO 8601, UTC): `from` as asked, rounded down to the bucket.
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            from: string;
+            /**
+             * @description Bucket size.
+             * @example hour
+             * @enum {string}
+             */
+            granularity: "hour" | "day";
+            /**
+             * Format: uuid
+             * @description The send job the series are limited to, else null.
+             * @example null
+             */
+            send_job_id: string | null;
+            /**
+             * @description End of the last bucket, exclusive (ISO 8601, UTC): `to` as asked, rounded up.
+             * @example 2026-03-02T00:00:00.000Z
+             */
+            to: string;
+            /** @description Each series summed over the range. */
+            totals: {
+                /**
+                 * @description Messages Postmark accepted (`accepted_at` in the bucket): what was sent.
+                 * @example 1200
+                 */
+                accepted: number;
+                /**
+                 * @description Messages bounced (`bounced_at`; hard or soft, the latest bounce of each message).
+                 * @example 14
+                 */
+                bounced: number;
+                /**
+                 * @description Messages with their first link click (`first_clicked_at`): unique clicks.
+                 * @example 88
+                 */
+                clicked: number;
+                /**
+                 * @description Messages a recipient marked as spam (`complained_at`).
+                 * @example 1
+                 */
+                complained: number;
+                /**
+                 * @description Messages delivered (`delivered_at`).
+                 * @example 1180
+                 */
+                delivered: number;
+                /**
+                 * @description Messages opened for the first time (`first_opened_at`): unique opens.
+                 * @example 512
+                 */
+                opened: number;
+            };
+        };
+        MailStatsBucket: {
+            /**
+             * @description Messages Postmark accepted (`accepted_at` in the bucket): what was sent.
+             * @example 1200
+             */
+            accepted: number;
+            /**
+             * @description Messages bounced (`bounced_at`; hard or soft, the latest bounce of each message).
+             * @example 14
+             */
+            bounced: number;
+            /**
+             * @description Messages with their first link click (`first_clicked_at`): unique clicks.
+             * @example 88
+             */
+            clicked: number;
+            /**
+             * @description Messages a recipient marked as spam (`complained_at`).
+             * @example 1
+             */
+            complained: number;
+            /**
+             * @description Messages delivered (`delivered_at`).
+             * @example 1180
+             */
+            delivered: number;
+            /**
+             * @description Messages opened for the first time (`first_opened_at`): unique opens.
+             * @example 512
+             */
+            opened: number;
+            /**
+             * @description Start of the bucket (ISO 8601, UTC); it ends where the next begins.
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            start: string;
         };
         MailTemplate: {
             /** @description The stack of block references. */
@@ -8597,6 +8839,203 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["InsightRow"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerAdSetDailyInsights: {
+        parameters: {
+            query?: {
+                /** @description Only this ad set. Another customer's ad set answers 404. */
+                adset_id?: string;
+                /** @description A preset (today, yesterday, last_3d, last_7d, last_14d, last_28d, last_30d, last_90d, this_month, last_month, this_week_mon_today, last_week_mon_sun, maximum), computed in the ad account's time zone; or a custom range as JSON `{"since":"YYYY-MM-DD","until":"YYYY-MM-DD"}`. Default `last_30d`. The `last_Nd` presets end yesterday; `maximum` reaches back 37 months. */
+                date_range?: string;
+                /** @description Custom range, first day (YYYY-MM-DD), the bracket form of `date_range`; needs `date_range[until]`. */
+                "date_range[since]"?: string;
+                /** @description Custom range, last day (YYYY-MM-DD), inclusive. */
+                "date_range[until]"?: string;
+                /** @description Comma-separated metrics from spend, impressions, reach, clicks, ctr, cpc, cpm, conversions, conversion_value, roas, cpa; default all. An unknown name answers 422 naming it. */
+                fields?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rows. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdSetDailyInsights"];
                         /**
                          * @description Id of this request (UUID, or the caller's X-Request-Id).
                          * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
@@ -15326,6 +15765,201 @@ export interface operations {
                          */
                         request_id: string;
                     };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer. */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerMailStats: {
+        parameters: {
+            query?: {
+                /** @description Start of the range, inclusive, rounded down to its bucket. Default: 24 hours (`hour`) or 30 days (`day`) before `to`. */
+                from?: string;
+                /** @description Bucket size, in UTC: `hour` (at most 744 per request: 31 days) or `day` (at most 366). */
+                granularity?: "hour" | "day";
+                /** @description Only this send job's messages. Another customer's job answers 404. */
+                send_job_id?: string;
+                /** @description End of the range, exclusive, rounded up to a bucket boundary. Default: now (the running bucket is the last). */
+                to?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The series. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailStats"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
                 };
             };
             /** @description Missing, invalid or revoked API key. */

@@ -41,6 +41,7 @@ export async function messagesPage(main: HTMLElement, id: string): Promise<void>
   const base = `customers/${id}/mail/messages`;
   main.replaceChildren(
     customerTabs(customer, "messages"),
+    h("p", {}, h("a", { href: `#/customers/${id}/stats` }, "Charts: mail per hour or day, ads per day and ad set")),
     card(
       "Find messages",
       h("p", { class: "hint" }, "The address is matched through its stored hash: it finds mail of send jobs whose addresses were deleted. Nothing partial."),

@@ -53,14 +53,25 @@ export function barCharts(input: { title: string; categories: string[]; series: 
 
 let styled = false;
 const live = new Set<uPlot>();
-const COLOURS = ["#0b57d0", "#146c2e", "#b3261e", "#7c4dff", "#8a5a00"];
-const DASHES = [[], [6, 3], [2, 3], [10, 3, 2, 3], [1, 1]];
+const COLOURS = ["#0b57d0", "#146c2e", "#b3261e", "#7c4dff", "#8a5a00", "#00696f"];
+const DASHES = [[], [6, 3], [2, 3], [10, 3, 2, 3], [1, 1], [12, 2, 2, 2, 2, 2]];
+
+/** How a time is named in the table: the viewer's local time, or a UTC hour or day (the admin API's buckets). */
+type TimeLabels = "local" | "utc-hour" | "utc-day";
+
+function timeLabel(t: number, labels: TimeLabels): string {
+  if (labels === "local") return new Date(t).toLocaleString([], { dateStyle: "short", timeStyle: "short" });
+  const iso = new Date(t).toISOString();
+  return labels === "utc-day" ? iso.slice(0, 10) : `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
 
 /**
  * Time series as one uPlot line chart (bundled, no CDN): one line per series, told apart by colour and by
  * dash pattern, named in uPlot's legend; the numbers are in a table below for screen readers and exact reading.
+ * Draw into an element already in the page: a chart not in the page when the next one is drawn is let go.
  */
-export function timeSeries(input: { title: string; times: number[]; series: Series[]; width?: number }): HTMLElement {
+export function timeSeries(input: { title: string; times: number[]; series: Series[]; width?: number; labels?: TimeLabels; unit?: string }): HTMLElement {
+  const labels = input.labels ?? "local";
   if (!styled) {
     document.head.appendChild(h("style", {}, uplotCss));
     styled = true;
@@ -87,7 +98,9 @@ export function timeSeries(input: { title: string; times: number[]; series: Seri
           points: { show: true },
         })),
       ],
-      axes: [{}, { label: "count" }],
+      axes: [{}, { label: input.unit ?? "count" }],
+      // UTC buckets are drawn on a UTC axis, so a day's point sits on its own date whatever the viewer's zone.
+      ...(labels === "local" ? {} : { tzDate: (ts: number) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC") }),
     },
     [input.times.map((t) => t / 1000), ...input.series.map((s) => s.values)],
     host,
@@ -95,10 +108,7 @@ export function timeSeries(input: { title: string; times: number[]; series: Seri
   live.add(plot);
   const data = table(
     ["", ...input.series.map((s) => s.label)],
-    input.times.map((t, i) => [
-      new Date(t).toLocaleString([], { dateStyle: "short", timeStyle: "short" }),
-      ...input.series.map((s) => (s.values[i] ?? 0).toLocaleString()),
-    ]),
+    input.times.map((t, i) => [timeLabel(t, labels), ...input.series.map((s) => (s.values[i] ?? 0).toLocaleString())]),
   );
   return h("figure", { class: "charts" }, h("figcaption", {}, input.title), host, h("details", {}, h("summary", {}, `${input.title}: the numbers`), data));
 }

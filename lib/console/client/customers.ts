@@ -11,7 +11,7 @@ export type Customer = Schemas["Customer"];
 /** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
 export function customerTabs(
   customer: Customer,
-  current: "overview" | "keys" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads" | "adsets",
+  current: "overview" | "keys" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads" | "adsets" | "stats",
 ): HTMLElement {
   const tabs: [typeof current, string][] = [
     ["overview", "Settings"],
@@ -23,6 +23,7 @@ export function customerTabs(
     ["webhooks", "Webhooks"],
     ["ads", "Ads"],
     ["adsets", "Ad sets and ads"],
+    ["stats", "Charts"],
   ];
   return h(
     "div",

@@ -8,6 +8,7 @@ import { forgetUnsavedChanges, h, hasUnsavedChanges } from "./dom";
 import { customerKeysPage } from "./keys";
 import { customerMailPage } from "./mail";
 import { sendJobPage, sendJobsPage } from "./send-jobs";
+import { statsPage } from "./stats";
 import { systemPage } from "./system";
 import { auditLogPage, mePage, operatorPage, operatorsPage } from "./operators";
 
@@ -32,6 +33,7 @@ const routes: [RegExp, Page, string][] = [
     (main, [id, job], isCurrent) => sendJobPage(main, id as string, job as string, isCurrent),
     "Send job",
   ],
+  [/^\/customers\/([0-9a-f-]{36})\/stats(?:\?job=([0-9a-f-]{36}))?$/, (main, [id, job]) => statsPage(main, id as string, job), "Charts"],
   [/^\/customers\/([0-9a-f-]{36})\/messages$/, (main, [id]) => messagesPage(main, id as string), "Messages"],
   [/^\/customers\/([0-9a-f-]{36})\/messages\/([0-9a-f-]{36})$/, (main, [id, message]) => messagePage(main, id as string, message as string), "Message"],
   [/^\/customers\/([0-9a-f-]{36})\/suppressions$/, (main, [id]) => suppressionsPage(main, id as string), "Suppressions"],

@@ -51,7 +51,13 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
   const timeline = h("div", {});
   main.replaceChildren(
     customerTabs(customer, "send-jobs"),
-    h("p", {}, h("a", { href: `#/customers/${id}/send-jobs` }, "← All send jobs")),
+    h(
+      "p",
+      {},
+      h("a", { href: `#/customers/${id}/send-jobs` }, "← All send jobs"),
+      " · ",
+      h("a", { href: `#/customers/${id}/stats?job=${jobId}` }, "Charts of this job per hour or day"),
+    ),
     card(`Send job ${jobId}`, status, h("p", {}, progressLabel, " ", progress), counters),
     card("Stats", stats),
     card("Hourly timeline", timeline),

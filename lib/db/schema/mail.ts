@@ -174,13 +174,20 @@ export const mailMessages = pgTable(
     complainedAt: at(),
   },
   // Provider events without our id in Metadata are attributed by Postmark's MessageID; the operator's message
-  // search pages newest first by (created_at, id), per customer or per recipient hash.
+  // search pages newest first by (created_at, id), per customer or per recipient hash. The operator's time
+  // series (lib/mail/messages/stats.ts) count each time column over a range per customer: one index range
+  // each (accepted_at's is the first index); partial, so a message enters one only once that time is set.
   (t) => [
     index().on(t.customerId, t.acceptedAt),
     index().on(t.sendJobId, t.status),
     index().on(t.providerMessageId),
     index().on(t.customerId, t.createdAt, t.id),
     index().on(t.customerId, t.recipientHash, t.createdAt, t.id),
+    index().on(t.customerId, t.deliveredAt).where(sql`${t.deliveredAt} is not null`),
+    index().on(t.customerId, t.bouncedAt).where(sql`${t.bouncedAt} is not null`),
+    index().on(t.customerId, t.complainedAt).where(sql`${t.complainedAt} is not null`),
+    index().on(t.customerId, t.firstOpenedAt).where(sql`${t.firstOpenedAt} is not null`),
+    index().on(t.customerId, t.firstClickedAt).where(sql`${t.firstClickedAt} is not null`),
   ],
 );
 
