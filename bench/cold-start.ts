@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,10 @@ import { startUpstashFake } from "../tests/helpers/upstash-fake";
  * The request is one the function answers from the database: the admin API's customer list, the mail and
  * ads APIs' authentication of an unknown key (401 after a key lookup). The Node binary is
  * `VERCEL_FUNCTION_NODE` when set (the engines' major, as .ci/run installs it), else the one running this.
+ * The floor, measured the same way and interleaved run by run: an empty function (its handler answers
+ * "ok", nothing imported) through the same launcher, i.e. Node's own start, the launcher and one request.
+ * Each function's p50 is also printed as a multiple of the floor's, which a loaded machine inflates far less
+ * than the milliseconds (the 2-core development machine is shared).
  */
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
@@ -29,6 +33,14 @@ const PROBES: Record<string, { path: string; auth: "admin" | "key" }> = {
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** A function whose handler imports nothing and answers "ok": the floor every cold start pays. */
+function emptyFunction(dir: string): string {
+  mkdirSync(join(dir, "api"), { recursive: true });
+  writeFileSync(join(dir, ".vc-config.json"), JSON.stringify({ handler: "api/empty.js", runtime: "nodejs24.x", launcherType: "Nodejs" }));
+  writeFileSync(join(dir, "api", "empty.js"), 'export const GET = () => new Response("ok");\n');
+  return dir;
 }
 
 async function coldStart(dir: string, env: Record<string, string>, probe: { path: string; auth: string }, adminToken: string) {
@@ -94,6 +106,7 @@ export async function benchColdStart(): Promise<void> {
   };
   try {
     process.stdout.write(`cold start: functions on Node ${spawnSync(functionNode(), ["--version"], { encoding: "utf8" }).stdout.trim()}\n`);
+    const empty = emptyFunction(join(workDir, "empty.func"));
     for (const { path, dir } of listFunctions(outputDir)) {
       const probe = PROBES[path];
       if (!probe) continue;
@@ -101,16 +114,19 @@ export async function benchColdStart(): Promise<void> {
       materialise(dir, deployed, repoRoot);
       const totals: number[] = [];
       const firsts: number[] = [];
+      const floors: number[] = [];
       let status = 0;
       for (let i = 0; i < RUNS; i++) {
         const run = await coldStart(deployed, env, probe, adminToken);
         totals.push(run.total);
         firsts.push(run.firstRequest);
         status = run.status;
+        floors.push((await coldStart(empty, {}, { path: "/", auth: "key" }, adminToken)).total);
       }
       const f = (n: number) => `${Math.round(n)} ms`;
+      const ratio = (percentile(totals, 50) / percentile(floors, 50)).toFixed(2);
       process.stdout.write(
-        `cold start ${path} (${RUNS} processes, GET ${probe.path} → ${status}): spawn to first answer p50 ${f(percentile(totals, 50))}, p95 ${f(percentile(totals, 95))}; first request p50 ${f(percentile(firsts, 50))}, p95 ${f(percentile(firsts, 95))}\n`,
+        `cold start ${path} (${RUNS} processes, GET ${probe.path} → ${status}): spawn to first answer p50 ${f(percentile(totals, 50))}, p95 ${f(percentile(totals, 95))}; first request p50 ${f(percentile(firsts, 50))}, p95 ${f(percentile(firsts, 95))}; empty function (interleaved) p50 ${f(percentile(floors, 50))}, p95 ${f(percentile(floors, 95))}: p50 ${ratio}× the empty one\n`,
       );
     }
   } finally {

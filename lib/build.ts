@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { brotliCompressSync, constants } from "node:zlib";
 import { basename, dirname, join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 
 /*
  * `npm run build` after the typecheck (Vercel's buildCommand): the functions' bundle and the console's
@@ -44,6 +44,27 @@ const banner = [
   "const __dirname = __bundleDirname(__filename);",
 ].join("\n");
 
+/**
+ * zod's `locales` namespace (error messages in about 40 languages: 260 of the 1,140 KB api/mail loads at a cold
+ * start) is reachable from the `z` object the OpenAPI extension patches, so tree shaking keeps all of it.
+ * Nothing here switches zod's language (its English is set by zod's own schemas module, not through this
+ * namespace), so the namespace keeps only `en`. Measured: every function 0.26 MB smaller; the cold start's
+ * CPU unchanged (V8 only pre-parses functions that never run).
+ */
+const zodEnglishOnly: Plugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]zod[\\/]v4[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), args.path), namespace: "zod-locales" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(join(dirname(args.path), "en.js"))};`,
+      loader: "js",
+      resolveDir: dirname(args.path),
+    }));
+  },
+};
+
 await build({
   entryPoints: [...FUNCTION_ENTRIES.map((name) => `lib/functions/${name}.ts`), ...WORKER_ENTRIES],
   bundle: true,
@@ -64,6 +85,7 @@ await build({
   keepNames: true,
   legalComments: "none",
   logLevel: "warning",
+  plugins: [zodEnglishOnly],
 });
 
 removeUnreachableChunks(
