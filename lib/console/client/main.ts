@@ -19,8 +19,8 @@ const routes: [RegExp, Page, string][] = [
   [/^\/customers$/, (main) => customersPage(main), "Customers"],
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
   [
-    /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|usage|design|templates))?$/,
-    (main, [id, section]) => customerMailPage(main, id as string, section as "provider" | "usage" | "design" | "templates" | undefined),
+    /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|senders|usage|design|templates)(?:\/([0-9a-f-]{36}))?)?$/,
+    (main, [id, section, template]) => customerMailPage(main, id as string, section as Parameters<typeof customerMailPage>[2], template),
     "Customer mail",
   ],
   [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
