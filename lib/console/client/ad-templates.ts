@@ -232,7 +232,12 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
   main.replaceChildren(
     h("p", {}, h("a", { href: "#/ad-templates" }, "← Ad templates")),
     h("h1", {}, `Ad template: ${template.name}`),
-    h("div", { class: "split" }, card("Edit", editor), card("Live previews (1:1, 4:5, 9:16)", byPath("values").wrap, previewState, previews)),
+    h(
+      "div",
+      { class: "split" },
+      card("Edit", editor),
+      h("div", { class: "sticky" }, card("Live previews (1:1, 4:5, 9:16)", byPath("values").wrap, previewState, previews)),
+    ),
   );
   await redraw();
 }

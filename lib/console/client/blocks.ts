@@ -193,7 +193,7 @@ export async function blockPage(main: HTMLElement, id: string): Promise<void> {
   main.replaceChildren(
     h("p", {}, h("a", { href: "#/blocks" }, "← Block library")),
     h("h1", {}, `Block: ${block.name}`),
-    h("div", { class: "split" }, card("Edit", editor), card("Live preview", design.wrap, previewState, frame, findings)),
+    h("div", { class: "split" }, card("Edit", editor), h("div", { class: "sticky" }, card("Live preview", design.wrap, previewState, frame, findings))),
   );
   await redraw();
 }

@@ -34,7 +34,7 @@ export const emptyIsNull = (raw: unknown): string | null => {
 export function objectEditor<T extends Record<string, unknown>>(parts: { [K in keyof T]: Editor<T[K]> }, legend?: string): Editor<T> {
   const entries = Object.entries(parts) as [keyof T & string, Editor<unknown>][];
   const children = entries.map(([, part]) => part.element);
-  const element = legend ? h("fieldset", { class: "group" }, h("legend", {}, legend), ...children) : h("div", {}, ...children);
+  const element = legend ? h("fieldset", { class: "group" }, h("legend", {}, legend), ...children) : h("div", { class: "fields" }, ...children);
   return {
     element,
     read: () => Object.fromEntries(entries.map(([key, part]) => [key, part.read()])) as T,
@@ -73,7 +73,7 @@ const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 export function listEditor<T>(spec: ListSpec<T>): Editor<T[]> {
   let rows: Editor<T>[] = [];
   const body = h("div", { class: "rows" });
-  const empty = h("p", { class: "hint" }, `No ${spec.item}s yet.`);
+  const empty = h("p", { class: "hint" }, `No ${spec.item}${spec.item.endsWith("s") ? "es" : "s"} yet.`);
   const add = h("button", { type: "button", class: "secondary" }, `Add ${spec.item}`);
   const element = h("div", { class: "list-editor", "data-list": spec.path }, body, empty, h("div", { class: "row" }, add));
 
@@ -251,6 +251,13 @@ export function editorForm<T>(spec: {
   return element;
 }
 
+/** Puts controls (a Show button, a colour picker) on one line with the field's own control. */
+export function beside(f: Field, ...extra: HTMLElement[]): void {
+  const line = h("div", { class: "inline" });
+  f.control.replaceWith(line);
+  line.append(f.control, ...extra);
+}
+
 /** A password field with Show/Hide: what is typed can be checked before it is saved, masked otherwise. */
 export function secretField(spec: { path: string; label: string; hint?: string; name: string }): Editor<string> {
   const f = field({ path: spec.path, label: spec.label, type: "password", hint: spec.hint });
@@ -261,7 +268,6 @@ export function secretField(spec: { path: string; label: string; hint?: string; 
     show.setAttribute("aria-pressed", String(hidden));
     show.textContent = `${hidden ? "Hide" : "Show"} ${spec.name}`;
   });
-  f.control.after(show);
-  f.wrap.classList.add("secret-field");
+  beside(f, show);
   return { element: f.wrap, read: () => String(readField(f)), fields: () => [f] };
 }

@@ -1,6 +1,6 @@
 import { get, send } from "./api";
 import { card, date, debounce, h } from "./dom";
-import { changed, editorForm, emptyIsNull, fieldEditor, objectEditor, withJsonView, type Editor } from "./editors";
+import { beside, changed, editorForm, emptyIsNull, fieldEditor, objectEditor, withJsonView, type Editor } from "./editors";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -86,7 +86,7 @@ function tokenEditor(name: TokenName, override: string | undefined, resolved: st
       const typed = sixDigits(f.control.value.trim());
       if (/^#[0-9a-f]{6}$/i.test(typed)) picker.value = typed;
     });
-    f.control.after(h("span", { class: "row" }, picker));
+    beside(f, picker);
   }
   return editor;
 }
