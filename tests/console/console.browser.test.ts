@@ -289,7 +289,7 @@ async function readmeShot(name: string): Promise<void> {
           [`${SALE_BANNER.name} in 9:16`, 360, 640],
         ]);
         const first = await images.first().getAttribute("src");
-        await page.getByLabel(/^Preview values/).fill(JSON.stringify({ headline: "Console [[preview]] text" }));
+        await page.getByLabel("Preview: Headline").fill("Console [[preview]] text");
         await expect.poll(() => images.first().getAttribute("src"), { timeout: 20_000 }).not.toBe(first);
         await readmeShot("ad-template-editor");
         expect(await accessibilityProblems()).toEqual([]);

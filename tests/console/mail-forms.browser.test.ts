@@ -291,6 +291,9 @@ const reload = async (heading: string) => {
       await reload("Edit");
       expect(await page.getByLabel("Parameter 2: label").inputValue()).toBe("Call to action");
       expect(await page.getByLabel("Parameter 2: name").inputValue()).toBe("cta");
+      // Preview values: a field per parameter, named by its label; a value the parameter refuses is named there.
+      await page.getByLabel("Preview: Headline").fill("x".repeat(80));
+      await expect.poll(() => errorAt("Preview: Headline").textContent()).toMatch(/^Error: /);
       await page.getByLabel("Parameter 1: at most (characters)").fill("0");
       await page.getByRole("button", { name: "Save template" }).click();
       await expect.poll(() => errorAt("Parameter 1: at most (characters)").textContent()).toMatch(/^Error: /);

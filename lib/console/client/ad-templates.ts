@@ -1,5 +1,5 @@
 import { ApiFailure, get, send } from "./api";
-import { card, date, debounce, field, h, outcome, readField, showProblems, table, trackUnsaved } from "./dom";
+import { card, date, debounce, field, h, outcome, readField, showProblems, table, trackUnsaved, type Field } from "./dom";
 import { editorForm, emptyIsNull, fieldEditor, inFieldset, listEditor, objectEditor, placeProblems, withJsonView, type Editor } from "./editors";
 import { ratioFigures, type AdTemplate } from "./ads";
 import type { components } from "../../client/types/admin";
@@ -137,6 +137,41 @@ export async function adTemplatesPage(main: HTMLElement): Promise<void> {
 }
 
 /** The layout editor: the three ratios are drawn side by side from the unsaved draft as you type (debounced). */
+/**
+ * The preview's values: a field per parameter of the draft (empty: the parameter's example), redrawn when the
+ * parameters change (typed values kept by name). Not saved: they only feed the previews.
+ */
+function previewValues(params: () => AdParam[]): Editor<Record<string, string>> & { sync(): void } {
+  let fields: Field[] = [];
+  let drawnFor = "";
+  const body = h("div", { class: "fields" });
+  const read = () => Object.fromEntries(fields.map((f) => [f.spec.path.slice("values.".length), f.control.value]).filter(([, v]) => v !== ""));
+  const sync = () => {
+    let list: AdParam[];
+    try {
+      list = params();
+    } catch {
+      return; // the parameters' JSON view holds broken JSON: keep the fields drawn
+    }
+    const named = list.filter((p, i) => p.name !== "" && list.findIndex((q) => q.name === p.name) === i);
+    const key = JSON.stringify(named.map((p) => [p.name, p.label, p.example]));
+    if (key === drawnFor) return;
+    drawnFor = key;
+    const typed: Record<string, string> = read();
+    fields = named.map((p) =>
+      field({
+        path: `values.${p.name}`,
+        label: `Preview: ${p.label || p.name}`,
+        value: typed[p.name] ?? "",
+        hint: p.example ? `Empty: the example (${p.example}).` : "Empty: none.",
+      }),
+    );
+    body.replaceChildren(...fields.map((f) => f.wrap));
+  };
+  sync();
+  return { element: h("fieldset", { class: "group" }, h("legend", {}, "Preview values"), body), read, fields: () => fields, sync };
+}
+
 export async function adTemplatePage(main: HTMLElement, id: string): Promise<void> {
   const template = await get<AdTemplate>(`ads/templates/${id}`);
   const fields = [
@@ -152,10 +187,10 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
     }),
     field({ path: "template.layouts", label: "Layouts (JSON: 1:1, 4:5, 9:16)", type: "json", value: template.layouts, rows: 18, wide: true }),
     field({ path: "template.highlight", label: "Highlight style (JSON or null)", type: "json", value: template.highlight, rows: 3 }),
-    field({ path: "values", label: "Preview values (JSON: parameter → value; examples where missing)", type: "json", value: {}, rows: 4 }),
   ];
   const params = adParamsEditor("template.params", template.params);
-  const allFields = () => [...fields, ...params.fields()];
+  const values = previewValues(() => params.read());
+  const allFields = () => [...fields, ...params.fields(), ...values.fields()];
   const byPath = (path: string) => fields.find((f) => f.spec.path === path) as (typeof fields)[number];
   const previews = h("div", {});
   const previewState = h("p", { role: "status", class: "hint", "data-testid": "preview-state" }, "Rendering previews…");
@@ -171,7 +206,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
           layouts: readField(byPath("template.layouts")),
           highlight: readField(byPath("template.highlight")),
         },
-        values: readField(byPath("values")),
+        values: values.read(),
       };
       const answer = await send<DraftPreview>("POST", "ads/templates/preview", body);
       if (run !== drawn) return;
@@ -186,9 +221,12 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
     }
   };
   const scheduled = debounce(500, () => void redraw());
-  for (const path of ["template.layouts", "template.highlight", "values"]) byPath(path).control.addEventListener("input", scheduled);
-  params.element.addEventListener("input", scheduled);
-  params.element.addEventListener("change", scheduled);
+  for (const path of ["template.layouts", "template.highlight"]) byPath(path).control.addEventListener("input", scheduled);
+  values.element.addEventListener("input", scheduled);
+  for (const type of ["input", "change"]) {
+    params.element.addEventListener(type, values.sync);
+    params.element.addEventListener(type, scheduled);
+  }
 
   const result = outcome();
   const editor = h(
@@ -196,10 +234,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
     { novalidate: true },
     ...fields.slice(0, 3).map((f) => f.wrap),
     params.element,
-    ...fields
-      .slice(3)
-      .filter((f) => f.spec.path !== "values")
-      .map((f) => f.wrap),
+    ...fields.slice(3).map((f) => f.wrap),
     h("button", { type: "submit" }, "Save template"),
     result.element,
   );
@@ -236,7 +271,7 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
       "div",
       { class: "split" },
       card("Edit", editor),
-      h("div", { class: "sticky" }, card("Live previews (1:1, 4:5, 9:16)", byPath("values").wrap, previewState, previews)),
+      h("div", { class: "sticky" }, card("Live previews (1:1, 4:5, 9:16)", values.element, previewState, previews)),
     ),
   );
   await redraw();
