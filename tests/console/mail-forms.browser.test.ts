@@ -81,6 +81,7 @@ const reload = async (heading: string) => {
       expect(await axe()).toEqual([]);
       await page.getByRole("button", { name: "Save provider configuration" }).click();
       await page.getByText("✓ Saved.").waitFor();
+      expect(await token.inputValue()).toBe("");
 
       const [row] = await h.db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, c.id));
       expect(row?.serverTokenSealed && h.deps.secrets.open(row.serverTokenSealed)).toBe("forms-token-1234");
@@ -209,8 +210,11 @@ const reload = async (heading: string) => {
       await page.getByRole("button", { name: "Move parameter 2 up" }).click();
       await page.getByRole("button", { name: "Remove parameter 3" }).click();
       expect(await axe()).toEqual([]);
+      const promptsBefore = dialogs.length;
       await page.getByRole("button", { name: "Create template" }).click();
       await page.getByRole("heading", { name: "Template: Forms confirmation", level: 2 }).waitFor();
+      // Saved, so moving on to the new template's page does not ask.
+      expect(dialogs.length).toBe(promptsBefore);
       const templateId = (/\/mail\/templates\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
 
       const saved = (await h.admin<Admin["getCustomerMailTemplate"]>("GET", `/v1/customers/${c.id}/mail/templates/${templateId}`)).json.data;

@@ -72,6 +72,8 @@ async function providerCard(id: string): Promise<HTMLElement> {
         if (Object.keys(changes).length === 0) return "Nothing changed.";
         await send("PATCH", `customers/${id}/mail/provider`, changes);
         Object.assign(initial, changes, { server_token: "" });
+        // The token is not kept in the page once it is stored.
+        for (const f of editor.fields()) if (f.spec.path === "server_token") f.control.value = "";
         return "Saved. Reload the page to see the readiness again.";
       },
     }),
