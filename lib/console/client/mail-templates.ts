@@ -196,6 +196,7 @@ function templateEditor(
     values: inFieldset("Global values", globalValuesEditor(t.values), "Merged into and overriding every block's values."),
     ...(admin ? { params: inFieldset("Parameter contract", contractEditor(t.params), "Every send must give each required parameter a non-empty value.") } : {}),
   };
+  // A builder template has no contract: its body leaves `params` out (the API answers 422 to `params` there).
   return objectEditor(parts as { [K in keyof TemplateBody]: Editor<TemplateBody[K]> });
 }
 
