@@ -132,5 +132,6 @@ progress { width: 320px; height: 16px; }
 .sign-in { max-width: 440px; margin: 64px auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 24px; }
 svg.chart { max-width: 560px; display: block; }
 svg.chart text { font-size: 13px; fill: var(--muted); }
+fieldset.group { border: 1px solid var(--line); border-radius: 4px; margin: 8px 0; padding: 4px 12px 8px; } fieldset.group legend { font-weight: 600; } fieldset.tokens { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 0 16px; } fieldset.tokens legend { grid-column: 1 / -1; } button.small { padding: 2px 8px; font-size: .9em; } .sticky { position: sticky; top: 8px; align-self: start; } input[type=color] { width: 44px; height: 32px; padding: 0 2px; flex: none; } .inline { display: flex; gap: 8px; align-items: center; } .inline > input:not([type=color]) { flex: 1; min-width: 0; } .rows .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; align-items: start; }
 .legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0; font-size: .9em; }
 `;

@@ -176,7 +176,8 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         await expect.poll(() => page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("Second words for the example");
         expect(await accessibilityProblems()).toEqual([]);
 
-        // Broken parameters JSON is named next to the field; nothing is saved.
+        // Broken parameters JSON (the advanced view beside the form) is named next to the field; nothing is saved.
+        await page.getByRole("button", { name: "Edit parameters as JSON" }).click();
         await page.getByLabel(/^Parameters \(JSON/).fill("[{");
         await expect.poll(() => page.getByTestId("preview-state").textContent()).toContain("Preview failed");
         const paramsError = page.locator(".field", { has: page.getByLabel(/^Parameters \(JSON/) }).locator(".error");
@@ -279,7 +280,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
           [`${SALE_BANNER.name} in 9:16`, 360, 640],
         ]);
         const first = await images.first().getAttribute("src");
-        await page.getByLabel(/^Preview values/).fill(JSON.stringify({ headline: "Console [[preview]] text" }));
+        await page.getByLabel("Preview: Headline").fill("Console [[preview]] text");
         await expect.poll(() => images.first().getAttribute("src"), { timeout: 20_000 }).not.toBe(first);
         expect(await accessibilityProblems()).toEqual([]);
 
@@ -308,8 +309,9 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         // One page per concern (issue 31, part 5): each section's cards, and nothing but them.
         const sections: [string, string[]][] = [
           ["Usage and suppressions", ["Usage of", "Suppression lookup"]],
-          ["Design, blocks and frame", ["Enabled blocks", "Design rules", "Frame"]],
-          ["Templates", ["Templates"]],
+          ["Design and brand", ["Design rules", "Brand and frame"]],
+          ["Templates and blocks", ["Templates", "Enabled blocks"]],
+          ["Senders and domains", ["Senders and domains"]],
           ["Provider and webhook", ["Provider (Postmark) and readiness", "Postmark webhook credentials"]],
         ];
         await page.goto(`${origin}/console/#/customers/${c.id}/mail`);
@@ -346,16 +348,17 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         await expect.poll(() => unconfigured.textContent()).toContain("Events on unconfigured streams: 1.");
         expect(await unconfigured.textContent()).toContain("not named below (outbound-2026;");
 
-        await page.getByRole("link", { name: "Design, blocks and frame" }).click();
-        await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "#e11d48" }));
+        await page.getByRole("link", { name: "Design and brand" }).click();
+        const primary = page.getByLabel("Brand colour (buttons, accents)", { exact: true });
+        await primary.fill("#e11d48");
         const button = page.getByTestId("design-sample").getByText("Button");
         await expect.poll(() => button.evaluate((b) => getComputedStyle(b).backgroundColor)).toBe("rgb(225, 29, 72)");
-        await page.getByLabel(/^Overrides/).fill(JSON.stringify({ color_primary: "pink" }));
+        await primary.fill("pink");
         await page.getByRole("button", { name: "Save design rules" }).click();
-        const overridesError = page.locator(".field", { has: page.getByLabel(/^Overrides/) }).locator(".error");
-        await expect.poll(() => overridesError.textContent()).toContain("color_primary");
+        const primaryError = page.locator(".field", { has: primary }).locator(".error");
+        await expect.poll(() => primaryError.textContent()).toContain("hex colour");
 
-        await page.getByRole("link", { name: "Templates", exact: true }).click();
+        await page.getByRole("link", { name: "Templates and blocks" }).click();
         await page.getByRole("button", { name: "Preview Console newsletter" }).click();
         await expect.poll(() => page.locator("iframe[title='Template preview']").getAttribute("srcdoc")).toContain("Spring is here");
 

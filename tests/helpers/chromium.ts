@@ -60,13 +60,16 @@ export async function launchOfflineChromium(options: {
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
-/** axe-core run in the page: its serious and critical violations, as `id (impact)`. */
-export async function seriousViolations(page: Page): Promise<string[]> {
+/**
+ * axe-core run in the page: its serious and critical violations, as `id (impact)`. `exclude`: selectors of a
+ * customer's own content (a design sample in the customer's colours), not the console's to judge.
+ */
+export async function seriousViolations(page: Page, exclude: string[] = []): Promise<string[]> {
   await page.evaluate(AXE_SOURCE);
-  return page.evaluate(async () => {
+  return page.evaluate(async (excluded) => {
     type Violation = { id: string; impact: string | null };
-    const axe = (window as unknown as { axe: { run(context: Document, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
+    const axe = (window as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
+    const result = await axe.run(excluded.length > 0 ? { exclude: excluded.map((s) => [s]) } : document, { resultTypes: ["violations"] });
     return result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id} (${v.impact})`);
-  });
+  }, exclude);
 }

@@ -23,8 +23,8 @@ const routes: [RegExp, Page, string][] = [
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
   [/^\/customers\/([0-9a-f-]{36})\/keys$/, (main, [id]) => customerKeysPage(main, id as string), "API keys"],
   [
-    /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|usage|design|templates))?$/,
-    (main, [id, section]) => customerMailPage(main, id as string, section as "provider" | "usage" | "design" | "templates" | undefined),
+    /^\/customers\/([0-9a-f-]{36})\/mail(?:\/(provider|senders|usage|design|templates)(?:\/([0-9a-f-]{36}))?)?$/,
+    (main, [id, section, template]) => customerMailPage(main, id as string, section as Parameters<typeof customerMailPage>[2], template),
     "Customer mail",
   ],
   [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
