@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { SkipReporter } from "./tests/helpers/skip-reporter";
@@ -16,11 +15,5 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // One test file per core. Vitest's default keeps one core for its main process (on CI's 2 cores: one file at a
-    // time), but that process is nearly idle here and a file spends much of its time waiting on processes, a
-    // browser or timers, so a second file uses what the first leaves (issue 29.4). Each file still runs in a
-    // process of its own on a database of its own (in-memory PGlite). Against one shared server (`DATABASE_URL`,
-    // CI's PostgreSQL stage) files stay one at a time, as before: that stage was written for one file at a time.
-    maxWorkers: process.env.DATABASE_URL ? 1 : availableParallelism(),
   },
 });
