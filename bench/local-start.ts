@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runningServer } from "../lib/data-dir";
 
 /*
  * `npm start` as a new user meets it (issue 29 item 4): a fresh DATA_DIR, the server process started, timed
@@ -15,11 +15,10 @@ import { fileURLToPath } from "node:url";
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
 async function startOnce(dataDir: string) {
-  const port = await freePort();
   const started = performance.now();
   const child = spawn(process.execPath, ["lib/start.mjs"], {
     cwd: repoRoot,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "warn" },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
@@ -29,7 +28,9 @@ async function startOnce(dataDir: string) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
     if (Date.now() > deadline) throw new Error(`npm start did not answer within 120 s:\n${output}`);
-    const answered = await fetch(`http://127.0.0.1:${port}/mail/v1/health`, { signal: AbortSignal.timeout(2000) }).then(
+    // Port 0 (a fixed or random one collided with other processes): the server names its URL in DATA_DIR/server.json.
+    const url = runningServer(dataDir)?.url;
+    const answered = await (url ? fetch(`${url}/mail/v1/health`, { signal: AbortSignal.timeout(2000) }) : Promise.reject(new Error("not listening"))).then(
       () => true,
       () => false,
     );
@@ -44,16 +45,6 @@ async function startOnce(dataDir: string) {
   child.kill("SIGTERM");
   await exited;
   return { readyMs, rssMb: rssKb / 1024, cpuMs, waitedMs };
-}
-
-/** A loopback port free at the moment of asking (a random one collided with other processes' ports). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }
 
 /**
