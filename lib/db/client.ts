@@ -60,20 +60,27 @@ const PGLITE_SHARED_BUFFERS = "32MB";
 async function openPglite(dataDir: string | undefined, migrate: boolean): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
-  const { pgliteStartingPoint, saveSnapshot } = await import("./pglite-snapshot");
-  const start = pgliteStartingPoint(dataDir);
+  const { PGLITE_INITDB_PARAMS, pgliteStartingPoint, prepareSnapshot } = await import("./pglite-snapshot");
+  let start = pgliteStartingPoint(dataDir);
+  if (start.fresh && !start.tar && migrate) {
+    // No snapshot yet (an install without postinstall): made now, once, then started from like any other.
+    // Should that fail (a read-only node_modules), this database runs initdb and the migrations itself.
+    await prepareSnapshot().then(
+      () => (start = pgliteStartingPoint(dataDir)),
+      () => undefined,
+    );
+  }
   const options = {
     startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+    initDbStartParams: PGLITE_INITDB_PARAMS,
     ...(start.tar ? { loadDataDir: start.tar } : {}),
   };
   const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
   await client.waitReady;
   const handle: DatabaseHandle = { db: drizzle(client, { schema, casing }) as unknown as Database, driver: "pglite", close: () => client.close() };
-  // A snapshot is the current migrations already (its key is the journal).
-  if (migrate && !start.tar) {
-    await applyMigrations(handle);
-    if (start.fresh) await saveSnapshot(client);
-  }
+  // A snapshot is the current migrations already (its key is the journal); an existing data directory gets
+  // what is new since its last start.
+  if (migrate && !start.tar) await applyMigrations(handle);
   return handle;
 }
 

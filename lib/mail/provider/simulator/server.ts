@@ -27,6 +27,12 @@ export async function startPostmarkSimulator(options: StartPostmarkSimulatorOpti
   });
   const listening = server;
   if (!listening) throw new Error("the Postmark simulator did not start");
+  // Node's server drops an idle keep-alive connection after 5 s, the same 5 s after which the postmark client's
+  // agent (Node's global agent) drops it itself: a call made just then was written to a socket the server was
+  // closing and failed without an answer (`unknown`, a 500 on a transactional send; tests/mail/events.http.test.ts
+  // failed so after a 5 s step). The server keeps idle connections longer than the client, as Postmark's does, so
+  // the client is always the side that closes.
+  if ("keepAliveTimeout" in listening) listening.keepAliveTimeout = 65_000;
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
