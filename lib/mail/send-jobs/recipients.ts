@@ -146,8 +146,12 @@ export async function addRecipients(
   return result;
 }
 
-/** 16 MB: a set of half a million recipients; larger ones are read each time rather than held. */
-const KEPT_SET_BYTES = 16 * 1024 * 1024;
+/**
+ * 48 MB: a set of a million and a half recipients; larger ones are read each time rather than held. At
+ * 16 MB (half a million) every call of a 1M-recipient job read and merged all segments again: its ingest
+ * took 34 minutes instead of five (issue 33 part 1, bench:scale on PostgreSQL).
+ */
+const KEPT_SET_BYTES = 48 * 1024 * 1024;
 
 /**
  * Duplicate sets of the jobs this process added to last (`caches.addressSets`). Segments are only ever
