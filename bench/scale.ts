@@ -8,14 +8,24 @@ import { bootRuntime, type Runtime } from "../lib/bootstrap";
 import { issueApiKey } from "../lib/core/api-keys";
 import { mailSendJobs, mailTemplates } from "../lib/db/schema";
 import { demoBlocks } from "../lib/mail/blocks/library";
+import { acceptedLiveThisMonth } from "../lib/mail/messages/service";
 import { DEMO_TRANSACTIONAL_TEMPLATE, registerSimulatorServers, seedDemoMail } from "../lib/mail/seed";
+import { benchMillion } from "./million";
+import { type BenchPostgres, benchPostgres } from "./postgres";
 
 /**
- * `npm run bench:scale` (issue 33 part 2): three customers each start a job of SCALE_RECIPIENTS (200,000 by
- * default) at the same moment while a fourth sends transactional mail at 20 per second. Printed: each job's
- * send rate per 10-second window (after the first) against ±25 % of the three's mean, and the transactional
- * p99 before the jobs (idle) and during them. Embedded mode (PGlite under a temporary DATA_DIR, in-process
- * queue, embedded Postmark simulator). `SCALE_RECIPIENTS=5000 npm run bench:scale` for a short run.
+ * `npm run bench:scale` (issue 33 parts 1 and 2), on a PostgreSQL server (`DATABASE_URL`, or one the bench
+ * starts the way `.ci/run` does and stops at the end; see ./postgres.ts). `SCALE_PARTS` picks the parts
+ * (`million,fairness` by default):
+ * - `million` (./million.ts): a 100,000 and then a 1,000,000-recipient job in the same run.
+ * - `fairness`: three customers each start a job of SCALE_RECIPIENTS (200,000 by default) at the same moment
+ *   while a fourth sends transactional mail at 20 per second. Printed: each job's send rate per 10-second
+ *   window (after the first) against ±25 % of the three's mean, and the transactional p99 before the jobs
+ *   (idle) and during them. The quotas under that run: the three senders' monthly limit is exactly their
+ *   job, and a fifth customer with a small per-job maximum fills and starts three jobs while the others
+ *   send; every add past a limit must be refused (429 `quota_exceeded`) and no customer may end with more
+ *   accepted mail than its limit. In-process queue, embedded Postmark simulator.
+ * `SCALE_RECIPIENTS=5000 SCALE_SIZES=2000,20000 npm run bench:scale` for a short run.
  */
 
 const RECIPIENTS = Number(process.env.SCALE_RECIPIENTS ?? 200_000);
@@ -24,30 +34,40 @@ const PER_CALL = 5_000;
 const WINDOW_MS = Number(process.env.SCALE_WINDOW_SECONDS ?? 10) * 1000;
 const TRANSACTIONAL_PER_SECOND = 20;
 const IDLE_SENDS = 100;
+/** The fifth customer's per-job maximum; its monthly limit is three such jobs. */
+const CAPPED_PER_JOB = 2_000;
+/** Every wait of the fairness run ends by then. */
+const RUN_LIMIT_MS = Number(process.env.SCALE_DEADLINE_MINUTES ?? 120) * 60_000;
 
-type Sender = { id: string; key: string };
+type Sender = { id: string; key: string; monthlyLimit: number; maxPerJob: number };
+type Answer = { status: number; code: string | null; path: string | null; data: Record<string, unknown> };
 
-async function call(runtime: Runtime, method: string, path: string, key: string, body?: unknown) {
+async function request(runtime: Runtime, method: string, path: string, key: string, body?: unknown): Promise<Answer> {
   const response = await runtime.app.root.request(path, {
     method,
     headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const json = (await response.json()) as { data: Record<string, unknown> };
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json).slice(0, 300)}`);
-  return json.data;
+  const json = (await response.json()) as { data: Record<string, unknown>; error?: { code: string; details: { path: string }[] } };
+  return { status: response.status, code: json.error?.code ?? null, path: json.error?.details[0]?.path ?? null, data: json.data };
 }
 
-async function sender(runtime: Runtime, name: string): Promise<Sender> {
+async function call(runtime: Runtime, method: string, path: string, key: string, body?: unknown) {
+  const answer = await request(runtime, method, path, key, body);
+  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${answer.code}`);
+  return answer.data;
+}
+
+async function sender(runtime: Runtime, name: string, limits: { monthlyLimit: number; maxPerJob: number }): Promise<Sender> {
   const customer = await createCustomer(
     runtime.deps.db,
-    { name, mail: { mode: "live", monthly_limit: 10 * RECIPIENTS, max_per_job: RECIPIENTS } },
+    { name, mail: { mode: "live", monthly_limit: limits.monthlyLimit, max_per_job: limits.maxPerJob } },
     runtime.deps.clock.now(),
   );
   await seedDemoMail(runtime.deps, customer.id);
   await registerSimulatorServers(runtime.deps, customer.id);
   const { key } = await issueApiKey(runtime.deps.db, { customerId: customer.id, service: "mail", scope: "full" });
-  return { id: customer.id, key };
+  return { id: customer.id, key, ...limits };
 }
 
 const percentile = (values: number[], p: number) => {
@@ -55,10 +75,24 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 };
 
+const readers = (n: number, domain: string, offset = 0) =>
+  Array.from({ length: n }, (_, i) => ({ email: `reader${offset + i}@${domain}`, data: { first_name: `Reader ${offset + i}` } }));
+
 export async function benchScale(): Promise<void> {
+  const parts = (process.env.SCALE_PARTS ?? "million,fairness").split(",");
+  const postgres = await benchPostgres();
+  try {
+    if (parts.includes("million")) await benchMillion(postgres);
+    if (parts.includes("fairness")) await benchFairness(postgres);
+  } finally {
+    postgres.stop();
+  }
+}
+
+async function benchFairness(postgres: BenchPostgres): Promise<void> {
   const runtime = await bootRuntime({
     ...process.env,
-    DATABASE_URL: "",
+    DATABASE_URL: await postgres.database("bench_fairness"),
     DATA_DIR: mkdtempSync(join(tmpdir(), "bench-scale-")),
     RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
@@ -66,8 +100,12 @@ export async function benchScale(): Promise<void> {
   try {
     const { db } = runtime.deps;
     const block = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
-    const senders = await Promise.all(Array.from({ length: CUSTOMERS }, (_, i) => sender(runtime, `Scale ${i + 1}`)));
-    const shop = await sender(runtime, "Scale shop");
+    // The senders' monthly limit is exactly their job: the quota binds during the run.
+    const senders = await Promise.all(
+      Array.from({ length: CUSTOMERS }, (_, i) => sender(runtime, `Scale ${i + 1}`, { monthlyLimit: RECIPIENTS, maxPerJob: RECIPIENTS })),
+    );
+    const shop = await sender(runtime, "Scale shop", { monthlyLimit: 10 * RECIPIENTS, maxPerJob: RECIPIENTS });
+    const capped = await sender(runtime, "Scale capped", { monthlyLimit: 3 * CAPPED_PER_JOB, maxPerJob: CAPPED_PER_JOB });
     const [order] = await db
       .select({ id: mailTemplates.id })
       .from(mailTemplates)
@@ -80,9 +118,8 @@ export async function benchScale(): Promise<void> {
       });
       return performance.now() - started;
     };
-    const jobs: string[] = [];
-    for (const s of senders) {
-      const template = await call(runtime, "POST", "/mail/v1/templates", s.key, {
+    const newsletter = async (s: Sender) =>
+      call(runtime, "POST", "/mail/v1/templates", s.key, {
         name: "Scale",
         subject: "News for {{first_name}}",
         blocks: [
@@ -90,22 +127,25 @@ export async function benchScale(): Promise<void> {
           { block_id: block("text"), values: { body: "Spring is here." } },
         ],
       });
+    const jobs: string[] = [];
+    const templates: string[] = [];
+    for (const s of senders) {
+      const template = await newsletter(s);
+      templates.push(String(template.id));
       const job = await call(runtime, "POST", "/mail/v1/send-jobs", s.key, { template_id: template.id });
       for (let from = 0; from < RECIPIENTS; from += PER_CALL) {
-        const recipients = Array.from({ length: Math.min(PER_CALL, RECIPIENTS - from) }, (_, i) => ({
-          email: `reader${from + i}@${s.id.slice(0, 8)}.example.com`,
-          data: { first_name: `Reader ${from + i}` },
-        }));
+        const recipients = readers(Math.min(PER_CALL, RECIPIENTS - from), `${s.id.slice(0, 8)}.example.com`, from);
         await call(runtime, "POST", `/mail/v1/send-jobs/${job.id}/recipients`, s.key, { recipients });
       }
       jobs.push(job.id as string);
     }
+    const cappedTemplate = await newsletter(capped);
 
     const idle: number[] = [];
     for (let i = 0; i < IDLE_SENDS; i++) idle.push(await transactional());
 
     // Start the three at once, then sample each job's accepted count at every window's end, while the
-    // transactional sender keeps its steady 20 per second.
+    // transactional sender keeps its steady 20 per second and the capped customer meets its limits.
     await Promise.all(senders.map((s, i) => call(runtime, "POST", `/mail/v1/send-jobs/${jobs[i]}/start`, s.key)));
     const started = performance.now();
     const during: number[] = [];
@@ -118,6 +158,7 @@ export async function benchScale(): Promise<void> {
         if (sending) during.push(await transactional());
       }
     })();
+    const quotas = meetLimits(runtime, senders, templates, capped, String(cappedTemplate.id));
     const windows: number[][] = [];
     let previous = jobs.map(() => 0);
     for (;;) {
@@ -129,14 +170,24 @@ export async function benchScale(): Promise<void> {
       const accepted = jobs.map((id) => rows.find((r) => r.id === id)?.accepted ?? 0);
       windows.push(accepted.map((n, i) => (n - (previous[i] ?? 0)) / (WINDOW_MS / 1000)));
       previous = accepted;
-      if (rows.every((r) => r.status === "completed") || performance.now() - started > 60 * 60_000) break;
+      if (rows.every((r) => r.status === "completed") || performance.now() - started > RUN_LIMIT_MS) break;
     }
     sending = false;
     await ticker;
     const total = performance.now() - started;
+    const refusals = await quotas;
+    // The capped customer's jobs finish on their own (they share the queue with the three).
+    for (const deadline = performance.now() + 10 * 60_000; performance.now() < deadline; ) {
+      const open = await db
+        .select({ id: mailSendJobs.id })
+        .from(mailSendJobs)
+        .where(and(eq(mailSendJobs.customerId, capped.id), eq(mailSendJobs.status, "running")));
+      if (open.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
 
     console.log(
-      `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (embedded mode, in-process queue)`,
+      `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (${postgres.label}; in-process queue)`,
     );
     console.log(
       `all three jobs sent in ${(total / 1000).toFixed(1)} s (${Math.round((CUSTOMERS * RECIPIENTS) / (total / 1000)).toLocaleString("en")} messages/s)`,
@@ -162,9 +213,61 @@ export async function benchScale(): Promise<void> {
     console.log(
       `transactional p99: idle ${idleP99.toFixed(1)} ms (${idle.length} sends), during the jobs ${duringP99.toFixed(1)} ms (${during.length} sends); ${(duringP99 / idleP99).toFixed(2)}× idle (target ≤ 2× and ≤ 1 s)`,
     );
+    const now = runtime.deps.clock.now();
+    const lines: string[] = [];
+    let over = 0;
+    for (const [name, s] of [...senders.map((s, i) => [`Scale ${i + 1}`, s] as const), ["Scale capped", capped] as const]) {
+      const accepted = await acceptedLiveThisMonth(db, s.id, now);
+      if (accepted > s.monthlyLimit) over++;
+      lines.push(`${name} ${accepted.toLocaleString("en")} of ${s.monthlyLimit.toLocaleString("en")}`);
+    }
+    console.log(
+      `quotas under the concurrent run: accepted this month ${lines.join(", ")}; customers over their monthly limit: ${over} (target 0); refused while the jobs ran: ${refusals.monthly} adds over the monthly limit and ${refusals.perJob} over the per-job maximum of ${CAPPED_PER_JOB.toLocaleString("en")} (each 429 quota_exceeded${refusals.perJobPath ? `, details path "${refusals.perJobPath}"` : ""}); adds within the limits refused: ${refusals.wrong} (target 0)`,
+    );
   } finally {
     await runtime.close();
   }
+}
+
+/**
+ * While the three jobs send: each sender (its limit is exactly its running job) tries to add one recipient
+ * to a new job, which the monthly limit refuses; the capped customer fills three jobs to its per-job
+ * maximum (its monthly limit is the three) and starts them, and one more recipient for a full job (the
+ * per-job maximum) and for a fourth job (the monthly limit) is refused.
+ */
+async function meetLimits(runtime: Runtime, senders: Sender[], templates: string[], capped: Sender, templateId: string) {
+  const refusals = { monthly: 0, perJob: 0, perJobPath: null as string | null, wrong: 0 };
+  const expectRefusal = (answer: Answer, kind: "monthly" | "perJob") => {
+    if (answer.status !== 429 || answer.code !== "quota_exceeded") {
+      refusals.wrong++;
+      return;
+    }
+    refusals[kind]++;
+    if (kind === "perJob") refusals.perJobPath = answer.path;
+  };
+  const addOne = async (s: Sender, jobId: string, offset: number) =>
+    request(runtime, "POST", `/mail/v1/send-jobs/${jobId}/recipients`, s.key, { recipients: readers(1, "extra.example.com", offset) });
+  await Promise.all(
+    senders.map(async (s, i) => {
+      const job = await call(runtime, "POST", "/mail/v1/send-jobs", s.key, { template_id: templates[i] });
+      expectRefusal(await addOne(s, String(job.id), 0), "monthly");
+    }),
+  );
+  const cappedJobs = await Promise.all(
+    Array.from({ length: 3 }, async (_, j) => {
+      const job = await call(runtime, "POST", "/mail/v1/send-jobs", capped.key, { template_id: templateId });
+      const answer = await request(runtime, "POST", `/mail/v1/send-jobs/${job.id}/recipients`, capped.key, {
+        recipients: readers(CAPPED_PER_JOB, `capped${j}.example.com`),
+      });
+      if (answer.status !== 200) refusals.wrong++;
+      return String(job.id);
+    }),
+  );
+  expectRefusal(await addOne(capped, cappedJobs[0] ?? "", CAPPED_PER_JOB), "perJob");
+  const fourth = await call(runtime, "POST", "/mail/v1/send-jobs", capped.key, { template_id: templateId });
+  expectRefusal(await addOne(capped, String(fourth.id), 0), "monthly");
+  for (const id of cappedJobs) await call(runtime, "POST", `/mail/v1/send-jobs/${id}/start`, capped.key);
+  return refusals;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchScale();

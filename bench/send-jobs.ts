@@ -35,7 +35,7 @@ const BATCH = 500;
 type Child = { process: ChildProcess; line: string };
 
 /** Starts a child process and waits for the stdout line starting with `marker`. */
-function startChild(command: string, args: string[], marker: string): Promise<Child> {
+export function startChild(command: string, args: string[], marker: string): Promise<Child> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
     let buffered = "";
@@ -75,7 +75,7 @@ async function api(runtime: Runtime, method: string, path: string, key: string, 
   return json;
 }
 
-function sampleRss(): { peak: () => number; stop: () => void } {
+export function sampleRss(): { peak: () => number; stop: () => void } {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
@@ -84,7 +84,7 @@ function sampleRss(): { peak: () => number; stop: () => void } {
 }
 
 /** CPU time (user + system, ms) of another process, from /proc on Linux; null elsewhere. */
-function processCpuMs(pid: number | undefined): number | null {
+export function processCpuMs(pid: number | undefined): number | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
     // utime and stime, in clock ticks of 10 ms (CLK_TCK is 100 on Linux).

@@ -10,13 +10,17 @@ import type { AddressSet } from "./send-jobs/address-set";
 /** A job's duplicate set as one sorted set in memory, and how many stored segments it was made of. */
 export type KnownAddressSet = { set: AddressSet; segments: number };
 
-/** A customer's accepted live messages of `month`, as read at `readAt` (ms of the injected clock). */
-type MonthlyReading = { month: string; value: number; readAt: number };
+/**
+ * A customer's accepted live messages of `month`, as read at `readAt` (ms of the injected clock) plus what
+ * this process recorded since, and the room its sends in flight hold (`usage/meter.ts`).
+ */
+type MonthlyReading = { month: string; value: number; readAt: number; inFlight: number };
 
 /**
  * What the send path keeps between calls in this process. Each is an optimisation only: an empty cache
  * gives the same answers (see the owners: `send-jobs/batch-writers.ts`, `send-jobs/recipients.ts`,
  * `usage/meter.ts`), so two processes, or two sets of deps in one process, never disagree on a result.
+ * One exception: `monthlyReadings` also holds the monthly room reserved by this process's sends in flight.
  */
 export type MailCaches = {
   /** Batch writers of recently sending jobs, by job, run and stream. */

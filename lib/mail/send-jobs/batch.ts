@@ -2,9 +2,9 @@ import type { MailDeps } from "../deps";
 import { POSTMARK_TEST_TOKEN, type BulkOutcome, type SendOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { lookupSuppressions } from "../suppressions/mirror";
-import { monthlyAcceptedLive, noteAcceptedLive } from "../usage/meter";
+import { reserveMonthlyRoom, type MonthlyRoom } from "../usage/meter";
 import type { BatchRecipient } from "./batch-payload";
-import { BATCH_LEASE_MS, claimBatch, readBatchJob, recordBatch, releaseBatch, renewLease, type BatchResult, type Claim } from "./batch-store";
+import { BATCH_LEASE_MS, claimBatch, readBatchJob, recordBatch, releaseBatch, renewLease, type BatchJob, type BatchResult, type Claim } from "./batch-store";
 import { batchWriter } from "./batch-writers";
 import { recordBulkRequest } from "./bulk-requests";
 import { BATCH_SIZE } from "./model";
@@ -17,7 +17,9 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
  * once; each batch, when recorded, publishes the one LANES numbers further, so memory stays flat in the
  * number of recipients. A batch:
  *   1. re-checks the job (running, same run), the access switch, provider readiness and the monthly limit
- *      (any of those failing pauses the job; start resumes it);
+ *      (any of those failing pauses the job; start resumes it): it reserves up to 500 of the month's room
+ *      (../usage/meter.ts), so lanes and transactional mail in flight never take the same room twice; room
+ *      all held by the customer's sends in flight makes the lane look again a second later instead;
  *   2. claims up to 500 recipients in one transaction: the next unclaimed row of the job's recipients gets
  *      a fresh batch id and its messages become `sending`;
  *   3. checks the newsletter-stream suppression mirror for the whole batch in one query (suppressed: no
@@ -42,6 +44,8 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
 const THROTTLED_BACKOFF_BASE_SECONDS = 1;
 const UNANSWERED_BACKOFF_BASE_SECONDS = 5;
 const BACKOFF_CAP_SECONDS = 300;
+/** A lane whose customer's monthly room is all held by sends in flight looks again after this. */
+const ROOM_HELD_RETRY_SECONDS = 1;
 
 function backoffSeconds(base: number, consecutive: number, retryAfterSeconds: number | null = null): number {
   if (retryAfterSeconds !== null) return Math.max(1, retryAfterSeconds);
@@ -75,18 +79,46 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   if ("error" in writer) return failJob(deps, job, writer.error);
 
   let size = BATCH_SIZE;
+  let room: MonthlyRoom | null = null;
   if (job.mode === "live") {
-    const room = settings.monthlyLimit - (await monthlyAcceptedLive(deps, job.customerId, deps.clock.now()));
-    if (room <= 0) return pauseJob(deps, job, "monthly_limit");
-    size = Math.min(size, room);
+    room = await reserveMonthlyRoom(deps, { customerId: job.customerId, now: deps.clock.now(), limit: settings.monthlyLimit, want: BATCH_SIZE });
+    if (room.granted === 0) {
+      // All of it held by sends in flight, which may give some back (suppressed, failed): look again shortly.
+      if (room.heldByOthers > 0) return publishBatch(deps, { ...descriptor, batch: descriptor.batch + LANES }, ROOM_HELD_RETRY_SECONDS);
+      return pauseJob(deps, job, "monthly_limit");
+    }
+    size = room.granted;
   }
+  try {
+    await sendClaimed(deps, descriptor, job, { size, room, serverToken, stream, writer, bulkApiEnabled: readiness.credentials.bulkApiEnabled });
+  } finally {
+    room?.release(Number.POSITIVE_INFINITY, 0);
+  }
+}
 
+type Claimed = {
+  size: number;
+  room: MonthlyRoom | null;
+  serverToken: string;
+  stream: string;
+  writer: Exclude<Awaited<ReturnType<typeof batchWriter>>, { error: string }>;
+  bulkApiEnabled: boolean;
+};
+
+/**
+ * Steps 2 to 4 with the month's room reserved (live jobs): what the claim did not need is given back at
+ * once, the rest as soon as the results are recorded (before the lane's next batch is published).
+ */
+async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: BatchJob, claimed: Claimed): Promise<void> {
+  const { db } = deps;
+  const { size, room, serverToken, stream, writer } = claimed;
   let claim: Claim = { kind: "claimed", batchId: "", rows: [] };
   // A claimed row can hold nothing sendable any more (a cancel raced it); take the next one then.
   while (claim.kind === "claimed" && claim.rows.length === 0) claim = await claimBatch(db, job.id, descriptor.run, size, deps.clock.now());
   if (claim.kind === "stale") return;
   if (claim.kind === "exhausted") return completeJob(deps, job.id);
   const { rows: recipients, batchId } = claim;
+  room?.release(size - recipients.length, 0);
 
   const mirror = await lookupSuppressions(
     db,
@@ -110,7 +142,7 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   let bulk: Extract<BulkOutcome, { kind: "accepted" }> | null = null;
   if (toSend.length > 0) {
     const sent = await whileLeased(deps, job.id, batchId, async () => {
-      if (readiness.credentials.bulkApiEnabled) {
+      if (claimed.bulkApiEnabled) {
         const bulkWriter = await batchWriter(deps, job, stream, "bulk");
         if (!("error" in bulkWriter)) {
           const answer = await deps.postmark.sendBulkJson(serverToken, bulkWriter.write(toSend, batchId).body);
@@ -153,7 +185,7 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
 
   const now = deps.clock.now();
   const recorded = await recordBatch(db, job, batchId, recipients, results, now);
-  if (job.mode === "live") noteAcceptedLive(deps, job.customerId, now, recorded.accepted);
+  room?.release(Number.POSITIVE_INFINITY, recorded.accepted);
   if (bulk) await recordBulkRequest(db, { jobId: job.id, batchId, outcome: bulk, total: toSend.length, now });
   if (results.some((r) => r.status === "unknown")) await publishBatchReconcile(deps, { job_id: job.id, customer_id: job.customerId, batch_id: batchId });
   const refused = outcomes.length > 0 && outcomes.every((o) => o.kind === "failed");

@@ -3,7 +3,7 @@ import { mailMessageEvents, mailMessages } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from "../../core/errors";
 import type { MailDeps } from "../deps";
-import { acceptedLiveThisMonth } from "../messages/service";
+import { reserveMonthlyRoom, type MonthlyRoom } from "../usage/meter";
 import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
 import { personaliseSubject } from "../render";
 import { renderForCustomer } from "../render/customer";
@@ -75,13 +75,42 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
 
   const mode = principal.mail?.mode ?? "live";
   const now = clock.now();
+  let room: MonthlyRoom | null = null;
   if (mode === "live") {
     const limit = principal.mail?.monthlyLimit ?? 0;
-    const sent = await acceptedLiveThisMonth(db, customerId, now);
-    if (sent >= limit) {
-      throw new QuotaExceededError(`The monthly sending limit of ${limit} e-mails is reached; an administrator can raise it (${sent} sent this month).`, []);
+    // The month's count read now, less what this process's sends in flight (batches included) hold.
+    room = await reserveMonthlyRoom(deps, { customerId, now, limit, want: 1, fresh: true });
+    if (room.granted === 0) {
+      const held = room.heldByOthers > 0 ? `, ${room.heldByOthers} being sent` : "";
+      throw new QuotaExceededError(
+        `The monthly sending limit of ${limit} e-mails is reached; an administrator can raise it (${room.accepted} sent this month${held}).`,
+        [],
+      );
     }
   }
+  try {
+    return await sendReserved(deps, { customerId, templateId, mode, now, subject, rendered: rendered.html, sender, credentials, to: input.to }, room);
+  } finally {
+    room?.release(1, 0);
+  }
+}
+
+type Reserved = {
+  customerId: string;
+  templateId: string;
+  mode: "live" | "sandbox";
+  now: Date;
+  subject: string;
+  rendered: string;
+  sender: { email: string; name: string };
+  credentials: Extract<Awaited<ReturnType<typeof providerReadiness>>, { ready: true }>["credentials"];
+  to: string;
+};
+
+/** The message row and the provider call, the month's room reserved (live): an accepted mail keeps it. */
+async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom | null): Promise<SendResult> {
+  const { db } = deps;
+  const { customerId, templateId, mode, now, subject, sender, credentials } = input;
 
   const recipient = parseRecipient(input.to);
   const base = { customerId, kind: "transactional" as const, mode, templateId, subject, createdAt: now };
@@ -114,7 +143,7 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
     From: formatMailbox(sender.email, sender.name),
     To: formatMailbox(recipient.address, recipient.name),
     Subject: subject,
-    HtmlBody: rendered.html,
+    HtmlBody: input.rendered,
     MessageStream: credentials.transactionalStream,
     Metadata: { message_id: message.id },
   });
@@ -124,6 +153,7 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
     throw providerThrottledError(outcome.retryAfterSeconds);
   }
   await recordOutcome(deps, message.id, outcome);
+  room?.release(1, outcome.kind === "accepted" ? 1 : 0);
   if (outcome.kind === "unknown") await publishMessageReconcile(deps, { message_id: message.id, customer_id: customerId });
   return resultOf(deps, message.id, outcome);
 }

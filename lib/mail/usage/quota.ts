@@ -24,6 +24,14 @@ export async function reservedLive(db: Database, customerId: string): Promise<nu
 }
 
 /**
+ * Serialises a customer's quota checks until the transaction ends (a transaction-level advisory lock keyed
+ * by the customer): the reservation read after it includes every add committed before.
+ */
+export async function lockCustomerQuota(tx: Database, customerId: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`mail-quota:${customerId}`}, 0))`);
+}
+
+/**
  * 429 `quota_exceeded` when a job would hold more than `maxPerJob` sendable recipients, or (live jobs)
  * when accepted-this-month plus every open live job's pending recipients would pass the monthly limit.
  * `jobPending` is this job's pending count as it would be; the reservation read here must already include
