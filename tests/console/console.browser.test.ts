@@ -191,7 +191,30 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         const c = await onboardedCustomer({ h, sim: graphControls(h) }, "Console Ads");
         const before = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
         expect(before.status, describeResponse(before)).toBe(201);
-        await page.goto(`${origin}/console/#/customers/${c.id}/ads`);
+        // One page per concern (issue 31, part 5): the Ads tab lands on onboarding; each section shows its card and
+        // nothing else, passes axe, and asks nothing of another origin.
+        await page.goto(`${origin}/console/#/customers/${c.id}`);
+        await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Ads", exact: true }).click();
+        await page.getByRole("heading", { name: "Onboarding", level: 2 }).waitFor();
+        expect(await page.getByRole("navigation", { name: "Ads sections" }).getByRole("link", { name: "Onboarding" }).getAttribute("aria-current")).toBe(
+          "page",
+        );
+        const sections: [string, string, string][] = [
+          ["Targets", "targets", "Targets"],
+          ["Templates", "templates", "Ad templates of this customer"],
+          ["Plan and usage", "plan", "Plan and usage"],
+          ["Insights", "insights", "Insights of the ad sets"],
+          ["Onboarding", "onboarding", "Onboarding"],
+        ];
+        for (const [link, path, title] of sections) {
+          await page.getByRole("navigation", { name: "Ads sections" }).getByRole("link", { name: link, exact: true }).click();
+          await page.getByRole("heading", { name: title, level: 2 }).waitFor();
+          expect(new URL(page.url()).hash).toBe(`#/customers/${c.id}/ads/${path}`);
+          expect(await page.locator("main h2").allTextContents()).toEqual([title]);
+          expect(await accessibilityProblems()).toEqual([]);
+        }
+        expect(browser?.outside).toEqual([]);
+        await page.goto(`${origin}/console/#/customers/${c.id}/ads/targets`);
         await page.getByRole("button", { name: "Pause main" }).click();
         await page.getByRole("button", { name: "Activate main" }).waitFor();
         expect(await page.getByRole("status").filter({ hasText: "Target main is now paused." }).count()).toBe(1);
@@ -285,7 +308,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         expect(await accessibilityProblems()).toEqual([]);
 
         const c = await h.customer("Template customer");
-        await page.goto(`${origin}/console/#/customers/${c.id}/ads`);
+        await page.goto(`${origin}/console/#/customers/${c.id}/ads/templates`);
         await page.getByLabel(`Assign ${SALE_BANNER.name}`).check();
         await expect.poll(() => page.getByText(`${SALE_BANNER.name} assigned.`).count()).toBe(1);
         await page.getByRole("button", { name: `Previews of ${SALE_BANNER.name}` }).click();

@@ -272,8 +272,39 @@ async function insightsCard(id: string): Promise<HTMLElement> {
   return card("Insights of the ad sets", h("div", { class: "field" }, h("label", { for: rangeId }, "Date range"), select), chart);
 }
 
-export async function customerAdsPage(main: HTMLElement, id: string): Promise<void> {
+type AdsSection = "onboarding" | "targets" | "templates" | "plan" | "insights";
+const ADS_SECTIONS: [AdsSection, string][] = [
+  ["onboarding", "Onboarding"],
+  ["targets", "Targets"],
+  ["templates", "Templates"],
+  ["plan", "Plan and usage"],
+  ["insights", "Insights"],
+];
+
+/**
+ * The customer's ads, one page per concern (`#/customers/<id>/ads/<section>`, landing on onboarding), as the
+ * mail's; ad sets and ads with their review state are the "Ad sets and ads" tab (`ad-review.ts`).
+ */
+export async function customerAdsPage(main: HTMLElement, id: string, section: AdsSection = "onboarding"): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
-  const sections = await Promise.all([onboardingCard(id), targetsCard(id), templatesCard(id), planCard(id), insightsCard(id)]);
-  main.replaceChildren(customerTabs(customer, "ads"), ...sections);
+  const cards: Record<AdsSection, () => Promise<HTMLElement>> = {
+    onboarding: () => onboardingCard(id),
+    targets: () => targetsCard(id),
+    templates: () => templatesCard(id),
+    plan: () => planCard(id),
+    insights: () => insightsCard(id),
+  };
+  const shown = await cards[section]();
+  const nav = h(
+    "nav",
+    { "aria-label": "Ads sections" },
+    h(
+      "ul",
+      { class: "tabs" },
+      ...ADS_SECTIONS.map(([key, label]) =>
+        h("li", {}, h("a", { href: `#/customers/${id}/ads/${key}`, "aria-current": key === section ? "page" : null }, label)),
+      ),
+    ),
+  );
+  main.replaceChildren(customerTabs(customer, "ads"), nav, shown);
 }

@@ -43,7 +43,11 @@ const routes: [RegExp, Page, string][] = [
     (main, [id, service, webhook]) => deliveriesPage(main, id as string, service as string, webhook as string),
     "Webhook deliveries",
   ],
-  [/^\/customers\/([0-9a-f-]{36})\/ads$/, (main, [id]) => customerAdsPage(main, id as string), "Customer ads"],
+  [
+    /^\/customers\/([0-9a-f-]{36})\/ads(?:\/(onboarding|targets|templates|plan|insights))?$/,
+    (main, [id, section]) => customerAdsPage(main, id as string, section as Parameters<typeof customerAdsPage>[2]),
+    "Customer ads",
+  ],
   [/^\/customers\/([0-9a-f-]{36})\/adsets$/, (main, [id]) => customerAdReviewPage(main, id as string), "Ad sets and ads"],
   [/^\/blocks$/, (main) => blocksPage(main), "Block library"],
   [/^\/blocks\/([0-9a-f-]{36})$/, (main, [id]) => blockPage(main, id as string), "Block"],
