@@ -203,7 +203,7 @@ async function main(): Promise<void> {
       },
       "ad-sets-and-ads",
     );
-    await visit(`/customers/${demo}/ads`, heading("Insights of the ad sets"), "ads");
+    await visit(`/customers/${demo}/ads/insights`, heading("Insights of the ad sets"), "ads");
     const block = blocks.find((b) => b.id === HEADING) ?? blocks[0];
     if (block) await visit(`/blocks/${block.id}`, (p) => p.frameLocator("iframe.preview").locator("body").waitFor(), "block-editor");
     const adTemplate = adTemplates.find((t) => /sale/i.test(t.name)) ?? adTemplates[0];
