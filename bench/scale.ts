@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
@@ -55,6 +55,41 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
 };
 
+/** Event-loop delay and a one-row query's latency, sampled every 50 ms; `take()` answers and restarts both. */
+function waitProbes(db: Runtime["deps"]["db"]) {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  let queries: number[] = [];
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      const at = performance.now();
+      await db.execute(sql`select 1`);
+      queries.push(performance.now() - at);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    take() {
+      const taken = {
+        loopP99: loop.percentile(99) / 1e6,
+        loopMax: loop.max / 1e6,
+        queryP99: percentile(queries, 0.99),
+        queryMax: Math.max(...queries),
+        queries: queries.length,
+      };
+      loop.reset();
+      queries = [];
+      return taken;
+    },
+    stop() {
+      running = false;
+      loop.disable();
+      return sampler;
+    },
+  };
+}
+
 export async function benchScale(): Promise<void> {
   const runtime = await bootRuntime({
     ...process.env,
@@ -101,8 +136,12 @@ export async function benchScale(): Promise<void> {
       jobs.push(job.id as string);
     }
 
+    // Where a transactional request waits: the event loop (a timer's lateness) and the database (a
+    // one-row query's round trip, PGlite's one connection included), sampled idle and during the jobs.
+    const probes = waitProbes(db);
     const idle: number[] = [];
     for (let i = 0; i < IDLE_SENDS; i++) idle.push(await transactional());
+    const idleWaits = probes.take();
 
     // Start the three at once, then sample each job's accepted count at every window's end, while the
     // transactional sender keeps its steady 20 per second.
@@ -134,6 +173,8 @@ export async function benchScale(): Promise<void> {
     sending = false;
     await ticker;
     const total = performance.now() - started;
+    const duringWaits = probes.take();
+    await probes.stop();
 
     console.log(
       `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (embedded mode, in-process queue)`,
@@ -162,6 +203,14 @@ export async function benchScale(): Promise<void> {
     console.log(
       `transactional p99: idle ${idleP99.toFixed(1)} ms (${idle.length} sends), during the jobs ${duringP99.toFixed(1)} ms (${during.length} sends); ${(duringP99 / idleP99).toFixed(2)}× idle (target ≤ 2× and ≤ 1 s)`,
     );
+    for (const [name, waits] of [
+      ["idle", idleWaits],
+      ["during the jobs", duringWaits],
+    ] as const) {
+      console.log(
+        `waits ${name}: event loop p99 ${waits.loopP99.toFixed(1)} ms (max ${waits.loopMax.toFixed(1)}), one-row query p99 ${waits.queryP99.toFixed(1)} ms (max ${waits.queryMax.toFixed(1)}, ${waits.queries} probes)`,
+      );
+    }
   } finally {
     await runtime.close();
   }
