@@ -148,6 +148,8 @@ export type SimulatorStats = {
   throttled: number;
   /** Of `received`, the messages that came through `POST /email/bulk` (the Bulk API path). */
   received_via_bulk: number;
+  /** Bytes of send request bodies (`/email`, `/email/batch`, `/email/bulk`) received so far: what went on the wire. */
+  request_bytes: number;
 };
 
 export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
@@ -188,6 +190,7 @@ export class PostmarkSimulator {
   #bulk = new Map<string, BulkRequestRecord>();
   #bulkApiEnabled = true;
   #receivedViaBulk = 0;
+  #requestBytes = 0;
   #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
@@ -551,6 +554,11 @@ export class PostmarkSimulator {
   #throttled = 0;
 
   /** Whether this send request is turned away by the rate limit (and its Retry-After); counts it. */
+  /** A send request's body arrived (counted in `stats().request_bytes`). */
+  noteRequestBytes(bytes: number): void {
+    this.#requestBytes += bytes;
+  }
+
   takeThrottle(): { retryAfterSeconds: number | null } | null {
     const throttle = this.#throttle;
     if (!throttle) return null;
@@ -655,6 +663,7 @@ export class PostmarkSimulator {
       faults_held_total: this.#heldTotal,
       throttled: this.#throttled,
       received_via_bulk: this.#receivedViaBulk,
+      request_bytes: this.#requestBytes,
     };
   }
 
@@ -682,6 +691,7 @@ export class PostmarkSimulator {
     this.#throttle = null;
     this.#throttled = 0;
     this.#receivedViaBulk = 0;
+    this.#requestBytes = 0;
   }
 
   /** Resolves when no Delivery/Bounce timer is pending and every webhook was posted (or gave up). */
