@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { performance } from "node:perf_hooks";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
@@ -77,6 +77,40 @@ const percentile = (values: number[], p: number) => {
 
 const readers = (n: number, domain: string, offset = 0) =>
   Array.from({ length: n }, (_, i) => ({ email: `reader${offset + i}@${domain}`, data: { first_name: `Reader ${offset + i}` } }));
+/** Event-loop delay and a one-row query's latency, sampled every 50 ms; `take()` answers and restarts both. */
+function waitProbes(db: Runtime["deps"]["db"]) {
+  const loop = monitorEventLoopDelay({ resolution: 5 });
+  loop.enable();
+  let queries: number[] = [];
+  let running = true;
+  const sampler = (async () => {
+    while (running) {
+      const at = performance.now();
+      await db.execute(sql`select 1`);
+      queries.push(performance.now() - at);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    take() {
+      const taken = {
+        loopP99: loop.percentile(99) / 1e6,
+        loopMax: loop.max / 1e6,
+        queryP99: percentile(queries, 0.99),
+        queryMax: Math.max(...queries),
+        queries: queries.length,
+      };
+      loop.reset();
+      queries = [];
+      return taken;
+    },
+    stop() {
+      running = false;
+      loop.disable();
+      return sampler;
+    },
+  };
+}
 
 export async function benchScale(): Promise<void> {
   const parts = (process.env.SCALE_PARTS ?? "million,fairness").split(",");
@@ -141,8 +175,12 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     }
     const cappedTemplate = await newsletter(capped);
 
+    // Where a transactional request waits: the event loop (a timer's lateness) and the database (a
+    // one-row query's round trip, PGlite's one connection included), sampled idle and during the jobs.
+    const probes = waitProbes(db);
     const idle: number[] = [];
     for (let i = 0; i < IDLE_SENDS; i++) idle.push(await transactional());
+    const idleWaits = probes.take();
 
     // Start the three at once, then sample each job's accepted count at every window's end, while the
     // transactional sender keeps its steady 20 per second and the capped customer meets its limits.
@@ -175,6 +213,8 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     sending = false;
     await ticker;
     const total = performance.now() - started;
+    const duringWaits = probes.take();
+    await probes.stop();
     const refusals = await quotas;
     // The capped customer's jobs finish on their own (they share the queue with the three).
     for (const deadline = performance.now() + 10 * 60_000; performance.now() < deadline; ) {
@@ -224,6 +264,14 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     console.log(
       `quotas under the concurrent run: accepted this month ${lines.join(", ")}; customers over their monthly limit: ${over} (target 0); refused while the jobs ran: ${refusals.monthly} adds over the monthly limit and ${refusals.perJob} over the per-job maximum of ${CAPPED_PER_JOB.toLocaleString("en")} (each 429 quota_exceeded${refusals.perJobPath ? `, details path "${refusals.perJobPath}"` : ""}); adds within the limits refused: ${refusals.wrong} (target 0)`,
     );
+    for (const [name, waits] of [
+      ["idle", idleWaits],
+      ["during the jobs", duringWaits],
+    ] as const) {
+      console.log(
+        `waits ${name}: event loop p99 ${waits.loopP99.toFixed(1)} ms (max ${waits.loopMax.toFixed(1)}), one-row query p99 ${waits.queryP99.toFixed(1)} ms (max ${waits.queryMax.toFixed(1)}, ${waits.queries} probes)`,
+      );
+    }
   } finally {
     await runtime.close();
   }

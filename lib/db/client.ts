@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
+import { prioritised } from "./priority";
 import { traceDatabase } from "./tracing";
 
 type Schema = typeof schema;
@@ -75,7 +76,7 @@ async function openPglite(dataDir: string | undefined, migrate: boolean): Promis
     initDbStartParams: PGLITE_INITDB_PARAMS,
     ...(start.tar ? { loadDataDir: start.tar } : {}),
   };
-  const client = dataDir ? new PGlite(dataDir, options) : new PGlite(options);
+  const client = prioritised(dataDir ? new PGlite(dataDir, options) : new PGlite(options));
   await client.waitReady;
   const handle: DatabaseHandle = { db: drizzle(client, { schema, casing }) as unknown as Database, driver: "pglite", close: () => client.close() };
   // A snapshot is the current migrations already (its key is the journal); an existing data directory gets

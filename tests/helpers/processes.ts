@@ -121,9 +121,17 @@ export function serviceApi(base: () => string, key: string): ServiceApi {
   };
 }
 
+/** How a send job's batches go to Postmark: `/email/batch`, or the Bulk API (`bulk_api_enabled` on the customer). */
+export type SendPath = "batch" | "bulk";
+
 /** A send job of the Demo customer against the external simulator: a template and a job with `total` recipients (added 3,000 a call). */
-export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminToken: string, input: { name: string; total: number }): Promise<string> {
-  await pointDemoAtSimulator(api, sim, adminToken);
+export async function demoSendJob(
+  api: ServiceApi,
+  sim: SimulatorControl,
+  adminToken: string,
+  input: { name: string; total: number; path?: SendPath },
+): Promise<string> {
+  await pointDemoAtSimulator(api, sim, adminToken, input.path);
   const template = await api<Mail["createTemplate"]>("POST", "/mail/v1/templates", {
     name: input.name,
     subject: "Hello {{first_name}}",
@@ -143,14 +151,21 @@ export async function demoSendJob(api: ServiceApi, sim: SimulatorControl, adminT
 
 /**
  * The embedded seed registered the Demo's server with an in-process simulator only: a fresh server token
- * is set on the Demo and registered with the external one.
+ * is set on the Demo and registered with the external one; `path` switches the Demo's newsletters to the
+ * Bulk API or keeps them on `/email/batch`.
  */
-export async function pointDemoAtSimulator(api: ServiceApi, sim: SimulatorControl, adminToken: string): Promise<void> {
+export async function pointDemoAtSimulator(api: ServiceApi, sim: SimulatorControl, adminToken: string, path: SendPath = "batch"): Promise<void> {
   const customers = await api<Admin["listCustomers"]>("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
   const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
   if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);
   const serverToken = `proc-${randomToken(12)}`;
-  expect((await api("PATCH", `/admin/v1/customers/${demo.id}/mail/provider`, { server_token: serverToken }, adminToken)).status).toBe(200);
+  const patched = await api(
+    "PATCH",
+    `/admin/v1/customers/${demo.id}/mail/provider`,
+    { server_token: serverToken, bulk_api_enabled: path === "bulk" },
+    adminToken,
+  );
+  expect(patched.status, JSON.stringify(patched.json)).toBe(200);
   await sim("/__sim/servers", {
     token: serverToken,
     streams: [

@@ -74,6 +74,7 @@ describe("Mustachio port", () => {
 describe("POST /email/bulk and GET /email/bulk/{id}", () => {
   it("compiles each recipient's message, keeps its Metadata, emits its events and reports the request's progress", async () => {
     const tag = `b${Date.now().toString(36)}`;
+    const before = sim.simulator.stats();
     const sent = await client.sendBulkEmail({
       From: "News <news@brand.example>",
       Subject: "Hello {{name}}",
@@ -88,6 +89,10 @@ describe("POST /email/bulk and GET /email/bulk/{id}", () => {
     expect(sent).toMatchObject({ Status: "Accepted" });
     expect(typeof sent.Id).toBe("string");
     expect(Number.isNaN(Date.parse(sent.SubmittedAt))).toBe(false);
+    // Counted as received through the Bulk API, with the request's bytes (the bench's "bytes on the wire").
+    const after = sim.simulator.stats();
+    expect(after.received_via_bulk - before.received_via_bulk).toBe(2);
+    expect(after.request_bytes - before.request_bytes).toBeGreaterThan(200);
 
     const found = await simGet(`/__sim/messages?metadata_key=message_id&metadata_value=${tag}-1`);
     const [first] = found.messages as { MessageID: string }[];

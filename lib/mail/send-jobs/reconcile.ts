@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
+import { asBackgroundWork } from "../../db/priority";
 import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
 import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
@@ -89,7 +90,7 @@ export async function publishMessageReconcile(deps: EngineDeps, ref: MessageRef)
 export function registerReconcileWorkers(deps: ReconcileDeps): void {
   deps.queue.register(SEND_JOB_RECONCILE_TOPIC, async (body) => {
     const ref = BatchRef.safeParse(body);
-    if (ref.success) await reconcileBatch(deps, ref.data);
+    if (ref.success) await asBackgroundWork(() => reconcileBatch(deps, ref.data));
     else deps.logger.error("send-job reconcile: malformed descriptor dropped", { error: ref.error.message });
   });
   deps.queue.register(MESSAGE_RECONCILE_TOPIC, async (body) => {

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
+import { asBackgroundWork } from "../../db/priority";
 import { mailSendJobs } from "../../db/schema";
 import { runSendJobBatch, type BatchDeps } from "./batch";
 import { registerReconcileWorkers } from "./reconcile";
@@ -10,10 +11,11 @@ const StartDescriptor = z.object({ job_id: z.uuid(), customer_id: z.uuid() });
 /**
  * The queue topics of the send path: batches, scheduled starts and reconciliation. Registered once by the
  * runtime that owns the queue (`createRootApp`), not by the HTTP app, so an app built twice (tests) does not
- * register its handlers twice.
+ * register its handlers twice. Batches are background work for the database (lib/db/priority.ts): on the
+ * embedded database the requests being served (a transactional send's queries) go first.
  */
 export function registerSendJobWorkers(deps: BatchDeps): void {
-  deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => runSendJobBatch(deps, body));
+  deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => asBackgroundWork(() => runSendJobBatch(deps, body)));
   deps.queue.register(SEND_JOB_START_TOPIC, (body) => runScheduledStart(deps, body));
   registerReconcileWorkers(deps);
 }

@@ -145,6 +145,7 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     if (fault?.mode === "drop" && !fault.afterAccept) return drop(c);
     // Held after the body arrived: a `slow` provider has the mail even if its caller dies meanwhile.
     const body = await readJson(c);
+    simulator.noteRequestBytes(Number(c.req.header("content-length") ?? 0));
     if (simulator.latencyMs > 0) await simulator.delay(simulator.latencyMs);
     if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {

@@ -146,6 +146,10 @@ export type SimulatorStats = {
   faults_held_total: number;
   /** Send requests turned away with 429 by `setThrottle` so far. */
   throttled: number;
+  /** Of `received`, the messages that came through `POST /email/bulk` (the Bulk API path). */
+  received_via_bulk: number;
+  /** Bytes of send request bodies (`/email`, `/email/batch`, `/email/bulk`) received so far: what went on the wire. */
+  request_bytes: number;
 };
 
 export type ApiResult<T> = { status: 200 | 401 | 422; body: T | PostmarkError };
@@ -185,6 +189,8 @@ export class PostmarkSimulator {
   #latencyMs = 0;
   #bulk = new Map<string, BulkRequestRecord>();
   #bulkApiEnabled = true;
+  #receivedViaBulk = 0;
+  #requestBytes = 0;
   #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
 
   constructor(options: PostmarkSimulatorOptions = {}) {
@@ -354,6 +360,7 @@ export class PostmarkSimulator {
     }
     const accepted: StoredMessage[] = [];
     for (const message of plan.messages) this.#submit(auth, message, accepted);
+    this.#receivedViaBulk += accepted.length;
     this.#journalAccepted(accepted);
     this.#scheduleOutcomes(accepted);
     this.#bulk.set(id, { id, server: auth, submittedAt, subject: plan.subject, total: plan.messages.length, messages: accepted });
@@ -547,6 +554,11 @@ export class PostmarkSimulator {
   #throttled = 0;
 
   /** Whether this send request is turned away by the rate limit (and its Retry-After); counts it. */
+  /** A send request's body arrived (counted in `stats().request_bytes`). */
+  noteRequestBytes(bytes: number): void {
+    this.#requestBytes += bytes;
+  }
+
   takeThrottle(): { retryAfterSeconds: number | null } | null {
     const throttle = this.#throttle;
     if (!throttle) return null;
@@ -650,6 +662,8 @@ export class PostmarkSimulator {
       faults_held: this.#held,
       faults_held_total: this.#heldTotal,
       throttled: this.#throttled,
+      received_via_bulk: this.#receivedViaBulk,
+      request_bytes: this.#requestBytes,
     };
   }
 
@@ -676,6 +690,8 @@ export class PostmarkSimulator {
     this.#latencyMs = 0;
     this.#throttle = null;
     this.#throttled = 0;
+    this.#receivedViaBulk = 0;
+    this.#requestBytes = 0;
   }
 
   /** Resolves when no Delivery/Bounce timer is pending and every webhook was posted (or gave up). */
