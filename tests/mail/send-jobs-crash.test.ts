@@ -55,6 +55,10 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
       });
   };
 
+  /** The simulator has let go of every held call (and handled or dropped it): what it received is final. */
+  const heldCallsEnded = () =>
+    vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).faults_held).toBe(0), { timeout: HOLD_MS + 30_000, interval: 50 });
+
   /** Holds the next three provider calls (one per lane) at `point`, then kills the service inside them. */
   const killDuringCalls = async (fault: Record<string, unknown>) => {
     const callsHeld = await holdNextCalls(fault);
@@ -74,13 +78,13 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
   await stalled();
   service.child.kill("SIGKILL");
   await new Promise((resolve) => service.child.once("exit", resolve));
-  await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));
+  await heldCallsEnded();
   expect((await sim<SimulatorStats>("/__sim/stats")).received).toBe(0);
 
   if (process.env.CRASH_DEBUG) process.stdout.write("phase 2\n");
   // 2. During the call: the provider handles the calls after the caller died.
   const receivedAtKill2 = await killDuringCalls({ mode: "slow", delay_ms: HOLD_MS });
-  await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));
+  await heldCallsEnded();
   expect((await sim<SimulatorStats>("/__sim/stats")).received).toBeGreaterThan(receivedAtKill2);
 
   if (process.env.CRASH_DEBUG) process.stdout.write("phase 3\n");
@@ -89,37 +93,26 @@ test("SIGKILL with provider calls in flight, at three points of the call, and re
 
   await sim("/__sim/faults", { mode: "none" });
   service = await startService(children, env);
-  // The server's other traffic (a transactional mail every half second): once Postmark's search shows one
-  // received after a call in doubt plus the grace, what it does not have can be sent again. Without any
-  // later traffic such a batch would wait for that evidence (and end `unknown` after the limit).
+  // The server's other traffic (a transactional mail on every look at the job, about two a second): once
+  // Postmark's search shows one received after a call in doubt plus the grace, what it does not have can be sent
+  // again. Without any later traffic such a batch would wait for that evidence (and end `unknown` after the limit).
   const templates = await api<Mail["listTemplates"]>("GET", "/mail/v1/templates?limit=100");
   const order = (templates.json.data as { id: string; name: string }[]).find((t) => t.name === "Order confirmation");
-  let ticking = true;
   let ticked = 0;
-  const ticker = (async () => {
-    while (ticking) {
+  const done = await vi.waitFor(
+    async () => {
       const sent = await api("POST", `/mail/v1/templates/${order?.id}/send`, {
         to: `ticker${ticked}@example.com`,
         params: { order_number: `T-${ticked}`, order_url: "https://shop.example.com/o/t" },
       });
       if (sent.status === 200) ticked++;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  })();
-  const done = await vi
-    .waitFor(
-      async () => {
-        const r = await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`);
-        if (process.env.CRASH_DEBUG) process.stdout.write(`${JSON.stringify(r.json.data.recipients)} ${r.json.data.status}\n`);
-        expect(r.json.data.status).toBe("completed");
-        return r.json.data;
-      },
-      { timeout: 90_000, interval: 200 },
-    )
-    .finally(() => {
-      ticking = false;
-    });
-  await ticker;
+      const r = await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`);
+      if (process.env.CRASH_DEBUG) process.stdout.write(`${JSON.stringify(r.json.data.recipients)} ${r.json.data.status}\n`);
+      expect(r.json.data.status).toBe("completed");
+      return r.json.data;
+    },
+    { timeout: 90_000, interval: 500 },
+  );
   const counters = done.recipients as Record<string, number>;
   expect(counters).toMatchObject({ total, accepted: total, unknown: 0, failed: 0, pending: 0 });
 
