@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Config } from "./core/config";
 import type { Clock } from "./core/clock";
 import type { RunningGraphSimulator } from "./ads/platform/simulator/server";
-import type { RunningPostmarkSimulator } from "./mail/provider/simulator/server";
+import type { RunningPostmarkSimulator, StartPostmarkSimulatorOptions } from "./mail/provider/simulator/server";
 
 /**
  * Where the two upstream platforms are. Production: `POSTMARK_API_URL` / `GRAPH_API_URL` (or the real
@@ -26,15 +26,24 @@ const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
  * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/build.ts)
  * has this branch removed, so no simulator (nor its sample data) ships in a function.
  * `stateDir`: where the embedded simulators keep their state across restarts (`npm start`: DATA_DIR);
- * unset, they live in memory only (tests).
+ * unset, they live in memory only (tests). `postmarkSimulator`: the embedded Postmark simulator's bounds (a test
+ * whose job outgrows the default 10,000 tracked messages widens them).
  */
-export async function startProviders(config: Config, options: { clock?: Clock; embedded: boolean; stateDir?: string }): Promise<Providers> {
+export async function startProviders(
+  config: Config,
+  options: { clock?: Clock; embedded: boolean; stateDir?: string; postmarkSimulator?: Pick<StartPostmarkSimulatorOptions, "maxTrackedMessages"> },
+): Promise<Providers> {
   if (process.env.FUNCTION_BUNDLE === "1") return withSimulators(config, null, null);
   const postmarkState = options.stateDir ? join(options.stateDir, "postmark-simulator.jsonl") : undefined;
   const graphState = options.stateDir ? join(options.stateDir, "graph-simulator.json") : undefined;
   const postmarkSimulator =
     !config.POSTMARK_API_URL && options.embedded
-      ? await (await import("./mail/provider/simulator/server")).startPostmarkSimulator({ servers: [], clock: options.clock, stateFile: postmarkState })
+      ? await (await import("./mail/provider/simulator/server")).startPostmarkSimulator({
+          ...options.postmarkSimulator,
+          servers: [],
+          clock: options.clock,
+          stateFile: postmarkState,
+        })
       : null;
   const graphSimulator =
     !config.GRAPH_API_URL && options.embedded

@@ -84,8 +84,13 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   const audited = await cli(["customers:list"], { DATA_DIR: dataDir, DATABASE_URL: "" });
   expect(audited.code, audited.stderr).toBe(0);
 
-  // SIGKILL: the lock and the server file stay behind with a dead pid; the simulator saved its state.
-  await new Promise((resolve) => setTimeout(resolve, 500));
+  // SIGKILL: the lock and the server file stay behind with a dead pid; the simulator saved its state (it writes
+  // graph-simulator.json a moment after a change: the kill waits until the file holds the ad set).
+  const graphState = join(dataDir, "graph-simulator.json");
+  await vi.waitFor(() => expect(existsSync(graphState) && readFileSync(graphState, "utf8").includes(`"${adSet.platform_adset_id}"`)).toBe(true), {
+    timeout: 10_000,
+    interval: 50,
+  });
   first.child.kill("SIGKILL");
   await exited(first);
   expect(existsSync(join(dataDir, "lock"))).toBe(true);

@@ -136,10 +136,15 @@ test("SIGTERM with a send job's provider calls in flight, then restart: every re
   const total = 2500;
   const jobId = await demoSendJob(api, sim, adminToken, { name: "Process life", total });
 
+  const heldBefore = (await sim<SimulatorStats>("/__sim/stats")).faults_held_total;
   await sim("/__sim/faults", { mode: "slow", count: 3, delay_ms: HOLD_MS });
   const start = await api("POST", `/mail/v1/send-jobs/${jobId}/start`);
   expect(start.status, JSON.stringify(start.json)).toBe(200);
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  // The signal comes once the three calls are held by the provider (their bodies received), however busy the machine.
+  await vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).faults_held_total).toBeGreaterThanOrEqual(heldBefore + 3), {
+    timeout: 60_000,
+    interval: 25,
+  });
   await stopWith(server, "SIGTERM", port);
   const receivedAtStop = (await sim<SimulatorStats>("/__sim/stats")).received;
   expect(receivedAtStop, "the stop let the calls in flight finish").toBeGreaterThan(0);

@@ -79,6 +79,8 @@ export async function createHarness(
     clock?: ManualClock;
     postmarkWebhooks?: boolean /** The simulators read the harness clock too. */;
     sharedClock?: boolean;
+    /** The embedded Postmark simulator's bounds, e.g. `maxTrackedMessages` above a job's recipients. */
+    postmarkSimulator?: { maxTrackedMessages?: number };
   } = {},
 ) {
   const config: Config = loadConfig({
@@ -97,7 +99,11 @@ export async function createHarness(
   const logLines: string[] = [];
   const logger = createLogger("debug", (line) => logLines.push(line));
   const adminToken = randomToken(32);
-  const providers = await startProviders(config, { embedded: true, clock: options.sharedClock ? clock : undefined });
+  const providers = await startProviders(config, {
+    embedded: true,
+    clock: options.sharedClock ? clock : undefined,
+    postmarkSimulator: options.postmarkSimulator,
+  });
   const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken, providers };
   // Each service's deps as the runtime built them (the workers of the queue are registered with these).
   const { root, mailDeps, adsDeps, cronDeps } = createRootApp(deps);

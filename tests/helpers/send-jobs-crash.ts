@@ -64,6 +64,10 @@ async function killAndRestart(path: SendPath, children: ChildProcess[], dataDir:
       });
   };
 
+  /** The simulator has let go of every held call (and handled or dropped it): what it received is final. */
+  const heldCallsEnded = () =>
+    vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).faults_held).toBe(0), { timeout: HOLD_MS + 30_000, interval: 50 });
+
   /** Holds the next three provider calls (one per lane) at `point`, then kills the service inside them. */
   const killDuringCalls = async (fault: Record<string, unknown>) => {
     const callsHeld = await holdNextCalls(fault);
@@ -83,13 +87,13 @@ async function killAndRestart(path: SendPath, children: ChildProcess[], dataDir:
   await stalled();
   service.child.kill("SIGKILL");
   await new Promise((resolve) => service.child.once("exit", resolve));
-  await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));
+  await heldCallsEnded();
   expect((await sim<SimulatorStats>("/__sim/stats")).received).toBe(0);
 
   if (process.env.CRASH_DEBUG) process.stdout.write("phase 2\n");
   // 2. During the call: the provider handles the calls after the caller died.
   const receivedAtKill2 = await killDuringCalls({ mode: "slow", delay_ms: HOLD_MS });
-  await new Promise((resolve) => setTimeout(resolve, HOLD_MS + 500));
+  await heldCallsEnded();
   expect((await sim<SimulatorStats>("/__sim/stats")).received).toBeGreaterThan(receivedAtKill2);
 
   if (process.env.CRASH_DEBUG) process.stdout.write("phase 3\n");

@@ -98,7 +98,12 @@ describe.skipIf(skipReason !== null)(`PostgreSQL restarted under load${skipReaso
     await release.close();
     // One clock for the service and its Postmark simulator: the sweep below moves it, and what the simulator
     // receives meanwhile is stamped with it, so Postmark's search can be shown current past a call in doubt.
-    h = await createHarness({ env: { DATABASE_URL: url, CRON_SECRET: SWEEP_SECRET }, sharedClock: true });
+    // The simulator's search sees only the messages it tracks (10,000 by default): here all of the job's and more.
+    h = await createHarness({
+      env: { DATABASE_URL: url, CRON_SECRET: SWEEP_SECRET },
+      sharedClock: true,
+      postmarkSimulator: { maxTrackedMessages: 2 * RECIPIENTS },
+    });
   });
   afterAll(async () => {
     await h?.close();
@@ -166,6 +171,11 @@ describe.skipIf(skipReason !== null)(`PostgreSQL restarted under load${skipReaso
     };
     expect(stats.duplicates_by_metadata_message_id).toEqual({});
     expect(stats.received).toBe(RECIPIENTS + orders);
+    // Postmark's search (the simulator's, which sees the messages it tracks) covers the whole job.
+    const tracked = (await (await fetch(`${simulator.url}/__sim/messages?metadata_key=send_job_id&metadata_value=${job.id}&limit=1`)).json()) as {
+      total_count: number;
+    };
+    expect(tracked.total_count).toBe(RECIPIENTS);
     // What the reconciliation of the batches the restart left in doubt found (each logs once it is settled).
     const reconciled = h.logLines
       .map((line) => JSON.parse(line) as { message: string; accepted?: number; resent?: number })

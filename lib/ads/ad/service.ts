@@ -16,7 +16,7 @@ import { closeCompensations, compensateOnFailure, openCompensation, type Pending
 import { upstream, type UpstreamReference } from "../upstream";
 import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
 import type { z } from "zod";
-import type { Ad } from "../routes/ads/schema";
+import type { Ad, AdLiveStatus, CreateAd } from "../routes/ads/schema";
 
 type Row = typeof adsAds.$inferSelect;
 export type AdStatus = Row["status"];
@@ -38,7 +38,6 @@ export const CALL_TO_ACTIONS = [
   "LISTEN_NOW",
   "ORDER_NOW",
 ] as const;
-type CallToActionType = (typeof CALL_TO_ACTIONS)[number];
 
 /**
  * Appended to the destination when the final creative is built: `utm_source=meta`,
@@ -50,27 +49,11 @@ const TRACKING_PARAMETERS = ["utm_source", "utm_medium", "utm_campaign", "utm_co
 /** The API's `Ad` schema (one schema per resource). */
 export type AdView = z.infer<typeof Ad>;
 
-export type AdStatusReport = {
-  id: string;
-  platform_ad_id: string;
-  status: AdStatus;
-  effective_status: string;
-  disapproval_reason: string | null;
-  checked_at: string;
-};
+/** The API's `AdLiveStatus` schema. */
+type AdStatusReport = z.infer<typeof AdLiveStatus>;
 
-export type CreateAdInput = {
-  ad_set_id: string;
-  creative_id: string;
-  link?: string;
-  display_link?: string;
-  call_to_action?: CallToActionType;
-  message?: string;
-  headline?: string;
-  description?: string;
-  name?: string;
-  status?: "ACTIVE" | "PAUSED";
-};
+/** The API's `CreateAd` request. */
+type CreateAdInput = z.infer<typeof CreateAd>;
 
 export function toAdView(row: Row, platformCreativeId: string | null): AdView {
   return {

@@ -17,8 +17,7 @@ import { closeCompensations, compensateOnFailure, openCompensation } from "../co
 import { upstream } from "../upstream";
 import { MATCH_SCHEMA, prepareContacts, type Contact } from "./contacts";
 import type { z } from "zod";
-import type { Audience } from "../routes/audiences/schema";
-import type { ContactUpload } from "../routes/audiences/schema";
+import type { Audience, ContactUpload, CreateCustomAudience, CreateLookalikeAudience, UpdateAudience } from "../routes/audiences/schema";
 
 /**
  * Custom audiences from CRM contacts and lookalikes built on them. Contacts are normalised and hashed by
@@ -44,15 +43,10 @@ export type AudienceView = z.infer<typeof Audience>;
 /** The API's `ContactUpload` schema (one schema per resource). */
 export type ContactUploadView = z.infer<typeof ContactUpload>;
 
-export type CreateCustomInput = { name: string; description?: string; contacts: Contact[] };
-export type CreateLookalikeInput = {
-  name: string;
-  description?: string;
-  origin_audience_id: string;
-  country: (typeof LOOKALIKE_COUNTRIES)[number];
-  ratio: number;
-};
-export type UpdateAudienceInput = { name?: string; description?: string | null };
+/** The API's `CreateCustomAudience`, `CreateLookalikeAudience` and `UpdateAudience` requests. */
+type CreateCustomInput = z.infer<typeof CreateCustomAudience>;
+type CreateLookalikeInput = z.infer<typeof CreateLookalikeAudience>;
+type UpdateAudienceInput = z.infer<typeof UpdateAudience>;
 
 function toAudienceView(row: Row): AudienceView {
   const live = row.live;

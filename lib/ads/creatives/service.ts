@@ -7,7 +7,7 @@ import { findImage } from "../media/images";
 import { findVideoByPlatformId, refreshVideo } from "../media/videos";
 import type { GraphSession } from "../platform";
 import type { z } from "zod";
-import type { Creative } from "../routes/creatives/schema";
+import type { CreateCreative, Creative } from "../routes/creatives/schema";
 
 type Row = typeof adsCreatives.$inferSelect;
 export type CreativeRow = Row;
@@ -19,7 +19,8 @@ export type CreativeStatusFilter = CreativeStatus | "PAUSED";
 /** The API's `Creative` schema (one schema per resource). */
 export type CreativeView = z.infer<typeof Creative>;
 
-export type CreateCreativeInput = { image_hash?: string; video_id?: string; thumbnail_hash?: string; name?: string };
+/** The API's `CreateCreative` request. */
+type CreateCreativeInput = z.infer<typeof CreateCreative>;
 
 function toCreativeView(row: Row): CreativeView {
   return {

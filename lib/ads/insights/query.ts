@@ -1,12 +1,21 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { adsAdSets, adsAds, adsInsightBlocks, adsInsightSyncs, INSIGHT_BREAKDOWNS, type InsightBreakdown } from "../../db/schema";
+import { adsAdSets, adsAds, adsInsightBlocks, adsInsightSyncs, type InsightBreakdown } from "../../db/schema";
 import { alias } from "drizzle-orm/pg-core";
 import { queryRows } from "../../db/sql";
 import { BREAKDOWN_SOURCES, blockRanges } from "./blocks";
 import { isPreset, readWindow, storeWindow } from "./windows";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } from "./calendar";
+import {
+  BREAKDOWNS,
+  DATE_PRESETS,
+  INSIGHT_FIELDS,
+  type Breakdown,
+  type InsightRow as InsightRowSchema,
+  type InsightsQuery as InsightsQuerySchema,
+} from "../routes/insights/schema";
+import type { z } from "zod";
 
 /**
  * `GET /v1/insights` from the daily snapshots. Additive metrics are summed; `reach` over more than one
@@ -14,55 +23,18 @@ import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } 
  * and null where their denominator is 0. Money is in major units of the account currency.
  */
 
-export const INSIGHT_FIELDS = ["spend", "impressions", "reach", "clicks", "ctr", "cpc", "cpm", "conversions", "conversion_value", "roas", "cpa"] as const;
 export type InsightField = (typeof INSIGHT_FIELDS)[number];
-
-export const DATE_PRESETS = [
-  "today",
-  "yesterday",
-  "last_3d",
-  "last_7d",
-  "last_14d",
-  "last_28d",
-  "last_30d",
-  "last_90d",
-  "this_month",
-  "last_month",
-  "this_week_mon_today",
-  "last_week_mon_sun",
-  "maximum",
-] as const;
 export type DatePreset = (typeof DATE_PRESETS)[number];
-
-/** The breakdowns a query may name: the one vocabulary of the schema (`INSIGHT_BREAKDOWNS`), without `''` (none). */
-export type Breakdown = Exclude<InsightBreakdown, "">;
-export const BREAKDOWNS: readonly Breakdown[] = INSIGHT_BREAKDOWNS.filter((breakdown): breakdown is Breakdown => breakdown !== "");
 
 /** How far back `maximum` reaches: Graph keeps insights for 37 months. */
 const MAXIMUM_DAYS = 37 * 31;
 
 export type DateRangeInput = { preset?: string; json?: string; since?: string; until?: string };
 
-export type InsightsQuery = {
-  level: "adset" | "ad";
-  entity_id?: string;
-  adset_id?: string;
-  date_range: DateRangeInput;
-  fields?: string;
-  breakdowns?: string;
-};
-
-export type InsightRow = {
-  id: string;
-  adset_id: string;
-  platform_id: string;
-  date_start: string;
-  date_stop: string;
-  breakdown?: Record<string, string>;
-} & InsightMetrics;
-
-type Ratio = "ctr" | "cpc" | "cpm" | "roas" | "cpa";
-export type InsightMetrics = Partial<Record<Exclude<InsightField, Ratio>, number>> & Partial<Record<Ratio, number | null>>;
+/** The API's query parameters and `InsightRow` schema (the customer's route and the operator's read the same). */
+type InsightsQuery = z.infer<typeof InsightsQuerySchema>;
+type InsightRow = z.infer<typeof InsightRowSchema>;
+export type InsightMetrics = Omit<InsightRow, "id" | "adset_id" | "platform_id" | "date_start" | "date_stop" | "breakdown">;
 
 function invalid(field: string, issue: string): ValidationError {
   return new ValidationError(`Invalid ${field}: ${issue}`, [{ path: field, message: issue }]);
@@ -223,7 +195,8 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
   const { breakdown, order } = parseBreakdowns(query.breakdowns);
   if (query.adset_id !== undefined && query.level !== "ad") throw invalid("adset_id", "only with level=ad.");
   const { db } = deps;
-  const range = resolveDateRange(query.date_range, await timeZoneOf(db, customerId), deps.clock.now());
+  const dateRange: DateRangeInput = { preset: query.date_range, since: query["date_range[since]"], until: query["date_range[until]"] };
+  const range = resolveDateRange(dateRange, await timeZoneOf(db, customerId), deps.clock.now());
 
   if (query.entity_id !== undefined) {
     const table = query.level === "ad" ? adsAds : adsAdSets;
@@ -245,7 +218,7 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
   if (!source) throw new Error(`no source for breakdown ${breakdown}`);
   // A preset over all entities is what dashboards ask again and again: read through the window cache.
   const window =
-    query.entity_id === undefined && query.adset_id === undefined && isPreset(query.date_range)
+    query.entity_id === undefined && query.adset_id === undefined && isPreset(dateRange)
       ? { customerId, breakdown, entityKind: query.level, since: range.since, until: range.until }
       : undefined;
   const cached = window ? await readWindow(db, window) : undefined;

@@ -6,7 +6,7 @@ import { ConflictError } from "../../core/errors";
 import { addDays, daysInMonth } from "../insights/calendar";
 import { adsPublishedThisMonth } from "./published";
 import type { z } from "zod";
-import type { Deactivation, Plan, PlanUsage, StageChange } from "../routes/plan/schema";
+import type { ChangeStage, Deactivation, Plan, PlanUsage, StageChange } from "../routes/plan/schema";
 
 /**
  * The plan (DESIGN §5). A cycle is a calendar month (UTC), the same month the included ads are counted in.
@@ -213,7 +213,8 @@ export async function getPlanUsage(deps: Pick<CoreDeps, "db" | "clock">, custome
   };
 }
 
-export type ChangeStageInput = { stage?: "starter" | "growth" | "scale" };
+/** The API's `ChangeStage` request. */
+type ChangeStageInput = z.infer<typeof ChangeStage>;
 
 /**
  * Upgrade (a higher stage than the running cycle's, or the next one up when none is given): selected from

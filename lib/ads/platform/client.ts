@@ -22,16 +22,12 @@ import {
   GRAPH_PRODUCTION_BASE_URL,
   type AdCreateParams,
   type AdCreativeCreateParams,
-  type AdImage,
   type AdSetCreateParams,
   type AdSetUpdateParams,
   type AdStatusView,
   type AdUpdateParams,
-  type AdVideo,
   type CampaignUpdateParams,
   type PlatformCredentials,
-  type TokenOwner,
-  type UploadedImage,
 } from "./types";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -197,7 +193,9 @@ const adAccount = z.object({
   currency: z.string().optional(),
   timezone_name: z.string().optional(),
 });
-const uploadedImages = z.object({ images: z.record(z.string(), z.object({ hash: z.string(), url: z.string().default("") })) });
+const uploadedImage = z.object({ hash: z.string(), url: z.string().default("") });
+const uploadedImages = z.object({ images: z.record(z.string(), uploadedImage) });
+/** `created_time` is null when Graph leaves it out. */
 const adImage = z.object({
   hash: z.string(),
   url: z.string().default(""),
@@ -209,6 +207,7 @@ const adImage = z.object({
     .nullish()
     .transform((time) => time ?? null),
 });
+/** `status.video_status` is `ready`, `processing`, `error` or `expired` (an upload session that ran out); `created_time` is null when Graph leaves it out. */
 const adVideo = z.object({
   id: z.string(),
   status: z.looseObject({ video_status: z.string(), processing_progress: z.number().optional() }),
@@ -239,7 +238,11 @@ const campaign = z.object({
   updated_time: z.string().optional(),
 });
 /** What the client answers is what its schemas parse, so a field read from Graph cannot be missing from the type. */
+type TokenOwner = z.output<typeof tokenOwner>;
 type AdAccountView = z.output<typeof adAccount>;
+type UploadedImage = z.output<typeof uploadedImage>;
+type AdImage = z.output<typeof adImage>;
+export type AdVideo = z.output<typeof adVideo>;
 type CampaignView = z.output<typeof campaign>;
 export type CampaignField = Exclude<keyof CampaignView, "id">;
 /**

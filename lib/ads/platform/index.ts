@@ -5,6 +5,7 @@
 export {
   MAX_IDS_PER_READ,
   createGraphClient,
+  type AdVideo,
   type CampaignField,
   type GraphClient,
   type GraphSession,

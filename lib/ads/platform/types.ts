@@ -187,18 +187,6 @@ export type AdIssue = { level?: string; error_code?: string; error_summary?: str
 
 export type CampaignUpdateParams = { name?: string; status?: "ACTIVE" | "PAUSED" | "ARCHIVED" };
 
-export type TokenOwner = { id: string; name: string };
-
-export type UploadedImage = { hash: string; url: string };
-
-/** `created_time` is null when Graph leaves it out. */
-export type AdImage = { hash: string; url: string; width: number; height: number; name: string; created_time: string | null };
-
-type VideoStatus = { video_status: "ready" | "processing" | "error" | "expired" | (string & {}); processing_progress?: number };
-
-/** `created_time` is null when Graph leaves it out. */
-export type AdVideo = { id: string; status: VideoStatus; title?: string; length?: number; created_time: string | null };
-
 /** The Graph error object, as received (before classification). */
 export type GraphErrorBody = {
   message?: string;

@@ -3,6 +3,14 @@ import type { AdsDeps } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import type { GraphSession } from "../platform";
 import { upstream } from "../upstream";
+import {
+  DACH_COUNTRIES,
+  type GeoItem as GeoItemSchema,
+  type GeoQuery,
+  type InterestItem as InterestItemSchema,
+  type InterestQuery,
+} from "../routes/targeting/schema";
+import type { z } from "zod";
 
 /**
  * Targeting lookups (cities in DE/AT/CH, interests) through the platform's search, cached per query for
@@ -13,13 +21,13 @@ import { upstream } from "../upstream";
 
 export const LOOKUP_TTL_MS = 60 * 60_000;
 const MAX_CACHED_QUERIES = 5_000;
-export const DACH_COUNTRIES = ["DE", "AT", "CH"] as const;
-export type DachCountry = (typeof DACH_COUNTRIES)[number];
+type DachCountry = (typeof DACH_COUNTRIES)[number];
 /** Without a country the platform is asked once for this many cities, of which the DACH ones are kept. */
 const UNFILTERED_CITY_LIMIT = 100;
 
-export type GeoItem = { key: string; name: string; type: "city"; country_code: DachCountry; region: string | null };
-export type InterestItem = { id: string; name: string; audience_size: number; audience_size_upper_bound: number | null; path: string[] };
+/** The API's `TargetingGeoItem` and `TargetingInterestItem` schemas (one schema per resource). */
+type GeoItem = z.infer<typeof GeoItemSchema>;
+type InterestItem = z.infer<typeof InterestItemSchema>;
 
 type Entry = { expiresAt: number; items: unknown[] };
 const caches = new WeakMap<AdsDeps, LruCache<Entry>>();
@@ -59,7 +67,7 @@ async function cached<T>(deps: AdsDeps, customerId: string, key: string, load: (
 
 const isDach = (code: string | undefined): code is DachCountry => (DACH_COUNTRIES as readonly string[]).includes(code ?? "");
 
-export async function searchCities(deps: AdsDeps, customerId: string, query: { q: string; country_code?: DachCountry; limit: number }): Promise<GeoItem[]> {
+export async function searchCities(deps: AdsDeps, customerId: string, query: z.infer<typeof GeoQuery>): Promise<GeoItem[]> {
   const key = queryKey(["geo", query.q, query.country_code, query.limit]);
   return cached(deps, customerId, key, async (session) => {
     const found = await upstream({ logger: deps.logger, customerId, action: "search cities" }, () =>
@@ -75,7 +83,7 @@ export async function searchCities(deps: AdsDeps, customerId: string, query: { q
   });
 }
 
-export async function searchInterests(deps: AdsDeps, customerId: string, query: { q: string; limit: number }): Promise<InterestItem[]> {
+export async function searchInterests(deps: AdsDeps, customerId: string, query: z.infer<typeof InterestQuery>): Promise<InterestItem[]> {
   const key = queryKey(["interest", query.q, query.limit]);
   return cached(deps, customerId, key, async (session) => {
     const found = await upstream({ logger: deps.logger, customerId, action: "search interests" }, () =>

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { queryInsights } from "../../insights/query";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { InsightRow, InsightsQuery, insightsQueryOf } from "./schema";
+import { InsightRow, InsightsQuery } from "./schema";
 import { json } from "../../../core/json";
 
 export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
@@ -24,7 +24,7 @@ export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
   });
   openapiWithAlias(router, route, async (c) => {
     const query = c.req.valid("query");
-    const rows = await queryInsights(deps, c.get("principal").customerId, insightsQueryOf(query));
+    const rows = await queryInsights(deps, c.get("principal").customerId, query);
     return c.json({ data: rows, request_id: c.get("requestId") }, 200);
   });
 }

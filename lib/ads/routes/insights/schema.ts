@@ -1,5 +1,28 @@
 import { z } from "@hono/zod-openapi";
-import { BREAKDOWNS, DATE_PRESETS, INSIGHT_FIELDS, type InsightsQuery as InsightsQueryInput } from "../../insights/query";
+import { INSIGHT_BREAKDOWNS, type InsightBreakdown } from "../../../db/schema";
+
+/** The vocabulary of `GET /v1/insights`, read by the query (`lib/ads/insights/query.ts`) as the API states it. */
+export const INSIGHT_FIELDS = ["spend", "impressions", "reach", "clicks", "ctr", "cpc", "cpm", "conversions", "conversion_value", "roas", "cpa"] as const;
+
+export const DATE_PRESETS = [
+  "today",
+  "yesterday",
+  "last_3d",
+  "last_7d",
+  "last_14d",
+  "last_28d",
+  "last_30d",
+  "last_90d",
+  "this_month",
+  "last_month",
+  "this_week_mon_today",
+  "last_week_mon_sun",
+  "maximum",
+] as const;
+
+/** The breakdowns a query may name: the one vocabulary of the schema (`INSIGHT_BREAKDOWNS`), without `''` (none). */
+export type Breakdown = Exclude<InsightBreakdown, "">;
+export const BREAKDOWNS: readonly Breakdown[] = INSIGHT_BREAKDOWNS.filter((breakdown): breakdown is Breakdown => breakdown !== "");
 
 const number = (description: string, example: number) => z.number().openapi({ description, example });
 const derived = (description: string, example: number) =>
@@ -74,15 +97,3 @@ export const InsightsQuery = z.object({
       example: "age,gender",
     }),
 });
-
-/** The query parameters as the insights service takes them (the customer's route and the operator's read the same). */
-export function insightsQueryOf(query: z.infer<typeof InsightsQuery>): InsightsQueryInput {
-  return {
-    level: query.level,
-    entity_id: query.entity_id,
-    adset_id: query.adset_id,
-    date_range: { preset: query.date_range, since: query["date_range[since]"], until: query["date_range[until]"] },
-    fields: query.fields,
-    breakdowns: query.breakdowns,
-  };
-}

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { LOOKUP_TTL_MS, searchInterests } from "../../targeting/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { InterestItem, lookupQuery } from "./schema";
+import { InterestItem, InterestQuery } from "./schema";
 import { json } from "../../../core/json";
 
 export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): void {
@@ -15,7 +15,7 @@ export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): vo
     tags: ["Targeting"],
     summary: "Look up interests",
     description: `Interests from the platform's detailed-targeting search. Use \`{ id, name }\` in an ad set's \`targeting.flexible_spec[].interests\`. Answers are cached per query for ${LOOKUP_TTL_MS / 60_000} minutes. \`q\` missing → 400. Reporting scope suffices.`,
-    request: { query: z.object(lookupQuery) },
+    request: { query: InterestQuery },
     responses: {
       200: { description: "Matching interests.", content: json(envelope(z.array(InterestItem))) },
       ...errorResponses("ads", [400, 401, 402, 422, 429, 500]),

@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { DACH_COUNTRIES } from "../../targeting/service";
 
 const LOOKUP_MAX_LIMIT = 50;
+/** The countries the city lookup serves; the service filters the platform's answers to them. */
+export const DACH_COUNTRIES = ["DE", "AT", "CH"] as const;
 
-export const lookupQuery = {
+const lookupFields = {
   q: z
     .string()
     .trim()
@@ -19,8 +20,10 @@ export const lookupQuery = {
     .openapi({ description: `Results, 1–${LOOKUP_MAX_LIMIT}; default 10.`, example: 10 }),
 };
 
+export const InterestQuery = z.object(lookupFields);
+
 export const GeoQuery = z.object({
-  ...lookupQuery,
+  ...lookupFields,
   country_code: z.enum(DACH_COUNTRIES).optional().openapi({ description: "Only cities in this country; without it DE, AT and CH.", example: "DE" }),
 });
 

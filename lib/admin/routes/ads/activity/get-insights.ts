@@ -3,7 +3,7 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { queryInsights } from "../../../../ads/insights/query";
-import { InsightRow, InsightsQuery, insightsQueryOf } from "../../../../ads/routes/insights/schema";
+import { InsightRow, InsightsQuery } from "../../../../ads/routes/insights/schema";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
 import { CustomerIdParam } from "../../customers/schema";
@@ -27,7 +27,7 @@ export function registerGetCustomerAdsInsights(router: OpenAPIHono<AppEnv>, deps
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");
       await requireCustomer(deps.db, id);
-      const rows = await queryInsights(deps, id, insightsQueryOf(query));
+      const rows = await queryInsights(deps, id, query);
       return c.json({ data: rows, request_id: c.get("requestId") }, 200);
     },
   );
