@@ -13,7 +13,7 @@ import { pruneMessageHistory } from "../lib/mail/events/prune";
 import { MESSAGE_HISTORY_DAYS } from "../lib/mail/messages/service";
 import { DEMO_TRANSACTIONAL_TEMPLATE, seedDemoMail } from "../lib/mail/seed";
 import type { BenchPostgres } from "./postgres";
-import { processCpuMs, sampleRss, startChild } from "./send-jobs";
+import { processCpuMs, sampleRss, startBenchSimulators } from "./send-jobs";
 
 /**
  * Issue 33 part 1: a 100,000-recipient job and then a 1,000,000-recipient job (`SCALE_SIZES`, comma-separated)
@@ -82,23 +82,7 @@ async function call(runtime: Runtime, method: string, path: string, key: string,
 export async function benchMillion(postgres: BenchPostgres): Promise<void> {
   const sizes = (process.env.SCALE_SIZES ?? "100000,1000000").split(",").map(Number);
   const url = await postgres.database("bench_million");
-  const simulators = await startChild(
-    process.execPath,
-    [
-      "--max-semi-space-size=64",
-      "--import",
-      "tsx",
-      "lib/simulators.ts",
-      "--postmark-port",
-      "0",
-      "--graph-port",
-      "0",
-      "--no-webhooks",
-      "--max-stored-messages",
-      "50",
-    ],
-    "SIMULATORS ",
-  );
+  const simulators = await startBenchSimulators();
   const urls = JSON.parse(simulators.line) as { postmark: string; graph: string };
   const runtime = await bootRuntime({
     ...process.env,

@@ -38,7 +38,7 @@ const BATCH = 500;
 type Child = { process: ChildProcess; line: string };
 
 /** Starts a child process and waits for the stdout line starting with `marker`. */
-export function startChild(command: string, args: string[], marker: string): Promise<Child> {
+function startChild(command: string, args: string[], marker: string): Promise<Child> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "inherit"] });
     let buffered = "";
@@ -100,9 +100,9 @@ export function processCpuMs(pid: number | undefined): number | null {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-export async function benchSendJobs(): Promise<void> {
-  // The flags of `npm run simulators` (see lib/simulators.ts).
-  const simulators = await startChild(
+/** The simulators in a process of their own, as `npm run simulators` starts them (lib/simulators.ts), without webhooks and keeping only 50 messages' bodies. */
+export function startBenchSimulators(): Promise<Child> {
+  return startChild(
     process.execPath,
     [
       "--max-semi-space-size=64",
@@ -119,6 +119,10 @@ export async function benchSendJobs(): Promise<void> {
     ],
     "SIMULATORS ",
   );
+}
+
+export async function benchSendJobs(): Promise<void> {
+  const simulators = await startBenchSimulators();
   const sink = await startChild(process.execPath, ["-e", SINK], "SINK ");
   const urls = JSON.parse(simulators.line) as { postmark: string; graph: string };
   const runtime = await bootRuntime({
