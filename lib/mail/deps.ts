@@ -14,7 +14,20 @@ export type KnownAddressSet = { set: AddressSet; segments: number };
  * A customer's accepted live messages of `month`, as read at `readAt` (ms of the injected clock) plus what
  * this process recorded since, and the room its sends in flight hold (`usage/meter.ts`).
  */
-type MonthlyReading = { month: string; value: number; readAt: number; inFlight: number };
+/**
+ * A customer's monthly count in this process (`usage/meter.ts`): the reading, the room held by sends in
+ * flight, and the gate between readings (`reading`, one at a time) and recordings (`recording` under way,
+ * `drained` woken when none is).
+ */
+export type MonthlyReading = {
+  month: string;
+  value: number;
+  readAt: number;
+  inFlight: number;
+  recording: number;
+  reading: Promise<void> | null;
+  drained: (() => void)[];
+};
 
 /**
  * What the send path keeps between calls in this process. Each is an optimisation only: an empty cache

@@ -2,7 +2,7 @@ import type { MailDeps } from "../deps";
 import { POSTMARK_TEST_TOKEN, type BulkOutcome, type SendOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { lookupSuppressions } from "../suppressions/mirror";
-import { reserveMonthlyRoom, type MonthlyRoom } from "../usage/meter";
+import { reserveMonthlyRoom, settleRoom, type MonthlyRoom } from "../usage/meter";
 import type { BatchRecipient } from "./batch-payload";
 import { BATCH_LEASE_MS, claimBatch, readBatchJob, recordBatch, releaseBatch, renewLease, type BatchJob, type BatchResult, type Claim } from "./batch-store";
 import { batchWriter } from "./batch-writers";
@@ -92,7 +92,7 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   try {
     await sendClaimed(deps, descriptor, job, { size, room, serverToken, stream, writer, bulkApiEnabled: readiness.credentials.bulkApiEnabled });
   } finally {
-    room?.release(Number.POSITIVE_INFINITY, 0);
+    room?.release(Number.POSITIVE_INFINITY);
   }
 }
 
@@ -118,7 +118,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   if (claim.kind === "stale") return;
   if (claim.kind === "exhausted") return completeJob(deps, job.id);
   const { rows: recipients, batchId } = claim;
-  room?.release(size - recipients.length, 0);
+  room?.release(size - recipients.length);
 
   const mirror = await lookupSuppressions(
     db,
@@ -184,8 +184,11 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   }
 
   const now = deps.clock.now();
-  const recorded = await recordBatch(db, job, batchId, recipients, results, now);
-  room?.release(Number.POSITIVE_INFINITY, recorded.accepted);
+  const recorded = await settleRoom(
+    room,
+    () => recordBatch(db, job, batchId, recipients, results, now),
+    (recorded) => recorded.accepted,
+  );
   if (bulk) await recordBulkRequest(db, { jobId: job.id, batchId, outcome: bulk, total: toSend.length, now });
   if (results.some((r) => r.status === "unknown")) await publishBatchReconcile(deps, { job_id: job.id, customer_id: job.customerId, batch_id: batchId });
   const refused = outcomes.length > 0 && outcomes.every((o) => o.kind === "failed");

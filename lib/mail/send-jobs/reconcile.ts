@@ -6,7 +6,7 @@ import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs } from
 import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
-import { noteAcceptedLive } from "../usage/meter";
+import { recordAcceptedLive } from "../usage/meter";
 import { MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
 import type { ChunkEntry } from "./recipients";
@@ -276,48 +276,49 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   const givenUp = pastLimit ? undecided : [];
   const stillInDoubt = pastLimit ? [] : undecided;
 
-  const settled = await db.transaction(async (tx) => {
-    const [job] = await tx.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, ref.job_id)).for("update");
-    if (!job) return null;
-    const accepted = await acceptFound(tx, ref.customer_id, found, row.claimedAt ?? now);
-    const canResend = job.status === "running" || job.status === "paused";
-    const again = neverReceived.filter((id) => canResend && (inDoubt.get(id) ?? 0) < MAX_HANDOVERS);
-    const ended = neverReceived.filter((id) => !again.includes(id));
-    const resent = await settleMissing(tx, ref.customer_id, again, "pending", null, now);
-    // Not received and not sent again: the job ended meanwhile, or the message was handed over twice already.
-    const endedError = canResend ? NEVER_RECEIVED_TWICE : job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
-    const failed = await settleMissing(tx, ref.customer_id, ended, "failed", endedError, now);
-    const unknownForGood = await giveUp(tx, givenUp);
-    await tx
-      .update(mailSendJobs)
-      .set({
-        accepted: sql`${mailSendJobs.accepted} + ${accepted.length}`,
-        unknown: sql`${mailSendJobs.unknown} - ${accepted.length + resent + failed}`,
-        pending: sql`${mailSendJobs.pending} + ${resent}`,
-        failed: sql`${mailSendJobs.failed} + ${failed}`,
-        updatedAt: now,
-      })
-      .where(eq(mailSendJobs.id, ref.job_id));
-    if (resent > 0) {
-      // The recipients Postmark never got go back to the job as an unclaimed row: a later batch sends them.
-      const back = new Set(again);
+  const settle = () =>
+    db.transaction(async (tx) => {
+      const [job] = await tx.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, ref.job_id)).for("update");
+      if (!job) return null;
+      const accepted = await acceptFound(tx, ref.customer_id, found, row.claimedAt ?? now);
+      const canResend = job.status === "running" || job.status === "paused";
+      const again = neverReceived.filter((id) => canResend && (inDoubt.get(id) ?? 0) < MAX_HANDOVERS);
+      const ended = neverReceived.filter((id) => !again.includes(id));
+      const resent = await settleMissing(tx, ref.customer_id, again, "pending", null, now);
+      // Not received and not sent again: the job ended meanwhile, or the message was handed over twice already.
+      const endedError = canResend ? NEVER_RECEIVED_TWICE : job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
+      const failed = await settleMissing(tx, ref.customer_id, ended, "failed", endedError, now);
+      const unknownForGood = await giveUp(tx, givenUp);
       await tx
-        .update(mailSendJobChunks)
-        .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null })
-        .where(ofBatch);
-    } else if (stillInDoubt.length > 0) {
-      const waiting = new Set(stillInDoubt);
-      await tx
-        .update(mailSendJobChunks)
-        .set({ recipients: JSON.stringify(entries.filter((e) => waiting.has(e[0]))) })
-        .where(ofBatch);
-    } else {
-      await tx.delete(mailSendJobChunks).where(ofBatch);
-    }
-    return { accepted: accepted.length, resent, failed, unknown_for_good: unknownForGood, waiting: stillInDoubt.length, status: job.status };
-  });
+        .update(mailSendJobs)
+        .set({
+          accepted: sql`${mailSendJobs.accepted} + ${accepted.length}`,
+          unknown: sql`${mailSendJobs.unknown} - ${accepted.length + resent + failed}`,
+          pending: sql`${mailSendJobs.pending} + ${resent}`,
+          failed: sql`${mailSendJobs.failed} + ${failed}`,
+          updatedAt: now,
+        })
+        .where(eq(mailSendJobs.id, ref.job_id));
+      if (resent > 0) {
+        // The recipients Postmark never got go back to the job as an unclaimed row: a later batch sends them.
+        const back = new Set(again);
+        await tx
+          .update(mailSendJobChunks)
+          .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null })
+          .where(ofBatch);
+      } else if (stillInDoubt.length > 0) {
+        const waiting = new Set(stillInDoubt);
+        await tx
+          .update(mailSendJobChunks)
+          .set({ recipients: JSON.stringify(entries.filter((e) => waiting.has(e[0]))) })
+          .where(ofBatch);
+      } else {
+        await tx.delete(mailSendJobChunks).where(ofBatch);
+      }
+      return { accepted: accepted.length, resent, failed, unknown_for_good: unknownForGood, waiting: stillInDoubt.length, status: job.status };
+    });
+  const settled = await recordAcceptedLive(deps, ref.customer_id, now, settle, (s) => (row.mode === "live" ? (s?.accepted ?? 0) : 0));
   if (!settled) return "gone";
-  if (row.mode === "live" && settled.accepted > 0) noteAcceptedLive(deps, ref.customer_id, now, settled.accepted);
   deps.logger.info("send-job batch reconciled with the provider", { send_job_id: ref.job_id, batch_id: ref.batch_id, ...settled });
   if (settled.unknown_for_good > 0) {
     deps.logger.warn("send job: messages end `unknown` for good (Postmark's search never showed whether it has them)", {
@@ -356,8 +357,13 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
   if (asked === null) return "unavailable";
   const found = asked.found.get(ref.message_id);
   if (found) {
-    const accepted = await db.transaction((tx) => acceptFound(tx, ref.customer_id, [{ id: ref.message_id, message: found }], message.createdAt));
-    if (accepted.length > 0) noteAcceptedLive(deps, ref.customer_id, now, 1);
+    await recordAcceptedLive(
+      deps,
+      ref.customer_id,
+      now,
+      () => db.transaction((tx) => acceptFound(tx, ref.customer_id, [{ id: ref.message_id, message: found }], message.createdAt)),
+      (accepted) => accepted.length,
+    );
     return "settled";
   }
   if (asked.current) {

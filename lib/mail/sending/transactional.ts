@@ -3,7 +3,7 @@ import { mailMessageEvents, mailMessages } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from "../../core/errors";
 import type { MailDeps } from "../deps";
-import { reserveMonthlyRoom, type MonthlyRoom } from "../usage/meter";
+import { reserveMonthlyRoom, settleRoom, type MonthlyRoom } from "../usage/meter";
 import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
 import { personaliseSubject } from "../render";
 import { renderForCustomer } from "../render/customer";
@@ -91,7 +91,7 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   try {
     return await sendReserved(deps, { customerId, templateId, mode, now, subject, rendered: rendered.html, sender, credentials, to: input.to }, room);
   } finally {
-    room?.release(1, 0);
+    room?.release(1);
   }
 }
 
@@ -152,8 +152,11 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     deps.logger.warn("postmark throttled a transactional send; answered 503, nothing kept", { customer_id: customerId, template_id: templateId });
     throw providerThrottledError(outcome.retryAfterSeconds);
   }
-  await recordOutcome(deps, message.id, outcome);
-  room?.release(1, outcome.kind === "accepted" ? 1 : 0);
+  await settleRoom(
+    room,
+    () => recordOutcome(deps, message.id, outcome),
+    () => (outcome.kind === "accepted" ? 1 : 0),
+  );
   if (outcome.kind === "unknown") await publishMessageReconcile(deps, { message_id: message.id, customer_id: customerId });
   return resultOf(deps, message.id, outcome);
 }

@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client";
-import type { MailCaches } from "../deps";
+import type { MailCaches, MonthlyReading } from "../deps";
 import { acceptedLiveThisMonth } from "../messages/service";
 
 /**
@@ -21,32 +21,75 @@ type MeterDeps = { db: Database; caches: Pick<MailCaches, "monthlyReadings"> };
 
 const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
-async function reading(deps: MeterDeps, customerId: string, now: Date, fresh: boolean) {
-  const month = monthOf(now);
+/**
+ * The customer's entry, created empty (never read: `readAt` -Infinity). Its gate keeps a reading of the
+ * month's count from falling between a send's commit and its tally (the count would hold the send, and
+ * the tally add it again): recordings share it, a reading takes it alone.
+ */
+function entryOf(deps: MeterDeps, customerId: string, now: Date): MonthlyReading {
   const readings = deps.caches.monthlyReadings;
-  const cached = readings.get(customerId);
-  // A clock set back (tests) makes the reading stale as well: its age is only trusted when it is positive.
-  const age = now.getTime() - (cached?.readAt ?? Number.NEGATIVE_INFINITY);
-  if (cached && !fresh && cached.month === month && age >= 0 && age < FRESH_MS) return cached;
-  const value = await acceptedLiveThisMonth(deps.db, customerId, now);
-  const current = readings.get(customerId);
-  if (!current) {
-    const created = { month, value, readAt: now.getTime(), inFlight: 0 };
-    readings.set(customerId, created);
-    return created;
+  let entry = readings.get(customerId);
+  if (!entry) {
+    entry = { month: monthOf(now), value: 0, readAt: Number.NEGATIVE_INFINITY, inFlight: 0, recording: 0, reading: null, drained: [] };
+    readings.set(customerId, entry);
   }
-  // Sends recorded while the count ran may be missing from it: the process's own tally is not less.
-  current.value = current.month === month ? Math.max(value, current.value) : value;
-  current.month = month;
-  current.readAt = now.getTime();
-  return current;
+  return entry;
+}
+
+/** Runs `write` (a commit of sent mail) and `tally` with no reading of the count in between. */
+async function recording<T>(entry: MonthlyReading, write: () => Promise<T>, tally: (result: T) => void): Promise<T> {
+  while (entry.reading) await entry.reading;
+  entry.recording += 1;
+  try {
+    const result = await write();
+    tally(result);
+    return result;
+  } finally {
+    entry.recording -= 1;
+    if (entry.recording === 0) for (const wake of entry.drained.splice(0)) wake();
+  }
+}
+
+async function reading(deps: MeterDeps, customerId: string, now: Date, fresh: boolean): Promise<MonthlyReading> {
+  const month = monthOf(now);
+  const entry = entryOf(deps, customerId, now);
+  for (;;) {
+    // A clock set back (tests) makes the reading stale as well: its age is only trusted when it is positive.
+    const age = now.getTime() - entry.readAt;
+    if (!fresh && entry.month === month && age >= 0 && age < FRESH_MS) return entry;
+    if (!entry.reading) break;
+    // Another reading is under way: wait for it (a fresh one then reads again: that one may predate this call).
+    await entry.reading;
+  }
+  let done = () => {};
+  entry.reading = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  try {
+    if (entry.recording > 0) await new Promise<void>((wake) => entry.drained.push(wake));
+    // Every recording of this process is either in the count or not yet begun: the count is the month's.
+    entry.value = await acceptedLiveThisMonth(deps.db, customerId, now);
+    entry.month = month;
+    entry.readAt = now.getTime();
+    return entry;
+  } finally {
+    entry.reading = null;
+    done();
+  }
 }
 
 /**
  * Room reserved for one send: `accepted` is the month's count it was judged on. `release` gives back up to
- * `count` of what is still held, `accepted` of those recorded as accepted.
+ * `count` of what is still held; `settle` runs the commit of what was sent and gives back what is held,
+ * `accepted(result)` of it added to the month's tally.
  */
-export type MonthlyRoom = { granted: number; heldByOthers: number; accepted: number; release(count: number, accepted: number): void };
+export type MonthlyRoom = {
+  granted: number;
+  heldByOthers: number;
+  accepted: number;
+  release(count: number): void;
+  settle<T>(write: () => Promise<T>, accepted: (result: T) => number): Promise<T>;
+};
 
 /**
  * Up to `want` of the customer's room this month, reserved for a send about to be made (`granted` 0: none
@@ -62,23 +105,42 @@ export async function reserveMonthlyRoom(
   const heldByOthers = current.inFlight;
   current.inFlight += granted;
   let held = granted;
+  const giveBack = (count: number, accepted: number) => {
+    const given = Math.min(count, held);
+    if (given <= 0) return;
+    held -= given;
+    current.inFlight -= given;
+    // Recorded in another month than read (a clock past midnight of the 1st): the next read counts it.
+    if (current.month === monthOf(input.now)) current.value += Math.min(accepted, given);
+  };
   return {
     granted,
     heldByOthers,
     accepted: current.value,
-    release(count, accepted) {
-      const given = Math.min(count, held);
-      if (given <= 0) return;
-      held -= given;
-      current.inFlight -= given;
-      // Recorded in another month than read (a clock past midnight of the 1st): the next read counts it.
-      if (current.month === monthOf(input.now)) current.value += Math.min(accepted, given);
-    },
+    release: (count) => giveBack(count, 0),
+    settle: (write, accepted) => recording(current, write, (result) => giveBack(Number.POSITIVE_INFINITY, accepted(result))),
   };
 }
 
-/** Adds accepted live messages this process recorded without a reservation (reconciliation) to the reading. */
-export function noteAcceptedLive(deps: { caches: Pick<MailCaches, "monthlyReadings"> }, customerId: string, now: Date, count: number): void {
+/** Runs `write` (a commit of sent mail) under the room's gate when there is a room, on its own otherwise. */
+export async function settleRoom<T>(room: MonthlyRoom | null, write: () => Promise<T>, accepted: (result: T) => number): Promise<T> {
+  return room ? room.settle(write, accepted) : write();
+}
+
+/**
+ * Runs `write`, a commit of live messages accepted without a reservation (reconciliation), and adds
+ * `accepted(result)` to the reading, with no reading of the month's count in between.
+ */
+export async function recordAcceptedLive<T>(
+  deps: { caches: Pick<MailCaches, "monthlyReadings"> },
+  customerId: string,
+  now: Date,
+  write: () => Promise<T>,
+  accepted: (result: T) => number,
+): Promise<T> {
   const cached = deps.caches.monthlyReadings.get(customerId);
-  if (cached && cached.month === monthOf(now)) cached.value += count;
+  if (!cached) return write();
+  return recording(cached, write, (result) => {
+    if (cached.month === monthOf(now)) cached.value += accepted(result);
+  });
 }
