@@ -1,9 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createCustomer } from "../lib/admin/customers";
+import { issueApiKey } from "../lib/core/api-keys";
 import { generateEncryptionKey, randomToken } from "../lib/core/secrets";
+import { openDatabase } from "../lib/db/client";
 import { functionNode, listFunctions, materialise } from "../tests/helpers/vercel-output";
 import { startUpstashFake } from "../tests/helpers/upstash-fake";
 
@@ -13,8 +16,11 @@ import { startUpstashFake } from "../tests/helpers/upstash-fake";
  * (tests/helpers/vercel-launcher.mjs), with the production environment against the PostgreSQL server in
  * DATABASE_URL (migrated by the release step first). Timed: from the process's spawn to its first answered
  * request (p50, p95), and that first request alone (the handler's import and the runtime's start included).
- * The request is one the function answers from the database: the admin API's customer list, the mail and
- * ads APIs' authentication of an unknown key (401 after a key lookup). The Node binary is
+ * The requests are ones the function answers from the database: the admin API's customer list; for the mail
+ * and ads APIs, the authentication of an unknown key (401 after a key lookup: no route group is loaded) and
+ * a list with a valid key of a customer made here (the route group's import included). Also printed: the
+ * CPU time the process had used at its first answer (/proc), which the machine's load inflates far less
+ * than the wall time. The Node binary is
  * `VERCEL_FUNCTION_NODE` when set (the engines' major, as .ci/run installs it), else the one running this.
  * The floor, measured the same way and interleaved run by run: an empty function (its handler answers
  * "ok", nothing imported) through the same launcher, i.e. Node's own start, the launcher and one request.
@@ -24,11 +30,28 @@ import { startUpstashFake } from "../tests/helpers/upstash-fake";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 const RUNS = Number(process.env.COLD_START_RUNS ?? 10);
-const PROBES: Record<string, { path: string; auth: "admin" | "key" }> = {
-  "/api/mail": { path: "/mail/v1/templates", auth: "key" },
-  "/api/ads": { path: "/ads/v1/adsets", auth: "key" },
-  "/api/admin": { path: "/admin/v1/customers?limit=1", auth: "admin" },
+type Probe = { path: string; auth: "admin" | "unknown-key" | "mail-key" | "ads-key" };
+const PROBES: Record<string, Probe[]> = {
+  "/api/mail": [
+    { path: "/mail/v1/templates", auth: "unknown-key" },
+    { path: "/mail/v1/templates", auth: "mail-key" },
+  ],
+  "/api/ads": [
+    { path: "/ads/v1/adsets", auth: "unknown-key" },
+    { path: "/ads/v1/adsets", auth: "ads-key" },
+  ],
+  "/api/admin": [{ path: "/admin/v1/customers?limit=1", auth: "admin" }],
 };
+
+/** CPU time (user + system) a process has used, from /proc (Linux; clock ticks of 10 ms); NaN elsewhere. */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -43,7 +66,7 @@ function emptyFunction(dir: string): string {
   return dir;
 }
 
-async function coldStart(dir: string, env: Record<string, string>, probe: { path: string; auth: string }, adminToken: string) {
+async function coldStart(dir: string, env: Record<string, string>, probe: Probe, keys: Record<Probe["auth"], string>) {
   const spawned = performance.now();
   const child = spawn(functionNode(), [join(repoRoot, "tests", "helpers", "vercel-launcher.mjs"), dir], {
     cwd: dir,
@@ -62,12 +85,13 @@ async function coldStart(dir: string, env: Record<string, string>, probe: { path
       child.once("exit", (code) => reject(new Error(`the function exited (${code}):\n${out}`)));
     });
     const sent = performance.now();
-    const authorization = probe.auth === "admin" ? `Bearer ${adminToken}` : `Bearer mk_live_${randomToken(24)}`;
+    const authorization = `Bearer ${keys[probe.auth]}`;
     const response = await fetch(`http://127.0.0.1:${port}${probe.path}`, { headers: { authorization }, signal: AbortSignal.timeout(30_000) });
     await response.arrayBuffer();
     const answered = performance.now();
+    const cpu = cpuMsOf(child.pid);
     if (response.status >= 500) throw new Error(`${probe.path} answered ${response.status}`);
-    return { total: answered - spawned, firstRequest: answered - sent, status: response.status };
+    return { total: answered - spawned, firstRequest: answered - sent, status: response.status, cpu };
   } finally {
     child.kill("SIGKILL");
   }
@@ -104,30 +128,42 @@ export async function benchColdStart(): Promise<void> {
     BLOB_READ_WRITE_TOKEN: `vercel_blob_rw_coldstart_${randomToken(16).replace(/[^A-Za-z0-9]/g, "")}`,
     LOG_LEVEL: "warn",
   };
+  // A customer with a key of each service, so a probe can also pass authentication and reach its route group.
+  const database = await openDatabase({ url: databaseUrl });
+  const customer = await createCustomer(database.db, { name: "Cold start" }, new Date());
+  const keys: Record<Probe["auth"], string> = {
+    admin: adminToken,
+    "unknown-key": `mk_live_${randomToken(24)}`,
+    "mail-key": (await issueApiKey(database.db, { customerId: customer.id, service: "mail", scope: "full" })).key,
+    "ads-key": (await issueApiKey(database.db, { customerId: customer.id, service: "ads", scope: "full" })).key,
+  };
+  await database.close();
   try {
     process.stdout.write(`cold start: functions on Node ${spawnSync(functionNode(), ["--version"], { encoding: "utf8" }).stdout.trim()}\n`);
     const empty = emptyFunction(join(workDir, "empty.func"));
     for (const { path, dir } of listFunctions(outputDir)) {
-      const probe = PROBES[path];
-      if (!probe) continue;
       const deployed = join(workDir, `${path.slice(1)}.func`);
-      materialise(dir, deployed, repoRoot);
-      const totals: number[] = [];
-      const firsts: number[] = [];
-      const floors: number[] = [];
-      let status = 0;
-      for (let i = 0; i < RUNS; i++) {
-        const run = await coldStart(deployed, env, probe, adminToken);
-        totals.push(run.total);
-        firsts.push(run.firstRequest);
-        status = run.status;
-        floors.push((await coldStart(empty, {}, { path: "/", auth: "key" }, adminToken)).total);
+      if (PROBES[path]) materialise(dir, deployed, repoRoot);
+      for (const probe of PROBES[path] ?? []) {
+        const cpus: number[] = [];
+        const totals: number[] = [];
+        const firsts: number[] = [];
+        const floors: number[] = [];
+        let status = 0;
+        for (let i = 0; i < RUNS; i++) {
+          const run = await coldStart(deployed, env, probe, keys);
+          totals.push(run.total);
+          cpus.push(run.cpu);
+          firsts.push(run.firstRequest);
+          status = run.status;
+          floors.push((await coldStart(empty, {}, { path: "/", auth: "unknown-key" }, keys)).total);
+        }
+        const f = (n: number) => `${Math.round(n)} ms`;
+        const ratio = (percentile(totals, 50) / percentile(floors, 50)).toFixed(2);
+        process.stdout.write(
+          `cold start ${path} (${RUNS} processes, GET ${probe.path} → ${status}): spawn to first answer p50 ${f(percentile(totals, 50))}, p95 ${f(percentile(totals, 95))}; first request p50 ${f(percentile(firsts, 50))}, p95 ${f(percentile(firsts, 95))}; empty function (interleaved) p50 ${f(percentile(floors, 50))}, p95 ${f(percentile(floors, 95))}: p50 ${ratio}× the empty one; CPU at the first answer p50 ${f(percentile(cpus, 50))}\n`,
+        );
       }
-      const f = (n: number) => `${Math.round(n)} ms`;
-      const ratio = (percentile(totals, 50) / percentile(floors, 50)).toFixed(2);
-      process.stdout.write(
-        `cold start ${path} (${RUNS} processes, GET ${probe.path} → ${status}): spawn to first answer p50 ${f(percentile(totals, 50))}, p95 ${f(percentile(totals, 95))}; first request p50 ${f(percentile(firsts, 50))}, p95 ${f(percentile(firsts, 95))}; empty function (interleaved) p50 ${f(percentile(floors, 50))}, p95 ${f(percentile(floors, 95))}: p50 ${ratio}× the empty one\n`,
-      );
     }
   } finally {
     await upstash.close();

@@ -3,20 +3,27 @@ import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { operatorIdempotency } from "../core/route";
+import { lazyRouteGroups } from "../core/route-groups";
 import { type AdminOperation, adminOperations, enforceRoles } from "./access";
 import { auditRequests } from "./audit/middleware";
 import { authenticateOperator } from "./authenticate";
 import { createBootstrapGate } from "./operators/accounts";
 import type { AdminDeps } from "./deps";
-import { registerAdminRoutes } from "./routes";
+import { adminRouteGroups } from "./routes";
 
 /** The operator API: customers and their API keys, the mail side (block library, design, frame, provider, templates), the ads side (account, targets, naming, templates), operators and the audit log. */
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
-  const app = createServiceApp({ service: "admin", mountPath: "/admin", deps });
-  // Read from the route registry once every route is registered (the role and audit middlewares run later).
-  let operations: AdminOperation[] | null = null;
+  const routes = lazyRouteGroups(deps, adminRouteGroups);
+  const app = createServiceApp({ service: "admin", mountPath: "/admin", deps, routeGroups: routes });
+  // Read from the route registry again whenever route groups were loaded (the loader runs before the role and
+  // audit middlewares, so a request's own group is always in it).
+  let operations: AdminOperation[] = [];
+  let seen = -1;
   const known = () => {
-    operations ??= adminOperations(app);
+    if (seen !== app.routes.length) {
+      operations = adminOperations(app);
+      seen = app.routes.length;
+    }
     return operations;
   };
   app.use("/v1/*", authenticateOperator(deps, createBootstrapGate(deps.db)));
@@ -24,17 +31,25 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   app.use("/v1/*", enforceRoles(known));
   // Every operator write takes `Idempotency-Key` with the customer APIs' rules (after the role check).
   app.use("/v1/*", operatorIdempotency(deps));
-  registerAdminRoutes(app, deps);
-  known();
-  registerDocs(app, {
-    service: "admin",
-    idempotentWrites: true,
-    title: "Admin API",
-    description:
-      "Operator API: customers, their mail and ads settings, API keys, operator accounts and the audit log.\n\nAuthentication: an operator's own API token (`op_live_…`, made in the console or with `POST /v1/me/tokens`), or the console's session. The shared `ADMIN_TOKEN` is a bootstrap credential: it works (as owner) only until the first owner account exists (`npm run admin -- operators:create --email … --role owner`); afterwards it answers 401 unless the server runs with `ADMIN_TOKEN_BREAK_GLASS=true`, and then every request made with it is audited as `break_glass`.\n\nRoles: every operation names its minimum role in `x-required-role` and in its description: `owner` (everything, operator management), `admin` (everything but operator management), `support` (reads, plus the writes marked for support). A role below it answers 403 `forbidden` with `details.reason: \"role_required\"`.\n\nAudit: every write (`x-operation-kind: write`), whatever its answer, and every break-glass request leaves one entry in the audit log (`GET /v1/audit-log`), which no API can change or delete.\n\nIdempotency: every POST/PUT/PATCH takes `Idempotency-Key` (a UUID; quoted or bare), as the customer APIs do: the first response is kept 24 hours per method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_key_in_use` with `Retry-After`. So a retried `POST /v1/customers` creates one customer.\n\nRequest bodies: at most 4.5 MB (4,718,592 bytes). A larger body answers 413 `payload_too_large` as soon as it passes the limit while streaming in, before the operator credential is checked, and the connection is closed. `GET`, `HEAD` and `OPTIONS` take no body.",
-    basePath: "/admin",
-    pathPrefix: "/v1",
-    auth: { scheme: "adminToken", description: "An operator's API token (`op_live_…`), or the bootstrap `ADMIN_TOKEN` until the first owner exists." },
-  });
+  // The route groups, at their first request; the document lists them in their declared order.
+  routes.place(app);
+  registerDocs(
+    app,
+    {
+      service: "admin",
+      idempotentWrites: true,
+      title: "Admin API",
+      description:
+        "Operator API: customers, their mail and ads settings, API keys, operator accounts and the audit log.\n\nAuthentication: an operator's own API token (`op_live_…`, made in the console or with `POST /v1/me/tokens`), or the console's session. The shared `ADMIN_TOKEN` is a bootstrap credential: it works (as owner) only until the first owner account exists (`npm run admin -- operators:create --email … --role owner`); afterwards it answers 401 unless the server runs with `ADMIN_TOKEN_BREAK_GLASS=true`, and then every request made with it is audited as `break_glass`.\n\nRoles: every operation names its minimum role in `x-required-role` and in its description: `owner` (everything, operator management), `admin` (everything but operator management), `support` (reads, plus the writes marked for support). A role below it answers 403 `forbidden` with `details.reason: \"role_required\"`.\n\nAudit: every write (`x-operation-kind: write`), whatever its answer, and every break-glass request leaves one entry in the audit log (`GET /v1/audit-log`), which no API can change or delete.\n\nIdempotency: every POST/PUT/PATCH takes `Idempotency-Key` (a UUID; quoted or bare), as the customer APIs do: the first response is kept 24 hours per method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, and while the first request still runs 409 `idempotency_key_in_use` with `Retry-After`. So a retried `POST /v1/customers` creates one customer.\n\nRequest bodies: at most 4.5 MB (4,718,592 bytes). A larger body answers 413 `payload_too_large` as soon as it passes the limit while streaming in, before the operator credential is checked, and the connection is closed. `GET`, `HEAD` and `OPTIONS` take no body.",
+      basePath: "/admin",
+      pathPrefix: "/v1",
+      auth: { scheme: "adminToken", description: "An operator's API token (`op_live_…`), or the bootstrap `ADMIN_TOKEN` until the first owner exists." },
+    },
+    async (router) => {
+      await routes.registerAll(router);
+      // Every operator route declares its role (adminRoute): checked over all of them whenever the document is made.
+      adminOperations(router);
+    },
+  );
   return app;
 }

@@ -3,9 +3,9 @@ import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
+import { lazyRouteGroups } from "../core/route-groups";
 import type { AdsDeps } from "./deps";
-import { registerAdsRoutes } from "./routes";
-import { PREVIEW_PNG_PATH } from "./routes/templates";
+import { adsRouteGroups, PREVIEW_PNG_PATH } from "./routes";
 
 export type { AdsDeps };
 
@@ -27,14 +27,20 @@ Request bodies: at most 4.5 MB (4,718,592 bytes). A larger body answers 413 \`pa
 
 /** The HTTP app only; the queue workers of the ads service are registered by the runtime (`registerAdsWorkers`). */
 export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
+  const routes = lazyRouteGroups(deps, adsRouteGroups);
   const app = createServiceApp({
     service: "ads",
     mountPath: "/ads",
     deps,
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", PREVIEW_PNG_PATH],
+    routeGroups: routes,
   });
   registerGetHealth(app, deps, "ads");
-  registerAdsRoutes(app, deps);
-  registerDocs(app, { service: "ads", title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" });
+  // The route groups, at their first request; the document lists them in their declared order.
+  routes.place(app);
+  registerDocs(app, { service: "ads", title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" }, async (router) => {
+    registerGetHealth(router, deps, "ads");
+    await routes.registerAll(router);
+  });
   return app;
 }

@@ -13,6 +13,7 @@ import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, stat
 import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
 import { traceRequest } from "./request-span";
+import type { LazyRoutes } from "./route-groups";
 
 const API_VERSION = "v1";
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -26,6 +27,8 @@ export type ServiceAppOptions = {
   publicPaths?: (string | RegExp)[];
   /** Paths whose body is not JSON (raw uploads); they cap their body themselves while streaming (413 past it), so the 4.5 MB limit does not apply. */
   rawBodyPaths?: RegExp[];
+  /** The app's route groups, registered at their first request (`lazyRouteGroups`); their loader runs before every other middleware. */
+  routeGroups?: LazyRoutes;
 };
 
 function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
@@ -97,6 +100,8 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
     },
   });
 
+  // A request for a route group not loaded yet loads it, then goes through this whole chain once with it in place.
+  if (options.routeGroups) app.use("*", options.routeGroups.loader);
   app.use("*", identifyRequest(service, options.mountPath));
   // Before anything reads the body, authentication included. Raw uploads stream their body into the store
   // and cap it themselves (a larger limit: they stand in for the blob store in the embedded mode).

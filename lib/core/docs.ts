@@ -5,6 +5,7 @@ import type { AppEnv } from "./context";
 import { compressedBody, sendCompressed, type CompressedBody } from "./compressed";
 import type { ServiceName } from "./errors";
 import { errorResponseJson, HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
+import { documentRouter } from "./route-groups";
 
 export type DocsInfo = {
   /** Whose error envelope the responses added here (413, the admin's idempotency 409) use. */
@@ -161,21 +162,35 @@ const REVALIDATE = "public, max-age=0, must-revalidate";
  * page's script `/v1/docs/scalar.js?v=<version>`. The script and the documents go out compressed (br or gzip,
  * lib/core/compressed.ts) with an ETag.
  */
-export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
-  let cached: OpenApiDocument | null = null;
-  const document = () => (cached ??= buildDocument(app, info));
+export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo, documented: (router: OpenAPIHono<AppEnv>) => Promise<void>): void {
+  let cached: Promise<OpenApiDocument> | null = null;
+  // The routes register into a router of the document's own, every group in its order, whatever requests came first.
+  const document = () => {
+    if (!cached) {
+      cached = (async () => {
+        const router = documentRouter();
+        await documented(router);
+        return buildDocument(router, info);
+      })();
+      // A failed import is tried again by the next request.
+      cached.catch(() => {
+        cached = null;
+      });
+    }
+    return cached;
+  };
   let json: CompressedBody | null = null;
   let llms: CompressedBody | null = null;
-  const jsonBody = () => {
-    json ??= compressedBody(JSON.stringify(document()));
+  const jsonBody = async () => {
+    json ??= compressedBody(JSON.stringify(await document()));
     return json;
   };
-  const llmsBody = () => {
-    llms ??= compressedBody(toLlmsText(document()));
+  const llmsBody = async () => {
+    llms ??= compressedBody(toLlmsText(await document()));
     return llms;
   };
   const prefix = info.pathPrefix;
-  app.get(`${prefix}/openapi.json`, (c) => sendCompressed(c, jsonBody(), "application/json; charset=utf-8", REVALIDATE));
+  app.get(`${prefix}/openapi.json`, async (c) => sendCompressed(c, await jsonBody(), "application/json; charset=utf-8", REVALIDATE));
   app.get(`${prefix}/docs/scalar.js`, (c) =>
     // The versioned URL (the page's) is cached for a year; any other version asked for gets today's bytes, briefly cached.
     sendCompressed(c, scalarScript(), "text/javascript; charset=utf-8", c.req.query("v") === scalarVersion() ? IMMUTABLE : "public, max-age=300"),
@@ -189,7 +204,7 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo): void {
 <body><script id="api-reference" type="application/json" data-url="${info.basePath}${prefix}/openapi.json" data-configuration='${JSON.stringify(SCALAR_CONFIGURATION)}'></script>
 <script src="${info.basePath}${prefix}/docs/scalar.js?v=${scalarVersion()}"></script></body></html>`);
   });
-  app.get(`${prefix}/llms.txt`, (c) => sendCompressed(c, llmsBody(), "text/plain; charset=utf-8", REVALIDATE));
+  app.get(`${prefix}/llms.txt`, async (c) => sendCompressed(c, await llmsBody(), "text/plain; charset=utf-8", REVALIDATE));
 }
 
 type Json = Record<string, unknown>;

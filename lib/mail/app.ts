@@ -3,16 +3,8 @@ import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
-import { ASSET_UPLOAD_PATH, registerAssetRoutes } from "./routes/assets";
-import { registerBlockRoutes } from "./routes/blocks";
-import { registerDesignRuleRoutes } from "./routes/design-rules";
-import { registerMessageRoutes } from "./routes/messages";
-import { registerPreviewRoutes } from "./routes/preview";
-import { registerSendJobRoutes } from "./routes/send-jobs";
-import { registerSuppressionRoutes } from "./routes/suppressions";
-import { registerTemplateRoutes } from "./routes/templates";
-import { registerUsageRoutes } from "./routes/usage";
-import { registerWebhookRoutes } from "./routes/webhooks";
+import { lazyRouteGroups } from "../core/route-groups";
+import { ASSET_UPLOAD_PATH, mailRouteGroups } from "./routes";
 import type { MailDeps } from "./deps";
 
 const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
@@ -29,25 +21,21 @@ Headers: \`X-Request-Id\` (1–128 characters of \`A-Za-z0-9._:-\`) is echoed, o
 
 /** The HTTP app only; the queue workers of the mail service are registered by the runtime (`registerMailWorkers`). */
 export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
+  const routes = lazyRouteGroups(deps, mailRouteGroups);
   const app = createServiceApp({
     service: "mail",
     mountPath: "/mail",
     deps,
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", ASSET_UPLOAD_PATH],
     rawBodyPaths: [ASSET_UPLOAD_PATH],
+    routeGroups: routes,
   });
   registerGetHealth(app, deps, "mail");
-  // The order of registration is the order of the OpenAPI document's paths.
-  registerBlockRoutes(app, deps);
-  registerDesignRuleRoutes(app, deps);
-  registerPreviewRoutes(app, deps);
-  registerTemplateRoutes(app, deps);
-  registerMessageRoutes(app, deps);
-  registerAssetRoutes(app, deps);
-  registerSuppressionRoutes(app, deps);
-  registerWebhookRoutes(app, deps);
-  registerSendJobRoutes(app, deps);
-  registerUsageRoutes(app, deps);
-  registerDocs(app, { service: "mail", title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" });
+  // The route groups, at their first request; the document lists them in their declared order.
+  routes.place(app);
+  registerDocs(app, { service: "mail", title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" }, async (router) => {
+    registerGetHealth(router, deps, "mail");
+    await routes.registerAll(router);
+  });
   return app;
 }

@@ -1,40 +1,37 @@
+import type { RouteGroup } from "../../core/route-groups";
+import type { AdsDeps } from "../../ads/deps";
 import type { AdminDeps } from "../deps";
-import { registerAdsAdminRoutes } from "./ads";
-import { registerCustomerRoutes } from "./customers";
-import { registerKeyRoutes } from "./keys";
-import { registerMailAdminRoutes } from "./mail";
 import type { AdminRouter } from "./shared";
-import { registerMailBlockPreviewRoute } from "./mail/blocks/preview-draft";
-import { registerMailActivityRoutes } from "./mail/activity";
-import { registerAdsActivityRoutes } from "./ads/activity";
-import { registerGetSystem } from "./system/get";
-import { registerOperatorRoutes } from "./operators";
-import { registerCurrentOperatorRoutes } from "./me";
-import { registerListAuditLog } from "./audit-log/list";
-import { registerCustomerMessageRoutes } from "./mail/messages";
-import { registerCustomerSuppressionRoutes } from "./mail/suppressions";
-import { registerCustomerWebhookRoutes } from "./webhooks";
-import { registerGetCustomerMailStats } from "./mail/stats/get";
-import { registerGetCustomerAdSetDailyInsights } from "./ads/daily-insights/get";
 
-/** Every operator route, in the order the admin document lists them. */
-export function registerAdminRoutes(router: AdminRouter, deps: AdminDeps): void {
-  registerCustomerRoutes(router, deps);
-  registerKeyRoutes(router, deps);
-  registerMailAdminRoutes(router, deps);
-  registerAdsAdminRoutes(router, deps.ads);
+/**
+ * Every operator route group, in the order the admin document lists them; each is imported at the first
+ * request under one of its paths (lib/core/route-groups.ts). `*` is one path segment (a customer's id).
+ */
+export const adminRouteGroups: RouteGroup<AdminDeps>[] = [
+  { paths: ["/v1/customers"], load: async () => (await import("./customers")).registerCustomerRoutes },
+  { paths: ["/v1/customers/*/keys", "/v1/keys"], load: async () => (await import("./keys")).registerKeyRoutes },
+  { paths: ["/v1/customers/*/mail", "/v1/mail"], load: async () => (await import("./mail")).registerMailAdminRoutes },
+  { paths: ["/v1/customers/*/ads", "/v1/ads"], load: async () => wrapAds((await import("./ads")).registerAdsAdminRoutes) },
   // What the operator console reads beside the settings: draft previews, a customer's activity.
-  registerMailBlockPreviewRoute(router, deps);
-  registerMailActivityRoutes(router, deps);
-  registerCustomerMessageRoutes(router, deps);
-  registerGetCustomerMailStats(router, deps);
-  registerCustomerSuppressionRoutes(router, deps);
-  registerCustomerWebhookRoutes(router, deps);
-  registerAdsActivityRoutes(router, deps.ads);
-  registerGetCustomerAdSetDailyInsights(router, deps.ads);
-  registerGetSystem(router, deps);
+  { paths: ["/v1/mail/blocks/preview"], load: async () => (await import("./mail/blocks/preview-draft")).registerMailBlockPreviewRoute },
+  { paths: ["/v1/customers/*/mail"], load: async () => (await import("./mail/activity")).registerMailActivityRoutes },
+  { paths: ["/v1/customers/*/mail/messages"], load: async () => (await import("./mail/messages")).registerCustomerMessageRoutes },
+  { paths: ["/v1/customers/*/mail/stats"], load: async () => (await import("./mail/stats/get")).registerGetCustomerMailStats },
+  { paths: ["/v1/customers/*/mail/suppressions"], load: async () => (await import("./mail/suppressions")).registerCustomerSuppressionRoutes },
+  { paths: ["/v1/customers/*/mail/webhooks", "/v1/customers/*/ads/webhooks"], load: async () => (await import("./webhooks")).registerCustomerWebhookRoutes },
+  { paths: ["/v1/customers/*/ads", "/v1/ads/templates/preview"], load: async () => wrapAds((await import("./ads/activity")).registerAdsActivityRoutes) },
+  {
+    paths: ["/v1/customers/*/ads/insights/daily"],
+    load: async () => wrapAds((await import("./ads/daily-insights/get")).registerGetCustomerAdSetDailyInsights),
+  },
+  { paths: ["/v1/system"], load: async () => (await import("./system/get")).registerGetSystem },
   // Operators, the caller's own account, and the audit log.
-  registerOperatorRoutes(router, deps);
-  registerCurrentOperatorRoutes(router, deps);
-  registerListAuditLog(router, deps);
+  { paths: ["/v1/operators"], load: async () => (await import("./operators")).registerOperatorRoutes },
+  { paths: ["/v1/me"], load: async () => (await import("./me")).registerCurrentOperatorRoutes },
+  { paths: ["/v1/audit-log"], load: async () => (await import("./audit-log/list")).registerListAuditLog },
+];
+
+/** The ads side's routes take the ads service's dependencies. */
+function wrapAds(register: (router: AdminRouter, deps: AdsDeps) => void): (router: AdminRouter, deps: AdminDeps) => void {
+  return (router, deps) => register(router, deps.ads);
 }

@@ -5,8 +5,6 @@ import { registerListTemplates } from "./list";
 import { registerGetTemplatePreviewImage } from "./preview-png";
 import { registerGetVideoRender, registerRenderTemplate } from "./render";
 
-export { PREVIEW_PNG_PATH } from "./preview-png";
-
 export function registerTemplateRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerListTemplates(router, deps);
   registerRenderTemplate(router, deps);

@@ -5,9 +5,6 @@ import type { AdsDeps } from "../../deps";
 import { previewImageUrl } from "../../templates/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
 
-/** Public (no key): `createAdsApp` lists it in `publicPaths`. */
-export const PREVIEW_PNG_PATH = /^\/v1\/(platform\/)?templates\/[^/]+\/preview\.png$/;
-
 export function registerGetTemplatePreviewImage(router: AdsRouter, deps: AdsDeps): void {
   const route = createRoute({
     method: "get",

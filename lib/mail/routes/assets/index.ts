@@ -8,7 +8,6 @@ import { registerGetAsset } from "./get";
 import { registerListAssets } from "./list";
 import { registerUploadAsset } from "./upload";
 
-export { ASSET_UPLOAD_PATH } from "./upload";
 export type { AssetRouteDeps } from "./deps";
 
 /** Image assets: announce, signed upload (embedded mode), complete, list, get, delete. */

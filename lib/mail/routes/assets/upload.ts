@@ -9,9 +9,6 @@ import type { AssetRouteDeps } from "./deps";
 import { AssetUploadReceipt } from "./schema";
 import { json } from "../../../core/json";
 
-/** Public (signed, no API key) and raw-bodied: `createMailApp` lists it in `publicPaths` and `rawBodyPaths`. */
-export const ASSET_UPLOAD_PATH = /^\/v1\/uploads\/[^/]+$/;
-
 /**
  * CORS for browsers that PUT the file themselves (the point of a signed URL: the file never passes the
  * server that holds the API key). Any origin: the URL is the credential, sent without cookies, so the
