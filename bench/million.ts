@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { getHeapSpaceStatistics } from "node:v8";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
@@ -13,7 +14,7 @@ import { pruneMessageHistory } from "../lib/mail/events/prune";
 import { MESSAGE_HISTORY_DAYS } from "../lib/mail/messages/service";
 import { DEMO_TRANSACTIONAL_TEMPLATE, seedDemoMail } from "../lib/mail/seed";
 import type { BenchPostgres } from "./postgres";
-import { processCpuMs, sampleRss, startBenchSimulators } from "./send-jobs";
+import { processCpuMs, startBenchSimulators } from "./send-jobs";
 
 /**
  * Issue 33 part 1: a 100,000-recipient job and then a 1,000,000-recipient job (`SCALE_SIZES`, comma-separated)
@@ -40,12 +41,43 @@ type JobFigures = {
   cpuMs: number;
   rssBefore: number;
   rssPeak: number;
+  /** Memory at the job's boundaries, and at its RSS peak. */
+  marks: [string, Memory][];
   simulatorCpuMs: number | null;
   received: number;
   duplicates: number;
   bytes: number;
   sizes: Sizes;
 };
+
+/** The process's memory at one moment: RSS and what V8 and Node account for inside it. */
+type Memory = { rss: number; heapUsed: number; heapTotal: number; external: number; arrayBuffers: number; oldSpace: number; largeObjects: number };
+
+function memory(): Memory {
+  const usage = process.memoryUsage();
+  const spaces = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+  return { ...usage, oldSpace: spaces.old_space ?? 0, largeObjects: spaces.large_object_space ?? 0 };
+}
+
+/** Samples RSS every 20 ms and keeps the breakdown of the highest sample. */
+function samplePeak(): { peak: () => Memory; stop: () => void } {
+  let peak = memory();
+  const sample = () => {
+    const rss = process.memoryUsage.rss();
+    if (rss > peak.rss) peak = memory();
+  };
+  const timer = setInterval(sample, 20);
+  return {
+    peak: () => {
+      sample();
+      return peak;
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
+const breakdown = (m: Memory) =>
+  `rss ${mb(m.rss)} (heap ${mb(m.heapUsed)} used of ${mb(m.heapTotal)}: old ${mb(m.oldSpace)}, large ${mb(m.largeObjects)}; external ${mb(m.external)}, array buffers ${mb(m.arrayBuffers)})`;
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -142,6 +174,9 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
     let probes = 0;
     const figures: JobFigures[] = [];
     let sizesBefore = await tableSizes(runtime);
+    // Evidence only (NODE_OPTIONS=--expose-gc): what of the heap after the ingest and after the send is
+    // garbage not yet collected. It changes what follows, so the figures of such a run are not the bench's.
+    const collect = (globalThis as { gc?: () => void }).gc;
     for (const [index, recipients] of sizes.entries()) {
       const job = await call(runtime, "POST", "/mail/v1/send-jobs", key, JSON.stringify({ template_id: template.id }));
       const jobId = String(job.id);
@@ -149,8 +184,10 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
       const probesBefore = probes;
       const simCpuBefore = processCpuMs(simulators.process.pid);
       const cpuBefore = process.cpuUsage();
-      const rssBefore = process.memoryUsage().rss;
-      const rss = sampleRss();
+      const before = memory();
+      const rssBefore = before.rss;
+      const marks: [string, Memory][] = [["before ingest", before]];
+      const rss = samplePeak();
       let started = performance.now();
       for (let from = 0; from < recipients; from += PER_CALL) {
         if (remaining() <= 0) throw new Error(`deadline passed while adding recipients (${from} of ${recipients})`);
@@ -163,6 +200,11 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
         await call(runtime, "POST", `/mail/v1/send-jobs/${jobId}/recipients`, key, body);
       }
       const ingestMs = performance.now() - started;
+      marks.push(["after ingest", memory()]);
+      if (collect) {
+        collect();
+        marks.push(["after ingest and a full GC (--expose-gc)", memory()]);
+      }
       if (recipients === largest) await printClaimPlan(runtime, jobId);
       started = performance.now();
       await call(runtime, "POST", `/mail/v1/send-jobs/${jobId}/start`, key);
@@ -195,6 +237,11 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
       const cpu = process.cpuUsage(cpuBefore);
       const simCpuAfter = processCpuMs(simulators.process.pid);
       rss.stop();
+      marks.push(["after send", memory()], ["at peak", rss.peak()]);
+      if (collect) {
+        collect();
+        marks.push(["after a full GC (--expose-gc)", memory()]);
+      }
       if (done?.status !== "completed" || done.accepted !== recipients)
         throw new Error(`the ${recipients} job ended ${done?.status} with ${done?.accepted} accepted`);
       const sim = await simulatorStats(urls.postmark);
@@ -210,7 +257,8 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
         sendMs,
         cpuMs: (cpu.user + cpu.system) / 1000,
         rssBefore,
-        rssPeak: rss.peak(),
+        rssPeak: rss.peak().rss,
+        marks,
         simulatorCpuMs: simCpuBefore === null || simCpuAfter === null ? null : simCpuAfter - simCpuBefore,
         received: sim.received - simBefore.received - probesDuring,
         duplicates: sim.duplicates,
@@ -239,6 +287,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
       console.log(
         `${n(f.recipients)} recipients: total ${s(f.ingestMs + f.sendMs)} = ingest ${s(f.ingestMs)} (${n(f.recipients / (f.ingestMs / 1000))}/s) + send ${s(f.sendMs)} (${n(f.recipients / (f.sendMs / 1000))}/s); service CPU ${s(f.cpuMs)}${f.simulatorCpuMs === null ? "" : `, simulator CPU ${s(f.simulatorCpuMs)}`}; peak RSS ${mb(f.rssPeak)} (${mb(f.rssBefore)} before, growth ${mb(f.rssPeak - f.rssBefore)}); received ${n(f.received)} (${f.received === f.recipients ? "every recipient once" : "NOT every recipient once"}), duplicates ${f.duplicates}`,
       );
+      console.log(`  memory: ${f.marks.map(([label, m]) => `${label} ${breakdown(m)}`).join("; ")}`);
       console.log(
         `  database per 100,000 recipients: ${mb(f.bytes * per100k)} (${TABLES.filter((t) => (f.sizes[t] ?? 0) !== 0)
           .map((t) => `${t} ${mb((f.sizes[t] ?? 0) * per100k)}`)

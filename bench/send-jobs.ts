@@ -78,7 +78,7 @@ async function api(runtime: Runtime, method: string, path: string, key: string, 
   return json;
 }
 
-export function sampleRss(): { peak: () => number; stop: () => void } {
+function sampleRss(): { peak: () => number; stop: () => void } {
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);

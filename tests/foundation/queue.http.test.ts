@@ -75,3 +75,32 @@ test("the local queue retries a failing handler with backoff and honours dedupli
   expect(attempts).toEqual([1, 2, 3]);
   queue.close();
 });
+
+test("the local queue forgets a deduplication id after its ten-minute window", async () => {
+  const queue = createLocalQueue({ logger: createLogger("silent") });
+  let runs = 0;
+  queue.register("once", async () => {
+    runs++;
+  });
+  const realNow = Date.now;
+  let now = realNow();
+  Date.now = () => now;
+  try {
+    await queue.publish("once", {}, { deduplicationId: "a" });
+    await queue.publish("once", {}, { deduplicationId: "b" });
+    now += 9 * 60_000;
+    await queue.publish("once", {}, { deduplicationId: "a" });
+    await queue.idle();
+    expect(runs).toBe(2);
+    now += 2 * 60_000;
+    // Past the window: both ids are forgotten, so each runs again (once).
+    await queue.publish("once", {}, { deduplicationId: "b" });
+    await queue.publish("once", {}, { deduplicationId: "a" });
+    await queue.publish("once", {}, { deduplicationId: "a" });
+    await queue.idle();
+    expect(runs).toBe(4);
+  } finally {
+    Date.now = realNow;
+    queue.close();
+  }
+});

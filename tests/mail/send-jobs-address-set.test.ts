@@ -3,6 +3,7 @@ import { expect, test } from "vitest";
 import { sha256Hex } from "../../lib/core/secrets";
 import {
   addressKey,
+  addressSetBytes,
   addressSetOf,
   decodeAddressSet,
   emptyAddressSet,
@@ -48,9 +49,15 @@ test("segments merged in any order give the same set as all entries at once, byt
       const entries = addresses.map((a, i) => ({ key: addressKey(sha256Hex(a)), messageId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}` }));
       const bounds = [0, ...[...cuts].sort((a, b) => a - b).map((c) => Math.min(c, entries.length)), entries.length];
       const segments = bounds.slice(1).map((to, i) => addressSetOf(entries.slice(bounds[i], to)));
-      const merged = [...segments].reverse().reduce((set, segment) => mergeAddressSets(set, segment), emptyAddressSet());
-      expect(merged.entries.equals(addressSetOf(entries).entries)).toBe(true);
-      expect(merged.count).toBe(entries.length);
+      const whole = addressSetOf(entries).entries;
+      // Grown as needed, and in place into a buffer sized for all of them up front (as a read of the stored segments does).
+      for (const start of [emptyAddressSet(), emptyAddressSet(entries.length)]) {
+        const merged = [...segments].reverse().reduce((set, segment) => mergeAddressSets(set, segment), start);
+        expect(merged.entries.subarray(0, addressSetBytes(merged)).equals(whole)).toBe(true);
+        expect(Buffer.from(encodeAddressSet(merged), "base64").equals(whole)).toBe(true);
+        expect(merged.count).toBe(entries.length);
+        if (start.entries.length === whole.length) expect(merged).toBe(start);
+      }
     }),
   );
 });

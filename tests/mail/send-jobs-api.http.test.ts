@@ -156,7 +156,10 @@ describe("POST /v1/send-jobs/{id}/recipients", () => {
   test("after start (or cancel) → 409", async () => {
     const job = await createJob(h, c.mailFull, { template_id: templateId, scheduled_at: new Date(clock.now().getTime() + 3_600_000).toISOString() });
     await addRecipients(h, c.mailFull, job.id, people(2));
+    expect(h.mailDeps.caches.addressSets.has(job.id)).toBe(true);
     expect((await start(job.id)).status).toBe(200);
+    // A started job takes no adds: its duplicate set is not kept through the send.
+    expect(h.mailDeps.caches.addressSets.has(job.id)).toBe(false);
     const late = await post<ErrorEnvelope>(`/send-jobs/${job.id}/recipients`, c.mailFull, { recipients: people(1, "example.org") });
     expect(late.status, describeResponse(late)).toBe(409);
     expect(late.json.error.details).toContainEqual({ path: "reason", message: "job_not_draft" });

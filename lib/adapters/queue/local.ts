@@ -12,6 +12,9 @@ import { createQueueWorkers } from "./workers";
  */
 const FLOW_GLOBAL_PARALLELISM = 3;
 
+/** A message published again with the same deduplication id within this window is dropped (as QStash does). */
+const DEDUPLICATION_WINDOW_MS = 10 * 60_000;
+
 type FlowItem = { topic: string; body: QueueBody; attempt: number; trace: Context };
 type Flow = { waiting: FlowItem[]; active: number; parallelism: number };
 
@@ -121,8 +124,13 @@ export function createLocalQueue(options: { logger: Logger; maxAttempts?: number
       if (!TOPIC.test(topic)) throw new Error(`invalid queue topic ${topic}`);
       if (publishOptions.deduplicationId) {
         const now = Date.now();
-        const seen = dedupe.get(publishOptions.deduplicationId);
-        if (seen !== undefined && now - seen < 10 * 60_000) return;
+        // Ids older than the window are forgotten, oldest first (the map is in publish order): one entry
+        // per batch ever published otherwise stays for the life of the process.
+        for (const [id, at] of dedupe) {
+          if (now - at < DEDUPLICATION_WINDOW_MS) break;
+          dedupe.delete(id);
+        }
+        if (dedupe.has(publishOptions.deduplicationId)) return;
         dedupe.set(publishOptions.deduplicationId, now);
       }
       const copy = structuredClone(body);

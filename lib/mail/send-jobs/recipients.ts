@@ -6,7 +6,17 @@ import { ConflictError } from "../../core/errors";
 import type { KnownAddressSet, MailCaches } from "../deps";
 import { parseRecipient, recipientHash, type ParsedRecipient } from "../sending/address";
 import { assertSendQuota, lockCustomerQuota } from "../usage/quota";
-import { addressKey, addressSetOf, decodeAddressSet, emptyAddressSet, encodeAddressSet, findAddress, mergeAddressSets } from "./address-set";
+import {
+  type AddressSet,
+  addressKey,
+  addressSetBytes,
+  addressSetOf,
+  decodeAddressSet,
+  emptyAddressSet,
+  encodeAddressSet,
+  findAddress,
+  mergeAddressSets,
+} from "./address-set";
 import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob } from "./model";
 import { cols } from "../../db/sql";
@@ -80,7 +90,7 @@ export async function addRecipients(
   });
   const entries = [...byHash.values()];
 
-  let updatedSet: KnownAddressSet | null = null;
+  let added = null as { known: KnownAddressSet; segment: AddressSet } | null;
   const result = await db.transaction(async (tx) => {
     const [job] = await tx
       .update(mailSendJobs)
@@ -116,7 +126,7 @@ export async function addRecipients(
       }
       const segment = addressSetOf(fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
       await tx.insert(mailSendJobAddressSets).values({ sendJobId: jobId, seq: known.segments, entries: encodeAddressSet(segment), count: segment.count });
-      updatedSet = { set: mergeAddressSets(known.set, segment), segments: known.segments + 1 };
+      added = { known, segment };
     }
 
     const [updated] = await tx
@@ -141,8 +151,8 @@ export async function addRecipients(
       job: counters(updated),
     };
   });
-  // Only what was committed: a call refused by its quota check rolled its set back.
-  if (updatedSet) keepAddressSet(caches, jobId, updatedSet);
+  // Only what was committed: a call refused by its quota check rolled its segment back.
+  if (added) keepAddressSet(caches, jobId, added.known, added.segment);
   return result;
 }
 
@@ -159,9 +169,16 @@ const KEPT_SET_BYTES = 48 * 1024 * 1024;
  * number equals the kept one, the kept set is the stored set and nothing is read or merged again. Another
  * instance's add changes the number and the segments are read.
  */
-function keepAddressSet(caches: Pick<MailCaches, "addressSets">, jobId: string, known: KnownAddressSet): void {
-  if (known.set.entries.length > KEPT_SET_BYTES) caches.addressSets.delete(jobId);
-  else caches.addressSets.set(jobId, known);
+function keepAddressSet(caches: Pick<MailCaches, "addressSets">, jobId: string, known: KnownAddressSet, segment: AddressSet): void {
+  if (addressSetBytes(known.set) + addressSetBytes(segment) > KEPT_SET_BYTES) caches.addressSets.delete(jobId);
+  // In place: the set read for this call is no one else's (the job's adds are serialised by its row lock,
+  // and a later add finds the stored segments ahead of a set not yet merged, and reads them).
+  else caches.addressSets.set(jobId, { set: mergeAddressSets(known.set, segment), segments: known.segments + 1 });
+}
+
+/** A started job takes no more recipients: its duplicate set is not needed again in this process. */
+export function forgetAddressSet(caches: Pick<MailCaches, "addressSets">, jobId: string): void {
+  caches.addressSets.delete(jobId);
 }
 
 async function readAddressSet(tx: Database, caches: Pick<MailCaches, "addressSets">, jobId: string): Promise<KnownAddressSet> {
@@ -172,6 +189,7 @@ async function readAddressSet(tx: Database, caches: Pick<MailCaches, "addressSet
   const kept = caches.addressSets.get(jobId);
   if (kept && kept.segments === stored?.segments && kept.set.count === stored.entries) return kept;
   const rows = await tx.select().from(mailSendJobAddressSets).where(eq(mailSendJobAddressSets.sendJobId, jobId)).orderBy(mailSendJobAddressSets.seq);
-  const set = rows.reduce((merged, row) => mergeAddressSets(merged, decodeAddressSet(row.entries, row.count)), emptyAddressSet());
+  // Merged in place into one buffer of the stored size: no copy per segment.
+  const set = rows.reduce((merged, row) => mergeAddressSets(merged, decodeAddressSet(row.entries, row.count)), emptyAddressSet(stored?.entries ?? 0));
   return { set, segments: rows.length };
 }

@@ -19,6 +19,7 @@ import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from ".
 import { timeOrderedUuid } from "./ids";
 import { getSendJobRow, ownJob, toSendJobView, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
 import { jobStats, jobTimeline } from "./statistics";
+import { forgetAddressSet } from "./recipients";
 
 /** Newest first; the cursor is (created_at, id) of the last item. */
 export async function listSendJobs(db: Database, customerId: string, input: { status?: SendJobStatus; limit: number; after: Cursor | null }) {
@@ -255,6 +256,8 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
     return row;
   });
   if (!started) throw notStartable(await getSendJobRow(db, customerId, id));
+  // No adds after this: the job's duplicate set (32 MB for a million recipients) is not kept through the send.
+  forgetAddressSet(deps.caches, id);
   if (scheduled) await publishScheduledStart(deps, started);
   else await publishLanes(deps, started);
   return toSendJobView(started);
