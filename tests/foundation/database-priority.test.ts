@@ -52,3 +52,42 @@ test("background work is not starved by a steady stream of foreground queries", 
   expect(order.indexOf("b")).toBeGreaterThan(-1);
   expect(order.indexOf("b")).toBeLessThan(40);
 });
+
+/*
+ * On a PostgreSQL server (the pg pool, DATABASE_URL): background work takes its connections from a budget
+ * of its own, so batches holding every connection they can get leave the requests' pool free.
+ */
+test.skipIf(!process.env.DATABASE_URL)("on pg, background transactions holding connections never make a request wait for one", async () => {
+  const server = await openDatabase({ url: process.env.DATABASE_URL, migrate: false });
+  let letGo = () => {};
+  const held = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  let open = 0;
+  try {
+    // More background transactions than the request pool has connections (10): each holds its connection
+    // until let go, the ones past the background budget wait for one.
+    const background = Array.from({ length: 12 }, () =>
+      asBackgroundWork(() =>
+        server.db.transaction(async (tx) => {
+          await tx.execute(sql`select 1`);
+          open += 1;
+          await held;
+        }),
+      ),
+    );
+    for (const deadline = Date.now() + 10_000; open === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(open).toBeGreaterThan(0);
+    // A request's queries, several at once, are answered while the background transactions hold on.
+    const started = performance.now();
+    await Promise.all(Array.from({ length: 10 }, () => server.db.execute(sql`select 1`)));
+    expect(performance.now() - started).toBeLessThan(4_000);
+    expect(open).toBeLessThan(12);
+    letGo();
+    await Promise.all(background);
+    expect(open).toBe(12);
+  } finally {
+    letGo();
+    await server.close();
+  }
+});
