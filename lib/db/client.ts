@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
-import { prioritised, routeBackgroundWork } from "./priority";
+import { prioritised } from "./priority";
 import { traceDatabase } from "./tracing";
 
 type Schema = typeof schema;
@@ -110,33 +110,13 @@ async function connect(options: OpenDatabaseOptions & { url: string }): Promise<
   // lib/core/database-unavailable.ts) instead of hanging. An idle client whose server went away emits
   // `error` on the pool, which must be handled or it would end the process; the pool discards that client
   // and opens a new one on the next checkout, so it recovers by itself once the server is back.
-  const pool = new Pool({ connectionString: options.url, max: REQUEST_CONNECTIONS, connectionTimeoutMillis: 5_000 });
-  // Background work (send-job batches, reconciliation) has a budget of its own (./priority.ts); it may wait
-  // longer for one of its connections (the queue retries what fails).
-  const backgroundPool = new Pool({ connectionString: options.url, max: BACKGROUND_CONNECTIONS, connectionTimeoutMillis: 30_000 });
-  for (const each of [pool, backgroundPool]) {
-    each.on("error", () => undefined);
-    // A checked-out client told "terminating connection" between two statements emits `error` too; the
-    // statement in progress (or the next) fails and the pool discards the client when it is released.
-    each.on("connect", (client) => client.on("error", () => undefined));
-  }
-  routeBackgroundWork(pool, backgroundPool);
-  return {
-    db: drizzle(pool, { schema, casing }) as unknown as Database,
-    driver: "pg",
-    pool,
-    close: async () => {
-      await Promise.all([pool.end(), backgroundPool.end()]);
-    },
-  };
+  const pool = new Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 });
+  pool.on("error", () => undefined);
+  // A checked-out client told "terminating connection" between two statements emits `error` too; the
+  // statement in progress (or the next) fails and the pool discards the client when it is released.
+  pool.on("connect", (client) => client.on("error", () => undefined));
+  return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "pg", pool, close: () => pool.end() };
 }
-
-/**
- * Connections per process (pg): for requests, and for background work (as many as batches run at once in
- * one process, `FLOW_GLOBAL_PARALLELISM` in lib/adapters/queue/local.ts, and a reconciliation).
- */
-const REQUEST_CONNECTIONS = 10;
-const BACKGROUND_CONNECTIONS = 4;
 
 /** drizzle's migrations under one session-level advisory lock: two releases at once migrate one after the other. */
 const MIGRATION_LOCK = 727_290_001;

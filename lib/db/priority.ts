@@ -13,8 +13,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
  *   - background work is never starved: after BACKGROUND_MAX_WAIT_MS of waiting, or FOREGROUND_RUN foreground
  *     grants in a row, the next grant is background.
  * The database sees the same statements in the same transactions; only the order of waiting callers changes.
- * A server's pool (pg) has a connection per caller; there background work takes its connections from a pool
- * of its own (`routeBackgroundWork`), so requests never wait for a connection that batches hold.
+ * A server's pool (pg, Neon) has connections of its own per caller and needs none of this.
  */
 
 const background = new AsyncLocalStorage<true>();
@@ -95,20 +94,4 @@ export function prioritised(client: Pglite): Pglite {
     transaction: (...args: Parameters<Pglite["transaction"]>) => gate.run(() => transaction.apply(client, args)),
   });
   return client;
-}
-
-type Connectable = { connect(...args: never[]): unknown };
-
-/**
- * The pg pool with checkouts made inside `asBackgroundWork` (`pool.query` and transactions both check out
- * through `connect`) served by `backgroundPool`: a separate connection budget, so however many batches and
- * reconciliations run, the request pool's connections stay free for requests (measured with bench:scale:
- * the slowest transactional sends waited 24 ms for a connection during three jobs against 8 ms idle). The
- * checked-out client's `release` returns it to the pool it came from.
- */
-export function routeBackgroundWork<P extends Connectable>(pool: P, backgroundPool: Connectable): P {
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  const connectBackground = backgroundPool.connect.bind(backgroundPool) as (...args: unknown[]) => unknown;
-  Object.assign(pool, { connect: (...args: unknown[]) => (background.getStore() === true ? connectBackground(...args) : connect(...args)) });
-  return pool;
 }
