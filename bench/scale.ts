@@ -38,6 +38,12 @@ const CUSTOMERS = 3;
 const PER_CALL = 5_000;
 const WINDOW_MS = Number(process.env.SCALE_WINDOW_SECONDS ?? 10) * 1000;
 const TRANSACTIONAL_PER_SECOND = 20;
+/**
+ * `SCALE_TRANSACTIONAL=sender`: the transactional mail comes from the first of the three senders (its monthly
+ * limit then its job plus 10,000, and the senders' refused add is not tried), so each send's monthly reading
+ * meets that customer's batches being recorded; by default a fourth customer sends it.
+ */
+const TRANSACTIONAL_FROM_SENDER = process.env.SCALE_TRANSACTIONAL === "sender";
 const IDLE_SENDS = 100;
 /** The fifth customer's per-job maximum; its monthly limit is three such jobs. */
 const CAPPED_PER_JOB = 2_000;
@@ -218,10 +224,17 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     // The senders' monthly limit is exactly their job: the quota binds during the run.
     const senders = await Promise.all(
       Array.from({ length: CUSTOMERS }, (_, i) =>
-        sender(runtime, `Scale ${i + 1}`, { monthlyLimit: RECIPIENTS, maxPerJob: RECIPIENTS }, urls?.postmark ?? null),
+        sender(
+          runtime,
+          `Scale ${i + 1}`,
+          { monthlyLimit: RECIPIENTS + (TRANSACTIONAL_FROM_SENDER && i === 0 ? 10_000 : 0), maxPerJob: RECIPIENTS },
+          urls?.postmark ?? null,
+        ),
       ),
     );
-    const shop = await sender(runtime, "Scale shop", { monthlyLimit: 10 * RECIPIENTS, maxPerJob: RECIPIENTS }, urls?.postmark ?? null);
+    const shop = TRANSACTIONAL_FROM_SENDER
+      ? (senders[0] as Sender)
+      : await sender(runtime, "Scale shop", { monthlyLimit: 10 * RECIPIENTS, maxPerJob: RECIPIENTS }, urls?.postmark ?? null);
     const capped = await sender(runtime, "Scale capped", { monthlyLimit: 3 * CAPPED_PER_JOB, maxPerJob: CAPPED_PER_JOB }, urls?.postmark ?? null);
     const [order] = await db
       .select({ id: mailTemplates.id })
@@ -288,7 +301,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
         if (sending) during.push(await transactional());
       }
     })();
-    const quotas = meetLimits(runtime, senders, templates, capped, String(cappedTemplate.id));
+    const quotas = meetLimits(runtime, TRANSACTIONAL_FROM_SENDER ? [] : senders, templates, capped, String(cappedTemplate.id));
     const windows: number[][] = [];
     let previous = jobs.map(() => 0);
     for (;;) {

@@ -51,7 +51,14 @@ test("a reading asked for between a send's commit and its tally answers without 
       });
       // Committed: the count sees the message, and the tally below adds it. The reading answers while the
       // commit is still under way (a reading that waited for it would never answer here).
-      second = await Promise.race([reserveMonthlyRoom(h.mailDeps, input), new Promise<"waited">((resolve) => setTimeout(() => resolve("waited"), 10_000))]);
+      let timer: NodeJS.Timeout | undefined;
+      second = await Promise.race([
+        reserveMonthlyRoom(h.mailDeps, input),
+        new Promise<"waited">((resolve) => {
+          timer = setTimeout(() => resolve("waited"), 10_000);
+        }),
+      ]);
+      clearTimeout(timer);
       return 1;
     },
     (accepted: number) => accepted,
@@ -68,4 +75,45 @@ test("a reading asked for between a send's commit and its tally answers without 
   const third = await reserveMonthlyRoom(h.mailDeps, input);
   expect(third).toMatchObject({ granted: 1, accepted: 1 });
   third.release(1);
+});
+
+test("a commit tallied while a reading runs is kept by that reading, once", async () => {
+  const c = await readyMailCustomer(h, "Meter tally");
+  const [template] = await h.db
+    .select({ id: mailTemplates.id })
+    .from(mailTemplates)
+    .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+  const now = h.clock.now();
+  const input = { customerId: c.id, now, limit: 10, want: 1, fresh: true };
+  const first = await reserveMonthlyRoom(h.mailDeps, input);
+  const messageId = crypto.randomUUID();
+  let reading: Promise<MonthlyRoom> | null = null;
+  await first.settle(
+    [messageId],
+    async () => {
+      await h.db.insert(mailMessages).values({
+        id: messageId,
+        customerId: c.id,
+        kind: "transactional",
+        mode: "live",
+        status: "accepted",
+        templateId: template?.id ?? "",
+        subject: "Order",
+        recipientHash: "meter-tally",
+        createdAt: now,
+        acceptedAt: now,
+      });
+      // The reading's count is on its way (leaving this message out) when the commit returns and is tallied.
+      reading = reserveMonthlyRoom(h.mailDeps, input);
+      return 1;
+    },
+    (accepted: number) => accepted,
+  );
+  const room = await (reading as Promise<MonthlyRoom> | null);
+  if (!room) throw new Error("the reading was never asked for");
+  expect(room).toMatchObject({ granted: 1, accepted: 1 });
+  room.release(1);
+  const again = await reserveMonthlyRoom(h.mailDeps, input);
+  expect(again).toMatchObject({ granted: 1, accepted: 1, heldByOthers: 0 });
+  again.release(1);
 });
