@@ -11,22 +11,22 @@ import type { AddressSet } from "./send-jobs/address-set";
 export type KnownAddressSet = { set: AddressSet; segments: number };
 
 /**
- * A customer's accepted live messages of `month`, as read at `readAt` (ms of the injected clock) plus what
- * this process recorded since, and the room its sends in flight hold (`usage/meter.ts`).
- */
-/**
- * A customer's monthly count in this process (`usage/meter.ts`): the reading, the room held by sends in
- * flight, and the gate between readings (`reading`, one at a time) and recordings (`recording` under way,
- * `drained` woken when none is).
+ * A customer's monthly count in this process (`usage/meter.ts`): the reading of `month` as read at `readAt`
+ * (ms of the injected clock) plus what this process recorded since, the room held by sends in flight, the
+ * commits of sent mail under way (`writing`: their message ids; `unlisted`: a count of those without ids,
+ * which a reading waits for, `drained` woken when none is), and the reading under way (one at a time;
+ * `readTally`: what was tallied while it ran).
  */
 export type MonthlyReading = {
   month: string;
   value: number;
   readAt: number;
   inFlight: number;
-  recording: number;
-  reading: Promise<void> | null;
+  writing: Set<readonly string[]>;
+  unlisted: number;
   drained: (() => void)[];
+  reading: Promise<void> | null;
+  readTally: number;
 };
 
 /**

@@ -64,11 +64,18 @@ export function messageOutcome(row: MessageRow) {
 }
 
 /** Accepted live e-mails of the calendar month (UTC) containing `now`: what usage and quotas count. */
-export async function acceptedLiveThisMonth(db: Database, customerId: string, now: Date): Promise<number> {
+export async function acceptedLiveThisMonth(db: Database, customerId: string, now: Date, excluding: readonly string[] = []): Promise<number> {
   const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
   const [row] = await db
     .select({ n: sql<number>`count(*)::int` })
     .from(mailMessages)
-    .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.mode, "live"), gte(mailMessages.acceptedAt, monthStart)));
+    .where(
+      and(
+        eq(mailMessages.customerId, customerId),
+        eq(mailMessages.mode, "live"),
+        gte(mailMessages.acceptedAt, monthStart),
+        excluding.length > 0 ? sql`${mailMessages.id} <> all(${sql.param([...excluding])}::uuid[])` : undefined,
+      ),
+    );
   return row?.n ?? 0;
 }

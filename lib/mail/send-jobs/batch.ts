@@ -186,6 +186,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   const now = deps.clock.now();
   const recorded = await settleRoom(
     room,
+    recipients.map((r) => r.messageId),
     () => recordBatch(db, job, batchId, recipients, results, now),
     (recorded) => recorded.accepted,
   );

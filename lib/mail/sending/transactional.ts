@@ -154,6 +154,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
   }
   await settleRoom(
     room,
+    [message.id],
     () => recordOutcome(deps, message.id, outcome),
     () => (outcome.kind === "accepted" ? 1 : 0),
   );

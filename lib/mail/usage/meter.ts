@@ -23,31 +23,61 @@ const monthOf = (now: Date) => now.toISOString().slice(0, 7);
 
 /**
  * The customer's entry, created empty (never read: `readAt` -Infinity). Its gate keeps a reading of the
- * month's count from falling between a send's commit and its tally (the count would hold the send, and
- * the tally add it again): recordings share it, a reading takes it alone.
+ * month's count from counting a send twice (in the count, and again when its commit is tallied) without a
+ * reading ever waiting for a send's commit (a transactional mail reads on every request, and a batch's
+ * commit of 500 results takes 100 ms and more):
+ * - a commit starts only while no reading is under way (it waits for the reading: one short count query);
+ * - a reading excludes from its count the messages of every commit under way when it starts (they are not
+ *   yet tallied, whether or not their commit lands before the count's snapshot), and adds what those
+ *   commits tallied while it ran: each commit is counted once, by its tally.
+ * A commit without the list of its messages (reconciliation, rare) makes a reading wait for it instead.
  */
 function entryOf(deps: MeterDeps, customerId: string, now: Date): MonthlyReading {
   const readings = deps.caches.monthlyReadings;
   let entry = readings.get(customerId);
   if (!entry) {
-    entry = { month: monthOf(now), value: 0, readAt: Number.NEGATIVE_INFINITY, inFlight: 0, recording: 0, reading: null, drained: [] };
+    entry = {
+      month: monthOf(now),
+      value: 0,
+      readAt: Number.NEGATIVE_INFINITY,
+      inFlight: 0,
+      writing: new Set(),
+      unlisted: 0,
+      drained: [],
+      reading: null,
+      readTally: 0,
+    };
     readings.set(customerId, entry);
   }
   return entry;
 }
 
-/** Runs `write` (a commit of sent mail) and `tally` with no reading of the count in between. */
-async function recording<T>(entry: MonthlyReading, write: () => Promise<T>, tally: (result: T) => void): Promise<T> {
+/**
+ * Runs `write` (a commit of sent mail, `messageIds` its messages, null: not known) and `tally` with the
+ * commit counted once by any reading (see `entryOf`).
+ */
+async function recording<T>(entry: MonthlyReading, messageIds: readonly string[] | null, write: () => Promise<T>, tally: (result: T) => void): Promise<T> {
   while (entry.reading) await entry.reading;
-  entry.recording += 1;
+  const listed = messageIds ?? [];
+  if (messageIds) entry.writing.add(listed);
+  else entry.unlisted += 1;
   try {
     const result = await write();
     tally(result);
     return result;
   } finally {
-    entry.recording -= 1;
-    if (entry.recording === 0) for (const wake of entry.drained.splice(0)) wake();
+    if (messageIds) entry.writing.delete(listed);
+    else {
+      entry.unlisted -= 1;
+      if (entry.unlisted === 0) for (const wake of entry.drained.splice(0)) wake();
+    }
   }
+}
+
+/** Adds `accepted` mail of `month` to the entry, and to the reading under way (see `entryOf`). */
+function tallyInto(entry: MonthlyReading, month: string, accepted: number): void {
+  if (entry.month === month) entry.value += accepted;
+  if (entry.reading) entry.readTally += accepted;
 }
 
 async function reading(deps: MeterDeps, customerId: string, now: Date, fresh: boolean): Promise<MonthlyReading> {
@@ -66,9 +96,11 @@ async function reading(deps: MeterDeps, customerId: string, now: Date, fresh: bo
     done = resolve;
   });
   try {
-    if (entry.recording > 0) await new Promise<void>((wake) => entry.drained.push(wake));
-    // Every recording of this process is either in the count or not yet begun: the count is the month's.
-    entry.value = await acceptedLiveThisMonth(deps.db, customerId, now);
+    if (entry.unlisted > 0) await new Promise<void>((wake) => entry.drained.push(wake));
+    // No commit starts until this reading ends: the ones under way are all in `writing`.
+    entry.readTally = 0;
+    const count = await acceptedLiveThisMonth(deps.db, customerId, now, [...entry.writing].flat());
+    entry.value = count + entry.readTally;
     entry.month = month;
     entry.readAt = now.getTime();
     return entry;
@@ -80,15 +112,15 @@ async function reading(deps: MeterDeps, customerId: string, now: Date, fresh: bo
 
 /**
  * Room reserved for one send: `accepted` is the month's count it was judged on. `release` gives back up to
- * `count` of what is still held; `settle` runs the commit of what was sent and gives back what is held,
- * `accepted(result)` of it added to the month's tally.
+ * `count` of what is still held; `settle` runs the commit of what was sent (`messageIds`: the messages it
+ * writes) and gives back what is held, `accepted(result)` of it added to the month's tally.
  */
 export type MonthlyRoom = {
   granted: number;
   heldByOthers: number;
   accepted: number;
   release(count: number): void;
-  settle<T>(write: () => Promise<T>, accepted: (result: T) => number): Promise<T>;
+  settle<T>(messageIds: readonly string[], write: () => Promise<T>, accepted: (result: T) => number): Promise<T>;
 };
 
 /**
@@ -111,25 +143,30 @@ export async function reserveMonthlyRoom(
     held -= given;
     current.inFlight -= given;
     // Recorded in another month than read (a clock past midnight of the 1st): the next read counts it.
-    if (current.month === monthOf(input.now)) current.value += Math.min(accepted, given);
+    if (accepted > 0) tallyInto(current, monthOf(input.now), Math.min(accepted, given));
   };
   return {
     granted,
     heldByOthers,
     accepted: current.value,
     release: (count) => giveBack(count, 0),
-    settle: (write, accepted) => recording(current, write, (result) => giveBack(Number.POSITIVE_INFINITY, accepted(result))),
+    settle: (messageIds, write, accepted) => recording(current, messageIds, write, (result) => giveBack(Number.POSITIVE_INFINITY, accepted(result))),
   };
 }
 
-/** Runs `write` (a commit of sent mail) under the room's gate when there is a room, on its own otherwise. */
-export async function settleRoom<T>(room: MonthlyRoom | null, write: () => Promise<T>, accepted: (result: T) => number): Promise<T> {
-  return room ? room.settle(write, accepted) : write();
+/** Runs `write` (a commit of sent mail, `messageIds` its messages) under the room's gate when there is a room, on its own otherwise. */
+export async function settleRoom<T>(
+  room: MonthlyRoom | null,
+  messageIds: readonly string[],
+  write: () => Promise<T>,
+  accepted: (result: T) => number,
+): Promise<T> {
+  return room ? room.settle(messageIds, write, accepted) : write();
 }
 
 /**
  * Runs `write`, a commit of live messages accepted without a reservation (reconciliation), and adds
- * `accepted(result)` to the reading, with no reading of the month's count in between.
+ * `accepted(result)` to the reading; a reading asked for meanwhile waits for it (its messages are not listed).
  */
 export async function recordAcceptedLive<T>(
   deps: { caches: Pick<MailCaches, "monthlyReadings"> },
@@ -140,7 +177,5 @@ export async function recordAcceptedLive<T>(
 ): Promise<T> {
   const cached = deps.caches.monthlyReadings.get(customerId);
   if (!cached) return write();
-  return recording(cached, write, (result) => {
-    if (cached.month === monthOf(now)) cached.value += accepted(result);
-  });
+  return recording(cached, null, write, (result) => tallyInto(cached, monthOf(now), accepted(result)));
 }
