@@ -28,8 +28,8 @@ const INVALID_ADDRESS = "The recipient address could not be parsed.";
 /**
  * Messages per insert statement. The driver turns an array parameter into one string; at 1,000 rows the
  * largest (the recipient hashes) is ~66 KB, below V8's large-object size (128 KB), so it dies young. One
- * statement of 5,000 rows made strings of 185–335 KB per call that only a full GC frees: with the request
- * and response bodies they were most of the 100k job's RSS growth (issue 33 part 3).
+ * statement of 5,000 rows made strings of 185–335 KB per call that only a full GC frees (issue 33 part 3,
+ * the 100k job's RSS growth).
  */
 const ROWS_PER_INSERT = 1000;
 
