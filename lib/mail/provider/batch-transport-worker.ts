@@ -6,6 +6,13 @@ import { parentPort } from "node:worker_threads";
 export type TransportRequest = { id: number; url: string; headers: Record<string, string>; body: ArrayBuffer; length: number; timeoutMs: number };
 /** The answer to request `id`: the status and body, or why there is none (the caller cannot know whether it was processed). */
 export type TransportReply = { id: number; status: number; text: string; retryAfter: string | null } | { id: number; error: string };
+/**
+ * A request's body moved back once the request has been written whole ("finish"): this thread allocates too
+ * little to collect often, and the bodies it held (2–5 MB for a batch of 500, up to 50 MB) stayed until its
+ * next GC (11–35 MB at once in the 100k bench); the main thread, which allocates all the time, drops each at
+ * its next scavenge.
+ */
+export type TransportRelease = { released: ArrayBuffer };
 
 const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
@@ -42,6 +49,7 @@ function post(request: TransportRequest, reply: (message: TransportReply) => voi
       response.on("error", failed);
     },
   );
+  outgoing.on("finish", () => parentPort?.postMessage({ released: request.body } satisfies TransportRelease, [request.body]));
   outgoing.on("timeout", () => outgoing.destroy(new Error(`No answer within ${request.timeoutMs} ms.`)));
   outgoing.on("error", failed);
   outgoing.end(Buffer.from(request.body, 0, request.length));

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { TransportReply, TransportRequest } from "./batch-transport-worker";
+import type { TransportRelease, TransportReply, TransportRequest } from "./batch-transport-worker";
 
 /**
  * POSTs of large JSON bodies (Postmark batches of up to 500 messages, tens of megabytes) on a worker
@@ -32,8 +32,9 @@ function transport(): Worker {
   const started = url.pathname.endsWith(".ts")
     ? new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true })
     : new Worker(url);
-  started.on("message", (message: TransportReply | "ready") => {
-    if (message === "ready") return;
+  started.on("message", (message: TransportReply | TransportRelease | "ready") => {
+    // A sent body moved back (see `TransportRelease`): dropped here.
+    if (message === "ready" || "released" in message) return;
     const waiting = pending.get(message.id);
     if (!waiting) return;
     pending.delete(message.id);

@@ -1,3 +1,5 @@
+import { formatUuid } from "./ids";
+
 /**
  * A job's recipients for duplicate detection: sorted 32-byte entries, each the first 16 bytes of the
  * recipient hash (SHA-256 of the normalised address; 128 bits, so a false duplicate is as likely as two
@@ -25,9 +27,11 @@ export function encodeAddressSet(set: AddressSet): string {
   return set.entries.toString("base64", 0, set.count * ENTRY);
 }
 
-/** The set key of a recipient hash (64 hex characters). */
-export function addressKey(recipientHash: string): Buffer {
-  return Buffer.from(recipientHash.slice(0, KEY * 2), "hex");
+/** The set key of a recipient hash (64 hex characters); written into `into` (a lookup's scratch, 16 bytes) when given. */
+export function addressKey(recipientHash: string, into?: Buffer): Buffer {
+  if (!into) return Buffer.from(recipientHash.slice(0, KEY * 2), "hex");
+  into.write(recipientHash, 0, KEY, "hex");
+  return into;
 }
 
 /**
@@ -53,8 +57,7 @@ function lowerBound(set: AddressSet, key: Buffer, from = 0, to = set.count): num
 }
 
 function uuidAt(entries: Buffer, index: number): string {
-  const hex = entries.toString("hex", index * ENTRY + KEY, (index + 1) * ENTRY);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return formatUuid(entries, index * ENTRY + KEY);
 }
 
 /** The message id already given to this key, or null. */

@@ -35,6 +35,24 @@ export function timeOrderedUuid(now = Date.now()): string {
   bytes[6] = 0x70 | (sequence >>> 8);
   bytes[7] = sequence & 0xff;
   bytes[8] = 0x80 | (bytes[8] & 0x3f);
-  const hex = bytes.toString("hex");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return formatUuid(bytes);
+}
+
+const HEX_DIGITS = Buffer.from("0123456789abcdef", "latin1");
+const text = Buffer.alloc(36);
+
+/**
+ * The 16 bytes as a UUID's text, one flat string of 36 characters. Joining slices of the hex text (a
+ * template literal) made a tree of five strings and four joins, ~390 bytes of heap per id instead of ~56,
+ * kept as long as the id: 2 MB for the 5,000 ids of an add call (issue 33 part 3, the 100k job's RSS).
+ */
+export function formatUuid(bytes: Uint8Array, offset = 0): string {
+  let at = 0;
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) text[at++] = 0x2d;
+    const byte = bytes[offset + i] ?? 0;
+    text[at++] = HEX_DIGITS[byte >> 4] ?? 0;
+    text[at++] = HEX_DIGITS[byte & 15] ?? 0;
+  }
+  return text.toString("latin1");
 }

@@ -25,6 +25,13 @@ import type { RecipientsAdded } from "../routes/send-jobs/schema";
 
 export const MAX_RECIPIENTS_PER_CALL = 5000;
 const INVALID_ADDRESS = "The recipient address could not be parsed.";
+/**
+ * Messages per insert statement. The driver turns an array parameter into one string; at 1,000 rows the
+ * largest (the recipient hashes) is ~66 KB, below V8's large-object size (128 KB), so it dies young. One
+ * statement of 5,000 rows made strings of 185–335 KB per call that only a full GC frees (issue 33 part 3,
+ * the 100k job's RSS growth).
+ */
+const ROWS_PER_INSERT = 1000;
 
 export type RecipientInput = { email: string; data?: Record<string, unknown> };
 
@@ -106,8 +113,10 @@ export async function addRecipients(
     }
 
     const known = await readAddressSet(tx, caches, jobId);
+    // One key buffer for all lookups: a fresh one each was 5,000 small buffers per call for the collector.
+    const lookup = Buffer.allocUnsafe(16);
     for (const entry of entries) {
-      const existing = findAddress(known.set, addressKey(entry.hash));
+      const existing = findAddress(known.set, addressKey(entry.hash, lookup));
       if (existing !== null) Object.assign(entry, { messageId: existing, fresh: false });
     }
     const fresh = entries.filter((e) => e.fresh);
@@ -115,15 +124,16 @@ export async function addRecipients(
     const invalid = fresh.length - sendable.length;
     if (fresh.length > 0) {
       const m = mailMessages;
-      await tx.execute(sql`insert into ${mailMessages} (${cols(m.id, m.customerId, m.kind, m.mode, m.status, m.templateId, m.sendJobId, m.subject, m.recipientHash, m.error, m.createdAt)})
-          select unnest(${sql.param(fresh.map((e) => e.messageId))}::uuid[]), ${customerId}, 'newsletter', ${job.mode},
-                 unnest(${sql.param(fresh.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId}, ${job.subject ?? ""},
-                 unnest(${sql.param(fresh.map((e) => e.hash))}::text[]), unnest(${sql.param(fresh.map((e) => (e.recipient ? null : INVALID_ADDRESS)))}::text[]), ${now}`);
-      if (sendable.length > 0) {
-        await tx.execute(
-          sql`insert into ${mailSendJobChunks} (${cols(mailSendJobChunks.sendJobId, mailSendJobChunks.recipients)}) select ${jobId}, unnest(${sql.param(chunksOf(sendable))}::text[])`,
-        );
+      for (let from = 0; from < fresh.length; from += ROWS_PER_INSERT) {
+        const rows = fresh.slice(from, from + ROWS_PER_INSERT);
+        await tx.execute(sql`insert into ${mailMessages} (${cols(m.id, m.customerId, m.kind, m.mode, m.status, m.templateId, m.sendJobId, m.subject, m.recipientHash, m.error, m.createdAt)})
+            select unnest(${sql.param(rows.map((e) => e.messageId))}::uuid[]), ${customerId}, 'newsletter', ${job.mode},
+                   unnest(${sql.param(rows.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId}, ${job.subject ?? ""},
+                   unnest(${sql.param(rows.map((e) => e.hash))}::text[]), unnest(${sql.param(rows.map((e) => (e.recipient ? null : INVALID_ADDRESS)))}::text[]), ${now}`);
       }
+      // One parameter per row of 500 (~55 KB each), in order: as one text[] parameter the driver would
+      // escape all of them into a single string of the whole call.
+      if (sendable.length > 0) await tx.insert(mailSendJobChunks).values(chunksOf(sendable).map((recipients) => ({ sendJobId: jobId, recipients })));
       const segment = addressSetOf(fresh.map((e) => ({ key: addressKey(e.hash), messageId: e.messageId })));
       await tx.insert(mailSendJobAddressSets).values({ sendJobId: jobId, seq: known.segments, entries: encodeAddressSet(segment), count: segment.count });
       added = { known, segment };
