@@ -101,7 +101,10 @@ let postmarkModule: PostmarkModule | undefined;
  * Postmark API (an ads function, most mail requests) does not compile and run its 0.05 MB. Once loaded, it stays.
  */
 export async function loadPostmark(): Promise<PostmarkModule> {
-  postmarkModule ??= await import("postmark");
+  if (postmarkModule) return postmarkModule;
+  // A CommonJS package: Node and the functions' bundle (its own chunk) give its exports as `default`.
+  const imported: PostmarkModule & { default?: PostmarkModule } = await import("postmark");
+  postmarkModule = imported.default ?? imported;
   return postmarkModule;
 }
 
