@@ -1,10 +1,15 @@
 import { createAdsApp } from "../ads/app";
-import { adsDepsOf } from "../services";
+import { createAdsDeps } from "../ads/deps";
+import { createAssetStorage } from "../blob-storage";
 import { functionHandler } from "../vercel";
 
-/** api/ads (`/ads/v1/*`): the ads app alone; its image routes (media images, template renders, preview.png) are api/media's (vercel.json). */
+/**
+ * api/ads (`/ads/v1/*`): the ads app alone; its image routes (media images, template renders, preview.png) are
+ * api/media's (vercel.json). Its deps are built here as `adsDepsOf` (lib/services.ts) builds them, without
+ * importing that module, which also reaches the mail deps: the function's cold start loads none of the mail code.
+ */
 export const handler = functionHandler(
   "ads",
-  (deps) => createAdsApp(adsDepsOf(deps)),
+  (deps) => createAdsApp(createAdsDeps({ ...deps, blobs: createAssetStorage(deps).blobs })),
   (app) => app,
 );

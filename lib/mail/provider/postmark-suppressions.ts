@@ -1,4 +1,4 @@
-import { Errors, ServerClient } from "postmark";
+import { loadPostmark } from "./postmark";
 
 /**
  * Postmark's Suppressions API through the official client (PROVIDER-FACTS P12): delete answers one
@@ -19,12 +19,12 @@ export type PostmarkSuppressions = {
 export function createPostmarkSuppressions(options: { apiUrl: string; timeoutSeconds?: number }): PostmarkSuppressions {
   const url = new URL(options.apiUrl);
   const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: options.timeoutSeconds ?? 20 };
-  const client = (token: string) => new ServerClient(token, clientOptions);
+  const client = async (token: string) => new (await loadPostmark()).ServerClient(token, clientOptions);
 
   return {
     async delete(serverToken, streamId, email) {
       try {
-        const server = client(serverToken);
+        const server = await client(serverToken);
         const answer = await server.deleteSuppressions(streamId, { Suppressions: [{ EmailAddress: email }] });
         const status = answer.Suppressions.find((s) => s.EmailAddress.toLowerCase() === email.toLowerCase()) ?? answer.Suppressions[0];
         if (status?.Status === "Deleted") return { kind: "deleted" };
@@ -32,8 +32,9 @@ export function createPostmarkSuppressions(options: { apiUrl: string; timeoutSec
         const spamComplaint = dump.Suppressions.some((s) => s.SuppressionReason === "SpamComplaint");
         return { kind: "refused", spamComplaint, message: status?.Message ?? "Postmark did not delete the suppression." };
       } catch (error) {
+        const Errors = (await loadPostmark().catch(() => undefined))?.Errors;
         const message =
-          error instanceof Errors.PostmarkError
+          Errors && error instanceof Errors.PostmarkError
             ? `Postmark answered ${error.statusCode}: ${error.message}`
             : error instanceof Error
               ? error.message

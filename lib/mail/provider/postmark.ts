@@ -1,4 +1,4 @@
-import { Errors, type Models, ServerClient } from "postmark";
+import type { Models, ServerClient } from "postmark";
 import { postJsonOffThread } from "./batch-transport";
 // Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
 // Outcomes are stored with the message, which outlives its address's retention, so addresses never leave
@@ -93,6 +93,21 @@ export type PostmarkProvider = {
 const SEARCH_PAGE = 500;
 const SEARCH_WINDOW = 10_000;
 
+type PostmarkModule = typeof import("postmark");
+let postmarkModule: PostmarkModule | undefined;
+
+/**
+ * The `postmark` package, imported at the first call that needs it (issue 29.1): a cold start that calls no
+ * Postmark API (an ads function, most mail requests) does not compile and run its 0.05 MB. Once loaded, it stays.
+ */
+export async function loadPostmark(): Promise<PostmarkModule> {
+  if (postmarkModule) return postmarkModule;
+  // A CommonJS package: Node and the functions' bundle (its own chunk) give its exports as `default`.
+  const imported: PostmarkModule & { default?: PostmarkModule } = await import("postmark");
+  postmarkModule = imported.default ?? imported;
+  return postmarkModule;
+}
+
 export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds?: number }): PostmarkProvider {
   const url = new URL(options.apiUrl);
   const timeoutSeconds = options.timeoutSeconds ?? 20;
@@ -100,10 +115,10 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
   const batchUrl = new URL("/email/batch", url);
   const bulkUrl = new URL("/email/bulk", url);
   const clients = new Map<string, ServerClient>();
-  const client = (token: string) => {
+  const client = async (token: string) => {
     let c = clients.get(token);
     if (!c) {
-      c = new ServerClient(token, clientOptions);
+      c = new (await loadPostmark()).ServerClient(token, clientOptions);
       clients.set(token, c);
     }
     return c;
@@ -112,7 +127,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
   return {
     async send(serverToken, email) {
       try {
-        const response = await client(serverToken).sendEmail(email);
+        const response = await (await client(serverToken)).sendEmail(email);
         return itemOutcome(response.ErrorCode, response.Message, response.MessageID, response.SubmittedAt);
       } catch (error) {
         return errorOutcome(error);
@@ -123,7 +138,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       try {
         for (let offset = 0; offset + SEARCH_PAGE <= SEARCH_WINDOW; offset += SEARCH_PAGE) {
           const filter: Models.OutboundMessagesFilteringParameters = { count: SEARCH_PAGE, offset, [`metadata_${key}`]: value };
-          const page = await client(serverToken).getOutboundMessages(filter);
+          const page = await (await client(serverToken)).getOutboundMessages(filter);
           for (const message of page.Messages ?? []) {
             const receivedAt = message.ReceivedAt ? new Date(message.ReceivedAt) : null;
             messages.push({
@@ -141,7 +156,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
     },
     async newestReceivedAt(serverToken) {
       try {
-        const page = await client(serverToken).getOutboundMessages({ count: 1, offset: 0 });
+        const page = await (await client(serverToken)).getOutboundMessages({ count: 1, offset: 0 });
         const newest = page.Messages?.[0]?.ReceivedAt;
         const at = newest ? new Date(newest) : null;
         return { kind: "answered", receivedAt: at && !Number.isNaN(at.getTime()) ? at : null };
@@ -151,7 +166,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
     },
     async bulkStatus(serverToken, requestId) {
       try {
-        const answer = await client(serverToken).getBulkEmailStatus(requestId);
+        const answer = await (await client(serverToken)).getBulkEmailStatus(requestId);
         const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === answer.Status);
         if (!status) return { kind: "unavailable", message: "Postmark answered an unknown bulk status." };
         const percentage = Math.max(0, Math.min(100, Math.floor(Number(answer.PercentageCompleted) || 0)));
@@ -253,6 +268,9 @@ function itemOutcome(code: number, rawMessage: string, messageId: string | undef
 
 function errorOutcome(error: unknown): SendOutcome {
   const message = withoutAddresses(error instanceof Error ? error.message : "No answer from Postmark.");
+  // Not loaded yet: no client was called, so this is no answer of Postmark's (the off-thread transport's error).
+  if (!postmarkModule) return { kind: "unknown", message };
+  const { Errors } = postmarkModule;
   if (error instanceof Errors.InactiveRecipientsError) return { kind: "suppressed", message };
   if (error instanceof Errors.InvalidEmailRequestError) return { kind: "invalid", message };
   if (error instanceof Errors.InternalServerError || error instanceof Errors.ServiceUnavailablerError || error instanceof Errors.UnknownError) {
