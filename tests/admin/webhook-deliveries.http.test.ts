@@ -98,7 +98,7 @@ describe.each(services)("$service: customer delivery log", ({ service, key, regi
     for (let i = 0; i < 3; i++) {
       await emit(c.id);
       clock.advance(1000);
-      await vi.waitFor(async () => expect((await log(key(c), hook.json.data.id, "?status=delivered")).json.data).toHaveLength(i + 1), { timeout: 10_000 });
+      await vi.waitFor(async () => expect((await log(key(c), hook.json.data.id, "?status=delivered")).json.data).toHaveLength(i + 1), { timeout: 60_000 });
     }
     const r = await log(key(c), hook.json.data.id);
     expect(r.status, describeResponse(r)).toBe(200);

@@ -88,7 +88,7 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   // graph-simulator.json a moment after a change: the kill waits until the file holds the ad set).
   const graphState = join(dataDir, "graph-simulator.json");
   await vi.waitFor(() => expect(existsSync(graphState) && readFileSync(graphState, "utf8").includes(`"${adSet.platform_adset_id}"`)).toBe(true), {
-    timeout: 10_000,
+    timeout: 30_000,
     interval: 50,
   });
   first.child.kill("SIGKILL");
@@ -114,7 +114,7 @@ test("a data directory has one process; the CLI finds the server; state and ids 
   expect(gone.status, JSON.stringify(gone.json)).toBe(409);
   expect(gone.json.error).toMatchObject({ code: "conflict", details: { reason: "upstream_object_missing", object: "ad_set", id: adSet.id } });
   expect(gone.json.error.message).toContain(adSet.id);
-  await vi.waitFor(() => expect(second.output()).toContain("no longer exists upstream"), { timeout: 5000 });
+  await vi.waitFor(() => expect(second.output()).toContain("no longer exists upstream"), { timeout: 30_000 });
 
   second.child.kill("SIGTERM");
   await exited(second);

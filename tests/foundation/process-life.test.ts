@@ -79,7 +79,7 @@ async function stopWith(server: StartedProcess, signal: NodeJS.Signals, port: nu
   expect(code, server.output()).toBe(0);
   expect(server.output()).toMatch(new RegExp(`"message":"stopped","signal":"${signal}"`));
   // The server exits before npm does; its esbuild service follows as soon as its stdin closes.
-  await vi.waitFor(() => expect(tree.filter(isAlive), `processes left after ${signal}`).toEqual([]), { timeout: 5000, interval: 100 });
+  await vi.waitFor(() => expect(tree.filter(isAlive), `processes left after ${signal}`).toEqual([]), { timeout: 30_000, interval: 100 });
   expect(await portIsFree(port)).toBe(true);
 }
 

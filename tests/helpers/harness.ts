@@ -1,5 +1,8 @@
 import { serve, type ServerType } from "@hono/node-server";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { CronJob } from "../../lib/cron";
 import type { AdminOperations, AdsComponents, AdsOperations, MailComponents, MailOperations } from "../../lib/client";
 import { ManualClock } from "../../lib/core/clock";
@@ -72,6 +75,9 @@ export type CallResult<T> = { status: number; headers: Headers; text: string; js
  * A whole deployment for HTTP tests: the real migrations on a real Postgres engine (in-memory PGlite,
  * or the server in `DATABASE_URL` when CI runs the suite against PostgreSQL), embedded adapters, and the
  * same root app `npm start` serves. Each test makes its own customers, so tests share no ids.
+ * Files run side by side (vitest.config.ts), so a harness shares nothing on disk either: its `DATA_DIR` (the
+ * local blob store's files, which the raw-upload sweep lists whole) is a temporary directory of its own,
+ * removed at `close`, unless the test gives one.
  */
 export async function createHarness(
   options: {
@@ -83,8 +89,10 @@ export async function createHarness(
     postmarkSimulator?: { maxTrackedMessages?: number };
   } = {},
 ) {
+  const ownDataDir = options.env?.DATA_DIR ? null : mkdtempSync(join(tmpdir(), "harness-"));
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
+    ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
     // Tests drive insights snapshots explicitly (runInsightsSnapshots); insights-on-connect turns this on.
     ADS_INSIGHTS_BACKFILL_ON_CONNECT: "false",
     // The harness calls the admin API with the shared token (`admin()`); on the CI's shared PostgreSQL another
@@ -175,6 +183,7 @@ export async function createHarness(
       await providers.close();
       await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
       await handle.close();
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -189,7 +189,7 @@ describe("issue 4, done when", () => {
 
     // The portal's receiver got job.completed for both jobs (and nothing else: only that event is registered),
     // each verifying with the registration's secret.
-    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(() => expect(receiver.received).toHaveLength(2), { timeout: 60_000, interval: 50 });
     const header = (r: ReceivedRequest, name: string) => String(r.headers[name] ?? "");
     expect(receiver.received.map((r) => [r.method, r.path, header(r, "x-service-event")])).toEqual([
       ["POST", "/hooks/mail", "job.completed"],

@@ -70,7 +70,7 @@ describe("send jobs on Postmark's Bulk API", () => {
             ["Completed", 100],
           ]);
         },
-        { timeout: 10_000, interval: 50 },
+        { timeout: 60_000, interval: 50 },
       );
       // The message Postmark compiled: the personalised subject and HTML, with our ids in Metadata.
       const [message] = c.simulator.messages({ metadataKey: "message_id", metadataValue: ids[3] }).messages;

@@ -258,7 +258,7 @@ describe("exactly once towards the provider", () => {
       c.simulator.setFaults({ mode: "drop", afterAccept: true, count: 1 });
       await batches.run(lane);
       // The simulator posts a Delivery for each message it accepted; each corrects an `unknown` message.
-      await vi.waitFor(async () => expect((await read()).recipients).toMatchObject({ unknown: 0, accepted: 200 }), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect((await read()).recipients).toMatchObject({ unknown: 0, accepted: 200 }), { timeout: 60_000, interval: 50 });
       consistent(await read());
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
       expect(await read()).toMatchObject({ status: "completed", recipients: { total: 200, accepted: 200, unknown: 0 } });

@@ -74,7 +74,7 @@ test("a delay holds the delivery back; the same deduplication id is published on
   await queue.publish("smoke", { n: 2 }, { delaySeconds: 30, deduplicationId: "dedup-2" });
   await queue.publish("smoke", { n: 2 }, { delaySeconds: 30, deduplicationId: "dedup-2" });
   expect(fake.published.at(-1)?.notBefore).toBeGreaterThanOrEqual(published + 30_000);
-  await vi.waitFor(() => expect(handled).toHaveLength(1), { timeout: 5000, interval: 20 });
+  await vi.waitFor(() => expect(handled).toHaveLength(1), { timeout: 60_000, interval: 20 });
   await fake.idle();
   expect(handled).toEqual([{ body: { n: 2 }, attempt: 1 }]);
   expect(fake.deduplicated).toContain("dedup-2");
