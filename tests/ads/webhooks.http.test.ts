@@ -350,7 +350,8 @@ describe("detection and delivery", () => {
       if (row?.status !== "pending") break;
       waits.push((row.nextAttemptAt.getTime() - clock.now().getTime()) / 1000);
       clock.set(row.nextAttemptAt);
-      expect(await cron("ads-webhook-retries"), `attempt ${attempt}`).toEqual({ republished: 1 });
+      // At least this one (against CI's shared PostgreSQL the sweep also republishes other files' deliveries).
+      expect((await cron("ads-webhook-retries")).republished, `attempt ${attempt}`).toBeGreaterThanOrEqual(1);
       // The attempt runs from the queue: wait until it has been made and recorded.
       while ((await rowOf())?.attempts !== attempt) await new Promise((resolve) => setTimeout(resolve, 5));
       await settled();
@@ -456,7 +457,9 @@ describe("detection and delivery", () => {
     clock.set(row?.nextAttemptAt ?? clock.now());
     const swept = await next.root.request("/api/cron/ads-webhook-retries", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
     expect(swept.status).toBe(200);
-    expect(((await swept.json()) as { data: { result: unknown } }).data.result).toEqual({ republished: 1 });
+    // At least this one (against CI's shared PostgreSQL the sweep also republishes other files' deliveries).
+    const result = ((await swept.json()) as { data: { result: { republished: number } } }).data.result;
+    expect(result.republished).toBeGreaterThanOrEqual(1);
     while ((await h.db.select().from(adsWebhookDeliveries).where(eq(adsWebhookDeliveries.webhookId, c.hook.id)))[0]?.status !== "delivered") {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, inArray, lte } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ManualClock } from "../../lib/core/clock";
 import { mailWebhookDeliveries } from "../../lib/db/schema";
@@ -79,18 +79,41 @@ afterAll(async () => {
   await receiver.close();
 });
 
+const ownWebhooks = new Set<string>();
+
 async function register(customer: { mailFull: string }, path: string, events: string[]) {
   const r = await h.call<Mail["createWebhook"]>("POST", "/mail/v1/webhooks", { key: customer.mailFull, body: { url: `${receiver.origin}${path}`, events } });
   expect(r.status, describeResponse(r)).toBe(201);
   receiver.secrets.set(path, r.json.data.secret);
+  ownWebhooks.add(r.json.data.id);
   return r.json.data as { id: string; secret: string };
 }
 
-/** The recovery sweep over HTTP, as Vercel Cron calls it. */
+/**
+ * The retry sweep over HTTP, as Vercel Cron calls it: how many deliveries it republished. Against CI's
+ * shared PostgreSQL it also sees other files' deliveries (their receivers are gone), so the tests count at
+ * least their own, and "nothing due" is judged on this file's endpoints (`nothingDue`).
+ */
 async function sweep(): Promise<number> {
   const r = await h.call<CronRun>("GET", "/api/cron/mail-webhook-retries", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
   expect(r.status, describeResponse(r)).toBe(200);
   return Number(r.json.data.result.republished);
+}
+
+/** None of this file's deliveries is due now (pending, its next attempt reached), and the sweep runs. */
+async function nothingDue(): Promise<void> {
+  const due = await h.db
+    .select({ id: mailWebhookDeliveries.id })
+    .from(mailWebhookDeliveries)
+    .where(
+      and(
+        inArray(mailWebhookDeliveries.webhookId, [...ownWebhooks]),
+        eq(mailWebhookDeliveries.status, "pending"),
+        lte(mailWebhookDeliveries.nextAttemptAt, clock.now()),
+      ),
+    );
+  expect(due).toEqual([]);
+  await sweep();
 }
 
 const deliveriesOf = (webhookId: string) => h.db.select().from(mailWebhookDeliveries).where(eq(mailWebhookDeliveries.webhookId, webhookId));
@@ -225,11 +248,11 @@ describe("delivery", () => {
 
     // Nothing is due before the backoff (5 s ± 10 %) has passed.
     clock.advance(4000);
-    expect(await sweep()).toBe(0);
+    await nothingDue();
     for (const wait of [2_000, 5.5 * 60_000, 33 * 60_000]) {
       clock.advance(wait);
       const count = receiver.received.length;
-      expect(await sweep()).toBe(1);
+      expect(await sweep()).toBeGreaterThanOrEqual(1);
       await receiver.until(count + 1);
       await attemptRecorded(hook.id);
     }
@@ -242,7 +265,7 @@ describe("delivery", () => {
     expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
     expect(receiver.actions.filter((id) => id === attempts[0]?.delivery)).toHaveLength(1);
     expect((await deliveriesOf(hook.id))[0]).toMatchObject({ status: "delivered", attempts: 4, lastStatusCode: 200 });
-    expect(await sweep()).toBe(0);
+    await nothingDue();
   });
 
   test("after 24 hours of failures the delivery fails and the endpoint is marked inactive; it then receives nothing", async () => {
@@ -258,11 +281,11 @@ describe("delivery", () => {
       const pending = await attemptRecorded(hook.id);
       if (pending?.status !== "pending") break;
       clock.set(pending.nextAttemptAt);
-      expect(await sweep(), `attempt ${attempt}`).toBe(1);
+      expect(await sweep(), `attempt ${attempt}`).toBeGreaterThanOrEqual(1);
       await receiver.until(start + attempt);
     }
     clock.advance(24 * 3600_000);
-    expect(await sweep()).toBe(0);
+    await nothingDue();
 
     const attempts = receiver.received.slice(start);
     expect(attempts).toHaveLength(8);
@@ -333,7 +356,7 @@ describe("delivery", () => {
     await attemptRecorded(hook.id);
     expect((await h.call("DELETE", `/mail/v1/webhooks/${hook.id}`, { key: d.mailFull })).status).toBe(200);
     clock.advance(60_000);
-    expect(await sweep()).toBe(0);
+    await nothingDue();
     expect(await deliveriesOf(hook.id)).toEqual([]);
   });
 });
