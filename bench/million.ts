@@ -8,13 +8,13 @@ import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
 import { issueApiKey } from "../lib/core/api-keys";
 import { findCronJob } from "../lib/cron";
-import { mailProviderConfigs, mailSendJobs, mailTemplates } from "../lib/db/schema";
+import { mailSendJobs, mailTemplates } from "../lib/db/schema";
 import { demoBlocks } from "../lib/mail/blocks/library";
 import { pruneMessageHistory } from "../lib/mail/events/prune";
 import { MESSAGE_HISTORY_DAYS } from "../lib/mail/messages/service";
 import { DEMO_TRANSACTIONAL_TEMPLATE, seedDemoMail } from "../lib/mail/seed";
 import type { BenchPostgres } from "./postgres";
-import { processCpuMs, startBenchSimulators } from "./send-jobs";
+import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./send-jobs";
 
 /**
  * Issue 33 part 1: a 100,000-recipient job and then a 1,000,000-recipient job (`SCALE_SIZES`, comma-separated)
@@ -137,19 +137,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
       runtime.deps.clock.now(),
     );
     await seedDemoMail(runtime.deps, customer.id);
-    const [config] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customer.id));
-    if (!config?.serverTokenSealed) throw new Error("the bench customer has no server token");
-    await fetch(`${urls.postmark}/__sim/servers`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        token: runtime.deps.secrets.open(config.serverTokenSealed),
-        streams: [
-          { id: config.transactionalStream ?? "outbound", type: "Transactional" },
-          { id: config.broadcastStream ?? "broadcast", type: "Broadcasts" },
-        ],
-      }),
-    });
+    await registerSimulatorServer(runtime, customer.id, urls.postmark);
     const { key } = await issueApiKey(db, { customerId: customer.id, service: "mail", scope: "full" });
     const block = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
     const template = await call(

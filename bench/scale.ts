@@ -7,13 +7,13 @@ import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
 import { issueApiKey } from "../lib/core/api-keys";
-import { mailProviderConfigs, mailSendJobs, mailTemplates } from "../lib/db/schema";
+import { mailSendJobs, mailTemplates } from "../lib/db/schema";
 import { demoBlocks } from "../lib/mail/blocks/library";
 import { acceptedLiveThisMonth } from "../lib/mail/messages/service";
 import { DEMO_TRANSACTIONAL_TEMPLATE, registerSimulatorServers, seedDemoMail } from "../lib/mail/seed";
 import { benchMillion } from "./million";
 import { type BenchPostgres, benchPostgres } from "./postgres";
-import { processCpuMs, startBenchSimulators } from "./send-jobs";
+import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./send-jobs";
 
 /**
  * `npm run bench:scale` (issue 33 parts 1 and 2), on a PostgreSQL server (`DATABASE_URL`, or one the bench
@@ -77,19 +77,7 @@ async function sender(runtime: Runtime, name: string, limits: { monthlyLimit: nu
   );
   await seedDemoMail(runtime.deps, customer.id);
   if (postmarkUrl) {
-    const [config] = await runtime.deps.db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customer.id));
-    if (!config?.serverTokenSealed) throw new Error("the bench customer has no server token");
-    await fetch(`${postmarkUrl}/__sim/servers`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        token: runtime.deps.secrets.open(config.serverTokenSealed),
-        streams: [
-          { id: config.transactionalStream ?? "outbound", type: "Transactional" },
-          { id: config.broadcastStream ?? "broadcast", type: "Broadcasts" },
-        ],
-      }),
-    });
+    await registerSimulatorServer(runtime, customer.id, postmarkUrl);
   } else await registerSimulatorServers(runtime.deps, customer.id);
   const { key } = await issueApiKey(runtime.deps.db, { customerId: customer.id, service: "mail", scope: "full" });
   return { id: customer.id, key, ...limits };

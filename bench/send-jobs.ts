@@ -100,6 +100,24 @@ export function processCpuMs(pid: number | undefined): number | null {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
+/** Registers the customer's Postmark server (its token and two streams) with the simulators' process at `postmarkUrl`. */
+export async function registerSimulatorServer(runtime: Runtime, customerId: string, postmarkUrl: string): Promise<void> {
+  const [config] = await runtime.deps.db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
+  if (!config?.serverTokenSealed) throw new Error("the bench customer has no server token");
+  const answer = await fetch(`${postmarkUrl}/__sim/servers`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      token: runtime.deps.secrets.open(config.serverTokenSealed),
+      streams: [
+        { id: config.transactionalStream ?? "outbound", type: "Transactional" },
+        { id: config.broadcastStream ?? "broadcast", type: "Broadcasts" },
+      ],
+    }),
+  });
+  if (!answer.ok) throw new Error(`the simulator refused the server: HTTP ${answer.status}`);
+}
+
 /** The simulators in a process of their own, as `npm run simulators` starts them (lib/simulators.ts), without webhooks and keeping only 50 messages' bodies. */
 export function startBenchSimulators(): Promise<Child> {
   return startChild(
@@ -138,19 +156,7 @@ export async function benchSendJobs(): Promise<void> {
     const demo = await seedDemo(runtime.deps, runtime.app.adsDeps);
     if (!demo.keys) throw new Error("bench needs a fresh demo customer");
     const key = demo.keys.mailFull;
-    const [config] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, demo.customerId));
-    if (!config?.serverTokenSealed) throw new Error("demo customer has no server token");
-    await fetch(`${urls.postmark}/__sim/servers`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        token: runtime.deps.secrets.open(config.serverTokenSealed),
-        streams: [
-          { id: "outbound", type: "Transactional" },
-          { id: "broadcast", type: "Broadcasts" },
-        ],
-      }),
-    });
+    await registerSimulatorServer(runtime, demo.customerId, urls.postmark);
     await runtime.app.root.request(`/admin/v1/customers/${demo.customerId}`, {
       method: "PATCH",
       headers: { authorization: `Bearer ${runtime.deps.adminToken}`, "content-type": "application/json" },

@@ -21,14 +21,32 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-test("a reading asked for between a send's commit and its tally answers without waiting and counts the send once", async () => {
-  const c = await readyMailCustomer(h, "Meter");
+/** A ready customer, and a function that stores one accepted live message of its transactional template. */
+async function meterCustomer(name: string) {
+  const c = await readyMailCustomer(h, name);
   const [template] = await h.db
     .select({ id: mailTemplates.id })
     .from(mailTemplates)
     .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
   const now = h.clock.now();
-  const input = { customerId: c.id, now, limit: 10, want: 1, fresh: true };
+  const storeAccepted = (id: string) =>
+    h.db.insert(mailMessages).values({
+      id,
+      customerId: c.id,
+      kind: "transactional",
+      mode: "live",
+      status: "accepted",
+      templateId: template?.id ?? "",
+      subject: "Order",
+      recipientHash: `meter-${id}`,
+      createdAt: now,
+      acceptedAt: now,
+    });
+  return { input: { customerId: c.id, now, limit: 10, want: 1, fresh: true }, storeAccepted };
+}
+
+test("a reading asked for between a send's commit and its tally answers without waiting and counts the send once", async () => {
+  const { input, storeAccepted } = await meterCustomer("Meter");
 
   const first = await reserveMonthlyRoom(h.mailDeps, input);
   expect(first).toMatchObject({ granted: 1, accepted: 0 });
@@ -37,18 +55,7 @@ test("a reading asked for between a send's commit and its tally answers without 
   await first.settle(
     [messageId],
     async () => {
-      await h.db.insert(mailMessages).values({
-        id: messageId,
-        customerId: c.id,
-        kind: "transactional",
-        mode: "live",
-        status: "accepted",
-        templateId: template?.id ?? "",
-        subject: "Order",
-        recipientHash: "meter-test",
-        createdAt: now,
-        acceptedAt: now,
-      });
+      await storeAccepted(messageId);
       // Committed: the count sees the message, and the tally below adds it. The reading answers while the
       // commit is still under way (a reading that waited for it would never answer here).
       let timer: NodeJS.Timeout | undefined;
@@ -78,31 +85,14 @@ test("a reading asked for between a send's commit and its tally answers without 
 });
 
 test("a commit tallied while a reading runs is kept by that reading, once", async () => {
-  const c = await readyMailCustomer(h, "Meter tally");
-  const [template] = await h.db
-    .select({ id: mailTemplates.id })
-    .from(mailTemplates)
-    .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
-  const now = h.clock.now();
-  const input = { customerId: c.id, now, limit: 10, want: 1, fresh: true };
+  const { input, storeAccepted } = await meterCustomer("Meter tally");
   const first = await reserveMonthlyRoom(h.mailDeps, input);
   const messageId = crypto.randomUUID();
   let reading: Promise<MonthlyRoom> | null = null;
   await first.settle(
     [messageId],
     async () => {
-      await h.db.insert(mailMessages).values({
-        id: messageId,
-        customerId: c.id,
-        kind: "transactional",
-        mode: "live",
-        status: "accepted",
-        templateId: template?.id ?? "",
-        subject: "Order",
-        recipientHash: "meter-tally",
-        createdAt: now,
-        acceptedAt: now,
-      });
+      await storeAccepted(messageId);
       // The reading's count is on its way (leaving this message out) when the commit returns and is tallied.
       reading = reserveMonthlyRoom(h.mailDeps, input);
       return 1;
