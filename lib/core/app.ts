@@ -3,6 +3,7 @@ import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
+import { asPriorityRequest } from "../db/priority";
 import { authenticateApiKey } from "./api-keys";
 import { limitRequestBody, MAX_JSON_BODY_BYTES } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
@@ -27,6 +28,8 @@ export type ServiceAppOptions = {
   publicPaths?: (string | RegExp)[];
   /** Paths whose body is not JSON (raw uploads); they cap their body themselves while streaming (413 past it), so the 4.5 MB limit does not apply. */
   rawBodyPaths?: RegExp[];
+  /** POST paths served as priority requests: background database work pauses while one runs (lib/db/priority.ts). */
+  priorityPaths?: RegExp[];
   /** The app's route groups, registered at their first request (`lazyRouteGroups`); their loader runs before every other middleware. */
   routeGroups?: LazyRoutes;
 };
@@ -103,6 +106,10 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   // A request for a route group not loaded yet loads it, then goes through this whole chain once with it in place.
   if (options.routeGroups) app.use("*", options.routeGroups.loader);
   app.use("*", identifyRequest(service, options.mountPath));
+  const priorityPaths = options.priorityPaths ?? [];
+  if (priorityPaths.length > 0) {
+    app.use("*", (c, next) => (c.req.method === "POST" && priorityPaths.some((p) => p.test(c.req.path)) ? asPriorityRequest(next) : next()));
+  }
   // Before anything reads the body, authentication included. Raw uploads stream their body into the store
   // and cap it themselves (a larger limit: they stand in for the blob store in the embedded mode).
   app.use(

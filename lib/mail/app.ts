@@ -4,7 +4,7 @@ import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { registerGetHealth } from "../core/health";
 import { lazyRouteGroups } from "../core/route-groups";
-import { ASSET_UPLOAD_PATH, mailRouteGroups } from "./routes";
+import { ASSET_UPLOAD_PATH, mailRouteGroups, TRANSACTIONAL_SEND_PATH } from "./routes";
 import type { MailDeps } from "./deps";
 
 const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
@@ -28,6 +28,8 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     deps,
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", ASSET_UPLOAD_PATH],
     rawBodyPaths: [ASSET_UPLOAD_PATH],
+    // Transactional sends never wait behind a send job's batches (issue 33): they pause the batches' statements.
+    priorityPaths: [TRANSACTIONAL_SEND_PATH],
     routeGroups: routes,
   });
   registerGetHealth(app, deps, "mail");

@@ -1,3 +1,4 @@
+import { yieldToPriorityRequests } from "../../db/priority";
 import type { MailDeps } from "../deps";
 import { POSTMARK_TEST_TOKEN, type BulkOutcome, type SendOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
@@ -142,6 +143,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   let bulk: Extract<BulkOutcome, { kind: "accepted" }> | null = null;
   if (toSend.length > 0) {
     const sent = await whileLeased(deps, job.id, batchId, async () => {
+      await yieldToPriorityRequests();
       if (claimed.bulkApiEnabled) {
         const bulkWriter = await batchWriter(deps, job, stream, "bulk");
         if (!("error" in bulkWriter)) {
