@@ -3,28 +3,43 @@ import { defineConfig } from "vitest/config";
 import { SkipReporter } from "./tests/helpers/skip-reporter";
 
 /*
- * Two groups of test files (issue 29.4; README "`npm test`: where the time goes"):
- * - `alone`: the files that start processes of their own (`npm start`, the simulators process, the admin CLI,
- *   Chromium, the built functions) and whose outcome rests on timing margins between them (a reconciliation
- *   grace against the simulator's hold, a start-up bound). They run after the others, one at a time, as before.
- * - `harness`: everything else (each file's app on an in-memory PGlite of its own, a temporary DATA_DIR of its
- *   own: tests/helpers/harness.ts), two files side by side. On 2 cores one file at a time left a core idle
- *   while a file waited on a timer, a socket or the Vitest main process.
+ * Four groups of test files (issue 29.4; README "`npm test`: where the time goes"), in three rounds:
+ * - round 0, side by side: `harness`, every file on an app of its own (an in-memory PGlite and a temporary
+ *   DATA_DIR of its own: tests/helpers/harness.ts), two at a time, in workers that are not reset between
+ *   files (`isolate: false`: the modules load once per worker, not once per file; the files share no state
+ *   but the process's counters, which they read as differences); and beside it `beside`, the files that
+ *   start processes of their own (`npm start`, the admin CLI, Chromium, the built functions) without
+ *   timing margins between them, one at a time.
+ * - round 1: `isolated`, the files that stub modules, globals, the clock or the environment, or register the
+ *   process's tracer, each in a fresh module graph (Vitest's default), two at a time.
+ * - round 2: `alone`, the files whose outcome rests on timing margins between processes (a reconciliation
+ *   grace against the simulator's hold, a signal between two steps): one at a time with nothing else.
  * Against a server (`DATABASE_URL`: CI's PostgreSQL and Neon runs) every file shares one database whose cron
  * sweeps and recoveries see all customers' rows, so there every file runs alone.
  */
-const ALONE = [
+const ALONE = ["tests/foundation/process-life.test.ts", "tests/mail/send-jobs-crash*.test.ts", "tests/mail/send-jobs-lag-matrix*.test.ts"];
+const BESIDE = [
   "tests/foundation/data-dir.test.ts",
-  "tests/foundation/process-life.test.ts",
   "tests/foundation/readme-walkthrough.test.ts",
-  "tests/mail/send-jobs-crash*.test.ts",
-  "tests/mail/send-jobs-lag-matrix*.test.ts",
   "tests/mail/send-jobs-startup.test.ts",
   "tests/production/postgres-chaos.test.ts",
   "tests/production/vercel-functions.smoke.test.ts",
   "tests/**/*.browser.test.ts",
 ];
-const sideBySide = process.env.DATABASE_URL ? 1 : 2;
+const ISOLATED = [
+  "tests/core/outbound-safe-fetch.test.ts",
+  "tests/foundation/openapi-and-routing.http.test.ts",
+  "tests/foundation/rate-limit.http.test.ts",
+  "tests/foundation/tracing.http.test.ts",
+  "tests/mail/assets-blob-vercel.test.ts",
+  "tests/mail/assets-vercel.http.test.ts",
+  "tests/mail/send-jobs-tracing.test.ts",
+  "tests/mail/templates-send.http.test.ts",
+];
+/** The groups by their file patterns; tests/foundation/test-groups.test.ts checks what belongs in which. */
+export const TEST_GROUPS = { alone: ALONE, beside: BESIDE, isolated: ISOLATED };
+const server = Boolean(process.env.DATABASE_URL);
+const sideBySide = server ? 1 : 2;
 
 export default defineConfig({
   resolve: {
@@ -40,8 +55,21 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     projects: [
-      { extends: true, test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 1 } } },
-      { extends: true, test: { name: "harness", include: ["tests/**/*.test.ts"], exclude: ALONE, maxWorkers: sideBySide, sequence: { groupOrder: 0 } } },
+      {
+        extends: true,
+        test: {
+          name: "harness",
+          include: ["tests/**/*.test.ts"],
+          exclude: [...ALONE, ...BESIDE, ...ISOLATED],
+          isolate: false,
+          maxWorkers: sideBySide,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      // With a server the files take turns, so `beside` waits for `harness` instead of running with it.
+      { extends: true, test: { name: "beside", include: BESIDE, maxWorkers: 1, sequence: { groupOrder: server ? 1 : 0 } } },
+      { extends: true, test: { name: "isolated", include: ISOLATED, maxWorkers: sideBySide, sequence: { groupOrder: 2 } } },
+      { extends: true, test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 3 } } },
     ],
   },
 });

@@ -185,7 +185,10 @@ describe("contacts, lookalikes, status", () => {
     world.sim.advance(31 * 60_000);
     const cached = await call<Ads["getAudience"]>("GET", `/audiences/${id}`);
     expect(cached.json.data.status, "read again within the cache window").toBe("POPULATING");
-    world.h.clock.advance(61_000);
+    // A populating audience is asked again after 5 s (a ready one after 60 s).
+    world.h.clock.advance(4_000);
+    expect((await call<Ads["getAudience"]>("GET", `/audiences/${id}`)).json.data.status, "4 s later").toBe("POPULATING");
+    world.h.clock.advance(1_500);
     const ready = await call<Ads["getAudience"]>("GET", `/audiences/${id}`);
     expect(ready.json.data).toMatchObject({ status: "READY", approximate_size: 760_000, status_description: "This audience is ready for use." });
 

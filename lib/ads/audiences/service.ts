@@ -23,7 +23,8 @@ import type { Audience, ContactUpload, CreateCustomAudience, CreateLookalikeAudi
  * Custom audiences from CRM contacts and lookalikes built on them. Contacts are normalised and hashed by
  * `prepareContacts` before anything else sees them; what is stored is the audience and counts, never a
  * contact. Status and size are the platform's: read live on the detail (kept `LIVE_TTL_MS` so a burst of
- * reads costs one call) and shown as last known in lists.
+ * reads costs one call; `POPULATING_TTL_MS` while a lookalike is being built, so a poll sees READY soon
+ * after the platform) and shown as last known in lists.
  */
 
 type Row = typeof adsAudiences.$inferSelect;
@@ -32,6 +33,8 @@ type AudienceStatus = AudienceLiveRecord["status"];
 
 export const MAX_CONTACTS_PER_CALL = 10_000;
 export const LIVE_TTL_MS = 60_000;
+/** A lookalike being built is what clients poll: its status is asked again after this. */
+export const POPULATING_TTL_MS = 5_000;
 /** Invalid contacts listed back by index, at most this many (the counts are always complete). */
 const MAX_LISTED_INVALID = 100;
 /** Lookalike countries the service offers (the DACH markets); the platform takes any. */
@@ -359,10 +362,11 @@ export async function listAudiences(db: Database, customerId: string, query: { t
   return rows.map(toAudienceView);
 }
 
-/** Live from the platform unless it was asked within `LIVE_TTL_MS`. */
+/** Live from the platform unless it was asked within `LIVE_TTL_MS` (`POPULATING_TTL_MS` while populating). */
 export async function getAudience(deps: AdsDeps, customerId: string, id: string): Promise<AudienceView> {
   const row = await requireRow(deps.db, customerId, id);
-  if (row.liveFetchedAt && deps.clock.now().getTime() - row.liveFetchedAt.getTime() < LIVE_TTL_MS) return toAudienceView(row);
+  const ttl = row.live?.status === "POPULATING" ? POPULATING_TTL_MS : LIVE_TTL_MS;
+  if (row.liveFetchedAt && deps.clock.now().getTime() - row.liveFetchedAt.getTime() < ttl) return toAudienceView(row);
   const session = await connectCredentials(deps, customerId);
   return toAudienceView(await refreshLive(deps, customerId, session, row));
 }

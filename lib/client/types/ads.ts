@@ -149,7 +149,7 @@ export interface paths {
         };
         /**
          * Get an audience with its live status
-         * @description Status and approximate size as the platform reports them now; an answer is reused for 60 s (see `status_checked_at`), and any contact change makes the next read ask again. Another customer's id → 404. Reporting scope suffices.
+         * @description Status and approximate size as the platform reports them now; an answer is reused for 60 s, 5 s while the audience is `POPULATING` (see `status_checked_at`), and any contact change makes the next read ask again. Another customer's id → 404. Reporting scope suffices.
          */
         get: operations["getAudience"];
         put?: never;

@@ -1,6 +1,6 @@
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
-import { getAudience, LIVE_TTL_MS } from "../../audiences/service";
+import { getAudience, LIVE_TTL_MS, POPULATING_TTL_MS } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
 import { Audience } from "./schema";
@@ -13,7 +13,7 @@ export function registerGetAudience(router: AdsRouter, deps: AdsDeps): void {
     operationId: "getAudience",
     tags: ["Audiences"],
     summary: "Get an audience with its live status",
-    description: `Status and approximate size as the platform reports them now; an answer is reused for ${LIVE_TTL_MS / 1000} s (see \`status_checked_at\`), and any contact change makes the next read ask again. Another customer's id → 404. Reporting scope suffices.`,
+    description: `Status and approximate size as the platform reports them now; an answer is reused for ${LIVE_TTL_MS / 1000} s, ${POPULATING_TTL_MS / 1000} s while the audience is \`POPULATING\` (see \`status_checked_at\`), and any contact change makes the next read ask again. Another customer's id → 404. Reporting scope suffices.`,
     request: { params: idParam("audience") },
     responses: { 200: { description: "The audience.", content: json(envelope(Audience)) }, ...errorResponses("ads", [401, 402, 404, 422, 429, 500]) },
   });
