@@ -280,16 +280,26 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     await Promise.all(senders.map((s, i) => call(runtime, "POST", `/mail/v1/send-jobs/${jobs[i]}/start`, s.key)));
     const started = performance.now();
     const during: number[] = [];
+    // The sends that started after the quota checks' calls (a fifth customer's adds of 2,000, its starts) ended:
+    // the steady state of the issue's scenario, three jobs and the transactional traffic only.
+    const steady: number[] = [];
+    let quotaChecksOver = false;
     let sending = true;
     const ticker = (async () => {
       for (let n = 0; sending; n++) {
         const due = started + (n * 1000) / TRANSACTIONAL_PER_SECOND;
         const wait = due - performance.now();
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        if (sending) during.push(await transactional());
+        if (!sending) break;
+        const checksOverAtStart = quotaChecksOver;
+        const took = await transactional();
+        during.push(took);
+        if (checksOverAtStart) steady.push(took);
       }
     })();
-    const quotas = meetLimits(runtime, TRANSACTIONAL_FROM_SENDER ? [] : senders, templates, capped, String(cappedTemplate.id));
+    const quotas = meetLimits(runtime, TRANSACTIONAL_FROM_SENDER ? [] : senders, templates, capped, String(cappedTemplate.id)).finally(
+      () => (quotaChecksOver = true),
+    );
     const windows: number[][] = [];
     let previous = jobs.map(() => 0);
     for (;;) {
@@ -364,8 +374,9 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     const idleP99 = percentile(idle, 0.99);
     const idleAfterP99 = percentile(idleAfter, 0.99);
     const duringP99 = percentile(during, 0.99);
+    const steadyP99 = percentile(steady, 0.99);
     console.log(
-      `transactional p99: idle ${idleP99.toFixed(1)} ms before the jobs and ${idleAfterP99.toFixed(1)} ms after (${idle.length} sends each), during the jobs ${duringP99.toFixed(1)} ms (${during.length} sends); ${(duringP99 / idleP99).toFixed(2)}× idle before, ${(duringP99 / idleAfterP99).toFixed(2)}× after (target ≤ 2× and ≤ 1 s)`,
+      `transactional p99: idle ${idleP99.toFixed(1)} ms before the jobs and ${idleAfterP99.toFixed(1)} ms after (${idle.length} sends each), during the jobs ${duringP99.toFixed(1)} ms (${during.length} sends); ${(duringP99 / idleP99).toFixed(2)}× idle before, ${(duringP99 / idleAfterP99).toFixed(2)}× after (target ≤ 2× and ≤ 1 s); of those, the ${steady.length} sent after the quota checks' calls ended (the jobs and the transactional traffic only): p99 ${steadyP99.toFixed(1)} ms, ${(steadyP99 / idleP99).toFixed(2)}× / ${(steadyP99 / idleAfterP99).toFixed(2)}×`,
     );
     const now = runtime.deps.clock.now();
     const lines: string[] = [];
