@@ -1,6 +1,4 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
 import { Resvg } from "@resvg/resvg-js";
 import { eq } from "drizzle-orm";
 import satori from "satori";
@@ -79,7 +77,7 @@ export async function benchAdTemplates(): Promise<void> {
   // A cached preview.png through the app (auth-free route, token check, one database read, 302).
   const runtime = await bootRuntime({
     ...process.env,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-templates-")),
+    DATA_DIR: benchDataDir("bench-templates-"),
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_MINUTE: "100000000",
   });

@@ -1,6 +1,4 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
 import { performance } from "node:perf_hooks";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -50,7 +48,7 @@ export async function benchAdsAudiences(): Promise<void> {
   const gc = fullGc();
   const runtime = await bootRuntime({
     ...process.env,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-audiences-")),
+    DATA_DIR: benchDataDir("bench-audiences-"),
     LOG_LEVEL: "warn",
     RATE_LIMIT_PER_MINUTE: "100000000",
   });

@@ -1,6 +1,4 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
 import { eq, sql } from "drizzle-orm";
 import { bootRuntime } from "../lib/bootstrap";
 import { snapshotAccount } from "../lib/ads/insights/snapshots";
@@ -28,7 +26,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 export async function benchAdsInsights(): Promise<void> {
   const runtime = await bootRuntime({
     ...process.env,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-insights-")),
+    DATA_DIR: benchDataDir("bench-insights-"),
     RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
   });

@@ -1,6 +1,4 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
 import { serve, type ServerType } from "@hono/node-server";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -42,7 +40,7 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
 export async function benchHealth(seconds = 5): Promise<void> {
   const runtime = await bootRuntime({
     ...process.env,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-health-")),
+    DATA_DIR: benchDataDir("bench-health-"),
     RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
   });

@@ -1,6 +1,4 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
 import { sql } from "drizzle-orm";
 import { bootRuntime } from "../lib/bootstrap";
 import { customers, mailMessages, mailSendJobs } from "../lib/db/schema";
@@ -22,7 +20,7 @@ const RUNS = 15;
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? NaN;
 
 export async function benchMailStats(): Promise<void> {
-  const runtime = await bootRuntime({ ...process.env, DATA_DIR: mkdtempSync(join(tmpdir(), "bench-mail-stats-")), LOG_LEVEL: "warn" });
+  const runtime = await bootRuntime({ ...process.env, DATA_DIR: benchDataDir("bench-mail-stats-"), LOG_LEVEL: "warn" });
   try {
     const { db } = runtime.deps;
     const now = runtime.deps.clock.now();

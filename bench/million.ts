@@ -1,6 +1,4 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
 import { performance } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
 import { and, eq, sql } from "drizzle-orm";
@@ -119,7 +117,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
   const runtime = await bootRuntime({
     ...process.env,
     DATABASE_URL: url,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-million-")),
+    DATA_DIR: benchDataDir("bench-million-"),
     POSTMARK_API_URL: urls.postmark,
     GRAPH_API_URL: urls.graph,
     RATE_LIMIT_PER_MINUTE: "100000000",

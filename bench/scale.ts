@@ -1,6 +1,5 @@
-import { mkdtempSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { benchDataDir } from "./data-dir";
+import { cpus, loadavg } from "node:os";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { and, eq, sql } from "drizzle-orm";
@@ -202,7 +201,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     ...process.env,
     ...(urls ? { POSTMARK_API_URL: urls.postmark, GRAPH_API_URL: urls.graph } : {}),
     DATABASE_URL: await postgres.database("bench_fairness"),
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-scale-")),
+    DATA_DIR: benchDataDir("bench-scale-"),
     RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
   });

@@ -1,9 +1,8 @@
+import { benchDataDir } from "./data-dir";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { Agent, get, request } from "node:http";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { eq, sql } from "drizzle-orm";
@@ -145,7 +144,7 @@ export async function benchSendJobs(): Promise<void> {
   const urls = JSON.parse(simulators.line) as { postmark: string; graph: string };
   const runtime = await bootRuntime({
     ...process.env,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "bench-send-jobs-")),
+    DATA_DIR: benchDataDir("bench-send-jobs-"),
     POSTMARK_API_URL: urls.postmark,
     GRAPH_API_URL: urls.graph,
     RATE_LIMIT_PER_MINUTE: "100000000",
