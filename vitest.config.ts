@@ -4,12 +4,12 @@ import { SkipReporter } from "./tests/helpers/skip-reporter";
 
 /*
  * Four groups of test files (issue 29.4; README "`npm test`: where the time goes"), in three rounds:
- * - round 0, side by side: `harness`, every file on an app of its own (an in-memory PGlite and a temporary
- *   DATA_DIR of its own: tests/helpers/harness.ts), two at a time, in workers that are not reset between
- *   files (`isolate: false`: the modules load once per worker, not once per file; the files share no state
- *   but the process's counters, which they read as differences); and beside it `beside`, the files that
- *   start processes of their own (`npm start`, the admin CLI, Chromium, the built functions) without
- *   timing margins between them, one at a time.
+ * - round 0, three files at a time from two groups: `harness`, every file on an app of its own (an in-memory
+ *   PGlite and a temporary DATA_DIR of its own: tests/helpers/harness.ts), in workers that are not reset
+ *   between files (`isolate: false`: the modules load once per worker, not once per file; the files share no
+ *   state but the process's counters, which they read as differences); and `beside`, the files that start
+ *   processes of their own (`npm start`, the admin CLI, Chromium, the built functions) without tight timing
+ *   margins between them.
  * - round 1: `isolated`, the files that stub modules, globals, the clock or the environment, or register the
  *   process's tracer, each in a fresh module graph (Vitest's default), two at a time.
  * - round 2: `alone`, the files whose outcome rests on timing margins between processes (a reconciliation
@@ -42,6 +42,12 @@ const ISOLATED = [
 export const TEST_GROUPS = { alone: ALONE, beside: BESIDE, isolated: ISOLATED };
 const server = Boolean(process.env.DATABASE_URL);
 const sideBySide = server ? 1 : 2;
+/*
+ * Vitest gives a round one worker count for all its projects (and puts a project of one isolated worker at
+ * round 0 into a sequential round after all others), so round 0 runs three files at a time, from both groups:
+ * a `beside` file mostly waits on its processes while two harness files use the cores.
+ */
+const roundZero = server ? 1 : 3;
 
 export default defineConfig({
   resolve: {
@@ -64,12 +70,12 @@ export default defineConfig({
           include: ["tests/**/*.test.ts"],
           exclude: [...ALONE, ...BESIDE, ...ISOLATED],
           isolate: false,
-          maxWorkers: sideBySide,
+          maxWorkers: roundZero,
           sequence: { groupOrder: 0 },
         },
       },
       // With a server the files take turns, so `beside` waits for `harness` instead of running with it.
-      { extends: true, test: { name: "beside", include: BESIDE, maxWorkers: 1, sequence: { groupOrder: server ? 1 : 0 } } },
+      { extends: true, test: { name: "beside", include: BESIDE, maxWorkers: roundZero, sequence: { groupOrder: server ? 1 : 0 } } },
       { extends: true, test: { name: "isolated", include: ISOLATED, maxWorkers: sideBySide, sequence: { groupOrder: 2 } } },
       { extends: true, test: { name: "alone", include: ALONE, maxWorkers: 1, sequence: { groupOrder: 3 } } },
     ],
