@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
+import { releasingFailedBegin } from "./pool-clients";
 import { prioritised, prioritisedPool } from "./priority";
 import { traceDatabase } from "./tracing";
 
@@ -101,7 +102,7 @@ async function connect(options: OpenDatabaseOptions & { url: string }): Promise<
       neonConfig.pipelineConnect = false;
       neonConfig.pipelineTLS = false;
     }
-    const pool = prioritisedPool(new Pool({ connectionString: options.url }));
+    const pool = prioritisedPool(releasingFailedBegin(new Pool({ connectionString: options.url })));
     return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "neon", pool, close: () => pool.end() };
   }
   const { Pool } = await import("pg");
@@ -110,7 +111,7 @@ async function connect(options: OpenDatabaseOptions & { url: string }): Promise<
   // lib/core/database-unavailable.ts) instead of hanging. An idle client whose server went away emits
   // `error` on the pool, which must be handled or it would end the process; the pool discards that client
   // and opens a new one on the next checkout, so it recovers by itself once the server is back.
-  const pool = prioritisedPool(new Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 }));
+  const pool = prioritisedPool(releasingFailedBegin(new Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 })));
   pool.on("error", () => undefined);
   // A checked-out client told "terminating connection" between two statements emits `error` too; the
   // statement in progress (or the next) fails and the pool discards the client when it is released.

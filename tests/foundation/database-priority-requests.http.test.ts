@@ -21,7 +21,7 @@ afterAll(async () => h.close());
 
 /** Resolves when `release` is called: a priority request held open by the test. */
 function held(): { done: Promise<void>; release: () => void } {
-  let release = () => undefined as void;
+  let release: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (release = resolve));
   return { done, release };
 }

@@ -1,4 +1,5 @@
 import { and, eq, inArray } from "drizzle-orm";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobChunks, mailSendJobs, mailSuppressions } from "../../lib/db/schema";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
@@ -35,6 +36,19 @@ async function preparedJobOnCustomer<C extends Awaited<ReturnType<typeof readyMa
   const read = async () => (await on.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting })).json.data;
   const start = () => on.call<Mail["startSendJob"]>("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
   return { c, job, ids, read, start };
+}
+
+async function runUntilCompleted(batches: ReturnType<typeof holdBatches>, read: () => Promise<{ status: string }>) {
+  await vi.waitFor(
+    async () => {
+      while (batches.held.length > 0) {
+        const body = batches.held.shift();
+        if (body) await batches.run(body);
+      }
+      expect((await read()).status).toBe("completed");
+    },
+    { timeout: 20_000, interval: 20 },
+  );
 }
 
 function consistent(job: { recipients: Record<string, number> }) {
@@ -108,18 +122,6 @@ describe("exactly once towards the provider", () => {
    * Runs held batch descriptors (and those they publish) until the job completes. Unlike `drain` it does
    * not wait for the queue to be idle: a delayed reconciliation or back-off message stays scheduled.
    */
-  async function runUntilCompleted(batches: ReturnType<typeof holdBatches>, read: () => Promise<{ status: string }>) {
-    await vi.waitFor(
-      async () => {
-        while (batches.held.length > 0) {
-          const body = batches.held.shift();
-          if (body) await batches.run(body);
-        }
-        expect((await read()).status).toBe("completed");
-      },
-      { timeout: 20_000, interval: 20 },
-    );
-  }
 
   /** One sweep as the cron runs it, but with every claim counted as lost (nothing else is in flight here). */
   const sweep = (on: Harness, customerId: string) => recoverSendJobs(on.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId });
@@ -307,6 +309,66 @@ describe("exactly once towards the provider", () => {
       await own.close();
     }
   });
+});
+
+/** Skips a test that needs a second connection's locks (PGlite is one connection: nothing there waits for a lock). */
+const serverOnly = process.env.DATABASE_URL ? "" : " — skipped: DATABASE_URL is not set (PGlite is one connection, so no statement waits for another's lock)";
+
+describe(`recovery racing a live worker on a server's locks${serverOnly}`, () => {
+  test.skipIf(serverOnly !== "")(
+    "recovery marks a batch lost while the worker's record waits for the same rows: the record settles them from `unknown`, every counter moves once",
+    async () => {
+      const own = await createHarness();
+      const batches = holdBatches(own);
+      const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      await blocker.connect();
+      try {
+        const { c, job, ids, read, start } = await preparedJob("Race", people(500), own);
+        await start();
+        await own.deps.queue.idle();
+        const [lane] = batches.held.splice(0, batches.held.length);
+        if (!lane) throw new Error("no descriptor");
+        c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
+        const inFlight = batches.run(lane);
+        await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), {
+          timeout: 5000,
+          interval: 20,
+        });
+        // Another transaction holds the batch's messages: recovery's update queues behind it first, the worker's
+        // record (once the provider answered) second; then the holder lets go, recovery commits `unknown`
+        // while the record's statement is already running.
+        await blocker.query("begin");
+        await blocker.query("select id from mail_messages where id = any($1::uuid[]) for update", [ids]);
+        const bootedAt = new Date(own.clock.now().getTime() + 1);
+        const recovery = recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, bootedAt, customerId: c.id });
+        const waitingForLocks = async () =>
+          (
+            await blocker.query<{ n: number }>(
+              "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+            )
+          ).rows[0]?.n;
+        await vi.waitFor(async () => expect(await waitingForLocks()).toBe(1), { timeout: 5000, interval: 20 });
+        await vi.waitFor(async () => expect(await waitingForLocks()).toBe(2), { timeout: 10_000, interval: 20 });
+        await blocker.query("commit");
+        expect(await recovery).toMatchObject({ unknown: 500 });
+        await inFlight;
+        // The worker's definite answer settled what recovery had marked: counted out of `pending` once.
+        const recorded = await read();
+        consistent(recorded);
+        expect(recorded.recipients).toMatchObject({ accepted: 500, unknown: 0, pending: 0 });
+        await runUntilCompleted(batches, read);
+
+        const done = await read();
+        expect(done).toMatchObject({ id: job.id, status: "completed", recipients: { total: 500, unknown: 0, accepted: 500, pending: 0 } });
+        consistent(done);
+        expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
+      } finally {
+        await blocker.end();
+        batches.release();
+        await own.close();
+      }
+    },
+  );
 });
 
 describe("suppressions, refusals and the provider's answers", () => {

@@ -145,23 +145,42 @@ describe.skipIf(skipReason !== null)(`PostgreSQL restarted under load${skipReaso
     // sent again only on evidence that its search is current past the call (lib/mail/send-jobs/reconcile.ts):
     // the customer's other traffic, here one order confirmation per sweep, received at the moved clock.
     let orders = 0;
-    const done = await vi.waitFor(
-      async () => {
-        h.clock.advance(60_000);
-        const order = await h.call("POST", `/mail/v1/templates/${orderTemplate}/send`, {
-          key: c.mailFull,
-          body: { to: `order${orders}@shop.example`, params: { order_number: `C-${orders}`, order_url: `https://shop.example.com/o/C-${orders}` } },
-        });
-        expect(order.status, describeResponse(order)).toBe(200);
-        orders++;
-        const sweep = await h.call("GET", "/api/cron/send-jobs-sweep", { headers: { authorization: `Bearer ${SWEEP_SECRET}` } });
-        expect(sweep.status, describeResponse(sweep)).toBe(200);
-        const current = await read();
-        expect(current.status).toBe("completed");
-        return current;
-      },
-      { timeout: 600_000, interval: 2_000 },
-    );
+    // When the job does not complete: what the database and the log hold, so a CI failure says why.
+    const explain = async (error: unknown): Promise<never> => {
+      const rows = async (text: string) => ((await h.db.execute(sql.raw(text))) as unknown as { rows: unknown[] }).rows;
+      const state = {
+        job: await rows(
+          `select status, run, total, pending, accepted, unknown, failed, suppressed, last_progress_at, pause_reason from mail_send_jobs where id = '${job.id}'`,
+        ),
+        messages: await rows(`select status, attempts, count(*)::int from mail_messages where send_job_id = '${job.id}' group by 1, 2 order by 1, 2`),
+        chunks: await rows(
+          `select batch_id is not null as claimed, claimed_at, lease_until, json_array_length(recipients::json) as n from mail_send_job_chunks where send_job_id = '${job.id}' order by claimed_at nulls first limit 20`,
+        ),
+        orders,
+        clock: h.clock.now().toISOString(),
+        log: h.logLines.filter((line) => !line.includes('"level":"debug"')).slice(-40),
+      };
+      throw new Error(`${String(error)}\n${JSON.stringify(state, null, 1)}`);
+    };
+    const done = await vi
+      .waitFor(
+        async () => {
+          h.clock.advance(60_000);
+          const order = await h.call("POST", `/mail/v1/templates/${orderTemplate}/send`, {
+            key: c.mailFull,
+            body: { to: `order${orders}@shop.example`, params: { order_number: `C-${orders}`, order_url: `https://shop.example.com/o/C-${orders}` } },
+          });
+          expect(order.status, describeResponse(order)).toBe(200);
+          orders++;
+          const sweep = await h.call("GET", "/api/cron/send-jobs-sweep", { headers: { authorization: `Bearer ${SWEEP_SECRET}` } });
+          expect(sweep.status, describeResponse(sweep)).toBe(200);
+          const current = await read();
+          expect(current.status).toBe("completed");
+          return current;
+        },
+        { timeout: 180_000, interval: 2_000 },
+      )
+      .catch(explain);
     expect(done.recipients).toMatchObject({ total: RECIPIENTS, accepted: RECIPIENTS, unknown: 0, failed: 0, pending: 0 });
     const simulator = h.deps.providers.postmarkSimulator;
     if (!simulator) throw new Error("the harness runs the Postmark simulator");

@@ -165,8 +165,10 @@ export async function recordBatch(
       ? sql`delete from ${chunks} where ${ofBatch}`
       : // The call is over: its messages still in doubt are so since now (./reconcile.ts waits for evidence past it).
         sql`update ${chunks} set ${col(chunks.recipients)} = ${JSON.stringify(kept)}, ${col(chunks.leaseUntil)} = ${now}::timestamptz where ${ofBatch}`;
-  // The updated message is aliased `target` and its previous state `prior` (the same table twice), so
-  // their columns are named bare after the alias.
+  // `prior` locks the batch's messages and reads their state as it is once the lock is held: recovery may
+  // have made them `unknown` (./recovery.ts, `markLost`) while this statement waited for its lock, and a
+  // plain self-join would read `sending` from the statement's snapshot and count them out of `pending`
+  // twice. The updated message is aliased `target`, so its columns are named bare after the alias.
   const [row] = await queryRows<{ status: SendJobRow["status"]; pending: number; run: number; accepted: number }>(
     db,
     sql`with v as (
@@ -175,14 +177,16 @@ export async function recordBatch(
                                ${sql.param(results.map(() => timeOrderedUuid()))}::uuid[])
                    as v(id, status, provider_message_id, error, event_id)
         ),
+        prior as (
+          select ${m.id} as id, ${m.status} as status from ${m} where ${m.id} = any(${sql.param(results.map((r) => r.messageId))}::uuid[]) for update
+        ),
         recorded as (
           update ${m} target
           set ${col(m.status)} = v.status, ${col(m.providerMessageId)} = v.provider_message_id, ${col(m.error)} = v.error,
               ${col(m.acceptedAt)} = case when v.status = 'accepted' then ${now}::timestamptz else target.${col(m.acceptedAt)} end
-          from v, ${m} prior
-          where target.${col(m.id)} = v.id and prior.${col(m.id)} = v.id
-            and (prior.${col(m.status)} = 'sending' or (prior.${col(m.status)} = 'unknown' and v.status <> 'unknown'))
-          returning target.${col(m.id)} as id, v.status, v.error, v.event_id, prior.${col(m.status)} as was
+          from v join prior on prior.id = v.id
+          where target.${col(m.id)} = v.id and (prior.status = 'sending' or (prior.status = 'unknown' and v.status <> 'unknown'))
+          returning target.${col(m.id)} as id, v.status, v.error, v.event_id, prior.status as was
         ),
         events as (
           insert into ${e} (${cols(e.id, e.messageId, e.customerId, e.type, e.occurredAt, e.identity, e.details)})
