@@ -19,6 +19,9 @@ function isBegin(query: unknown): boolean {
   return typeof text === "string" && BEGIN.test(text);
 }
 
+/** Clients whose `query` already releases them on a failed BEGIN (the pool hands the same client out again). */
+const guarded = new WeakSet<PoolClient>();
+
 /** The checkout's `release` made idempotent, and a failed BEGIN releasing the client (see above). */
 function guardCheckout(client: PoolClient): PoolClient {
   const release = client.release.bind(client);
@@ -28,16 +31,20 @@ function guardCheckout(client: PoolClient): PoolClient {
     released = true;
     release(error);
   };
-  // The prototype's `query`, not a wrapper of an earlier checkout: the pool hands the same client out again.
-  const query = (Object.getPrototypeOf(client) as PoolClient).query;
-  client.query = (...args: unknown[]) => {
-    const result = query.apply(client, args);
-    if (!isBegin(args[0]) || !(result instanceof Promise)) return result;
-    return result.catch((error: unknown) => {
-      client.release(error instanceof Error ? error : new Error(String(error)));
-      throw error;
-    });
-  };
+  if (!guarded.has(client)) {
+    guarded.add(client);
+    // Whatever `query` is now (the driver's, or a wrapper of whoever observes the pool), wrapped once.
+    const query = client.query;
+    client.query = (...args: unknown[]) => {
+      const result = query.apply(client, args);
+      if (!isBegin(args[0]) || !(result instanceof Promise)) return result;
+      // `client.release` is the current checkout's (set above at each checkout).
+      return result.catch((error: unknown) => {
+        client.release(error instanceof Error ? error : new Error(String(error)));
+        throw error;
+      });
+    };
+  }
   return client;
 }
 
