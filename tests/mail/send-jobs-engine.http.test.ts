@@ -51,6 +51,25 @@ async function runUntilCompleted(batches: ReturnType<typeof holdBatches>, read: 
   );
 }
 
+/**
+ * A started job whose first batch is in flight: the provider holds the call for 1.5 s, and the batch's 500
+ * messages are `sending`. `lane` is the descriptor that ran; `inFlight` settles when its record is written.
+ */
+async function batchInFlight(on: Harness, batches: ReturnType<typeof holdBatches>, name: string, recipients: number) {
+  const prepared = await preparedJob(name, people(recipients), on);
+  await prepared.start();
+  await on.deps.queue.idle();
+  const [lane] = batches.held.splice(0, batches.held.length);
+  if (!lane) throw new Error("no descriptor");
+  prepared.c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
+  const inFlight = batches.run(lane);
+  await vi.waitFor(async () => expect([...(await statuses(prepared.ids, on)).values()].filter((s) => s === "sending")).toHaveLength(500), {
+    timeout: 5000,
+    interval: 20,
+  });
+  return { ...prepared, lane, inFlight };
+}
+
 function consistent(job: { recipients: Record<string, number> }) {
   const r = job.recipients;
   expect(r.total).toBe(r.accepted + r.suppressed + r.invalid + r.failed + r.unknown + r.pending);
@@ -276,17 +295,7 @@ describe("exactly once towards the provider", () => {
     const own = await createHarness();
     const batches = holdBatches(own);
     try {
-      const { c, job, ids, read, start } = await preparedJob("Crash", people(900), own);
-      await start();
-      await own.deps.queue.idle();
-      const [lane1] = batches.held.splice(0, batches.held.length);
-      if (!lane1) throw new Error("no descriptor");
-      c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
-      const inFlight = batches.run(lane1);
-      await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), {
-        timeout: 5000,
-        interval: 20,
-      });
+      const { c, job, ids, read, lane: lane1, inFlight } = await batchInFlight(own, batches, "Crash", 900);
 
       // A call in flight whose worker renews its lease is never taken for lost…
       expect(await recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 0, customerId: c.id })).toMatchObject({ unknown: 0 });
@@ -323,17 +332,7 @@ describe(`recovery racing a live worker on a server's locks${serverOnly}`, () =>
       const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await blocker.connect();
       try {
-        const { c, job, ids, read, start } = await preparedJob("Race", people(500), own);
-        await start();
-        await own.deps.queue.idle();
-        const [lane] = batches.held.splice(0, batches.held.length);
-        if (!lane) throw new Error("no descriptor");
-        c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
-        const inFlight = batches.run(lane);
-        await vi.waitFor(async () => expect([...(await statuses(ids, own)).values()].filter((s) => s === "sending")).toHaveLength(500), {
-          timeout: 5000,
-          interval: 20,
-        });
+        const { c, job, ids, read, inFlight } = await batchInFlight(own, batches, "Race", 500);
         // Another transaction holds the batch's messages: recovery's update queues behind it first, the worker's
         // record (once the provider answered) second; then the holder lets go, recovery commits `unknown`
         // while the record's statement is already running.
