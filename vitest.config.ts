@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { SkipReporter } from "./tests/helpers/skip-reporter";
+import { SkipReporter } from "./tests/helpers/skip-reporter.ts";
 
 /*
  * Four groups of test files (issue 29.4; README "`npm test`: where the time goes"), in three rounds:
