@@ -1,11 +1,16 @@
 import { benchDataDir } from "./data-dir";
+import { type ChildProcess, fork } from "node:child_process";
 import { cpus, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
 import { issueApiKey } from "../lib/core/api-keys";
+import { generateEncryptionKey } from "../lib/core/secrets";
+import { SEND_JOB_RECONCILE_TOPIC } from "../lib/mail/send-jobs/reconcile";
+import { SEND_JOB_BATCH_TOPIC } from "../lib/mail/send-jobs/transitions";
 import { mailSendJobs, mailTemplates } from "../lib/db/schema";
 import { demoBlocks } from "../lib/mail/blocks/library";
 import { acceptedLiveThisMonth } from "../lib/mail/messages/service";
@@ -29,6 +34,8 @@ import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./s
  *   provider is in production (`SCALE_SIMULATOR=embedded`: in the service's process, whose event loop then
  *   also runs the provider's side of every call). Printed too: where the slowest 5 % of transactional sends
  *   spent their time (waiting for a pool connection, in queries, the rest), and the CPU of each process.
+ * `SCALE_TOPOLOGY=split` runs the batches in a process of their own (./batch-process.ts), as production's queue
+ * function does; the default runs everything in one process, as `npm start` does.
  * `SCALE_RECIPIENTS=5000 SCALE_SIZES=2000,20000 npm run bench:scale` for a short run.
  */
 
@@ -194,17 +201,53 @@ export async function benchScale(): Promise<void> {
   }
 }
 
+/**
+ * `SCALE_TOPOLOGY=split`: the batches in a process of their own (./batch-process.ts), as production runs them
+ * in the queue function's instances; this process then only serves the requests. `single` (the default):
+ * everything in this process, as `npm start` does.
+ */
+const SPLIT = process.env.SCALE_TOPOLOGY === "split";
+/** What the serving process hands to the batch process in the split topology (in production: QStash). */
+const BATCH_TOPICS = new Set([SEND_JOB_BATCH_TOPIC, SEND_JOB_RECONCILE_TOPIC]);
+
+/** The batch process of the split topology, on the same database and provider, with the same key for the sealed secrets. */
+async function startBatchProcess(env: Record<string, string>): Promise<ChildProcess> {
+  const child = fork(fileURLToPath(new URL("./batch-process.ts", import.meta.url)), [], {
+    execArgv: ["--max-old-space-size=1536", "--max-semi-space-size=32", "--import", "tsx"],
+    env: { ...process.env, ...env, DATA_DIR: benchDataDir("bench-scale-batches-") },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.once("message", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the batch process exited with ${code} before it was ready`)));
+  });
+  return child;
+}
+
+/** The serving runtime's queue hands the batch topics to `child` instead of running them. */
+function forwardBatches(runtime: Runtime, child: ChildProcess): void {
+  const { queue } = runtime.deps;
+  const publish = queue.publish.bind(queue);
+  queue.publish = async (topic, body, options) => {
+    if (!BATCH_TOPICS.has(topic)) return publish(topic, body, options);
+    child.send({ topic, body, options });
+  };
+}
+
 async function benchFairness(postgres: BenchPostgres): Promise<void> {
   const simulators = process.env.SCALE_SIMULATOR === "embedded" ? null : await startBenchSimulators();
   const urls = simulators ? (JSON.parse(simulators.line) as { postmark: string; graph: string }) : null;
-  const runtime = await bootRuntime({
-    ...process.env,
+  const env = {
     ...(urls ? { POSTMARK_API_URL: urls.postmark, GRAPH_API_URL: urls.graph } : {}),
     DATABASE_URL: await postgres.database("bench_fairness"),
-    DATA_DIR: benchDataDir("bench-scale-"),
+    ENCRYPTION_KEY: generateEncryptionKey(),
     RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
-  });
+  };
+  if (SPLIT && !urls) throw new Error("SCALE_TOPOLOGY=split needs the simulator in a process of its own");
+  const runtime = await bootRuntime({ ...process.env, ...env, DATA_DIR: benchDataDir("bench-scale-") });
+  const batches = SPLIT ? await startBatchProcess(env) : null;
+  if (batches) forwardBatches(runtime, batches);
   try {
     const { db } = runtime.deps;
     const block = (slug: string) => demoBlocks.find((b) => b.slug === slug)?.id ?? "";
@@ -275,7 +318,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
 
     // Start the three at once, then sample each job's accepted count at every window's end, while the
     // transactional sender keeps its steady 20 per second and the capped customer meets its limits.
-    const cpuBefore = { service: process.cpuUsage(), simulator: processCpuMs(simulators?.process.pid) };
+    const cpuBefore = { service: process.cpuUsage(), simulator: processCpuMs(simulators?.process.pid), batches: processCpuMs(batches?.pid) };
     await Promise.all(senders.map((s, i) => call(runtime, "POST", `/mail/v1/send-jobs/${jobs[i]}/start`, s.key)));
     const started = performance.now();
     const during: number[] = [];
@@ -317,6 +360,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     const total = performance.now() - started;
     const serviceCpu = process.cpuUsage(cpuBefore.service);
     const simulatorCpu = processCpuMs(simulators?.process.pid);
+    const batchesCpu = processCpuMs(batches?.pid);
     const loadAverage = loadavg();
     const duringWaits = probes.take();
     await probes.stop();
@@ -337,10 +381,10 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     for (let i = 0; i < IDLE_SENDS; i++) idleAfter.push(await transactional());
 
     console.log(
-      `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (${postgres.label}; in-process queue)`,
+      `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (${postgres.label}; ${SPLIT ? "SCALE_TOPOLOGY=split: the batches in a process of their own, as production's queue function runs them" : "in-process queue, as `npm start`"})`,
     );
     console.log(
-      `all three jobs sent in ${(total / 1000).toFixed(1)} s (${Math.round((CUSTOMERS * RECIPIENTS) / (total / 1000)).toLocaleString("en")} messages/s); CPU meanwhile: service ${((serviceCpu.user + serviceCpu.system) / 1e6).toFixed(1)} s${simulators ? `, simulator ${simulatorCpu !== null && cpuBefore.simulator !== null ? ((simulatorCpu - cpuBefore.simulator) / 1000).toFixed(1) : "?"} s` : " (simulator included)"}; load average at the end ${loadAverage.map((l) => l.toFixed(2)).join(" ")} (${cpus().length} cores)`,
+      `all three jobs sent in ${(total / 1000).toFixed(1)} s (${Math.round((CUSTOMERS * RECIPIENTS) / (total / 1000)).toLocaleString("en")} messages/s); CPU meanwhile: service ${((serviceCpu.user + serviceCpu.system) / 1e6).toFixed(1)} s${batches ? `, batch process ${batchesCpu !== null && cpuBefore.batches !== null ? ((batchesCpu - cpuBefore.batches) / 1000).toFixed(1) : "?"} s` : ""}${simulators ? `, simulator ${simulatorCpu !== null && cpuBefore.simulator !== null ? ((simulatorCpu - cpuBefore.simulator) / 1000).toFixed(1) : "?"} s` : " (simulator included)"}; load average at the end ${loadAverage.map((l) => l.toFixed(2)).join(" ")} (${cpus().length} cores)`,
     );
     let fair = 0;
     let judged = 0;
@@ -397,6 +441,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
       );
     }
   } finally {
+    batches?.disconnect();
     await runtime.close();
     simulators?.process.kill("SIGTERM");
   }

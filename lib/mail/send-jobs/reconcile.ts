@@ -39,7 +39,7 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * asked (no answer, no valid token), nothing changes.
  */
 
-const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
+export const SEND_JOB_RECONCILE_TOPIC = "send-job-reconcile";
 const MESSAGE_RECONCILE_TOPIC = "message-reconcile";
 
 const BatchRef = z.object({ job_id: z.uuid(), customer_id: z.uuid(), batch_id: z.uuid() });
