@@ -128,6 +128,18 @@ export async function releaseBatch(db: Database, jobId: string, batchId: string,
   });
 }
 
+/**
+ * Takes the row locks of a batch's messages in id order. Every transaction that writes a batch's messages
+ * and its job takes its locks in one order (the messages by id, then the job row, then the batch's row of
+ * addresses): the record below, recovery marking a batch lost (./recovery.ts), reconciliation
+ * (./reconcile.ts). In another order two of them could each hold what the other waits for (PostgreSQL then
+ * aborts one: nothing is lost, but the work is done again).
+ */
+export async function lockMessagesInOrder(tx: Database, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.execute(sql`select 1 from ${mailMessages} where ${mailMessages.id} = any(${sql.param([...ids])}::uuid[]) order by ${mailMessages.id} for update`);
+}
+
 export type BatchResult = {
   messageId: string;
   status: "accepted" | "suppressed" | "invalid" | "failed" | "unknown";
@@ -165,7 +177,8 @@ export async function recordBatch(
       ? sql`delete from ${chunks} where ${ofBatch}`
       : // The call is over: its messages still in doubt are so since now (./reconcile.ts waits for evidence past it).
         sql`update ${chunks} set ${col(chunks.recipients)} = ${JSON.stringify(kept)}, ${col(chunks.leaseUntil)} = ${now}::timestamptz where ${ofBatch}`;
-  // `prior` locks the batch's messages and reads their state as it is once the lock is held: recovery may
+  // `prior` locks the batch's messages (in id order, see `lockMessagesInOrder`; the job row is updated last
+  // but one, the row of addresses last) and reads their state as it is once the lock is held: recovery may
   // have made them `unknown` (./recovery.ts, `markLost`) while this statement waited for its lock, and a
   // plain self-join would read `sending` from the statement's snapshot and count them out of `pending`
   // twice. The updated message is aliased `target`, so its columns are named bare after the alias.
@@ -178,7 +191,8 @@ export async function recordBatch(
                    as v(id, status, provider_message_id, error, event_id)
         ),
         prior as (
-          select ${m.id} as id, ${m.status} as status from ${m} where ${m.id} = any(${sql.param(results.map((r) => r.messageId))}::uuid[]) for update
+          select ${m.id} as id, ${m.status} as status from ${m} where ${m.id} = any(${sql.param(results.map((r) => r.messageId))}::uuid[])
+          order by ${m.id} for update
         ),
         recorded as (
           update ${m} target

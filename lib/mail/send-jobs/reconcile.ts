@@ -7,7 +7,7 @@ import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { recordAcceptedLive } from "../usage/meter";
-import { MAX_HANDOVERS } from "./batch-store";
+import { lockMessagesInOrder, MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
 import type { ChunkEntry } from "./recipients";
 import { col, cols, queryRows } from "../../db/sql";
@@ -278,6 +278,8 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
 
   const settle = () =>
     db.transaction(async (tx) => {
+      // The messages, the job, then the row of addresses: the order of the batch's record (`lockMessagesInOrder`).
+      await lockMessagesInOrder(tx, [...inDoubt.keys()]);
       const [job] = await tx.select({ status: mailSendJobs.status }).from(mailSendJobs).where(eq(mailSendJobs.id, ref.job_id)).for("update");
       if (!job) return null;
       const accepted = await acceptFound(tx, ref.customer_id, found, row.claimedAt ?? now);

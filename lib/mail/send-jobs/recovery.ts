@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "../../core/database-unavailable";
 import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
+import { lockMessagesInOrder } from "./batch-store";
 import { reconcileBatch, reconcileMessage, UNKNOWN_FOR_GOOD, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
 import { refreshBulkRequests } from "./bulk-requests";
 import type { ChunkEntry } from "./recipients";
@@ -198,29 +199,32 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
  */
 async function markLost(deps: EngineDeps, jobId: string, customerId: string, batchId: string, ids: string[], now: Date, bootedAt?: Date): Promise<number> {
   return deps.db.transaction(async (tx) => {
+    // The messages, the job, then the row of addresses: the order of the batch's record (`lockMessagesInOrder`).
+    await lockMessagesInOrder(tx, ids);
+    const lost = await tx
+      .update(mailMessages)
+      .set({ status: "unknown", error: LOST_IN_FLIGHT })
+      .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "sending")))
+      .returning({ id: mailMessages.id });
+    if (lost.length > 0) {
+      await insertSendEvents(
+        tx,
+        customerId,
+        lost.map((m) => ({ messageId: m.id, status: "unknown", error: LOST_IN_FLIGHT })),
+        now,
+      );
+      await tx
+        .update(mailSendJobs)
+        .set({ unknown: sql`${mailSendJobs.unknown} + ${lost.length}`, pending: sql`${mailSendJobs.pending} - ${lost.length}` })
+        .where(eq(mailSendJobs.id, jobId));
+      deps.logger.warn("send job: in-flight messages lost their worker; reconciling with the provider", { send_job_id: jobId, unknown: lost.length });
+    }
     if (bootedAt) {
       await tx
         .update(mailSendJobChunks)
         .set({ leaseUntil: sql`least(coalesce(${mailSendJobChunks.leaseUntil}, ${bootedAt}), ${bootedAt})` })
         .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId), lt(mailSendJobChunks.claimedAt, bootedAt)));
     }
-    const lost = await tx
-      .update(mailMessages)
-      .set({ status: "unknown", error: LOST_IN_FLIGHT })
-      .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "sending")))
-      .returning({ id: mailMessages.id });
-    if (lost.length === 0) return 0;
-    await insertSendEvents(
-      tx,
-      customerId,
-      lost.map((m) => ({ messageId: m.id, status: "unknown", error: LOST_IN_FLIGHT })),
-      now,
-    );
-    await tx
-      .update(mailSendJobs)
-      .set({ unknown: sql`${mailSendJobs.unknown} + ${lost.length}`, pending: sql`${mailSendJobs.pending} - ${lost.length}` })
-      .where(eq(mailSendJobs.id, jobId));
-    deps.logger.warn("send job: in-flight messages lost their worker; reconciling with the provider", { send_job_id: jobId, unknown: lost.length });
     return lost.length;
   });
 }
