@@ -53,16 +53,16 @@ async function runUntilCompleted(batches: ReturnType<typeof holdBatches>, read: 
 }
 
 /**
- * A started job whose first batch is in flight: the provider holds the call for 1.5 s, and the batch's 500
+ * A started job whose first batch is in flight: the provider holds the call (`holdMs`), and the batch's 500
  * messages are `sending`. `lane` is the descriptor that ran; `inFlight` settles when its record is written.
  */
-async function batchInFlight(on: Harness, batches: ReturnType<typeof holdBatches>, name: string, recipients: number) {
+async function batchInFlight(on: Harness, batches: ReturnType<typeof holdBatches>, name: string, recipients: number, holdMs = 1500) {
   const prepared = await preparedJob(name, people(recipients), on);
   await prepared.start();
   await on.deps.queue.idle();
   const [lane] = batches.held.splice(0, batches.held.length);
   if (!lane) throw new Error("no descriptor");
-  prepared.c.simulator.setFaults({ mode: "slow", delayMs: 1500, count: 1 });
+  prepared.c.simulator.setFaults({ mode: "slow", delayMs: holdMs, count: 1 });
   const inFlight = batches.run(lane);
   await vi.waitFor(async () => expect([...(await statuses(prepared.ids, on)).values()].filter((s) => s === "sending")).toHaveLength(500), {
     timeout: 5000,
@@ -335,7 +335,7 @@ describe(`recovery racing a live worker on a server's locks${serverOnly}`, () =>
       const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
       await blocker.connect();
       try {
-        const { c, job, ids, read, inFlight } = await batchInFlight(own, batches, "Race", 500);
+        const { c, job, ids, read, inFlight } = await batchInFlight(own, batches, "Race", 500, 3000);
         // Another transaction holds the batch's messages: recovery's update queues behind it first, the worker's
         // record (once the provider answered) second; then the holder lets go, recovery commits `unknown`
         // while the record's statement is already running.
@@ -351,7 +351,8 @@ describe(`recovery racing a live worker on a server's locks${serverOnly}`, () =>
               "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
             )
           ).rows[0]?.n;
-        await vi.waitFor(async () => expect(await waitingForLocks()).toBe(1), { timeout: 5000, interval: 20 });
+        // Recovery waits before the provider answers (it holds the call 3 s), so the record queues behind it.
+        await vi.waitFor(async () => expect(await waitingForLocks()).toBeGreaterThanOrEqual(1), { timeout: 5000, interval: 20 });
         await vi.waitFor(async () => expect(await waitingForLocks()).toBe(2), { timeout: 10_000, interval: 20 });
         await blocker.query("commit");
         expect(await recovery).toMatchObject({ unknown: 500 });
