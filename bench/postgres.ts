@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../lib/db/client";
@@ -11,7 +11,38 @@ import { openDatabase } from "../lib/db/client";
  * bench runs as root. `stop()` stops it and deletes the directory; `database(name)` creates and migrates one
  * database per bench part (with `DATABASE_URL` every part shares that one database).
  */
-export type BenchPostgres = { label: string; database(name: string): Promise<string>; stop(): void };
+export type BenchPostgres = {
+  label: string;
+  database(name: string): Promise<string>;
+  stop(): void;
+  /** CPU time the server's processes have used so far (the postmaster, its live backends and what its ended children used); null with DATABASE_URL. */
+  cpuMs(): number | null;
+};
+
+/** utime + stime (+ the children's that ended, with `children`) of one process, in ms (CLK_TCK 100); null when gone. */
+function statCpuMs(pid: string, children: boolean): { ms: number; parent: string } | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]) + (children ? Number(fields[13]) + Number(fields[14]) : 0);
+    return { ms: ticks * 10, parent: fields[1] ?? "" };
+  } catch {
+    return null;
+  }
+}
+
+/** The CPU of a postmaster (its pid the first line of `postmaster.pid`) and every process it started. */
+function serverCpuMs(data: string): number | null {
+  const postmaster = readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]?.trim() ?? "";
+  const own = statCpuMs(postmaster, true);
+  if (!own) return null;
+  let total = own.ms;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    const child = statCpuMs(pid, false);
+    if (child?.parent === postmaster) total += child.ms;
+  }
+  return total;
+}
 
 function postgresBin(): string {
   const root = "/usr/lib/postgresql";
@@ -31,7 +62,7 @@ export async function benchPostgres(): Promise<BenchPostgres> {
   const given = process.env.DATABASE_URL;
   if (given) {
     await migrated(given);
-    return { label: `DATABASE_URL (${new URL(given).host})`, database: async () => given, stop: () => undefined };
+    return { label: `DATABASE_URL (${new URL(given).host})`, database: async () => given, stop: () => undefined, cpuMs: () => null };
   }
   const bin = postgresBin();
   const root = process.getuid?.() === 0;
@@ -69,5 +100,6 @@ export async function benchPostgres(): Promise<BenchPostgres> {
       return migrated(`postgres://postgres@127.0.0.1:${port}/${name}`);
     },
     stop,
+    cpuMs: () => (stopped ? null : serverCpuMs(data)),
   };
 }

@@ -3,6 +3,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { AsyncLocalStorage } from "node:async_hooks";
+import { subscribe } from "node:diagnostics_channel";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
@@ -131,9 +132,24 @@ function waitProbes(db: Runtime["deps"]["db"]) {
   };
 }
 
-/** Where one transactional send's time went: waiting for a pool connection, in queries, and the rest (CPU, event loop, provider call). */
-type Breakdown = { poolWait: number; query: number; queries: number };
+/** Where one transactional send's time went: waiting for a pool connection, in queries, the provider call, and the rest (CPU, event loop). */
+type Breakdown = { poolWait: number; query: number; queries: number; provider: number };
 const breakdown = new AsyncLocalStorage<Breakdown>();
+
+/** Times, for the calls made inside `breakdown.run`, each HTTP request to the provider (`fetch`: undici's channels, request created to its body's end). */
+function timeProviderCalls(): void {
+  const started = new WeakMap<object, { at: number; own: Breakdown }>();
+  subscribe("undici:request:create", (message) => {
+    const own = breakdown.getStore();
+    const { request } = message as { request: object };
+    if (own) started.set(request, { at: performance.now(), own });
+  });
+  subscribe("undici:request:trailers", (message) => {
+    const { request } = message as { request: object };
+    const call = started.get(request);
+    if (call) call.own.provider += performance.now() - call.at;
+  });
+}
 type Callback = (error: unknown, ...rest: unknown[]) => void;
 type PgClient = { query(...args: unknown[]): unknown; __timed?: true };
 
@@ -271,10 +287,11 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
       .from(mailTemplates)
       .where(and(eq(mailTemplates.customerId, shop.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
     timePool(runtime.database.pool);
+    timeProviderCalls();
     const spent: (Breakdown & { total: number })[] = [];
     const transactional = async () => {
       const started = performance.now();
-      const own: Breakdown = { poolWait: 0, query: 0, queries: 0 };
+      const own: Breakdown = { poolWait: 0, query: 0, queries: 0, provider: 0 };
       await breakdown.run(own, () =>
         call(runtime, "POST", `/mail/v1/templates/${order?.id}/send`, shop.key, {
           to: "buyer@example.com",
@@ -318,7 +335,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
 
     // Start the three at once, then sample each job's accepted count at every window's end, while the
     // transactional sender keeps its steady 20 per second and the capped customer meets its limits.
-    const cpuBefore = { service: process.cpuUsage(), simulator: processCpuMs(simulators?.process.pid), batches: processCpuMs(batches?.pid) };
+    const cpuBefore = { service: process.cpuUsage(), simulator: processCpuMs(simulators?.process.pid), batches: processCpuMs(batches?.pid), database: postgres.cpuMs() };
     await Promise.all(senders.map((s, i) => call(runtime, "POST", `/mail/v1/send-jobs/${jobs[i]}/start`, s.key)));
     const started = performance.now();
     const during: number[] = [];
@@ -360,6 +377,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     const total = performance.now() - started;
     const serviceCpu = process.cpuUsage(cpuBefore.service);
     const simulatorCpu = processCpuMs(simulators?.process.pid);
+    const databaseCpu = postgres.cpuMs();
     const batchesCpu = processCpuMs(batches?.pid);
     const loadAverage = loadavg();
     const duringWaits = probes.take();
@@ -384,7 +402,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
       `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (${postgres.label}; ${SPLIT ? "SCALE_TOPOLOGY=split: the batches in a process of their own, as production's queue function runs them" : "in-process queue, as `npm start`"})`,
     );
     console.log(
-      `all three jobs sent in ${(total / 1000).toFixed(1)} s (${Math.round((CUSTOMERS * RECIPIENTS) / (total / 1000)).toLocaleString("en")} messages/s); CPU meanwhile: service ${((serviceCpu.user + serviceCpu.system) / 1e6).toFixed(1)} s${batches ? `, batch process ${batchesCpu !== null && cpuBefore.batches !== null ? ((batchesCpu - cpuBefore.batches) / 1000).toFixed(1) : "?"} s` : ""}${simulators ? `, simulator ${simulatorCpu !== null && cpuBefore.simulator !== null ? ((simulatorCpu - cpuBefore.simulator) / 1000).toFixed(1) : "?"} s` : " (simulator included)"}; load average at the end ${loadAverage.map((l) => l.toFixed(2)).join(" ")} (${cpus().length} cores)`,
+      `all three jobs sent in ${(total / 1000).toFixed(1)} s (${Math.round((CUSTOMERS * RECIPIENTS) / (total / 1000)).toLocaleString("en")} messages/s); CPU meanwhile: service ${((serviceCpu.user + serviceCpu.system) / 1e6).toFixed(1)} s${batches ? `, batch process ${batchesCpu !== null && cpuBefore.batches !== null ? ((batchesCpu - cpuBefore.batches) / 1000).toFixed(1) : "?"} s` : ""}${simulators ? `, simulator ${simulatorCpu !== null && cpuBefore.simulator !== null ? ((simulatorCpu - cpuBefore.simulator) / 1000).toFixed(1) : "?"} s` : " (simulator included)"}${databaseCpu !== null && cpuBefore.database !== null ? `, PostgreSQL ${((databaseCpu - cpuBefore.database) / 1000).toFixed(1)} s` : ""}; load average at the end ${loadAverage.map((l) => l.toFixed(2)).join(" ")} (${cpus().length} cores)`,
     );
     let fair = 0;
     let judged = 0;
@@ -410,7 +428,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
       const slow = [...sends].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.ceil(sends.length / 20)));
       const mean = (f: (s: Breakdown & { total: number }) => number) => (slow.reduce((a, s) => a + f(s), 0) / slow.length).toFixed(1);
       console.log(
-        `slowest 5 % of transactional sends ${name} (${slow.length}): total ${mean((s) => s.total)} ms = waiting for a pool connection ${mean((s) => s.poolWait)} + in ${mean((s) => s.queries)} queries ${mean((s) => s.query)} + the rest (event loop, CPU, provider call) ${mean((s) => s.total - s.poolWait - s.query)}`,
+        `slowest 5 % of transactional sends ${name} (${slow.length}): total ${mean((s) => s.total)} ms = waiting for a pool connection ${mean((s) => s.poolWait)} + in ${mean((s) => s.queries)} queries ${mean((s) => s.query)} + the provider call ${mean((s) => s.provider)} + the rest (event loop, CPU) ${mean((s) => s.total - s.poolWait - s.query - s.provider)}`,
       );
     }
     console.log(`fairness: ${fair} of ${judged} judged windows within ±25 % of the mean (target: all)`);
