@@ -335,7 +335,12 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
 
     // Start the three at once, then sample each job's accepted count at every window's end, while the
     // transactional sender keeps its steady 20 per second and the capped customer meets its limits.
-    const cpuBefore = { service: process.cpuUsage(), simulator: processCpuMs(simulators?.process.pid), batches: processCpuMs(batches?.pid), database: postgres.cpuMs() };
+    const cpuBefore = {
+      service: process.cpuUsage(),
+      simulator: processCpuMs(simulators?.process.pid),
+      batches: processCpuMs(batches?.pid),
+      database: postgres.cpuMs(),
+    };
     await Promise.all(senders.map((s, i) => call(runtime, "POST", `/mail/v1/send-jobs/${jobs[i]}/start`, s.key)));
     const started = performance.now();
     const during: number[] = [];
