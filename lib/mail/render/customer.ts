@@ -39,10 +39,14 @@ export type StackRenderInput = {
 /** Phase 1 for a customer: only enabled, active blocks (403 otherwise), their design rules and frame. */
 export async function renderForCustomer(db: Database, customer: { id: string; name: string }, input: StackRenderInput): Promise<CompileResult> {
   const ids = [...new Set(input.stack.map((entry) => entry.block_id))];
-  const usable = await usableBlocksById(db, customer.id, ids);
+  // Three reads at once, one round trip's wait (a transactional send's latency, issue 33).
+  const [usable, design, frame] = await Promise.all([
+    usableBlocksById(db, customer.id, ids),
+    getDesignRules(db, customer.id),
+    frameFor(db, customer.id, customer.name),
+  ]);
   const unusable = unusableBlocksError(input.stack, usable);
   if (unusable) throw unusable;
-  const [design, frame] = await Promise.all([getDesignRules(db, customer.id), frameFor(db, customer.id, customer.name)]);
   return compileStack(
     {
       kind: input.kind,

@@ -1,9 +1,10 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { col, cols } from "../../db/sql";
 import { mailMessageEvents, mailMessages } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from "../../core/errors";
 import type { MailDeps } from "../deps";
-import { reserveMonthlyRoom, settleRoom, type MonthlyRoom } from "../usage/meter";
+import { readMonthNow, reserveMonthlyRoom, settleRoom, type MonthlyRoom } from "../usage/meter";
 import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
 import { personaliseSubject } from "../render";
 import { renderForCustomer } from "../render/customer";
@@ -28,11 +29,22 @@ export type SendResult = z.infer<typeof SendResultSchema>;
  * `message_id`, so the Idempotency-Key is released and the customer's retry sends the mail once. The send
  * stays synchronous (the spec's statuses have no `queued`); a 5xx or no answer is in doubt and answered 500
  * with the `message_id` instead (./reconcile.ts settles it, never sending it again without evidence).
+ * Round trips: a send's latency under load is mostly its waits for the database, one per round trip
+ * (issue 33: with three jobs' batches on the same cores each wait could stall for a scheduler slice). The
+ * reads that do not depend on each other run at once: the template, the provider settings and frame's
+ * footers, and the recipient's suppression; then the template's blocks, design and frame with the month's
+ * count. Then the message row, the provider call and the outcome with its event (one statement): five waits
+ * one after another where there were eleven.
  */
 export async function sendTransactional(deps: MailDeps, principal: Principal, input: SendInput): Promise<SendResult> {
   const { templateId } = input;
   const { db, clock } = deps;
   const customerId = principal.customerId;
+  // The reads that do not depend on each other start together (see "Round trips" above); each is awaited
+  // where it was read before, so the checks still refuse in the same order and with the same errors.
+  const readinessRead = startedEarly(providerReadiness(db, deps.secrets, customerId));
+  const recipient = parseRecipient(input.to);
+  const suppressionRead = startedEarly(recipient ? isSuppressed(db, customerId, "transactional", recipient.address) : Promise.resolve(false));
   const template = await getTemplateRow(db, customerId, templateId);
   if (template.status !== "active") {
     throw new ValidationError(`The template is ${template.status}; only active templates can be sent.`, [
@@ -53,12 +65,16 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
     );
   }
 
-  const readiness = await providerReadiness(db, deps.secrets, customerId);
+  const readiness = await readinessRead;
   if (!readiness.ready) throw notReadyError(readiness.missing);
   const { credentials } = readiness;
   const sender = template.from ?? credentials.defaultTransactionalFrom ?? credentials.defaultNewsletterFrom;
   if (!sender) throw new ForbiddenError("No sender is configured for transactional mail.", { missing: ["default_transactional_from"] });
 
+  const mode = principal.mail?.mode ?? "live";
+  const now = clock.now();
+  // The month's count is read while the template renders (its reads and the count: one round trip's wait).
+  const monthRead = mode === "live" ? startedEarly(readMonthNow(deps, customerId, now)) : undefined;
   // Rendering validates the contract (missing required params → 422) before anything is recorded.
   const rendered = await renderForCustomer(
     db,
@@ -73,13 +89,11 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   );
   const subject = personaliseSubject(template.subject, { ...template.values, ...input.params });
 
-  const mode = principal.mail?.mode ?? "live";
-  const now = clock.now();
   let room: MonthlyRoom | null = null;
   if (mode === "live") {
     const limit = principal.mail?.monthlyLimit ?? 0;
     // The month's count read now, less what this process's sends in flight (batches included) hold.
-    room = await reserveMonthlyRoom(deps, { customerId, now, limit, want: 1, fresh: true });
+    room = await reserveMonthlyRoom(deps, { customerId, now, limit, want: 1, read: monthRead });
     if (room.granted === 0) {
       const held = room.heldByOthers > 0 ? `, ${room.heldByOthers} being sent` : "";
       throw new QuotaExceededError(
@@ -89,7 +103,11 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
     }
   }
   try {
-    return await sendReserved(deps, { customerId, templateId, mode, now, subject, rendered: rendered.html, sender, credentials, to: input.to }, room);
+    return await sendReserved(
+      deps,
+      { customerId, templateId, mode, now, subject, rendered: rendered.html, sender, credentials, to: input.to, recipient, suppressed: suppressionRead },
+      room,
+    );
   } finally {
     room?.release(1);
   }
@@ -105,14 +123,22 @@ type Reserved = {
   sender: { email: string; name: string };
   credentials: Extract<Awaited<ReturnType<typeof providerReadiness>>, { ready: true }>["credentials"];
   to: string;
+  /** `to` parsed (null: not an address), and whether the transactional stream suppresses it (read meanwhile). */
+  recipient: ReturnType<typeof parseRecipient>;
+  suppressed: Promise<boolean>;
 };
+
+/** `read`, already running, awaited later: a rejection meanwhile is not unhandled (the later `await` gets it). */
+function startedEarly<T>(read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  return read;
+}
 
 /** The message row and the provider call, the month's room reserved (live): an accepted mail keeps it. */
 async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom | null): Promise<SendResult> {
   const { db } = deps;
-  const { customerId, templateId, mode, now, subject, sender, credentials } = input;
+  const { customerId, templateId, mode, now, subject, sender, credentials, recipient } = input;
 
-  const recipient = parseRecipient(input.to);
   const base = { customerId, kind: "transactional" as const, mode, templateId, subject, createdAt: now };
   if (!recipient) {
     const [row] = await db
@@ -121,7 +147,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
       .returning({ id: mailMessages.id });
     return { message_id: row?.id ?? "", status: "invalid" };
   }
-  if (await isSuppressed(db, customerId, "transactional", recipient.address)) {
+  if (await input.suppressed) {
     const [row] = await db
       .insert(mailMessages)
       .values({
@@ -176,35 +202,31 @@ function providerThrottledError(retryAfterSeconds: number | null): ApiError {
 
 type RecordedOutcome = Exclude<SendOutcome, { kind: "throttled" }>;
 
-/** One conditional update from `sending`: a late duplicate answer can never overwrite a final state. */
+/**
+ * One conditional update from `sending` (a late duplicate answer can never overwrite a final state) and the
+ * send event of the row it updated, in one statement.
+ */
 async function recordOutcome(deps: MailDeps, messageId: string, outcome: RecordedOutcome): Promise<void> {
   const now = deps.clock.now();
-  const set =
-    outcome.kind === "accepted"
-      ? { status: "accepted" as const, providerMessageId: outcome.providerMessageId, acceptedAt: now }
-      : outcome.kind === "unknown"
-        ? { status: "unknown" as const, error: outcome.message }
-        : outcome.kind === "failed"
-          ? { status: "failed" as const, error: `Postmark error ${outcome.code}: ${outcome.message}` }
-          : { status: outcome.kind, error: outcome.message };
-  const [row] = await deps.db
-    .update(mailMessages)
-    .set(set)
-    .where(and(eq(mailMessages.id, messageId), eq(mailMessages.status, "sending")))
-    .returning({ customerId: mailMessages.customerId });
-  if (row) {
-    await deps.db
-      .insert(mailMessageEvents)
-      .values({
-        messageId,
-        customerId: row.customerId,
-        type: set.status,
-        occurredAt: now,
-        identity: `send:${set.status}`,
-        details: outcome.kind === "accepted" ? {} : { reason: set.error },
-      })
-      .onConflictDoNothing();
-  }
+  const m = mailMessages;
+  const e = mailMessageEvents;
+  const status = outcome.kind;
+  const error = outcome.kind === "accepted" ? null : outcome.kind === "failed" ? `Postmark error ${outcome.code}: ${outcome.message}` : outcome.message;
+  const providerMessageId = outcome.kind === "accepted" ? outcome.providerMessageId : null;
+  await deps.db.execute(
+    sql`with updated as (
+          update ${m} set ${col(m.status)} = ${status}, ${col(m.providerMessageId)} = coalesce(${providerMessageId}::text, ${m.providerMessageId}),
+                 ${col(m.error)} = coalesce(${error}::text, ${m.error}),
+                 ${col(m.acceptedAt)} = case when ${status} = 'accepted' then ${now}::timestamptz else ${m.acceptedAt} end
+          where ${m.id} = ${messageId} and ${m.status} = 'sending'
+          returning ${m.customerId} as customer_id
+        )
+        insert into ${e} (${cols(e.messageId, e.customerId, e.type, e.occurredAt, e.identity, e.details)})
+        select ${messageId}::uuid, customer_id, ${status}::text, ${now}::timestamptz, ${`send:${status}`}::text,
+               ${error === null ? sql`'{}'::jsonb` : sql`jsonb_build_object('reason', ${error}::text)`}
+        from updated
+        on conflict do nothing`,
+  );
 }
 
 function resultOf(deps: MailDeps, messageId: string, outcome: RecordedOutcome): SendResult {

@@ -99,11 +99,13 @@ type ConfigRow = typeof mailProviderConfigs.$inferSelect;
 type FrameRow = Pick<typeof mailFrames.$inferSelect, "newsletterFooterMjml" | "transactionalFooterMjml">;
 
 async function readinessRows(db: Database, customerId: string): Promise<[ConfigRow | undefined, FrameRow | undefined]> {
-  const [row] = await db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
-  const [frame] = await db
-    .select({ newsletterFooterMjml: mailFrames.newsletterFooterMjml, transactionalFooterMjml: mailFrames.transactionalFooterMjml })
-    .from(mailFrames)
-    .where(eq(mailFrames.customerId, customerId));
+  const [[row], [frame]] = await Promise.all([
+    db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId)),
+    db
+      .select({ newsletterFooterMjml: mailFrames.newsletterFooterMjml, transactionalFooterMjml: mailFrames.transactionalFooterMjml })
+      .from(mailFrames)
+      .where(eq(mailFrames.customerId, customerId)),
+  ]);
   return [row, frame];
 }
 

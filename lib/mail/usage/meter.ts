@@ -124,15 +124,24 @@ export type MonthlyRoom = {
 };
 
 /**
+ * The month's count read now (what `fresh` reads), started ahead of the reservation that passes it as `read`:
+ * a transactional mail reads it while its template renders.
+ */
+export function readMonthNow(deps: MeterDeps, customerId: string, now: Date): Promise<MonthlyReading> {
+  return reading(deps, customerId, now, true);
+}
+
+/**
  * Up to `want` of the customer's room this month, reserved for a send about to be made (`granted` 0: none
  * left, or all of it held by sends in flight, `heldByOthers`). `fresh` reads the count now (a
- * transactional mail: one read per request, as before the meter). Every reservation must be released.
+ * transactional mail: one read per request, as before the meter; `read`: that reading, started earlier with
+ * `readMonthNow`). Every reservation must be released.
  */
 export async function reserveMonthlyRoom(
   deps: MeterDeps,
-  input: { customerId: string; now: Date; limit: number; want: number; fresh?: boolean },
+  input: { customerId: string; now: Date; limit: number; want: number; fresh?: boolean; read?: Promise<MonthlyReading> },
 ): Promise<MonthlyRoom> {
-  const current = await reading(deps, input.customerId, input.now, input.fresh ?? false);
+  const current = await (input.read ?? reading(deps, input.customerId, input.now, input.fresh ?? false));
   const granted = Math.max(0, Math.min(input.want, input.limit - current.value - current.inFlight));
   const heldByOthers = current.inFlight;
   current.inFlight += granted;
