@@ -37,14 +37,49 @@ let priorityRequests = 0;
 const pausedBackground = new Set<() => void>();
 const PRIORITY_PAUSE_MAX_MS = 250;
 
+/** When the last priority request of this process ended (`performance.now()`). */
+let lastPriorityEnded = Number.NEGATIVE_INFINITY;
+/** Priority traffic "flows" while a priority request runs and for this long after one ended. */
+const PRIORITY_TRAFFIC_WINDOW_MS = 1_000;
+
 /** Runs `work` (a request's whole handling) as a priority request: background database work pauses meanwhile. */
 export async function asPriorityRequest<T>(work: () => Promise<T>): Promise<T> {
   priorityRequests += 1;
   try {
     return await work();
   } finally {
+    lastPriorityEnded = performance.now();
     priorityRequests -= 1;
     if (priorityRequests === 0) for (const resume of [...pausedBackground]) resume();
+  }
+}
+
+/**
+ * Whether priority requests are being served by this process (one runs, or one ended less than a second
+ * ago): background work then goes in smaller steps (a send job's batch, ../mail/send-jobs/batch.ts).
+ */
+export function priorityTrafficFlows(): boolean {
+  return priorityRequests > 0 || performance.now() - lastPriorityEnded < PRIORITY_TRAFFIC_WINDOW_MS;
+}
+
+let stepsRunning = 0;
+const stepsWaiting: (() => void)[] = [];
+
+/**
+ * Runs `work`, a step of background work (a send job's batch): one at a time while priority traffic flows
+ * (`priorityTrafficFlows`), as many at once as the callers start otherwise (the queue bounds them). Waiting
+ * steps go in the order they came.
+ */
+export async function asBackgroundStep<T>(work: () => Promise<T>): Promise<T> {
+  while (stepsRunning > 0 && priorityTrafficFlows()) await new Promise<void>((go) => stepsWaiting.push(go));
+  stepsRunning += 1;
+  try {
+    return await work();
+  } finally {
+    stepsRunning -= 1;
+    // The next in line; all of them once priority traffic has stopped.
+    if (priorityTrafficFlows()) stepsWaiting.shift()?.();
+    else for (const go of stepsWaiting.splice(0)) go();
   }
 }
 

@@ -1,16 +1,19 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { mailMessages, mailTemplates } from "../../lib/db/schema";
-import { asBackgroundWork, asPriorityRequest } from "../../lib/db/priority";
+import { asBackgroundStep, asBackgroundWork, asPriorityRequest, priorityTrafficFlows } from "../../lib/db/priority";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
+import { addRecipients, createJob, createNewsletter, people, waitForJob } from "../helpers/send-jobs";
 
 /*
  * Priority requests (lib/db/priority.ts): while one runs, background database work (a send job's batches)
  * starts no new statement or transaction, for at most 250 ms a pause; everything else goes on. On the
  * harness's database: PGlite here, the PostgreSQL server's pool in CI's PostgreSQL run (both drivers' gates).
  * (A drizzle query runs when awaited, so each background statement is awaited inside `asBackgroundWork`.)
+ * While priority traffic flows (a priority request runs or ended less than a second ago), background steps
+ * (a send job's batches) run one at a time and a batch takes 50 recipients instead of 500.
  */
 
 let h: Harness;
@@ -91,3 +94,81 @@ test("the mail app serves POST /v1/templates/{id}/send as a priority request: a 
     c.simulator.setLatency(0);
   }
 });
+
+/** Until no priority request has run in this process for a second (the state is the process's). */
+async function priorityTrafficStopped(): Promise<void> {
+  await vi.waitFor(() => expect(priorityTrafficFlows()).toBe(false), { timeout: 10_000, interval: 50 });
+}
+
+test("background steps run one at a time while priority traffic flows and for a second after it, side by side otherwise", async () => {
+  await priorityTrafficStopped();
+  let running = 0;
+  let most = 0;
+  const step = () =>
+    asBackgroundStep(async () => {
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      running -= 1;
+    });
+  await Promise.all([step(), step(), step()]);
+  expect(most).toBe(3);
+
+  const request = held();
+  const priority = asPriorityRequest(() => request.done);
+  expect(priorityTrafficFlows()).toBe(true);
+  most = 0;
+  await Promise.all([step(), step(), step()]);
+  expect(most).toBe(1);
+  request.release();
+  await priority;
+  // Still flowing right after the request ended; over a second later, no longer.
+  expect(priorityTrafficFlows()).toBe(true);
+  most = 0;
+  await Promise.all([step(), step()]);
+  expect(most).toBe(1);
+  await priorityTrafficStopped();
+});
+
+test("a job sent while transactional mail flows goes out in batches of 50; once it has stopped, in one batch of up to 500", async () => {
+  const c = await readyMailCustomer(h, "Small steps");
+  const templateId = await createNewsletter(h, c.mailFull);
+  /** The job's messages at the provider, counted per batch (each carries its batch id in Metadata). */
+  const batchSizes = (jobId: string) => {
+    const sizes = new Map<string, number>();
+    for (const m of c.simulator.messages({ limit: 1_000, metadataKey: "send_job_id", metadataValue: jobId }).messages) {
+      const batch = String(m.Metadata.batch_id);
+      sizes.set(batch, (sizes.get(batch) ?? 0) + 1);
+    }
+    return [...sizes.values()];
+  };
+  const sendJob = async (n: number) => {
+    const job = await createJob(h, c.mailFull, { template_id: templateId });
+    await addRecipients(h, c.mailFull, job.id, people(n, `${job.id.slice(0, 8)}.example.com`));
+    const started = await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
+    expect(started.status).toBe(200);
+    const done = await waitForJob(h, c.mailReporting, job.id, "completed");
+    expect(done.recipients.accepted).toBe(n);
+    return { id: job.id, batchesCompleted: done.batches?.completed };
+  };
+
+  // Transactional traffic: a short priority request every 200 ms (nothing held open, so nothing pauses).
+  const traffic = setInterval(() => void asPriorityRequest(async () => undefined), 200);
+  let during: { id: string; batchesCompleted: number | undefined };
+  try {
+    await asPriorityRequest(async () => undefined);
+    during = await sendJob(160);
+  } finally {
+    clearInterval(traffic);
+  }
+  const sizes = batchSizes(during.id);
+  expect(sizes.reduce((a, b) => a + b, 0)).toBe(160);
+  expect(Math.max(...sizes)).toBeLessThanOrEqual(50);
+  expect(sizes.length).toBeGreaterThanOrEqual(4);
+  expect(during.batchesCompleted).toBe(sizes.length);
+
+  await priorityTrafficStopped();
+  const after = await sendJob(160);
+  expect(batchSizes(after.id)).toEqual([160]);
+  expect(after.batchesCompleted).toBe(1);
+}, 60_000);

@@ -1374,12 +1374,12 @@ export interface components {
                  */
                 completed: number;
                 /**
-                 * @description Batches still to send (pending recipients / size, rounded up).
+                 * @description Batches still to send at `size` per call (pending recipients / size, rounded up).
                  * @example 1
                  */
                 remaining: number;
                 /**
-                 * @description Recipients per provider call.
+                 * @description Recipients per provider call, at most (Postmark's limit). A server that is also sending transactional mail at the moment sends its batches in calls of 50, so they never hold a transactional send up; `completed` then counts those.
                  * @example 500
                  */
                 size: number;

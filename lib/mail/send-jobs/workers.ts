@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { asBackgroundWork } from "../../db/priority";
+import { asBackgroundStep, asBackgroundWork } from "../../db/priority";
 import { mailSendJobs } from "../../db/schema";
 import { runSendJobBatch, type BatchDeps } from "./batch";
 import { registerReconcileWorkers } from "./reconcile";
@@ -12,10 +12,12 @@ const StartDescriptor = z.object({ job_id: z.uuid(), customer_id: z.uuid() });
  * The queue topics of the send path: batches, scheduled starts and reconciliation. Registered once by the
  * runtime that owns the queue (`createRootApp`), not by the HTTP app, so an app built twice (tests) does not
  * register its handlers twice. Batches are background work for the database (lib/db/priority.ts): on the
- * embedded database the requests being served (a transactional send's queries) go first.
+ * embedded database the requests being served (a transactional send's queries) go first. They are also
+ * background steps: while transactional mail is being sent through this process, one batch runs at a
+ * time (of 50 recipients, ./batch.ts), so the batches leave the shared cores to the sends.
  */
 export function registerSendJobWorkers(deps: BatchDeps): void {
-  deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => asBackgroundWork(() => runSendJobBatch(deps, body)));
+  deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => asBackgroundWork(() => asBackgroundStep(() => runSendJobBatch(deps, body))));
   deps.queue.register(SEND_JOB_START_TOPIC, (body) => runScheduledStart(deps, body));
   registerReconcileWorkers(deps);
 }

@@ -85,9 +85,12 @@ export const SendJob = z
     recipients: RecipientCounters,
     batches: z
       .object({
-        size: count("Recipients per provider call.", 500),
+        size: count(
+          "Recipients per provider call, at most (Postmark's limit). A server that is also sending transactional mail at the moment sends its batches in calls of 50, so they never hold a transactional send up; `completed` then counts those.",
+          500,
+        ),
         completed: count("Provider batches recorded so far.", 3),
-        remaining: count("Batches still to send (pending recipients / size, rounded up).", 1),
+        remaining: count("Batches still to send at `size` per call (pending recipients / size, rounded up).", 1),
       })
       .nullable()
       .openapi({ description: "Batch progress; null while the job is a draft." }),
