@@ -51,7 +51,8 @@ const TRANSACTIONAL_PER_SECOND = 20;
  * meets that customer's batches being recorded; by default a fourth customer sends it.
  */
 const TRANSACTIONAL_FROM_SENDER = process.env.SCALE_TRANSACTIONAL === "sender";
-const IDLE_SENDS = 100;
+/** Transactional sends of each idle phase (before and after the jobs), at the same pace as during them. */
+const IDLE_SENDS = 300;
 /** The fifth customer's per-job maximum; its monthly limit is three such jobs. */
 const CAPPED_PER_JOB = 2_000;
 /** Every wait of the fairness run ends by then. */
@@ -132,22 +133,38 @@ function waitProbes(db: Runtime["deps"]["db"]) {
   };
 }
 
-/** Where one transactional send's time went: waiting for a pool connection, in queries, the provider call, and the rest (CPU, event loop). */
-type Breakdown = { poolWait: number; query: number; queries: number; provider: number };
+/**
+ * Where one transactional send's time went: waiting for a pool connection, in queries, the provider call, and the
+ * rest (CPU, event loop). Its reads run partly at once, so each part is the time during which at least one
+ * of its kind was under way (`Span`), not a sum.
+ */
+type Span = { total: number; open: number; since: number };
+type Breakdown = { poolWait: Span; query: Span & { count: number }; provider: Span };
+/** One send's figures, in ms. */
+type Spent = { poolWait: number; query: number; queries: number; provider: number; total: number };
 const breakdown = new AsyncLocalStorage<Breakdown>();
+const span = (): Span => ({ total: 0, open: 0, since: 0 });
+function opened(s: Span): void {
+  if (s.open++ === 0) s.since = performance.now();
+}
+function closed(s: Span): void {
+  if (--s.open === 0) s.total += performance.now() - s.since;
+}
 
 /** Times, for the calls made inside `breakdown.run`, each HTTP request to the provider (`fetch`: undici's channels, request created to its body's end). */
 function timeProviderCalls(): void {
-  const started = new WeakMap<object, { at: number; own: Breakdown }>();
+  const started = new WeakMap<object, Breakdown>();
   subscribe("undici:request:create", (message) => {
     const own = breakdown.getStore();
     const { request } = message as { request: object };
-    if (own) started.set(request, { at: performance.now(), own });
+    if (!own) return;
+    started.set(request, own);
+    opened(own.provider);
   });
   subscribe("undici:request:trailers", (message) => {
     const { request } = message as { request: object };
-    const call = started.get(request);
-    if (call) call.own.provider += performance.now() - call.at;
+    const own = started.get(request);
+    if (own) closed(own.provider);
   });
 }
 type Callback = (error: unknown, ...rest: unknown[]) => void;
@@ -169,10 +186,10 @@ function timePool(pool: Runtime["database"]["pool"]): void {
     client.query = (...args: unknown[]) => {
       const mine = breakdown.getStore();
       if (!mine) return query(...args);
-      const started = performance.now();
+      opened(mine.query);
       const done = () => {
-        mine.query += performance.now() - started;
-        mine.queries += 1;
+        closed(mine.query);
+        mine.query.count += 1;
       };
       const last = args.at(-1);
       if (typeof last === "function") {
@@ -188,9 +205,9 @@ function timePool(pool: Runtime["database"]["pool"]): void {
   };
   target.connect = (callback?: Callback) => {
     const own = breakdown.getStore();
-    const at = performance.now();
+    if (own) opened(own.poolWait);
     const got = (client: unknown) => {
-      if (own) own.poolWait += performance.now() - at;
+      if (own) closed(own.poolWait);
       if (client) timeClient(client as PgClient);
     };
     if (callback) {
@@ -288,10 +305,10 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
       .where(and(eq(mailTemplates.customerId, shop.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
     timePool(runtime.database.pool);
     timeProviderCalls();
-    const spent: (Breakdown & { total: number })[] = [];
+    const spent: Spent[] = [];
     const transactional = async () => {
       const started = performance.now();
-      const own: Breakdown = { poolWait: 0, query: 0, queries: 0, provider: 0 };
+      const own: Breakdown = { poolWait: span(), query: { ...span(), count: 0 }, provider: span() };
       await breakdown.run(own, () =>
         call(runtime, "POST", `/mail/v1/templates/${order?.id}/send`, shop.key, {
           to: "buyer@example.com",
@@ -299,8 +316,22 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
         }),
       );
       const total = performance.now() - started;
-      spent.push({ ...own, total });
+      spent.push({ poolWait: own.poolWait.total, query: own.query.total, queries: own.query.count, provider: own.provider.total, total });
       return total;
+    };
+    // An idle phase: the database's upkeep of what came before done first (a vacuum of the rows the ingest
+    // or the jobs wrote, which autovacuum would otherwise run in the middle of it), then IDLE_SENDS
+    // transactional sends at the pace of the run, nothing else.
+    const idlePhase = async () => {
+      await db.execute(sql`vacuum (analyze)`);
+      const took: number[] = [];
+      const from = performance.now();
+      for (let n = 0; n < IDLE_SENDS; n++) {
+        const wait = from + (n * 1000) / TRANSACTIONAL_PER_SECOND - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        took.push(await transactional());
+      }
+      return took;
     };
     const newsletter = async (s: Sender) =>
       call(runtime, "POST", "/mail/v1/templates", s.key, {
@@ -328,8 +359,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     // Where a transactional request waits: the event loop (a timer's lateness) and the database (a
     // one-row query's round trip, PGlite's one connection included), sampled idle and during the jobs.
     const probes = waitProbes(db);
-    const idle: number[] = [];
-    for (let i = 0; i < IDLE_SENDS; i++) idle.push(await transactional());
+    const idle = await idlePhase();
     const idleWaits = probes.take();
     const idleSpent = spent.splice(0);
 
@@ -400,8 +430,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     // Idle again: on a shared machine the load of other processes drifts during a long run, so the idle
     // p99 is measured after the jobs as well, and the ratio is given against both.
     const duringSpent = spent.splice(0);
-    const idleAfter: number[] = [];
-    for (let i = 0; i < IDLE_SENDS; i++) idleAfter.push(await transactional());
+    const idleAfter = await idlePhase();
 
     console.log(
       `## Fair sharing: ${CUSTOMERS} customers × ${RECIPIENTS.toLocaleString("en")} recipients started at once, a fourth sending ${TRANSACTIONAL_PER_SECOND} transactional mails/s (${postgres.label}; ${SPLIT ? "SCALE_TOPOLOGY=split: the batches in a process of their own, as production's queue function runs them" : "in-process queue, as `npm start`"})`,
@@ -431,7 +460,7 @@ async function benchFairness(postgres: BenchPostgres): Promise<void> {
     ] as const) {
       // The slowest 5 % of sends: where their time went (mean per send).
       const slow = [...sends].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.ceil(sends.length / 20)));
-      const mean = (f: (s: Breakdown & { total: number }) => number) => (slow.reduce((a, s) => a + f(s), 0) / slow.length).toFixed(1);
+      const mean = (f: (s: Spent) => number) => (slow.reduce((a, s) => a + f(s), 0) / slow.length).toFixed(1);
       console.log(
         `slowest 5 % of transactional sends ${name} (${slow.length}): total ${mean((s) => s.total)} ms = waiting for a pool connection ${mean((s) => s.poolWait)} + in ${mean((s) => s.queries)} queries ${mean((s) => s.query)} + the provider call ${mean((s) => s.provider)} + the rest (event loop, CPU) ${mean((s) => s.total - s.poolWait - s.query - s.provider)}`,
       );
