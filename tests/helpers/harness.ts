@@ -1,4 +1,5 @@
 import { serve, type ServerType } from "@hono/node-server";
+import { priorityTrafficFlows } from "../../lib/db/priority";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -89,6 +90,10 @@ export async function createHarness(
     postmarkSimulator?: { maxTrackedMessages?: number };
   } = {},
 ) {
+  // Files share a worker (and so lib/db/priority.ts's process-wide state): a file starts once the previous
+  // file's transactional sends no longer count as priority traffic (at most a second), so its jobs send
+  // batches of 500 as they would alone.
+  while (priorityTrafficFlows()) await new Promise((resolve) => setTimeout(resolve, 50));
   const ownDataDir = options.env?.DATA_DIR ? null : mkdtempSync(join(tmpdir(), "harness-"));
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
