@@ -5088,7 +5088,7 @@ export interface components {
                  */
                 remaining: number;
                 /**
-                 * @description Recipients per provider call, at most (Postmark's limit). A server that is also sending transactional mail at the moment sends its batches in calls of 50, so they never hold a transactional send up; `completed` then counts those.
+                 * @description Recipients per provider call, at most (Postmark's limit). A server that is also sending transactional mail at the moment sends its batches in calls of 25, so they never hold a transactional send up; `completed` then counts those.
                  * @example 500
                  */
                 size: number;

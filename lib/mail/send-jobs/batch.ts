@@ -21,7 +21,7 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
  *      (any of those failing pauses the job; start resumes it): it reserves up to 500 of the month's room
  *      (../usage/meter.ts), so lanes and transactional mail in flight never take the same room twice; room
  *      all held by the customer's sends in flight makes the lane look again a second later instead;
- *   2. claims up to 500 recipients (50 while transactional mail is being sent through this process:
+ *   2. claims up to 500 recipients (25 while transactional mail is being sent through this process:
  *      `BATCH_SIZE_BESIDE_PRIORITY`) in one transaction: the next unclaimed row of the job's recipients gets
  *      a fresh batch id and its messages become `sending`;
  *   3. checks the newsletter-stream suppression mirror for the whole batch in one query (suppressed: no
@@ -47,13 +47,14 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
  * `priorityTrafficFlows`; ./workers.ts then also runs one batch at a time). A batch of 500 is a claim and a
  * record of 20 ms each in PostgreSQL and a 500-message upload the provider takes in one piece: steps a
  * transactional send, one round trip after another, waits behind whenever it meets one on a shared machine.
- * Batches of 50 keep every step a few milliseconds long. Measured with bench:scale (three 40,000-recipient
- * jobs, 20 transactional sends a second, PostgreSQL, the service and the provider on 2 cores): the send's
- * p99 during the jobs 54–65 ms with batches of 500, 32–33 ms with these (idle 13–18 ms), for half the jobs'
- * throughput while the transactional mail flows (3,000 messages/s instead of 6,000). In production the
- * batches run in the queue function's instances, which serve no transactional mail: always 500 there.
+ * Batches of 25 keep every step a millisecond or two long. Measured with bench:scale (three 40,000-recipient
+ * jobs, 20 transactional sends a second, PostgreSQL, the service and the provider on 2 cores; p99 during the
+ * jobs against idle 13–17 ms): 500 per batch 61–73 ms (4.0–5.1×), 50: 30–34 ms (2.0–2.4×), 25: 24 ms
+ * (1.4–1.9×). The price: while the transactional mail flows, the jobs send at 2,400 messages/s instead of
+ * 6,000. In production the batches run in the queue function's instances, which serve no transactional mail:
+ * always 500 there.
  */
-const BATCH_SIZE_BESIDE_PRIORITY = 50;
+const BATCH_SIZE_BESIDE_PRIORITY = 25;
 
 /** Back-off of a lane after a call turned away (429) or left without an answer: base × 2^n seconds, at most the cap, ±10 %. */
 const THROTTLED_BACKOFF_BASE_SECONDS = 1;

@@ -14,7 +14,7 @@ const StartDescriptor = z.object({ job_id: z.uuid(), customer_id: z.uuid() });
  * register its handlers twice. Batches are background work for the database (lib/db/priority.ts): on the
  * embedded database the requests being served (a transactional send's queries) go first. They are also
  * background steps: while transactional mail is being sent through this process, one batch runs at a
- * time (of 50 recipients, ./batch.ts), so the batches leave the shared cores to the sends.
+ * time (of 25 recipients, ./batch.ts), so the batches leave the shared cores to the sends.
  */
 export function registerSendJobWorkers(deps: BatchDeps): void {
   deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => asBackgroundWork(() => asBackgroundStep(() => runSendJobBatch(deps, body))));

@@ -86,7 +86,7 @@ export const SendJob = z
     batches: z
       .object({
         size: count(
-          "Recipients per provider call, at most (Postmark's limit). A server that is also sending transactional mail at the moment sends its batches in calls of 50, so they never hold a transactional send up; `completed` then counts those.",
+          "Recipients per provider call, at most (Postmark's limit). A server that is also sending transactional mail at the moment sends its batches in calls of 25, so they never hold a transactional send up; `completed` then counts those.",
           500,
         ),
         completed: count("Provider batches recorded so far.", 3),
