@@ -20,10 +20,17 @@ const MARKER = "<!-- walkthrough: run -->";
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 
-afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGTERM");
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(async () => {
+  // The service writes into its data folder until it has exited: the folder goes once the process is gone
+  // (a removal while it still wrote failed with ENOTEMPTY).
+  const running = children.filter((child) => child.exitCode === null && child.signalCode === null);
+  const exited = running.map((child) => new Promise<void>((resolve) => child.once("exit", () => resolve())));
+  for (const child of running) child.kill("SIGTERM");
+  const bound = new Promise<void>((resolve) => setTimeout(resolve, 15_000).unref());
+  await Promise.race([Promise.all(exited), bound]);
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+}, 30_000);
 
 function walkthroughBlocks(readme: string, kind: "run" | "before-start" = "run"): string[] {
   const blocks: string[] = [];
