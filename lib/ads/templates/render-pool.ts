@@ -60,6 +60,8 @@ function spawn(): Promise<PoolWorker> {
         return;
       }
       entry.busy--;
+      // Idle again: it no longer keeps the process alive (see `drawOffThread`).
+      if (entry.busy === 0) worker.unref();
       const waiting = pending.get(message.id);
       pending.delete(message.id);
       if ("error" in message) waiting?.reject(new Error(message.error));
@@ -80,7 +82,9 @@ export async function drawOffThread(job: DrawJob): Promise<Buffer> {
   if (!pool) return draw(job);
   const target = pool.reduce((least, candidate) => (candidate.busy < least.busy ? candidate : least));
   const id = nextId++;
-  target.busy++;
+  // A worker with drawings in flight keeps the process alive until it answers: a script awaiting a render
+  // (a bench, a CLI) with nothing else on its event loop would otherwise exit with the render unfinished.
+  if (target.busy++ === 0) target.worker.ref();
   return new Promise<Buffer>((resolve, reject) => {
     pending.set(id, { owner: target, resolve, reject });
     target.worker.postMessage({ id, job } satisfies DrawRequest);
