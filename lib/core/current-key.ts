@@ -7,7 +7,9 @@ import { serviceRoute } from "./route";
 
 const CurrentKey = z
   .object({
-    id: z.string().openapi({ description: "The key's id (as listed in the admin API; never the key itself).", example: "2f1c0a9e-5b7d-4c1e-9a37-0f6b8d2e4c11" }),
+    id: z
+      .string()
+      .openapi({ description: "The key's id (as listed in the admin API; never the key itself).", example: "2f1c0a9e-5b7d-4c1e-9a37-0f6b8d2e4c11" }),
     service: z.enum(["mail", "ads"]).openapi({ description: "The service the key belongs to.", example: "mail" }),
     scope: z.enum(["full", "reporting"]).openapi({
       description: "`full` reads, writes and sends; `reporting` only reads. Operations declare the scope they need in their `security`.",

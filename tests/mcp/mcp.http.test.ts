@@ -19,7 +19,11 @@ import { makeOperator, type TestOperator } from "../helpers/operators";
 
 type Tool = { name: string; description?: string; annotations?: Record<string, unknown>; inputSchema: { properties?: Record<string, unknown> } };
 type ToolResult = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown> };
-type DocOperation = { operationId: string; parameters?: ({ in: string; name: string } | { $ref: string })[]; requestBody?: { content?: Record<string, unknown> } };
+type DocOperation = {
+  operationId: string;
+  parameters?: ({ in: string; name: string } | { $ref: string })[];
+  requestBody?: { content?: Record<string, unknown> };
+};
 type Document = { paths: Record<string, Record<string, DocOperation>> };
 
 let world: AdsWorld;
@@ -69,6 +73,9 @@ async function tools(client: Client): Promise<Tool[]> {
 async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> {
   return (await client.callTool({ name, arguments: args })) as ToolResult;
 }
+
+/** A field of a tool's structured answer. */
+const field = <T>(result: ToolResult, name: string): T => (result.structuredContent as Record<string, unknown>)[name] as T;
 
 const operationName = (operationId: string) => operationId.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toLowerCase();
 
@@ -133,7 +140,9 @@ describe("tools follow the credential's access, as the service enforces it", () 
       expect(writes.map((tool) => tool.name)).toEqual([]);
     }
     const supportWrites = (await tools(await connect(operators.support?.token ?? ""))).filter((tool) => tool.annotations?.readOnlyHint !== true);
-    const document = (await h.call<{ paths: Record<string, Record<string, { operationId: string; "x-required-role"?: string }>> }>("GET", "/admin/v1/openapi.json")).json;
+    const document = (
+      await h.call<{ paths: Record<string, Record<string, { operationId: string; "x-required-role"?: string }>> }>("GET", "/admin/v1/openapi.json")
+    ).json;
     const supportOperations = new Set(
       Object.values(document.paths)
         .flatMap((item) => Object.values(item))
@@ -160,9 +169,13 @@ describe("tools follow the credential's access, as the service enforces it", () 
 
 describe("calls", () => {
   async function transactionalTemplate(): Promise<{ id: string; params: { name: string; example: string }[] }> {
-    const listed = await h.call<{ data: { id: string; kind: string; status: string; params: { name: string; example: string }[] }[] }>("GET", "/mail/v1/templates", {
-      key: mailCustomer.mailFull,
-    });
+    const listed = await h.call<{ data: { id: string; kind: string; status: string; params: { name: string; example: string }[] }[] }>(
+      "GET",
+      "/mail/v1/templates",
+      {
+        key: mailCustomer.mailFull,
+      },
+    );
     const template = listed.json.data.find((item) => item.kind === "transactional" && item.status === "active");
     if (!template) throw new Error(`no active transactional template: ${describeResponse(listed)}`);
     return template;
@@ -192,7 +205,7 @@ describe("calls", () => {
     expect(missing.structuredContent).toMatchObject({ status: 404, error: { code: "not_found" } });
     const invalid = await callTool(client, "create_template", { body: { name: "" } });
     expect(invalid.isError).toBe(true);
-    expect((invalid.structuredContent?.error as { details: unknown[] }).details.length).toBeGreaterThan(0);
+    expect(field<{ details: unknown[] }>(invalid, "error").details.length).toBeGreaterThan(0);
     const unknownArgument = await callTool(client, "get_message", { id: randomId, sql: "drop table" });
     expect(unknownArgument.structuredContent).toMatchObject({ error: { code: "invalid_arguments" } });
     const notATool = await callTool(await connect(mailCustomer.mailReporting), "send_template", { id: randomId, body: { to: "a@example.com" } });
@@ -206,17 +219,17 @@ describe("calls", () => {
     const to = `story-${crypto.randomUUID()}@example.com`;
     const sent = await callTool(client, "send_template_test", { template_id: template.id, to });
     expect(sent.isError, JSON.stringify(sent)).toBeFalsy();
-    const messageId = (sent.structuredContent?.result as { message_id: string }).message_id;
+    const messageId = field<{ message_id: string }>(sent, "result").message_id;
     expect(messageId).toMatch(/^[0-9a-f-]{36}$/);
     const story = await callTool(await connect(mailCustomer.mailReporting), "message_story", { recipient: to.toUpperCase() });
     expect(story.isError, JSON.stringify(story)).toBeFalsy();
-    expect((story.structuredContent?.messages as { id: string }[]).map((message) => message.id)).toEqual([messageId]);
+    expect(field<{ id: string }[]>(story, "messages").map((message) => message.id)).toEqual([messageId]);
     expect(story.content[0]?.text).toContain(`Message ${messageId}`);
     expect(story.content[0]?.text).not.toContain(to);
     // The operator's story needs the customer; another customer's id finds nothing of this one.
     const operator = await connect(operators.support?.token ?? "");
     const own = await callTool(operator, "message_story", { customer_id: mailCustomer.id, recipient: to });
-    expect((own.structuredContent?.messages as unknown[]).length).toBe(1);
+    expect(field<unknown[]>(own, "messages").length).toBe(1);
     const other = await callTool(operator, "message_story", { customer_id: adsCustomer.id, recipient: to });
     expect(other.structuredContent?.messages).toEqual([]);
   }, 60_000);
@@ -227,7 +240,7 @@ describe("calls", () => {
     expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
     expect(answer.structuredContent?.running).toBe(false);
     expect(answer.content[0]?.text).toMatch(/paused/i);
-    expect((answer.structuredContent?.ad_set as { id: string }).id).toBe(ad.ad_set_id);
+    expect(field<{ id: string }>(answer, "ad_set").id).toBe(ad.ad_set_id);
     const other = await callTool(await connect(adsCustomer.adsReporting), "why_is_ad_not_running", { ad_id: randomId });
     expect(other.structuredContent).toMatchObject({ status: 404 });
   }, 120_000);
@@ -245,12 +258,21 @@ describe("calls", () => {
 
 describe("transport", () => {
   test("no credential or a wrong one: 401 with a Bearer challenge; GET answers 405", async () => {
-    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } };
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    };
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
     const none = await fetch(`${url}/mcp`, { method: "POST", headers, body: JSON.stringify(initialize) });
     expect(none.status).toBe(401);
     expect(none.headers.get("www-authenticate")).toMatch(/^Bearer/);
-    const wrong = await fetch(`${url}/mcp`, { method: "POST", headers: { ...headers, authorization: "Bearer mk_live_notakey" }, body: JSON.stringify(initialize) });
+    const wrong = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: { ...headers, authorization: "Bearer mk_live_notakey" },
+      body: JSON.stringify(initialize),
+    });
     expect(wrong.status).toBe(401);
     expect(await wrong.text()).not.toContain("mk_live_notakey");
     expect((await fetch(`${url}/mcp`, { headers: { authorization: `Bearer ${mailCustomer.mailFull}` } })).status).toBe(405);

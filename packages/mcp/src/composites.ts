@@ -103,10 +103,7 @@ function messageStory(operator: boolean): CompositeTool {
         if (!one.ok) return { ok: false, result: one };
         messages.push((one.body as { data: Message }).data);
       }
-      const text =
-        messages.length === 0
-          ? `No message to ${recipient} was found${operator ? " for this customer" : ""}.`
-          : messages.map(story).join("\n\n");
+      const text = messages.length === 0 ? `No message to ${recipient} was found${operator ? " for this customer" : ""}.` : messages.map(story).join("\n\n");
       return { ok: true, text, data: { messages } };
     },
   };
@@ -186,7 +183,12 @@ const whyIsAdNotRunning: CompositeTool = {
   annotations: { title: "Why is an ad not running", ...READ_ONLY, openWorldHint: true },
   run: async (args, context) => {
     const adId = String(args.ad_id);
-    const live = await callApi(context.fetch, context.baseUrl, context.token, { service: "ads", method: "GET", path: "/v1/status/{ad_id}", pathParams: { ad_id: adId } });
+    const live = await callApi(context.fetch, context.baseUrl, context.token, {
+      service: "ads",
+      method: "GET",
+      path: "/v1/status/{ad_id}",
+      pathParams: { ad_id: adId },
+    });
     if (!live.ok) return { ok: false, result: live };
     const status = (live.body as { data: { status: string; effective_status: string; disapproval_reason: string | null; checked_at: string } }).data;
     const ad = await findInList<Ad>(context, "/v1/ads", adId);
@@ -213,7 +215,9 @@ const whyIsAdNotRunning: CompositeTool = {
     const running = status.effective_status === "ACTIVE" && reasons.length === 0;
     if (!running && reasons.length === 0) reasons.push(`The platform reports the delivery status ${status.effective_status}.`);
     const text = [
-      running ? `The ad is running (ACTIVE, checked ${status.checked_at}).` : `The ad is not running (${status.effective_status}, checked ${status.checked_at}):`,
+      running
+        ? `The ad is running (ACTIVE, checked ${status.checked_at}).`
+        : `The ad is not running (${status.effective_status}, checked ${status.checked_at}):`,
       ...reasons.map((reason) => `- ${reason}`),
     ].join("\n");
     return { ok: true, text, data: { running, reasons, live_status: status, ad, ad_set: set } };

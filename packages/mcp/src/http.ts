@@ -24,11 +24,15 @@ function jsonRpcError(status: number, code: number, message: string, headers: Re
  * rules ask. GET (a server-initiated stream) and DELETE (ending a session) answer 405: there are no sessions.
  */
 export async function handleMcpRequest(request: Request, options: McpHttpOptions = {}): Promise<Response> {
-  if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages.", { Allow: "POST" });
+  if (request.method !== "POST")
+    return jsonRpcError(405, -32000, "Method not allowed: this MCP endpoint is stateless; POST JSON-RPC messages.", { Allow: "POST" });
   const authorization = request.headers.get("authorization") ?? "";
   const token = /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
   const challenge = { "WWW-Authenticate": 'Bearer realm="mcp", error="invalid_token"' };
-  if (!token) return jsonRpcError(401, -32001, "Send a customer's API key or an operator's token as `Authorization: Bearer …`.", { "WWW-Authenticate": 'Bearer realm="mcp"' });
+  if (!token)
+    return jsonRpcError(401, -32001, "Send a customer's API key or an operator's token as `Authorization: Bearer …`.", {
+      "WWW-Authenticate": 'Bearer realm="mcp"',
+    });
   const baseUrl = options.baseUrl ?? new URL(request.url).origin;
   let server: Awaited<ReturnType<typeof createMcpServer>>;
   try {

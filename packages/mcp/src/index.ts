@@ -7,4 +7,13 @@ export { type ApiErrorBody, type Fetch, canonicalJson, derivedIdempotencyKey } f
 export { type CompositeTool, compositeTools } from "./composites.js";
 export { handleMcpRequest, type McpHttpOptions } from "./http.js";
 export { type Credential, credentialMayCall, type OpenApiDocument, type OperationTool, operationTools, type Service, toolName } from "./operations.js";
-export { type Catalogue, CredentialError, catalogue, createMcpServer, discoverCredential, type McpServerOptions, SERVER_NAME, SERVER_VERSION } from "./server.js";
+export {
+  type Catalogue,
+  CredentialError,
+  catalogue,
+  createMcpServer,
+  discoverCredential,
+  type McpServerOptions,
+  SERVER_NAME,
+  SERVER_VERSION,
+} from "./server.js";

@@ -191,7 +191,16 @@ export function operationTools(service: Service, document: OpenApiDocument, cred
           // Sends mail, calls Meta: a write reaches beyond this service.
           openWorldHint: !readOnly,
         },
-        operation: { service, method: method.toUpperCase(), path, operationId: operation.operationId, pathParams, queryParams, hasBody: Boolean(bodySchema), idempotent },
+        operation: {
+          service,
+          method: method.toUpperCase(),
+          path,
+          operationId: operation.operationId,
+          pathParams,
+          queryParams,
+          hasBody: Boolean(bodySchema),
+          idempotent,
+        },
       });
     }
   }

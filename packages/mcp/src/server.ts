@@ -75,15 +75,41 @@ type Resource = { uri: string; name: string; description: string; service: Servi
 
 function resourcesFor(credential: Credential): Resource[] {
   const service = serviceOf(credential);
-  const list: Resource[] = [{ uri: `openapi://${service}`, name: `${service} OpenAPI document`, description: `Every operation of the ${service} API with its schemas, examples and errors.`, service, path: null }];
+  const list: Resource[] = [
+    {
+      uri: `openapi://${service}`,
+      name: `${service} OpenAPI document`,
+      description: `Every operation of the ${service} API with its schemas, examples and errors.`,
+      service,
+      path: null,
+    },
+  ];
   if (service === "mail")
     list.push(
-      { uri: "mail://blocks", name: "Block library", description: "The MJML blocks a template stack may use, with their parameters.", service, path: "/v1/blocks" },
+      {
+        uri: "mail://blocks",
+        name: "Block library",
+        description: "The MJML blocks a template stack may use, with their parameters.",
+        service,
+        path: "/v1/blocks",
+      },
       { uri: "mail://templates", name: "Templates", description: "This account's templates with their parameter contracts.", service, path: "/v1/templates" },
-      { uri: "mail://design-rules", name: "Design tokens", description: "Colours, fonts and spacing every template is rendered with.", service, path: "/v1/design-rules" },
+      {
+        uri: "mail://design-rules",
+        name: "Design tokens",
+        description: "Colours, fonts and spacing every template is rendered with.",
+        service,
+        path: "/v1/design-rules",
+      },
     );
   if (service === "ads")
-    list.push({ uri: "ads://templates", name: "Ad templates", description: "The ad templates this account may render, with their parameters.", service, path: "/v1/templates" });
+    list.push({
+      uri: "ads://templates",
+      name: "Ad templates",
+      description: "The ad templates this account may render, with their parameters.",
+      service,
+      path: "/v1/templates",
+    });
   return list;
 }
 

@@ -44,7 +44,9 @@ export const Message = z
 
 /** A message in a search: the `Message` without its history, plus when the provider accepted it. */
 export const MessageSummary = Message.omit({ events: true })
-  .extend({ accepted_at: z.string().nullable().openapi({ description: "ISO 8601; when Postmark accepted it, else null.", example: "2026-03-01T10:00:00.412Z" }) })
+  .extend({
+    accepted_at: z.string().nullable().openapi({ description: "ISO 8601; when Postmark accepted it, else null.", example: "2026-03-01T10:00:00.412Z" }),
+  })
   .openapi("MessageSummary");
 
 const time = (description: string) =>
