@@ -7,8 +7,8 @@ import type { Credential, ToolAnnotations } from "./operations.js";
  * tool of its own would call, with the same credential, so it can do nothing its credential cannot.
  */
 
-export type Context = { fetch: Fetch; baseUrl: string; token: string };
-export type ToolOutcome = { ok: true; text: string; data: Record<string, unknown> } | { ok: false; result: Extract<ApiResult, { ok: false }> };
+type Context = { fetch: Fetch; baseUrl: string; token: string };
+type ToolOutcome = { ok: true; text: string; data: Record<string, unknown> } | { ok: false; result: Extract<ApiResult, { ok: false }> };
 
 export type CompositeTool = {
   name: string;

@@ -13,7 +13,7 @@
  */
 
 export type Service = "mail" | "ads" | "admin";
-export type Role = "owner" | "admin" | "support";
+type Role = "owner" | "admin" | "support";
 
 /** Who is calling: a customer's key (its service and scope) or an operator (its role). */
 export type Credential = { kind: "key"; service: "mail" | "ads"; scope: "full" | "reporting" } | { kind: "operator"; role: Role };

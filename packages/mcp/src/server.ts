@@ -48,7 +48,7 @@ function serviceOf(credential: Credential): Service {
   return credential.kind === "operator" ? "admin" : credential.service;
 }
 
-export function defaultDocuments(fetch: Fetch, baseUrl: string): (service: Service) => Promise<OpenApiDocument> {
+function defaultDocuments(fetch: Fetch, baseUrl: string): (service: Service) => Promise<OpenApiDocument> {
   return async (service) => {
     const response = await fetch(new Request(`${baseUrl.replace(/\/+$/, "")}/${service}/v1/openapi.json`, { headers: { Accept: "application/json" } }));
     if (!response.ok) throw new Error(`GET /${service}/v1/openapi.json answered ${response.status}`);
