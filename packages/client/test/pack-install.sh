@@ -26,14 +26,18 @@ install_flags=(--prefer-offline --no-audit --no-fund --loglevel=error)
 ts_version=$(node -p "require('$repo/node_modules/typescript/package.json').version")
 types_node_version=$(node -p "require('$repo/node_modules/@types/node/package.json').version")
 
-echo "-- build and pack"
-(cd "$repo" && npm run --silent client:build >/dev/null)
-pack_json=$(cd "$repo/packages/client" && npm pack --json --pack-destination "$work" 2>/dev/null)
+echo "-- pack (prepack builds: dist/ is removed first, so an empty tarball cannot pass)"
+rm -rf "$repo/packages/client/dist"
+# npm pack prints the prepack build's lines before its JSON: the JSON is from the line that opens the array.
+pack_json=$(cd "$repo/packages/client" && npm pack --json --pack-destination "$work" 2>/dev/null | sed -n '/^\[/,$p')
 tarball="$work/$(node -pe "JSON.parse(process.argv[1])[0].filename" "$pack_json")"
 node -e '
   const [p] = JSON.parse(process.argv[1]);
   console.log(`package ${p.name}@${p.version}: ${p.entryCount} files, tarball ${(p.size / 1024).toFixed(0)} KB, unpacked ${(p.unpackedSize / 1024).toFixed(0)} KB`);
   if (p.unpackedSize > 1_000_000) { console.error("unpacked size over 1 MB"); process.exit(1); }
+  for (const file of ["dist/index.mjs", "dist/index.cjs", "dist/index.d.mts"]) {
+    if (!p.files.some((f) => f.path === file)) { console.error(`the tarball lacks ${file}: prepack did not build`); process.exit(1); }
+  }
   const deps = Object.keys(require(process.argv[2] + "/packages/client/package.json").dependencies);
   if (deps.join() !== "openapi-fetch") { console.error("run-time dependencies other than openapi-fetch: " + deps); process.exit(1); }
 ' "$pack_json" "$repo"
@@ -65,12 +69,20 @@ JSON
   local errors
   errors=$(grep -c '^bad.ts(' <<<"$bad" || true)
   echo "$1: portal flow type-checks; bad.ts fails with $errors errors"
-  if [ "$errors" -lt 4 ]; then echo "$bad" >&2; echo "$1: expected 4 errors in bad.ts" >&2; exit 1; fi
+  if [ "$errors" -lt 5 ]; then echo "$bad" >&2; echo "$1: expected 5 errors in bad.ts" >&2; exit 1; fi
 }
 project esm-nodenext module NodeNext NodeNext main-esm.ts
 project cjs-node16 commonjs Node16 Node16 main-cjs.ts
 project bundler module ESNext Bundler main-esm.ts
 node -e 'const c = require(process.argv[1]); if (typeof c.createMailClient !== "function") process.exit(1)' "$work/cjs-node16/node_modules/@mail-ads/client"
+
+echo "-- the guides' client examples (docs/**/*.md blocks marked <!-- client-example: name -->), type-checked"
+examples="$work/esm-nodenext/examples"
+node "$repo/packages/client/test/guide-examples.mjs" "$repo/docs" "$examples"
+cat >"$work/esm-nodenext/tsconfig.examples.json" <<JSON
+{ "extends": "./tsconfig.json", "compilerOptions": { "outDir": "out-examples", "rootDir": "examples" }, "files": [], "include": ["examples/*.ts"] }
+JSON
+(cd "$work/esm-nodenext" && npx tsc -p tsconfig.examples.json) || { echo "the guides' client examples do not type-check" >&2; exit 1; }
 
 echo "-- the flow against a fresh server (ESM and CommonJS builds)"
 port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
@@ -98,5 +110,9 @@ for build in esm-nodenext/out/main-esm.js cjs-node16/out/main-cjs.js; do
   for expected in "health ok" "sent accepted" "verified 1" "refused signature_mismatch" "ads 6" "error 404 not_found"; do
     grep -qF "$expected" <<<"$out" || { echo "$build: missing '$expected'" >&2; exit 1; }
   done
+done
+for example in "$work"/esm-nodenext/out-examples/*.js; do
+  out=$(cd "$work/esm-nodenext" && node "$example") || { echo "$out" >&2; echo "guide example $(basename "$example" .js) failed" >&2; exit 1; }
+  echo "guide example $(basename "$example" .js): $(tail -n 1 <<<"$out")"
 done
 echo "client package test: $((SECONDS - started)) s"
