@@ -27,6 +27,38 @@ const configSchema = z.object({
   ADMIN_TOKEN_BREAK_GLASS: flag.describe(
     "Emergency only: ADMIN_TOKEN keeps working (as owner) after owner accounts exist; every request made with it is audited as break_glass",
   ),
+  OIDC_ISSUER_URL: optionalUrl.describe(
+    "Single sign-on for the console (OpenID Connect): the identity provider's issuer URL (Google: https://accounts.google.com; Entra: https://login.microsoftonline.com/<tenant id>/v2.0; Okta: https://<org>.okta.com or its authorization server). Set = the sign-in page shows \"Sign in with <OIDC_PROVIDER_NAME>\"; needs OIDC_CLIENT_ID and OIDC_CLIENT_SECRET",
+  ),
+  OIDC_CLIENT_ID: z.string().min(1).optional().describe("Single sign-on: the client (application) id registered at the identity provider"),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional().describe("Single sign-on: the client secret registered at the identity provider (never logged or shown)"),
+  OIDC_PROVIDER_NAME: z.string().min(1).max(60).default("single sign-on").describe("Single sign-on: the provider's name on the sign-in button (\"Sign in with Okta\")"),
+  OIDC_SCOPES: z
+    .string()
+    .regex(/(^|\s)openid(\s|$)/, "must include openid")
+    .default("openid email profile")
+    .describe("Single sign-on: the scopes asked for, space-separated; add `groups` for Okta's groups claim"),
+  OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .optional()
+    .describe(
+      "Single sign-on: comma-separated e-mail domains admitted (`example.com,example.org`); a user of another domain is refused. Unset = any domain, so long as a group rule (OIDC_ROLE_MAPPING) admits the user",
+    ),
+  OIDC_GROUPS_CLAIM: z.string().min(1).default("groups").describe("Single sign-on: the ID token claim that lists the user's groups or roles (Entra: `groups` or `roles`; Okta: `groups`)"),
+  OIDC_ROLE_MAPPING: z
+    .string()
+    .regex(/^\s*[^=,]+=(owner|admin|support)\s*(,\s*[^=,]+=(owner|admin|support)\s*)*$/, "must be `group=role,group=role` with roles owner, admin or support")
+    .optional()
+    .describe(
+      "Single sign-on: group-to-role rules, `group=role` comma-separated (`ops-owners=owner,ops-team=admin,helpdesk=support`); a user in several groups gets the highest role. A user in none of them gets OIDC_DEFAULT_ROLE, or is refused without one",
+    ),
+  OIDC_DEFAULT_ROLE: z
+    .enum(["owner", "admin", "support"])
+    .optional()
+    .describe("Single sign-on: the role of an admitted user whom no group rule names (the allowed domains admit them); unset = such a user is refused"),
+  OIDC_REDIRECT_URI: optionalUrl.describe(
+    "Single sign-on: the redirect URI registered at the identity provider; default <PUBLIC_BASE_URL>/console/sso/callback",
+  ),
   ENCRYPTION_KEY: z
     .string()
     .regex(/^[A-Za-z0-9+/]{43}=$/, "must be 32 bytes, base64-encoded")
@@ -113,6 +145,15 @@ const configSchema = z.object({
     .optional()
     .describe("`console` prints every span to stdout (local debugging), `none` turns tracing off whatever else is set; unset = OTLP when an endpoint is set"),
   OTEL_SERVICE_NAME: z.string().max(100).optional().describe("Service name on every span; default mail-ads-middleware"),
+}).superRefine((config, issues) => {
+  // Single sign-on half set up would show a button that cannot work, or admit nobody: refused at start.
+  if (!config.OIDC_ISSUER_URL) return;
+  for (const name of ["OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET"] as const) {
+    if (!config[name]) issues.addIssue({ code: "custom", path: [name], message: "must be set when OIDC_ISSUER_URL is" });
+  }
+  if (!config.OIDC_ROLE_MAPPING && !config.OIDC_DEFAULT_ROLE) {
+    issues.addIssue({ code: "custom", path: ["OIDC_DEFAULT_ROLE"], message: "set it or OIDC_ROLE_MAPPING when OIDC_ISSUER_URL is: no rule would admit anyone" });
+  }
 });
 
 export type Config = z.infer<typeof configSchema>;
