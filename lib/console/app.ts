@@ -149,7 +149,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const outcome = byPassword ? await passwordSignIn(email, text("password")) : await tokenSignIn(text("token").trim());
     if ("error" in outcome) {
       const wait = await deps.authThrottle.failed(address);
-      await audit(c, "signInFailed", 401, { type: "anonymous", operatorId: null, tokenId: null }, { method: byPassword ? "password" : "token", ...(byPassword && email ? { email } : {}) });
+      await audit(
+        c,
+        "signInFailed",
+        401,
+        { type: "anonymous", operatorId: null, tokenId: null },
+        { method: byPassword ? "password" : "token", ...(byPassword && email ? { email } : {}) },
+      );
       if (wait > 0) return tooMany(c, wait);
       deps.logger.info("console sign-in refused", { address });
       return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email, sso: steps.ssoName }), 401);
@@ -159,7 +165,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       if (next instanceof Response) return next;
       if ("refused" in next) {
         await deps.authThrottle.failed(address);
-        await audit(c, "signInFailed", 403, { type: "anonymous", operatorId: null, tokenId: null }, { email, method: "password", reason: "password_sign_in_off" });
+        await audit(
+          c,
+          "signInFailed",
+          403,
+          { type: "anonymous", operatorId: null, tokenId: null },
+          { email, method: "password", reason: "password_sign_in_off" },
+        );
         return c.html(signInPage({ error: next.refused, field: "password", email, sso: steps.ssoName }), 403);
       }
       return startSession(c, outcome.actor, next.method, next.breakGlass);

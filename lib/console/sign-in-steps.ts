@@ -67,7 +67,13 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
     return id ? findAttempt(deps.db, deps.clock, id, kind) : null;
   };
   const setPending = (c: Context, attempt: SignInAttempt) =>
-    setCookie(c, PENDING_COOKIE, signed(attempt.id), { path: CONSOLE_PATH, httpOnly: true, sameSite: "Strict", secure: helpers.secure(c), expires: attempt.expiresAt });
+    setCookie(c, PENDING_COOKIE, signed(attempt.id), {
+      path: CONSOLE_PATH,
+      httpOnly: true,
+      sameSite: "Strict",
+      secure: helpers.secure(c),
+      expires: attempt.expiresAt,
+    });
   const clearPending = (c: Context) => deleteCookie(c, PENDING_COOKIE, { path: CONSOLE_PATH, secure: helpers.secure(c) });
   const actorOf = (operatorId: string, role: OperatorActor["role"]): OperatorActor => ({ type: "operator", role, operatorId, tokenId: null, sessionId: null });
   const formOf = async (c: Context) => {
@@ -151,7 +157,11 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
           .finish(query, { state: attempt.data.state ?? "", nonce: attempt.data.nonce ?? "", verifier: attempt.data.verifier ?? "" })
           .catch((error: unknown) => error as Error);
         if (claims instanceof Error) {
-          return refuse(`${sso.settings.providerName} did not confirm this sign-in. Try again.`, { reason: "provider_answer_refused" }, `${claims.name}: ${claims.message}`);
+          return refuse(
+            `${sso.settings.providerName} did not confirm this sign-in. Try again.`,
+            { reason: "provider_answer_refused" },
+            `${claims.name}: ${claims.message}`,
+          );
         }
         const admission = admit(claims, sso.settings);
         const email = admission.identity?.email;
@@ -250,7 +260,13 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
           if (answered) return answered;
           return c.redirect(`${CONSOLE_PATH}/sign-in/enrol?wrong`, 303);
         }
-        await helpers.audit(c, "enrolSecondFactor", 201, { type: "operator", operatorId: attempt.operatorId, tokenId: null }, { factor: confirmed.factor.id, kind: "totp" });
+        await helpers.audit(
+          c,
+          "enrolSecondFactor",
+          201,
+          { type: "operator", operatorId: attempt.operatorId, tokenId: null },
+          { factor: confirmed.factor.id, kind: "totp" },
+        );
         return finishPending(c, attempt, "password+totp", confirmed.recovery_codes);
       });
 
@@ -269,13 +285,24 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
         }
         const response = (await c.req.json().catch(() => null)) as RegistrationResponseJSON | null;
         const registered = response
-          ? await registerPasskey(deps.db, deps.clock, rp, { operatorId: attempt.operatorId, challenge: attempt.data.challenge, label: "Passkey", response }).catch(
-              () => null,
-            )
+          ? await registerPasskey(deps.db, deps.clock, rp, {
+              operatorId: attempt.operatorId,
+              challenge: attempt.data.challenge,
+              label: "Passkey",
+              response,
+            }).catch(() => null)
           : null;
         if (!registered) return c.json({ error: "The passkey could not be registered." }, 422);
-        await helpers.audit(c, "enrolSecondFactor", 201, { type: "operator", operatorId: attempt.operatorId, tokenId: null }, { factor: registered.factor.id, kind: "passkey" });
-        return finishPending(c, attempt, "password+passkey", null, () => c.json({ location: `${CONSOLE_PATH}/`, recovery_codes: registered.recovery_codes ?? [] }));
+        await helpers.audit(
+          c,
+          "enrolSecondFactor",
+          201,
+          { type: "operator", operatorId: attempt.operatorId, tokenId: null },
+          { factor: registered.factor.id, kind: "passkey" },
+        );
+        return finishPending(c, attempt, "password+passkey", null, () =>
+          c.json({ location: `${CONSOLE_PATH}/`, recovery_codes: registered.recovery_codes ?? [] }),
+        );
       });
     },
   };

@@ -42,7 +42,10 @@ function account(groups: string[], domain = "corp.example"): string {
 
 type Outcome = { status: number; text: string; session: string | null; email: string };
 
-async function ssoSignIn(accountId: string, options: { editAuthorization?: (url: URL) => void; beforeCallback?: () => Promise<void> } = {}): Promise<Outcome & { callback: string; ssoCookie: string }> {
+async function ssoSignIn(
+  accountId: string,
+  options: { editAuthorization?: (url: URL) => void; beforeCallback?: () => Promise<void> } = {},
+): Promise<Outcome & { callback: string; ssoCookie: string }> {
   const start = await h.root.request(`${BASE}/console/sso/start`, { redirect: "manual" });
   expect(start.status, await start.clone().text()).toBe(303);
   const ssoCookie = (start.headers.get("set-cookie") ?? "").split(";")[0] ?? "";

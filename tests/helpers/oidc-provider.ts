@@ -10,7 +10,7 @@ import Provider from "oidc-provider";
  * misconfigured provider would send): then only the relying party's claim checks stand between it and a
  * session. The interaction (login and consent) is finished at once for the account the test names in `login`.
  */
-export type TestAccount = { email: string; email_verified?: boolean; groups?: string[] };
+type TestAccount = { email: string; email_verified?: boolean; groups?: string[] };
 
 export type TestProvider = {
   issuer: string;
@@ -26,8 +26,7 @@ export type TestProvider = {
   close(): Promise<void>;
 };
 
-const listen = (server: Server) =>
-  new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 
 export async function startTestProvider(input: { redirectUri: string }): Promise<TestProvider> {
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
@@ -63,7 +62,9 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub);
-      return account ? { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: account.email_verified ?? true, groups: account.groups ?? [] }) } : undefined;
+      return account
+        ? { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: account.email_verified ?? true, groups: account.groups ?? [] }) }
+        : undefined;
     },
     loadExistingGrant: async (ctx) => {
       const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client?.clientId, accountId: ctx.oidc.session?.accountId });

@@ -170,7 +170,10 @@ export async function confirmTotp(
   const step = matchingStep(secrets.open(row.totpSecret), await emailOf(db, operatorId), code.trim(), clock.now());
   if (step === null || !(await takeStep(db, clock, factorId, step, true))) {
     throw new ValidationError("The code does not match.", [
-      { path: "code", message: "This code does not match the authenticator's secret now (or was used already); check the phone's clock and type the current code." },
+      {
+        path: "code",
+        message: "This code does not match the authenticator's secret now (or was used already); check the phone's clock and type the current code.",
+      },
     ]);
   }
   return finishEnrolment(db, operatorId, factorId);
@@ -249,7 +252,9 @@ export async function passkeyRegistrationOptions(db: Database, rp: RelyingParty,
     userName: email,
     userID: new TextEncoder().encode(operatorId),
     attestationType: "none",
-    excludeCredentials: (await passkeysOf(db, operatorId)).flatMap((row) => (row.credentialId ? [{ id: row.credentialId, transports: transportsOf(row) }] : [])),
+    excludeCredentials: (await passkeysOf(db, operatorId)).flatMap((row) =>
+      row.credentialId ? [{ id: row.credentialId, transports: transportsOf(row) }] : [],
+    ),
     authenticatorSelection: { residentKey: "preferred", userVerification: "preferred" },
   });
 }
@@ -314,7 +319,12 @@ export async function verifyPasskey(
     expectedChallenge: input.challenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
-    credential: { id: row.credentialId, publicKey: new Uint8Array(Buffer.from(row.publicKey, "base64url")), counter: row.signCount ?? 0, transports: transportsOf(row) },
+    credential: {
+      id: row.credentialId,
+      publicKey: new Uint8Array(Buffer.from(row.publicKey, "base64url")),
+      counter: row.signCount ?? 0,
+      transports: transportsOf(row),
+    },
     requireUserVerification: false,
   }).catch(() => null);
   if (!verification?.verified) return false;

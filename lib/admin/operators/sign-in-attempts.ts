@@ -12,8 +12,8 @@ import { signInAttempts, type signInAttemptKinds } from "../../db/schema";
 export type SignInAttemptKind = (typeof signInAttemptKinds)[number];
 export type SignInAttempt = { id: string; kind: SignInAttemptKind; operatorId: string | null; data: Record<string, string>; failures: number; expiresAt: Date };
 
-export const ATTEMPT_TTL_MS = 10 * 60 * 1000;
-export const MAX_FACTOR_FAILURES = 5;
+const ATTEMPT_TTL_MS = 10 * 60 * 1000;
+const MAX_FACTOR_FAILURES = 5;
 
 export async function startAttempt(
   db: Database,
@@ -31,7 +31,10 @@ export async function startAttempt(
 }
 
 export async function findAttempt(db: Database, clock: Clock, id: string, kind: SignInAttemptKind): Promise<SignInAttempt | null> {
-  const [row] = await db.select().from(signInAttempts).where(and(eq(signInAttempts.id, id), eq(signInAttempts.kind, kind)));
+  const [row] = await db
+    .select()
+    .from(signInAttempts)
+    .where(and(eq(signInAttempts.id, id), eq(signInAttempts.kind, kind)));
   return row && row.expiresAt > clock.now() ? row : null;
 }
 

@@ -46,7 +46,7 @@ export async function updateSignInPolicy(
       throw new ConflictError("Name the break-glass owner (break_glass_operator_id) who keeps password sign-in.", { reason: "break_glass_owner_required" });
     }
     const [owner] = await db.select().from(operators).where(eq(operators.id, next.break_glass_operator_id));
-    if (!owner || owner.role !== "owner" || owner.disabledAt || !owner.passwordHash) {
+    if (owner?.role !== "owner" || owner.disabledAt || !owner.passwordHash) {
       throw new ConflictError("The break-glass operator must be an enabled owner with a password.", { reason: "break_glass_owner_invalid" });
     }
   }

@@ -53,7 +53,7 @@ export function ssoSettingsOf(config: Config, publicBaseUrl: string): SsoSetting
 }
 
 /** What a sign-in keeps between the redirect to the provider and its answer (server-side, never in the browser). */
-export type SsoChecks = { state: string; nonce: string; verifier: string };
+type SsoChecks = { state: string; nonce: string; verifier: string };
 
 export type SsoClient = {
   settings: SsoSettings;
@@ -130,7 +130,7 @@ export function admit(claims: Record<string, unknown>, settings: SsoSettings): A
   const raw = claims[settings.groupsClaim];
   const groups = (Array.isArray(raw) ? raw : typeof raw === "string" ? [raw] : []).filter((g): g is string => typeof g === "string");
   const identity = email ? { issuer: text("iss"), subject: text("sub"), email, groups } : null;
-  if (!identity || !identity.subject) return { admitted: false, identity, reason: "The identity provider sent no e-mail address for this user." };
+  if (!identity?.subject) return { admitted: false, identity, reason: "The identity provider sent no e-mail address for this user." };
   if (claims.email_verified === false) return { admitted: false, identity, reason: "The identity provider has not verified this user's e-mail address." };
   const domain = email.slice(email.lastIndexOf("@") + 1);
   if (settings.allowedDomains.length > 0 && !settings.allowedDomains.includes(domain)) {

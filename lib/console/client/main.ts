@@ -103,13 +103,14 @@ window.addEventListener("beforeunload", (event) => {
 const signInStep = document.querySelector<HTMLElement>("[data-sign-in-step]");
 let shownHash = location.hash;
 if (signInStep) runSignInStep(signInStep);
-else window.addEventListener("hashchange", () => {
-  if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
-    history.replaceState(null, "", shownHash || "#/customers");
-    return;
-  }
-  forgetUnsavedChanges();
-  shownHash = location.hash;
-  void route();
-});
+else
+  window.addEventListener("hashchange", () => {
+    if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
+      history.replaceState(null, "", shownHash || "#/customers");
+      return;
+    }
+    forgetUnsavedChanges();
+    shownHash = location.hash;
+    void route();
+  });
 if (!signInStep) void route();
