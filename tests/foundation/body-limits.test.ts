@@ -254,7 +254,7 @@ describe("a web Request (the Vercel functions' way in): every route refuses a st
     expect(pulled()).toBeLessThanOrEqual(CHUNK.length);
     const get = await h.root.fetch(new Request("http://localhost/ads/v1/adsets", { headers: { "content-length": "10" } }));
     expect(get.status).toBe(413);
-    expect(((await get.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({ code: "payload_too_large", details: null });
+    expect(((await get.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({ code: "payload_too_large", details: [] });
   });
 
   test("the internal endpoints and the console, each at its own limit", async () => {
