@@ -49,9 +49,14 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
 
 /** The dotted path of the first string or key holding a NUL character or a lone surrogate, and which; null when clean. Depth is bounded by the caller. */
 export function findFlaw(value: unknown): { path: string; flaw: Flaw } | null {
-  let flaw: Flaw | null = null;
-  const path = pathWhere(value, (text) => (flaw = flawOf(text)) !== null);
-  return path === null || flaw === null ? null : { path: printable(path) || "body", flaw };
+  const found: { flaw: Flaw | null } = { flaw: null };
+  const path = pathWhere(value, (text) => {
+    found.flaw = flawOf(text);
+    return found.flaw !== null;
+  });
+  const { flaw } = found;
+  if (path === null) return null;
+  return flaw === null ? null : { path: printable(path) || "body", flaw };
 }
 
 /**

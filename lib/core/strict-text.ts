@@ -18,7 +18,7 @@ import { ApiError, BadRequestError, echoedPath } from "./errors";
  */
 
 /** The longest path segment any operation takes (a UUID is 36; a target key, a name, an e-mail address at most 254). */
-export const MAX_PATH_SEGMENT_CHARS = 256;
+const MAX_PATH_SEGMENT_CHARS = 256;
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 const lenientUtf8 = new TextDecoder("utf-8");
@@ -130,9 +130,10 @@ function fieldAt(bytes: Uint8Array, invalid: InvalidUtf8): string | null {
 export function invalidBodyError(bytes: Uint8Array, invalid: InvalidUtf8): ApiError {
   const field = fieldAt(bytes, invalid);
   const where = field === null ? "the body" : field === "" ? "the body's string" : `field "${echoedPath(field)}"`;
-  return new BadRequestError(`The request body is not valid UTF-8: bytes ${invalid.bytes} at offset ${invalid.offset} (in ${where}) are no character. Send JSON as UTF-8.`, [
-    { path: field || "body", message: `Not valid UTF-8 (bytes ${invalid.bytes} at byte offset ${invalid.offset}).` },
-  ]);
+  return new BadRequestError(
+    `The request body is not valid UTF-8: bytes ${invalid.bytes} at offset ${invalid.offset} (in ${where}) are no character. Send JSON as UTF-8.`,
+    [{ path: field || "body", message: `Not valid UTF-8 (bytes ${invalid.bytes} at byte offset ${invalid.offset}).` }],
+  );
 }
 
 /** Percent-decoded text, or null when the `%` escapes are malformed or decode to bytes that are not UTF-8. */
@@ -185,7 +186,7 @@ function rawTarget(c: Context): string | undefined {
 }
 
 /** The first problem of the request target and the headers read, as the error to answer; null when all is text. */
-export function unreadableRequest(c: Context): ApiError | null {
+function unreadableRequest(c: Context): ApiError | null {
   const target = rawTarget(c);
   if (target !== undefined && !ASCII_TARGET.test(target)) {
     return new BadRequestError("The request target must be ASCII: percent-encode other characters as UTF-8.", [
@@ -212,7 +213,9 @@ export function unreadableRequest(c: Context): ApiError | null {
   if (queryAt !== -1) {
     const name = undecodableParameter(url.slice(queryAt + 1));
     if (name !== null) {
-      return new BadRequestError(`The query parameter "${name}" is not valid percent-encoded UTF-8.`, [{ path: name, message: "Does not decode to UTF-8 text." }]);
+      return new BadRequestError(`The query parameter "${name}" is not valid percent-encoded UTF-8.`, [
+        { path: name, message: "Does not decode to UTF-8 text." },
+      ]);
     }
   }
   for (const name of READ_HEADERS) {

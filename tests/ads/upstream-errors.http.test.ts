@@ -93,13 +93,31 @@ const codeRows: CodeRow[] = [
   ...[4, 17, 32, 341, 80000, 80003, 80004].map(
     (code): CodeRow => ({ name: `${code} throttled`, fault: { code, estimatedTimeToRegainAccess: 5 }, status: 429, code: "rate_limited", retryAfter: true }),
   ),
-  { name: "613/1487742 ad-account calls", fault: { code: 613, subcode: 1487742, estimatedTimeToRegainAccess: 5 }, status: 429, code: "rate_limited", retryAfter: true },
-  { name: "17/2446079 user request limit", fault: { code: 17, subcode: 2446079, estimatedTimeToRegainAccess: 5 }, status: 429, code: "rate_limited", retryAfter: true },
+  {
+    name: "613/1487742 ad-account calls",
+    fault: { code: 613, subcode: 1487742, estimatedTimeToRegainAccess: 5 },
+    status: 429,
+    code: "rate_limited",
+    retryAfter: true,
+  },
+  {
+    name: "17/2446079 user request limit",
+    fault: { code: 17, subcode: 2446079, estimatedTimeToRegainAccess: 5 },
+    status: 429,
+    code: "rate_limited",
+    retryAfter: true,
+  },
   ...[10, 200, 294, 299].map(
     (code): CodeRow => ({ name: `${code} permission`, fault: { code, message: `(#${code}) Permissions error` }, status: 500, code: "internal_error" }),
   ),
   ...[458, 459, 460, 463, 464, 467].map(
-    (subcode): CodeRow => ({ name: `190/${subcode} token refused`, expireSubcode: subcode, status: 422, code: "validation_error", details: { missing: ["access_token"] } }),
+    (subcode): CodeRow => ({
+      name: `190/${subcode} token refused`,
+      expireSubcode: subcode,
+      status: 422,
+      code: "validation_error",
+      details: { missing: ["access_token"] },
+    }),
   ),
   {
     name: "100 invalid parameter, written for the user",
@@ -117,7 +135,12 @@ const codeRows: CodeRow[] = [
   },
   {
     name: "368 policy block",
-    fault: { code: 368, message: "(#368) The action attempted has been deemed abusive or is otherwise disallowed", userTitle: "Blocked", userMessage: "This ad account is blocked from this action." },
+    fault: {
+      code: 368,
+      message: "(#368) The action attempted has been deemed abusive or is otherwise disallowed",
+      userTitle: "Blocked",
+      userMessage: "This ad account is blocked from this action.",
+    },
     status: 422,
     code: "validation_error",
     details: [{ field: "request", issue: "This ad account is blocked from this action." }],
@@ -129,7 +152,12 @@ const codeRows: CodeRow[] = [
     code: "validation_error",
     details: [{ field: "request", issue: "This was already posted." }],
   },
-  { name: "100 parameter check not written for users (our request)", fault: { code: 100, message: "(#100) Param name must be a valid string" }, status: 500, code: "internal_error" },
+  {
+    name: "100 parameter check not written for users (our request)",
+    fault: { code: 100, message: "(#100) Param name must be a valid string" },
+    status: 500,
+    code: "internal_error",
+  },
 ];
 
 test.each(codeRows)("Graph error $name answers $status $code", async (row) => {

@@ -142,7 +142,12 @@ const pathId = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).map(encodeURIComponent),
 );
 
-type Call = { path: string; query: [string, string][]; body: { json: unknown } | { raw: string | Uint8Array<ArrayBuffer> } | null; auth: "own" | "other" | "none" };
+type Call = {
+  path: string;
+  query: [string, string][];
+  body: { json: unknown } | { raw: string | Uint8Array<ArrayBuffer> } | null;
+  auth: "own" | "other" | "none";
+};
 
 /**
  * Byte sequences that are not UTF-8: a UTF-16 surrogate encoded as UTF-8, a byte no UTF-8 has, overlong
@@ -424,7 +429,10 @@ function marked(value: unknown, position: TextPosition, marker: string, depth = 
   return Object.fromEntries(
     Object.entries(record).map(([name, item]) => {
       if (name !== head) return [name, item];
-      return [rest.length === 0 && position.key ? `${name}${marker}` : name, rest.length === 0 && position.key ? item : marked(item, position, marker, depth + 1)];
+      return [
+        rest.length === 0 && position.key ? `${name}${marker}` : name,
+        rest.length === 0 && position.key ? item : marked(item, position, marker, depth + 1),
+      ];
     }),
   );
 }
@@ -468,7 +476,9 @@ describe("text that is not UTF-8 is refused, never silently changed", () => {
             const described = `${method.toUpperCase()} ${url.slice(0, 200)} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
             expect(r.status, described).toBe(segment.length > 256 ? 404 : 400);
             expect(r.json.error.code, described).toBe(segment.length > 256 ? "not_found" : "bad_request");
-            expect(r.json.error.details, described).toEqual(segment.length > 256 ? [] : [expect.objectContaining(service === "ads" ? { field: "path" } : { path: "path" })]);
+            expect(r.json.error.details, described).toEqual(
+              segment.length > 256 ? [] : [expect.objectContaining(service === "ads" ? { field: "path" } : { path: "path" })],
+            );
             expect(r.headers.get("x-content-type-options"), described).toBe("nosniff");
           }
         }
@@ -493,7 +503,8 @@ describe("text that is not UTF-8 is refused, never silently changed", () => {
       const example = exampleBody(schema, doc);
       const positions = textPositions(example);
       // A body without strings or keys (a bare number) carries the bytes in a key of its own.
-      const bodies = positions.length > 0 ? positions.map((position) => ({ value: example, position })) : [{ value: { note: 1 }, position: { path: ["note"], key: true } }];
+      const bodies =
+        positions.length > 0 ? positions.map((position) => ({ value: example, position })) : [{ value: { note: 1 }, position: { path: ["note"], key: true } }];
       for (const { value, position } of bodies) {
         const [before, after] = (JSON.stringify(marked(value, position, MARKER)) ?? "").split(JSON.stringify(MARKER).slice(1, -1));
         expect(after, `${url}: marker placed once`).toBeDefined();

@@ -56,11 +56,14 @@ export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" 
       const parsed: unknown = JSON.parse(raw);
       const flaw = findFlaw(parsed);
       if (replaced || flaw) {
-        deps.logger.warn("postmark webhook: text no column can hold was replaced (U+FFFD for bytes that are not UTF-8 and lone surrogates, NUL dropped); event accepted", {
-          customer_id: customer,
-          ...(replaced ? { invalid_utf8_offset: replaced.offset, invalid_utf8_bytes: replaced.bytes } : {}),
-          ...(flaw ? { field: flaw.path, flaw: flaw.flaw } : {}),
-        });
+        deps.logger.warn(
+          "postmark webhook: text no column can hold was replaced (U+FFFD for bytes that are not UTF-8 and lone surrogates, NUL dropped); event accepted",
+          {
+            customer_id: customer,
+            ...(replaced ? { invalid_utf8_offset: replaced.offset, invalid_utf8_bytes: replaced.bytes } : {}),
+            ...(flaw ? { field: flaw.path, flaw: flaw.flaw } : {}),
+          },
+        );
       }
       body = sanitisedJson(parsed);
     } catch {
