@@ -6,9 +6,9 @@ import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
 import { searchMessages } from "../../../../mail/messages/search";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailMessageSummary, MessageSearchQuery, tags } from "./schema";
+import { MailMessageSummary, MessageSearchQuery, tags } from "../../../mail/messages/schema";
 
 export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
