@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
+import { accountRoutes } from "./account";
 import { readBodyText } from "./body";
 import { POSTMARK_ERRORS, SimulatorControlError } from "./errors";
 import type { PostmarkError } from "./postmark-shapes";
@@ -249,6 +250,8 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     simulator.setWebhook(target);
     return c.json({ webhook: target ? { url: target.url } : null });
   });
+
+  app.route("/", accountRoutes(simulator.account));
 
   app.notFound((c) => c.json({ Message: `No endpoint ${c.req.method} ${c.req.path} in the Postmark simulator.` }, 404));
   app.onError((error, c) => {
