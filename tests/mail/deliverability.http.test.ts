@@ -23,7 +23,9 @@ async function readiness(customerId: string): Promise<{ ready: boolean; items: I
 const status = (items: Item[], name: string) => items.find((i) => i.item === name)?.status;
 
 async function sim(c: { simulator: { fetch: (r: Request) => Promise<Response> } }, path: string, body: unknown) {
-  const r = await c.simulator.fetch(new Request(`http://sim${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+  const r = await c.simulator.fetch(
+    new Request(`http://sim${path}`, { method: "PUT", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  );
   expect(r.status).toBe(200);
   return r.json();
 }
@@ -43,7 +45,9 @@ describe("senders as Postmark confirms them", () => {
     const domain = provider.json.data.default_newsletter_from.email.split("@")[1];
     await sim(c, "/__sim/account/domains", { name: domain, dkim_published: false, return_path_published: false });
 
-    const patched = await h.admin<{ data: Record<string, unknown> }>("PATCH", `/v1/customers/${c.id}/mail/provider`, { account_token: SIMULATOR_ACCOUNT_TOKEN });
+    const patched = await h.admin<{ data: Record<string, unknown> }>("PATCH", `/v1/customers/${c.id}/mail/provider`, {
+      account_token: SIMULATOR_ACCOUNT_TOKEN,
+    });
     expect(patched.status, describeResponse(patched)).toBe(200);
     expect(patched.json.data.account_token_set).toBe(true);
     expect(JSON.stringify(patched.json)).not.toContain(SIMULATOR_ACCOUNT_TOKEN);
@@ -56,10 +60,9 @@ describe("senders as Postmark confirms them", () => {
     expect(status(before.items, "return_path")).toBe("warning");
     expect(status(before.items, "postmark_check")).toBe("green");
 
-    const senders = await h.admin<{ data: { domains: { domain: string; dkim_verified: boolean; dns_records: { purpose: string; host: string; type: string }[] }[] } }>(
-      "GET",
-      `/v1/customers/${c.id}/mail/senders`,
-    );
+    const senders = await h.admin<{
+      data: { domains: { domain: string; dkim_verified: boolean; dns_records: { purpose: string; host: string; type: string }[] }[] };
+    }>("GET", `/v1/customers/${c.id}/mail/senders`);
     const entry = senders.json.data.domains.find((d) => d.domain === domain);
     expect(entry?.dkim_verified).toBe(false);
     expect(entry?.dns_records.map((r) => [r.purpose, r.type])).toEqual([
@@ -107,7 +110,9 @@ describe("the reputation guard", () => {
     expect(guardVerdict({ outcomes: 3000, hardBounces: 150, complaints: 3 }, t)).toBeNull();
   });
 
-  test("a 2,000-recipient job with 20 % hard-bouncing addresses pauses after its first batch, sends nothing more, resumes on an operator's word", { timeout: 240_000 }, async () => {
+  test("a 2,000-recipient job with 20 % hard-bouncing addresses pauses after its first batch, sends nothing more, resumes on an operator's word", {
+    timeout: 240_000,
+  }, async () => {
     const c = await readyMailCustomer(h, "Bad list");
     const templateId = await createNewsletter(h, c.mailFull);
     const job = await createJob(h, c.mailFull, { template_id: templateId });
@@ -135,7 +140,10 @@ describe("the reputation guard", () => {
       // The customer cannot resume it; an operator can.
       const byCustomer = await h.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
       expect(byCustomer.status, describeResponse(byCustomer)).toBe(409);
-      const reputation = await h.admin<{ data: { paused_jobs: number; newsletter: { hard_bounce_rate: number } } }>("GET", `/v1/customers/${c.id}/mail/reputation`);
+      const reputation = await h.admin<{ data: { paused_jobs: number; newsletter: { hard_bounce_rate: number } } }>(
+        "GET",
+        `/v1/customers/${c.id}/mail/reputation`,
+      );
       expect(reputation.json.data.paused_jobs).toBe(1);
       expect(reputation.json.data.newsletter.hard_bounce_rate).toBeGreaterThan(0.05);
 
@@ -167,10 +175,7 @@ describe("the reputation guard", () => {
     if (!latest) throw new Error("no message at the simulator");
     const headers = c.simulator.message(latest.MessageID).Headers;
     expect(headers).toEqual(
-      expect.arrayContaining([
-        { Name: "List-Unsubscribe-Post", Value: "List-Unsubscribe=One-Click" },
-        expect.objectContaining({ Name: "List-Unsubscribe" }),
-      ]),
+      expect.arrayContaining([{ Name: "List-Unsubscribe-Post", Value: "List-Unsubscribe=One-Click" }, expect.objectContaining({ Name: "List-Unsubscribe" })]),
     );
   });
 });

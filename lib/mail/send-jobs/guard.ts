@@ -61,10 +61,7 @@ export function guardDelta(before: MessageOutcomeState, after: MessageOutcomeSta
 }
 
 export async function guardThresholds(tx: Tx, customerId: string): Promise<ReputationGuardRecord> {
-  const [row] = await tx
-    .select({ guard: mailProviderConfigs.reputationGuard })
-    .from(mailProviderConfigs)
-    .where(eq(mailProviderConfigs.customerId, customerId));
+  const [row] = await tx.select({ guard: mailProviderConfigs.reputationGuard }).from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
   return row?.guard ?? DEFAULT_REPUTATION_GUARD;
 }
 
@@ -89,7 +86,7 @@ export async function countTowardsGuard(tx: Tx, now: Date, jobId: string, delta:
       hardBounces: mailSendJobs.guardHardBounces,
       complaints: mailSendJobs.guardComplaints,
     });
-  if (!job || job.status !== "running") return [];
+  if (job?.status !== "running") return [];
   const thresholds = await guardThresholds(tx, job.customerId);
   const verdict = guardVerdict(job, thresholds);
   if (!verdict) return [];

@@ -59,7 +59,9 @@ export async function reputationFigures(db: Database, customerId: string, now: D
     db
       .select({ count: sql<number>`count(*)`.mapWith(Number) })
       .from(mailSendJobs)
-      .where(and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.status, "paused"), inArray(mailSendJobs.pauseReason, ["bounce_rate", "complaint_rate"]))),
+      .where(
+        and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.status, "paused"), inArray(mailSendJobs.pauseReason, ["bounce_rate", "complaint_rate"])),
+      ),
   ]);
   const figures = (kind: "newsletter" | "transactional"): KindFigures => {
     const row = rows.find((r) => r.kind === kind);
@@ -87,13 +89,22 @@ export async function reputationFigures(db: Database, customerId: string, now: D
 }
 
 /** Sets the customer's thresholds (within GUARD_BOUNDS; the schema checks too) or, with `null`, back to the defaults. */
-export async function setGuardThresholds(db: Database, customerId: string, input: Partial<ReputationGuardRecord> | null, now: Date): Promise<ReputationGuardRecord> {
-  const [config] = await db.select({ guard: mailProviderConfigs.reputationGuard }).from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
+export async function setGuardThresholds(
+  db: Database,
+  customerId: string,
+  input: Partial<ReputationGuardRecord> | null,
+  now: Date,
+): Promise<ReputationGuardRecord> {
+  const [config] = await db
+    .select({ guard: mailProviderConfigs.reputationGuard })
+    .from(mailProviderConfigs)
+    .where(eq(mailProviderConfigs.customerId, customerId));
   const next = input === null ? null : { ...(config?.guard ?? DEFAULT_REPUTATION_GUARD), ...input };
   if (next) {
     for (const key of Object.keys(GUARD_BOUNDS) as (keyof typeof GUARD_BOUNDS)[]) {
       const { min, max } = GUARD_BOUNDS[key];
-      if (next[key] < min || next[key] > max) throw new ValidationError("Threshold out of bounds.", [{ path: key, message: `Must be between ${min} and ${max}.` }]);
+      if (next[key] < min || next[key] > max)
+        throw new ValidationError("Threshold out of bounds.", [{ path: key, message: `Must be between ${min} and ${max}.` }]);
     }
   }
   await db

@@ -100,7 +100,8 @@ const MailReadinessItem = z
   .object({
     item: z.enum(readinessItems).openapi({ description: "The checked item.", example: "server_token" }),
     status: z.enum(["green", "warning", "red"]).openapi({
-      description: "`green`: in place; `warning`: sending works but deliverability is at risk (what to do in `message`); `red`: missing or invalid, sends are refused.",
+      description:
+        "`green`: in place; `warning`: sending works but deliverability is at risk (what to do in `message`); `red`: missing or invalid, sends are refused.",
       example: "green",
     }),
     message: z.string().openapi({ description: "`ok`, or what to do.", example: "ok" }),

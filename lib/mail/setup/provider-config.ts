@@ -143,7 +143,9 @@ function readinessOf({ row, frame, checks }: ReadinessRows, reputation: Reputati
   const confirmed = (email: string) => (checked ? confirmedAtPostmark(checks.rows, email) : senderIsVerified(email, lists));
   const newsletterFrom = config.default_newsletter_from;
   const listed = [...config.verified_senders, ...config.verified_domains];
-  const unconfirmed = checked ? checks.rows.filter((r) => !r.confirmed && (r.kind === "domain" ? lists.verifiedDomains : lists.verifiedSenders).includes(r.name)) : [];
+  const unconfirmed = checked
+    ? checks.rows.filter((r) => !r.confirmed && (r.kind === "domain" ? lists.verifiedDomains : lists.verifiedSenders).includes(r.name))
+    : [];
   const newsletterDomain = newsletterFrom ? newsletterFrom.email.slice(newsletterFrom.email.lastIndexOf("@") + 1).toLowerCase() : null;
   const domainRow = checks.rows.find((r) => r.kind === "domain" && r.name === newsletterDomain);
   const publish = (purpose: string) =>

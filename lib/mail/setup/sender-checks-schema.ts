@@ -45,7 +45,8 @@ const DomainCheck = z
 export const SenderChecks = z
   .object({
     account_token_set: z.boolean().openapi({
-      description: "Whether a Postmark account token is stored for this customer. Without one nothing is checked and readiness warns `not checked with Postmark`.",
+      description:
+        "Whether a Postmark account token is stored for this customer. Without one nothing is checked and readiness warns `not checked with Postmark`.",
       example: true,
     }),
     checked_at: z

@@ -453,7 +453,11 @@ export class PostmarkSimulator {
     };
     const outcomes = recipients.map((recipient) => classifyTestAddress(recipient, validated.bounceTypeHeader));
     if (outcomes.some((outcome) => outcome !== null)) message.testOutcomes = outcomes;
-    this.store.record(message, { HtmlBody: validated.htmlBody, TextBody: validated.textBody, Headers: deliveredHeaders(stream, validated.headers, message.id) });
+    this.store.record(message, {
+      HtmlBody: validated.htmlBody,
+      TextBody: validated.textBody,
+      Headers: deliveredHeaders(stream, validated.headers, message.id),
+    });
     return message;
   }
 

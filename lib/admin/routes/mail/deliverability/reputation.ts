@@ -39,7 +39,10 @@ export function registerReputationRoutes(router: AdminRouter, deps: AdminDeps): 
       description:
         "Sets any of `bounce_rate`, `complaint_rate` and `min_sample` within their bounds (422 outside them), or `reset: true` for the defaults. Applies to the next event of every running job of the customer. Audited.",
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateReputationGuard) } },
-      responses: { 200: { description: "The figures with the new thresholds.", content: json(envelope(Reputation)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      responses: {
+        200: { description: "The figures with the new thresholds.", content: json(envelope(Reputation)) },
+        ...errorResponses("admin", [400, 401, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

@@ -22,7 +22,9 @@ const KindFigures = z.object({
 
 export const Reputation = z
   .object({
-    since: z.string().openapi({ description: "Start of the 30-day window (ISO 8601); messages accepted since then, live mode only.", example: "2026-02-08T09:00:00.000Z" }),
+    since: z
+      .string()
+      .openapi({ description: "Start of the 30-day window (ISO 8601); messages accepted since then, live mode only.", example: "2026-02-08T09:00:00.000Z" }),
     newsletter: KindFigures.extend({
       unsubscribes: z.number().int().openapi({ description: "Recipients who used the unsubscribe link in the window.", example: 25 }),
     }).openapi({ description: "Newsletters (send jobs): what the reputation guard judges." }),
@@ -39,7 +41,12 @@ export const Reputation = z
 
 const bounded = (key: keyof typeof GUARD_BOUNDS, description: string, example: number) => {
   const { min, max } = GUARD_BOUNDS[key];
-  return z.number().min(min).max(max).optional().openapi({ description: `${description} Between ${min} and ${max}.`, example });
+  return z
+    .number()
+    .min(min)
+    .max(max)
+    .optional()
+    .openapi({ description: `${description} Between ${min} and ${max}.`, example });
 };
 
 export const UpdateReputationGuard = z

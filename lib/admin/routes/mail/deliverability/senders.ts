@@ -38,7 +38,7 @@ export function registerSenderCheckRoutes(router: AdminRouter, deps: AdminDeps):
         tags,
         summary: "Check a customer's senders with Postmark again",
         description:
-          "\"Check again\": asks Postmark to look up each domain's DKIM and Return-Path records once more (Account API `PUT /domains/{id}/verifyDKIM` and `/verifyReturnPath`), then reads the sender signatures and domains and stores the result. Readiness follows at once. When Postmark cannot be reached the answer is still 200, with `error` set and the previous result kept. Without an account token nothing is asked.",
+          '"Check again": asks Postmark to look up each domain\'s DKIM and Return-Path records once more (Account API `PUT /domains/{id}/verifyDKIM` and `/verifyReturnPath`), then reads the sender signatures and domains and stores the result. Readiness follows at once. When Postmark cannot be reached the answer is still 200, with `error` set and the previous result kept. Without an account token nothing is asked.',
         request: { params: CustomerIdParam },
         responses: { 200: { description: "The check's result.", content: json(envelope(SenderChecks)) }, ...errorResponses("admin", [401, 404, 422]) },
       },

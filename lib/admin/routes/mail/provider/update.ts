@@ -34,7 +34,8 @@ export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: Co
       const sendersChanged = ["account_token", "verified_senders", "verified_domains", "default_newsletter_from", "default_transactional_from"].some(
         (key) => key in input,
       );
-      if (sendersChanged && config.account_token_set) await checkSenders({ ...deps, postmarkAccount: deps.mail.postmarkAccount }, customer.id, { verify: false });
+      if (sendersChanged && config.account_token_set)
+        await checkSenders({ ...deps, postmarkAccount: deps.mail.postmarkAccount }, customer.id, { verify: false });
       return c.json({ data: config, request_id: c.get("requestId") }, 200);
     },
   );
