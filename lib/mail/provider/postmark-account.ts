@@ -8,9 +8,9 @@ import { loadPostmark } from "./postmark";
  * opened from its sealed form only for the call.
  */
 /** The account's sender signatures, and the details of the domains asked for that the account has. */
-export type AccountSnapshot = { domains: Models.DomainDetails[]; signatures: Models.Signature[] };
+type AccountSnapshot = { domains: Models.DomainDetails[]; signatures: Models.Signature[] };
 
-export type AccountOutcome = { kind: "answered"; snapshot: AccountSnapshot } | { kind: "unavailable"; message: string };
+type AccountOutcome = { kind: "answered"; snapshot: AccountSnapshot } | { kind: "unavailable"; message: string };
 
 export type PostmarkAccount = {
   /** Every sender signature of the account, and the DNS details of those of `domains` the account has. */

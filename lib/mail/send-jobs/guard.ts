@@ -60,7 +60,7 @@ export function guardDelta(before: MessageOutcomeState, after: MessageOutcomeSta
   };
 }
 
-export async function guardThresholds(tx: Tx, customerId: string): Promise<ReputationGuardRecord> {
+async function guardThresholds(tx: Tx, customerId: string): Promise<ReputationGuardRecord> {
   const [row] = await tx.select({ guard: mailProviderConfigs.reputationGuard }).from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId));
   return row?.guard ?? DEFAULT_REPUTATION_GUARD;
 }

@@ -28,7 +28,7 @@ type RunRow = typeof mailSenderCheckRuns.$inferSelect;
 const domainOf = (email: string) => email.slice(email.lastIndexOf("@") + 1).toLowerCase();
 
 /** The addresses and domains a customer's configuration names, lower-case, without repeats. */
-export function checkedNames(config: Pick<ConfigRow, "verifiedSenders" | "verifiedDomains" | "defaultNewsletterFrom" | "defaultTransactionalFrom">): {
+function checkedNames(config: Pick<ConfigRow, "verifiedSenders" | "verifiedDomains" | "defaultNewsletterFrom" | "defaultTransactionalFrom">): {
   senders: string[];
   domains: string[];
 } {
