@@ -117,6 +117,7 @@ test("readiness turns from red to green item by item", async () => {
   const final = await h.admin<Admin["getCustomerMailProvider"]>("GET", `/v1/customers/${c.id}/mail/provider`);
   expect(final.json.data, describeResponse(final)).toEqual({
     server_token_set: true,
+    account_token_set: false,
     transactional_stream: "outbound",
     broadcast_stream: "broadcast",
     verified_senders: ["billing@other.example"],
