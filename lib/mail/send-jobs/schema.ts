@@ -67,7 +67,7 @@ export const SendJob = z
     id: z.uuid().openapi({ description: "Send job id.", example: jobExample }),
     status: z.enum(sendJobStatuses).openapi({
       description:
-        "`draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).",
+        "`draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. `running` → `paused` also when the reputation guard trips (`pause_reason` `bounce_rate` / `complaint_rate`); only an operator resumes those. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).",
       example: "running",
     }),
     mode: z
@@ -95,10 +95,11 @@ export const SendJob = z
       })
       .nullable()
       .openapi({ description: "Batch progress; null while the job is a draft." }),
-    pause_reason: z
-      .enum(sendJobPauseReasons)
-      .nullable()
-      .openapi({ description: "Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.", example: null }),
+    pause_reason: z.enum(sendJobPauseReasons).nullable().openapi({
+      description:
+        "Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready` (start resumes once fixed), or the reputation guard's `bounce_rate` / `complaint_rate`: the job's hard-bounce or spam-complaint rate passed the threshold after the minimum sample (`job.paused` webhook). A job the guard paused is resumed only by an operator of the service; start answers 409 `paused_by_reputation_guard`, cancel works.",
+      example: null,
+    }),
     error: z.string().nullable().openapi({ description: "Why a `failed` job failed.", example: null }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
     started_at: timestamp("When it started running (ISO 8601), or null.", "2026-03-01T10:05:00.000Z"),

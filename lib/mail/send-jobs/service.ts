@@ -196,6 +196,13 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
   const customerId = principal.customerId;
   const job = await getSendJobRow(db, customerId, id);
   if (job.status !== "draft" && job.status !== "paused") throw notStartable(job);
+  if (job.pauseReason === "bounce_rate" || job.pauseReason === "complaint_rate") {
+    // The reputation guard protects the account every customer sends through: only an operator resumes.
+    throw new ConflictError(
+      `The job was paused because its ${job.pauseReason === "bounce_rate" ? "hard-bounce" : "spam-complaint"} rate passed the threshold; an operator of the service must review and resume it (or cancel it).`,
+      { reason: "paused_by_reputation_guard", pause_reason: job.pauseReason },
+    );
+  }
   if (job.status === "draft" && job.total === 0) {
     throw new ConflictError("The job has no recipients; add them with POST /v1/send-jobs/{id}/recipients first.", { reason: "no_recipients" });
   }

@@ -19,6 +19,16 @@ export type MailEventPayloads = {
     send_job_id: string;
     recipients: { total: number; accepted: number; suppressed: number };
   };
+  /**
+   * The reputation guard stopped the job (`pause_reason` `bounce_rate` or `complaint_rate`, with the sample
+   * it judged): no further batch goes out until an operator resumes it.
+   */
+  "job.paused": {
+    send_job_id: string;
+    pause_reason: "bounce_rate" | "complaint_rate";
+    sample: { outcomes: number; hard_bounces: number; complaints: number; hard_bounce_rate: number; complaint_rate: number };
+    thresholds: { bounce_rate: number; complaint_rate: number; min_sample: number };
+  };
   "message.bounced": {
     message_id: string;
     send_job_id: string | null;

@@ -70,6 +70,7 @@ export const DELIVERY_RULES = `Every event is POSTed as JSON with the headers \`
 
 Bodies are \`{ event, delivery_id, …fields, occurred_at }\`:
 - \`job.completed\`: \`send_job_id\`, \`recipients: { total, accepted, suppressed }\` (the spec's shape).
+- \`job.paused\`: \`send_job_id\`, \`pause_reason\` (\`bounce_rate\` or \`complaint_rate\`: the reputation guard stopped the job because its hard-bounce or spam-complaint rate passed the threshold), \`sample: { outcomes, hard_bounces, complaints, hard_bounce_rate, complaint_rate }\` and \`thresholds: { bounce_rate, complaint_rate, min_sample }\` (rates as fractions, 0.001 = 0.1 %). No further batch goes out; an operator of the service resumes or cancels the job.
 - \`message.bounced\`: \`message_id\`, \`send_job_id\` (null for transactional mail), \`kind\`, \`bounce_type\` (Postmark's type, e.g. \`HardBounce\`, \`SoftBounce\`), \`final\` (true for a HardBounce or when Postmark deactivated the address; a soft bounce can still be followed by a delivery, and the message then shows \`delivered\`), \`bounced_at\`. Sent once per bounce the provider reports.
 - \`suppression.changed\`: \`email\`, \`stream\`, \`active\`, \`reason\`, \`reactivatable\`, \`changed_at\`: exactly the entry that appears in \`GET /v1/suppressions\`.`;
 

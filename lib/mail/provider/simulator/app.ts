@@ -1,5 +1,6 @@
 import { Hono, type Context } from "hono";
 import { z } from "zod";
+import { accountRoutes } from "./account";
 import { readBodyText } from "./body";
 import { POSTMARK_ERRORS, SimulatorControlError } from "./errors";
 import type { PostmarkError } from "./postmark-shapes";
@@ -239,6 +240,8 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     simulator.setWebhook(target);
     return c.json({ webhook: target ? { url: target.url } : null });
   });
+
+  app.route("/", accountRoutes(simulator.account));
 
   app.notFound((c) => c.json({ Message: `No endpoint ${c.req.method} ${c.req.path} in the Postmark simulator.` }, 404));
   app.onError((error, c) => {

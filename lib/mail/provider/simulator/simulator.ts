@@ -1,5 +1,6 @@
 import type { Hono } from "hono";
 import { systemClock, type Clock } from "../../../core/clock";
+import { SimulatorAccount } from "./account";
 import { parseAddressList } from "./addresses";
 import { droppedResponses, type SimulatorEnv } from "./env";
 import {
@@ -175,6 +176,8 @@ export class PostmarkSimulator {
   readonly fetch: (request: Request, env?: SimulatorEnv["Bindings"]) => Promise<Response>;
   #servers = new Map<string, SimulatorServer>();
   readonly store: SimulatorStore;
+  /** The Account API's domains, sender signatures and account tokens (./account.ts); memory only. */
+  readonly account = new SimulatorAccount();
   #clock: Clock;
   #dispatcher: WebhookDispatcher;
   #webhooksEnabled: boolean;
@@ -451,7 +454,11 @@ export class PostmarkSimulator {
     };
     const outcomes = recipients.map((recipient) => classifyTestAddress(recipient, validated.bounceTypeHeader));
     if (outcomes.some((outcome) => outcome !== null)) message.testOutcomes = outcomes;
-    this.store.record(message, { HtmlBody: validated.htmlBody, TextBody: validated.textBody });
+    this.store.record(message, {
+      HtmlBody: validated.htmlBody,
+      TextBody: validated.textBody,
+      Headers: deliveredHeaders(stream, validated.headers, message.id),
+    });
     return message;
   }
 
@@ -684,6 +691,7 @@ export class PostmarkSimulator {
   reset(): void {
     this.#cancelPending();
     this.store.reset();
+    this.account.reset();
     this.#journal?.rewrite(this.#snapshot());
     this.#dispatcher.clearLog();
     this.#fault = null;
@@ -874,3 +882,19 @@ function suppressionEntries(input: unknown): string[] | null {
 function journalServer(server: SimulatorServer): JournalServer {
   return { token: server.token, id: server.id, name: server.name, deliveryType: server.deliveryType, streams: [...server.streams.values()] };
 }
+
+/**
+ * The headers a message goes out with. On a broadcast stream Postmark manages unsubscribes by default and adds
+ * the RFC 8058 pair itself, replacing any the sender set ("There is not a way to edit the List-Unsubscribe
+ * headers when Postmark is managing your unsubscribes": docs/provider-facts.md, "One-click unsubscribe").
+ */
+function deliveredHeaders(stream: SimulatorStream, sent: readonly { Name: string; Value: string }[], messageId: string): { Name: string; Value: string }[] {
+  if (stream.type !== "Broadcasts") return [...sent];
+  const own = sent.filter((header) => !/^list-unsubscribe(-post)?$/i.test(header.Name));
+  return [
+    ...own,
+    { Name: "List-Unsubscribe", Value: `<https://simulator.postmark.invalid/unsubscribe/${messageId}>` },
+    { Name: "List-Unsubscribe-Post", Value: "List-Unsubscribe=One-Click" },
+  ];
+}
+
