@@ -93,7 +93,7 @@ export type PostmarkProvider = {
  * Postmark's black-hole address: Postmark accepts mail to it and delivers it to no one (Postmark's sandbox
  * and testing guides). It still counts towards the server's monthly volume, as every accepted message does.
  */
-export const PROBE_ADDRESS = "test@blackhole.postmarkapp.com";
+const PROBE_ADDRESS = "test@blackhole.postmarkapp.com";
 /** A probe Postmark has not answered within this is taken as not answered normally. */
 const PROBE_TIMEOUT_SECONDS = 10;
 

@@ -8,7 +8,7 @@ import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { formatMailbox } from "../sending/address";
 import type { SenderRecord } from "../../db/schema/mail";
-import { evidenceFor, type CallInDoubt } from "./probe";
+import { askInterval, evidenceFor, type CallInDoubt } from "./probe";
 import { recordAcceptedLive } from "../usage/meter";
 import { lockMessagesInOrder, MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
@@ -24,11 +24,13 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * be searched by it. What Postmark has is `accepted`, with its MessageID and the time it received it.
  *
  * "Absent from the search" is not proof: the search is an index that lags behind the send, by minutes in an
- * incident. A message is taken as never received only on EVIDENCE that the index is current past the
- * in-doubt call: the newest message the search shows on the server was received after the moment the call
- * was surely over (its end, or its lease's expiry) plus the grace period (`SEND_RECONCILE_GRACE_SECONDS`,
- * what Postmark may still take in after a connection closed). The index is asked for that first and
- * searched by the batch second, so the search that finds nothing covers everything received until then.
+ * incident, and a stalled Postmark may still take in a call whose connection closed long ago. A message is
+ * taken as never received only on EVIDENCE that nothing of the call can still arrive (./probe.ts; the design:
+ * docs/adr/0070-exactly-once-when-the-provider-stalls.md): Postmark has answered the service's own probes
+ * for longer than the call can have been held (at least the grace period, `SEND_RECONCILE_GRACE_SECONDS`)
+ * and its search shows a probe sent after that. The evidence is asked for first and the call searched for
+ * second, so the search that finds nothing covers everything received until then. What the search shows is
+ * accepted at once, evidence or not.
  * Never received, then:
  *   - a send job's recipient is `pending` again and goes out in a later batch (its address was kept for
  *     this), unless it was handed over twice already or the job ended meanwhile (then `failed`);
@@ -76,7 +78,7 @@ const limitMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE
  * about the same call merge into one chain of messages.
  */
 async function publishLater(deps: EngineDeps, topic: string, body: BatchRef | MessageRef, key: string, since: Date): Promise<void> {
-  const every = Math.min(300_000, Math.max(1000, graceMs(deps) / 4));
+  const every = askInterval(graceMs(deps));
   const wait = Math.max(every, since.getTime() + graceMs(deps) - deps.clock.now().getTime());
   const due = Math.ceil((deps.clock.now().getTime() + wait) / every) * every;
   await deps.queue.publish(topic, body, { delaySeconds: Math.max(1, Math.ceil(wait / 1000)), deduplicationId: `${topic}-${key}-${due}` });

@@ -519,7 +519,7 @@ export class PostmarkSimulator {
   setFaults(settings: FaultSettings): void {
     if (settings.mode === "none") {
       this.#fault = null;
-    this.#endFreeze();
+      this.#endFreeze();
       return;
     }
     this.#fault = {
@@ -602,10 +602,13 @@ export class PostmarkSimulator {
   setFreeze(settings: { durationMs: number; drainMs?: number }): void {
     const drainMs = Math.max(0, settings.drainMs ?? 0);
     this.#freeze = settings.durationMs > 0 ? { untilMs: Date.now() + settings.durationMs, drainMs } : null;
-    const timer = setTimeout(() => {
-      this.#freezeTimers.delete(timer);
-      this.#thaw(drainMs);
-    }, Math.max(0, settings.durationMs));
+    const timer = setTimeout(
+      () => {
+        this.#freezeTimers.delete(timer);
+        this.#thaw(drainMs);
+      },
+      Math.max(0, settings.durationMs),
+    );
     this.#freezeTimers.add(timer);
   }
 
@@ -624,10 +627,13 @@ export class PostmarkSimulator {
       return;
     }
     backlog.forEach((release, i) => {
-      const timer = setTimeout(() => {
-        this.#freezeTimers.delete(timer);
-        release();
-      }, drainMs * (i + 1));
+      const timer = setTimeout(
+        () => {
+          this.#freezeTimers.delete(timer);
+          release();
+        },
+        drainMs * (i + 1),
+      );
       this.#freezeTimers.add(timer);
     });
   }
