@@ -89,7 +89,7 @@ type Row = {
 export type MatrixOutcome = { rows: Row[]; cells: number; recipientsPerCell: number; receivedViaBulk: number; duplicates: Record<string, unknown> };
 
 /** Worst case of one run on a loaded 2-core machine. */
-export const LAG_MATRIX_TIMEOUT_MS = 420_000;
+export const LAG_MATRIX_TIMEOUT_MS = 600_000;
 
 /** The matrix for `path`, its processes and data directory cleaned up after the file; call the answer inside a test. */
 export function lagMatrix(path: SendPath): () => Promise<MatrixOutcome> {
