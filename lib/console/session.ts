@@ -15,7 +15,7 @@ export const SESSION_COOKIE = "console_session";
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 
 /** `operator` is null for a session opened with the bootstrap or break-glass token. */
-export type ConsoleSession = { id: string; expiresAt: Date; csrfToken: string; operator: { id: string; role: "owner" | "admin" | "support" } | null };
+export type ConsoleSession = { id: string; expiresAt: Date; csrfToken: string; operator: { id: string; role: (typeof operators.$inferSelect)["role"] } | null };
 
 /** Who signs in and from where (kept on the row for the operator's "my sessions" list). */
 export type SessionOrigin = { operatorId: string | null; userAgent: string | null; address: string | null };

@@ -5,6 +5,7 @@ import { postJsonOffThread } from "./batch-transport";
 // Outcomes are stored with the message, which outlives its address's retention, so addresses never leave
 // this adapter in a text.
 import { withoutAddresses } from "../../core/personal-data";
+import { bulkRequestStatuses } from "../../db/schema";
 
 /**
  * Our one way to talk to Postmark: the official `postmark` client, pointed at the real API or at the
@@ -47,7 +48,7 @@ export type SendOutcome =
 export type BulkOutcome =
   | { kind: "accepted"; requestId: string; status: BulkRequestStatus; submittedAt: string | null }
   | Extract<SendOutcome, { kind: "failed" | "throttled" | "unknown" }>;
-type BulkRequestStatus = "Accepted" | "Processing" | "Completed" | "Failed";
+type BulkRequestStatus = (typeof bulkRequestStatuses)[number];
 export type BulkStatusOutcome = { kind: "answered"; status: BulkRequestStatus; percentageCompleted: number } | { kind: "unavailable"; message: string };
 
 /** A message Postmark has, as its Messages API lists it. */
@@ -197,7 +198,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
     async bulkStatus(serverToken, requestId) {
       try {
         const answer = await (await client(serverToken)).getBulkEmailStatus(requestId);
-        const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === answer.Status);
+        const status = bulkRequestStatuses.find((s) => s === answer.Status);
         if (!status) return { kind: "unavailable", message: "Postmark answered an unknown bulk status." };
         const percentage = Math.max(0, Math.min(100, Math.floor(Number(answer.PercentageCompleted) || 0)));
         return { kind: "answered", status, percentageCompleted: percentage };
@@ -228,7 +229,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       const accepted = parsed as { Id?: unknown; Status?: unknown; SubmittedAt?: unknown } | null;
       // A 200 we cannot read may still have sent everything.
       if (typeof accepted?.Id !== "string") return { kind: "unknown", message: "Postmark answered 200 with an unreadable body." };
-      const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === accepted.Status) ?? "Accepted";
+      const status = bulkRequestStatuses.find((s) => s === accepted.Status) ?? "Accepted";
       return { kind: "accepted", requestId: accepted.Id, status, submittedAt: typeof accepted.SubmittedAt === "string" ? accepted.SubmittedAt : null };
     },
     async sendBatchJson(serverToken, body, count) {

@@ -12,7 +12,7 @@ import { parseTemplate, TemplateSyntaxError, type TemplateNode } from "../render
 import { renderForCustomer } from "../render/customer";
 import { parseRecipient } from "../sending/address";
 import { getProviderConfig, notReadyError, providerReadiness, senderIsVerified } from "../setup/provider-config";
-import type { SendJobDetail as SendJobDetailSchema } from "../routes/send-jobs/schema";
+import type { CreateSendJob, SendJobDetail as SendJobDetailSchema } from "./schema";
 import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
 import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
@@ -45,13 +45,7 @@ export async function templateInUse(db: Database, customerId: string, templateId
   return Boolean(row);
 }
 
-export type CreateSendJobInput = {
-  template_id: string;
-  params?: Record<string, string>;
-  from?: { email: string; name?: string };
-  reply_to?: string | null;
-  scheduled_at?: string | null;
-};
+export type CreateSendJobInput = z.infer<typeof CreateSendJob>;
 
 function sendableTemplate(template: TemplateRow): TemplateRow {
   if (template.status !== "active") {

@@ -14,7 +14,7 @@ import { publishMessageReconcile } from "../send-jobs/reconcile";
 import { getTemplateRow } from "../templates/service";
 import { formatMailbox, parseRecipient, recipientHash } from "./address";
 import type { z } from "@hono/zod-openapi";
-import type { SendResult as SendResultSchema } from "../routes/templates/schema";
+import type { SendResult as SendResultSchema } from "../templates/schema";
 
 export type SendInput = { templateId: string; to: string; params: Record<string, string> };
 export type SendResult = z.infer<typeof SendResultSchema>;

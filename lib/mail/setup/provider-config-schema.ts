@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { SenderFields } from "../routes/templates/schema";
+import { SenderFields } from "../templates/schema";
 
 /**
  * The provider configuration's API shapes, owned by the mail service (its setup reads and writes them, and
  * imports from here, never the other way round); the admin API serves them under these names and extends
- * `MailProviderConfig` with its own fields (`MailProviderStatus`, `lib/admin/routes/mail/provider/schema.ts`).
+ * `MailProviderConfig` with its own fields (`MailProviderStatus`, `lib/admin/mail/provider/schema.ts`).
  */
 
 /** The readiness items in the order they are reported (`readiness()` in provider-config.ts checks them). */

@@ -3,7 +3,7 @@ import type { CoreDeps } from "../../core/context";
 import { enqueueWebhookEvent, publishDeliveries as publishStoreDeliveries, type WebhookStore } from "../../core/webhooks/engine";
 import type { Database, Tx } from "../../db/client";
 import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent, type suppressionReasons, type templateKinds } from "../../db/schema";
-import type { SuppressionEntry } from "../routes/suppressions/schema";
+import type { SuppressionEntry } from "../suppressions/schema";
 
 /** The mail service's webhook tables and queue topic for the shared delivery engine (`lib/core/webhooks`). */
 export const MAIL_WEBHOOKS: WebhookStore = { topic: "mail-webhook-delivery", endpoints: mailWebhooks, deliveries: mailWebhookDeliveries };

@@ -4,7 +4,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { createOperator } from "../../operators/accounts";
 import type { AdminRouter } from "../shared";
-import { CreateOperator, Operator, tags } from "./schema";
+import { CreateOperator, Operator, tags } from "../../operators/schema";
 
 export function registerCreateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -4,7 +4,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { updateOperator } from "../../operators/accounts";
 import type { AdminRouter } from "../shared";
-import { Operator, OperatorIdParam, tags, UpdateOperator } from "./schema";
+import { Operator, OperatorIdParam, tags, UpdateOperator } from "../../operators/schema";
 
 export function registerUpdateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

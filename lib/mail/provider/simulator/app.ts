@@ -1,23 +1,13 @@
-import type { IncomingMessage } from "node:http";
-import type { Http2ServerRequest } from "node:http2";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
 import { readBodyText } from "./body";
 import { POSTMARK_ERRORS, SimulatorControlError } from "./errors";
 import type { PostmarkError } from "./postmark-shapes";
-import type { ApiResult, Authenticated, PostmarkSimulator } from "./simulator";
+import { droppedResponses, type SimulatorEnv } from "./env";
+import { PostmarkSimulator, type ApiResult, type Authenticated, type PostmarkSimulatorOptions } from "./simulator";
 import { BOUNCE_TYPE_NAMES } from "./test-addresses";
 
-/**
- * Under @hono/node-server the Node request is in `c.env`; a `drop` fault needs its socket. When the app is
- * called through plain `fetch` (tests, the postmark client's `fetch` option) there is no socket.
- */
-type SimulatorBindings = { incoming?: IncomingMessage | Http2ServerRequest };
-export type SimulatorEnv = { Bindings: SimulatorBindings };
 type SimulatorContext = Context<SimulatorEnv>;
-
-/** Responses whose connection was dropped; `PostmarkSimulator.fetch` turns them into a rejected promise. */
-export const droppedResponses = new WeakSet<Response>();
 
 /** Postmark's batch limit is 50 MB including attachments (batch docs). */
 const MAX_SEND_BODY_BYTES = 50 * 1024 * 1024;
@@ -126,7 +116,7 @@ async function controlBody<T extends z.ZodType>(c: SimulatorContext, schema: T):
  * Postmark's API (the subset our service uses) plus the simulator's control endpoints under `/__sim`.
  * Control endpoints need no token: the simulator is a local development tool bound to loopback.
  */
-export function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
+function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
   const app = new Hono<SimulatorEnv>();
 
   async function send(c: SimulatorContext, handle: (auth: Authenticated, body: unknown) => ApiResult<unknown>): Promise<Response> {
@@ -266,4 +256,8 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     return c.json({ error: error instanceof Error ? error.message : String(error) }, 500);
   });
   return app;
+}
+
+export function createPostmarkSimulator(options: PostmarkSimulatorOptions = {}): PostmarkSimulator {
+  return new PostmarkSimulator(options, createSimulatorApp);
 }

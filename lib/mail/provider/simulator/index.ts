@@ -39,10 +39,8 @@
  * Webhooks: one event per POST, Basic auth, in order per message, never blocking a send; a non-2xx answer
  * or network error is retried after 100 ms, 500 ms and 2 s (configurable), a 403 stops retries at once.
  */
-export {
-  POSTMARK_API_TEST_TOKEN,
-  createPostmarkSimulator,
-} from "./simulator";
+export { createPostmarkSimulator } from "./app";
+export { POSTMARK_API_TEST_TOKEN } from "./simulator";
 export { startPostmarkSimulator, type RunningPostmarkSimulator } from "./server";
 export {
   SIMULATOR_TEST_ADDRESSES,

@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { systemClock, type Clock } from "../../../core/clock";
 import { parseAddressList } from "./addresses";
-import { createSimulatorApp, droppedResponses, type SimulatorEnv } from "./app";
+import { droppedResponses, type SimulatorEnv } from "./env";
 import {
   INVALID_SUPPRESSION_ADDRESS,
   POSTMARK_ERRORS,
@@ -196,7 +196,8 @@ export class PostmarkSimulator {
   #requestBytes = 0;
   #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; status: 429 | 503; seen: number } | null = null;
 
-  constructor(options: PostmarkSimulatorOptions = {}) {
+  /** `createApp` is the simulator's HTTP surface (`./app.ts`), built on this instance. */
+  constructor(options: PostmarkSimulatorOptions, createApp: (simulator: PostmarkSimulator) => Hono<SimulatorEnv>) {
     for (const server of options.servers ?? DEFAULT_SIMULATOR_SERVERS) this.addServer(server);
     this.store = new SimulatorStore(options.maxStoredMessages ?? 1000, options.maxTrackedMessages ?? 10_000);
     this.#clock = options.clock ?? systemClock;
@@ -212,7 +213,7 @@ export class PostmarkSimulator {
       options.webhook ?? null,
     );
     if (options.stateFile) this.#restore(new SimulatorJournal(options.stateFile));
-    this.app = createSimulatorApp(this);
+    this.app = createApp(this);
     this.fetch = async (request, env) => {
       const response = await this.app.fetch(request, env);
       if (!env?.incoming && droppedResponses.has(response)) throw new TypeError("fetch failed: connection dropped by the Postmark simulator");
@@ -950,8 +951,4 @@ function suppressionEntries(input: unknown): string[] | null {
 
 function journalServer(server: SimulatorServer): JournalServer {
   return { token: server.token, id: server.id, name: server.name, deliveryType: server.deliveryType, streams: [...server.streams.values()] };
-}
-
-export function createPostmarkSimulator(options: PostmarkSimulatorOptions = {}): PostmarkSimulator {
-  return new PostmarkSimulator(options);
 }

@@ -5,8 +5,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { sendTransactional } from "../../sending/transactional";
-import { IdParam } from "../shared";
-import { SendRequest, SendResult } from "./schema";
+import { IdParam } from "../../fields";
+import { SendRequest, SendResult } from "../../templates/schema";
 
 const errors = errorResponses("mail", [400, 401, 403, 404, 409, 422, 429, 500, 503]);
 

@@ -6,7 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import { createWebhook, MAX_WEBHOOKS_PER_CUSTOMER } from "../../../core/webhooks/registrations";
 import type { MailDeps } from "../../deps";
 import { MAIL_WEBHOOKS } from "../../webhooks/emit";
-import { WebhookWithSecret, CreateWebhook, DELIVERY_RULES } from "./schema";
+import { WebhookWithSecret, CreateWebhook, DELIVERY_RULES } from "../../webhooks/schema";
 
 export function registerCreateWebhook(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

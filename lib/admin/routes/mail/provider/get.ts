@@ -5,9 +5,9 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { unconfiguredStreamEvents } from "../../../../mail/events/unconfigured-streams";
 import { getProviderConfig } from "../../../../mail/setup/provider-config";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailProviderStatus, tags } from "./schema";
+import { MailProviderStatus, tags } from "../../../mail/provider/schema";
 
 export function registerGetCustomerMailProvider(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

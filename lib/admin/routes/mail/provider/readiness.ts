@@ -5,9 +5,9 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { readiness } from "../../../../mail/setup/provider-config";
 import { MailReadiness } from "../../../../mail/setup/provider-config-schema";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { tags } from "./schema";
+import { tags } from "../../../mail/provider/schema";
 
 export function registerGetCustomerMailReadiness(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -6,9 +6,9 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { setProviderConfig } from "../../../../mail/setup/provider-config";
 import { MailProviderConfig, UpdateMailProviderConfig } from "../../../../mail/setup/provider-config-schema";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { tags } from "./schema";
+import { tags } from "../../../mail/provider/schema";
 
 export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
