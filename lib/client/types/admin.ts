@@ -1552,6 +1552,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What happens across customers in a period
+         * @description Mail created in the period by its state now (totals, rates and per customer), send jobs running, scheduled or paused with their progress, failing webhook endpoints, customers blocked or near their monthly limit, provider health and queue age, ads spend and impressions. Read from aggregates (hourly message counts kept by the database), never from the messages: the period is whole UTC hours, `since` rounded down and `until` (default now) up, and each message figure equals `GET /v1/customers/{id}/mail/messages` (or `GET /v1/search`) with the same `status` and the answer's `since`/`until`. At most 93 days.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search messages, send jobs, customers, ad sets and ads
+         * @description One box for everything, across customers, results grouped by kind (at most `limit` each, newest first). `q` is read as: an address (contains `@`): messages through the stored address hash, so mail is found after its addresses were deleted, and only under the customer that sent it; a UUID: the message, send job, customer, ad set or ad with that id; other text: Postmark's message id and the ads platform's ids (exact) and a part of a name (customers, send jobs, ad sets, ads; case-insensitive); empty: the newest messages matching `status` and the period. `status`, `since` and `until` narrow the messages. Every operator role may read every kind. No address is ever returned.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/system": {
         parameters: {
             query?: never;
@@ -4900,6 +4944,314 @@ export interface components {
              */
             revoked_at: string | null;
         };
+        Overview: {
+            ads: {
+                customers: {
+                    /**
+                     * @description Clicks.
+                     * @example 800
+                     */
+                    clicks: number;
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    /**
+                     * @description Impressions.
+                     * @example 40000
+                     */
+                    impressions: number;
+                    /**
+                     * @description First day counted (the account's days).
+                     * @example 2026-03-01
+                     */
+                    since_date: string;
+                    /**
+                     * @description Spend in hundredths of the ad account's currency.
+                     * @example 12345
+                     */
+                    spend_minor: number;
+                    /**
+                     * @description Last day counted.
+                     * @example 2026-03-01
+                     */
+                    until_date: string;
+                }[];
+            };
+            /** @description Customers whose sending is blocked or who used 80 % of their monthly limit or more, fullest first. */
+            customers_attention: {
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * @description Live messages allowed per calendar month (UTC).
+                 * @example 100000
+                 */
+                monthly_limit: number;
+                sending_blocked: boolean;
+                /**
+                 * @description Live messages Postmark took this month, by creation time.
+                 * @example 85000
+                 */
+                sent_this_month: number;
+            }[];
+            /**
+             * @description ISO 8601.
+             * @example 2026-03-01T10:12:00.000Z
+             */
+            generated_at: string;
+            mail: {
+                /** @description Customers with messages in the period, by name. */
+                customers: {
+                    counts: components["schemas"]["OverviewStateCounts"];
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    rates: components["schemas"]["OverviewRates"];
+                }[];
+                rates: components["schemas"]["OverviewRates"];
+                totals: components["schemas"]["OverviewStateCounts"];
+            };
+            /** @description This instance's provider calls since it started (as `GET /v1/system`). */
+            providers: {
+                graph: {
+                    /**
+                     * @description Calls this instance made since `since`.
+                     * @example 120
+                     */
+                    calls: number;
+                    /**
+                     * @description `errors / calls`; 0 without calls.
+                     * @example 0.008
+                     */
+                    error_rate: number;
+                    /**
+                     * @description Of those, failed calls.
+                     * @example 1
+                     */
+                    errors: number;
+                    /**
+                     * @description 95th percentile of the latest calls, ms; null without calls.
+                     * @example 420
+                     */
+                    latency_p95_ms: number | null;
+                    /**
+                     * @description When this instance started counting.
+                     * @example 2026-03-01T08:00:00.000Z
+                     */
+                    since: string;
+                };
+                postmark: {
+                    /**
+                     * @description Calls this instance made since `since`.
+                     * @example 120
+                     */
+                    calls: number;
+                    /**
+                     * @description `errors / calls`; 0 without calls.
+                     * @example 0.008
+                     */
+                    error_rate: number;
+                    /**
+                     * @description Of those, failed calls.
+                     * @example 1
+                     */
+                    errors: number;
+                    /**
+                     * @description 95th percentile of the latest calls, ms; null without calls.
+                     * @example 420
+                     */
+                    latency_p95_ms: number | null;
+                    /**
+                     * @description When this instance started counting.
+                     * @example 2026-03-01T08:00:00.000Z
+                     */
+                    since: string;
+                };
+            };
+            queue: {
+                send_job_batches_oldest_wait_seconds: number | null;
+                /**
+                 * @description Batches of running jobs no lane has picked up yet.
+                 * @example 0
+                 */
+                send_job_batches_waiting: number;
+                /**
+                 * @description Webhook deliveries due now.
+                 * @example 0
+                 */
+                webhook_deliveries_due: number;
+                webhook_deliveries_oldest_due_seconds: number | null;
+            };
+            send_jobs: {
+                jobs: {
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    /**
+                     * @description Recipients with an outcome (accepted, suppressed, invalid, failed, unknown).
+                     * @example 600
+                     */
+                    done: number;
+                    /**
+                     * Format: uuid
+                     * @description Send job id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    id: string;
+                    /**
+                     * @description The job's name; null on jobs made before names existed.
+                     * @example Spring newsletter 2026-03-01
+                     */
+                    name: string | null;
+                    pause_reason: string | null;
+                    /**
+                     * @description `done / total`.
+                     * @example 0.6
+                     */
+                    progress: number;
+                    scheduled_at: string | null;
+                    /** @enum {string} */
+                    status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+                    /**
+                     * @description Recipients.
+                     * @example 1000
+                     */
+                    total: number;
+                }[];
+                /**
+                 * @description Paused jobs (by an operator or a block).
+                 * @example 0
+                 */
+                paused: number;
+                /**
+                 * @description Jobs sending now.
+                 * @example 1
+                 */
+                running: number;
+                /**
+                 * @description Jobs waiting for their time.
+                 * @example 2
+                 */
+                scheduled: number;
+            };
+            /**
+             * @description The period's start, rounded down to the hour (UTC): use it for the lists behind the figures.
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            since: string;
+            /**
+             * @description The period's end, rounded up to the hour.
+             * @example 2026-03-01T11:00:00.000Z
+             */
+            until: string;
+            webhooks_failing: {
+                /** @description False once a delivery failed for 24 h and the endpoint was switched off. */
+                active: boolean;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * @description Failed attempts since the last success.
+                 * @example 3
+                 */
+                failure_count: number;
+                last_delivery_at: string | null;
+                /** @enum {string} */
+                service: "mail" | "ads";
+                url: string;
+                /**
+                 * Format: uuid
+                 * @description Endpoint id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                webhook_id: string;
+            }[];
+        };
+        OverviewRates: {
+            /**
+             * @description Bounced per message Postmark took.
+             * @example 0.97
+             */
+            bounced: number | null;
+            /**
+             * @description Complained per message Postmark took.
+             * @example 0.97
+             */
+            complained: number | null;
+            /**
+             * @description Delivered per message Postmark took (accepted, delivered, bounced, complained); null when none.
+             * @example 0.97
+             */
+            delivered: number | null;
+        };
+        /** @description Messages created in the period, by their state now (`sending` counts as `pending`). */
+        OverviewStateCounts: {
+            /**
+             * @description Messages now `accepted`.
+             * @example 10
+             */
+            accepted: number;
+            /**
+             * @description Messages now `bounced`.
+             * @example 10
+             */
+            bounced: number;
+            /**
+             * @description Messages now `complained`.
+             * @example 10
+             */
+            complained: number;
+            /**
+             * @description Messages now `delivered`.
+             * @example 10
+             */
+            delivered: number;
+            /**
+             * @description Messages now `failed`.
+             * @example 10
+             */
+            failed: number;
+            /**
+             * @description Messages now `invalid`.
+             * @example 10
+             */
+            invalid: number;
+            /**
+             * @description Messages now `pending`.
+             * @example 10
+             */
+            pending: number;
+            /**
+             * @description Messages now `suppressed`.
+             * @example 10
+             */
+            suppressed: number;
+            /**
+             * @description Messages now `unknown`.
+             * @example 10
+             */
+            unknown: number;
+        };
         Paging: {
             /**
              * @description Cursor for the next page; pass it as `after`. Null on the last page.
@@ -5073,6 +5425,109 @@ export interface components {
              * @example mj-column
              */
             tagName: string | null;
+        };
+        SearchResults: {
+            ad_sets: {
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                platform_id: string;
+                status: string;
+            }[];
+            ads: {
+                /**
+                 * Format: uuid
+                 * @description Ad set id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                ad_set_id: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                platform_id: string;
+                status: string;
+            }[];
+            customers: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * @description How `q` was read.
+             * @enum {string}
+             */
+            matched_by: "address" | "id" | "text" | "filters";
+            messages: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Message id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "transactional" | "newsletter";
+                provider_message_id: string | null;
+                /** Format: uuid */
+                send_job_id: string | null;
+                /** @enum {string} */
+                status: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                subject: string;
+            }[];
+            q: string;
+            send_jobs: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+            }[];
         };
         SendJob: {
             /** @description Batch progress; null while the job is a draft. */
@@ -22398,6 +22853,348 @@ export interface operations {
                      *       "error": {
                      *         "code": "not_found",
                      *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query: {
+                /** @description Start of the period (rounded down to the hour). */
+                since: string;
+                /** @description End of the period (rounded up to the hour); at most 93 days after `since`. */
+                until?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Overview"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query?: {
+                /** @description Only this kind of result. */
+                kind?: "message" | "send_job" | "customer" | "ad_set" | "ad";
+                /** @description At most this many results per kind. */
+                limit?: number;
+                /** @description An address, an id (message, send job, customer, ad set, ad), Postmark's message id, an ads platform id, or a part of a name. Empty: the newest messages matching the filters. */
+                q?: string;
+                /** @description Messages created at or after this time. */
+                since?: string;
+                /** @description Messages only in this state. */
+                status?: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                /** @description Messages created before this time. */
+                until?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results by kind. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchResults"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
