@@ -67,6 +67,7 @@ export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | 
 <p class="brand">Operator console</p>
 <nav aria-label="Sections">
 <ul>
+<li><a href="#/overview">Overview</a></li>
 <li><a href="#/customers">Customers</a></li>
 <li><a href="#/blocks">Block library</a></li>
 <li><a href="#/ad-templates">Ad templates</a></li>

@@ -48,4 +48,31 @@ svg.chart { max-width: 560px; display: block; }
 svg.chart text { font-size: 13px; fill: var(--muted); }
 fieldset.group { border: 1px solid var(--line); border-radius: 4px; margin: 8px 0; padding: 4px 12px 8px; } fieldset.group legend { font-weight: 600; } fieldset.tokens { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 0 16px; } fieldset.tokens legend { grid-column: 1 / -1; } button.small { padding: 2px 8px; font-size: .9em; } .sticky { position: sticky; top: 8px; align-self: start; } input[type=color] { width: 44px; height: 32px; padding: 0 2px; flex: none; } .inline { display: flex; gap: 8px; align-items: center; } .inline > input:not([type=color]) { flex: 1; min-width: 0; } .rows .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; align-items: start; }
 .legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0; font-size: .9em; }
+
+.top .search { display: flex; gap: 6px; }
+.top .search input { width: 16em; padding: 4px 8px; border: 1px solid #6b7480; border-radius: 4px; }
+.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px; margin: 8px 0; }
+.tile { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; }
+.tile p { margin: 0; } .tile-label { color: var(--muted); } .tile-figure { font-size: 1.8rem; font-weight: 700; }
+.tabs-row { display: flex; flex-wrap: wrap; gap: 12px; align-items: baseline; }
+details.filters { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 4px 12px; margin: 0 0 8px; }
+details.filters summary { cursor: pointer; font-weight: 600; }
+details.filters .field { margin: 4px 0; }
+details.delivery { background: #fff; border: 1px solid var(--line); border-radius: 4px; margin: 4px 0; padding: 4px 10px; }
+details.delivery summary { display: flex; flex-wrap: wrap; gap: 16px; cursor: pointer; }
+details.delivery .state.failed { color: var(--bad); font-weight: 600; } details.delivery .state.delivered { color: var(--good); }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; } dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
+pre.body { background: var(--bg); border: 1px solid var(--line); padding: 6px 8px; white-space: pre-wrap; word-break: break-all; max-height: 24em; overflow: auto; font-size: 13px; }
+.role-note { font-style: italic; }
+@media (max-width: 720px) {
+  .top { flex-wrap: wrap; gap: 8px; padding: 8px 12px; }
+  .top nav { order: 3; width: 100%; }
+  .top nav ul { flex-wrap: wrap; gap: 4px 12px; }
+  .top .search { order: 4; width: 100%; } .top .search input { flex: 1; width: auto; min-width: 0; }
+  main { padding: 12px; }
+  table { display: block; overflow-x: auto; }
+  .split { grid-template-columns: minmax(0, 1fr); }
+  .ratios { flex-wrap: wrap; }
+  progress { width: 100%; }
+}
 `;
