@@ -1,15 +1,6 @@
 import { and, desc, eq, gt, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { CoreDeps } from "../core/context";
-import {
-  adsInsightSnapshots,
-  customers,
-  mailMessageCountDeltas,
-  mailMessageCounts,
-  mailSendJobs,
-  mailSettings,
-  mailWebhooks,
-  adsWebhooks,
-} from "../db/schema";
+import { adsInsightSnapshots, customers, mailMessageCountDeltas, mailMessageCounts, mailSendJobs, mailSettings, mailWebhooks, adsWebhooks } from "../db/schema";
 import type { WebhookEndpointsTable } from "../db/schema/webhooks";
 import { type SystemFigures, systemFigures } from "./system";
 
@@ -31,11 +22,11 @@ export type StateCounts = Record<MessageState, number>;
 /** States of a message Postmark took: the base of the delivery, bounce and complaint rates. */
 const TAKEN: readonly MessageState[] = ["accepted", "delivered", "bounced", "complained"];
 /** Share of the monthly limit from which a customer is listed as near it. */
-export const NEAR_LIMIT_SHARE = 0.8;
+const NEAR_LIMIT_SHARE = 0.8;
 
 const HOUR = 3_600_000;
-export const floorHour = (at: Date) => new Date(Math.floor(at.getTime() / HOUR) * HOUR);
-export const ceilHour = (at: Date) => new Date(Math.ceil(at.getTime() / HOUR) * HOUR);
+const floorHour = (at: Date) => new Date(Math.floor(at.getTime() / HOUR) * HOUR);
+const ceilHour = (at: Date) => new Date(Math.ceil(at.getTime() / HOUR) * HOUR);
 
 const emptyCounts = (): StateCounts => Object.fromEntries(MESSAGE_STATES.map((s) => [s, 0])) as StateCounts;
 const stateOf = (status: string): MessageState => (status === "sending" ? "pending" : (status as MessageState));
@@ -80,8 +71,6 @@ function ratesOf(counts: StateCounts): OverviewRates {
   const share = (n: number) => (taken === 0 ? null : n / taken);
   return { delivered: share(counts.delivered), bounced: share(counts.bounced), complained: share(counts.complained) };
 }
-
-export type Overview = Awaited<ReturnType<typeof readOverview>>;
 
 export async function readOverview(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "config">, input: { since: Date; until: Date }) {
   const now = deps.clock.now();
@@ -165,10 +154,10 @@ export async function readOverview(deps: Pick<CoreDeps, "db" | "clock" | "queue"
         };
       }),
     },
-    webhooks_failing: [
-      ...mailHooks.map((w) => ({ ...w, service: "mail" as const })),
-      ...adsHooks.map((w) => ({ ...w, service: "ads" as const })),
-    ].map((w) => ({ ...w, customer_name: nameOf.get(w.customer_id) ?? w.customer_id })),
+    webhooks_failing: [...mailHooks.map((w) => ({ ...w, service: "mail" as const })), ...adsHooks.map((w) => ({ ...w, service: "ads" as const }))].map((w) => ({
+      ...w,
+      customer_name: nameOf.get(w.customer_id) ?? w.customer_id,
+    })),
     customers_attention: attention,
     providers: { postmark: providerView(system, "postmark"), graph: providerView(system, "graph") },
     queue: {

@@ -86,4 +86,3 @@ ${input.role === "owner" ? html`<li><a href="#/operators">Operators</a></li>` : 
 </body>
 </html>`;
 }
-

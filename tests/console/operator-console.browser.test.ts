@@ -161,7 +161,13 @@ const enabledWrites = () =>
 
     test("support sees no write control it cannot use; admin and owner see them; the navigation fits 390 px", async () => {
       await signIn(operators.support);
-      for (const path of ["#/customers", `#/customers/${a.id}`, `#/customers/${a.id}/keys`, `#/customers/${a.id}/mail/provider`, `#/customers/${a.id}/webhooks`]) {
+      for (const path of [
+        "#/customers",
+        `#/customers/${a.id}`,
+        `#/customers/${a.id}/keys`,
+        `#/customers/${a.id}/mail/provider`,
+        `#/customers/${a.id}/webhooks`,
+      ]) {
         await page.goto(`${origin}/console/${path}`);
         await page.locator("main h1, main h2").first().waitFor();
         await page.waitForLoadState("networkidle");

@@ -40,7 +40,10 @@ describe("GET /admin/v1/overview and /admin/v1/search", () => {
         `/v1/customers/${a.id}/mail/messages?status=${status}&since=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}&limit=100`,
       );
       expect(list.json.data.length, status).toBe(mine?.counts[status]);
-      const everyone = await h.admin<Admin["search"]>("GET", `/v1/search?status=${status}&since=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}&limit=100`);
+      const everyone = await h.admin<Admin["search"]>(
+        "GET",
+        `/v1/search?status=${status}&since=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}&limit=100`,
+      );
       expect(everyone.json.data.messages.length, status).toBe(overview.json.data.mail.totals[status]);
     }
 

@@ -60,12 +60,16 @@ export async function deliveriesPage(main: HTMLElement, id: string, service: str
         h("dd", {}, d.error ?? "—"),
       ),
       h("h3", {}, "The receiver's answer"),
-      d.response_excerpt
-        ? h("pre", { class: "body", "data-testid": "response-body" }, d.response_excerpt)
-        : h("p", { class: "hint" }, "No answer body."),
+      d.response_excerpt ? h("pre", { class: "body", "data-testid": "response-body" }, d.response_excerpt) : h("p", { class: "hint" }, "No answer body."),
       h("p", { class: "hint" }, "The first 1,024 bytes, as stored."),
       h("h3", {}, "The request we sent"),
-      h("pre", { class: "body" }, Object.entries(d.request.headers).map(([name, value]) => `${name}: ${value}`).join("\n")),
+      h(
+        "pre",
+        { class: "body" },
+        Object.entries(d.request.headers)
+          .map(([name, value]) => `${name}: ${value}`)
+          .join("\n"),
+      ),
       h("pre", { class: "body", "data-testid": "request-body" }, pretty(d.request.body)),
       h(
         "button",

@@ -156,7 +156,11 @@ export function withJsonView<T>(input: { path: string; label: string; value: T; 
   let form = input.make(input.value);
   let json: Field | null = null;
   const host = h("div", {}, form.element);
-  const toggle = h("button", { type: "button", class: "secondary small", "data-read": "", "aria-pressed": "false" }, `Edit ${input.label.toLowerCase()} as JSON`);
+  const toggle = h(
+    "button",
+    { type: "button", class: "secondary small", "data-read": "", "aria-pressed": "false" },
+    `Edit ${input.label.toLowerCase()} as JSON`,
+  );
   const state = h("p", { class: "error", role: "alert", hidden: true });
   toggle.addEventListener("click", () => {
     state.hidden = true;

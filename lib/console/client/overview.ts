@@ -106,7 +106,12 @@ export async function overviewPage(main: HTMLElement, query: string): Promise<vo
               h("a", { href: `#/customers/${j.customer_id}/send-jobs/${j.id}` }, j.name ?? "Unnamed job"),
               j.customer_name,
               j.status + (j.pause_reason ? ` (${j.pause_reason.replace(/_/g, " ")})` : ""),
-              h("span", {}, h("progress", { max: 1, value: j.progress, "aria-label": `Progress of ${j.name ?? "the job"}` }), ` ${number(j.done)} of ${number(j.total)}`),
+              h(
+                "span",
+                {},
+                h("progress", { max: 1, value: j.progress, "aria-label": `Progress of ${j.name ?? "the job"}` }),
+                ` ${number(j.done)} of ${number(j.total)}`,
+              ),
             ]),
           ),
     ),
@@ -145,7 +150,12 @@ export async function overviewPage(main: HTMLElement, query: string): Promise<vo
         ["Provider", "Calls", "Error rate", "Latency (95th percentile)"],
         (["postmark", "graph"] as const).map((name) => {
           const p = o.providers[name];
-          return [name === "postmark" ? "Postmark" : "Meta Graph", number(p.calls), percent(p.calls === 0 ? null : p.error_rate), p.latency_p95_ms === null ? "—" : `${p.latency_p95_ms} ms`];
+          return [
+            name === "postmark" ? "Postmark" : "Meta Graph",
+            number(p.calls),
+            percent(p.calls === 0 ? null : p.error_rate),
+            p.latency_p95_ms === null ? "—" : `${p.latency_p95_ms} ms`,
+          ];
         }),
         "This server's calls since it started.",
       ),

@@ -9,25 +9,18 @@ import { get } from "./api";
  * unless it (or an ancestor) says otherwise: `data-read` (a search, a filter, paging, a preview, a copy) or
  * `data-needs="support" | "admin" | "owner"` (the role the API declares for that write).
  */
-export type Role = "support" | "admin" | "owner";
+type Role = "support" | "admin" | "owner";
 
 const RANK: Record<Role, number> = { support: 0, admin: 1, owner: 2 };
 
 let role: Role = (document.querySelector<HTMLMetaElement>('meta[name="operator-role"]')?.content as Role | undefined) ?? "support";
-let email: string | null = null;
 
 export async function loadRole(): Promise<void> {
-  const me = await get<{ role: Role; email: string | null }>("me");
-  role = me.role;
-  email = me.email;
+  role = (await get<{ role: Role }>("me")).role;
 }
 
-export const currentRole = (): Role => role;
-export const currentEmail = (): string | null => email;
-export const allows = (needed: Role): boolean => RANK[role] >= RANK[needed];
+const allows = (needed: Role): boolean => RANK[role] >= RANK[needed];
 
-/** Attributes of a control that needs `needed` (`h("button", { ...needs("support"), … })`). */
-export const needs = (needed: Role) => ({ "data-needs": needed });
 /** Attributes of a control that changes nothing. */
 export const reads = { "data-read": "" };
 
@@ -47,7 +40,12 @@ function restrict(element: Element): void {
   if (!needed || allows(needed)) return;
   if (element instanceof HTMLFormElement) {
     for (const control of Array.from(element.elements)) {
-      if (control instanceof HTMLButtonElement || control instanceof HTMLInputElement || control instanceof HTMLSelectElement || control instanceof HTMLTextAreaElement) {
+      if (
+        control instanceof HTMLButtonElement ||
+        control instanceof HTMLInputElement ||
+        control instanceof HTMLSelectElement ||
+        control instanceof HTMLTextAreaElement
+      ) {
         control.disabled = true;
         control.setAttribute("data-role-checked", "");
         if (control instanceof HTMLButtonElement) control.title = why(needed);

@@ -35,7 +35,10 @@ const Provider = z.object({
 export const Overview = z
   .object({
     generated_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:12:00.000Z" }),
-    since: z.string().openapi({ description: "The period's start, rounded down to the hour (UTC): use it for the lists behind the figures.", example: "2026-03-01T00:00:00.000Z" }),
+    since: z.string().openapi({
+      description: "The period's start, rounded down to the hour (UTC): use it for the lists behind the figures.",
+      example: "2026-03-01T00:00:00.000Z",
+    }),
     until: z.string().openapi({ description: "The period's end, rounded up to the hour.", example: "2026-03-01T11:00:00.000Z" }),
     mail: z.object({
       totals: StateCounts,
@@ -51,7 +54,10 @@ export const Overview = z
       jobs: z.array(
         z.object({
           id: id("Send job id."),
-          name: z.string().nullable().openapi({ description: "The job's name; null on jobs made before names existed.", example: "Spring newsletter 2026-03-01" }),
+          name: z
+            .string()
+            .nullable()
+            .openapi({ description: "The job's name; null on jobs made before names existed.", example: "Spring newsletter 2026-03-01" }),
           customer_id: id("Customer id."),
           customer_name: z.string(),
           status: z.enum(sendJobStatuses),
@@ -86,7 +92,9 @@ export const Overview = z
         }),
       )
       .openapi({ description: "Customers whose sending is blocked or who used 80 % of their monthly limit or more, fullest first." }),
-    providers: z.object({ postmark: Provider, graph: Provider }).openapi({ description: "This instance's provider calls since it started (as `GET /v1/system`)." }),
+    providers: z
+      .object({ postmark: Provider, graph: Provider })
+      .openapi({ description: "This instance's provider calls since it started (as `GET /v1/system`)." }),
     queue: z.object({
       send_job_batches_waiting: int("Batches of running jobs no lane has picked up yet."),
       send_job_batches_oldest_wait_seconds: z.int().nullable(),
@@ -116,7 +124,8 @@ export const OverviewQuery = z.object({
 
 export const SearchQuery = z.object({
   q: z.string().max(320).default("").openapi({
-    description: "An address, an id (message, send job, customer, ad set, ad), Postmark's message id, an ads platform id, or a part of a name. Empty: the newest messages matching the filters.",
+    description:
+      "An address, an id (message, send job, customer, ad set, ad), Postmark's message id, an ads platform id, or a part of a name. Empty: the newest messages matching the filters.",
     example: "anna@example.com",
   }),
   kind: z.enum(SEARCH_KINDS).optional().openapi({ description: "Only this kind of result.", example: "message" }),
