@@ -20,7 +20,12 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 async function main(): Promise<void> {
   const postgres = await benchPostgres();
-  const runtime = await bootRuntime({ ...process.env, DATABASE_URL: await postgres.database("bench_overview"), DATA_DIR: benchDataDir("bench-overview-"), LOG_LEVEL: "warn" });
+  const runtime = await bootRuntime({
+    ...process.env,
+    DATABASE_URL: await postgres.database("bench_overview"),
+    DATA_DIR: benchDataDir("bench-overview-"),
+    LOG_LEVEL: "warn",
+  });
   try {
     const { db } = runtime.deps;
     const now = runtime.deps.clock.now();
@@ -40,7 +45,9 @@ async function main(): Promise<void> {
     await db.execute(sql`update ${m} set status = 'complained' where recipient_hash in (select md5(i::text) from generate_series(2, ${MESSAGES}, 1000) as i)`);
     await db.execute(sql`vacuum analyze ${m}`);
     const [deltas] = await db.select({ n: sql<number>`count(*)::int` }).from(mailMessageCountDeltas);
-    console.log(`overview: ${MESSAGES} messages of ${CUSTOMERS} customers written in ${Math.round(performance.now() - started)} ms (${deltas?.n ?? 0} count deltas from the triggers)`);
+    console.log(
+      `overview: ${MESSAGES} messages of ${CUSTOMERS} customers written in ${Math.round(performance.now() - started)} ms (${deltas?.n ?? 0} count deltas from the triggers)`,
+    );
 
     const token = runtime.deps.adminToken;
     const request = async (since: Date) => {

@@ -37,7 +37,8 @@ async function signIn(operator: TestOperator): Promise<void> {
   await page.getByLabel("E-mail").fill(operator.email);
   await page.getByLabel("Password").fill(operator.password);
   await page.keyboard.press("Enter");
-  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+  // The first page of a fresh server bundles the script (esbuild) first: slow on a loaded machine.
+  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor({ timeout: 30_000 });
 }
 
 /** Buttons in the page a click would use: enabled, not marked as a read (paging, search, previews). */

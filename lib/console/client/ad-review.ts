@@ -113,6 +113,7 @@ export async function customerAdReviewPage(main: HTMLElement, id: string): Promi
           type: "button",
           class: "secondary",
           "aria-label": `Show its ads (${s.name})`,
+          "data-read": "",
           onClick: () => {
             onlySet = s;
             void reloadAds().then(() => document.getElementById(adsHeading)?.scrollIntoView());
