@@ -54,6 +54,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);
+    c.header("X-Content-Type-Options", "nosniff");
     // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
     if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
     return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);

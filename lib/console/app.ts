@@ -4,19 +4,21 @@ import type { CoreDeps } from "../core/context";
 import { ApiError, errorBody, statusOf } from "../core/errors";
 import { limitRequestBody, MAX_JSON_BODY_BYTES } from "../core/body-limit";
 import { clientAddress } from "../core/client-address";
+import { decodeUtf8, requireTextualRequest, undecodableParameter } from "../core/strict-text";
 import { safeEqual } from "../core/secrets";
 import type { OperatorActor } from "../core/principal";
 import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
 import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
-import { createBootstrapGate, verifyOperatorPassword } from "../admin/operators/accounts";
+import { createBootstrapGate, type OperatorView, verifyOperatorPassword } from "../admin/operators/accounts";
 import { sendCompressed } from "../core/compressed";
 import { assetVersions, consoleScriptBody, consoleStyle, FAVICON, IMMUTABLE, versionOf } from "./assets";
 import { shellPage, signInPage } from "./pages";
+import { createSignInSteps, type SignInMethod } from "./sign-in-steps";
 import { csrfTokenMatches, endSession, openSession, readSession, SESSION_COOKIE, sessionKeys, type ConsoleSession } from "./session";
 
 const CONSOLE_PATH = "/console";
 
-export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger" | "config"> & {
+export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger" | "config" | "secrets" | "publicBaseUrl"> & {
   adminToken: string;
   /** The admin API's fetch; the console's `/console/api/*` is that API behind the session. */
   admin: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
@@ -52,6 +54,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.header("Referrer-Policy", "same-origin");
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
   });
+  // Before the session, the sign-in form or the admin API read the path, the query or a header.
+  app.use("*", requireTextualRequest());
   // Bodies are limited before the session or the token is looked at: the forms are tiny, the API carries
   // the admin API's JSON (the same limit as there).
   app.use(
@@ -82,13 +86,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     session.operator
       ? { type: "operator", role: session.operator.role, operatorId: session.operator.id, tokenId: null, sessionId: session.id }
       : sharedTokenActor(session.id);
-  const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor } | { error: string }> => {
+  const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor; operator?: OperatorView } | { error: string }> => {
     if (!email || !password) return { error: "Enter your e-mail and password." };
     const operator = await verifyOperatorPassword(deps.db, email, password);
     if (!operator) return { error: "E-mail or password wrong, or the account is disabled." };
-    return { actor: { type: "operator", role: operator.role, operatorId: operator.id, tokenId: null, sessionId: null } };
+    return { actor: { type: "operator", role: operator.role, operatorId: operator.id, tokenId: null, sessionId: null }, operator };
   };
-  const tokenSignIn = async (token: string): Promise<{ actor: OperatorActor } | { error: string }> => {
+  const tokenSignIn = async (token: string): Promise<{ actor: OperatorActor; operator?: OperatorView } | { error: string }> => {
     if (!token) return { error: "Enter the operator token." };
     if (!safeEqual(token, deps.adminToken)) return { error: "This is not the operator token. A customer's API key does not open the console." };
     const actor = await sharedTokenActor(null);
@@ -111,6 +115,16 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       address: clientAddress(c),
     }).catch((error: unknown) => deps.logger.error("audit entry not written", { operation: operationId, error: String(error) }));
 
+  const steps = createSignInSteps(deps, {
+    keys,
+    secure,
+    sameOrigin,
+    audit,
+    openSession: (c, actor, method, page) => startSession(c, actor, method, false, page),
+    tooMany,
+  });
+  steps.register(app);
+
   // The script and the style sheet go out compressed (br or gzip) with an ETag, as the docs bundle: the page asks
   // for them under a versioned URL (`?v=` a hash of the bytes), cached for a year; any other URL briefly.
   const cacheFor = (c: Context, version: string) => (c.req.query("v") === version ? IMMUTABLE : "public, max-age=300");
@@ -125,7 +139,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (await currentSession(c)) return c.redirect(`${CONSOLE_PATH}/`, 303);
     const notice =
       c.req.query("signed_out") !== undefined ? "You are signed out." : c.req.query("expired") !== undefined ? "Your session ended. Sign in again." : null;
-    return c.html(signInPage({ notice }));
+    return c.html(signInPage({ notice, sso: steps.ssoName }));
   });
 
   app.post("/sign-in", async (c) => {
@@ -133,6 +147,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const address = clientAddress(c) ?? "unknown";
     const blocked = deps.authThrottle.retryAfter(address);
     if (blocked > 0) return tooMany(c, blocked);
+    if (!(await formIsText(c))) return c.html(signInPage({ error: "The form did not arrive as UTF-8 text; sign in from this console's own page." }), 400);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
     const byPassword = "email" in form || "password" in form;
@@ -140,15 +155,42 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const outcome = byPassword ? await passwordSignIn(email, text("password")) : await tokenSignIn(text("token").trim());
     if ("error" in outcome) {
       const wait = await deps.authThrottle.failed(address);
-      await audit(c, "signInFailed", 401, { type: "anonymous", operatorId: null, tokenId: null }, byPassword && email ? { email } : {});
+      await audit(
+        c,
+        "signInFailed",
+        401,
+        { type: "anonymous", operatorId: null, tokenId: null },
+        { method: byPassword ? "password" : "token", ...(byPassword && email ? { email } : {}) },
+      );
       if (wait > 0) return tooMany(c, wait);
       deps.logger.info("console sign-in refused", { address });
-      return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email }), 401);
+      return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email, sso: steps.ssoName }), 401);
     }
+    if (outcome.actor.type === "operator" && outcome.operator) {
+      const next = await steps.afterPassword(c, outcome.operator);
+      if (next instanceof Response) return next;
+      if ("refused" in next) {
+        await deps.authThrottle.failed(address);
+        await audit(
+          c,
+          "signInFailed",
+          403,
+          { type: "anonymous", operatorId: null, tokenId: null },
+          { email, method: "password", reason: "password_sign_in_off" },
+        );
+        return c.html(signInPage({ error: next.refused, field: "password", email, sso: steps.ssoName }), 403);
+      }
+      return startSession(c, outcome.actor, next.method, next.breakGlass);
+    }
+    return startSession(c, outcome.actor, "token");
+  });
+
+  /** Opens a session for an actor who passed every sign-in step: the cookie, the audit entry (with the method), then the console or `page`. */
+  async function startSession(c: Context, actor: OperatorActor, method: SignInMethod, breakGlass = false, page?: () => Response | Promise<Response>) {
     const { cookieValue, session } = await openSession(deps.db, deps.clock, keys, {
-      operatorId: outcome.actor.operatorId,
+      operatorId: actor.operatorId,
       userAgent: c.req.header("user-agent") ?? null,
-      address,
+      address: clientAddress(c) ?? "unknown",
     });
     setCookie(c, SESSION_COOKIE, cookieValue, {
       path: CONSOLE_PATH,
@@ -157,10 +199,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       secure: secure(c),
       expires: session.expiresAt,
     });
-    await audit(c, "signIn", 200, outcome.actor, { session: session.id });
+    await audit(c, "signIn", 200, actor, { session: session.id, method, ...(breakGlass ? { break_glass: "true" } : {}) });
     deps.logger.info("console session opened", { session: session.id });
-    return c.redirect(`${CONSOLE_PATH}/`, 303);
-  });
+    return page ? page() : c.redirect(`${CONSOLE_PATH}/`, 303);
+  }
 
   app.post("/sign-out", async (c) => {
     const session = await currentSession(c);
@@ -211,6 +253,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   return app;
+}
+
+/** Whether a form body is UTF-8 throughout, its percent-escapes included: what is not is refused, never read with U+FFFD in it. */
+async function formIsText(c: Context): Promise<boolean> {
+  const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+  if (!("text" in decoded)) return false;
+  return !/urlencoded/i.test(c.req.header("content-type") ?? "") || undecodableParameter(decoded.text) === null;
 }
 
 function apiError(c: Context, error: ApiError): Response {

@@ -43,6 +43,7 @@ progress { width: 320px; height: 16px; }
 .tabs { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; padding: 0; margin: 0 0 8px; }
 .tabs a { display: inline-block; padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: #fff; text-decoration: none; }
 .tabs a[aria-current="page"] { border-color: var(--accent); font-weight: 700; text-decoration: underline; }
+a.button { display: inline-block; padding: 6px 14px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; }
 .sign-in { max-width: 440px; margin: 64px auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 24px; }
 svg.chart { max-width: 560px; display: block; }
 svg.chart text { font-size: 13px; fill: var(--muted); }

@@ -1354,6 +1354,160 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a passkey
+         * @description Verifies the browser's answer (`RegistrationResponseJSON`) against the challenge of `attempt_id` (used once) and stores the passkey. An answer that does not verify answers 422 with `details[0].path: "response"`; an unknown or expired attempt 404. Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["registerMyPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/passkeys/registration-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start registering a passkey
+         * @description WebAuthn creation options (`PublicKeyCredentialCreationOptionsJSON`) for `navigator.credentials.create` (or `@simplewebauthn/browser`'s `startRegistration`), bound to this deployment's origin (`PUBLIC_BASE_URL`), and the `attempt_id` the answer goes back with within 10 minutes. Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["startMyPasskeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make new recovery codes
+         * @description Ten new one-time codes, shown this once; the earlier ones stop working. Needs a second factor (409 `no_second_factor` without one). Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["replaceMyRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/second-factors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my second factors
+         * @description The caller's confirmed second factors (never a secret or a key). Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["listMySecondFactors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/second-factors/{factor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of my second factors
+         * @description With the last factor gone, the recovery codes go too; while the sign-in policy requires a second factor, the next password sign-in asks to set one up. Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        delete: operations["removeMySecondFactor"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/second-factors/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start setting up an authenticator app
+         * @description Returns a new TOTP secret (RFC 6238: SHA-1, 6 digits, 30 s) and its `otpauth://` URI this once; the factor counts once confirmed with a code (`confirmMyTotp`). Starting again replaces an unconfirmed one. Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["startMyTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/second-factors/totp/{factor_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm an authenticator app
+         * @description The app's current code (one 30-second step of skew either way is accepted) makes the factor count. A wrong code answers 422 with `details[0].path: "code"`. Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["confirmMyTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/sessions": {
         parameters: {
             query?: never;
@@ -1594,6 +1748,34 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/sign-in-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read the sign-in policy
+         * @description Whether password accounts need a second factor and who may sign in with a password.
+         *
+         *     Required role: `owner` (operator management).
+         */
+        get: operations["getSignInPolicy"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the sign-in policy
+         * @description Changes the fields sent. 409 `sso_not_configured` closing password sign-in without single sign-on; 409 `break_glass_owner_required` without a break-glass owner; 409 `break_glass_owner_invalid` when that operator is not an enabled owner with a password. Audited (`updateSignInPolicy`).
+         *
+         *     Required role: `owner` (operator management).
+         */
+        patch: operations["updateSignInPolicy"];
         trace?: never;
     };
     "/v1/system": {
@@ -3755,6 +3937,17 @@ export interface components {
              */
             events?: ("job.completed" | "message.bounced" | "suppression.changed" | "ad.status_changed")[];
         };
+        EnrolledSecondFactor: {
+            factor: components["schemas"]["SecondFactor"];
+            /**
+             * @description Ten one-time recovery codes (`XXXXX-XXXXX`), shown this once and stored only hashed; made with the account's first factor (null for a later one, whose account keeps its codes).
+             * @example [
+             *       "7KQ2M-XH4PD",
+             *       "…"
+             *     ]
+             */
+            recovery_codes: string[] | null;
+        };
         ErrorDetail: {
             /**
              * @description What is wrong with it.
@@ -4862,6 +5055,9 @@ export interface components {
              */
             type: string;
         };
+        NewRecoveryCodes: {
+            recovery_codes: string[];
+        };
         Operator: {
             /**
              * @description ISO 8601 creation time.
@@ -5283,6 +5479,23 @@ export interface components {
              */
             has_next: boolean;
         };
+        PasskeyRegistrationOptions: {
+            /**
+             * Format: uuid
+             * @description Send it back with the answer (`registerMyPasskey`).
+             * @example 0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+             */
+            attempt_id: string;
+            /**
+             * @description PublicKeyCredentialCreationOptionsJSON.
+             * @example {
+             *       "challenge": "…"
+             *     }
+             */
+            options: {
+                [key: string]: unknown;
+            };
+        };
         PlanUsage: {
             /** @description Published ads of the cycle. */
             ads: {
@@ -5548,6 +5761,35 @@ export interface components {
                 status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
             }[];
         };
+        SecondFactor: {
+            /**
+             * @description When it was set up.
+             * @example 2026-01-15T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description Factor id.
+             * @example 0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+             */
+            id: string;
+            /**
+             * @description `totp`: an authenticator app; `passkey`: a WebAuthn credential.
+             * @example totp
+             * @enum {string}
+             */
+            kind: "totp" | "passkey";
+            /**
+             * @description The operator's name for it.
+             * @example Phone
+             */
+            label: string;
+            /**
+             * @description Its last accepted use.
+             * @example null
+             */
+            last_used_at: string | null;
+        };
         SendJob: {
             /** @description Batch progress; null while the job is a draft. */
             batches: {
@@ -5804,6 +6046,30 @@ export interface components {
              * @example 400
              */
             opens: number;
+        };
+        SignInPolicy: {
+            /**
+             * Format: uuid
+             * @description The enabled owner with a password who keeps password sign-in while it is `break_glass_only`.
+             * @example null
+             */
+            break_glass_operator_id: string | null;
+            /**
+             * @description `break_glass_only`: password sign-in is refused (403, audited as `signInFailed` with `reason: password_sign_in_off`) for everyone but `break_glass_operator_id`, whose sign-ins are audited with `break_glass: true`. Possible only while single sign-on is set up (`OIDC_ISSUER_URL`).
+             * @example everyone
+             * @enum {string}
+             */
+            password_sign_in: "everyone" | "break_glass_only";
+            /**
+             * @description Every password sign-in asks for a second factor (passkey, authenticator app or recovery code); an operator without one sets one up before the console opens. Single sign-on accounts follow the identity provider's own MFA policy instead.
+             * @example true
+             */
+            require_second_factor: boolean;
+            /**
+             * @description Last change; null while never changed.
+             * @example null
+             */
+            updated_at: string | null;
         };
         SuppressionEntry: {
             /**
@@ -6087,6 +6353,24 @@ export interface components {
              * @example 6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d
              */
             template: string;
+        };
+        TotpSetup: {
+            /**
+             * Format: uuid
+             * @description The unconfirmed factor's id.
+             * @example 0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+             */
+            id: string;
+            /**
+             * @description The same as an `otpauth://totp/…` URI for the app.
+             * @example otpauth://totp/…
+             */
+            otpauth_uri: string;
+            /**
+             * @description The shared secret, base32 (shown once).
+             * @example JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
+             */
+            secret: string;
         };
         /**
          * @description Any of `name` (1–100), `description` (≤ 500), `type` (`image`|`video`), `params` (≤ 30), `layouts` (all three ratios), `highlight`, `status` (`active`|`inactive`). A layout is an element tree per ratio (`1:1` 1080×1080, `4:5` 1080×1350, `9:16` 1080×1920): `{ type: "box", style, children }`, `{ type: "text", param | text, style, min_font_size?, max_lines? }` (a text with a pixel `width` and `min_font_size` shrinks to fit its `height`/`max_lines` and is refused past the minimum), `{ type: "image", param, style }` (needs `width` and `height`). Styles are a fixed list of flex properties (width, height, padding*, margin*, gap, flexDirection, justifyContent, alignItems, flexGrow, flexShrink, flexWrap, position, top/right/bottom/left, backgroundColor, color, borderRadius, borderWidth, borderColor, opacity, fontFamily `Inter`, fontSize, fontWeight 400/700/800, lineHeight, letterSpacing, textAlign, textTransform, objectFit); a colour is `#rrggbb`, `transparent` or `{ "param": "<colour parameter>" }`. `highlight` styles `[[word]]` in text parameters with `supports_highlight`. Checked on save: unknown keys, unknown or mistyped parameter references, a root of the wrong size, a missing highlight style → 422 with the path in `details`.
@@ -6727,7 +7011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6740,7 +7024,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6962,7 +7246,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -6974,7 +7258,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7113,7 +7397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7126,7 +7410,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7179,7 +7463,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7192,7 +7476,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7353,7 +7637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7366,7 +7650,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7558,7 +7842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7570,7 +7854,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7730,7 +8014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7742,7 +8026,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7878,7 +8162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7891,7 +8175,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8113,7 +8397,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8125,7 +8409,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8264,7 +8548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8277,7 +8561,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8330,7 +8614,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8343,7 +8627,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8521,7 +8805,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8533,7 +8817,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8672,7 +8956,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8685,7 +8969,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8738,7 +9022,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8751,7 +9035,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8941,7 +9225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8953,7 +9237,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8983,7 +9267,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8995,7 +9279,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9137,7 +9421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9149,7 +9433,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9179,7 +9463,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9191,7 +9475,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9340,7 +9624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9352,7 +9636,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9382,7 +9666,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9394,7 +9678,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9537,7 +9821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9549,7 +9833,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9579,7 +9863,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9591,7 +9875,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9744,7 +10028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9756,7 +10040,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9895,7 +10179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9908,7 +10192,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9961,7 +10245,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9974,7 +10258,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10152,7 +10436,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10164,7 +10448,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10317,7 +10601,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10329,7 +10613,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10468,7 +10752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10481,7 +10765,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10534,7 +10818,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10547,7 +10831,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10748,7 +11032,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10760,7 +11044,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10901,7 +11185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10914,7 +11198,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10967,7 +11251,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10980,7 +11264,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11179,7 +11463,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11191,7 +11475,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11372,7 +11656,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11385,7 +11669,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11577,7 +11861,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11589,7 +11873,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11744,7 +12028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11756,7 +12040,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11897,7 +12181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11910,7 +12194,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11963,7 +12247,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11976,7 +12260,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12154,7 +12438,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12166,7 +12450,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12310,7 +12594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12322,7 +12606,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12352,7 +12636,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12364,7 +12648,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12525,7 +12809,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12538,7 +12822,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12744,7 +13028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12757,7 +13041,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12935,7 +13219,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12947,7 +13231,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13086,7 +13370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13099,7 +13383,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13152,7 +13436,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13165,7 +13449,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13343,7 +13627,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13355,7 +13639,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13536,7 +13820,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13549,7 +13833,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13750,7 +14034,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13762,7 +14046,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13915,7 +14199,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13927,7 +14211,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14066,7 +14350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14079,7 +14363,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14132,7 +14416,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14145,7 +14429,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14323,7 +14607,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14335,7 +14619,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14474,7 +14758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14487,7 +14771,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14540,7 +14824,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14553,7 +14837,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14730,7 +15014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14742,7 +15026,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14772,7 +15056,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14784,7 +15068,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14939,7 +15223,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14951,7 +15235,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15104,7 +15388,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15116,7 +15400,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15255,7 +15539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15268,7 +15552,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15321,7 +15605,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15334,7 +15618,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15512,7 +15796,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15524,7 +15808,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15663,7 +15947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15676,7 +15960,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15729,7 +16013,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15742,7 +16026,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15920,7 +16204,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15932,7 +16216,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16072,7 +16356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16084,7 +16368,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16114,7 +16398,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16126,7 +16410,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16281,7 +16565,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16293,7 +16577,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16434,7 +16718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16446,7 +16730,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16476,7 +16760,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16488,7 +16772,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16637,7 +16921,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16649,7 +16933,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16679,7 +16963,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16691,7 +16975,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16830,7 +17114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16843,7 +17127,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16874,7 +17158,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16887,7 +17171,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17051,7 +17335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17064,7 +17348,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17117,7 +17401,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17130,7 +17414,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17314,7 +17598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17326,7 +17610,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17356,7 +17640,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17368,7 +17652,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17507,7 +17791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17520,7 +17804,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17573,7 +17857,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17586,7 +17870,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17766,7 +18050,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17778,7 +18062,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17919,7 +18203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17932,7 +18216,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17985,7 +18269,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17998,7 +18282,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18204,7 +18488,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18217,7 +18501,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18395,7 +18679,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18407,7 +18691,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18560,7 +18844,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18572,7 +18856,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18716,7 +19000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18728,7 +19012,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18758,7 +19042,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18770,7 +19054,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18931,7 +19215,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18944,7 +19228,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19150,7 +19434,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -19163,7 +19447,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19362,7 +19646,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19374,7 +19658,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19630,7 +19914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -19643,7 +19927,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19865,7 +20149,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19877,7 +20161,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20051,7 +20335,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -20063,7 +20347,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20202,7 +20486,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20215,7 +20499,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20268,7 +20552,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20281,7 +20565,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20442,7 +20726,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20455,7 +20739,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20486,7 +20770,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20499,7 +20783,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20687,6 +20971,1288 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    registerMyPasskey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description From `startMyPasskeyRegistration`.
+                     * @example 0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f
+                     */
+                    attempt_id: string;
+                    /**
+                     * @description A name for the factor (1–60 characters).
+                     * @example Phone
+                     */
+                    label: string;
+                    /**
+                     * @description RegistrationResponseJSON from the browser.
+                     * @example {
+                     *       "id": "…"
+                     *     }
+                     */
+                    response: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Registered. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EnrolledSecondFactor"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    startMyPasskeyRegistration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The options. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["PasskeyRegistrationOptions"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    replaceMyRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The codes, shown once. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["NewRecoveryCodes"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    listMySecondFactors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The factors. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SecondFactor"][];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    removeMySecondFactor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Factor id. */
+                factor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    startMyTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description A name for the factor (1–60 characters).
+                     * @example Phone
+                     */
+                    label: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The unconfirmed factor and its secret, shown once. */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TotpSetup"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    confirmMyTotp: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Factor id. */
+                factor_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The 6-digit code.
+                     * @example 492039
+                     */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Confirmed. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EnrolledSecondFactor"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20929,7 +22495,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -20941,7 +22507,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21239,7 +22805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21252,7 +22818,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21452,7 +23018,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -21464,7 +23030,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21762,7 +23328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21775,7 +23341,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22018,7 +23584,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22030,7 +23596,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22169,7 +23735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22182,7 +23748,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22235,7 +23801,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22248,7 +23814,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22447,7 +24013,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22459,7 +24025,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22598,7 +24164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22611,7 +24177,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22664,7 +24230,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22677,7 +24243,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22878,7 +24444,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22890,7 +24456,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23024,7 +24590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23036,7 +24602,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23199,7 +24765,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23211,7 +24777,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23265,6 +24831,383 @@ export interface operations {
             /** @description Fields present but invalid; see `details`. */
             422: {
                 headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getSignInPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The policy. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignInPolicy"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    updateSignInPolicy: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The enabled owner with a password who keeps password sign-in while it is `break_glass_only`.
+                     * @example null
+                     */
+                    break_glass_operator_id?: string | null;
+                    /**
+                     * @description `break_glass_only`: password sign-in is refused (403, audited as `signInFailed` with `reason: password_sign_in_off`) for everyone but `break_glass_operator_id`, whose sign-ins are audited with `break_glass: true`. Possible only while single sign-on is set up (`OIDC_ISSUER_URL`).
+                     * @example everyone
+                     * @enum {string}
+                     */
+                    password_sign_in?: "everyone" | "break_glass_only";
+                    /**
+                     * @description Every password sign-in asks for a second factor (passkey, authenticator app or recovery code); an operator without one sets one up before the console opens. Single sign-on accounts follow the identity provider's own MFA policy instead.
+                     * @example true
+                     */
+                    require_second_factor?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description The policy now. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SignInPolicy"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Service-Version": components["headers"]["Service-Version"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

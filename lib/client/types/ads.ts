@@ -1219,25 +1219,6 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
-            /** @description The request we send to the endpoint. */
-            request: {
-                /**
-                 * @description The exact JSON body every attempt posts.
-                 * @example {"event":"ad.status_changed"}
-                 */
-                body: string;
-                /**
-                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
-                 * @example {
-                 *       "Content-Type": "application/json",
-                 *       "X-Service-Event": "ad.status_changed",
-                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
-                 *     }
-                 */
-                headers: {
-                    [key: string]: string;
-                };
-            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}

@@ -15,6 +15,7 @@ import { sendJobPage, sendJobsPage } from "./send-jobs";
 import { statsPage } from "./stats";
 import { systemPage } from "./system";
 import { auditLogPage, mePage, operatorPage, operatorsPage } from "./operators";
+import { runSignInStep } from "./sign-in-step";
 
 /**
  * The console's pages by URL hash (`#/customers/<id>/mail`): each draws itself into `<main>` from admin API
@@ -105,22 +106,26 @@ async function route(): Promise<void> {
 window.addEventListener("beforeunload", (event) => {
   if (hasUnsavedChanges()) event.preventDefault();
 });
+const signInStep = document.querySelector<HTMLElement>("[data-sign-in-step]");
 let shownHash = location.hash;
-window.addEventListener("hashchange", () => {
-  if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
-    history.replaceState(null, "", shownHash || "#/overview");
-    return;
-  }
-  forgetUnsavedChanges();
-  shownHash = location.hash;
-  void route();
-});
-// The role is read once; every page is then drawn with only the controls it allows (roles.ts).
-const mainElement = document.getElementById("main");
-document.querySelector(".top nav")?.after(searchBox());
-void loadRole()
-  .catch(() => undefined)
-  .then(() => {
-    if (mainElement) watchRole(mainElement);
-    return route();
+if (signInStep) runSignInStep(signInStep);
+else {
+  window.addEventListener("hashchange", () => {
+    if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
+      history.replaceState(null, "", shownHash || "#/overview");
+      return;
+    }
+    forgetUnsavedChanges();
+    shownHash = location.hash;
+    void route();
   });
+  // The role is read once; every page is then drawn with only the controls it allows (roles.ts).
+  const mainElement = document.getElementById("main");
+  document.querySelector(".top nav")?.after(searchBox());
+  void loadRole()
+    .catch(() => undefined)
+    .then(() => {
+      if (mainElement) watchRole(mainElement);
+      return route();
+    });
+}

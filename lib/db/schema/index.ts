@@ -9,4 +9,5 @@ export * from "./ads-webhooks";
 export * from "./insights";
 export * from "./console";
 export * from "./operators";
+export * from "./sign-in";
 export * from "./mail-counts";
