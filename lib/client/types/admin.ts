@@ -1706,6 +1706,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What happens across customers in a period
+         * @description Mail created in the period by its state now (totals, rates and per customer), send jobs running, scheduled or paused with their progress, failing webhook endpoints, customers blocked or near their monthly limit, provider health and queue age, ads spend and impressions. Read from aggregates (hourly message counts kept by the database), never from the messages: the period is whole UTC hours, `since` rounded down and `until` (default now) up, and each message figure equals `GET /v1/customers/{id}/mail/messages` (or `GET /v1/search`) with the same `status` and the answer's `since`/`until`. At most 93 days.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search messages, send jobs, customers, ad sets and ads
+         * @description One box for everything, across customers, results grouped by kind (at most `limit` each, newest first). `q` is read as: an address (contains `@`): messages through the stored address hash, so mail is found after its addresses were deleted, and only under the customer that sent it; a UUID: the message, send job, customer, ad set or ad with that id; other text: Postmark's message id and the ads platform's ids (exact) and a part of a name (customers, send jobs, ad sets, ads; case-insensitive); empty: the newest messages matching `status` and the period. `status`, `since` and `until` narrow the messages. Every operator role may read every kind. No address is ever returned.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sign-in-policy": {
         parameters: {
             query?: never;
@@ -3008,6 +3052,25 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
+            /** @description The request we send to the endpoint. */
+            request: {
+                /**
+                 * @description The exact JSON body every attempt posts.
+                 * @example {"event":"ad.status_changed"}
+                 */
+                body: string;
+                /**
+                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
+                 * @example {
+                 *       "Content-Type": "application/json",
+                 *       "X-Service-Event": "ad.status_changed",
+                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}
@@ -5096,6 +5159,314 @@ export interface components {
              */
             revoked_at: string | null;
         };
+        Overview: {
+            ads: {
+                customers: {
+                    /**
+                     * @description Clicks.
+                     * @example 800
+                     */
+                    clicks: number;
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    /**
+                     * @description Impressions.
+                     * @example 40000
+                     */
+                    impressions: number;
+                    /**
+                     * @description First day counted (the account's days).
+                     * @example 2026-03-01
+                     */
+                    since_date: string;
+                    /**
+                     * @description Spend in hundredths of the ad account's currency.
+                     * @example 12345
+                     */
+                    spend_minor: number;
+                    /**
+                     * @description Last day counted.
+                     * @example 2026-03-01
+                     */
+                    until_date: string;
+                }[];
+            };
+            /** @description Customers whose sending is blocked or who used 80 % of their monthly limit or more, fullest first. */
+            customers_attention: {
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * @description Live messages allowed per calendar month (UTC).
+                 * @example 100000
+                 */
+                monthly_limit: number;
+                sending_blocked: boolean;
+                /**
+                 * @description Live messages Postmark took this month, by creation time.
+                 * @example 85000
+                 */
+                sent_this_month: number;
+            }[];
+            /**
+             * @description ISO 8601.
+             * @example 2026-03-01T10:12:00.000Z
+             */
+            generated_at: string;
+            mail: {
+                /** @description Customers with messages in the period, by name. */
+                customers: {
+                    counts: components["schemas"]["OverviewStateCounts"];
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    rates: components["schemas"]["OverviewRates"];
+                }[];
+                rates: components["schemas"]["OverviewRates"];
+                totals: components["schemas"]["OverviewStateCounts"];
+            };
+            /** @description This instance's provider calls since it started (as `GET /v1/system`). */
+            providers: {
+                graph: {
+                    /**
+                     * @description Calls this instance made since `since`.
+                     * @example 120
+                     */
+                    calls: number;
+                    /**
+                     * @description `errors / calls`; 0 without calls.
+                     * @example 0.008
+                     */
+                    error_rate: number;
+                    /**
+                     * @description Of those, failed calls.
+                     * @example 1
+                     */
+                    errors: number;
+                    /**
+                     * @description 95th percentile of the latest calls, ms; null without calls.
+                     * @example 420
+                     */
+                    latency_p95_ms: number | null;
+                    /**
+                     * @description When this instance started counting.
+                     * @example 2026-03-01T08:00:00.000Z
+                     */
+                    since: string;
+                };
+                postmark: {
+                    /**
+                     * @description Calls this instance made since `since`.
+                     * @example 120
+                     */
+                    calls: number;
+                    /**
+                     * @description `errors / calls`; 0 without calls.
+                     * @example 0.008
+                     */
+                    error_rate: number;
+                    /**
+                     * @description Of those, failed calls.
+                     * @example 1
+                     */
+                    errors: number;
+                    /**
+                     * @description 95th percentile of the latest calls, ms; null without calls.
+                     * @example 420
+                     */
+                    latency_p95_ms: number | null;
+                    /**
+                     * @description When this instance started counting.
+                     * @example 2026-03-01T08:00:00.000Z
+                     */
+                    since: string;
+                };
+            };
+            queue: {
+                send_job_batches_oldest_wait_seconds: number | null;
+                /**
+                 * @description Batches of running jobs no lane has picked up yet.
+                 * @example 0
+                 */
+                send_job_batches_waiting: number;
+                /**
+                 * @description Webhook deliveries due now.
+                 * @example 0
+                 */
+                webhook_deliveries_due: number;
+                webhook_deliveries_oldest_due_seconds: number | null;
+            };
+            send_jobs: {
+                jobs: {
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    /**
+                     * @description Recipients with an outcome (accepted, suppressed, invalid, failed, unknown).
+                     * @example 600
+                     */
+                    done: number;
+                    /**
+                     * Format: uuid
+                     * @description Send job id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    id: string;
+                    /**
+                     * @description The job's name; null on jobs made before names existed.
+                     * @example Spring newsletter 2026-03-01
+                     */
+                    name: string | null;
+                    pause_reason: string | null;
+                    /**
+                     * @description `done / total`.
+                     * @example 0.6
+                     */
+                    progress: number;
+                    scheduled_at: string | null;
+                    /** @enum {string} */
+                    status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+                    /**
+                     * @description Recipients.
+                     * @example 1000
+                     */
+                    total: number;
+                }[];
+                /**
+                 * @description Paused jobs (by an operator or a block).
+                 * @example 0
+                 */
+                paused: number;
+                /**
+                 * @description Jobs sending now.
+                 * @example 1
+                 */
+                running: number;
+                /**
+                 * @description Jobs waiting for their time.
+                 * @example 2
+                 */
+                scheduled: number;
+            };
+            /**
+             * @description The period's start, rounded down to the hour (UTC): use it for the lists behind the figures.
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            since: string;
+            /**
+             * @description The period's end, rounded up to the hour.
+             * @example 2026-03-01T11:00:00.000Z
+             */
+            until: string;
+            webhooks_failing: {
+                /** @description False once a delivery failed for 24 h and the endpoint was switched off. */
+                active: boolean;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * @description Failed attempts since the last success.
+                 * @example 3
+                 */
+                failure_count: number;
+                last_delivery_at: string | null;
+                /** @enum {string} */
+                service: "mail" | "ads";
+                url: string;
+                /**
+                 * Format: uuid
+                 * @description Endpoint id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                webhook_id: string;
+            }[];
+        };
+        OverviewRates: {
+            /**
+             * @description Bounced per message Postmark took.
+             * @example 0.97
+             */
+            bounced: number | null;
+            /**
+             * @description Complained per message Postmark took.
+             * @example 0.97
+             */
+            complained: number | null;
+            /**
+             * @description Delivered per message Postmark took (accepted, delivered, bounced, complained); null when none.
+             * @example 0.97
+             */
+            delivered: number | null;
+        };
+        /** @description Messages created in the period, by their state now (`sending` counts as `pending`). */
+        OverviewStateCounts: {
+            /**
+             * @description Messages now `accepted`.
+             * @example 10
+             */
+            accepted: number;
+            /**
+             * @description Messages now `bounced`.
+             * @example 10
+             */
+            bounced: number;
+            /**
+             * @description Messages now `complained`.
+             * @example 10
+             */
+            complained: number;
+            /**
+             * @description Messages now `delivered`.
+             * @example 10
+             */
+            delivered: number;
+            /**
+             * @description Messages now `failed`.
+             * @example 10
+             */
+            failed: number;
+            /**
+             * @description Messages now `invalid`.
+             * @example 10
+             */
+            invalid: number;
+            /**
+             * @description Messages now `pending`.
+             * @example 10
+             */
+            pending: number;
+            /**
+             * @description Messages now `suppressed`.
+             * @example 10
+             */
+            suppressed: number;
+            /**
+             * @description Messages now `unknown`.
+             * @example 10
+             */
+            unknown: number;
+        };
         Paging: {
             /**
              * @description Cursor for the next page; pass it as `after`. Null on the last page.
@@ -5286,6 +5657,109 @@ export interface components {
              * @example mj-column
              */
             tagName: string | null;
+        };
+        SearchResults: {
+            ad_sets: {
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                platform_id: string;
+                status: string;
+            }[];
+            ads: {
+                /**
+                 * Format: uuid
+                 * @description Ad set id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                ad_set_id: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                platform_id: string;
+                status: string;
+            }[];
+            customers: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * @description How `q` was read.
+             * @enum {string}
+             */
+            matched_by: "address" | "id" | "text" | "filters";
+            messages: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Message id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "transactional" | "newsletter";
+                provider_message_id: string | null;
+                /** Format: uuid */
+                send_job_id: string | null;
+                /** @enum {string} */
+                status: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                subject: string;
+            }[];
+            q: string;
+            send_jobs: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+            }[];
         };
         SecondFactor: {
             /**
@@ -6311,6 +6785,25 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
+            /** @description The request we send to the endpoint. */
+            request: {
+                /**
+                 * @description The exact JSON body every attempt posts.
+                 * @example {"event":"job.completed"}
+                 */
+                body: string;
+                /**
+                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
+                 * @example {
+                 *       "Content-Type": "application/json",
+                 *       "X-Service-Event": "job.completed",
+                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}
@@ -6518,7 +7011,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6531,7 +7024,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6753,7 +7246,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -6765,7 +7258,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6904,7 +7397,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6917,7 +7410,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6970,7 +7463,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6983,7 +7476,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7144,7 +7637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7157,7 +7650,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7349,7 +7842,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7361,7 +7854,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7521,7 +8014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7533,7 +8026,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7669,7 +8162,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7682,7 +8175,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7904,7 +8397,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7916,7 +8409,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8055,7 +8548,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8068,7 +8561,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8121,7 +8614,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8134,7 +8627,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8312,7 +8805,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8324,7 +8817,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8463,7 +8956,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8476,7 +8969,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8529,7 +9022,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8542,7 +9035,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8732,7 +9225,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8744,7 +9237,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8774,7 +9267,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8786,7 +9279,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8928,7 +9421,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8940,7 +9433,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8970,7 +9463,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8982,7 +9475,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9131,7 +9624,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9143,7 +9636,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9173,7 +9666,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9185,7 +9678,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9328,7 +9821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9340,7 +9833,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9370,7 +9863,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9382,7 +9875,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9535,7 +10028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9547,7 +10040,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9686,7 +10179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9699,7 +10192,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9752,7 +10245,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9765,7 +10258,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9943,7 +10436,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9955,7 +10448,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10108,7 +10601,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10120,7 +10613,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10259,7 +10752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10272,7 +10765,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10325,7 +10818,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10338,7 +10831,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10539,7 +11032,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10551,7 +11044,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10692,7 +11185,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10705,7 +11198,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10758,7 +11251,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10771,7 +11264,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10970,7 +11463,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10982,7 +11475,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11163,7 +11656,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11176,7 +11669,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11368,7 +11861,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11380,7 +11873,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11535,7 +12028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11547,7 +12040,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11688,7 +12181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11701,7 +12194,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11754,7 +12247,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11767,7 +12260,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11945,7 +12438,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11957,7 +12450,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12101,7 +12594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12113,7 +12606,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12143,7 +12636,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12155,7 +12648,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12316,7 +12809,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12329,7 +12822,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12535,7 +13028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12548,7 +13041,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12726,7 +13219,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12738,7 +13231,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12877,7 +13370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12890,7 +13383,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12943,7 +13436,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12956,7 +13449,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13134,7 +13627,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13146,7 +13639,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13327,7 +13820,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13340,7 +13833,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13541,7 +14034,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13553,7 +14046,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13706,7 +14199,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13718,7 +14211,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13857,7 +14350,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13870,7 +14363,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13923,7 +14416,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13936,7 +14429,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14114,7 +14607,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14126,7 +14619,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14265,7 +14758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14278,7 +14771,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14331,7 +14824,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14344,7 +14837,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14521,7 +15014,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14533,7 +15026,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14563,7 +15056,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14575,7 +15068,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14730,7 +15223,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14742,7 +15235,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14895,7 +15388,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14907,7 +15400,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15046,7 +15539,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15059,7 +15552,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15112,7 +15605,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15125,7 +15618,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15303,7 +15796,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15315,7 +15808,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15454,7 +15947,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15467,7 +15960,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15520,7 +16013,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15533,7 +16026,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15711,7 +16204,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15723,7 +16216,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15863,7 +16356,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15875,7 +16368,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15905,7 +16398,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15917,7 +16410,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16072,7 +16565,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16084,7 +16577,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16225,7 +16718,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16237,7 +16730,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16267,7 +16760,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16279,7 +16772,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16428,7 +16921,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16440,7 +16933,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16470,7 +16963,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16482,7 +16975,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16621,7 +17114,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16634,7 +17127,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16665,7 +17158,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16678,7 +17171,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16842,7 +17335,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16855,7 +17348,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16908,7 +17401,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16921,7 +17414,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17105,7 +17598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17117,7 +17610,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17147,7 +17640,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17159,7 +17652,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17298,7 +17791,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17311,7 +17804,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17364,7 +17857,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17377,7 +17870,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17557,7 +18050,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17569,7 +18062,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17710,7 +18203,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17723,7 +18216,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17776,7 +18269,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17789,7 +18282,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17995,7 +18488,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18008,7 +18501,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18186,7 +18679,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18198,7 +18691,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18351,7 +18844,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18363,7 +18856,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18507,7 +19000,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18519,7 +19012,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18549,7 +19042,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18561,7 +19054,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18722,7 +19215,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18735,7 +19228,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18941,7 +19434,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18954,7 +19447,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19153,7 +19646,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19165,7 +19658,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19421,7 +19914,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -19434,7 +19927,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19656,7 +20149,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19668,7 +20161,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19842,7 +20335,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19854,7 +20347,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19993,7 +20486,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20006,7 +20499,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20059,7 +20552,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20072,7 +20565,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20233,7 +20726,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20246,7 +20739,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20277,7 +20770,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20290,7 +20783,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20592,7 +21085,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20605,7 +21098,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20636,7 +21129,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20649,7 +21142,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21255,7 +21748,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -21267,7 +21760,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21430,7 +21923,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21443,7 +21936,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21635,7 +22128,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21648,7 +22141,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21679,7 +22172,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21692,7 +22185,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22002,7 +22495,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22014,7 +22507,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22312,7 +22805,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22325,7 +22818,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22525,7 +23018,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22537,7 +23030,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22835,7 +23328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22848,7 +23341,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23091,7 +23584,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23103,7 +23596,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23242,7 +23735,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23255,7 +23748,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23308,7 +23801,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23321,7 +23814,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23520,7 +24013,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23532,7 +24025,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23671,7 +24164,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23684,7 +24177,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23737,7 +24230,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23750,7 +24243,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23951,7 +24444,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23963,7 +24456,349 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query: {
+                /** @description Start of the period (rounded down to the hour). */
+                since: string;
+                /** @description End of the period (rounded up to the hour); at most 93 days after `since`. */
+                until?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Overview"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query?: {
+                /** @description Only this kind of result. */
+                kind?: "message" | "send_job" | "customer" | "ad_set" | "ad";
+                /** @description At most this many results per kind. */
+                limit?: number;
+                /** @description An address, an id (message, send job, customer, ad set, ad), Postmark's message id, an ads platform id, or a part of a name. Empty: the newest messages matching the filters. */
+                q?: string;
+                /** @description Messages created at or after this time. */
+                since?: string;
+                /** @description Messages only in this state. */
+                status?: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                /** @description Messages created before this time. */
+                until?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results by kind. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchResults"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -24258,7 +25093,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -24271,7 +25106,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"

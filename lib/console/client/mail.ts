@@ -143,6 +143,7 @@ function suppressionCard(id: string): HTMLElement {
   return card(
     "Suppression lookup",
     form({
+      read: true,
       submit: "Look up",
       fields: [
         { path: "emails", label: "Addresses (one per line)", type: "textarea", rows: 4 },
