@@ -877,7 +877,7 @@ export interface paths {
         head?: never;
         /**
          * Change a customer's Postmark configuration
-         * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.
+         * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.
          *
          *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
@@ -893,7 +893,7 @@ export interface paths {
         };
         /**
          * Check whether a customer can send
-         * @description The spec's precondition for sending, item by item: `server_token`, `transactional_stream`, `broadcast_stream`, `verified_senders` (at least one address or domain), `default_newsletter_from` (set and verified), `newsletter_footer` and `transactional_footer` (a frame is set). Each is `green` or `red` with what to do. While any item is red, the customer's sends answer 403 `forbidden` with `details.missing` naming the red items.
+         * @description The spec's precondition for sending, item by item: `server_token`, `transactional_stream`, `broadcast_stream`, `verified_senders` (at least one address or domain), `default_newsletter_from` (set and verified), `newsletter_footer` and `transactional_footer` (a frame is set), then the warnings: `postmark_check` (no Postmark account token: "not checked with Postmark"; or the last check failed), `return_path` (the newsletter sender's domain has no verified Return-Path at Postmark, with the CNAME to publish) and `complaint_rate` (the 30-day newsletter complaint rate is above the guard's threshold). With an account token and a check answered, senders count only when Postmark confirms them: a confirmed sender signature, or DKIM verified on the domain; the message then names the DKIM record to publish. Each item is `green`, `warning` or `red` with what to do. While any item is red, the customer's sends answer 403 `forbidden` with `details.missing` naming the red items; warnings do not block.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -904,6 +904,34 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer's 30-day reputation figures and guard thresholds
+         * @description Delivered, hard-bounce rate, complaint rate and unsubscribes over the last 30 days of live mail, newsletters and transactional mail apart, with the reputation guard's thresholds for this customer and the defaults. A newsletter complaint rate above the threshold also shows as the `complaint_rate` warning in readiness.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerMailReputation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a customer's reputation-guard thresholds
+         * @description Sets any of `bounce_rate`, `complaint_rate` and `min_sample` within their bounds (422 outside them), or `reset: true` for the defaults. Applies to the next event of every running job of the customer. Audited.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
+         */
+        patch: operations["updateCustomerMailReputationGuard"];
         trace?: never;
     };
     "/v1/customers/{id}/mail/send-jobs": {
@@ -944,6 +972,72 @@ export interface paths {
         get: operations["getCustomerSendJob"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/send-jobs/{jobId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a send job the reputation guard paused
+         * @description For a job in `paused` with `pause_reason` `bounce_rate` or `complaint_rate` only: it runs again under a new run and its guard sample starts from zero (the guard judges the rest of the send afresh once the minimum sample is reached again). Any other job answers 409 `not_paused_by_guard` (the customer's own start resumes the other pauses). Audited, like every operator write.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
+         */
+        post: operations["resumeCustomerSendJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/senders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer's senders and domains as Postmark reports them
+         * @description Each configured sender address (and default sender) and each domain, with what Postmark's Account API said at the last check: sender signature confirmed, domain DKIM and Return-Path verified, the DNS records still to publish (host, type, value) and when it was checked. Checks run hourly, right after the provider configuration changes, and on `POST …/senders/check`. Without a Postmark account token (`account_token` on the provider configuration) the lists are empty and `account_token_set` is false.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerMailSenders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/senders/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a customer's senders with Postmark again
+         * @description "Check again": asks Postmark to look up each domain's DKIM and Return-Path records once more (Account API `PUT /domains/{id}/verifyDKIM` and `/verifyReturnPath`), then reads the sender signatures and domains and stores the result. Readiness follows at once. When Postmark cannot be reached the answer is still 200, with `error` set and the previous result kept. Without an account token nothing is asked.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["checkCustomerMailSenders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3246,8 +3340,9 @@ export interface components {
                 /**
                  * @description `operator` (console session), `token` (an operator's API token), `bootstrap`, `break_glass`, `cli`, or `anonymous` (a failed sign-in).
                  * @example operator
+                 * @enum {string}
                  */
-                type: string;
+                type: "operator" | "token" | "bootstrap" | "break_glass" | "cli" | "anonymous";
             };
             /**
              * @description The client address.
@@ -3935,7 +4030,7 @@ export interface components {
              *       "job.completed"
              *     ]
              */
-            events?: ("job.completed" | "message.bounced" | "suppression.changed" | "ad.status_changed")[];
+            events?: ("job.completed" | "job.paused" | "message.bounced" | "suppression.changed" | "ad.status_changed")[];
         };
         EnrolledSecondFactor: {
             factor: components["schemas"]["SecondFactor"];
@@ -4424,6 +4519,64 @@ export interface components {
              */
             space_section: string;
         };
+        MailDnsRecord: {
+            /**
+             * @description The DNS name to publish at.
+             * @example 20260101000000pm._domainkey.acme.example
+             */
+            host: string;
+            /**
+             * @description What the record is for. `dkim` and `return_path` are Postmark's pending records (from the Domains API); `dmarc` is our recommendation, listed for every domain because Postmark's Account API does not report DMARC.
+             * @example dkim
+             * @enum {string}
+             */
+            purpose: "dkim" | "return_path" | "spf" | "dmarc";
+            /**
+             * @description Record type.
+             * @example TXT
+             * @enum {string}
+             */
+            type: "TXT" | "CNAME";
+            /**
+             * @description The record's value.
+             * @example k=rsa;p=MIGfMA0GCSqGSIb3DQEBAQUAA4GN…
+             */
+            value: string;
+        };
+        MailDomainCheck: {
+            /**
+             * @description When Postmark was asked (ISO 8601).
+             * @example 2026-03-10T09:00:00.000Z
+             */
+            checked_at: string;
+            /**
+             * @description Postmark's `DKIMVerified`.
+             * @example false
+             */
+            dkim_verified: boolean;
+            /** @description The records still to publish, and the recommended DMARC record. */
+            dns_records: components["schemas"]["MailDnsRecord"][];
+            /**
+             * @description Sender domain (lower-case).
+             * @example acme.example
+             */
+            domain: string;
+            /**
+             * @description Whether the Postmark account has this domain.
+             * @example true
+             */
+            found_at_postmark: boolean;
+            /**
+             * @description Postmark's `ReturnPathDomainVerified`; false gives a readiness warning (bounces not aligned for DMARC).
+             * @example false
+             */
+            return_path_verified: boolean;
+            /**
+             * @description Postmark's `SPFVerified` (no longer required by Postmark; informational).
+             * @example true
+             */
+            spf_verified: boolean;
+        };
         MailEnabledBlock: components["schemas"]["MailBlock"] & {
             /**
              * @description ISO 8601 time the block was enabled for the customer.
@@ -4660,6 +4813,11 @@ export interface components {
         };
         MailProviderConfig: {
             /**
+             * @description Whether a Postmark account token is stored (write-only, never returned). With it the service reads the account's sender signatures and domains and readiness trusts only what Postmark confirms.
+             * @example true
+             */
+            account_token_set: boolean;
+            /**
              * @description Postmark broadcast message stream id (newsletters); null until set.
              * @example broadcast
              */
@@ -4724,7 +4882,7 @@ export interface components {
             /** @description Every item, in a fixed order. */
             items: components["schemas"]["MailReadinessItem"][];
             /**
-             * @description True when every item is green; sends of a customer that is not ready answer 403 naming the red items in `details.missing`.
+             * @description True when no item is red (warnings do not block); sends of a customer that is not ready answer 403 naming the red items in `details.missing`.
              * @example false
              */
             ready: boolean;
@@ -4735,18 +4893,108 @@ export interface components {
              * @example server_token
              * @enum {string}
              */
-            item: "server_token" | "transactional_stream" | "broadcast_stream" | "verified_senders" | "default_newsletter_from" | "newsletter_footer" | "transactional_footer";
+            item: "server_token" | "transactional_stream" | "broadcast_stream" | "verified_senders" | "default_newsletter_from" | "newsletter_footer" | "transactional_footer" | "postmark_check" | "return_path" | "complaint_rate";
             /**
              * @description `ok`, or what to do.
              * @example ok
              */
             message: string;
             /**
-             * @description `green`: in place; `red`: missing or invalid.
+             * @description `green`: in place; `warning`: sending works but deliverability is at risk (what to do in `message`); `red`: missing or invalid, sends are refused.
              * @example green
              * @enum {string}
              */
-            status: "green" | "red";
+            status: "green" | "warning" | "red";
+        };
+        MailReputation: {
+            defaults: components["schemas"]["ReputationGuardThresholds"] & unknown;
+            /** @description Newsletters (send jobs): what the reputation guard judges. */
+            newsletter: {
+                /**
+                 * @description complaints / outcomes (0 without outcomes).
+                 * @example 0.0004
+                 */
+                complaint_rate: number;
+                /**
+                 * @description Messages marked as spam.
+                 * @example 4
+                 */
+                complaints: number;
+                /**
+                 * @description Messages delivered.
+                 * @example 9870
+                 */
+                delivered: number;
+                /**
+                 * @description hard_bounces / outcomes (0 without outcomes).
+                 * @example 0.013
+                 */
+                hard_bounce_rate: number;
+                /**
+                 * @description Messages that bounced for good (HardBounce, or Postmark deactivated the address).
+                 * @example 130
+                 */
+                hard_bounces: number;
+                /**
+                 * @description Messages delivered or bounced: the rates' denominator.
+                 * @example 10000
+                 */
+                outcomes: number;
+                /**
+                 * @description Recipients who used the unsubscribe link in the window.
+                 * @example 25
+                 */
+                unsubscribes: number;
+            };
+            /**
+             * @description Whether the newsletter complaint rate of the window is above the complaint threshold; readiness then warns (`complaint_rate`).
+             * @example false
+             */
+            over_complaint_threshold: boolean;
+            /**
+             * @description The customer's jobs the guard has paused and nobody resumed or cancelled yet.
+             * @example 0
+             */
+            paused_jobs: number;
+            /**
+             * @description Start of the 30-day window (ISO 8601); messages accepted since then, live mode only.
+             * @example 2026-02-08T09:00:00.000Z
+             */
+            since: string;
+            thresholds: components["schemas"]["ReputationGuardThresholds"];
+            /** @description Transactional mail, shown apart: one-to-one and never paused by the guard. */
+            transactional: {
+                /**
+                 * @description complaints / outcomes (0 without outcomes).
+                 * @example 0.0004
+                 */
+                complaint_rate: number;
+                /**
+                 * @description Messages marked as spam.
+                 * @example 4
+                 */
+                complaints: number;
+                /**
+                 * @description Messages delivered.
+                 * @example 9870
+                 */
+                delivered: number;
+                /**
+                 * @description hard_bounces / outcomes (0 without outcomes).
+                 * @example 0.013
+                 */
+                hard_bounce_rate: number;
+                /**
+                 * @description Messages that bounced for good (HardBounce, or Postmark deactivated the address).
+                 * @example 130
+                 */
+                hard_bounces: number;
+                /**
+                 * @description Messages delivered or bounced: the rates' denominator.
+                 * @example 10000
+                 */
+                outcomes: number;
+            };
         };
         MailSender: {
             /**
@@ -4760,6 +5008,54 @@ export interface components {
              * @example Acme GmbH
              */
             name: string;
+        };
+        MailSenderCheck: {
+            /**
+             * @description When Postmark was asked (ISO 8601).
+             * @example 2026-03-10T09:00:00.000Z
+             */
+            checked_at: string;
+            /**
+             * @description Whether Postmark lets this address send: its signature is confirmed, or its domain has DKIM verified. Readiness is green only when true.
+             * @example true
+             */
+            confirmed: boolean;
+            /**
+             * @description Sender address (lower-case).
+             * @example news@acme.example
+             */
+            email: string;
+            /**
+             * @description Whether the Postmark account has a sender signature for this address.
+             * @example true
+             */
+            found_at_postmark: boolean;
+            /**
+             * @description The sender signature's `Confirmed` at Postmark.
+             * @example false
+             */
+            signature_confirmed: boolean;
+        };
+        MailSenderChecks: {
+            /**
+             * @description Whether a Postmark account token is stored for this customer. Without one nothing is checked and readiness warns `not checked with Postmark`.
+             * @example true
+             */
+            account_token_set: boolean;
+            /**
+             * @description When Postmark was last asked (ISO 8601), whatever the answer; null when never.
+             * @example 2026-03-10T09:00:00.000Z
+             */
+            checked_at: string | null;
+            /** @description Each configured domain and the domain of each sender, as Postmark last reported it. */
+            domains: components["schemas"]["MailDomainCheck"][];
+            /**
+             * @description Why the last check could not read Postmark (the senders and domains below are then from the check before); null after a successful check.
+             * @example null
+             */
+            error: string | null;
+            /** @description Each configured sender address and default sender, as Postmark last reported it. */
+            senders: components["schemas"]["MailSenderCheck"][];
         };
         MailStats: {
             /** @description Every bucket of the range, oldest first; a bucket without activity has zeros. */
@@ -5658,6 +5954,24 @@ export interface components {
              */
             tagName: string | null;
         };
+        /** @description The thresholds in force for this customer. */
+        ReputationGuardThresholds: {
+            /**
+             * @description Hard-bounce rate (fraction of outcomes) above which a job is paused.
+             * @example 0.05
+             */
+            bounce_rate: number;
+            /**
+             * @description Spam-complaint rate (fraction of outcomes) above which a job is paused.
+             * @example 0.001
+             */
+            complaint_rate: number;
+            /**
+             * @description Outcomes (delivered or bounced) a job's sample needs before the guard judges it.
+             * @example 500
+             */
+            min_sample: number;
+        };
         SearchResults: {
             ad_sets: {
                 /**
@@ -5859,11 +6173,11 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.
+             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready` (start resumes once fixed), or the reputation guard's `bounce_rate` / `complaint_rate`: the job's hard-bounce or spam-complaint rate passed the threshold after the minimum sample (`job.paused` webhook). A job the guard paused is resumed only by an operator of the service; start answers 409 `paused_by_reputation_guard`, cancel works.
              * @example null
              * @enum {string|null}
              */
-            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | null;
+            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | "bounce_rate" | "complaint_rate" | null;
             recipients: components["schemas"]["SendJobRecipientCounters"];
             /**
              * @description Reply-To, or null (replies go to the sender).
@@ -5881,7 +6195,7 @@ export interface components {
              */
             started_at: string | null;
             /**
-             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
+             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. `running` → `paused` also when the reputation guard trips (`pause_reason` `bounce_rate` / `complaint_rate`); only an operator resumes those. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
              * @example running
              * @enum {string}
              */
@@ -6535,6 +6849,11 @@ export interface components {
         };
         UpdateMailProviderConfig: {
             /**
+             * @description Postmark account token (write-only), for the Account API's sender signatures and domains: encrypted at rest like the server token, never returned or logged. Setting it (or changing the senders) checks the senders with Postmark at once.
+             * @example c3d4e5f6-a7b8-4c9d-0e1f-2a3b4c5d6e7f
+             */
+            account_token?: string;
+            /**
              * @description Broadcast message stream id.
              * @example broadcast
              */
@@ -6624,6 +6943,29 @@ export interface components {
              */
             role?: "owner" | "admin" | "support";
         };
+        UpdateReputationGuard: {
+            /**
+             * @description Hard-bounce rate threshold (fraction). Between 0.005 and 0.1.
+             * @example 0.03
+             */
+            bounce_rate?: number;
+            /**
+             * @description Spam-complaint rate threshold (fraction). Between 0.0005 and 0.003.
+             * @example 0.001
+             */
+            complaint_rate?: number;
+            /**
+             * @description Minimum sample of outcomes. Between 100 and 10000.
+             * @example 500
+             */
+            min_sample?: number;
+            /**
+             * @description True: back to the defaults (the other fields must be absent).
+             * @example true
+             * @enum {boolean}
+             */
+            reset?: true;
+        };
         /** @description Sent quantities: this month, projection, previous months, the monthly limit and what remains. No monetary amounts. */
         Usage: {
             /**
@@ -6703,7 +7045,7 @@ export interface components {
              *       "suppression.changed"
              *     ]
              */
-            events: ("job.completed" | "message.bounced" | "suppression.changed")[];
+            events: ("job.completed" | "job.paused" | "message.bounced" | "suppression.changed")[];
             /**
              * @description Failed delivery attempts since the last successful one.
              * @example 0
@@ -6758,7 +7100,7 @@ export interface components {
              * @example job.completed
              * @enum {string}
              */
-            event: "job.completed" | "message.bounced" | "suppression.changed";
+            event: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
             /**
              * Format: uuid
              * @description Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.
@@ -16313,6 +16655,414 @@ export interface operations {
             };
         };
     };
+    getCustomerMailReputation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailReputation"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    updateCustomerMailReputationGuard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateReputationGuard"];
+            };
+        };
+        responses: {
+            /** @description The figures with the new thresholds. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailReputation"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
     listCustomerSendJobs: {
         parameters: {
             query?: {
@@ -16610,6 +17360,585 @@ export interface operations {
             /** @description Fields present but invalid; see `details`. */
             422: {
                 headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    resumeCustomerSendJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Send job id. */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, running. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SendJob"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerMailSenders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last check. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailSenderChecks"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    checkCustomerMailSenders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The check's result. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailSenderChecks"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Service-Version": components["headers"]["Service-Version"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -18959,7 +20288,7 @@ export interface operations {
                 /** @description Cursor from `paging.after` of the previous page. */
                 after?: string;
                 /** @description Only this event. */
-                event?: "job.completed" | "message.bounced" | "suppression.changed";
+                event?: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Only deliveries in this state. */
