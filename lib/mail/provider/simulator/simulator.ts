@@ -975,4 +975,3 @@ function deliveredHeaders(stream: SimulatorStream, sent: readonly { Name: string
     { Name: "List-Unsubscribe-Post", Value: "List-Unsubscribe=One-Click" },
   ];
 }
-
