@@ -164,22 +164,3 @@ export const mailSendJobBulkRequests = pgTable(
   },
   (t) => [index().on(t.jobId, t.checkedAt)],
 );
-
-/**
- * What the service has seen of a customer's Postmark server answering, from the probes reconciliation
- * sends while something is in doubt (../../mail/send-jobs/probe.ts): the evidence that a call in doubt can
- * no longer be taken in. `healthySince`: when the first probe of the current run of normal answers was
- * sent (only counts when later than `lastFailureAt`, the send time of the latest probe left unanswered).
- * `probeId`/`probeSentAt`: the latest probe answered normally, which the search must show before it is
- * taken as current past that moment.
- */
-export const mailProviderHealth = pgTable("mail_provider_health", {
-  customerId: uuid()
-    .primaryKey()
-    .references(() => customers.id, { onDelete: "cascade" }),
-  healthySince: at(),
-  lastFailureAt: at(),
-  probeId: uuid(),
-  probeSentAt: at(),
-  updatedAt: at().notNull().defaultNow(),
-});
