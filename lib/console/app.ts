@@ -275,7 +275,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = await currentSession(c);
     const actor = session ? await actorOf(session) : null;
     if (!session || !actor) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, cookieOf(c).name) ? "?expired" : ""}`, 303);
-    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role }));
+    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, sessionKind: session.operator ? "password" : "token" }));
   });
 
   return app;

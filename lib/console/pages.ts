@@ -47,7 +47,7 @@ ${tokenError ? html`<p id="token-error" class="error" role="alert"><span aria-hi
 </html>`;
 }
 
-export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | "support" }) {
+export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | "support"; sessionKind: "password" | "token" }) {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -55,6 +55,7 @@ export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${input.csrfToken}">
 <meta name="operator-role" content="${input.role}">
+<meta name="session-kind" content="${input.sessionKind}">
 <title>Operator console</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/console.css">

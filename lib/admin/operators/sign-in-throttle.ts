@@ -24,7 +24,7 @@ export const SIGN_IN_BACKOFF_SENTENCE = `Failed password sign-ins are counted pe
 
 /** Seconds to wait after `failures` failures in a row (0 while they are free). */
 export function backoffSeconds(failures: number): number {
-  const over = failures - SIGN_IN_BACKOFF.FREE_FAILURES;
+  const over = failures - SIGN_IN_BACKOFF.FREE_FAILURES - 1;
   if (over < 0) return 0;
   return Math.min(SIGN_IN_BACKOFF.FIRST_DELAY_SECONDS * 2 ** over, SIGN_IN_BACKOFF.MAX_DELAY_SECONDS);
 }
