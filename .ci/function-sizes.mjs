@@ -3,12 +3,12 @@
 // platform deploys it: the function's directory plus the repository files its .vc-config.json maps in
 // (`filePathMap`: migrations, the docs page's script, fonts). Prints a table and exits 1 when a function is over
 // its budget (MB = 10^6 bytes):
-//   every API function (mail, ads, admin, console, cron, postmark, platform, queue)   15 MB (issue 29)
-//   the image function (api/media: the image routes; libvips, resvg, fonts)          40 MB (README "Function sizes")
-//   video (api/video: ffmpeg brotli-compressed, libvips, resvg)                      90 MB (issue 29)
+//   every API function (mail, ads, admin, console, cron, postmark, platform, queue)   15 MB
+//   the image function (api/media: the image routes; libvips, resvg, fonts)          40 MB (docs/deploy/functions.md)
+//   video (api/video: ffmpeg brotli-compressed, libvips, resvg)                      90 MB
 // Also fails when a function ships something it must not: esbuild, PGlite, tsx, typescript, npm's cache,
 // ffmpeg outside api/video, libvips or resvg outside api/media and api/video, or the Node version differs
-// from package.json's engines.
+// from the one Vercel picks from package.json's engines (the highest major the range names).
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
@@ -44,7 +44,9 @@ if (functions.length === 0) {
 }
 
 const engines = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).engines?.node ?? "";
-const expectedRuntime = `nodejs${engines}`;
+// Vercel runs the newest major the range allows ("^20.19.0 || ^22.12.0 || 24.x" → 24.x).
+const functionMajor = Math.max(...engines.split("||").map((part) => Number.parseInt(part.replace(/^[^\d]*/, ""), 10)));
+const expectedRuntime = `nodejs${functionMajor}.x`;
 const rows = [];
 const problems = [];
 for (const func of functions.sort()) {

@@ -8,7 +8,7 @@ import { schemaStatus } from "./db/schema-version";
  * `npm run db:release`: the deploy's release step, the only place a server database changes shape.
  * 1. The migrations of `drizzle/`, under a PostgreSQL advisory lock (`applyMigrations`): two deploys at once
  *    migrate one after the other, the second finding nothing to do.
- * 2. One-off data fixes that used to run on every cold start: ad account identifiers stored before they were
+ * 2. One-off data fixes, kept off the cold start: ad account identifiers stored before they were
  *    sealed are sealed (needs `ENCRYPTION_KEY`; without it the step says so and leaves them).
  * Vercel runs it as part of the build command (`npm run build && npm run db:release -- --if-database`), so
  * a deployment is only promoted over a migrated database; functions then only read the schema version on a

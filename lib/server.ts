@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       postmarkSimulator: deps.providers.postmarkSimulator?.url ?? null,
       graphSimulator: deps.providers.graphSimulator?.url ?? null,
     });
-    lines.push("", "Paste into your shell for the README's walk-throughs:", ...exports.map((line) => `  ${line}`));
+    lines.push("", "Paste into your shell for the guides' walk-throughs (docs/portal-developers):", ...exports.map((line) => `  ${line}`));
     process.stdout.write(`${lines.join("\n")}\n\n`);
     // The demo's templates, sample images and insights need the renderers: made while the server already answers.
     demo.media().catch((error: unknown) => deps.logger.error("the demo's media could not be prepared", { error: String(error) }));

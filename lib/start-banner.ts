@@ -15,7 +15,7 @@ const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 const KEY_FROM_JSON = `node -pe 'JSON.parse(require("fs").readFileSync(0, "utf8")).data.key'`;
 
 /**
- * The `export` lines `npm start` prints on every start, ready to paste; the README's walk-throughs use these
+ * The `export` lines `npm start` prints on every start, ready to paste; the guides' walk-throughs use these
  * names (and tests/foundation/readme-walkthrough.test.ts reads them from the output). The keys exist in
  * clear only on the first start (they are stored hashed); later starts say how to issue new ones. The
  * operator token is never printed, only read from its file by the pasted line.

@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 /*
  * `npm start`: runs lib/server.ts from a bundle of our sources instead of through tsx's loader. tsx transpiles
  * and resolves each of ~450 modules through a loader thread of its own: about a second of CPU and 65 MB of
- * memory on every start (issue 29.4). Invariants:
+ * memory on every start. Invariants:
  * - The bundle always matches the sources: it is rebuilt (esbuild, under a second) whenever any file it was
  *   built from changed (size or modification time); `npm install`'s postinstall builds it ahead of the first start.
  * - It behaves as the sources do under tsx: packages stay external (resolved from node_modules as before),

@@ -8,7 +8,7 @@ import { chromiumPresent, CHROMIUM, launchOfflineChromium } from "../tests/helpe
 import { freePort } from "../tests/helpers/processes";
 
 /**
- * The README's pictures of the operator console: `npx tsx tools/screenshots.ts` (or `npm run screenshots`).
+ * The pictures of the operator console (docs/operators/console.md): `npx tsx tools/screenshots.ts` (or `npm run screenshots`).
  *
  * Starts `npm start` on embedded defaults in a fresh data directory on a free loopback port, seeds a little
  * data through the public APIs (customers, labelled keys, a newsletter send job, a transactional mail, ads
@@ -20,7 +20,7 @@ import { freePort } from "../tests/helpers/processes";
 const OUT = join(process.cwd(), "docs", "screenshots");
 const MAX_BYTES = 150 * 1024;
 const VIEWPORT = { width: 1280, height: 800 };
-// Library blocks of the embedded defaults (README, "Mail: preview, saved template, transactional send").
+// Library blocks of the embedded defaults (docs/portal-developers/transactional-mail.md).
 const HEADING = "b7beda4d-2265-4334-ba1f-176be459d030";
 const BUTTON = "cf244abf-ecb9-45b9-961d-1991a28088b0";
 const OWNER = { email: "olivia.owner@example.com", password: "a long owner password for the pictures" };

@@ -151,7 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return parseEnvironment(configSchema, env);
 }
 
-/** Every variable with its description and default, for the README and `npm run admin -- env`. */
+/** Every variable with its description and default, for docs/deploy/environment.md and `npm run admin -- env`. */
 export function describeEnvironment(): { name: string; description: string; default: string | null }[] {
   return Object.entries(configSchema.shape).map(([name, schema]) => {
     const parsed = schema.safeParse(undefined);

@@ -114,8 +114,7 @@ const mayHoldFlaw = (text: string): boolean => flawOf(text) !== null || FLAW_ESC
  * caches it for the route's validator) and scanned, not parsed: only text that may hold a flaw is parsed
  * here, to name the field. Hono's `c.req.json()` parses the cached text again, whatever the body cache
  * holds, so parsing every body here made each request parse its body twice and hold both copies until the
- * answer (for an add call of 5,000 recipients, 0.7 MB more that outlived the young generation; issue 33
- * part 3). Malformed JSON is left to the validator (400 there).
+ * answer (for an add call of 5,000 recipients, 0.7 MB more that outlived the young generation). Malformed JSON is left to the validator (400 there).
  */
 export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

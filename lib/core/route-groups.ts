@@ -6,7 +6,7 @@ import { TrieRouter } from "hono/router/trie-router";
 import type { AppEnv } from "./context";
 
 /*
- * Route groups registered at their first request (issue 29.1: a cold start builds only the schemas of the
+ * Route groups registered at their first request (a cold start builds only the schemas of the
  * group it serves). The one way the service apps wire their routes. Invariants:
  * - A group declares the path prefixes it serves (`/v1/templates`; `*` stands for one segment) and a `load`
  *   that imports its module with `import()`, so the bundle puts the group (its zod schemas, OpenAPI route

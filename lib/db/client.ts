@@ -27,7 +27,7 @@ export type OpenDatabaseOptions = {
   dataDir?: string;
   /**
    * Apply `drizzle/` before returning. Default: only for the embedded PGlite (`npm start`, tests). A server
-   * (`url`) is migrated at deploy (`npm run db:migrate`, README "Deploy"), never on a request path.
+   * (`url`) is migrated at deploy (`npm run db:release`, docs/deploy/upgrading.md), never on a request path.
    */
   migrate?: boolean;
   /** TEST ONLY (`NEON_LOCAL_PROXY`, from the config): `host:port` of `lib/db/neon-local-proxy.ts`. */
@@ -54,7 +54,7 @@ const casing = "snake_case" as const;
 /**
  * PostgreSQL's buffer cache inside PGlite's WebAssembly memory. It is allocated and zeroed at start, so its size
  * is resident memory from the first moment: the default 128 MB made half of `npm start`'s database memory
- * (issue 29.4: RSS 300 → 200 MB for the database at 32 MB). A page not in it is read from the data
+ * (32 MB takes about 100 MB off the database's RSS). A page not in it is read from the data
  * directory's file, which the operating system's page cache (or PGlite's in-memory file system) holds anyway.
  */
 const PGLITE_SHARED_BUFFERS = "32MB";

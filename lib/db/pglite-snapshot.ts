@@ -17,7 +17,7 @@ import type { PGlite } from "@electric-sql/pglite";
  * unpacking 40 MB into memory first (a third less start-up CPU and 60 MB less memory than the tar).
  * In-memory databases (tests) load the tar.
  * What a test file or a first start loads is kept small, because each one copies all of it into memory or onto
- * disk (issue 29.4): initdb runs with 1 MB WAL segments instead of 16 MB (the tar held one 16 MB segment,
+ * disk: initdb runs with 1 MB WAL segments instead of 16 MB (the tar held one 16 MB segment,
  * mostly empty), and the template databases (`template0`, `template1`, 7 MB each) are dropped once migrated:
  * PGlite serves the one database `postgres` and nothing here creates databases. 42 → 16 MB; a PGlite's start
  * from it 0.85 → 0.58 s of CPU and 60 MB less memory. `SNAPSHOT_FORMAT` is part of the key, so a change to

@@ -28,7 +28,7 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     deps,
     publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", ASSET_UPLOAD_PATH],
     rawBodyPaths: [ASSET_UPLOAD_PATH],
-    // Transactional sends never wait behind a send job's batches (issue 33): they pause the batches' statements.
+    // Transactional sends never wait behind a send job's batches: they pause the batches' statements.
     priorityPaths: [TRANSACTIONAL_SEND_PATH],
     routeGroups: routes,
   });

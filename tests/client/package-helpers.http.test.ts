@@ -87,6 +87,10 @@ describe("verifyWebhook on real deliveries", () => {
     const headers = delivery.headers as Record<string, string>;
     const event = await verifyWebhook<MailWebhookEvent>(delivery.body, headers, hook.data.signing_secret, { now: nowSeconds() });
     expect(event).toMatchObject({ event: "job.completed", delivery_id: headers["x-service-delivery"], recipients: { total: 2, accepted: 2 } });
+    // The mail client's own verifier: the same check, its answer typed as the mail events (narrowed by `event`).
+    const viaClient = await mail.verifyWebhook(delivery.body, headers, hook.data.signing_secret, { now: nowSeconds() });
+    expect(viaClient.event === "job.completed" ? viaClient.recipients.accepted : null).toBe(2);
+    await expect(mail.verifyWebhook(delivery.body, headers, "whsec_wrong", { now: nowSeconds() })).rejects.toBeInstanceOf(WebhookVerificationError);
     // Bytes work as well as text; a Fetch Headers object as well as Node's record.
     await expect(
       verifyWebhook(new TextEncoder().encode(delivery.body), new Headers(headers), hook.data.signing_secret, { now: nowSeconds() }),
@@ -134,6 +138,9 @@ describe("verifyWebhook on real deliveries", () => {
       now: nowSeconds(),
     });
     expect(event).toMatchObject({ type: "ad.status_changed", data: { ad_id: ad.data.id, effective_status: "ACTIVE", previous_status: "PENDING_REVIEW" } });
+    // The ads client's verifier: typed as the ads events (narrowed by `type`).
+    const viaClient = await ads.verifyWebhook(delivery.body, delivery.headers as Record<string, string>, hook.data.signing_secret, { now: nowSeconds() });
+    expect(viaClient.type === "ad.status_changed" ? viaClient.data.ad_id : null).toBe(ad.data.id);
   }, 60_000);
 });
 

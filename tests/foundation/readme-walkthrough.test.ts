@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,14 +7,15 @@ import { afterAll, expect, test } from "vitest";
 import { freePort, repoRoot, startProcess } from "../helpers/processes";
 
 /**
- * The README's curl walk-throughs, run as a newcomer would: the blocks marked
+ * The guides' curl walk-throughs, run as a newcomer would: the block marked
  * `<!-- walkthrough: before-start -->` (the throw-away certificate), then a fresh `npm start` (a real child
  * process on a free port, embedded defaults, its own data folder) with the two test-only outbound settings
- * the README gives its first start, its printed `export` lines pasted first, then every block marked
- * `<!-- walkthrough: run -->` (the https recipes, the video render and the webhook deliveries included), in
- * README order, in one bash. `curl` is wrapped: a plain call
- * must answer below 400 and one with `-i` (the README's error examples) below 500, so a step that breaks
- * fails the test with its output. The number of steps run is printed.
+ * the quick start gives its first start, its printed `export` lines pasted first, then every block marked
+ * `<!-- walkthrough: run -->` (the https recipes, the video render and the webhook deliveries included) of the
+ * portal developers' guides and then the operators' guides, page by page in the order of each folder's
+ * numbered index, in one bash. `curl` is wrapped: a plain call must answer below 400 and one with `-i` (the
+ * error examples) below 500, so a step that breaks fails the test with its output. The number of steps run
+ * is printed. Blocks that are not run say why (`<!-- not-run: … -->`; tests/foundation/docs.test.ts).
  */
 const MARKER = "<!-- walkthrough: run -->";
 const children: ChildProcess[] = [];
@@ -32,11 +33,20 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }, 30_000);
 
-function walkthroughBlocks(readme: string, kind: "run" | "before-start" = "run"): string[] {
+function walkthroughBlocks(markdown: string, kind: "run" | "before-start" = "run"): string[] {
   const blocks: string[] = [];
   const fence = new RegExp(`<!-- walkthrough: ${kind} -->\\n\`\`\`sh\\n([\\s\\S]*?)\\n\`\`\``, "g");
-  for (let match = fence.exec(readme); match; match = fence.exec(readme)) blocks.push(match[1] ?? "");
+  for (let match = fence.exec(markdown); match; match = fence.exec(markdown)) blocks.push(match[1] ?? "");
   return blocks;
+}
+
+/** The guide pages in walk-through order: each folder's numbered index, portal developers first. */
+function guidePages(): string[] {
+  return ["docs/portal-developers", "docs/operators"].flatMap((dir) =>
+    [...readFileSync(join(repoRoot, dir, "README.md"), "utf8").matchAll(/^\d+\. \[[^\]]+\]\(([^)#]+)\)/gm)]
+      .map((m) => join(dir, m[1] ?? ""))
+      .filter((page) => existsSync(join(repoRoot, page))),
+  );
 }
 
 /** Runs before the README's blocks: strict bash and the checking `curl`. */
@@ -55,9 +65,9 @@ curl() {
 }
 `;
 
-test("the README's walk-throughs run as written against a fresh npm start", async () => {
-  const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
-  const blocks = walkthroughBlocks(readme);
+test("the guides' walk-throughs run as written against a fresh npm start", async () => {
+  const pages = guidePages().map((page) => readFileSync(join(repoRoot, page), "utf8"));
+  const blocks = pages.flatMap((page) => walkthroughBlocks(page));
   expect(blocks.length, `blocks marked ${MARKER}`).toBeGreaterThanOrEqual(5);
   // The recipes that once were left to the reader run too: an image by URL, the video render, the webhooks.
   for (const recipe of ["square.jpg", "templates/render/$RENDER", "deliveries.log", "audiences/$LOOKALIKE"]) {
@@ -71,7 +81,7 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
   const dataDir = mkdtempSync(join(tmpdir(), "readme-data-"));
   const workDir = mkdtempSync(join(tmpdir(), "readme-work-"));
   dirs.push(dataDir, workDir);
-  const beforeStart = walkthroughBlocks(readme, "before-start");
+  const beforeStart = pages.flatMap((page) => walkthroughBlocks(page, "before-start"));
   expect(beforeStart.length, "the certificate block").toBe(1);
   execFileSync("bash", ["-c", ["set -euo pipefail", ...beforeStart].join("\n")], { cwd: workDir, stdio: "pipe" });
   const port = await freePort();
@@ -85,7 +95,7 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
       PORT: String(port),
       HOST: "127.0.0.1",
       LOG_LEVEL: "warn",
-      // What the README gives the first start for its https recipes.
+      // What the quick start gives the first start for its https recipes.
       ALLOW_LOOPBACK_OUTBOUND: "true",
       OUTBOUND_TRUSTED_CA: readFileSync(join(workDir, "cert.pem"), "utf8"),
     },
@@ -121,11 +131,11 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
   const steps = Number(/WALKTHROUGH_STEPS=(\d+)/.exec(result.stdout)?.[1] ?? 0);
   expect(result.code, `${result.stderr.slice(-6000)}\n--- stdout ---\n${result.stdout.slice(-3000)}\n--- server ---\n${server.output()}`).toBe(0);
   process.stdout.write(
-    `README walk-through: ${steps} curl steps in ${blocks.length} blocks ran against npm start in ${Math.round((Date.now() - started) / 1000)} s\n`,
+    `Guides' walk-through: ${steps} curl steps in ${blocks.length} blocks of ${pages.length} pages ran against npm start in ${Math.round((Date.now() - started) / 1000)} s\n`,
   );
   expect(steps).toBeGreaterThanOrEqual(50);
   if (process.env.README_WALKTHROUGH_DEBUG) process.stdout.write(`${result.stderr}\n${result.stdout}\n`);
-  // What the README's comments promise, seen in the answers.
+  // What the guides' comments promise, seen in the answers.
   for (const shown of [
     '"width":1360',
     '"status":"completed"',
@@ -139,6 +149,10 @@ test("the README's walk-throughs run as written against a fresh npm start", asyn
     '"status":"READY","reason":null,"video_id":"',
     "signature verified",
     "WITH_ISSUES",
+    '"status":"scheduled"',
+    '"status":"cancelled"',
+    '"idempotency_key_reused"',
+    '"batches_in_doubt"',
   ]) {
     expect(result.stdout, shown).toContain(shown);
   }

@@ -97,7 +97,7 @@ type PostmarkModule = typeof import("postmark");
 let postmarkModule: PostmarkModule | undefined;
 
 /**
- * The `postmark` package, imported at the first call that needs it (issue 29.1): a cold start that calls no
+ * The `postmark` package, imported at the first call that needs it: a cold start that calls no
  * Postmark API (an ads function, most mail requests) does not compile and run its 0.05 MB. Once loaded, it stays.
  */
 export async function loadPostmark(): Promise<PostmarkModule> {

@@ -39,7 +39,7 @@ export type StackRenderInput = {
 /** Phase 1 for a customer: only enabled, active blocks (403 otherwise), their design rules and frame. */
 export async function renderForCustomer(db: Database, customer: { id: string; name: string }, input: StackRenderInput): Promise<CompileResult> {
   const ids = [...new Set(input.stack.map((entry) => entry.block_id))];
-  // Three reads at once, one round trip's wait (a transactional send's latency, issue 33).
+  // Three reads at once, one round trip's wait (a transactional send's latency).
   const [usable, design, frame] = await Promise.all([
     usableBlocksById(db, customer.id, ids),
     getDesignRules(db, customer.id),

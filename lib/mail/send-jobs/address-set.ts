@@ -82,7 +82,7 @@ export function addressSetOf(added: readonly { key: Buffer; messageId: string }[
  * backwards, each run of `set`'s entries above it moves up to its final place (a memmove), then the entry is
  * written below it. The buffer is replaced only when it has no room, by one with a quarter more than needed,
  * so a job's set of a million recipients (32 MB) is not copied into a fresh buffer at each call of 5,000
- * (before, each call left a 32 MB buffer to the garbage collector: issue 33, the 1M job's peak RSS).
+ * (a fresh buffer per call would leave 32 MB to the garbage collector each time and raise the peak RSS).
  * Returns the set (`set` itself unless it grew); `set` must not be in use by anyone else.
  */
 export function mergeAddressSets(set: AddressSet, added: AddressSet): AddressSet {

@@ -44,7 +44,7 @@ const text = Buffer.alloc(36);
 /**
  * The 16 bytes as a UUID's text, one flat string of 36 characters. Joining slices of the hex text (a
  * template literal) made a tree of five strings and four joins, ~390 bytes of heap per id instead of ~56,
- * kept as long as the id: 2 MB for the 5,000 ids of an add call (issue 33 part 3, the 100k job's RSS).
+ * kept as long as the id: 2 MB for the 5,000 ids of an add call.
  */
 export function formatUuid(bytes: Uint8Array, offset = 0): string {
   let at = 0;

@@ -28,8 +28,7 @@ const INVALID_ADDRESS = "The recipient address could not be parsed.";
 /**
  * Messages per insert statement. The driver turns an array parameter into one string; at 1,000 rows the
  * largest (the recipient hashes) is ~66 KB, below V8's large-object size (128 KB), so it dies young. One
- * statement of 5,000 rows made strings of 185–335 KB per call that only a full GC frees (issue 33 part 3,
- * the 100k job's RSS growth).
+ * statement of 5,000 rows makes strings of 185–335 KB per call that only a full GC frees (RSS grows).
  */
 const ROWS_PER_INSERT = 1000;
 
@@ -167,9 +166,9 @@ export async function addRecipients(
 }
 
 /**
- * 48 MB: a set of a million and a half recipients; larger ones are read each time rather than held. At
- * 16 MB (half a million) every call of a 1M-recipient job read and merged all segments again: its ingest
- * took 34 minutes instead of five (issue 33 part 1, bench:scale on PostgreSQL).
+ * 48 MB: a set of a million and a half recipients; larger ones are read each time rather than held. A
+ * bound below a job's set makes every add call read and merge all segments again, which makes a
+ * 1M-recipient ingest several times slower.
  */
 const KEPT_SET_BYTES = 48 * 1024 * 1024;
 

@@ -30,7 +30,7 @@ export type SendResult = z.infer<typeof SendResultSchema>;
  * stays synchronous (the spec's statuses have no `queued`); a 5xx or no answer is in doubt and answered 500
  * with the `message_id` instead (./reconcile.ts settles it, never sending it again without evidence).
  * Round trips: a send's latency under load is mostly its waits for the database, one per round trip
- * (issue 33: with three jobs' batches on the same cores each wait could stall for a scheduler slice). The
+ * (with send jobs' batches on the same cores each wait can stall for a scheduler slice). The
  * reads that do not depend on each other run at once: the template, the provider settings and frame's
  * footers, and the recipient's suppression; then the template's blocks, design and frame with the month's
  * count. Then the message row, the provider call and the outcome with its event (one statement): five waits

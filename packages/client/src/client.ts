@@ -2,6 +2,7 @@ import createClient, { type Client, type ClientOptions, type FetchOptions } from
 import { type AdsErrorObject, type ApiError, apiErrorOf, type MailErrorObject, parseRetryAfter } from "./errors.js";
 import type { paths as AdsPaths } from "./types/ads.js";
 import type { paths as MailPaths } from "./types/mail.js";
+import { type AdsWebhookEvent, type MailWebhookEvent, type RawBody, type VerifyWebhookOptions, verifyWebhook, type WebhookHeaders } from "./webhooks.js";
 
 export type RetryOptions = {
   /** Retries after the first attempt (default 3); 0 turns retrying off. */
@@ -137,7 +138,7 @@ async function* iterate<P extends {}, E extends MailErrorObject | AdsErrorObject
 
 type Result<T> = { data?: T; error?: unknown; response: Response };
 
-export type ServiceClient<P extends {}, E extends MailErrorObject | AdsErrorObject> = Client<P> & {
+export type ServiceClient<P extends {}, E extends MailErrorObject | AdsErrorObject, W = unknown> = Client<P> & {
   /**
    * Every item of a list, page after page (cursor lists follow `paging.after`, offset lists advance
    * `offset`), as an async iterator: `for await (const template of mail.paginate("/v1/templates")) …`.
@@ -148,11 +149,19 @@ export type ServiceClient<P extends {}, E extends MailErrorObject | AdsErrorObje
   unwrap<T>(call: Promise<Result<T>>): Promise<T>;
   /** The typed `ApiError` of an answer taken the openapi-fetch way: `const { error, response } = await mail.GET(…)`. */
   errorOf(error: unknown, response: Response): ApiError<E>;
+  /**
+   * Verifies one of this service's webhook deliveries and returns its event, typed as this service's events
+   * (mail: the union keyed by `event`; ads: keyed by `type`), so a `switch` narrows without a type argument.
+   * Pass the raw body as received, the request's headers and the endpoint's `signing_secret`; throws
+   * `WebhookVerificationError` otherwise. The same check as the standalone `verifyWebhook`.
+   */
+  verifyWebhook(rawBody: RawBody, headers: WebhookHeaders, secret: string, options?: VerifyWebhookOptions): Promise<W>;
 };
 
-function extend<P extends {}, E extends MailErrorObject | AdsErrorObject>(client: Client<P>): ServiceClient<P, E> {
-  const extended = client as ServiceClient<P, E>;
-  extended.paginate = ((path: string, init?: Record<string, unknown>) => iterate<P, E>(client, path, init)) as ServiceClient<P, E>["paginate"];
+function extend<P extends {}, E extends MailErrorObject | AdsErrorObject, W>(client: Client<P>): ServiceClient<P, E, W> {
+  const extended = client as ServiceClient<P, E, W>;
+  extended.verifyWebhook = (rawBody, headers, secret, options) => verifyWebhook(rawBody, headers, secret, options) as Promise<W>;
+  extended.paginate = ((path: string, init?: Record<string, unknown>) => iterate<P, E>(client, path, init)) as ServiceClient<P, E, W>["paginate"];
   extended.unwrap = async <T>(call: Promise<Result<T>>): Promise<T> => {
     const { data, error, response } = await call;
     if (!response.ok || error !== undefined) throw apiErrorOf<E>(error, response);
@@ -162,15 +171,15 @@ function extend<P extends {}, E extends MailErrorObject | AdsErrorObject>(client
   return extended;
 }
 
-export type MailClient = ServiceClient<MailPaths, MailErrorObject>;
-export type AdsClient = ServiceClient<AdsPaths, AdsErrorObject>;
+export type MailClient = ServiceClient<MailPaths, MailErrorObject, MailWebhookEvent>;
+export type AdsClient = ServiceClient<AdsPaths, AdsErrorObject, AdsWebhookEvent>;
 
 /** The mail service's client; `baseUrl` ends in `/mail/v1`, paths are written as the document names them (`/v1/…`). */
 export function createMailClient(options: ServiceClientOptions): MailClient {
-  return extend<MailPaths, MailErrorObject>(createClient<MailPaths>(clientOptions(options)));
+  return extend<MailPaths, MailErrorObject, MailWebhookEvent>(createClient<MailPaths>(clientOptions(options)));
 }
 
 /** The ads service's client; `baseUrl` ends in `/ads/v1`. */
 export function createAdsClient(options: ServiceClientOptions): AdsClient {
-  return extend<AdsPaths, AdsErrorObject>(createClient<AdsPaths>(clientOptions(options)));
+  return extend<AdsPaths, AdsErrorObject, AdsWebhookEvent>(createClient<AdsPaths>(clientOptions(options)));
 }

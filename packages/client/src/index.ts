@@ -43,6 +43,8 @@ export {
   type RawBody,
   SIGNATURE_HEADER,
   type VerifyWebhookOptions,
+  verifyAdsWebhook,
+  verifyMailWebhook,
   verifyWebhook,
   type WebhookEvent,
   type WebhookHeaders,

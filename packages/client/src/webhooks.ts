@@ -185,3 +185,13 @@ export async function verifyWebhook<E extends WebhookEvent = WebhookEvent>(
   }
   return JSON.parse(new TextDecoder().decode(body)) as E;
 }
+
+/** `verifyWebhook` for a mail endpoint: the event is the mail union, so `switch (event.event)` narrows. */
+export function verifyMailWebhook(rawBody: RawBody, headers: WebhookHeaders, secret: string, options?: VerifyWebhookOptions): Promise<MailWebhookEvent> {
+  return verifyWebhook<MailWebhookEvent>(rawBody, headers, secret, options);
+}
+
+/** `verifyWebhook` for an ads endpoint: the event is the ads union, so `switch (event.type)` narrows. */
+export function verifyAdsWebhook(rawBody: RawBody, headers: WebhookHeaders, secret: string, options?: VerifyWebhookOptions): Promise<AdsWebhookEvent> {
+  return verifyWebhook<AdsWebhookEvent>(rawBody, headers, secret, options);
+}

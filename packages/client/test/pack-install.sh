@@ -26,14 +26,18 @@ install_flags=(--prefer-offline --no-audit --no-fund --loglevel=error)
 ts_version=$(node -p "require('$repo/node_modules/typescript/package.json').version")
 types_node_version=$(node -p "require('$repo/node_modules/@types/node/package.json').version")
 
-echo "-- build and pack"
-(cd "$repo" && npm run --silent client:build >/dev/null)
-pack_json=$(cd "$repo/packages/client" && npm pack --json --pack-destination "$work" 2>/dev/null)
+echo "-- pack (prepack builds: dist/ is removed first, so an empty tarball cannot pass)"
+rm -rf "$repo/packages/client/dist"
+# npm pack prints the prepack build's lines before its JSON: the JSON is from the line that opens the array.
+pack_json=$(cd "$repo/packages/client" && npm pack --json --pack-destination "$work" 2>/dev/null | sed -n '/^\[/,$p')
 tarball="$work/$(node -pe "JSON.parse(process.argv[1])[0].filename" "$pack_json")"
 node -e '
   const [p] = JSON.parse(process.argv[1]);
   console.log(`package ${p.name}@${p.version}: ${p.entryCount} files, tarball ${(p.size / 1024).toFixed(0)} KB, unpacked ${(p.unpackedSize / 1024).toFixed(0)} KB`);
   if (p.unpackedSize > 1_000_000) { console.error("unpacked size over 1 MB"); process.exit(1); }
+  for (const file of ["dist/index.mjs", "dist/index.cjs", "dist/index.d.mts"]) {
+    if (!p.files.some((f) => f.path === file)) { console.error(`the tarball lacks ${file}: prepack did not build`); process.exit(1); }
+  }
   const deps = Object.keys(require(process.argv[2] + "/packages/client/package.json").dependencies);
   if (deps.join() !== "openapi-fetch") { console.error("run-time dependencies other than openapi-fetch: " + deps); process.exit(1); }
 ' "$pack_json" "$repo"
@@ -47,15 +51,22 @@ project() {
   local dir="$work/$1"
   mkdir -p "$dir"
   cp "$fixtures/portal.ts" "$fixtures/bad.ts" "$fixtures/$5" "$dir/"
+  # The ESM project also type-checks the guides' client examples (docs/**/*.md blocks marked
+  # <!-- client-example: name -->) in the same compilation; they run against the server below.
+  local examples=""
+  if [ "$1" = esm-nodenext ]; then
+    node "$repo/packages/client/test/guide-examples.mjs" "$repo/docs" "$dir/examples"
+    examples=', "include": ["examples/*.ts"]'
+  fi
   cat >"$dir/package.json" <<JSON
 { "name": "scratch-$1", "private": true, "type": "$2" }
 JSON
   cat >"$dir/tsconfig.json" <<JSON
 { "compilerOptions": { "target": "ES2022", "module": "$3", "moduleResolution": "$4", "strict": true, "types": ["node"],
-  "skipLibCheck": false, "outDir": "out", "lib": ["ES2022", "DOM"] }, "files": ["portal.ts", "$5"] }
+  "skipLibCheck": false, "outDir": "out", "rootDir": ".", "lib": ["ES2022", "DOM"] }, "files": ["portal.ts", "$5"]$examples }
 JSON
   cat >"$dir/tsconfig.bad.json" <<JSON
-{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "files": ["bad.ts"] }
+{ "extends": "./tsconfig.json", "compilerOptions": { "noEmit": true }, "files": ["bad.ts"], "include": [] }
 JSON
   (cd "$dir" && npm install "${install_flags[@]}" "$tarball" "typescript@$ts_version" "@types/node@$types_node_version" >/dev/null)
   echo "-- $1: module $3, moduleResolution $4"
@@ -65,7 +76,7 @@ JSON
   local errors
   errors=$(grep -c '^bad.ts(' <<<"$bad" || true)
   echo "$1: portal flow type-checks; bad.ts fails with $errors errors"
-  if [ "$errors" -lt 4 ]; then echo "$bad" >&2; echo "$1: expected 4 errors in bad.ts" >&2; exit 1; fi
+  if [ "$errors" -lt 5 ]; then echo "$bad" >&2; echo "$1: expected 5 errors in bad.ts" >&2; exit 1; fi
 }
 project esm-nodenext module NodeNext NodeNext main-esm.ts
 project cjs-node16 commonjs Node16 Node16 main-cjs.ts
@@ -98,5 +109,9 @@ for build in esm-nodenext/out/main-esm.js cjs-node16/out/main-cjs.js; do
   for expected in "health ok" "sent accepted" "verified 1" "refused signature_mismatch" "ads 6" "error 404 not_found"; do
     grep -qF "$expected" <<<"$out" || { echo "$build: missing '$expected'" >&2; exit 1; }
   done
+done
+for example in "$work"/esm-nodenext/out/examples/*.js; do
+  out=$(cd "$work/esm-nodenext" && node "$example") || { echo "$out" >&2; echo "guide example $(basename "$example" .js) failed" >&2; exit 1; }
+  echo "guide example $(basename "$example" .js): $(tail -n 1 <<<"$out")"
 done
 echo "client package test: $((SECONDS - started)) s"

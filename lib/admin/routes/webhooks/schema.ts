@@ -50,4 +50,4 @@ export const DeliveryParams = WebhookParams.extend({
   deliveryId: z.uuid().openapi({ param: { name: "deliveryId", in: "path" }, description: "Delivery id.", example: "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6" }),
 });
 
-/** Marks the two writes a `support` operator may make (issue 31: read-only, plus reactivation and redelivery). */
+/** Marks the two writes a `support` operator may make (support reads, plus reactivation and redelivery). */
