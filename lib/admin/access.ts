@@ -85,7 +85,10 @@ export type AdminOperation = {
   literalSegments: number;
 };
 
-type RegisteredRoute = RouteConfig & { "x-required-role"?: OperatorRole; "x-operation-kind"?: OperationKind; "x-recent-authentication"?: boolean;
+type RegisteredRoute = RouteConfig & {
+  "x-required-role"?: OperatorRole;
+  "x-operation-kind"?: OperationKind;
+  "x-recent-authentication"?: boolean;
   "x-reveals-secret"?: string;
 };
 

@@ -63,14 +63,23 @@ export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof cr
       });
     const unguessable = bearer !== undefined && (bearer.startsWith(OPERATOR_TOKEN_PREFIX) || (deps.cliToken !== undefined && safeEqual(bearer, deps.cliToken)));
     const blocked = deps.authThrottle.retryAfter(address);
-    const actor = bearer && (blocked === 0 || unguessable) ? await actorOf(deps, gate, bearer) : { refused: bearer ? ("throttled" as const) : ("missing" as const) };
+    const actor =
+      bearer && (blocked === 0 || unguessable) ? await actorOf(deps, gate, bearer) : { refused: bearer ? ("throttled" as const) : ("missing" as const) };
     if ("refused" in actor) {
       const wait = blocked > 0 ? blocked : await deps.authThrottle.failed(address);
       if (wait > 0) {
         await refused(429, "auth_throttled");
         throw tooManyAuthFailures(wait, deps.config.AUTH_FAILURES_PER_MINUTE);
       }
-      if (bearer) await refused(401, actor.refused === "wrong" && bearer.startsWith(OPERATOR_TOKEN_PREFIX) ? await whyTokenRefused(deps.db, bearer) : actor.refused === "retired" ? "retired_admin_token" : "unknown_token");
+      if (bearer)
+        await refused(
+          401,
+          actor.refused === "wrong" && bearer.startsWith(OPERATOR_TOKEN_PREFIX)
+            ? await whyTokenRefused(deps.db, bearer)
+            : actor.refused === "retired"
+              ? "retired_admin_token"
+              : "unknown_token",
+        );
       throw new ApiError(
         "unauthorized",
         actor.refused === "retired" ? RETIRED : "Operator credential missing or wrong. Send Authorization: Bearer <your operator API token>.",

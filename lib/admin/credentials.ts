@@ -13,14 +13,19 @@ import { auditLog, operators } from "../db/schema";
 export const CredentialState = z
   .object({
     set: z.boolean().openapi({ description: "Whether a value is stored.", example: true }),
-    changed_at: z.iso
-      .datetime()
-      .nullable()
-      .openapi({ description: "When it was last set or cleared through the admin API; null when the audit log has no such write.", example: "2026-03-01T10:00:00.000Z" }),
+    changed_at: z.iso.datetime().nullable().openapi({
+      description: "When it was last set or cleared through the admin API; null when the audit log has no such write.",
+      example: "2026-03-01T10:00:00.000Z",
+    }),
     changed_by: z
       .object({
-        actor_type: z.string().openapi({ description: "The audit entry's actor type (`operator`, `token`, `cli`, `bootstrap`, `break_glass`).", example: "operator" }),
-        operator_id: z.uuid().nullable().openapi({ description: "The operator, when the credential has one.", example: "8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09" }),
+        actor_type: z
+          .string()
+          .openapi({ description: "The audit entry's actor type (`operator`, `token`, `cli`, `bootstrap`, `break_glass`).", example: "operator" }),
+        operator_id: z
+          .uuid()
+          .nullable()
+          .openapi({ description: "The operator, when the credential has one.", example: "8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09" }),
         email: z.string().nullable().openapi({ description: "That operator's e-mail.", example: "ops@example.com" }),
       })
       .nullable()

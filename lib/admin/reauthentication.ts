@@ -13,7 +13,7 @@ import { ForbiddenError } from "../core/errors";
  * An operator API token and the CLI have no interactive person behind them to ask: they were made or started
  * by an authenticated operator for automation, and are accepted as they are (their use is audited).
  */
-export const REAUTHENTICATION_REQUIRED = "reauthentication_required";
+const REAUTHENTICATION_REQUIRED = "reauthentication_required";
 
 /**
  * A sentence for the OpenAPI description of a sensitive operation (the route definitions are made before any

@@ -14,7 +14,17 @@ import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
 import { signInFailed, signInSucceeded, signInWait } from "../admin/operators/sign-in-throttle";
 import type { Refusal } from "../core/refusal-audit";
 import { verifyReauthentication } from "./reauthenticate";
-import { csrfTokenMatches, endSession, openSession, reauthenticated, readSession, sessionCookie, sessionKeys, sessionPolicy, type ConsoleSession } from "./session";
+import {
+  csrfTokenMatches,
+  endSession,
+  openSession,
+  reauthenticated,
+  readSession,
+  sessionCookie,
+  sessionKeys,
+  sessionPolicy,
+  type ConsoleSession,
+} from "./session";
 
 const CONSOLE_PATH = "/console";
 
@@ -95,7 +105,14 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   /** The admin API's caller for a session: its operator (current role), or the shared token's role; null when it no longer opens anything. */
   const actorOf = async (session: ConsoleSession): Promise<OperatorActor | null> =>
     session.operator
-      ? { type: "operator", role: session.operator.role, operatorId: session.operator.id, tokenId: null, sessionId: session.id, authenticatedAt: session.authenticatedAt }
+      ? {
+          type: "operator",
+          role: session.operator.role,
+          operatorId: session.operator.id,
+          tokenId: null,
+          sessionId: session.id,
+          authenticatedAt: session.authenticatedAt,
+        }
       : sharedTokenActor(session.id).then((actor) => actor && { ...actor, authenticatedAt: session.authenticatedAt });
   const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor } | { error: string }> => {
     if (!email || !password) return { error: "Enter your e-mail and password." };
@@ -211,7 +228,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const blocked = await signInWait(deps.db, deps.clock, attempt);
     if (blocked > 0) {
       await refused(c, { operationId: "reauthenticate", status: 429, reason: "sign_in_backoff", actor });
-      return apiError(c, new ApiError("rate_limited", `Too many wrong passwords; try again in ${blocked} seconds.`, { headers: { "Retry-After": String(blocked) } }));
+      return apiError(
+        c,
+        new ApiError("rate_limited", `Too many wrong passwords; try again in ${blocked} seconds.`, { headers: { "Retry-After": String(blocked) } }),
+      );
     }
     const verdict = await verifyReauthentication({ db: deps.db, adminToken: deps.adminToken }, session, body);
     if (verdict !== true) {

@@ -14,7 +14,7 @@ import type { Clock } from "../core/clock";
  * and named `__Host-console_session` (so `Path=/` and no `Domain`: no sibling host or plain-http page can set
  * or shadow it), over plain http (local use) `console_session` with `Path=/console`.
  */
-export const SESSION_COOKIE = "console_session";
+const SESSION_COOKIE = "console_session";
 const HOST_SESSION_COOKIE = "__Host-console_session";
 
 /** The cookie's name and path for a request made over https (`secure`) or plain http. */

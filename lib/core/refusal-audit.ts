@@ -42,7 +42,7 @@ export type RefusalAudit = {
 };
 
 const WINDOW_MS = 60_000;
-export const REFUSAL_AUDIT_MAX_KEYS = 200;
+const REFUSAL_AUDIT_MAX_KEYS = 200;
 
 /**
  * The visible start of a presented credential: a typed token (`op_live_…`, `mk_live_…`) to the 4 characters

@@ -98,7 +98,12 @@ describe("least privilege for secrets", () => {
     });
     expect(revealed.status, describeResponse(revealed)).toBe(200);
     const [entry] = await h.db.select().from(auditLog).where(eq(auditLog.requestId, "reveal-by-admin"));
-    expect(entry).toMatchObject({ operationId: "revealCustomerPostmarkWebhook", operatorId: operators.admin.id, status: 200, target: { customer: customerId, secret: "postmark_webhook_password" } });
+    expect(entry).toMatchObject({
+      operationId: "revealCustomerPostmarkWebhook",
+      operatorId: operators.admin.id,
+      status: 200,
+      target: { customer: customerId, secret: "postmark_webhook_password" },
+    });
     expect(JSON.stringify(entry)).not.toContain(revealed.json.data.password);
   });
 
@@ -172,7 +177,11 @@ describe("sessions", () => {
         if (!item[method]) continue;
         writes++;
         const url = `${ORIGIN}/console/api${path.slice("/v1".length).replace(/\{[^}]+\}/g, customerId)}`;
-        const variants: Record<string, string>[] = [{ cookie }, { cookie, "x-csrf-token": "forged", origin: ORIGIN }, { cookie, "x-csrf-token": csrf, origin: "https://evil.example" }];
+        const variants: Record<string, string>[] = [
+          { cookie },
+          { cookie, "x-csrf-token": "forged", origin: ORIGIN },
+          { cookie, "x-csrf-token": csrf, origin: "https://evil.example" },
+        ];
         for (const headers of variants) {
           const r = await h.root.request(url, { method: method.toUpperCase(), headers: { ...headers, "content-type": "application/json" }, body: "{}" });
           if (r.status !== 403) failures.push(`${method} ${path}: ${r.status}`);
@@ -193,12 +202,17 @@ describe("refusals in the audit log", () => {
     const unknown = `op_live_${"x".repeat(32)}`;
     for (let i = 0; i < 5; i++) expect((await h.call("GET", "/admin/v1/customers", { key: unknown, headers })).status).toBe(401);
     const revoked = await makeOperator(h, "support");
-    const revoke = await h.admin("DELETE", `/v1/operators/${revoked.id}/tokens/${(await h.admin<Admin["listOperatorTokens"]>("GET", `/v1/operators/${revoked.id}/tokens`)).json.data[0]?.id}`);
+    const revoke = await h.admin(
+      "DELETE",
+      `/v1/operators/${revoked.id}/tokens/${(await h.admin<Admin["listOperatorTokens"]>("GET", `/v1/operators/${revoked.id}/tokens`)).json.data[0]?.id}`,
+    );
     expect(revoke.status, describeResponse(revoke)).toBeLessThan(300);
     expect((await h.call("GET", "/admin/v1/customers", { key: revoked.token, headers })).status).toBe(401);
     expect((await h.call("GET", "/admin/v1/operators", { key: operators.support.token, headers })).status).toBe(403);
     const { cookie } = await consoleSession(operators.support, address);
-    expect((await h.root.request(`${ORIGIN}/console/api/customers`, { method: "POST", headers: { cookie, "x-forwarded-for": address }, body: "{}" })).status).toBe(403);
+    expect(
+      (await h.root.request(`${ORIGIN}/console/api/customers`, { method: "POST", headers: { cookie, "x-forwarded-for": address }, body: "{}" })).status,
+    ).toBe(403);
     await h.deps.refusals.flush();
 
     const [unknownEntry, ...more] = await refusals("unknown_token");
@@ -244,7 +258,10 @@ describe("password sign-in back-off", () => {
     expect((await attempt(victim, victim.password, "192.0.2.51")).status).toBe(303);
     expect((await h.call("GET", "/admin/v1/customers?limit=1", { key: victim.token, headers: { "x-forwarded-for": address } })).status).toBe(200);
     await h.deps.refusals.flush();
-    const throttled = await h.db.select().from(auditLog).where(and(eq(auditLog.reason, "sign_in_backoff"), eq(auditLog.address, address)));
+    const throttled = await h.db
+      .select()
+      .from(auditLog)
+      .where(and(eq(auditLog.reason, "sign_in_backoff"), eq(auditLog.address, address)));
     expect(throttled.reduce((sum, e) => sum + e.count, 0)).toBeGreaterThanOrEqual(9);
     expect(throttled[0]?.target).toEqual({ email: victim.email });
   }, 120_000);

@@ -18,6 +18,9 @@ type AuditEntryView = {
   request_id: string;
   change: Record<string, unknown> | null;
   address: string | null;
+  reason: string | null;
+  token_prefix: string | null;
+  count: number;
 };
 
 function toAuditEntryView(row: typeof auditLog.$inferSelect): AuditEntryView {
@@ -34,6 +37,9 @@ function toAuditEntryView(row: typeof auditLog.$inferSelect): AuditEntryView {
     request_id: row.requestId,
     change: row.change,
     address: row.address,
+    reason: row.reason,
+    token_prefix: row.tokenPrefix,
+    count: row.count,
   };
 }
 

@@ -3070,6 +3070,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description How many identical refusals within one minute this entry stands for (1 for every other entry).
+             * @example 1
+             */
+            count: number;
+            /**
              * Format: uuid
              * @description The customer acted on, if any.
              * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
@@ -3097,6 +3102,11 @@ export interface components {
              */
             path: string;
             /**
+             * @description A refusal's reason: `unknown_token`, `revoked_token`, `disabled_operator`, `retired_admin_token`, `auth_throttled`, `sign_in_backoff`, `wrong_password`, `wrong_token`, `csrf_token`, `cross_origin`, `role_required`, `reauthentication_required`; null for entries that are not refusals.
+             * @example null
+             */
+            reason: string | null;
+            /**
              * @description The request's `X-Request-Id`.
              * @example 5a0d1f5e-1b7e-4c55-9a8e-2f7a4c6b9d10
              */
@@ -3115,6 +3125,11 @@ export interface components {
             target: {
                 [key: string]: string;
             };
+            /**
+             * @description A refused credential's visible start (never the credential).
+             * @example null
+             */
+            token_prefix: string | null;
         };
         BlockDraftPreview: {
             /** @description MJML findings and placeholder problems; empty when the draft is clean. */

@@ -50,7 +50,9 @@ async function reauthenticate(reason: string): Promise<boolean> {
   try {
     for (;;) {
       const choice = await new Promise<string>((resolve) => {
-        dialog.querySelector("form")?.addEventListener("submit", (event) => resolve((event as SubmitEvent).submitter?.getAttribute("value") ?? "confirm"), { once: true });
+        dialog
+          .querySelector("form")
+          ?.addEventListener("submit", (event) => resolve((event as SubmitEvent).submitter?.getAttribute("value") ?? "confirm"), { once: true });
         dialog.addEventListener("cancel", () => resolve("cancel"), { once: true });
       });
       if (choice === "cancel") return false;

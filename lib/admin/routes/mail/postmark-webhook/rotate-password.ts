@@ -15,18 +15,18 @@ export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRoute
     adminRoute(
       "admin",
       {
-      method: "post",
-      path: "/v1/customers/{id}/mail/postmark-webhook/rotate",
-      operationId: "rotateCustomerPostmarkWebhookPassword",
-      tags,
-      summary: "Rotate the customer's Postmark webhook password",
-      description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new password and the URL with it (the one to paste into Postmark), so it is recorded in the audit log like any write. ${about}`,
-      request: { params: CustomerIdParam, body: { required: false, content: json(RotateBody) } },
-      responses: {
-        200: { description: "The new webhook URL and settings, with the new password.", content: json(envelope(MailPostmarkWebhookSecret)) },
-        ...errorResponses("admin", [400, 401, 403, 404, 422]),
+        method: "post",
+        path: "/v1/customers/{id}/mail/postmark-webhook/rotate",
+        operationId: "rotateCustomerPostmarkWebhookPassword",
+        tags,
+        summary: "Rotate the customer's Postmark webhook password",
+        description: `A new random password for the customer's webhook URL. The previous one keeps working for \`grace_seconds\` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new password and the URL with it (the one to paste into Postmark), so it is recorded in the audit log like any write. ${about}`,
+        request: { params: CustomerIdParam, body: { required: false, content: json(RotateBody) } },
+        responses: {
+          200: { description: "The new webhook URL and settings, with the new password.", content: json(envelope(MailPostmarkWebhookSecret)) },
+          ...errorResponses("admin", [400, 401, 403, 404, 422]),
+        },
       },
-    },
       { recentAuth: true },
     ),
     async (c) => {

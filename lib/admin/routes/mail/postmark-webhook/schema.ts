@@ -39,7 +39,8 @@ export const MailPostmarkWebhookSecret = MailPostmarkWebhook.extend({
     example: `https://postmark-3f0e8a52:3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c@mail.example.com/api/postmark/webhook/${customerId}`,
   }),
   password: z.string().openapi({
-    description: "HTTP Basic password (also in `url_with_credentials`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only. A secret.",
+    description:
+      "HTTP Basic password (also in `url_with_credentials`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only. A secret.",
     example: "3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c",
   }),
 }).openapi("MailPostmarkWebhookSecret");

@@ -20,9 +20,13 @@ export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: Co
       tags,
       summary: "Change a customer's Postmark configuration",
       description:
-        "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` is sensitive: " + recentAuthSentence(),
+        "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` is sensitive: " +
+        recentAuthSentence(),
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateMailProviderConfig) } },
-      responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) }, ...errorResponses("admin", [400, 401, 403, 404, 422]) },
+      responses: {
+        200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) },
+        ...errorResponses("admin", [400, 401, 403, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
