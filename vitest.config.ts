@@ -24,6 +24,8 @@ const BESIDE = [
   // The kill comes while the simulator holds the calls (4 s), however busy the machine (tests/helpers/send-jobs-crash.ts).
   "tests/mail/send-jobs-crash*.test.ts",
   "tests/mail/send-jobs-startup.test.ts",
+  // Starts the MCP command-line server as a child process (stdio).
+  "tests/mcp/mcp.http.test.ts",
   "tests/production/postgres-chaos.test.ts",
   "tests/production/vercel-functions.smoke.test.ts",
   "tests/**/*.browser.test.ts",

@@ -10,6 +10,7 @@ import { createInternalApi } from "./internal-api";
 import { createMailApp } from "./mail/app";
 import { createPublicFilesRoutes, FILES_PATH } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
+import { mountMcp } from "./mcp";
 import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
 
 export type RuntimeDeps = CoreDeps & {
@@ -43,6 +44,7 @@ export function createRootApp(deps: RuntimeDeps) {
   const operatorConsole = createConsoleApp({ ...deps, admin });
   root.all("/console/*", (c) => operatorConsole.fetch(c.req.raw, c.env));
   root.all("/api/*", (c) => api.fetch(c.req.raw, c.env));
+  mountMcp(root);
   // Embedded mode: published images are served by the app itself (production: Vercel Blob's CDN).
   if (assets.local) root.route(FILES_PATH, createPublicFilesRoutes(assets.local));
   root.notFound((c) => {

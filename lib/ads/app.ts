@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
+import { registerGetCurrentKey } from "../core/current-key";
 import { registerGetHealth } from "../core/health";
 import { lazyRouteGroups } from "../core/route-groups";
 import type { AdsDeps } from "./deps";
@@ -36,10 +37,12 @@ export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
     routeGroups: routes,
   });
   registerGetHealth(app, deps, "ads");
+  registerGetCurrentKey(app, deps, "ads");
   // The route groups, at their first request; the document lists them in their declared order.
   routes.place(app);
   registerDocs(app, { service: "ads", title: "Ads service API", description: ADS_DESCRIPTION, basePath: "/ads", pathPrefix: "/v1" }, async (router) => {
     registerGetHealth(router, deps, "ads");
+    registerGetCurrentKey(router, deps, "ads");
     await routes.registerAll(router);
   });
   return app;

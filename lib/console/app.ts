@@ -8,12 +8,14 @@ import { safeEqual } from "../core/secrets";
 import type { OperatorActor } from "../core/principal";
 import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
 import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
-import { createBootstrapGate, verifyOperatorPassword } from "../admin/operators/accounts";
+import { createBootstrapGate, type OperatorView, verifyOperatorPassword } from "../admin/operators/accounts";
+import { secondFactorStatus } from "../admin/operators/second-factor";
 import { consoleScript } from "./bundle";
 import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
 import { signInFailed, signInSucceeded, signInWait } from "../admin/operators/sign-in-throttle";
 import type { Refusal } from "../core/refusal-audit";
 import { verifyReauthentication } from "./reauthenticate";
+import { createSignInSteps, type SignInMethod } from "./sign-in-steps";
 import {
   csrfTokenMatches,
   endSession,
@@ -28,7 +30,7 @@ import {
 
 const CONSOLE_PATH = "/console";
 
-export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "refusals" | "logger" | "config"> & {
+export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "refusals" | "logger" | "config" | "secrets" | "publicBaseUrl"> & {
   adminToken: string;
   /** The admin API's fetch; the console's `/console/api/*` is that API behind the session. */
   admin: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
@@ -114,13 +116,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
           authenticatedAt: session.authenticatedAt,
         }
       : sharedTokenActor(session.id).then((actor) => actor && { ...actor, authenticatedAt: session.authenticatedAt });
-  const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor } | { error: string }> => {
+  const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor; operator?: OperatorView } | { error: string }> => {
     if (!email || !password) return { error: "Enter your e-mail and password." };
     const operator = await verifyOperatorPassword(deps.db, email, password);
     if (!operator) return { error: "E-mail or password wrong, or the account is disabled." };
-    return { actor: { type: "operator", role: operator.role, operatorId: operator.id, tokenId: null, sessionId: null } };
+    return { actor: { type: "operator", role: operator.role, operatorId: operator.id, tokenId: null, sessionId: null }, operator };
   };
-  const tokenSignIn = async (token: string): Promise<{ actor: OperatorActor } | { error: string }> => {
+  const tokenSignIn = async (token: string): Promise<{ actor: OperatorActor; operator?: OperatorView } | { error: string }> => {
     if (!token) return { error: "Enter the operator token." };
     if (!safeEqual(token, deps.adminToken)) return { error: "This is not the operator token. A customer's API key does not open the console." };
     const actor = await sharedTokenActor(null);
@@ -146,6 +148,17 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       address: clientAddress(c),
     }).catch((error: unknown) => deps.logger.error("audit entry not written", { operation: operationId, error: String(error) }));
 
+  const steps = createSignInSteps(deps, {
+    keys,
+    secure,
+    sameOrigin,
+    audit,
+    refused: (c, refusal) => refused(c, { ...refusal, actor: anonymous }),
+    openSession: (c, actor, method, page) => startSession(c, actor, method, false, page),
+    tooMany,
+  });
+  steps.register(app);
+
   app.get("/console.css", (c) => {
     c.header("Cache-Control", "public, max-age=300");
     return c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
@@ -159,13 +172,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (await currentSession(c)) return c.redirect(`${CONSOLE_PATH}/`, 303);
     const notice =
       c.req.query("signed_out") !== undefined ? "You are signed out." : c.req.query("expired") !== undefined ? "Your session ended. Sign in again." : null;
-    return c.html(signInPage({ notice }));
+    return c.html(signInPage({ notice, sso: steps.ssoName }));
   });
 
   app.post("/sign-in", async (c) => {
     if (!sameOrigin(c)) {
       await refused(c, { operationId: "signIn", status: 403, reason: "cross_origin", actor: anonymous });
-      return c.html(signInPage({ error: "Sign-in must come from this console's own page." }), 403);
+      return c.html(signInPage({ error: "Sign-in must come from this console's own page.", sso: steps.ssoName }), 403);
     }
     const address = clientAddress(c) ?? "unknown";
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
@@ -185,14 +198,40 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       await refused(c, { operationId: "signInFailed", status: 401, reason: byPassword ? "wrong_password" : "wrong_token", actor: anonymous, target });
       deps.logger.info("console sign-in refused", { address });
       if (wait > 0) c.header("Retry-After", String(wait));
-      return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email }), 401);
+      return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email, sso: steps.ssoName }), 401);
     }
     if (byPassword) await signInSucceeded(deps.db, { email, address });
+    if (outcome.actor.type === "operator" && outcome.operator) {
+      // The password matched: the sign-in policy and the operator's second factor decide what comes next.
+      const next = await steps.afterPassword(c, outcome.operator);
+      if (next instanceof Response) return next;
+      if ("refused" in next) {
+        await deps.authThrottle.failed(address);
+        await refused(c, {
+          operationId: "signInFailed",
+          status: 403,
+          reason: "password_sign_in_off",
+          actor: anonymous,
+          target: { ...target, method: "password", reason: "password_sign_in_off" },
+        });
+        return c.html(signInPage({ error: next.refused, field: "password", email, sso: steps.ssoName }), 403);
+      }
+      return startSession(c, outcome.actor, next.method, next.breakGlass);
+    }
+    return startSession(c, outcome.actor, "token");
+  });
+
+  /**
+   * Opens a session for an actor who passed every sign-in step (password, second factor or single sign-on):
+   * a fresh authentication (`authenticated_at` now), the session policy's lifetimes, the cookie, the audit
+   * entry (with the method), then the console or `page`.
+   */
+  async function startSession(c: Context, actor: OperatorActor, method: SignInMethod, breakGlass = false, page?: () => Response | Promise<Response>) {
     const { cookieValue, session } = await openSession(
       deps.db,
       deps.clock,
       keys,
-      { operatorId: outcome.actor.operatorId, userAgent: c.req.header("user-agent") ?? null, address },
+      { operatorId: actor.operatorId, userAgent: c.req.header("user-agent") ?? null, address: clientAddress(c) ?? "unknown" },
       policy,
     );
     const cookie = cookieOf(c);
@@ -203,10 +242,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       secure: secure(c),
       expires: session.expiresAt,
     });
-    await audit(c, "signIn", 200, outcome.actor, { session: session.id });
+    await audit(c, "signIn", 200, actor, { session: session.id, method, ...(breakGlass ? { break_glass: "true" } : {}) });
     deps.logger.info("console session opened", { session: session.id });
-    return c.redirect(`${CONSOLE_PATH}/`, 303);
-  });
+    return page ? page() : c.redirect(`${CONSOLE_PATH}/`, 303);
+  }
 
   /**
    * Re-authentication before a sensitive action: the session's operator enters the password again (a session
@@ -233,7 +272,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
         new ApiError("rate_limited", `Too many wrong passwords; try again in ${blocked} seconds.`, { headers: { "Retry-After": String(blocked) } }),
       );
     }
-    const verdict = await verifyReauthentication({ db: deps.db, adminToken: deps.adminToken }, session, body);
+    const verdict = await verifyReauthentication(deps, session, body);
     if (verdict !== true) {
       await signInFailed(deps.db, deps.clock, attempt);
       await refused(c, { operationId: "reauthenticate", status: 401, reason: verdict.reason, actor });
@@ -295,7 +334,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = await currentSession(c);
     const actor = session ? await actorOf(session) : null;
     if (!session || !actor) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, cookieOf(c).name) ? "?expired" : ""}`, 303);
-    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, sessionKind: session.operator ? "password" : "token" }));
+    const sessionKind = !session.operator ? "token" : (await secondFactorStatus(deps.db, session.operator.id)).totp ? "password+code" : "password";
+    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, sessionKind }));
   });
 
   return app;

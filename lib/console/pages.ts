@@ -2,9 +2,9 @@ import { html } from "hono/html";
 
 /** The two server-rendered pages; everything inside the shell's `<main>` is drawn by the console script. */
 
-export function signInPage(input: { error?: string; notice?: string | null; field?: "password" | "token"; email?: string }) {
+export function signInPage(input: { error?: string; notice?: string | null; field?: "password" | "token"; email?: string; sso?: string | null }) {
   const error = input.error ?? null;
-  const on = (field: "password" | "token") => (error && (input.field ?? "token") === field ? error : null);
+  const on = (field: "password" | "token") => (error && input.field === field ? error : null);
   const passwordError = on("password");
   const tokenError = on("token");
   return html`<!doctype html>
@@ -20,6 +20,8 @@ export function signInPage(input: { error?: string; notice?: string | null; fiel
 <main id="main" class="sign-in">
 <h1>Operator console</h1>
 ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ""}
+${error && !input.field ? html`<p id="sign-in-error" class="error" role="alert"><span aria-hidden="true">⚠ </span>Error: ${error}</p>` : ""}
+${input.sso ? html`<p><a class="button" href="/console/sso/start">Sign in with ${input.sso}</a></p><h2>With e-mail and password</h2>` : ""}
 <form method="post" action="/console/sign-in" novalidate>
 <div class="field">
 <label for="email">E-mail</label>
@@ -47,7 +49,109 @@ ${tokenError ? html`<p id="token-error" class="error" role="alert"><span aria-hi
 </html>`;
 }
 
-export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | "support"; sessionKind: "password" | "token" }) {
+const head = (title: string, script = false, refreshTo: string | null = null) => html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Operator console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/console/console.css">
+${script ? html`<script type="module" src="/console/app.js"></script>` : ""}
+${refreshTo ? html`<meta http-equiv="refresh" content="0;url=${refreshTo}">` : ""}
+</head>`;
+
+/** The second step of a password sign-in: a code from the authenticator app, a recovery code, or a passkey. */
+export function secondFactorPage(input: { csrf: string; totp: boolean; passkey: boolean; error?: string }) {
+  return html`${head("Second factor", true)}
+<body>
+<main id="main" class="sign-in" data-sign-in-step="second-factor" data-csrf="${input.csrf}">
+<h1>Second factor</h1>
+${input.error ? html`<p id="factor-error" class="error" role="alert"><span aria-hidden="true">⚠ </span>Error: ${input.error}</p>` : ""}
+${input.passkey ? html`<p><button type="button" id="use-passkey">Use a passkey</button></p><p id="passkey-status" role="status"></p>` : ""}
+${
+  input.totp
+    ? html`<form method="post" action="/console/sign-in/second-factor" novalidate>
+<input type="hidden" name="csrf" value="${input.csrf}">
+<div class="field">
+<label for="code">Code from the authenticator app</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6" autofocus>
+</div>
+<button type="submit">Verify</button>
+</form>`
+    : ""
+}
+<details>
+<summary>Use a recovery code</summary>
+<form method="post" action="/console/sign-in/second-factor" novalidate>
+<input type="hidden" name="csrf" value="${input.csrf}">
+<div class="field">
+<label for="recovery_code">Recovery code</label>
+<input id="recovery_code" name="recovery_code" type="text" autocomplete="off">
+</div>
+<button type="submit" class="secondary">Use the recovery code</button>
+</form>
+</details>
+</main>
+</body>
+</html>`;
+}
+
+/** The policy asks for a second factor and the operator has none: set one up before the console opens. */
+export function enrolPage(input: { csrf: string; secret: string; uri: string; error?: string }) {
+  return html`${head("Set up a second factor", true)}
+<body>
+<main id="main" class="sign-in" data-sign-in-step="enrol" data-csrf="${input.csrf}">
+<h1>Set up a second factor</h1>
+<p>This console asks every password account for a second factor. Set one up to continue.</p>
+${input.error ? html`<p id="factor-error" class="error" role="alert"><span aria-hidden="true">⚠ </span>Error: ${input.error}</p>` : ""}
+<h2>A passkey</h2>
+<p><button type="button" id="register-passkey">Register a passkey</button></p>
+<p id="passkey-status" role="status"></p>
+<h2>An authenticator app</h2>
+<p>Add this secret to the app (or open the link on the phone), then type the code it shows.</p>
+<p class="secret" data-testid="totp-secret">${input.secret}</p>
+<p><a href="${input.uri}">Open in the authenticator app</a></p>
+<form method="post" action="/console/sign-in/enrol/totp" novalidate>
+<input type="hidden" name="csrf" value="${input.csrf}">
+<div class="field">
+<label for="code">Code from the authenticator app</label>
+<input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" maxlength="6">
+</div>
+<button type="submit">Confirm and continue</button>
+</form>
+</main>
+</body>
+</html>`;
+}
+
+/** The recovery codes of a new second factor, shown this once. */
+export function recoveryCodesPage(input: { codes: string[] }) {
+  return html`${head("Recovery codes")}
+<body>
+<main id="main" class="sign-in">
+<h1>Recovery codes</h1>
+<p>Keep these codes somewhere safe: each signs you in once without your second factor. They are shown only now.</p>
+<ul data-testid="recovery-codes">${input.codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+<p><a href="/console/">Continue to the console</a></p>
+</main>
+</body>
+</html>`;
+}
+
+/** Single sign-on done: this page of ours moves on, so the next request is same-site and carries the session cookie. */
+export function ssoDonePage() {
+  return html`${head("Signed in", false, "/console/")}
+<body>
+<main id="main" class="sign-in">
+<h1>Signed in</h1>
+<p><a href="/console/">Continue to the console</a></p>
+</main>
+</body>
+</html>`;
+}
+
+export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | "support"; sessionKind: "password" | "password+code" | "token" }) {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -130,6 +234,7 @@ progress { width: 320px; height: 16px; }
 .tabs { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; padding: 0; margin: 0 0 8px; }
 .tabs a { display: inline-block; padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: #fff; text-decoration: none; }
 .tabs a[aria-current="page"] { border-color: var(--accent); font-weight: 700; text-decoration: underline; }
+a.button { display: inline-block; padding: 6px 14px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; }
 .sign-in { max-width: 440px; margin: 64px auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 24px; }
 svg.chart { max-width: 560px; display: block; }
 svg.chart text { font-size: 13px; fill: var(--muted); }

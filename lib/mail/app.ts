@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
+import { registerGetCurrentKey } from "../core/current-key";
 import { registerGetHealth } from "../core/health";
 import { lazyRouteGroups } from "../core/route-groups";
 import { ASSET_UPLOAD_PATH, mailRouteGroups, TRANSACTIONAL_SEND_PATH } from "./routes";
@@ -33,10 +34,12 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     routeGroups: routes,
   });
   registerGetHealth(app, deps, "mail");
+  registerGetCurrentKey(app, deps, "mail");
   // The route groups, at their first request; the document lists them in their declared order.
   routes.place(app);
   registerDocs(app, { service: "mail", title: "Mail service API", description: MAIL_DESCRIPTION, basePath: "/mail", pathPrefix: "/v1" }, async (router) => {
     registerGetHealth(router, deps, "mail");
+    registerGetCurrentKey(router, deps, "mail");
     await routes.registerAll(router);
   });
   return app;

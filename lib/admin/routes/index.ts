@@ -28,6 +28,7 @@ export const adminRouteGroups: RouteGroup<AdminDeps>[] = [
   // Operators, the caller's own account, and the audit log.
   { paths: ["/v1/operators"], load: async () => (await import("./operators")).registerOperatorRoutes },
   { paths: ["/v1/me"], load: async () => (await import("./me")).registerCurrentOperatorRoutes },
+  { paths: ["/v1/sign-in-policy"], load: async () => (await import("./sign-in-policy")).registerSignInPolicyRoutes },
   { paths: ["/v1/audit-log"], load: async () => (await import("./audit-log/list")).registerListAuditLog },
 ];
 

@@ -11,6 +11,7 @@ import { sendJobPage, sendJobsPage } from "./send-jobs";
 import { statsPage } from "./stats";
 import { systemPage } from "./system";
 import { auditLogPage, mePage, operatorPage, operatorsPage } from "./operators";
+import { runSignInStep } from "./sign-in-step";
 
 /**
  * The console's pages by URL hash (`#/customers/<id>/mail`): each draws itself into `<main>` from admin API
@@ -99,14 +100,17 @@ async function route(): Promise<void> {
 window.addEventListener("beforeunload", (event) => {
   if (hasUnsavedChanges()) event.preventDefault();
 });
+const signInStep = document.querySelector<HTMLElement>("[data-sign-in-step]");
 let shownHash = location.hash;
-window.addEventListener("hashchange", () => {
-  if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
-    history.replaceState(null, "", shownHash || "#/customers");
-    return;
-  }
-  forgetUnsavedChanges();
-  shownHash = location.hash;
-  void route();
-});
-void route();
+if (signInStep) runSignInStep(signInStep);
+else
+  window.addEventListener("hashchange", () => {
+    if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
+      history.replaceState(null, "", shownHash || "#/customers");
+      return;
+    }
+    forgetUnsavedChanges();
+    shownHash = location.hash;
+    void route();
+  });
+if (!signInStep) void route();

@@ -9,3 +9,4 @@ export * from "./ads-webhooks";
 export * from "./insights";
 export * from "./console";
 export * from "./operators";
+export * from "./sign-in";

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 
@@ -6,17 +6,25 @@ export const operatorRoles = ["owner", "admin", "support"] as const;
 
 /**
  * Named operator accounts. The e-mail is stored lower-case (unique); the password only as an argon2id hash
- * (`@node-rs/argon2`, PHC string). A disabled operator's tokens and sessions stop working at once (every
+ * (`@node-rs/argon2`, PHC string); an account made by single sign-on has none. A disabled operator's tokens and sessions stop working at once (every
  * request joins this row); accounts are disabled, never deleted, so audit entries keep naming them.
  */
-export const operators = pgTable("operators", {
-  id: uuid().primaryKey().defaultRandom(),
-  email: text().notNull().unique(),
-  role: text({ enum: operatorRoles }).notNull(),
-  passwordHash: text().notNull(),
-  createdAt: at().notNull().defaultNow(),
-  disabledAt: at(),
-});
+export const operators = pgTable(
+  "operators",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    email: text().notNull().unique(),
+    role: text({ enum: operatorRoles }).notNull(),
+    /** Null for an account made by a single sign-on: it has no password to sign in with. */
+    passwordHash: text(),
+    /** The identity provider's issuer and subject (`sub`) of an account that signs in through OpenID Connect. */
+    ssoIssuer: text(),
+    ssoSubject: text(),
+    createdAt: at().notNull().defaultNow(),
+    disabledAt: at(),
+  },
+  (t) => [uniqueIndex().on(t.ssoIssuer, t.ssoSubject)],
+);
 
 /**
  * Per-operator API tokens for automation: shown once, stored as a SHA-256 hash with a visible prefix

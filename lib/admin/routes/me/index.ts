@@ -1,10 +1,11 @@
 import type { CoreDeps } from "../../../core/context";
 import type { AdminRouter } from "../shared";
 import { registerGetCurrentOperator } from "./get";
+import { registerSecondFactorRoutes } from "./second-factors";
 import { registerListMySessions, registerRevokeMySession } from "./sessions";
 import { registerIssueMyToken, registerListMyTokens, registerRevokeMyToken } from "./tokens";
 
-/** The caller's own account: who am I, my console sessions, my API tokens (every role). */
+/** The caller's own account: who am I, my console sessions, my API tokens, my second factors (every role). */
 export function registerCurrentOperatorRoutes(router: AdminRouter, deps: CoreDeps): void {
   registerGetCurrentOperator(router, deps);
   registerListMySessions(router, deps);
@@ -12,4 +13,5 @@ export function registerCurrentOperatorRoutes(router: AdminRouter, deps: CoreDep
   registerListMyTokens(router, deps);
   registerIssueMyToken(router, deps);
   registerRevokeMyToken(router, deps);
+  registerSecondFactorRoutes(router, deps);
 }

@@ -8,7 +8,8 @@ import { searchMessages } from "../../../../mail/messages/search";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailMessageSummary, MessageSearchQuery, tags } from "./schema";
+import { MessageSearchQuery } from "../../../../mail/routes/messages/schema";
+import { MailMessageSummary, tags } from "./schema";
 
 export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
