@@ -209,7 +209,7 @@ function errorResponse(error: ApiError, request: Request): Response {
   const surface = surfaceOf(new URL(request.url).pathname);
   return Response.json(errorBody(error, surface, requestId), {
     status: statusOf(error.code, surface),
-    headers: { ...error.headers, "X-Request-Id": requestId },
+    headers: { ...error.headers, "X-Request-Id": requestId, "X-Content-Type-Options": "nosniff" },
   });
 }
 

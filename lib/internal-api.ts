@@ -8,7 +8,7 @@ import { createCronRoutes } from "./cron/routes";
 import type { MailDeps } from "./mail/deps";
 import { createPostmarkWebhookRoutes, POSTMARK_WEBHOOK_MAX_BODY_BYTES, POSTMARK_WEBHOOK_PATH } from "./mail/events/receiver";
 import { registerMailWorkers } from "./mail/workers";
-import type { RuntimeDeps } from "./runtime";
+import type { RuntimeDeps } from "./providers";
 
 /**
  * `/api/*`: provider webhooks, the queue's worker route and the crons, with the queue workers of both

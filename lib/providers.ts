@@ -1,8 +1,17 @@
 import { join } from "node:path";
 import type { Config } from "./core/config";
+import type { CoreDeps } from "./core/context";
 import type { Clock } from "./core/clock";
 import type { RunningGraphSimulator } from "./ads/platform/simulator/server";
 import type { RunningPostmarkSimulator, StartPostmarkSimulatorOptions } from "./mail/provider/simulator/server";
+
+/** The core deps of one process with what the runtime adds: the admin credentials and the chosen providers. */
+export type RuntimeDeps = CoreDeps & {
+  adminToken: string;
+  /** The admin CLI's credential for this process (`DATA_DIR/server.json`); absent where no CLI can reach it (Vercel, tests). */
+  cliToken?: string;
+  providers: Providers;
+};
 
 /**
  * Where the two upstream platforms are. Production: `POSTMARK_API_URL` / `GRAPH_API_URL` (or the real

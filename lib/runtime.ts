@@ -1,9 +1,9 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { createAdminApp } from "./admin/app";
 import { createAdsApp } from "./ads/app";
-import type { AppEnv, CoreDeps } from "./core/context";
+import type { AppEnv } from "./core/context";
 import { rootLlmsText } from "./core/docs";
-import type { Providers } from "./providers";
+import type { RuntimeDeps } from "./providers";
 import { closeAfterAnswer } from "./core/body-limit";
 import { errorBody, noEndpointError } from "./core/errors";
 import { createInternalApi } from "./internal-api";
@@ -13,12 +13,7 @@ import { createConsoleApp } from "./console/app";
 import { mountMcp } from "./mcp";
 import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
 
-export type RuntimeDeps = CoreDeps & {
-  adminToken: string;
-  /** The admin CLI's credential for this process (`DATA_DIR/server.json`); absent where no CLI can reach it (Vercel, tests). */
-  cliToken?: string;
-  providers: Providers;
-};
+export type { RuntimeDeps };
 
 /**
  * The whole HTTP surface of one deployment: `/mail/v1`, `/ads/v1`, `/admin/v1`, `/console` and `/api/*`
@@ -50,6 +45,7 @@ export function createRootApp(deps: RuntimeDeps) {
   root.notFound((c) => {
     const requestId = crypto.randomUUID();
     c.header("X-Request-Id", requestId);
+    c.header("X-Content-Type-Options", "nosniff");
     // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
     if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
     return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);

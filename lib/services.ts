@@ -2,7 +2,7 @@ import { createAdsDeps, type AdsDeps } from "./ads/deps";
 import type { AdminDeps } from "./admin/deps";
 import { createAssetStorage } from "./blob-storage";
 import { createMailDeps, type MailDeps } from "./mail/deps";
-import type { RuntimeDeps } from "./runtime";
+import type { RuntimeDeps } from "./providers";
 
 /*
  * Each service's deps, built from the runtime's core deps: the one blob store of the process (Vercel Blob or

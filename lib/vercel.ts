@@ -34,7 +34,7 @@ export function functionHandler<App>(
       const requestId = crypto.randomUUID();
       const surface = group === "api" ? "internal" : group === "console" || group === "media" ? "admin" : group;
       const body = errorBody(noEndpointError(request.method, pathname), surface, requestId);
-      return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId } });
+      return Response.json(body, { status: 404, headers: { "X-Request-Id": requestId, "X-Content-Type-Options": "nosniff" } });
     }
     let runtime: Runtime<App>;
     try {

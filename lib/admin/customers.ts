@@ -5,9 +5,9 @@ import type { z } from "@hono/zod-openapi";
 import { BadRequestError, NotFoundError } from "../core/errors";
 import { selectedStageSql, setSelectedStage } from "../ads/plan/service";
 import { decodeKeyCursor, toKeyPage } from "../core/pagination";
-import type { AdsSettings, Customer, MailSettings } from "./routes/customers/schema";
+import type { AdsSettings, Customer, MailSettings } from "./customers/schema";
 
-/** The service speaks the API's shapes: one schema per resource (`routes/customers/schema.ts`). */
+/** The service speaks the API's shapes: one schema per resource (`customers/schema.ts`). */
 export type MailSettingsInput = Partial<z.infer<typeof MailSettings>>;
 export type AdsSettingsInput = Partial<z.infer<typeof AdsSettings>>;
 export type CustomerRecord = z.infer<typeof Customer>;

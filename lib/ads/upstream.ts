@@ -2,6 +2,9 @@ import { ApiError, ConflictError, ValidationError } from "../core/errors";
 import type { Logger } from "../core/logger";
 import { PlatformError, describePlatformError } from "./platform";
 
+/** Graph's code for an access token it no longer accepts (expired, revoked, password changed: G2). */
+const TOKEN_REJECTED_CODE = 190;
+
 /** Graph field names -> the ads API's, so a blamed field points at what the caller sent. */
 const PLATFORM_FIELD_MAP: Record<string, string> = {
   daily_budget: "daily_budget_cents",
@@ -41,7 +44,7 @@ function vanishedReference(error: PlatformError, references: readonly UpstreamRe
 
 /**
  * Runs one platform call and turns a `PlatformError` into the ads API's error: 422 with the blamed field,
- * 429 with `Retry-After`, or a 5xx. Credential and permission problems are the operator's to fix: they are
+ * 422 `details.missing: ["access_token"]` for a refused token (code 190), 429 with `Retry-After`, or a 5xx. Credential and permission problems are the operator's to fix: they are
  * logged with what the operator needs (customer, Graph code, trace id) and never with the token, which the
  * client has already removed from every message. A code-190 refusal has also been recorded on the
  * onboarding by then (the session's `onTokenRejected`), so later calls answer 422 `missing` without
@@ -91,6 +94,11 @@ export function toApiError(error: PlatformError, context: UpstreamContext): ApiE
     context.logger.warn("platform call timed out after it was sent; the object may exist upstream", fields);
   } else if (error.kind === "unknown" || error.kind === "transient") {
     context.logger.warn("platform call failed", { ...fields, platform_message: error.message });
+  }
+  if (error.kind === "auth" && error.code === TOKEN_REJECTED_CODE) {
+    // The refusal is recorded by now, so every later call answers exactly this without calling the platform:
+    // the first call that meets it answers the same, not a 5xx the customer could only retry.
+    return new ValidationError("Ad account onboarding is incomplete (missing: access_token); the operator completes it.", { missing: ["access_token"] });
   }
   const described = describePlatformError(error, { fieldMap: PLATFORM_FIELD_MAP });
   const headers: Record<string, string> = described.retryAfterSeconds !== undefined ? { "Retry-After": String(described.retryAfterSeconds) } : {};

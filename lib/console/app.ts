@@ -4,6 +4,7 @@ import type { CoreDeps } from "../core/context";
 import { ApiError, errorBody, statusOf } from "../core/errors";
 import { limitRequestBody, MAX_JSON_BODY_BYTES } from "../core/body-limit";
 import { clientAddress } from "../core/client-address";
+import { decodeUtf8, requireTextualRequest, undecodableParameter } from "../core/strict-text";
 import { safeEqual } from "../core/secrets";
 import type { OperatorActor } from "../core/principal";
 import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
@@ -70,6 +71,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     c.header("Referrer-Policy", "same-origin");
     if (!c.res.headers.has("Cache-Control")) c.header("Cache-Control", "no-store");
   });
+  // Before the session, the sign-in form or the admin API read the path, the query or a header.
+  app.use("*", requireTextualRequest());
   // Bodies are limited before the session or the token is looked at: the forms are tiny, the API carries
   // the admin API's JSON (the same limit as there).
   app.use(
@@ -181,6 +184,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       return c.html(signInPage({ error: "Sign-in must come from this console's own page.", sso: steps.ssoName }), 403);
     }
     const address = clientAddress(c) ?? "unknown";
+    if (!(await formIsText(c)))
+      return c.html(signInPage({ error: "The form did not arrive as UTF-8 text; sign in from this console's own page.", sso: steps.ssoName }), 400);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
     const byPassword = "email" in form || "password" in form;
@@ -339,6 +344,13 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   return app;
+}
+
+/** Whether a form body is UTF-8 throughout, its percent-escapes included: what is not is refused, never read with U+FFFD in it. */
+async function formIsText(c: Context): Promise<boolean> {
+  const decoded = decodeUtf8(new Uint8Array(await c.req.arrayBuffer()));
+  if (!("text" in decoded)) return false;
+  return !/urlencoded/i.test(c.req.header("content-type") ?? "") || undecodableParameter(decoded.text) === null;
 }
 
 function apiError(c: Context, error: ApiError): Response {

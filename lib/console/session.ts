@@ -41,7 +41,7 @@ export type ConsoleSession = {
   expiresAt: Date;
   authenticatedAt: Date;
   csrfToken: string;
-  operator: { id: string; role: "owner" | "admin" | "support" } | null;
+  operator: { id: string; role: (typeof operators.$inferSelect)["role"] } | null;
 };
 
 /** Who signs in and from where (kept on the row for the operator's "my sessions" list). */

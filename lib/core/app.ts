@@ -14,6 +14,7 @@ import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, stat
 import type { Logger } from "./logger";
 import { inputHygiene } from "./input-hygiene";
 import { traceRequest } from "./request-span";
+import { requireTextualRequest } from "./strict-text";
 import type { LazyRoutes } from "./route-groups";
 
 const API_VERSION = "v1";
@@ -106,6 +107,8 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   // A request for a route group not loaded yet loads it, then goes through this whole chain once with it in place.
   if (options.routeGroups) app.use("*", options.routeGroups.loader);
   app.use("*", identifyRequest(service, options.mountPath));
+  // Before anything decodes the path, the query or a header (the admin audit's operation match included).
+  app.use("*", requireTextualRequest());
   const priorityPaths = options.priorityPaths ?? [];
   if (priorityPaths.length > 0) {
     app.use("*", (c, next) => (c.req.method === "POST" && priorityPaths.some((p) => p.test(c.req.path)) ? asPriorityRequest(next) : next()));
@@ -169,7 +172,8 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
 
 /**
  * The request id (a valid incoming `X-Request-Id` is kept, else a new UUID), the surface whose
- * envelope errors take and the request's span; the `/v1` APIs also answer `Service-Version`.
+ * envelope errors take and the request's span; every answer says `X-Content-Type-Options: nosniff` (a JSON
+ * error is never read as a page), and the `/v1` APIs also answer `Service-Version`.
  */
 export function identifyRequest(surface: Surface, mountPath = ""): MiddlewareHandler<AppEnv> {
   const versioned = surface !== "internal";
@@ -181,10 +185,12 @@ export function identifyRequest(surface: Surface, mountPath = ""): MiddlewareHan
     // Headers set before the response exists keep @hono/node-server on its fast path; changing
     // `c.res.headers` afterwards would materialise a full Response for every request.
     c.header("X-Request-Id", requestId);
+    c.header("X-Content-Type-Options", "nosniff");
     if (versioned) c.header("Service-Version", API_VERSION);
     await traceRequest(c, surface, mountPath, requestId, next);
     if (!c.res.headers.has("x-request-id")) {
       c.res.headers.set("X-Request-Id", requestId);
+      c.res.headers.set("X-Content-Type-Options", "nosniff");
       if (versioned) c.res.headers.set("Service-Version", API_VERSION);
     }
   };

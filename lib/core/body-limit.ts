@@ -19,9 +19,10 @@ import { ApiError } from "./errors";
  * - `GET`, `HEAD` and `OPTIONS` take no body: one declared or streamed is refused;
  * - a route that streams its body itself (a raw upload) keeps its own, larger cap and refuses in the same
  *   way (413, the rest unread, the connection closed): it is passed through untouched here.
- * The refusal is 413 `payload_too_large` in the surface's envelope with `Connection: close`: the server
- * ends the connection after the answer instead of reading the rest (`closeAfterAnswer`), so the client
- * stops sending and memory stays flat whatever it sends. The same code runs on the Node server
+ * The refusal is 413 `payload_too_large` in the surface's envelope with `Connection: close`, answered
+ * before the rest is read; after the answer the server drops what the client still sends for a bounded
+ * while and then closes (`closeAfterAnswer`), so a client reads its 413 whichever way it sends, and memory
+ * stays flat whatever it sends. The same code runs on the Node server
  * (`@hono/node-server`) and in the Vercel functions (a web `Request`).
  */
 
@@ -33,35 +34,50 @@ export const MAX_JSON_BODY_BYTES = 4.5 * 1024 * 1024;
 
 const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** How long a refused connection stays open (not read) after its answer, so the client reads the answer before the reset. */
-const LINGER_MS = 2000;
+/** How long a refused connection stays open after its answer at most, reading and dropping what the client still sends. */
+const LINGER_MS = 5000;
+/** How much of a refused body is read and dropped after the answer at most, before the connection is cut. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * Ends the connection after this answer although the client may still be sending its body. Node's server
  * ends a `Connection: close` answer with `socket.destroySoon()`: the FIN and at once the close, which
- * resets a connection with unread data, and a client still writing can lose the answer to the reset
- * (EPIPE/ECONNRESET instead of the 413). So on the Node server the socket is half-closed after the
- * answer, no longer read (the client's writes stall in the socket buffers) and destroyed `LINGER_MS`
- * later: nginx's "lingering close", without reading what the client sends (a GET's body included: at
- * 80 MB read before the answer it failed a CI run). On Vercel the platform owns
- * the connection; the header is all there is to do.
+ * resets a connection with unread data, and a client still writing loses the answer to the reset
+ * (EPIPE/ECONNRESET instead of the 413): every client that sends its whole body before it reads (Python's
+ * `http.client`, `requests`, many SDKs) did, for any body larger than the socket buffers. So on the Node server
+ * the answer is followed by nginx's "lingering close": our side is half-closed after the answer, and what the
+ * client still sends is read and dropped (nothing of it is kept: the request streams into nothing), until the
+ * client closes, `DRAIN_MAX_BYTES` have been dropped or `LINGER_MS` have passed; then the socket is
+ * destroyed. A client that reads while it sends stops at the answer and closes; one that sends first gets to
+ * the end of a body of up to 64 MB and then reads its 413. Nothing is read before the answer. On Vercel the
+ * platform owns the connection; the header is all there is to do.
  */
 export function closeAfterAnswer(c: Context): void {
   c.header("Connection", "close");
-  const socket = nodeIncoming(c)?.socket;
-  if (!socket || socket.destroyed) return;
+  const incoming = nodeIncoming(c);
+  const socket = incoming?.socket;
+  if (!incoming || !socket || socket.destroyed) return;
   let lingering = false;
   socket.destroySoon = () => {
     if (lingering) return;
     lingering = true;
-    socket.pause();
-    // Node discards a body nothing read by resuming the request once the answer is written (`req._dump()`,
-    // a refused GET's body): that would read the socket again on the next tick, so it stays paused.
-    socket.resume = () => socket;
     socket.end();
-    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    const readBefore = socket.bytesRead;
+    const cut = () => socket.destroy();
+    const timer = setTimeout(cut, LINGER_MS);
+    const watch = setInterval(() => {
+      if (socket.bytesRead - readBefore > DRAIN_MAX_BYTES) cut();
+    }, 50);
     timer.unref();
-    socket.once("close", () => clearTimeout(timer));
+    watch.unref();
+    socket.once("close", () => {
+      clearTimeout(timer);
+      clearInterval(watch);
+    });
+    // The request flows into nothing: what the client still sends is read from the socket and dropped.
+    incoming.removeAllListeners("data");
+    incoming.resume();
+    socket.resume();
   };
 }
 

@@ -184,7 +184,8 @@ function pathPairs(value: unknown, path: string): PathDetail[] {
  */
 function shapeDetails(error: ApiError, service: Surface): unknown {
   const details = error.details;
-  if (details === null) return service === "ads" ? null : [];
+  // No details is `[]` on every surface: a client reads `details` as a list without a null check.
+  if (details === null) return [];
   if (!Array.isArray(details)) {
     const keep = service !== "mail" || error.keepsDetailsObject || (error.code === "forbidden" && "missing" in details);
     return keep ? details : pathPairs(details, "");

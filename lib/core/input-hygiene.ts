@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./context";
 import { ApiError, BadRequestError } from "./errors";
+import { decodeUtf8, invalidBodyError, pathWhere } from "./strict-text";
 
 /*
  * Input that no route may see, refused once for every route: JSON nested deeper than MAX_JSON_DEPTH
@@ -47,27 +48,15 @@ export function jsonNestsDeeperThan(text: string, limit: number): boolean {
 }
 
 /** The dotted path of the first string or key holding a NUL character or a lone surrogate, and which; null when clean. Depth is bounded by the caller. */
-function findFlaw(value: unknown, path = ""): { path: string; flaw: Flaw } | null {
-  if (typeof value === "string") {
-    const flaw = flawOf(value);
-    return flaw ? { path: path || "body", flaw } : null;
-  }
-  if (value === null || typeof value !== "object") return null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findFlaw(value[i], path ? `${path}.${i}` : String(i));
-      if (found !== null) return found;
-    }
-    return null;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    const at = path ? `${path}.${key}` : key;
-    const flaw = flawOf(key);
-    if (flaw) return { path: printable(at), flaw };
-    const found = findFlaw(item, at);
-    if (found !== null) return { path: printable(found.path), flaw: found.flaw };
-  }
-  return null;
+export function findFlaw(value: unknown): { path: string; flaw: Flaw } | null {
+  const found: { flaw: Flaw | null } = { flaw: null };
+  const path = pathWhere(value, (text) => {
+    found.flaw = flawOf(text);
+    return found.flaw !== null;
+  });
+  const { flaw } = found;
+  if (path === null) return null;
+  return flaw === null ? null : { path: printable(path) || "body", flaw };
 }
 
 /**
@@ -133,7 +122,15 @@ export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> 
       /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "") &&
       !rawBodyPaths.some((p) => p.test(c.req.path))
     ) {
-      const text = await c.req.text();
+      // Strict UTF-8: bytes that are no character are refused here, naming the field, never replaced by
+      // U+FFFD (which `c.req.text()` would do). The text then stands in for the body in Hono's cache, so
+      // every later reader (the validator, the idempotency fingerprint, the audit) reads exactly it.
+      const bytes = new Uint8Array(await c.req.arrayBuffer());
+      const decoded = decodeUtf8(bytes);
+      if ("invalid" in decoded) throw invalidBodyError(bytes, decoded.invalid);
+      const text = decoded.text;
+      // Hono keeps promises in this cache (its type says values).
+      c.req.bodyCache = { text: Promise.resolve(text) } as unknown as typeof c.req.bodyCache;
       if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) throw new BadRequestError(`JSON may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`);
       if (mayHoldFlaw(text)) {
         let parsed: unknown;

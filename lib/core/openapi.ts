@@ -106,25 +106,25 @@ const AdsLocked = z
 /**
  * The ads spec's error body per status: 400/422 carry `[{field, issue}]`, `{missing}` (incomplete
  * onboarding) or `{locked_fields}` (`AdsValidationError`); 402 and 409 an object naming the state
- * (`account_state`, the plan's figures, `reason`) (`AdsStateError`); every other status `null` (`AdsError`).
- * Errors passed on from the platform carry `null` whatever their status.
+ * (`account_state`, the plan's figures, `reason`) (`AdsStateError`); every other status `[]` (`AdsError`).
+ * No details is `[]` on every status, as on the mail and admin APIs (a client never checks for null).
  */
 function adsErrorSchema(status: number) {
   if (status === 400 || status === 422) {
-    const details = z.union([z.array(AdsDetail), AdsMissing, AdsLocked, z.null()]).openapi({
+    const details = z.union([z.array(AdsDetail), AdsMissing, AdsLocked]).openapi({
       description:
-        "`[{field, issue}]` for invalid fields, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields; null for malformed JSON.",
+        "`[{field, issue}]` for invalid fields (a request whose path, query, header or body is not UTF-8 names where: `path`, the parameter, the header or the body's field, else `body`), `{missing}` for incomplete onboarding (also when the platform refused the customer's access token), `{locked_fields}` for locked fields; `[]` for malformed JSON.",
     });
     return errorObject("ads", details).openapi("AdsValidationError");
   }
   if (status === 402 || status === 409) {
-    const details = z.union([z.record(z.string(), z.unknown()), z.null()]).openapi({
+    const details = z.union([z.record(z.string(), z.unknown()), z.array(AdsDetail).max(0)]).openapi({
       description:
-        "The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); null when there is nothing more to say.",
+        "The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); `[]` when there is nothing more to say.",
     });
     return errorObject("ads", details).openapi("AdsStateError");
   }
-  return errorObject("ads", z.null().openapi({ description: "Always null for this status." })).openapi("AdsError");
+  return errorObject("ads", z.array(AdsDetail).max(0).openapi({ description: "Always `[]` for this status." })).openapi("AdsError");
 }
 
 /**
@@ -152,11 +152,11 @@ function buildErrorSchema(service: ServiceName, status: number) {
 }
 
 const descriptions: Record<number, string> = {
-  400: "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+  400: "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
   401: "Missing, invalid or revoked API key.",
   402: "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
   403: "The key's scope does not cover this operation, or access is blocked.",
-  404: "The resource does not exist or belongs to another customer.",
+  404: "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
   405: "Method not allowed on this path; see the `Allow` header.",
   409: "Conflict with the resource's state or with an idempotency key.",
   413: "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
@@ -198,7 +198,7 @@ export function errorResponseJson(service: ServiceName, status: ErrorStatus) {
       "application/json": {
         schema: { $ref: `#/components/schemas/${errorSchemaName(service, status)}` },
         example: {
-          error: { code: examples[status], message: descriptions[status], details: service === "ads" ? null : [] },
+          error: { code: examples[status], message: descriptions[status], details: [] },
           request_id: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a",
         },
       },
@@ -220,7 +220,7 @@ export function errorResponses(service: ServiceName, statuses: ErrorStatus[]) {
           "application/json": {
             schema: errorSchema(service, status),
             example: {
-              error: { code: examples[status], message: descriptions[status], details: service === "ads" ? null : [] },
+              error: { code: examples[status], message: descriptions[status], details: [] },
               request_id: "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a",
             },
           },

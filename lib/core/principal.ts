@@ -1,4 +1,5 @@
 import type { ServiceName } from "./errors";
+import type { auditActorTypes, operatorRoles } from "../db/schema";
 
 /* Who is calling and what they may do, apart from the deps so the API-key code can name them without a cycle. */
 
@@ -31,8 +32,8 @@ export type Principal = {
  * `ADMIN_TOKEN_BREAK_GLASS=true`), or the admin CLI on the server's machine. `role` is what it may do.
  */
 export type OperatorActor = {
-  type: "operator" | "token" | "bootstrap" | "break_glass" | "cli";
-  role: "owner" | "admin" | "support";
+  type: Exclude<(typeof auditActorTypes)[number], "anonymous">;
+  role: (typeof operatorRoles)[number];
   operatorId: string | null;
   tokenId: string | null;
   /** The console session the request came through, if any. */

@@ -20,6 +20,7 @@ export function createPublicFilesRoutes(store: LocalBlobStore): Hono {
       if (!match || !blob) {
         const requestId = crypto.randomUUID();
         c.header("X-Request-Id", requestId);
+        c.header("X-Content-Type-Options", "nosniff");
         return c.json(errorBody(new NotFoundError("File"), "mail", requestId), 404);
       }
       const etag = `"${match[2]}"`;

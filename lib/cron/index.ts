@@ -13,6 +13,7 @@ import { resumeVideoRenders } from "../ads/templates/video-render";
 import { fanOutSnapshots } from "../ads/insights/snapshots";
 import { sweepCompensations } from "../ads/compensations";
 import { purgeExpiredAuditEntries } from "../core/audit-retention";
+import { checkAllSenders } from "../mail/setup/sender-checks";
 
 /** What the jobs need: the core and each service's deps, built once by the runtime (`createServices`). */
 export type CronDeps = CoreDeps & { mail: MailDeps; ads: AdsDeps };
@@ -133,6 +134,14 @@ export const cronJobs: CronJob[] = [
     everyMinutes: 24 * 60,
     description: "Deletes audit log entries older than 400 days (the only delete the audit log's database trigger lets through).",
     run: async (deps) => ({ deleted: await purgeExpiredAuditEntries(deps.db, deps.clock.now()) }),
+  },
+  {
+    name: "mail-sender-checks",
+    schedule: "7 * * * *",
+    everyMinutes: 60,
+    description:
+      "Reads, for every customer with a Postmark account token, its sender signatures and domains from Postmark's Account API, so readiness follows what Postmark confirms (a signature confirmed at Postmark, a DNS record published).",
+    run: async (deps) => ({ ...(await checkAllSenders({ ...deps, postmarkAccount: deps.mail.postmarkAccount })) }),
   },
 ];
 

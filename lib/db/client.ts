@@ -1,16 +1,11 @@
 import { fileURLToPath } from "node:url";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import type { ExtractTablesWithRelations } from "drizzle-orm";
 import * as schema from "./schema";
 import { releasingFailedBegin } from "./pool-clients";
 import { prioritised, prioritisedPool } from "./priority";
 import { traceDatabase } from "./tracing";
+import type { Database, Tx } from "./database";
 
-type Schema = typeof schema;
-/** The one database type the domain code sees, whichever driver sits behind it. */
-export type Database = PgDatabase<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
-/** A transaction handle has the same query surface as the database. */
-export type Tx = Parameters<Parameters<Database["transaction"]>[0]>[0];
+export type { Database, Tx };
 
 export type DatabaseHandle = {
   db: Database;

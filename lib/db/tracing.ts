@@ -1,5 +1,5 @@
 import { inSpan, SpanKind } from "../core/tracing";
-import type { Database } from "./client";
+import type { Database } from "./database";
 
 /**
  * A client span per statement and per transaction on the database handle (OpenTelemetry database

@@ -4,6 +4,7 @@ import type { BlobStore, LocalBlobStore } from "../adapters/blob";
 import { createPostmarkProvider, type PostmarkProvider } from "./provider/postmark";
 import { tracePostmarkProvider } from "./provider/postmark-tracing";
 import { createPostmarkSuppressions, type PostmarkSuppressions } from "./provider/postmark-suppressions";
+import { createPostmarkAccount, type PostmarkAccount } from "./provider/postmark-account";
 import type { BatchWriter } from "./send-jobs/batch-payload";
 import type { AddressSet } from "./send-jobs/address-set";
 
@@ -59,6 +60,8 @@ export type MailDeps = CoreDeps & {
   postmark: PostmarkProvider;
   /** Postmark's suppression API (reactivation). */
   postmarkSuppressions: PostmarkSuppressions;
+  /** Postmark's Account API (sender signatures, domains) with the operator's account token. */
+  postmarkAccount: PostmarkAccount;
   /** The files of image assets (Vercel Blob, or DATA_DIR/blobs served by the app). */
   assets: AssetStorage;
   caches: MailCaches;
@@ -77,6 +80,7 @@ export function createMailDeps(input: MailDepsInput): MailDeps {
     ...core,
     postmark: tracePostmarkProvider(createPostmarkProvider({ apiUrl: providers.postmarkApiUrl })),
     postmarkSuppressions: createPostmarkSuppressions({ apiUrl: providers.postmarkApiUrl }),
+    postmarkAccount: createPostmarkAccount({ apiUrl: providers.postmarkApiUrl }),
     assets,
     caches: { batchWriters: new LruCache(8), addressSets: new LruCache(4), monthlyReadings: new Map() },
   };

@@ -44,7 +44,7 @@ describe("a token that expires after onboarding", () => {
     world.sim.expireToken(c.accessToken);
     const refusedAt = world.h.clock.now().toISOString();
     const first = await world.h.call("POST", "/ads/v1/adsets", { key: c.adsFull, body: { target: "main", daily_budget_cents: 2500 } });
-    expect(first.status, "the call that meets the refusal is a 5xx, as for any credential failure").toBe(500);
+    expect(first.status, "the call that meets the refusal answers as every later one").toBe(422);
 
     const shown = await onboarding(c);
     expect(shown.json.data, describeResponse(shown)).toMatchObject({
@@ -97,7 +97,7 @@ describe("a token that expires after onboarding", () => {
   test("sending the refused token again is a 422 on access_token and keeps the record", async () => {
     const c = await onboardedCustomer(world, "Token resent");
     world.sim.expireToken(c.accessToken);
-    expect((await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting })).status).toBe(500);
+    expect((await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting })).status).toBe(422);
     const resent = await world.h.admin<ErrorEnvelope<ErrorDetail[]>>("PATCH", account(c), { access_token: c.accessToken });
     expect(resent.status, describeResponse(resent)).toBe(422);
     expect(resent.json.error.details[0].path).toBe("access_token");
@@ -108,7 +108,7 @@ describe("a token that expires after onboarding", () => {
     const c = await onboardedCustomer(world, "Token password");
     world.sim.expireToken(c.accessToken, 460);
     const refusedAt = world.h.clock.now().toISOString();
-    expect((await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting })).status).toBe(500);
+    expect((await world.h.call("GET", "/ads/v1/media/images", { key: c.adsReporting })).status).toBe(422);
     world.h.clock.advance(60_000);
     const renamed = await world.h.admin<Admin["updateCustomerAdAccount"]>("PATCH", account(c), { legal_name: "Renamed GmbH" });
     expect(renamed.json.data, describeResponse(renamed)).toMatchObject({ token_status: "invalid", token_error_subcode: 460, token_invalid_at: refusedAt });

@@ -1,6 +1,7 @@
 import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { MAX_JSON_BODY_BYTES } from "../../lib/core/body-limit";
@@ -160,6 +161,41 @@ describe("the Node server: ten parallel 500 MB chunked bodies to each endpoint a
     const health = await fetch(`${origin}/mail/v1/openapi.json`);
     expect(health.status).toBe(200);
   });
+
+  test("a client that sends its whole 10 MB body before it reads gets its 413, on every method", { timeout: 120_000 }, async () => {
+    const body = Buffer.alloc(10 * MB, 0x61);
+    const id = "00000000-0000-4000-8000-000000000000";
+    const cases = [
+      ["DELETE", `/mail/v1/templates/${id}`],
+      ["DELETE", `/ads/v1/adsets/${id}`],
+      ["DELETE", `/admin/v1/customers/${id}/keys/${id}`],
+      ["DELETE", `/console/api/customers/${id}/keys/${id}`],
+      ["PUT", `/admin/v1/customers/${id}/mail/design-rules`],
+      ["PATCH", `/ads/v1/adsets/${id}`],
+      ["POST", "/mail/v1/templates"],
+    ] as const;
+    for (const [method, path] of cases) {
+      // As Python's http.client sends: the request line, the headers and every byte of the body, and only then a read.
+      const { port, hostname } = new URL(origin);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), hostname);
+        const chunks: Buffer[] = [];
+        socket.once("connect", () => {
+          socket.pause();
+          socket.write(`${method} ${path} HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+          socket.write(body, (error) => {
+            if (error) return reject(new Error(`${method} ${path}: the body could not be sent whole (${error.message})`));
+            socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+            socket.resume();
+          });
+        });
+        socket.on("error", (error) => reject(new Error(`${method} ${path}: ${error.message} before the answer was read`)));
+        socket.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+      });
+      expect(answer.split("\r\n")[0], `${method} ${path}: ${answer.slice(0, 300)}`).toBe("HTTP/1.1 413 Payload Too Large");
+      expect(answer, `${method} ${path}`).toContain('"payload_too_large"');
+    }
+  });
 });
 
 /** A chunked JSON body of `text`, sent in two chunks, answered with its status and body. */
@@ -254,7 +290,7 @@ describe("a web Request (the Vercel functions' way in): every route refuses a st
     expect(pulled()).toBeLessThanOrEqual(CHUNK.length);
     const get = await h.root.fetch(new Request("http://localhost/ads/v1/adsets", { headers: { "content-length": "10" } }));
     expect(get.status).toBe(413);
-    expect(((await get.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({ code: "payload_too_large", details: null });
+    expect(((await get.json()) as { error: { code: string; details: unknown } }).error).toMatchObject({ code: "payload_too_large", details: [] });
   });
 
   test("the internal endpoints and the console, each at its own limit", async () => {

@@ -103,3 +103,27 @@ test("keys are stored only as SHA-256 hashes and never appear in logs", async ()
   expect(text).toContain(c.mailFull.slice(0, 12));
   expect(h.logLines.join("\n")).not.toContain(c.mailFull);
 });
+
+describe("every answer says nosniff; an error without details has details []", () => {
+  test.each([
+    ["the root", "/nothing-here", null],
+    ["the mail API", "/mail/v1/nothing-here", "mail"],
+    ["the ads API", "/ads/v1/nothing-here", "ads"],
+    ["the admin API", "/admin/v1/nothing-here", "admin"],
+    ["the internal endpoints", "/api/nothing-here", null],
+    ["the published files", "/files/assets/nothing.png", null],
+    ["the console", "/console/api/nothing-here", null],
+  ] as const)("a 4xx of %s", async (_name, path, service) => {
+    const key = service === "mail" ? c.mailFull : service === "ads" ? c.adsFull : service === "admin" ? h.deps.adminToken : null;
+    const r = await h.call<ErrorEnvelope>("GET", path, { key });
+    expect(r.status, describeResponse(r)).toBeGreaterThanOrEqual(400);
+    expect(r.headers.get("x-content-type-options"), describeResponse(r)).toBe("nosniff");
+    expect(r.json.error.details, describeResponse(r)).toEqual([]);
+  });
+
+  test("a success says nosniff too", async () => {
+    const r = await h.call("GET", "/ads/v1/health", { key: c.adsFull });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.headers.get("x-content-type-options")).toBe("nosniff");
+  });
+});

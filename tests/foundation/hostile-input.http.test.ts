@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, describeResponse, type Harness, type Admin, type ErrorEnvelope, type Mail } from "../helpers/harness";
@@ -137,10 +138,38 @@ function shaped(schema: Schema | undefined, doc: Document, depth = 0): fc.Arbitr
 const pathId = fc.oneof(
   fc.uuid(),
   fc.constantFrom("x", "%00", "a%00b", "00000000-0000-0000-0000-000000000000", "9".repeat(400), "%F0%9D%94%98", "..", "%2e%2e", "-1", "1e308"),
+  fc.constantFrom("%ff%fe", "%ED%A0%80", "%C0%AF", "%E0%80%80", "%F4%90%80%80", "%", "%zz", "a%e2%82"),
   fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).map(encodeURIComponent),
 );
 
-type Call = { path: string; query: [string, string][]; body: { json: unknown } | { raw: string } | null; auth: "own" | "other" | "none" };
+type Call = {
+  path: string;
+  query: [string, string][];
+  body: { json: unknown } | { raw: string | Uint8Array<ArrayBuffer> } | null;
+  auth: "own" | "other" | "none";
+};
+
+/**
+ * Byte sequences that are not UTF-8: a UTF-16 surrogate encoded as UTF-8, a byte no UTF-8 has, overlong
+ * forms of "/" and of NUL, a code point past U+10FFFF, a lone continuation byte and a sequence cut short.
+ */
+const RAW_BYTE_CASES: readonly (readonly number[])[] = [
+  [0xed, 0xa0, 0x80],
+  [0xff],
+  [0xc0, 0xaf],
+  [0xe0, 0x80, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0x80],
+  [0xe2, 0x82],
+];
+
+/** JSON text with `bytes` put into its first string (or before its end when it has none), as a client that does not encode UTF-8 sends it. */
+function withRawBytes(json: string, bytes: readonly number[]): Uint8Array<ArrayBuffer> {
+  const text = Buffer.from(json);
+  const quote = text.indexOf(0x22);
+  const at = quote === -1 ? text.length : quote + 1;
+  return new Uint8Array([...text.subarray(0, at), ...bytes, ...text.subarray(at)]);
+}
 
 function operationArbitrary(path: string, operation: Operation, doc: Document): fc.Arbitrary<Call> {
   const parameters = operation.parameters ?? [];
@@ -169,6 +198,12 @@ function operationArbitrary(path: string, operation: Operation, doc: Document): 
           weight: 1,
           arbitrary: fc.constantFrom({ raw: "{" }, { raw: "[".repeat(100_000) }, { raw: "" }, { raw: deepText(5000) }, { raw: `{"name":${deepText(33)}}` }),
         },
+        {
+          weight: 1,
+          arbitrary: fc
+            .tuple(shaped(jsonSchema, doc), fc.constantFrom(...RAW_BYTE_CASES))
+            .map(([json, bytes]) => ({ raw: withRawBytes(JSON.stringify(json) ?? "null", bytes) })),
+        },
       )
     : Object.keys(content).length > 0
       ? fc.oneof(
@@ -192,7 +227,8 @@ const documents: [service: "mail" | "ads" | "admin", doc: Document][] = [];
 beforeAll(async () => {
   // Some generated requests carry no or a wrong key on purpose, all from one (in-process) address: the
   // failed-authentication throttle has its own test and must not turn them into 429s here.
-  h = await createHarness({ env: { AUTH_FAILURES_PER_MINUTE: "1000000" } });
+  // The generated tests send thousands of requests a minute per customer: the per-customer limit has its own test too.
+  h = await createHarness({ env: { AUTH_FAILURES_PER_MINUTE: "1000000", RATE_LIMIT_PER_MINUTE: "1000000" } });
   const c = await readyMailCustomer(h, "Hostile input");
   keys = { mail: c.mailFull, ads: c.adsFull, adsReporting: c.adsReporting, mailReporting: c.mailReporting };
   for (const service of ["mail", "ads", "admin"] as const) {
@@ -223,7 +259,7 @@ describe("hostile input never reaches a 5xx", () => {
               const url = `/${service}${path.startsWith("/v1") ? "" : "/v1"}${call.path}${search ? `?${search}` : ""}`;
               const key = call.auth === "own" ? own : call.auth === "other" ? other : null;
               const headers: Record<string, string> = {};
-              let rawBody: string | undefined;
+              let rawBody: string | Uint8Array<ArrayBuffer> | undefined;
               if (call.body && "json" in call.body) {
                 rawBody = JSON.stringify(call.body.json) ?? "null";
                 headers["content-type"] = "application/json";
@@ -233,8 +269,11 @@ describe("hostile input never reaches a 5xx", () => {
               }
               const r = await h.call<Partial<ErrorEnvelope> | null>(method.toUpperCase(), url, { key, headers, rawBody });
               statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-              const described = `${method.toUpperCase()} ${url} ${rawBody?.slice(0, 300) ?? ""} → ${describeResponse({ status: r.status, text: r.text.slice(0, 600) })}`;
+              const shownBody = typeof rawBody === "string" ? rawBody.slice(0, 300) : rawBody ? Buffer.from(rawBody.subarray(0, 300)).toString("latin1") : "";
+              const described = `${method.toUpperCase()} ${url} ${shownBody} → ${describeResponse({ status: r.status, text: r.text.slice(0, 600) })}`;
               expect(r.status, described).toBeLessThan(500);
+              // Bytes that are not UTF-8 are never accepted (they would be stored as U+FFFD).
+              if (rawBody instanceof Uint8Array && !isUtf8(rawBody)) expect(r.status, described).toBeGreaterThanOrEqual(400);
               if (r.status >= 400 && r.headers.get("content-type")?.includes("json")) {
                 expect(r.json?.error, described).toMatchObject({ code: expect.any(String), message: expect.any(String) });
                 expect(r.json?.error?.details, described).toBeDefined();
@@ -350,5 +389,195 @@ describe("hostile input never reaches a 5xx", () => {
     expect(big.status, describeResponse(big)).toBe(422);
     const fits = await h.admin("PATCH", `/v1/customers/${customer.json.data.id}`, { mail: { monthly_limit: 2 ** 31 - 1 } });
     expect(fits.status, describeResponse(fits)).toBe(200);
+  });
+});
+
+/** A body built from the schema's own examples (strings without one read "text"; a free-form object `{ key: "value" }`). */
+function exampleBody(schema: Schema | undefined, doc: Document, depth = 0): unknown {
+  const s = resolve(schema, doc) as Schema & { example?: unknown };
+  if (depth > 8) return null;
+  const choice = s.anyOf?.[0] ?? s.oneOf?.[0] ?? s.allOf?.[0];
+  if (choice) return exampleBody(choice, doc, depth + 1);
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+  if (type === "object" || s.properties) {
+    const entries = Object.entries(s.properties ?? {}).map(([name, property]) => [name, exampleBody(property, doc, depth + 1)]);
+    return Object.fromEntries(entries.length > 0 ? entries : [["key", "value"]]);
+  }
+  if (type === "array") return [exampleBody(s.items, doc, depth + 1)];
+  const example = s.example ?? s.enum?.[0];
+  if (type === "string") return typeof example === "string" ? example : "text";
+  return example ?? null;
+}
+
+/** Every string value and every key of a JSON value, by its path. */
+type TextPosition = { path: string[]; key: boolean };
+function textPositions(value: unknown, path: string[] = []): TextPosition[] {
+  if (typeof value === "string") return [{ path, key: false }];
+  if (Array.isArray(value)) return value.flatMap((item, i) => textPositions(item, [...path, String(i)]));
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).flatMap(([name, item]) => [{ path: [...path, name], key: true }, ...textPositions(item, [...path, name])]);
+  }
+  return [];
+}
+
+/** `value` with `marker` appended to the string or key at `position`. */
+function marked(value: unknown, position: TextPosition, marker: string, depth = 0): unknown {
+  const [head, ...rest] = position.path.slice(depth);
+  if (head === undefined) return typeof value === "string" ? `${value}${marker}` : value;
+  if (Array.isArray(value)) return value.map((item, i) => (String(i) === head ? marked(item, position, marker, depth + 1) : item));
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(record).map(([name, item]) => {
+      if (name !== head) return [name, item];
+      return [
+        rest.length === 0 && position.key ? `${name}${marker}` : name,
+        rest.length === 0 && position.key ? item : marked(item, position, marker, depth + 1),
+      ];
+    }),
+  );
+}
+
+/** The operations of the three documents: service, method, path template and the operation. */
+function operationsOf(): { service: "mail" | "ads" | "admin"; method: (typeof METHODS)[number]; path: string; operation: Operation; doc: Document }[] {
+  return documents.flatMap(([service, doc]) =>
+    Object.entries(doc.paths).flatMap(([path, item]) =>
+      METHODS.flatMap((method) => {
+        const operation = item[method];
+        return operation ? [{ service, method, path, operation, doc }] : [];
+      }),
+    ),
+  );
+}
+
+const FAKE_ID = "00000000-0000-4000-8000-000000000000";
+/** Path segments no operation can read: undecodable escapes (bad hex, cut short, overlong, surrogates, past U+10FFFF, no UTF-8 byte) and an id longer than any. */
+const PATH_CASES = ["%ff%fe", "%ED%A0%80", "%C0%AF", "%E0%80%80", "%F4%90%80%80", "%", "%zz", "a%e2%82", "%80", "a".repeat(300)];
+
+describe("text that is not UTF-8 is refused, never silently changed", () => {
+  test("every operation with a path parameter answers 400 (undecodable) or 404 (too long) in the envelope, on its API and through the console", async () => {
+    let operations = 0;
+    let requests = 0;
+    for (const { service, method, path } of operationsOf()) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1] ?? "");
+      if (names.length === 0) continue;
+      operations++;
+      const own = service === "admin" ? h.deps.adminToken : service === "mail" ? keys.mail : keys.ads;
+      for (let position = 0; position < names.length; position++) {
+        for (const segment of PATH_CASES) {
+          let i = 0;
+          const concrete = path.replace(/\{[^}]+\}/g, () => (i++ === position ? segment : FAKE_ID));
+          const urls = [`/${service}${concrete}`];
+          // The console's `/console/api/<path>` is the admin API's `/admin/v1/<path>`: refused before the session is read.
+          if (service === "admin") urls.push(`/console/api${concrete.replace(/^\/v1/, "")}`);
+          for (const url of urls) {
+            requests++;
+            const body = method === "get" || method === "delete" ? {} : { rawBody: "{}", headers: { "content-type": "application/json" } };
+            const r = await h.call<ErrorEnvelope>(method.toUpperCase(), url, { key: url.startsWith("/console") ? null : own, ...body });
+            const described = `${method.toUpperCase()} ${url.slice(0, 200)} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
+            expect(r.status, described).toBe(segment.length > 256 ? 404 : 400);
+            expect(r.json.error.code, described).toBe(segment.length > 256 ? "not_found" : "bad_request");
+            expect(r.json.error.details, described).toEqual(
+              segment.length > 256 ? [] : [expect.objectContaining(service === "ads" ? { field: "path" } : { path: "path" })],
+            );
+            expect(r.headers.get("x-content-type-options"), described).toBe("nosniff");
+          }
+        }
+      }
+    }
+    process.stdout.write(`malformed paths: ${operations} operations with a path parameter x ${PATH_CASES.length} segments, ${requests} requests, 0 x 5xx\n`);
+    expect(operations).toBeGreaterThan(60);
+  });
+
+  test("raw bytes that are not UTF-8 in every string and key of every operation's JSON body answer 400 naming the field; none is accepted", async () => {
+    const MARKER = "\u0001RAW\u0001";
+    let operations = 0;
+    let requests = 0;
+    let serverErrors = 0;
+    let rewritten = 0;
+    for (const { service, method, path, operation, doc } of operationsOf()) {
+      const schema = operation.requestBody?.content?.["application/json"]?.schema;
+      if (!schema) continue;
+      operations++;
+      const own = service === "admin" ? h.deps.adminToken : service === "mail" ? keys.mail : keys.ads;
+      const url = `/${service}${path.replace(/\{[^}]+\}/g, FAKE_ID)}`;
+      const example = exampleBody(schema, doc);
+      const positions = textPositions(example);
+      // A body without strings or keys (a bare number) carries the bytes in a key of its own.
+      const bodies =
+        positions.length > 0 ? positions.map((position) => ({ value: example, position })) : [{ value: { note: 1 }, position: { path: ["note"], key: true } }];
+      for (const { value, position } of bodies) {
+        const [before, after] = (JSON.stringify(marked(value, position, MARKER)) ?? "").split(JSON.stringify(MARKER).slice(1, -1));
+        expect(after, `${url}: marker placed once`).toBeDefined();
+        const named = position.key ? [...position.path.slice(0, -1), `${position.path.at(-1)}\uFFFD`].join(".") : position.path.join(".") || "body";
+        for (const bytes of RAW_BYTE_CASES) {
+          requests++;
+          const rawBody = new Uint8Array([...Buffer.from(before ?? ""), ...bytes, ...Buffer.from(after ?? "")]);
+          const r = await h.call<ErrorEnvelope<({ path: string } | { field: string })[]>>(method.toUpperCase(), url, {
+            key: own,
+            rawBody,
+            headers: { "content-type": "application/json" },
+          });
+          if (r.status >= 500) serverErrors++;
+          if (r.status < 300) rewritten++;
+          const described = `${method.toUpperCase()} ${url} ${Buffer.from(rawBody).toString("latin1").slice(0, 300)} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
+          expect(r.status, described).toBe(400);
+          const [first] = r.json.error.details;
+          const field = first && ("field" in first ? first.field : first.path);
+          // The named field ends in the U+FFFD that stands for the bytes (a sequence of several invalid bytes may add more).
+          if (position.key) expect(field?.startsWith(named), described).toBe(true);
+          else expect(field, described).toBe(named);
+        }
+      }
+    }
+    process.stdout.write(
+      `raw body bytes: ${operations} operations, ${requests / RAW_BYTE_CASES.length} strings and keys x ${RAW_BYTE_CASES.length} byte cases = ${requests} requests, ${serverErrors} x 5xx, ${rewritten} silently rewritten\n`,
+    );
+    expect(serverErrors).toBe(0);
+    expect(rewritten).toBe(0);
+    expect(operations).toBeGreaterThan(40);
+  });
+
+  test("query parameters of every operation and every header the service reads answer 400 naming them when they are not text", async () => {
+    const QUERY_CASES = ["%ff", "%ED%A0%80", "%C0%AF", "a%e2%82", "%"];
+    let requests = 0;
+    let queried = 0;
+    for (const { service, method, path, operation } of operationsOf()) {
+      const own = service === "admin" ? h.deps.adminToken : service === "mail" ? keys.mail : keys.ads;
+      const url = `/${service}${path.replace(/\{[^}]+\}/g, FAKE_ID)}`;
+      const body = method === "get" || method === "delete" ? {} : { rawBody: "{}" };
+      const query = (operation.parameters ?? []).filter((p) => p.in === "query");
+      if (query.length > 0) queried++;
+      for (const parameter of query) {
+        for (const value of QUERY_CASES) {
+          requests++;
+          const r = await h.call<ErrorEnvelope>(method.toUpperCase(), `${url}?${encodeURIComponent(parameter.name)}=${value}`, {
+            key: own,
+            ...body,
+            headers: { "content-type": "application/json" },
+          });
+          const described = `${method.toUpperCase()} ${url}?${parameter.name}=${value} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
+          expect(r.status, described).toBe(400);
+          expect(r.json.error.details, described).toEqual([expect.objectContaining(service === "ads" ? { field: parameter.name } : { path: parameter.name })]);
+        }
+      }
+      // Header values arrive as latin-1 text of their bytes: a byte past ASCII is refused, not guessed at.
+      for (const [name, value] of [
+        ["idempotency-key", "key-\u00ff"],
+        ["user-agent", "agent \u00c3\u00a9"],
+        ["content-type", "application/json; charset=\u00ff"],
+        ["authorization", `Bearer ${own}\u0080`],
+      ] as const) {
+        requests++;
+        const r = await h.call<ErrorEnvelope>(method.toUpperCase(), url, {
+          ...body,
+          headers: { "content-type": "application/json", authorization: `Bearer ${own}`, [name]: value },
+        });
+        const described = `${method.toUpperCase()} ${url} ${name}: ${value} → ${describeResponse({ status: r.status, text: r.text.slice(0, 400) })}`;
+        expect(r.status, described).toBe(400);
+        expect(r.json.error.details, described).toEqual([expect.objectContaining(service === "ads" ? { field: name } : { path: name })]);
+      }
+    }
+    process.stdout.write(`query and headers: ${queried} operations with query parameters, ${requests} requests, 0 x 5xx\n`);
+    expect(queried).toBeGreaterThan(10);
   });
 });

@@ -244,13 +244,13 @@ test("ads error bodies per status: the document names one schema per status kind
   const customer = await h.customer();
   const unauthorized = await h.call<ErrorEnvelope>("GET", "/ads/v1/adsets", { key: "ak_live_wrong" });
   expect(unauthorized.status).toBe(401);
-  expect(unauthorized.json.error.details).toBeNull();
+  expect(unauthorized.json.error.details).toEqual([]);
   const forbidden = await h.call<ErrorEnvelope>("POST", "/ads/v1/adsets", { key: customer.adsReporting, body: {} });
   expect(forbidden.status).toBe(403);
-  expect(forbidden.json.error.details).toBeNull();
+  expect(forbidden.json.error.details).toEqual([]);
   const missing = await h.call<ErrorEnvelope>("PATCH", "/ads/v1/adsets/00000000-0000-4000-8000-000000000000", { key: customer.adsFull, body: { name: "x" } });
   expect([404, 422]).toContain(missing.status);
-  if (missing.status === 404) expect(missing.json.error.details).toBeNull();
+  if (missing.status === 404) expect(missing.json.error.details).toEqual([]);
   const invalid = await h.call<ErrorEnvelope>("GET", "/ads/v1/adsets?limit=0", { key: customer.adsFull });
   expect(invalid.status).toBe(422);
   expect(invalid.json.error.details).toEqual([expect.objectContaining({ field: "limit" })]);

@@ -18,7 +18,8 @@ import { pointSimulatorAtReceiver } from "../../lib/mail/seed";
 
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
 
-export type CallOptions = { key?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+/** `rawBody` is sent as given: text (as UTF-8) or bytes (e.g. bytes that are not UTF-8). */
+export type CallOptions = { key?: string | null; body?: unknown; rawBody?: string | Uint8Array<ArrayBuffer>; headers?: Record<string, string> };
 
 type JsonBody<R> = R extends { content: { "application/json": infer B } } ? B : never;
 /** The JSON bodies of an operation's 2xx answers. */
@@ -134,7 +135,7 @@ export async function createHarness(
   async function call<T = unknown>(method: string, path: string, options: CallOptions = {}): Promise<CallResult<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.key) headers.authorization = `Bearer ${options.key}`;
-    let body: string | undefined = options.rawBody;
+    let body: string | Uint8Array<ArrayBuffer> | undefined = options.rawBody;
     if (options.body !== undefined) {
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";

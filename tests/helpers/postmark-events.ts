@@ -155,7 +155,7 @@ export async function webhookAuthorization(h: Harness, customerId: string): Prom
 export async function postEvent<T = Envelope<IngestResult>>(
   h: Harness,
   body: unknown,
-  options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string } = {},
+  options: { customerId?: string; authorization?: string | null; headers?: Record<string, string>; raw?: string | Uint8Array<ArrayBuffer> } = {},
 ) {
   let customerId = options.customerId;
   if (!customerId) {

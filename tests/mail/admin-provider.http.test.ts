@@ -16,7 +16,7 @@ const frame = {
   brand: { company_name: "Acme GmbH", logo_url: null, website_url: null, imprint: "Acme GmbH, Berlin", address: "Example Street 1, Berlin" },
 };
 
-type Item = { item: string; status: "green" | "red"; message: string };
+type Item = { item: string; status: "green" | "warning" | "red"; message: string };
 
 async function readiness(customerId: string): Promise<{ ready: boolean; red: string[] }> {
   const r = await h.admin<Admin["getCustomerMailReadiness"]>("GET", `/v1/customers/${customerId}/mail/readiness`);
@@ -30,6 +30,9 @@ async function readiness(customerId: string): Promise<{ ready: boolean; red: str
     "default_newsletter_from",
     "newsletter_footer",
     "transactional_footer",
+    "postmark_check",
+    "return_path",
+    "complaint_rate",
   ]);
   for (const item of items) expect(item.message === "ok", JSON.stringify(item)).toBe(item.status === "green");
   return { ready: r.json.data.ready, red: items.filter((i) => i.status === "red").map((i) => i.item) };
@@ -41,6 +44,7 @@ test("an unconfigured customer: empty configuration, every item red", async () =
   expect(r.status, describeResponse(r)).toBe(200);
   expect(r.json.data).toEqual({
     server_token_set: false,
+    account_token_set: false,
     transactional_stream: null,
     broadcast_stream: null,
     verified_senders: [],
@@ -113,6 +117,7 @@ test("readiness turns from red to green item by item", async () => {
   const final = await h.admin<Admin["getCustomerMailProvider"]>("GET", `/v1/customers/${c.id}/mail/provider`);
   expect(final.json.data, describeResponse(final)).toEqual({
     server_token_set: true,
+    account_token_set: false,
     transactional_stream: "outbound",
     broadcast_stream: "broadcast",
     verified_senders: ["billing@other.example"],

@@ -213,6 +213,22 @@ describe("payloads", () => {
     const m = await message<Mail["getMessage"]>(id);
     expect(m.json.data.status, describeResponse(m)).toBe("bounced");
   });
+
+  test("bytes that are not UTF-8 are replaced (U+FFFD), not refused: the event is stored, answered 200, and the replacement logged", async () => {
+    const id = await sendTransactional(h, c, "bytes-bounce@example.com");
+    const bounce = postmarkEvent.bounce({ message_id: id }, { at: "2026-11-22T10:00:02Z", email: "bytes-bounce@example.com", id: 7302 });
+    const [head, tail] = JSON.stringify({ ...bounce, Description: "RAW" }).split("RAW");
+    // A UTF-8-encoded surrogate (ED A0 80), a lone FF and an overlong slash (C0 AF).
+    const raw = new Uint8Array([...Buffer.from(head ?? ""), 0xed, 0xa0, 0x80, 0x20, 0xff, 0x20, 0xc0, 0xaf, ...Buffer.from(tail ?? "")]);
+    const logged = h.logLines.length;
+    const r = await postEvent(h, undefined, { customerId: c.id, raw });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data, describeResponse(r)).toMatchObject({ outcome: "stored", message_id: id });
+    const m = await message<Mail["getMessage"]>(id);
+    expect(m.json.data.status, describeResponse(m)).toBe("bounced");
+    const warning = h.logLines.slice(logged).find((line) => line.includes("postmark webhook: text no column can hold was replaced"));
+    expect(warning, h.logLines.slice(logged).join("\n")).toContain('"invalid_utf8_bytes":"ED A0 80"');
+  });
 });
 
 describe("message state", () => {

@@ -194,7 +194,7 @@ describe("exactly once towards the provider", () => {
     }
   });
 
-  test("the provider never got the batch (connection dropped before it was read): not sent again until Postmark's search is shown current past the call plus the grace period, then sent again, once", async () => {
+  test("the provider never got the batch (connection dropped before it was read): not sent again until Postmark has answered the service's probes for longer than the call can have been held (at least the grace period) and its search shows a probe sent after that (no other traffic needed), then sent again, once", async () => {
     // The simulator reads the test's clock, so "received later" can be arranged without waiting.
     const own = await createHarness({ sharedClock: true });
     const batches = holdBatches(own);
@@ -209,18 +209,24 @@ describe("exactly once towards the provider", () => {
       await batches.run(lane2);
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
 
-      // Absent from the search, but nothing on the server was received after the call: no evidence.
+      // Absent from the search, and Postmark has answered the service's first probe only now: no evidence.
+      const probes = () => c.simulator.messages({ metadataKey: "probe_id", limit: 1000 }).total;
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
-      own.clock.set(new Date(own.clock.now().getTime() + 10 * GRACE_MS));
-      // Past the grace period (and ten times it): still no evidence, so still nothing is sent again.
+      expect(probes()).toBe(1);
+      // Answering for half the grace period: still no evidence, so still nothing is sent again.
+      own.clock.set(new Date(own.clock.now().getTime() + GRACE_MS / 2));
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
+      // In doubt for a minute now: a warning names the batch.
+      const warned = own.logLines.filter((line) => line.includes("a batch has been in doubt for over a minute"));
+      expect(warned.length, own.logLines.join("\n")).toBeGreaterThan(0);
+      expect(warned[0]).toMatch(/batch_id/);
 
-      // Another mail of the same server, received now: the search is current past the call plus the grace.
-      const other = await preparedJobOnCustomer(own, c, people(1, "later.example.com"));
-      await other.start();
-      await runUntilCompleted(batches, other.read);
+      // Postmark has answered the probes for longer than the call can have been held (at least the grace),
+      // and its search shows a probe sent after that: the evidence, on a server without other traffic.
+      own.clock.set(new Date(own.clock.now().getTime() + 10 * GRACE_MS));
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
+      expect(probes()).toBe(3);
       await runUntilCompleted(batches, read);
       const done = await read();
       expect(done).toMatchObject({ status: "completed", recipients: { total: 700, unknown: 0, accepted: 700, pending: 0 } });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import { TEMPLATE_VALUE_MAX } from "../../lib/mail/routes/templates/schema";
+import { TEMPLATE_VALUE_MAX } from "../../lib/mail/templates/schema";
 import { createHarness, describeResponse, type ErrorEnvelope, type Harness, type Admin, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 

@@ -2,26 +2,12 @@ import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
 import { beforeCursor, type Cursor, toPage } from "../../core/pagination";
 import type { Database } from "../../db/client";
 import { auditLog } from "../../db/schema";
+import type { AuditEntry } from "./schema";
+import type { z } from "@hono/zod-openapi";
 
 export type AuditFilter = { customerId?: string; operatorId?: string; operationId?: string; from?: Date; to?: Date };
 
-type AuditEntryView = {
-  id: string;
-  at: string;
-  actor: { type: string; operator_id: string | null; token_id: string | null };
-  operation_id: string;
-  method: string;
-  path: string;
-  status: number;
-  customer_id: string | null;
-  target: Record<string, string>;
-  request_id: string;
-  change: Record<string, unknown> | null;
-  address: string | null;
-  reason: string | null;
-  token_prefix: string | null;
-  count: number;
-};
+type AuditEntryView = z.infer<typeof AuditEntry>;
 
 function toAuditEntryView(row: typeof auditLog.$inferSelect): AuditEntryView {
   return {

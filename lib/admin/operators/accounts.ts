@@ -3,6 +3,8 @@ import type { Clock } from "../../core/clock";
 import { ConflictError, NotFoundError } from "../../core/errors";
 import type { Database } from "../../db/client";
 import { consoleSessions, operators, operatorTokens, type operatorRoles } from "../../db/schema";
+import type { z } from "@hono/zod-openapi";
+import type { Operator } from "./schema";
 
 /**
  * Operator accounts. Invariants: an e-mail is stored lower-case and names one account; a password exists
@@ -13,7 +15,7 @@ import { consoleSessions, operators, operatorTokens, type operatorRoles } from "
  */
 export type OperatorRole = (typeof operatorRoles)[number];
 
-export type OperatorView = { id: string; email: string; role: OperatorRole; created_at: string; disabled_at: string | null };
+export type OperatorView = z.infer<typeof Operator>;
 
 function toOperatorView(row: typeof operators.$inferSelect): OperatorView {
   return { id: row.id, email: row.email, role: row.role, created_at: row.createdAt.toISOString(), disabled_at: row.disabledAt?.toISOString() ?? null };

@@ -2,9 +2,11 @@ import { and, desc, eq, gt } from "drizzle-orm";
 import type { Clock } from "../../core/clock";
 import type { Database } from "../../db/client";
 import { consoleSessions } from "../../db/schema";
+import type { z } from "@hono/zod-openapi";
+import type { OperatorSession } from "../me/schema";
 
 /** An operator's open console sessions (the console opens and reads them, `lib/console/session.ts`). */
-export type OperatorSessionView = { id: string; created_at: string; expires_at: string; user_agent: string | null; address: string | null; current: boolean };
+export type OperatorSessionView = z.infer<typeof OperatorSession>;
 
 export async function listOperatorSessions(db: Database, clock: Clock, operatorId: string, currentId: string | null): Promise<OperatorSessionView[]> {
   const rows = await db

@@ -5,6 +5,8 @@ import { sha256Hex } from "../../core/secrets";
 import type { Database } from "../../db/client";
 import { operators, operatorTokens } from "../../db/schema";
 import type { OperatorRole } from "./accounts";
+import type { z } from "@hono/zod-openapi";
+import type { OperatorToken } from "./schema";
 
 /**
  * Per-operator API tokens: `op_live_` + 32 random base64url characters, shown once, stored as SHA-256 with
@@ -16,15 +18,7 @@ export const OPERATOR_TOKEN_PREFIX = "op_live_";
 const VISIBLE = 12;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-export type OperatorTokenView = {
-  id: string;
-  operator_id: string;
-  label: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-};
+export type OperatorTokenView = z.infer<typeof OperatorToken>;
 
 function toTokenView(row: typeof operatorTokens.$inferSelect): OperatorTokenView {
   return {

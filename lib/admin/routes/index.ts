@@ -15,6 +15,7 @@ export const adminRouteGroups: RouteGroup<AdminDeps>[] = [
   // What the operator console reads beside the settings: draft previews, a customer's activity.
   { paths: ["/v1/mail/blocks/preview"], load: async () => (await import("./mail/blocks/preview-draft")).registerMailBlockPreviewRoute },
   { paths: ["/v1/customers/*/mail"], load: async () => (await import("./mail/activity")).registerMailActivityRoutes },
+  { paths: ["/v1/customers/*/mail"], load: async () => (await import("./mail/deliverability")).registerMailDeliverabilityRoutes },
   { paths: ["/v1/customers/*/mail/messages"], load: async () => (await import("./mail/messages")).registerCustomerMessageRoutes },
   { paths: ["/v1/customers/*/mail/stats"], load: async () => (await import("./mail/stats/get")).registerGetCustomerMailStats },
   { paths: ["/v1/customers/*/mail/suppressions"], load: async () => (await import("./mail/suppressions")).registerCustomerSuppressionRoutes },

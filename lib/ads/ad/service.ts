@@ -16,28 +16,10 @@ import { closeCompensations, compensateOnFailure, openCompensation, type Pending
 import { upstream, type UpstreamReference } from "../upstream";
 import { issuesReason, recordAdStatus, type ObservedAdStatus, type StatusSource } from "../webhooks/status-changes";
 import type { z } from "zod";
-import type { Ad, AdLiveStatus, CreateAd } from "../routes/ads/schema";
+import type { Ad, AdLiveStatus, CreateAd } from "./schema";
 
 type Row = typeof adsAds.$inferSelect;
 export type AdStatus = Row["status"];
-
-export const CALL_TO_ACTIONS = [
-  "SIGN_UP",
-  "SUBSCRIBE",
-  "SEE_MORE",
-  "DOWNLOAD",
-  "APPLY_NOW",
-  "BOOK_NOW",
-  "BUY_TICKETS",
-  "CONTACT_US",
-  "GET_OFFER",
-  "GET_QUOTE",
-  "GET_SHOWTIMES",
-  "WATCH_MORE",
-  "LEARN_MORE",
-  "LISTEN_NOW",
-  "ORDER_NOW",
-] as const;
 
 /**
  * Appended to the destination when the final creative is built: `utm_source=meta`,

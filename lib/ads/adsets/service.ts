@@ -11,7 +11,7 @@ import { assertTargetActive, findTargetByKey, type TargetRow } from "../targets/
 import { closeCompensations, compensateOnFailure, openCompensation } from "../compensations";
 import { upstream } from "../upstream";
 import type { z } from "zod";
-import type { AdSet } from "../routes/adsets/schema";
+import type { AdSet, CreateAdSet, UpdateAdSet } from "./schema";
 
 export type AdSetStatus = (typeof adsAdSets.$inferSelect)["status"];
 type Row = typeof adsAdSets.$inferSelect;
@@ -19,22 +19,9 @@ type Row = typeof adsAdSets.$inferSelect;
 /** The API's `AdSet` schema (one schema per resource). */
 export type AdSetView = z.infer<typeof AdSet>;
 
-export type CreateAdSetInput = {
-  target: string;
-  daily_budget_cents?: number;
-  lifetime_budget_cents?: number;
-  start_time?: string;
-  end_time?: string;
-  targeting?: CustomerTargetingRecord;
-};
+export type CreateAdSetInput = z.infer<typeof CreateAdSet>;
 
-export type UpdateAdSetInput = {
-  daily_budget_cents?: number;
-  lifetime_budget_cents?: number;
-  start_time?: string;
-  end_time?: string;
-  status?: "ACTIVE" | "PAUSED";
-};
+export type UpdateAdSetInput = z.infer<typeof UpdateAdSet>;
 
 /**
  * What the platform would report for delivery, derived from the ad set's own status and its target's: a

@@ -17,7 +17,14 @@ import { closeCompensations, compensateOnFailure, openCompensation } from "../co
 import { upstream } from "../upstream";
 import { MATCH_SCHEMA, prepareContacts, type Contact } from "./contacts";
 import type { z } from "zod";
-import type { Audience, ContactUpload, CreateCustomAudience, CreateLookalikeAudience, UpdateAudience } from "../routes/audiences/schema";
+import {
+  MAX_CONTACTS_PER_CALL,
+  type Audience,
+  type ContactUpload,
+  type CreateCustomAudience,
+  type CreateLookalikeAudience,
+  type UpdateAudience,
+} from "./schema";
 
 /**
  * Custom audiences from CRM contacts and lookalikes built on them. Contacts are normalised and hashed by
@@ -31,14 +38,11 @@ type Row = typeof adsAudiences.$inferSelect;
 export type AudienceType = Row["type"];
 type AudienceStatus = AudienceLiveRecord["status"];
 
-export const MAX_CONTACTS_PER_CALL = 10_000;
 export const LIVE_TTL_MS = 60_000;
 /** A lookalike being built is what clients poll: its status is asked again after this. */
 export const POPULATING_TTL_MS = 5_000;
 /** Invalid contacts listed back by index, at most this many (the counts are always complete). */
 const MAX_LISTED_INVALID = 100;
-/** Lookalike countries the service offers (the DACH markets); the platform takes any. */
-export const LOOKALIKE_COUNTRIES = ["DE", "AT", "CH"] as const;
 
 /** The API's `Audience` schema (one schema per resource). */
 export type AudienceView = z.infer<typeof Audience>;

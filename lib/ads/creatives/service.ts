@@ -7,7 +7,7 @@ import { findImage } from "../media/images";
 import { findVideoByPlatformId, refreshVideo } from "../media/videos";
 import type { GraphSession } from "../platform";
 import type { z } from "zod";
-import type { CreateCreative, Creative } from "../routes/creatives/schema";
+import type { CreateCreative, Creative } from "./schema";
 
 type Row = typeof adsCreatives.$inferSelect;
 export type CreativeRow = Row;

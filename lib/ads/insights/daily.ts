@@ -3,7 +3,8 @@ import { ValidationError, NotFoundError } from "../../core/errors";
 import type { Database } from "../../db/client";
 import { adsAdSets, adsInsightBlocks, adsInsightSyncs } from "../../db/schema";
 import { addDays, daysBetween } from "./calendar";
-import { metricsOf, parseFields, resolveDateRange, type Aggregate, type DateRangeInput, type InsightMetrics } from "./query";
+import { metricsOf, parseFields, resolveDateRange, type Aggregate, type InsightMetrics } from "./query";
+import type { DateRangeInput } from "./windows";
 
 /*
  * Insights per day and ad set, by the ad set's name, for the operator's charts. Read from the level-0

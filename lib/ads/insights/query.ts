@@ -4,7 +4,7 @@ import { adsAdSets, adsAds, adsInsightBlocks, adsInsightSyncs, type InsightBreak
 import { alias } from "drizzle-orm/pg-core";
 import { queryRows } from "../../db/sql";
 import { BREAKDOWN_SOURCES, blockRanges } from "./blocks";
-import { isPreset, readWindow, storeWindow } from "./windows";
+import { isPreset, readWindow, storeWindow, type DateRangeInput } from "./windows";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { addDays, dayIn, daysBetween, isCalendarDay, monthStart, weekdayIndex } from "./calendar";
 import {
@@ -14,7 +14,7 @@ import {
   type Breakdown,
   type InsightRow as InsightRowSchema,
   type InsightsQuery as InsightsQuerySchema,
-} from "../routes/insights/schema";
+} from "./schema";
 import type { z } from "zod";
 
 /**
@@ -28,8 +28,6 @@ export type DatePreset = (typeof DATE_PRESETS)[number];
 
 /** How far back `maximum` reaches: Graph keeps insights for 37 months. */
 const MAXIMUM_DAYS = 37 * 31;
-
-export type DateRangeInput = { preset?: string; json?: string; since?: string; until?: string };
 
 /** The API's query parameters and `InsightRow` schema (the customer's route and the operator's read the same). */
 type InsightsQuery = z.infer<typeof InsightsQuerySchema>;

@@ -1,7 +1,8 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { adsInsightSyncs, adsInsightWindows, type InsightBreakdown } from "../../db/schema";
-import type { DateRangeInput } from "./query";
+
+export type DateRangeInput = { preset?: string; json?: string; since?: string; until?: string };
 
 /**
  * The window cache (`ads_insight_windows`): a preset query's aggregated rows over all entities, kept for

@@ -7,7 +7,7 @@ import type { AdsDeps } from "../deps";
 import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
 import type { z } from "zod";
-import type { MediaImage, MediaImageItem } from "../routes/media/schema";
+import type { MediaImage, MediaImageItem } from "./schema";
 
 // Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);

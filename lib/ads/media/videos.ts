@@ -10,7 +10,7 @@ import { closeCompensations, compensateOnFailure, openCompensation } from "../co
 import { upstream } from "../upstream";
 import { isoFromGraph } from "./images";
 import type { z } from "zod";
-import type { MediaVideo, MediaVideoItem } from "../routes/media/schema";
+import type { MediaVideo, MediaVideoItem } from "./schema";
 
 type VideoStatus = (typeof adsVideos.$inferSelect)["status"];
 /** The API's `MediaVideo` and `MediaVideoItem` schemas (one schema per resource). */

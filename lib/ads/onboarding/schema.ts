@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { graphId, text } from "../fields";
 
 /**
  * What complete onboarding consists of, in the order `details.missing` lists it. `access_token` counts as
@@ -57,3 +58,31 @@ export const AdsOnboarding = z
     }),
   })
   .openapi("AdsOnboarding");
+
+/** The operator's change to a customer's ads onboarding (`PATCH` of the admin API); every field optional. */
+export const UpdateAdsOnboarding = z
+  .strictObject({
+    access_token: z.string().trim().min(10).max(2000).optional().openapi({
+      description: "System user access token; stored sealed, never returned. Verified with the platform together with the app secret.",
+      example: "EAABsbCS1iHgBAxxxxxxxxxxxxxxxx",
+    }),
+    app_secret: z
+      .string()
+      .trim()
+      .min(8)
+      .max(200)
+      .optional()
+      .openapi({ description: "App secret for `appsecret_proof`; stored sealed, never returned.", example: "0123456789abcdef0123456789abcdef" }),
+    ad_account_id: z
+      .string()
+      .regex(/^(act_)?\d{1,30}$/, "Numeric, optionally prefixed act_.")
+      .nullable()
+      .optional()
+      .openapi({ description: "Ad account id (`act_` prefix optional); verified to be reachable with the token.", example: "act_1234567890" }),
+    page_id: graphId("Facebook page id.", "100200300400500").nullable().optional(),
+    instagram_account_id: graphId("Instagram account id (second social account).", "17841400000000000").nullable().optional(),
+    dsa_beneficiary: text("DSA beneficiary.", "Acme GmbH").nullable().optional(),
+    dsa_payor: text("DSA payor.", "Acme GmbH").nullable().optional(),
+    legal_name: text("Legal name of the advertiser.", "Acme GmbH").nullable().optional(),
+  })
+  .openapi("UpdateAdsOnboarding");

@@ -7,7 +7,7 @@ import { PlatformError, type GraphSession } from "../platform";
 import { toApiError } from "../upstream";
 import { queueSnapshot } from "../insights/snapshot-queue";
 import type { z } from "zod";
-import { ONBOARDING_ITEMS, type AdsOnboarding, type TOKEN_STATUSES } from "./schema";
+import { ONBOARDING_ITEMS, type AdsOnboarding, type TOKEN_STATUSES, type UpdateAdsOnboarding } from "./schema";
 
 type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
 
@@ -16,16 +16,7 @@ const AD_ACCOUNT_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret
 
 type TokenStatus = (typeof TOKEN_STATUSES)[number];
 
-export type OnboardingInput = {
-  access_token?: string;
-  app_secret?: string;
-  ad_account_id?: string | null;
-  page_id?: string | null;
-  instagram_account_id?: string | null;
-  dsa_beneficiary?: string | null;
-  dsa_payor?: string | null;
-  legal_name?: string | null;
-};
+export type OnboardingInput = z.infer<typeof UpdateAdsOnboarding>;
 
 /** The API's `AdsOnboarding` schema (one schema per resource). */
 export type OnboardingView = z.infer<typeof AdsOnboarding>;

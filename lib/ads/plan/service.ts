@@ -6,7 +6,7 @@ import { ConflictError } from "../../core/errors";
 import { addDays, daysInMonth } from "../insights/calendar";
 import { adsPublishedThisMonth } from "./published";
 import type { z } from "zod";
-import type { ChangeStage, Deactivation, Plan, PlanUsage, StageChange } from "../routes/plan/schema";
+import type { ChangeStage, Deactivation, Plan, PlanUsage, StageChange } from "./schema";
 
 /**
  * The plan (DESIGN §5). A cycle is a calendar month (UTC), the same month the included ads are counted in.

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Logger } from "../../core/logger";
-import { tracedGraphFetch } from "./tracing";
+import { tracedGraphFetch, type FetchLike } from "./tracing";
 import { PlatformError, classifyGraphError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
 import {
   audienceUsersResult,
@@ -29,8 +29,6 @@ import {
   type CampaignUpdateParams,
   type PlatformCredentials,
 } from "./types";
-
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 export type GraphClientOptions = {
   /** `https://graph.facebook.com/v25.0` in production; the simulator's `/v25.0` URL otherwise. */

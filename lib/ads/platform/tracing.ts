@@ -1,6 +1,7 @@
 import { recordProviderCall } from "../../core/provider-metrics";
 import { inSpan, SpanKind, SpanStatusCode } from "../../core/tracing";
-import type { FetchLike } from "./client";
+
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /**
  * The Graph client's HTTP layer with a client span per request (method, path, status) and the call in the

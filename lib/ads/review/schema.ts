@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { adSetStatuses, adStatuses } from "../../db/schema";
 import { cursorQuery, limitQuery } from "../../core/pagination";
-import { Ad } from "../routes/ads/schema";
-import { AdSet } from "../routes/adsets/schema";
+import { Ad } from "../ad/schema";
+import { AdSet } from "../adsets/schema";
 
 /**
  * A customer's ad sets and ads with their review state, as the operator reads them

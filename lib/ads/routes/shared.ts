@@ -26,13 +26,6 @@ export const offsetQuery = {
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0).openapi({ description: "Items to skip, 0–1,000,000.", example: 0 }),
 };
 
-/** A platform (Graph) object id: digits only. */
-export const graphId = (description: string, example: string) =>
-  z
-    .string()
-    .regex(/^\d{1,30}$/, "Must be a numeric platform id.")
-    .openapi({ description, example });
-
 export const idParam = (what: string) => idPathParam(`Id of the ${what} (UUID).`, "0f8fad5b-d9cb-469f-a165-70867728950e");
 
 function has(body: unknown, path: readonly string[]): boolean {

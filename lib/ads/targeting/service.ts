@@ -3,13 +3,7 @@ import type { AdsDeps } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import type { GraphSession } from "../platform";
 import { upstream } from "../upstream";
-import {
-  DACH_COUNTRIES,
-  type GeoItem as GeoItemSchema,
-  type GeoQuery,
-  type InterestItem as InterestItemSchema,
-  type InterestQuery,
-} from "../routes/targeting/schema";
+import { DACH_COUNTRIES, type GeoItem as GeoItemSchema, type GeoQuery, type InterestItem as InterestItemSchema, type InterestQuery } from "./schema";
 import type { z } from "zod";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { graphId } from "../routes/shared";
+import { graphId } from "../fields";
 
 /**
  * The target resource as the operator reads and writes it (`/v1/customers/{id}/ads/targets` of the admin

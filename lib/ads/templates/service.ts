@@ -19,7 +19,7 @@ import type {
   TemplateDetail as TemplateDetailSchema,
   TemplateListItem as TemplateListItemSchema,
   TemplatePreview as TemplatePreviewSchema,
-} from "../routes/templates/schema";
+} from "./customer-schema";
 
 /*
  * Ad templates: the operator maintains them and assigns them per customer (with preview values); a

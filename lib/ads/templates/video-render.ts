@@ -14,7 +14,7 @@ import { definitionOf } from "./layout";
 import { checkValues, drawOverlay, layoutElement, resolveValues, valueUrlPolicy, type TemplateDefinition } from "./render";
 import { composeVideo, VideoCompositionError } from "./video";
 import type { z } from "zod";
-import type { VideoRender, VideoRenderStarted as VideoRenderStartedSchema } from "../routes/templates/schema";
+import type { VideoRender, VideoRenderStarted as VideoRenderStartedSchema } from "./customer-schema";
 
 /*
  * Video template renders run as queued jobs (the in-process queue embedded, QStash in production): the

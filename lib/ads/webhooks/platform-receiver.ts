@@ -4,7 +4,8 @@ import { Hono } from "hono";
 import { handleError } from "../../core/app";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { ApiError, ForbiddenError } from "../../core/errors";
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/input-hygiene";
+import { findFlaw, jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/input-hygiene";
+import { receivedText } from "../../core/strict-text";
 import { safeEqual } from "../../core/secrets";
 import { adsAccounts, adsAds } from "../../db/schema";
 import { observedStatus } from "../ad/service";
@@ -185,12 +186,21 @@ export function createPlatformWebhookRoutes(deps: AdsDeps): Hono<AppEnv> {
     const unauthorized = () => new ApiError("unauthorized", "Missing or wrong X-Hub-Signature-256.");
     if (!header || !SIGNATURE.test(header.trim())) throw unauthorized();
 
-    const text = new TextDecoder().decode(raw);
+    const { text, replaced } = receivedText(raw);
     let body: unknown = null;
     if (!jsonNestsDeeperThan(text, MAX_JSON_DEPTH)) {
       try {
-        // Like the Postmark receiver: text no column could hold (NUL, lone surrogates) is cleaned, never a 5xx.
-        body = sanitisedJson(JSON.parse(text));
+        // Like the Postmark receiver: text no column could hold (bytes that are not UTF-8, NUL, lone
+        // surrogates) is cleaned and the cleaning logged, never refused (Meta would retry) nor a 5xx.
+        const parsed: unknown = JSON.parse(text);
+        const flaw = findFlaw(parsed);
+        if (replaced || flaw) {
+          deps.logger.warn("platform webhook: text no column can hold was replaced (U+FFFD for bytes that are not UTF-8 and lone surrogates, NUL dropped)", {
+            ...(replaced ? { invalid_utf8_offset: replaced.offset, invalid_utf8_bytes: replaced.bytes } : {}),
+            ...(flaw ? { field: flaw.path, flaw: flaw.flaw } : {}),
+          });
+        }
+        body = sanitisedJson(parsed);
       } catch {
         body = null;
       }

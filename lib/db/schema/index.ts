@@ -10,3 +10,4 @@ export * from "./insights";
 export * from "./console";
 export * from "./operators";
 export * from "./sign-in";
+export * from "./deliverability";

@@ -17,7 +17,7 @@ const counter = () => bigint({ mode: "number" }).notNull();
 /** The additive metrics, the same columns in snapshots and their day-block roll-ups. */
 /**
  * The insights breakdowns (`''` = none), written once: the values of `breakdown` in the blocks and windows,
- * the breakdowns the API accepts and documents (`lib/ads/routes/insights/schema.ts`, read by the query).
+ * the breakdowns the API accepts and documents (`lib/ads/insights/schema.ts`, read by the query).
  */
 export const INSIGHT_BREAKDOWNS = [
   "",

@@ -1,6 +1,6 @@
 import { webhookDeliveriesTable, webhookEndpointsTable } from "./webhooks";
 
-export const mailWebhookEvents = ["job.completed", "message.bounced", "suppression.changed"] as const;
+export const mailWebhookEvents = ["job.completed", "job.paused", "message.bounced", "suppression.changed"] as const;
 export type MailWebhookEvent = (typeof mailWebhookEvents)[number];
 
 /** The mail service's webhook endpoints and their outbox (columns and rules: `./webhooks`). */

@@ -94,8 +94,15 @@ export const mailProviderConfigs = pgTable("mail_provider_configs", {
   defaultTransactionalFrom: jsonb().$type<SenderRecord | null>(),
   /** Newsletter batches go to Postmark's Bulk API (enabled per account by Postmark support). */
   bulkApiEnabled: boolean().notNull().default(false),
+  /** Postmark account token (Account API: sender signatures, domains), sealed like the server token; write-only. */
+  accountTokenSealed: text(),
+  /** The operator's reputation-guard thresholds for this customer; null keeps the defaults (lib/mail/send-jobs/guard.ts). */
+  reputationGuard: jsonb().$type<ReputationGuardRecord | null>(),
   updatedAt: at().notNull().defaultNow(),
 });
+
+/** Rates as fractions (0.1 = 10 %), the sample as a count of outcomes. */
+export type ReputationGuardRecord = { bounce_rate: number; complaint_rate: number; min_sample: number };
 
 /**
  * The HTTP Basic credentials of one customer's Postmark webhook URL (`/api/postmark/webhook/{customer_id}`).

@@ -47,6 +47,9 @@ export const operatorTokens = pgTable(
   (t) => [index().on(t.operatorId)],
 );
 
+/** Who made an audited request: the `OperatorActor` types and `anonymous` (a failed sign-in). */
+export const auditActorTypes = ["operator", "token", "bootstrap", "break_glass", "cli", "anonymous"] as const;
+
 /**
  * The append-only audit log: every admin write (API, console, CLI), every sign-in and failed sign-in. A
  * trigger (migration 0022) refuses UPDATE and DELETE, except the retention purge deleting entries older
@@ -58,7 +61,7 @@ export const auditLog = pgTable(
     id: uuid().primaryKey().defaultRandom(),
     at: at().notNull().defaultNow(),
     /** `operator` (console session), `token` (operator API token), `bootstrap`, `break_glass`, `cli`, or `anonymous` (a failed sign-in). */
-    actorType: text().notNull(),
+    actorType: text({ enum: auditActorTypes }).notNull(),
     operatorId: uuid(),
     tokenId: uuid(),
     operationId: text().notNull(),

@@ -7,7 +7,7 @@ const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 const counter = () => integer().notNull().default(0);
 
 export const sendJobStatuses = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"] as const;
-export const sendJobPauseReasons = ["sending_blocked", "monthly_limit", "provider_not_ready"] as const;
+export const sendJobPauseReasons = ["sending_blocked", "monthly_limit", "provider_not_ready", "bounce_rate", "complaint_rate"] as const;
 
 /** Phase 1 of the job's template, fixed at start: the compiled HTML and the template's fixed values (the subject is filled with them too). */
 export type SendJobRender = { html: CompiledTemplate; values: Record<string, string> };
@@ -53,6 +53,13 @@ export const mailSendJobs = pgTable(
     completedAt: at(),
     /** Last claim or record of a batch: a running job without progress for a while has a lost batch. */
     lastProgressAt: at(),
+    /**
+     * The reputation guard's sample since start or the last resume (lib/mail/send-jobs/guard.ts): messages
+     * with a first outcome (delivered or bounced), of them hard-bounced, and spam complaints.
+     */
+    guardOutcomes: counter(),
+    guardHardBounces: counter(),
+    guardComplaints: counter(),
   },
   (t) => [index().on(t.customerId, t.createdAt), index().on(t.status, t.scheduledAt)],
 );
@@ -155,3 +162,22 @@ export const mailSendJobBulkRequests = pgTable(
   },
   (t) => [index().on(t.jobId, t.checkedAt)],
 );
+
+/**
+ * What the service has seen of a customer's Postmark server answering, from the probes reconciliation
+ * sends while something is in doubt (../../mail/send-jobs/probe.ts): the evidence that a call in doubt can
+ * no longer be taken in. `healthySince`: when the first probe of the current run of normal answers was
+ * sent (only counts when later than `lastFailureAt`, the send time of the latest probe left unanswered).
+ * `probeId`/`probeSentAt`: the latest probe answered normally, which the search must show before it is
+ * taken as current past that moment.
+ */
+export const mailProviderHealth = pgTable("mail_provider_health", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  healthySince: at(),
+  lastFailureAt: at(),
+  probeId: uuid(),
+  probeSentAt: at(),
+  updatedAt: at().notNull().defaultNow(),
+});

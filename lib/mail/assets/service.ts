@@ -10,7 +10,9 @@ import { contentAddressedPathname, ImageRejectedError, optimiseImage } from "./o
 import type { AssetStorage } from "../deps";
 import { MAX_UPLOAD_BYTES, newUploadPathname, type AcceptedUploadContentType } from "./upload-signature";
 import type { z } from "@hono/zod-openapi";
-import type { Asset as AssetSchema } from "../routes/assets/schema";
+import type { Asset as AssetSchema } from "./schema";
+import type { PublishedAsset as PublishedAssetSchema } from "./schema";
+import type { AnnouncedAsset as AnnouncedAssetSchema } from "./schema";
 
 /** How long an upload URL stays valid; long enough for a 20 MiB PUT on a slow line, short enough to leak little. */
 const UPLOAD_URL_LIFETIME_MS = 15 * 60 * 1000;
@@ -22,12 +24,9 @@ type AssetRow = typeof mailAssets.$inferSelect;
 /** An asset as the API shows it. */
 export type Asset = z.infer<typeof AssetSchema>;
 
-export type PublishedAsset = { url: string; width: number; height: number };
+export type PublishedAsset = z.infer<typeof PublishedAssetSchema>;
 
-export type AnnouncedAsset = {
-  id: string;
-  upload: { url: string; headers: Record<string, string>; expires_at: string; max_bytes: number };
-};
+export type AnnouncedAsset = z.infer<typeof AnnouncedAssetSchema>;
 
 function toAssetView(row: AssetRow): Asset {
   return {

@@ -3,6 +3,7 @@ import type { CoreDeps } from "../../core/context";
 import type { Tx } from "../../db/client";
 import { mailMessageEvents, mailMessages, mailProviderConfigs, mailSendJobs } from "../../db/schema";
 import { applySuppressionChange, type Stream, type SuppressionChange, type SuppressionEntry } from "../suppressions/mirror";
+import { countTowardsGuard, guardDelta } from "../send-jobs/guard";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { applyEvent, EVENT_DRIVEN_STATUSES, statusByPrecedence, type MessageState } from "./message-state";
 import { isKnownRecordType, ourMessageId, postmarkPayloads, recipientOf, type PostmarkEvent } from "./postmark-payloads";
@@ -185,7 +186,14 @@ async function streamOf(tx: Tx, customerId: string, providerStream: string): Pro
  * in `unknown` learns here that Postmark accepted it: it gets `accepted_at` (its send time, so usage
  * counts it in the right month), the provider id and an `accepted` event.
  */
-async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, providerMessageId: string | null): Promise<boolean> {
+async function recordMessageEvent(
+  tx: Tx,
+  now: Date,
+  message: MessageRow,
+  event: NewEvent,
+  providerMessageId: string | null,
+  deliveries: string[],
+): Promise<boolean> {
   const [inserted] = await tx
     .insert(mailMessageEvents)
     .values({ messageId: message.id, customerId: message.customerId, type: event.type, occurredAt: event.at, identity: event.identity, details: event.details })
@@ -229,6 +237,10 @@ async function recordMessageEvent(tx: Tx, message: MessageRow, event: NewEvent, 
       ...(corrected && { acceptedAt: message.acceptedAt ?? message.createdAt, providerMessageId: message.providerMessageId ?? providerMessageId, error: null }),
     })
     .where(eq(mailMessages.id, message.id));
+  // Newsletters count into their job's reputation sample (../send-jobs/guard.ts); transactional mail never.
+  if (message.kind === "newsletter" && message.sendJobId) {
+    deliveries.push(...(await countTowardsGuard(tx, now, message.sendJobId, guardDelta(message, merged))));
+  }
   return true;
 }
 
@@ -266,7 +278,7 @@ async function ingestInTransaction(tx: Tx, now: Date, route: EventRoute, event: 
     const derived = EVENT_DRIVEN_STATUSES.has(message.status) ? messageEventOf(event, message) : null;
     const messageEvent = derived && unconfigured ? { ...derived, details: { ...derived.details, [UNCONFIGURED_STREAM_KEY]: unconfigured } } : derived;
     if (messageEvent) {
-      stored = await recordMessageEvent(tx, message, messageEvent, event.MessageID ?? null);
+      stored = await recordMessageEvent(tx, now, message, messageEvent, event.MessageID ?? null, deliveries);
       duplicate = !stored;
       if (stored && messageEvent.type === MESSAGE_EVENT.bounced) {
         deliveries.push(

@@ -4,7 +4,8 @@ import { MAX_JSON_BODY_BYTES } from "../../core/body-limit";
 import { clientAddress } from "../../core/client-address";
 import type { AppEnv, CoreDeps } from "../../core/context";
 import { ApiError, BadRequestError } from "../../core/errors";
-import { jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/input-hygiene";
+import { findFlaw, jsonNestsDeeperThan, MAX_JSON_DEPTH, sanitisedJson } from "../../core/input-hygiene";
+import { receivedText } from "../../core/strict-text";
 import { ingestPostmarkEvent, MessageInFlightError, PayloadError } from "./ingest";
 import { ipAllowed, parseAllowList } from "./receiver-auth";
 import { webhookAuthorized } from "./receiver-credentials";
@@ -31,8 +32,9 @@ function unauthorized(message: string): ApiError {
  * message; an event on a stream the customer has not configured is stored like the others), 400 malformed JSON or a known record type without its fields, 401 wrong or
  * missing credentials or an address outside the allow-list (never 403, which would stop Postmark's
  * retries, P2), 503 when the message's send outcome is still being recorded (Postmark retries). Nothing is
- * stored unless the answer is 200. NUL characters are dropped from the body and lone surrogates replaced by
- * U+FFFD rather than refused: a refusal would make Postmark retry the event forever.
+ * stored unless the answer is 200. Bytes that are not UTF-8 and lone surrogates are replaced by U+FFFD and NUL
+ * characters dropped rather than refused (a refusal would make Postmark retry the event forever), and the
+ * replacement is logged as a warning naming the offset or the field.
  */
 export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "logger" | "config" | "secrets">): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -47,11 +49,23 @@ export function createPostmarkWebhookRoutes(deps: Pick<CoreDeps, "db" | "clock" 
       deps.logger.warn("postmark webhook from an address outside the allow-list", { client_address: clientAddress(c) ?? "unknown" });
       throw unauthorized("This address may not post provider events.");
     }
-    const raw = await c.req.text();
+    const { text: raw, replaced } = receivedText(new Uint8Array(await c.req.arrayBuffer()));
     if (jsonNestsDeeperThan(raw, MAX_JSON_DEPTH)) throw new BadRequestError(`JSON may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep.`);
     let body: unknown;
     try {
-      body = sanitisedJson(JSON.parse(raw));
+      const parsed: unknown = JSON.parse(raw);
+      const flaw = findFlaw(parsed);
+      if (replaced || flaw) {
+        deps.logger.warn(
+          "postmark webhook: text no column can hold was replaced (U+FFFD for bytes that are not UTF-8 and lone surrogates, NUL dropped); event accepted",
+          {
+            customer_id: customer,
+            ...(replaced ? { invalid_utf8_offset: replaced.offset, invalid_utf8_bytes: replaced.bytes } : {}),
+            ...(flaw ? { field: flaw.path, flaw: flaw.flaw } : {}),
+          },
+        );
+      }
+      body = sanitisedJson(parsed);
     } catch {
       throw new BadRequestError("The body is not valid JSON.");
     }

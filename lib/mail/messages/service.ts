@@ -3,7 +3,7 @@ import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailMessageEvents, mailMessages } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
-import type { Message as MessageSchema } from "../routes/messages/schema";
+import type { Message as MessageSchema } from "./schema";
 
 export type MessageRow = typeof mailMessages.$inferSelect;
 

@@ -1,6 +1,6 @@
 import { recordProviderCall } from "../../core/provider-metrics";
 import { inSpan, SpanKind, SpanStatusCode, type Span } from "../../core/tracing";
-import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
+import type { BulkOutcome, BulkStatusOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
 
 /**
  * A client span per Postmark call (`POST /email`, `POST /email/batch`, `GET /messages/outbound`) with its
@@ -11,6 +11,7 @@ import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, S
 export function tracePostmarkProvider(provider: PostmarkProvider): PostmarkProvider {
   return {
     send: (token, email) => call("POST /email", { "app.postmark.messages": 1 }, () => provider.send(token, email), sendFailed),
+    probe: (token, probe) => call("POST /email", { "app.postmark.probes": 1 }, () => provider.probe(token, probe), sendFailed),
     sendBatchJson: (token, body, count) =>
       call("POST /email/batch", { "app.postmark.messages": count }, () => provider.sendBatchJson(token, body, count), sendFailed),
     sendBulkJson: (token, body) =>
@@ -36,13 +37,6 @@ export function tracePostmarkProvider(provider: PostmarkProvider): PostmarkProvi
           if (outcome.kind === "answered") span.setAttribute("app.postmark.found", outcome.messages.length);
           return outcome.kind === "unavailable";
         },
-      ),
-    newestReceivedAt: (token) =>
-      call(
-        "GET /messages/outbound?count=1",
-        {},
-        () => provider.newestReceivedAt(token),
-        (outcome: NewestOutcome) => outcome.kind === "unavailable",
       ),
   };
 }

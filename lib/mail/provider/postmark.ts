@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Models, ServerClient } from "postmark";
 import { postJsonOffThread } from "./batch-transport";
 // Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
 // Outcomes are stored with the message, which outlives its address's retention, so addresses never leave
 // this adapter in a text.
 import { withoutAddresses } from "../../core/personal-data";
+import { bulkRequestStatuses } from "../../db/schema";
 
 /**
  * Our one way to talk to Postmark: the official `postmark` client, pointed at the real API or at the
@@ -46,14 +48,11 @@ export type SendOutcome =
 export type BulkOutcome =
   | { kind: "accepted"; requestId: string; status: BulkRequestStatus; submittedAt: string | null }
   | Extract<SendOutcome, { kind: "failed" | "throttled" | "unknown" }>;
-type BulkRequestStatus = "Accepted" | "Processing" | "Completed" | "Failed";
+type BulkRequestStatus = (typeof bulkRequestStatuses)[number];
 export type BulkStatusOutcome = { kind: "answered"; status: BulkRequestStatus; percentageCompleted: number } | { kind: "unavailable"; message: string };
 
 /** A message Postmark has, as its Messages API lists it. */
 export type ProviderMessage = { providerMessageId: string; metadata: Record<string, unknown>; receivedAt: Date | null };
-
-/** The newest message Postmark's search shows on the server: how far its index has caught up. */
-export type NewestOutcome = { kind: "answered"; receivedAt: Date | null } | { kind: "unavailable"; message: string };
 
 export type SearchOutcome =
   | { kind: "answered"; messages: ProviderMessage[] }
@@ -83,10 +82,32 @@ export type PostmarkProvider = {
    */
   searchByMetadata(serverToken: string, key: string, value: string): Promise<SearchOutcome>;
   /**
-   * The receive time of the newest message the Messages API lists for the server (newest first, one
-   * message): a search made after this answer sees everything Postmark received up to that time.
+   * One message to Postmark's black-hole address (`PROBE_ADDRESS`: accepted and kept like any message,
+   * delivered to no one) on `stream`, `Metadata.probe_id = probeId`: reconciliation's own evidence that
+   * Postmark answers normally and, once its search shows the probe, that the search is current past it
+   * (lib/mail/send-jobs/probe.ts). Gives up sooner than a send (`PROBE_TIMEOUT_SECONDS`).
    */
-  newestReceivedAt(serverToken: string): Promise<NewestOutcome>;
+  probe(serverToken: string, probe: { from: string; stream: string; probeId: string }): Promise<SendOutcome>;
+};
+
+/**
+ * Postmark's black-hole address: Postmark accepts mail to it and delivers it to no one (Postmark's sandbox
+ * and testing guides). It still counts towards the server's monthly volume, as every accepted message does.
+ */
+const PROBE_ADDRESS = "test@blackhole.postmarkapp.com";
+/** A probe Postmark has not answered within this is taken as not answered normally. */
+const PROBE_TIMEOUT_SECONDS = 10;
+
+/**
+ * The `Retry-After` header of the answer to the call running in this async context: the `postmark` client
+ * keeps response headers to itself, so its `fetch` (a client option) notes the header here for `send`.
+ */
+const answerHeaders = new AsyncLocalStorage<{ retryAfter: string | null }>();
+const notingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(input, init);
+  const slot = answerHeaders.getStore();
+  if (slot) slot.retryAfter = response.headers.get("retry-after");
+  return response;
 };
 
 /** The Messages API pages by `count` (≤ 500) and `offset`, and `count + offset` may not pass 10,000. */
@@ -111,23 +132,43 @@ export async function loadPostmark(): Promise<PostmarkModule> {
 export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds?: number }): PostmarkProvider {
   const url = new URL(options.apiUrl);
   const timeoutSeconds = options.timeoutSeconds ?? 20;
-  const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds };
+  const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds, fetch: notingFetch };
+  const probeOptions = { ...clientOptions, timeout: Math.min(timeoutSeconds, PROBE_TIMEOUT_SECONDS) };
   const batchUrl = new URL("/email/batch", url);
   const bulkUrl = new URL("/email/bulk", url);
   const clients = new Map<string, ServerClient>();
-  const client = async (token: string) => {
-    let c = clients.get(token);
+  const probeClients = new Map<string, ServerClient>();
+  const client = async (token: string, options = clientOptions, cache = clients) => {
+    let c = cache.get(token);
     if (!c) {
-      c = new (await loadPostmark()).ServerClient(token, clientOptions);
-      clients.set(token, c);
+      c = new (await loadPostmark()).ServerClient(token, options);
+      cache.set(token, c);
     }
     return c;
   };
 
   return {
     async send(serverToken, email) {
+      const answered = { retryAfter: null as string | null };
       try {
-        const response = await (await client(serverToken)).sendEmail(email);
+        const sender = await client(serverToken);
+        const response = await answerHeaders.run(answered, () => sender.sendEmail(email));
+        return itemOutcome(response.ErrorCode, response.Message, response.MessageID, response.SubmittedAt);
+      } catch (error) {
+        return errorOutcome(error, parseRetryAfter(answered.retryAfter));
+      }
+    },
+    async probe(serverToken, probe) {
+      try {
+        const response = await (await client(serverToken, probeOptions, probeClients)).sendEmail({
+          From: probe.from,
+          To: PROBE_ADDRESS,
+          Subject: "Delivery check",
+          TextBody: "An automatic check of the sending service; delivered to no one.",
+          MessageStream: probe.stream,
+          Metadata: { probe_id: probe.probeId },
+          TrackOpens: false,
+        });
         return itemOutcome(response.ErrorCode, response.Message, response.MessageID, response.SubmittedAt);
       } catch (error) {
         return errorOutcome(error);
@@ -154,20 +195,10 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       }
       return { kind: "answered", messages };
     },
-    async newestReceivedAt(serverToken) {
-      try {
-        const page = await (await client(serverToken)).getOutboundMessages({ count: 1, offset: 0 });
-        const newest = page.Messages?.[0]?.ReceivedAt;
-        const at = newest ? new Date(newest) : null;
-        return { kind: "answered", receivedAt: at && !Number.isNaN(at.getTime()) ? at : null };
-      } catch (error) {
-        return { kind: "unavailable", message: withoutAddresses(error instanceof Error ? error.message : String(error)) };
-      }
-    },
     async bulkStatus(serverToken, requestId) {
       try {
         const answer = await (await client(serverToken)).getBulkEmailStatus(requestId);
-        const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === answer.Status);
+        const status = bulkRequestStatuses.find((s) => s === answer.Status);
         if (!status) return { kind: "unavailable", message: "Postmark answered an unknown bulk status." };
         const percentage = Math.max(0, Math.min(100, Math.floor(Number(answer.PercentageCompleted) || 0)));
         return { kind: "answered", status, percentageCompleted: percentage };
@@ -198,7 +229,7 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
       const accepted = parsed as { Id?: unknown; Status?: unknown; SubmittedAt?: unknown } | null;
       // A 200 we cannot read may still have sent everything.
       if (typeof accepted?.Id !== "string") return { kind: "unknown", message: "Postmark answered 200 with an unreadable body." };
-      const status = (["Accepted", "Processing", "Completed", "Failed"] as const).find((s) => s === accepted.Status) ?? "Accepted";
+      const status = bulkRequestStatuses.find((s) => s === accepted.Status) ?? "Accepted";
       return { kind: "accepted", requestId: accepted.Id, status, submittedAt: typeof accepted.SubmittedAt === "string" ? accepted.SubmittedAt : null };
     },
     async sendBatchJson(serverToken, body, count) {
@@ -266,18 +297,26 @@ function itemOutcome(code: number, rawMessage: string, messageId: string | undef
   return { kind: "failed", code, status: 422, message };
 }
 
-function errorOutcome(error: unknown): SendOutcome {
+/**
+ * An error of the `postmark` client as an outcome; `retryAfterSeconds`: the answer's `Retry-After`, when
+ * the caller could note it (`send`).
+ */
+function errorOutcome(error: unknown, retryAfterSeconds: number | null = null): SendOutcome {
   const message = withoutAddresses(error instanceof Error ? error.message : "No answer from Postmark.");
   // Not loaded yet: no client was called, so this is no answer of Postmark's (the off-thread transport's error).
   if (!postmarkModule) return { kind: "unknown", message };
   const { Errors } = postmarkModule;
   if (error instanceof Errors.InactiveRecipientsError) return { kind: "suppressed", message };
+  // A 503 with Retry-After is Postmark turning requests away (maintenance): nothing was taken in, as with a 429.
+  if (error instanceof Errors.ServiceUnavailablerError && retryAfterSeconds !== null) {
+    return { kind: "throttled", retryAfterSeconds, message: "Postmark answered 503." };
+  }
   if (error instanceof Errors.InvalidEmailRequestError) return { kind: "invalid", message };
   if (error instanceof Errors.InternalServerError || error instanceof Errors.ServiceUnavailablerError || error instanceof Errors.UnknownError) {
     return { kind: "unknown", message: `Postmark answered ${error.statusCode}.` };
   }
-  // 429: Postmark turned the request away as a whole, nothing was taken in (the client does not surface Retry-After).
-  if (error instanceof Errors.RateLimitExceededError) return { kind: "throttled", retryAfterSeconds: null, message: "Postmark answered 429 (rate limit)." };
+  // 429: Postmark turned the request away as a whole, nothing was taken in.
+  if (error instanceof Errors.RateLimitExceededError) return { kind: "throttled", retryAfterSeconds, message: "Postmark answered 429 (rate limit)." };
   if (error instanceof Errors.HttpError) return { kind: "failed", code: error.code, status: error.statusCode, message };
   // No HTTP answer at all (time-out, dropped connection): the request may have been processed.
   return { kind: "unknown", message };

@@ -1,9 +1,11 @@
+import type { z } from "@hono/zod-openapi";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailSendJobBulkRequests, mailSendJobs } from "../../db/schema";
 import type { MailDeps } from "../deps";
 import type { BulkOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
+import type { BulkRequest } from "./schema";
 import type { EngineDeps } from "./transitions";
 
 /** Requests polled per sweep, and how long after the last check a request is asked again. */
@@ -34,14 +36,7 @@ export async function recordBulkRequest(
     .onConflictDoNothing();
 }
 
-type BulkRequestView = {
-  id: string;
-  batch_id: string;
-  status: "Accepted" | "Processing" | "Completed" | "Failed";
-  total_messages: number;
-  percentage_completed: number;
-  submitted_at: string | null;
-};
+type BulkRequestView = z.infer<typeof BulkRequest>;
 
 /** A job's Bulk API requests, oldest first. */
 export async function listBulkRequests(db: Database, jobId: string): Promise<BulkRequestView[]> {

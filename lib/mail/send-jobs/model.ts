@@ -3,7 +3,7 @@ import { and, eq } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailSendJobs } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
-import type { RecipientCounters as RecipientCountersSchema, SendJob as SendJobSchema } from "../routes/send-jobs/schema";
+import type { RecipientCounters as RecipientCountersSchema, SendJob as SendJobSchema } from "./schema";
 
 /** Recipients per provider call: Postmark's batch maximum. */
 export const BATCH_SIZE = 500;

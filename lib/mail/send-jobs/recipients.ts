@@ -21,9 +21,8 @@ import { timeOrderedUuid } from "./ids";
 import { BATCH_SIZE, counters, getSendJobRow, ownJob } from "./model";
 import { cols } from "../../db/sql";
 import type { z } from "@hono/zod-openapi";
-import type { RecipientsAdded } from "../routes/send-jobs/schema";
+import type { RecipientsAdded } from "./schema";
 
-export const MAX_RECIPIENTS_PER_CALL = 5000;
 const INVALID_ADDRESS = "The recipient address could not be parsed.";
 /**
  * Messages per insert statement. The driver turns an array parameter into one string; at 1,000 rows the

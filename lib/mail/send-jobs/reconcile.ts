@@ -6,6 +6,9 @@ import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs } from
 import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
+import { formatMailbox } from "../sending/address";
+import type { SenderRecord } from "../../db/schema/mail";
+import { askInterval, evidenceFor, type CallInDoubt } from "./probe";
 import { recordAcceptedLive } from "../usage/meter";
 import { lockMessagesInOrder, MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
@@ -21,11 +24,13 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * be searched by it. What Postmark has is `accepted`, with its MessageID and the time it received it.
  *
  * "Absent from the search" is not proof: the search is an index that lags behind the send, by minutes in an
- * incident. A message is taken as never received only on EVIDENCE that the index is current past the
- * in-doubt call: the newest message the search shows on the server was received after the moment the call
- * was surely over (its end, or its lease's expiry) plus the grace period (`SEND_RECONCILE_GRACE_SECONDS`,
- * what Postmark may still take in after a connection closed). The index is asked for that first and
- * searched by the batch second, so the search that finds nothing covers everything received until then.
+ * incident, and a stalled Postmark may still take in a call whose connection closed long ago. A message is
+ * taken as never received only on EVIDENCE that nothing of the call can still arrive (./probe.ts; the design:
+ * docs/adr/0070-exactly-once-when-the-provider-stalls.md): Postmark has answered the service's own probes
+ * for longer than the call can have been held (at least the grace period, `SEND_RECONCILE_GRACE_SECONDS`)
+ * and its search shows a probe sent after that. The evidence is asked for first and the call searched for
+ * second, so the search that finds nothing covers everything received until then. What the search shows is
+ * accepted at once, evidence or not.
  * Never received, then:
  *   - a send job's recipient is `pending` again and goes out in a later batch (its address was kept for
  *     this), unless it was handed over twice already or the job ended meanwhile (then `failed`);
@@ -73,7 +78,7 @@ const limitMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE
  * about the same call merge into one chain of messages.
  */
 async function publishLater(deps: EngineDeps, topic: string, body: BatchRef | MessageRef, key: string, since: Date): Promise<void> {
-  const every = Math.min(300_000, Math.max(1000, graceMs(deps) / 4));
+  const every = askInterval(graceMs(deps));
   const wait = Math.max(every, since.getTime() + graceMs(deps) - deps.clock.now().getTime());
   const due = Math.ceil((deps.clock.now().getTime() + wait) / every) * every;
   await deps.queue.publish(topic, body, { delaySeconds: Math.max(1, Math.ceil(wait / 1000)), deduplicationId: `${topic}-${key}-${due}` });
@@ -100,35 +105,47 @@ export function registerReconcileWorkers(deps: ReconcileDeps): void {
   });
 }
 
-/** The customer's live server token, or null while its provider configuration is not ready. */
-async function liveServerToken(deps: EngineDeps, customerId: string): Promise<string | null> {
-  const readiness = await providerReadiness(deps.db, deps.secrets, customerId);
-  return readiness.ready ? readiness.credentials.serverToken : null;
-}
-
 /**
  * What Postmark has with `Metadata[key] = value`, by our message id, and whether its search is shown
- * current past `doubtSince` + grace (see the top of this file: asked first); null when it cannot be asked.
+ * current past everything the call in doubt can still become (./probe.ts: the evidence, asked first, so
+ * the search that finds nothing covers it); null when it cannot be asked. `from` and `stream` route the
+ * probes: the call's sender (null: the customer's default) and stream.
  */
 async function askProvider(
   deps: ReconcileDeps,
   customerId: string,
-  key: string,
-  value: string,
-  doubtSince: Date,
-): Promise<{ found: Map<string, ProviderMessage>; current: boolean } | null> {
-  const token = await liveServerToken(deps, customerId);
-  if (token === null) {
+  lookup: { key: string; value: string; stream: "broadcast" | "transactional"; from: SenderRecord | null },
+  call: CallInDoubt,
+): Promise<{ found: Map<string, ProviderMessage>; current: boolean; reason: string } | null> {
+  const readiness = await providerReadiness(deps.db, deps.secrets, customerId);
+  if (!readiness.ready) {
     deps.logger.warn("reconciliation: the customer's Postmark configuration is not ready; asking again later", { customer_id: customerId });
     return null;
   }
-  const newest = await deps.postmark.newestReceivedAt(token);
-  if (newest.kind === "unavailable") {
-    deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: newest.message });
-    return null;
+  const { credentials } = readiness;
+  const token = credentials.serverToken;
+  const sender = lookup.from ?? credentials.defaultTransactionalFrom ?? credentials.defaultNewsletterFrom;
+  let current = false;
+  let reason = "no sender to probe Postmark with";
+  if (sender) {
+    const route = {
+      serverToken: token,
+      from: formatMailbox(sender.email, sender.name),
+      stream: lookup.stream === "broadcast" ? credentials.broadcastStream : credentials.transactionalStream,
+    };
+    const evidence = await evidenceFor(deps, customerId, route, call, graceMs(deps));
+    if (evidence.kind === "unavailable") {
+      deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: evidence.reason });
+      return null;
+    }
+    current = evidence.kind === "current";
+    reason = evidence.kind === "waiting" ? evidence.reason : "the search is current";
+  } else {
+    deps.logger.warn("reconciliation: no sender to probe Postmark with; a message in doubt is only settled when the search shows it", {
+      customer_id: customerId,
+    });
   }
-  const current = newest.receivedAt !== null && newest.receivedAt.getTime() >= doubtSince.getTime() + graceMs(deps);
-  const answer = await deps.postmark.searchByMetadata(token, key, value);
+  const answer = await deps.postmark.searchByMetadata(token, lookup.key, lookup.value);
   if (answer.kind === "unavailable") {
     deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: answer.message });
     return null;
@@ -138,8 +155,11 @@ async function askProvider(
     const id = message.metadata.message_id;
     if (typeof id === "string") byMessage.set(id, message);
   }
-  return { found: byMessage, current };
+  return { found: byMessage, current, reason };
 }
+
+/** A call in doubt for longer than this is logged as a warning at every asking (with its id and why it waits). */
+const LONG_IN_DOUBT_MS = 60_000;
 
 /** `unknown` → `accepted` with what Postmark says of each message, and their `accepted` events. */
 async function acceptFound(
@@ -225,6 +245,7 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       claimedAt: mailSendJobChunks.claimedAt,
       leaseUntil: mailSendJobChunks.leaseUntil,
       mode: mailSendJobs.mode,
+      from: mailSendJobs.from,
     })
     .from(mailSendJobChunks)
     .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobChunks.sendJobId))
@@ -260,8 +281,13 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   // again is harmless, and there is nothing to ask.
   const asked =
     row.mode === "sandbox"
-      ? { found: new Map<string, ProviderMessage>(), current: true }
-      : await askProvider(deps, ref.customer_id, "batch_id", ref.batch_id, doubtSince);
+      ? { found: new Map<string, ProviderMessage>(), current: true, reason: "sandbox" }
+      : await askProvider(
+          deps,
+          ref.customer_id,
+          { key: "batch_id", value: ref.batch_id, stream: "broadcast", from: row.from },
+          { startedAt: row.claimedAt ?? doubtSince, doubtSince },
+        );
   if (asked === null) return "unavailable";
   const found = [...inDoubt.keys()].flatMap((id) => {
     const message = asked.found.get(id);
@@ -332,6 +358,15 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   if (settled.resent > 0 && settled.status === "running") await resumeUnderNewRun(deps, ref.job_id);
   else await completeJob(deps, ref.job_id);
   if (settled.waiting > 0) {
+    if (now.getTime() - doubtSince.getTime() >= LONG_IN_DOUBT_MS) {
+      deps.logger.warn("send job: a batch has been in doubt for over a minute", {
+        send_job_id: ref.job_id,
+        batch_id: ref.batch_id,
+        in_doubt: settled.waiting,
+        in_doubt_seconds: Math.round((now.getTime() - doubtSince.getTime()) / 1000),
+        waiting_for: asked.reason,
+      });
+    }
     await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id, doubtSince);
     return "waiting";
   }
@@ -355,7 +390,12 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     return "settled";
   }
   const doubtSince = new Date(message.createdAt.getTime() + TRANSACTIONAL_CALL_MS);
-  const asked = await askProvider(deps, ref.customer_id, "message_id", ref.message_id, doubtSince);
+  const asked = await askProvider(
+    deps,
+    ref.customer_id,
+    { key: "message_id", value: ref.message_id, stream: "transactional", from: null },
+    { startedAt: message.createdAt, doubtSince },
+  );
   if (asked === null) return "unavailable";
   const found = asked.found.get(ref.message_id);
   if (found) {
@@ -376,6 +416,13 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     await db.transaction((tx) => giveUp(tx, [ref.message_id]));
     deps.logger.warn("transactional mail ends `unknown` for good (Postmark's search never showed whether it has it)", { message_id: ref.message_id });
     return "settled";
+  }
+  if (now.getTime() - doubtSince.getTime() >= LONG_IN_DOUBT_MS) {
+    deps.logger.warn("transactional mail: in doubt for over a minute", {
+      message_id: ref.message_id,
+      in_doubt_seconds: Math.round((now.getTime() - doubtSince.getTime()) / 1000),
+      waiting_for: asked.reason,
+    });
   }
   await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, doubtSince);
   return "waiting";

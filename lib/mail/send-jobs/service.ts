@@ -12,7 +12,7 @@ import { parseTemplate, TemplateSyntaxError, type TemplateNode } from "../render
 import { renderForCustomer } from "../render/customer";
 import { parseRecipient } from "../sending/address";
 import { getProviderConfig, notReadyError, providerReadiness, senderIsVerified } from "../setup/provider-config";
-import type { SendJobDetail as SendJobDetailSchema } from "../routes/send-jobs/schema";
+import type { CreateSendJob, SendJobDetail as SendJobDetailSchema } from "./schema";
 import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
 import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
@@ -45,13 +45,7 @@ export async function templateInUse(db: Database, customerId: string, templateId
   return Boolean(row);
 }
 
-export type CreateSendJobInput = {
-  template_id: string;
-  params?: Record<string, string>;
-  from?: { email: string; name?: string };
-  reply_to?: string | null;
-  scheduled_at?: string | null;
-};
+export type CreateSendJobInput = z.infer<typeof CreateSendJob>;
 
 function sendableTemplate(template: TemplateRow): TemplateRow {
   if (template.status !== "active") {
@@ -202,6 +196,13 @@ export async function startSendJob(deps: MailDeps, principal: Principal, id: str
   const customerId = principal.customerId;
   const job = await getSendJobRow(db, customerId, id);
   if (job.status !== "draft" && job.status !== "paused") throw notStartable(job);
+  if (job.pauseReason === "bounce_rate" || job.pauseReason === "complaint_rate") {
+    // The reputation guard protects the account every customer sends through: only an operator resumes.
+    throw new ConflictError(
+      `The job was paused because its ${job.pauseReason === "bounce_rate" ? "hard-bounce" : "spam-complaint"} rate passed the threshold; an operator of the service must review and resume it (or cancel it).`,
+      { reason: "paused_by_reputation_guard", pause_reason: job.pauseReason },
+    );
+  }
   if (job.status === "draft" && job.total === 0) {
     throw new ConflictError("The job has no recipients; add them with POST /v1/send-jobs/{id}/recipients first.", { reason: "no_recipients" });
   }

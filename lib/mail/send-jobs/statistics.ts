@@ -5,13 +5,8 @@ import { afterCursor, toPage, type Cursor } from "../../core/pagination";
 import { messageOutcome } from "../messages/service";
 import { queryRows } from "../../db/sql";
 import type { z } from "@hono/zod-openapi";
-import type { PublicMessageStatus as PublicMessageStatusSchema } from "../routes/messages/schema";
-import type {
-  JobMessage as JobMessageSchema,
-  LinkStat as LinkStatSchema,
-  SendJobStats,
-  TimelineEntry as TimelineEntrySchema,
-} from "../routes/send-jobs/schema";
+import type { PublicMessageStatus as PublicMessageStatusSchema } from "../messages/schema";
+import type { JobMessage as JobMessageSchema, LinkStat as LinkStatSchema, SendJobStats, TimelineEntry as TimelineEntrySchema } from "./schema";
 
 /*
  * Statistics of a job, computed on every read from what is stored, so opens and clicks that arrive days

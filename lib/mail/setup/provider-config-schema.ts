@@ -1,10 +1,10 @@
 import { z } from "@hono/zod-openapi";
-import { SenderFields } from "../routes/templates/schema";
+import { SenderFields } from "../templates/schema";
 
 /**
  * The provider configuration's API shapes, owned by the mail service (its setup reads and writes them, and
  * imports from here, never the other way round); the admin API serves them under these names and extends
- * `MailProviderConfig` with its own fields (`MailProviderStatus`, `lib/admin/routes/mail/provider/schema.ts`).
+ * `MailProviderConfig` with its own fields (`MailProviderStatus`, `lib/admin/mail/provider/schema.ts`).
  */
 
 /** The readiness items in the order they are reported (`readiness()` in provider-config.ts checks them). */
@@ -16,6 +16,9 @@ const readinessItems = [
   "default_newsletter_from",
   "newsletter_footer",
   "transactional_footer",
+  "postmark_check",
+  "return_path",
+  "complaint_rate",
 ] as const;
 
 const orNull = <T extends z.ZodType>(schema: T) => z.union([schema, z.null()]);
@@ -36,6 +39,11 @@ export const MailProviderConfig = z
     server_token_set: z
       .boolean()
       .openapi({ description: "Whether a Postmark server token is stored. The token itself is write-only and never returned.", example: true }),
+    account_token_set: z.boolean().openapi({
+      description:
+        "Whether a Postmark account token is stored (write-only, never returned). With it the service reads the account's sender signatures and domains and readiness trusts only what Postmark confirms.",
+      example: true,
+    }),
     transactional_stream: z.string().nullable().openapi({ description: "Postmark transactional message stream id; null until set.", example: "outbound" }),
     broadcast_stream: z
       .string()
@@ -58,6 +66,11 @@ export const UpdateMailProviderConfig = z
     server_token: z.string().trim().min(1).max(200).optional().openapi({
       description: "Postmark server token (write-only): encrypted at rest (AES-256-GCM), never returned or logged.",
       example: "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e",
+    }),
+    account_token: z.string().trim().min(1).max(200).optional().openapi({
+      description:
+        "Postmark account token (write-only), for the Account API's sender signatures and domains: encrypted at rest like the server token, never returned or logged. Setting it (or changing the senders) checks the senders with Postmark at once.",
+      example: "c3d4e5f6-a7b8-4c9d-0e1f-2a3b4c5d6e7f",
     }),
     transactional_stream: streamId.optional().openapi({ description: "Transactional message stream id.", example: "outbound" }),
     broadcast_stream: streamId.optional().openapi({ description: "Broadcast message stream id.", example: "broadcast" }),
@@ -86,7 +99,11 @@ export const UpdateMailProviderConfig = z
 const MailReadinessItem = z
   .object({
     item: z.enum(readinessItems).openapi({ description: "The checked item.", example: "server_token" }),
-    status: z.enum(["green", "red"]).openapi({ description: "`green`: in place; `red`: missing or invalid.", example: "green" }),
+    status: z.enum(["green", "warning", "red"]).openapi({
+      description:
+        "`green`: in place; `warning`: sending works but deliverability is at risk (what to do in `message`); `red`: missing or invalid, sends are refused.",
+      example: "green",
+    }),
     message: z.string().openapi({ description: "`ok`, or what to do.", example: "ok" }),
   })
   .openapi("MailReadinessItem");
@@ -94,7 +111,8 @@ const MailReadinessItem = z
 export const MailReadiness = z
   .object({
     ready: z.boolean().openapi({
-      description: "True when every item is green; sends of a customer that is not ready answer 403 naming the red items in `details.missing`.",
+      description:
+        "True when no item is red (warnings do not block); sends of a customer that is not ready answer 403 naming the red items in `details.missing`.",
       example: false,
     }),
     items: z.array(MailReadinessItem).openapi({ description: "Every item, in a fixed order." }),

@@ -4,9 +4,11 @@ import { mailFrames, mailProviderConfigs, type SenderRecord } from "../../db/sch
 import { ForbiddenError } from "../../core/errors";
 import type { SecretBox } from "../../core/secrets";
 import type { MailProviderConfigResponse, MailReadinessResponse } from "./provider-config-schema";
+import { confirmedAtPostmark, senderConfirmations, type SenderConfirmations } from "./sender-checks";
 
 export type ProviderConfigInput = {
   server_token?: string;
+  account_token?: string;
   transactional_stream?: string;
   broadcast_stream?: string;
   verified_senders?: string[];
@@ -38,6 +40,7 @@ type Row = typeof mailProviderConfigs.$inferSelect;
 function view(row: Row | undefined): ProviderConfigView {
   return {
     server_token_set: Boolean(row?.serverTokenSealed),
+    account_token_set: Boolean(row?.accountTokenSealed),
     transactional_stream: row?.transactionalStream ?? null,
     broadcast_stream: row?.broadcastStream ?? null,
     verified_senders: row?.verifiedSenders ?? [],
@@ -63,6 +66,7 @@ export async function setProviderConfig(
 ): Promise<ProviderConfigView> {
   const values = {
     ...(input.server_token !== undefined && { serverTokenSealed: secrets.seal(input.server_token) }),
+    ...(input.account_token !== undefined && { accountTokenSealed: secrets.seal(input.account_token) }),
     ...(input.transactional_stream !== undefined && { transactionalStream: input.transactional_stream }),
     ...(input.broadcast_stream !== undefined && { broadcastStream: input.broadcast_stream }),
     ...(input.verified_senders !== undefined && { verifiedSenders: input.verified_senders.map((s) => s.toLowerCase()) }),
@@ -91,14 +95,19 @@ export function senderIsVerified(email: string, config: { verifiedSenders: strin
  * Each item is green or red with what to do; the admin API shows the list and sends answer 403 naming
  * the red items.
  */
-export async function readiness(db: Database, customerId: string): Promise<ReadinessItem[]> {
-  return readinessOf(...(await readinessRows(db, customerId)));
+export async function readiness(db: Database, customerId: string, reputation: ReputationWarning | null = null): Promise<ReadinessItem[]> {
+  return readinessOf(await readinessRows(db, customerId), reputation);
 }
+
+/** The customer's 30-day newsletter complaint rate against its threshold (./reputation.ts), for the warning. */
+export type ReputationWarning = { complaintRate: number; threshold: number; outcomes: number };
 
 type ConfigRow = typeof mailProviderConfigs.$inferSelect;
 type FrameRow = Pick<typeof mailFrames.$inferSelect, "newsletterFooterMjml" | "transactionalFooterMjml">;
 
-async function readinessRows(db: Database, customerId: string): Promise<[ConfigRow | undefined, FrameRow | undefined]> {
+type ReadinessRows = { row: ConfigRow | undefined; frame: FrameRow | undefined; checks: SenderConfirmations };
+
+async function readinessRows(db: Database, customerId: string): Promise<ReadinessRows> {
   const [[row], [frame]] = await Promise.all([
     db.select().from(mailProviderConfigs).where(eq(mailProviderConfigs.customerId, customerId)),
     db
@@ -106,29 +115,85 @@ async function readinessRows(db: Database, customerId: string): Promise<[ConfigR
       .from(mailFrames)
       .where(eq(mailFrames.customerId, customerId)),
   ]);
-  return [row, frame];
+  return { row, frame, checks: await senderConfirmations(db, customerId, Boolean(row?.accountTokenSealed)) };
 }
 
-function readinessOf(row: ConfigRow | undefined, frame: FrameRow | undefined): ReadinessItem[] {
+/**
+ * The items. With an account token and an answered check, senders count only when Postmark confirms them
+ * (./sender-checks.ts); without one the operator's lists count as before and `postmark_check` warns that
+ * nothing was checked. Return-Path and the complaint rate are warnings: they put deliverability at risk but
+ * Postmark sends all the same. DMARC is no item: Postmark's Account API does not report it, so a warning could
+ * never clear; the recommended record is listed with the domain's DNS records instead (docs/adr/0050).
+ */
+function readinessOf({ row, frame, checks }: ReadinessRows, reputation: ReputationWarning | null): ReadinessItem[] {
   const config = view(row);
   const item = (name: ReadinessItem["item"], ok: boolean, message: string): ReadinessItem => ({
     item: name,
     status: ok ? "green" : "red",
     message: ok ? "ok" : message,
   });
+  const warning = (name: ReadinessItem["item"], ok: boolean, message: string): ReadinessItem => ({
+    item: name,
+    status: ok ? "green" : "warning",
+    message: ok ? "ok" : message,
+  });
+  const lists = { verifiedSenders: config.verified_senders, verifiedDomains: config.verified_domains };
+  // Postmark's word counts once it has answered at least once; until then (or without a token) the lists do.
+  const checked = checks.accountTokenSet && checks.rows.length > 0;
+  const confirmed = (email: string) => (checked ? confirmedAtPostmark(checks.rows, email) : senderIsVerified(email, lists));
   const newsletterFrom = config.default_newsletter_from;
+  const listed = [...config.verified_senders, ...config.verified_domains];
+  const unconfirmed = checked
+    ? checks.rows.filter((r) => !r.confirmed && (r.kind === "domain" ? lists.verifiedDomains : lists.verifiedSenders).includes(r.name))
+    : [];
+  const newsletterDomain = newsletterFrom ? newsletterFrom.email.slice(newsletterFrom.email.lastIndexOf("@") + 1).toLowerCase() : null;
+  const domainRow = checks.rows.find((r) => r.kind === "domain" && r.name === newsletterDomain);
+  const publish = (purpose: string) =>
+    (domainRow?.dnsRecords ?? [])
+      .filter((r) => r.purpose === purpose)
+      .map((r) => `${r.type} ${r.host} = ${r.value}`)
+      .join("; ");
   return [
     item("server_token", config.server_token_set, "Set the Postmark server token."),
     item("transactional_stream", Boolean(config.transactional_stream), "Set the transactional message stream id."),
     item("broadcast_stream", Boolean(config.broadcast_stream), "Set the broadcast message stream id."),
-    item("verified_senders", config.verified_senders.length + config.verified_domains.length > 0, "Add at least one verified sender address or domain."),
+    item(
+      "verified_senders",
+      listed.length > 0 && (!checked || unconfirmed.length < listed.length),
+      listed.length === 0
+        ? "Add at least one verified sender address or domain."
+        : `Postmark has not confirmed any of the listed senders (${unconfirmed.map((r) => r.name).join(", ")}): confirm the sender signature or publish the domain's DKIM record, then check again.`,
+    ),
     item(
       "default_newsletter_from",
-      Boolean(newsletterFrom && senderIsVerified(newsletterFrom.email, { verifiedSenders: config.verified_senders, verifiedDomains: config.verified_domains })),
-      "Set a default newsletter sender on a verified address or domain.",
+      Boolean(newsletterFrom && confirmed(newsletterFrom.email)),
+      checked && newsletterFrom
+        ? `Postmark has not confirmed ${newsletterFrom.email}: confirm its sender signature or verify DKIM for its domain (${publish("dkim") || "add the domain at Postmark"}), then check again.`
+        : "Set a default newsletter sender on a verified address or domain.",
     ),
     item("newsletter_footer", Boolean(frame?.newsletterFooterMjml), "Set the frame's newsletter footer (with the unsubscribe link)."),
     item("transactional_footer", Boolean(frame?.transactionalFooterMjml), "Set the frame's transactional footer."),
+    warning(
+      "postmark_check",
+      checked && !checks.run?.error,
+      !checks.accountTokenSet
+        ? "Not checked with Postmark: set the Postmark account token so senders and domains are confirmed by Postmark rather than by the lists typed here."
+        : !checked
+          ? `Not yet checked with Postmark${checks.run?.error ? ` (${checks.run.error})` : ""}: run "check again".`
+          : `The last check could not reach Postmark (${checks.run?.error}); the result of ${checks.rows[0]?.checkedAt.toISOString()} is shown.`,
+    ),
+    warning(
+      "return_path",
+      !checked || !domainRow || domainRow.returnPathVerified === true,
+      `The Return-Path of ${newsletterDomain} is not verified at Postmark: publish ${publish("return_path") || "the Return-Path CNAME Postmark shows"}, then check again.`,
+    ),
+    warning(
+      "complaint_rate",
+      reputation === null || reputation.complaintRate <= reputation.threshold,
+      reputation
+        ? `Spam complaints on newsletters in the last 30 days are ${(reputation.complaintRate * 100).toFixed(3)} % of ${reputation.outcomes} delivered or bounced, above the ${(reputation.threshold * 100).toFixed(3)} % threshold: review how the customer's list was gathered.`
+        : "ok",
+    ),
   ];
 }
 
@@ -139,8 +204,9 @@ function readinessOf(row: ConfigRow | undefined, frame: FrameRow | undefined): R
 export type ProviderReadiness = { ready: true; credentials: ProviderCredentials } | { ready: false; missing: ReadinessItem["item"][] };
 
 export async function providerReadiness(db: Database, secrets: SecretBox, customerId: string): Promise<ProviderReadiness> {
-  const [row, frame] = await readinessRows(db, customerId);
-  const missing = readinessOf(row, frame)
+  const rows = await readinessRows(db, customerId);
+  const { row } = rows;
+  const missing = readinessOf(rows, null)
     .filter((i) => i.status === "red")
     .map((i) => i.item);
   if (missing.length > 0 || !row?.serverTokenSealed || !row.transactionalStream || !row.broadcastStream) return { ready: false, missing };

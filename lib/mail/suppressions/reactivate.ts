@@ -4,8 +4,10 @@ import { mailProviderConfigs, mailSuppressions } from "../../db/schema";
 import type { MailDeps } from "../deps";
 import { enqueueMailEvent, publishDeliveries } from "../webhooks/emit";
 import { applySuppressionChange, normaliseAddress, type Stream } from "./mirror";
+import type { z } from "@hono/zod-openapi";
+import type { ReactivateResult as ReactivateResultSchema } from "./schema";
 
-export type ReactivateResult = { email: string; stream: Stream; reactivated: true };
+export type ReactivateResult = z.infer<typeof ReactivateResultSchema>;
 
 function spamComplaint(email: string): SpamComplaintConflictError {
   return new SpamComplaintConflictError(`${email} reported a message as spam; Postmark never lets a spam complaint be lifted.`);

@@ -5,7 +5,7 @@ import { mailTemplates, type StackRecord } from "../../db/schema";
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../core/errors";
 import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
 import { unusableBlocksError, usableBlocksById } from "../setup/blocks";
-import type { CreateTemplate, Template as TemplateSchema } from "../routes/templates/schema";
+import type { CreateTemplate, Template as TemplateSchema } from "./schema";
 import { checkPlaceholderSyntax } from "../setup/syntax";
 
 export type TemplateRow = typeof mailTemplates.$inferSelect;

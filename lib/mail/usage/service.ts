@@ -4,13 +4,11 @@ import { mailMessages, mailSendJobs } from "../../db/schema";
 import { acceptedLiveThisMonth } from "../messages/service";
 import { reservedLive, type MonthlyLimits } from "./quota";
 import type { z } from "@hono/zod-openapi";
-import type { Usage as UsageSchema } from "../routes/usage/schema";
+import { PREVIOUS_MONTHS, type Usage as UsageSchema } from "./schema";
 
 /** `GET /v1/usage` as the API documents it. */
 export type Usage = z.infer<typeof UsageSchema>;
 
-/** Previous months listed by `GET /v1/usage`. */
-export const PREVIOUS_MONTHS = 12;
 const DAY_MS = 86_400_000;
 
 const monthStart = (year: number, month: number) => new Date(Date.UTC(year, month, 1));

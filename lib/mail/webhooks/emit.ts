@@ -3,7 +3,7 @@ import type { CoreDeps } from "../../core/context";
 import { enqueueWebhookEvent, publishDeliveries as publishStoreDeliveries, type WebhookStore } from "../../core/webhooks/engine";
 import type { Database, Tx } from "../../db/client";
 import { mailWebhookDeliveries, mailWebhooks, type MailWebhookEvent, type suppressionReasons, type templateKinds } from "../../db/schema";
-import type { SuppressionEntry } from "../routes/suppressions/schema";
+import type { SuppressionEntry } from "../suppressions/schema";
 
 /** The mail service's webhook tables and queue topic for the shared delivery engine (`lib/core/webhooks`). */
 export const MAIL_WEBHOOKS: WebhookStore = { topic: "mail-webhook-delivery", endpoints: mailWebhooks, deliveries: mailWebhookDeliveries };
@@ -18,6 +18,16 @@ export type MailEventPayloads = {
   "job.completed": {
     send_job_id: string;
     recipients: { total: number; accepted: number; suppressed: number };
+  };
+  /**
+   * The reputation guard stopped the job (`pause_reason` `bounce_rate` or `complaint_rate`, with the sample
+   * it judged): no further batch goes out until an operator resumes it.
+   */
+  "job.paused": {
+    send_job_id: string;
+    pause_reason: "bounce_rate" | "complaint_rate";
+    sample: { outcomes: number; hard_bounces: number; complaints: number; hard_bounce_rate: number; complaint_rate: number };
+    thresholds: { bounce_rate: number; complaint_rate: number; min_sample: number };
   };
   "message.bounced": {
     message_id: string;

@@ -4,7 +4,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { createCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { CreateCustomer, Customer } from "./schema";
+import { CreateCustomer, Customer } from "../../customers/schema";
 
 export function registerCreateCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { Customer, CustomerIdParam } from "./schema";
+import { Customer, CustomerIdParam } from "../../customers/schema";
 
 export function registerGetCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

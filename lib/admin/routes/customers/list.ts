@@ -6,7 +6,7 @@ import { errorResponses, pagedEnvelope } from "../../../core/openapi";
 import { cursorQuery, limitQuery } from "../../../core/pagination";
 import { customerSorts, listCustomers } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { Customer } from "./schema";
+import { Customer } from "../../customers/schema";
 
 export function registerListCustomers(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

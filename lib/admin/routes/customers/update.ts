@@ -5,7 +5,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { updateCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { Customer, CustomerIdParam, UpdateCustomer } from "./schema";
+import { Customer, CustomerIdParam, UpdateCustomer } from "../../customers/schema";
 
 export function registerUpdateCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

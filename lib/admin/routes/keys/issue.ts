@@ -5,9 +5,9 @@ import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
-import { CustomerIdParam } from "../customers/schema";
+import { CustomerIdParam } from "../../customers/schema";
 import type { AdminRouter } from "../shared";
-import { CreateApiKey, IssuedApiKey } from "./schema";
+import { CreateApiKey, IssuedApiKey } from "../../keys/schema";
 
 export function registerIssueApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

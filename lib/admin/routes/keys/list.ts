@@ -6,9 +6,9 @@ import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
-import { CustomerIdParam } from "../customers/schema";
+import { CustomerIdParam } from "../../customers/schema";
 import type { AdminRouter } from "../shared";
-import { ApiKey } from "./schema";
+import { ApiKey } from "../../keys/schema";
 
 export function registerListApiKeys(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -12,7 +12,7 @@ import { registerMailTemplateRoutes } from "./templates";
  * The operator's side of the mail service: block library, and per customer design, frame, provider,
  * templates and the Postmark webhook credentials.
  */
-export function registerMailAdminRoutes(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
+export function registerMailAdminRoutes(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged" | "mail">): void {
   registerMailBlockRoutes(router, deps);
   registerMailDesignRoutes(router, deps);
   registerMailFrameRoutes(router, deps);

@@ -4,7 +4,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
 import type { AdminRouter } from "../shared";
-import { CurrentOperator, tags } from "./schema";
+import { CurrentOperator, tags } from "../../me/schema";
 
 export function registerGetCurrentOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

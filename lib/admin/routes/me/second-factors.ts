@@ -17,7 +17,7 @@ import {
 } from "../../operators/second-factor";
 import { startAttempt, takeAttempt } from "../../operators/sign-in-attempts";
 import type { AdminRouter } from "../shared";
-import { ownOperatorId, tags } from "./schema";
+import { ownOperatorId, tags } from "../../me/schema";
 
 const factorId = "0c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f";
 const own = "Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.";

@@ -6,7 +6,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { listOperatorSessions, revokeOperatorSession } from "../../operators/sessions";
 import type { AdminRouter } from "../shared";
-import { OperatorSession, ownOperatorId, SessionIdParam, tags } from "./schema";
+import { OperatorSession, ownOperatorId, SessionIdParam, tags } from "../../me/schema";
 
 export function registerListMySessions(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

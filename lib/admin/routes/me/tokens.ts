@@ -5,9 +5,9 @@ import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { issueOperatorToken, listOperatorTokens, revokeOperatorToken } from "../../operators/tokens";
-import { CreateOperatorToken, IssuedOperatorToken, OperatorToken } from "../operators/schema";
+import { CreateOperatorToken, IssuedOperatorToken, OperatorToken } from "../../operators/schema";
 import type { AdminRouter } from "../shared";
-import { ownOperatorId, tags, TokenIdParam } from "./schema";
+import { ownOperatorId, tags, TokenIdParam } from "../../me/schema";
 
 const own = "Open to every role: it changes only the caller's own credentials. A credential without an operator account answers 409 `no_operator_account`.";
 

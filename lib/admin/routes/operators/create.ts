@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { createOperator } from "../../operators/accounts";
 import { recentAuthSentence, requireRecentAuth } from "../../reauthentication";
 import type { AdminRouter } from "../shared";
-import { CreateOperator, Operator, tags } from "./schema";
+import { CreateOperator, Operator, tags } from "../../operators/schema";
 
 export function registerCreateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
 import type { AdminRouter } from "../shared";
-import { Operator, OperatorIdParam, tags } from "./schema";
+import { Operator, OperatorIdParam, tags } from "../../operators/schema";
 
 export function registerGetOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

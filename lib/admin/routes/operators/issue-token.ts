@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
 import { issueOperatorToken } from "../../operators/tokens";
 import type { AdminRouter } from "../shared";
-import { CreateOperatorToken, IssuedOperatorToken, OperatorIdParam, tags } from "./schema";
+import { CreateOperatorToken, IssuedOperatorToken, OperatorIdParam, tags } from "../../operators/schema";
 
 export function registerIssueOperatorToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -7,7 +7,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
 import { listOperatorTokens } from "../../operators/tokens";
 import type { AdminRouter } from "../shared";
-import { OperatorIdParam, OperatorToken, tags } from "./schema";
+import { OperatorIdParam, OperatorToken, tags } from "../../operators/schema";
 
 export function registerListOperatorTokens(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

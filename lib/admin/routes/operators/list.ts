@@ -5,7 +5,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { listOperators } from "../../operators/accounts";
 import type { AdminRouter } from "../shared";
-import { Operator, tags } from "./schema";
+import { Operator, tags } from "../../operators/schema";
 
 export function registerListOperators(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

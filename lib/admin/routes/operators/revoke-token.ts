@@ -5,7 +5,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { revokeOperatorToken } from "../../operators/tokens";
 import type { AdminRouter } from "../shared";
-import { OperatorToken, OperatorTokenParams, tags } from "./schema";
+import { OperatorToken, OperatorTokenParams, tags } from "../../operators/schema";
 
 export function registerRevokeOperatorToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

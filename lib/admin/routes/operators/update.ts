@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { updateOperator } from "../../operators/accounts";
 import { recentAuthSentence, requireRecentAuth } from "../../reauthentication";
 import type { AdminRouter } from "../shared";
-import { Operator, OperatorIdParam, tags, UpdateOperator } from "./schema";
+import { Operator, OperatorIdParam, tags, UpdateOperator } from "../../operators/schema";
 
 export function registerUpdateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { type SystemFigures, systemFigures } from "../../system";
 import type { AdminRouter } from "../shared";
-import { SystemStatus } from "./schema";
+import { SystemStatus } from "../../system/schema";
 
 type SystemStatusResponse = z.infer<typeof SystemStatus>;
 

@@ -6,7 +6,7 @@ import { enableWebhook } from "../../../core/webhooks/deliveries";
 import { ENABLE_RULES } from "../../../core/webhooks/schema";
 import { requireCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { tags, WebhookParams, type WebhookEvent, type WebhookService } from "./schema";
+import { tags, WebhookParams, type WebhookEvent, type WebhookService } from "../../webhooks/schema";
 
 export function registerEnableCustomerWebhook(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(

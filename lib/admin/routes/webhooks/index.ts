@@ -4,7 +4,7 @@ import { registerEnableCustomerWebhook } from "./enable";
 import { registerListCustomerWebhooks } from "./list";
 import { registerListCustomerWebhookDeliveries } from "./list-deliveries";
 import { registerRedeliverCustomerWebhookDelivery } from "./redeliver";
-import { webhookServices } from "./schema";
+import { webhookServices } from "../../webhooks/schema";
 
 /**
  * A customer's outgoing webhooks of both services, as the customer sees them: endpoints with their state,

@@ -6,7 +6,7 @@ import { deliveryListInput, listWebhookDeliveries } from "../../../core/webhooks
 import { DELIVERY_LOG_RULES } from "../../../core/webhooks/schema";
 import { requireCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { tags, WebhookParams, type WebhookEvent, type WebhookService } from "./schema";
+import { tags, WebhookParams, type WebhookEvent, type WebhookService } from "../../webhooks/schema";
 
 export function registerListCustomerWebhookDeliveries(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(

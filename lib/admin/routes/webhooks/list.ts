@@ -6,8 +6,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { listWebhooks } from "../../../core/webhooks/registrations";
 import { requireCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { CustomerIdParam } from "../customers/schema";
-import { tags, type WebhookEvent, type WebhookService } from "./schema";
+import { CustomerIdParam } from "../../customers/schema";
+import { tags, type WebhookEvent, type WebhookService } from "../../webhooks/schema";
 
 export function registerListCustomerWebhooks(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(

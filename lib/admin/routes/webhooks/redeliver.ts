@@ -6,7 +6,7 @@ import { redeliverWebhookDelivery } from "../../../core/webhooks/deliveries";
 import { REDELIVER_RULES } from "../../../core/webhooks/schema";
 import { requireCustomer } from "../../customers";
 import type { AdminRouter } from "../shared";
-import { DeliveryParams, tags, type WebhookEvent, type WebhookService } from "./schema";
+import { DeliveryParams, tags, type WebhookEvent, type WebhookService } from "../../webhooks/schema";
 
 export function registerRedeliverCustomerWebhookDelivery(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(

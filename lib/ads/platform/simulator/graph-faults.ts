@@ -66,14 +66,19 @@ export function deprecatedVersion(latest: string): GraphFault {
   });
 }
 
+/** Graph's messages of the access-token subcodes (Meta's "Access Token" error reference, G2). */
+const TOKEN_MESSAGES: Record<number, string> = {
+  458: "Error validating access token: The user has not authorized application 1234567890.",
+  459: "Error validating access token: You cannot access the app till you log in to www.facebook.com and follow the instructions given.",
+  460: "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons.",
+  463: "Error validating access token: Session has expired.",
+  464: "Error validating access token: Sessions for the user are not allowed because the user is not a confirmed user.",
+  467: "Error validating access token: The session is invalid because the user logged out.",
+};
+
 /** 190 never echoes the token. `WWW-Authenticate` is what Graph adds to OAuth failures. */
 export function invalidToken(subcode?: number): GraphFault {
-  const message =
-    subcode === 463
-      ? "Error validating access token: Session has expired."
-      : subcode === 460
-        ? "Error validating access token: The session has been invalidated because the user changed their password or Facebook has changed the session for security reasons."
-        : "Invalid OAuth access token - Cannot parse access token";
+  const message = (subcode !== undefined ? TOKEN_MESSAGES[subcode] : undefined) ?? "Invalid OAuth access token - Cannot parse access token";
   return new GraphFault(
     400,
     { message, type: "OAuthException", code: 190, ...(subcode !== undefined ? { error_subcode: subcode } : {}) },

@@ -4,7 +4,7 @@ import { ApiError } from "../../../core/errors";
 import { createAd } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { Ad, CreateAd } from "./schema";
+import { Ad, CreateAd } from "../../ad/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateAd(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { archiveAd } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { Ad } from "./schema";
+import { Ad } from "../../ad/schema";
 import { json } from "../../../core/json";
 
 export function registerDeleteAd(router: AdsRouter, deps: AdsDeps): void {

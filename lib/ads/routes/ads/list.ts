@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import { listAds } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
-import { Ad } from "./schema";
+import { Ad } from "../../ad/schema";
 import { json } from "../../../core/json";
 
 export function registerListAds(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { setAdStatus } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { Ad, UpdateAd } from "./schema";
+import { Ad, UpdateAd } from "../../ad/schema";
 import { json } from "../../../core/json";
 
 export function registerUpdateAd(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { createAdSet } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
 import { openapiWithAlias, rejectLockedFields, type AdsRouter } from "../shared";
-import { AD_SET_LOCKED_FIELDS, AdSet, CreateAdSet } from "./schema";
+import { AD_SET_LOCKED_FIELDS, AdSet, CreateAdSet } from "../../adsets/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateAdSet(router: AdsRouter, deps: AdsDeps): void {

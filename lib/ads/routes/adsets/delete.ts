@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { archiveAdSet } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { AdSet } from "./schema";
+import { AdSet } from "../../adsets/schema";
 import { json } from "../../../core/json";
 
 export function registerDeleteAdSet(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import { listAdSets } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
-import { AdSet } from "./schema";
+import { AdSet } from "../../adsets/schema";
 import { json } from "../../../core/json";
 
 export function registerListAdSets(router: AdsRouter, deps: AdsDeps): void {

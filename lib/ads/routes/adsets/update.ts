@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { updateAdSet } from "../../adsets/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, rejectLockedFields, type AdsRouter } from "../shared";
-import { AD_SET_UPDATE_LOCKED_FIELDS, AdSet, UpdateAdSet } from "./schema";
+import { AD_SET_UPDATE_LOCKED_FIELDS, AdSet, UpdateAdSet } from "../../adsets/schema";
 import { json } from "../../../core/json";
 
 export function registerUpdateAdSet(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { changeContacts } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { AudienceContactsBody, ContactUpload } from "./schema";
+import { AudienceContactsBody, ContactUpload } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 const COMMON =

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { createCustomAudience } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { CreateCustomAudience, CustomAudienceCreated } from "./schema";
+import { CreateCustomAudience, CustomAudienceCreated } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateCustomAudience(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { createLookalikeAudience } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { Audience, CreateLookalikeAudience } from "./schema";
+import { Audience, CreateLookalikeAudience } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateLookalikeAudience(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { deleteAudience } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { DeletedAudience } from "./schema";
+import { DeletedAudience } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 export function registerDeleteAudience(router: AdsRouter, deps: AdsDeps): void {

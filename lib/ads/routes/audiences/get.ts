@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { getAudience, LIVE_TTL_MS, POPULATING_TTL_MS } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { Audience } from "./schema";
+import { Audience } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 export function registerGetAudience(router: AdsRouter, deps: AdsDeps): void {

@@ -5,7 +5,7 @@ import { audienceTypes } from "../../../db/schema";
 import { listAudiences } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
-import { Audience } from "./schema";
+import { Audience } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 export function registerListAudiences(router: AdsRouter, deps: AdsDeps): void {

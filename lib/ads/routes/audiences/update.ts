@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { updateAudience } from "../../audiences/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { Audience, UpdateAudience } from "./schema";
+import { Audience, UpdateAudience } from "../../audiences/schema";
 import { json } from "../../../core/json";
 
 export function registerUpdateAudience(router: AdsRouter, deps: AdsDeps): void {

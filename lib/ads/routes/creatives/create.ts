@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { createCreative } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { CreateCreative, Creative } from "./schema";
+import { CreateCreative, Creative } from "../../creatives/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateCreative(router: AdsRouter, deps: AdsDeps): void {

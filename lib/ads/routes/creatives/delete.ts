@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { archiveCreative } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { Creative } from "./schema";
+import { Creative } from "../../creatives/schema";
 import { json } from "../../../core/json";
 
 export function registerDeleteCreative(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import { listCreatives } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
-import { Creative } from "./schema";
+import { Creative } from "../../creatives/schema";
 import { json } from "../../../core/json";
 
 export function registerListCreatives(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import { renameCreative } from "../../creatives/service";
 import type { AdsDeps } from "../../deps";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { Creative, UpdateCreative } from "./schema";
+import { Creative, UpdateCreative } from "../../creatives/schema";
 import { json } from "../../../core/json";
 
 export function registerUpdateCreative(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { queryInsights } from "../../insights/query";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { InsightRow, InsightsQuery } from "./schema";
+import { InsightRow, InsightsQuery } from "../../insights/schema";
 import { json } from "../../../core/json";
 
 export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {

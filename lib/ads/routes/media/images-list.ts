@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listImages } from "../../media/images";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { MediaImageItem } from "./schema";
+import { MediaImageItem } from "../../media/schema";
 import { json } from "../../../core/json";
 
 export function registerListImages(router: AdsRouter, deps: AdsDeps): void {

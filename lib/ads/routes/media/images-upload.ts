@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { uploadImageFromUrl } from "../../media/images";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { CreateMediaImage, MediaImage } from "./schema";
+import { CreateMediaImage, MediaImage } from "../../media/schema";
 import { json } from "../../../core/json";
 
 export function registerUploadImage(router: AdsRouter, deps: AdsDeps): void {

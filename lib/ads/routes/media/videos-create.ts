@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { createVideo } from "../../media/videos";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { CreateMediaVideo, MediaVideo } from "./schema";
+import { CreateMediaVideo, MediaVideo } from "../../media/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateVideo(router: AdsRouter, deps: AdsDeps): void {

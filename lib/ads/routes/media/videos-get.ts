@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getVideo } from "../../media/videos";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { MediaVideo } from "./schema";
+import { MediaVideo } from "../../media/schema";
 import { json } from "../../../core/json";
 
 export function registerGetVideo(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listVideos } from "../../media/videos";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { MediaVideoItem } from "./schema";
+import { MediaVideoItem } from "../../media/schema";
 import { json } from "../../../core/json";
 
 export function registerListVideos(router: AdsRouter, deps: AdsDeps): void {

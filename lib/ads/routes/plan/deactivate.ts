@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { deactivateAccount } from "../../plan/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { Deactivation } from "./schema";
+import { Deactivation } from "../../plan/schema";
 import { json } from "../../../core/json";
 
 export function registerDeactivateAccount(router: AdsRouter, deps: AdsDeps): void {

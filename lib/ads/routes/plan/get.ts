@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getPlan } from "../../plan/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { Plan } from "./schema";
+import { Plan } from "../../plan/schema";
 import { json } from "../../../core/json";
 
 export function registerGetPlan(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { changeStage } from "../../plan/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { ChangeStage, StageChange } from "./schema";
+import { ChangeStage, StageChange } from "../../plan/schema";
 import { json } from "../../../core/json";
 
 export function registerUpgradePlan(router: AdsRouter, deps: AdsDeps): void {

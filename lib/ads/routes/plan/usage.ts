@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getPlanUsage } from "../../plan/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { PlanUsage } from "./schema";
+import { PlanUsage } from "../../plan/schema";
 import { json } from "../../../core/json";
 
 export function registerGetPlanUsage(router: AdsRouter, deps: AdsDeps): void {

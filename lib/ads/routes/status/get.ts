@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import { checkAdStatus } from "../../ad/service";
 import type { AdsDeps } from "../../deps";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { AdLiveStatus } from "../ads/schema";
+import { AdLiveStatus } from "../../ad/schema";
 import { json } from "../../../core/json";
 
 export function registerGetAdStatus(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { LOOKUP_TTL_MS, searchCities } from "../../targeting/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { GeoItem, GeoQuery } from "./schema";
+import { GeoItem, GeoQuery } from "../../targeting/schema";
 import { json } from "../../../core/json";
 
 export function registerTargetingGeo(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { LOOKUP_TTL_MS, searchInterests } from "../../targeting/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { InterestItem, InterestQuery } from "./schema";
+import { InterestItem, InterestQuery } from "../../targeting/schema";
 import { json } from "../../../core/json";
 
 export function registerTargetingInterests(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { getCustomerTemplate, getTemplatePreview } from "../../templates/service";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { TemplateDetail, TemplatePreview } from "./schema";
+import { TemplateDetail, TemplatePreview } from "../../templates/customer-schema";
 import { json } from "../../../core/json";
 
 export function registerGetTemplate(router: AdsRouter, deps: AdsDeps): void {

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listCustomerTemplates } from "../../templates/service";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
-import { TemplateListItem } from "./schema";
+import { TemplateListItem } from "../../templates/customer-schema";
 import { json } from "../../../core/json";
 
 export function registerListTemplates(router: AdsRouter, deps: AdsDeps): void {

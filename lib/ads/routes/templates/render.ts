@@ -4,7 +4,7 @@ import type { AdsDeps } from "../../deps";
 import { renderCreative } from "../../templates/service";
 import { getVideoRender } from "../../templates/video-render";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { RenderedCreative, RenderTemplate, VideoRender, VideoRenderStarted } from "./schema";
+import { RenderedCreative, RenderTemplate, VideoRender, VideoRenderStarted } from "../../templates/customer-schema";
 import { json } from "../../../core/json";
 
 export function registerRenderTemplate(router: AdsRouter, deps: AdsDeps): void {

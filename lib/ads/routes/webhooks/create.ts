@@ -4,7 +4,7 @@ import { MAX_WEBHOOKS_PER_CUSTOMER } from "../../../core/webhooks/registrations"
 import type { AdsDeps } from "../../deps";
 import { registerAdsWebhook } from "../../webhooks/registrations";
 import { openapiWithAlias, type AdsRouter } from "../shared";
-import { ADS_DELIVERY_RULES, AdsWebhookCreated, CreateAdsWebhook } from "./schema";
+import { ADS_DELIVERY_RULES, AdsWebhookCreated, CreateAdsWebhook } from "../../webhooks/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateWebhook(router: AdsRouter, deps: AdsDeps): void {

@@ -3,7 +3,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { deleteAdsWebhook } from "../../webhooks/registrations";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { AdsWebhookDeleted } from "./schema";
+import { AdsWebhookDeleted } from "../../webhooks/schema";
 import { json } from "../../../core/json";
 
 export function registerDeleteWebhook(router: AdsRouter, deps: AdsDeps): void {

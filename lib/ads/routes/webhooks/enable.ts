@@ -7,7 +7,7 @@ import type { AdsWebhookEvent } from "../../../db/schema";
 import type { AdsDeps } from "../../deps";
 import { ADS_WEBHOOKS } from "../../webhooks/events";
 import { idParam, openapiWithAlias, type AdsRouter } from "../shared";
-import { AdsWebhook } from "./schema";
+import { AdsWebhook } from "../../webhooks/schema";
 
 export function registerEnableWebhook(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "write", {

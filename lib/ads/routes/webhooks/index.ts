@@ -6,7 +6,7 @@ import { registerCreateWebhook } from "./create";
 import { registerDeleteWebhook } from "./delete";
 import { registerEnableWebhook } from "./enable";
 import { registerListWebhooks } from "./list";
-import { AdsDeliveryListQuery, AdsWebhookDelivery } from "./schema";
+import { AdsDeliveryListQuery, AdsWebhookDelivery } from "../../webhooks/schema";
 
 export function registerWebhookRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerCreateWebhook(router, deps);

@@ -4,7 +4,7 @@ import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
 import { listAdsWebhooks } from "../../webhooks/registrations";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
-import { ADS_DELIVERY_RULES, AdsWebhook } from "./schema";
+import { ADS_DELIVERY_RULES, AdsWebhook } from "../../webhooks/schema";
 import { json } from "../../../core/json";
 
 export function registerListWebhooks(router: AdsRouter, deps: AdsDeps): void {

@@ -1,23 +1,14 @@
-import type { IncomingMessage } from "node:http";
-import type { Http2ServerRequest } from "node:http2";
 import { Hono, type Context } from "hono";
 import { z } from "zod";
+import { accountRoutes } from "./account";
 import { readBodyText } from "./body";
 import { POSTMARK_ERRORS, SimulatorControlError } from "./errors";
 import type { PostmarkError } from "./postmark-shapes";
-import type { ApiResult, Authenticated, PostmarkSimulator } from "./simulator";
+import { droppedResponses, type SimulatorEnv } from "./env";
+import { PostmarkSimulator, type ApiResult, type Authenticated, type PostmarkSimulatorOptions } from "./simulator";
 import { BOUNCE_TYPE_NAMES } from "./test-addresses";
 
-/**
- * Under @hono/node-server the Node request is in `c.env`; a `drop` fault needs its socket. When the app is
- * called through plain `fetch` (tests, the postmark client's `fetch` option) there is no socket.
- */
-type SimulatorBindings = { incoming?: IncomingMessage | Http2ServerRequest };
-export type SimulatorEnv = { Bindings: SimulatorBindings };
 type SimulatorContext = Context<SimulatorEnv>;
-
-/** Responses whose connection was dropped; `PostmarkSimulator.fetch` turns them into a rejected promise. */
-export const droppedResponses = new WeakSet<Response>();
 
 /** Postmark's batch limit is 50 MB including attachments (batch docs). */
 const MAX_SEND_BODY_BYTES = 50 * 1024 * 1024;
@@ -32,10 +23,12 @@ const FaultBody = z.object({
 });
 const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
 const LatencyBody = z.object({ delay_ms: z.number().int().nonnegative().max(600_000) });
+const FreezeBody = z.object({ duration_ms: z.number().int().nonnegative().max(3_600_000), drain_ms: z.number().int().nonnegative().max(60_000).optional() });
 const ThrottleBody = z.object({
   rate: z.number().min(0).max(1),
   duration_ms: z.number().int().nonnegative().max(3_600_000),
   retry_after_seconds: z.number().int().nonnegative().max(3600).optional(),
+  status: z.union([z.literal(429), z.literal(503)]).optional(),
 });
 const RecipientBody = z.object({ recipient: z.string().optional() });
 const EngagementBody = RecipientBody.extend({ platform: z.string().optional() });
@@ -124,7 +117,7 @@ async function controlBody<T extends z.ZodType>(c: SimulatorContext, schema: T):
  * Postmark's API (the subset our service uses) plus the simulator's control endpoints under `/__sim`.
  * Control endpoints need no token: the simulator is a local development tool bound to loopback.
  */
-export function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
+function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
   const app = new Hono<SimulatorEnv>();
 
   async function send(c: SimulatorContext, handle: (auth: Authenticated, body: unknown) => ApiResult<unknown>): Promise<Response> {
@@ -138,6 +131,7 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const throttled = simulator.takeThrottle();
     if (throttled) {
       if (throttled.retryAfterSeconds !== null) c.header("Retry-After", String(throttled.retryAfterSeconds));
+      if (throttled.status === 503) return c.text("Service Unavailable", 503);
       return c.json(POSTMARK_ERRORS.rateLimited, 429);
     }
     const fault = simulator.takeFault(c.req.path);
@@ -147,6 +141,8 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     const body = await readJson(c);
     simulator.noteRequestBytes(Number(c.req.header("content-length") ?? 0));
     if (simulator.latencyMs > 0) await simulator.delay(simulator.latencyMs);
+    // A frozen provider holds the request, then handles it even if its caller has gone meanwhile.
+    await simulator.untilThawed();
     if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {
       // Read first, so the socket keeps reading and notices when the caller goes away.
@@ -235,9 +231,14 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     simulator.setLatency(delay_ms);
     return c.json({ delay_ms });
   });
+  app.post("/__sim/freeze", async (c) => {
+    const body = await controlBody(c, FreezeBody);
+    simulator.setFreeze({ durationMs: body.duration_ms, drainMs: body.drain_ms });
+    return c.json(body);
+  });
   app.post("/__sim/throttle", async (c) => {
     const body = await controlBody(c, ThrottleBody);
-    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds });
+    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds, status: body.status });
     return c.json(body);
   });
   app.get("/__sim/webhooks", (c) => {
@@ -250,10 +251,16 @@ export function createSimulatorApp(simulator: PostmarkSimulator): Hono<Simulator
     return c.json({ webhook: target ? { url: target.url } : null });
   });
 
+  app.route("/", accountRoutes(simulator.account));
+
   app.notFound((c) => c.json({ Message: `No endpoint ${c.req.method} ${c.req.path} in the Postmark simulator.` }, 404));
   app.onError((error, c) => {
     if (error instanceof SimulatorControlError) return c.json({ error: error.message }, error.status);
     return c.json({ error: error instanceof Error ? error.message : String(error) }, 500);
   });
   return app;
+}
+
+export function createPostmarkSimulator(options: PostmarkSimulatorOptions = {}): PostmarkSimulator {
+  return new PostmarkSimulator(options, createSimulatorApp);
 }

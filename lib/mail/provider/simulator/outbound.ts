@@ -44,6 +44,8 @@ export type ValidatedMessage = {
   metadata: Metadata;
   /** Postmark's `X-PM-Bounce-Type` test header, honoured for the bounce-testing domain. */
   bounceTypeHeader: string | undefined;
+  /** The custom `Headers` as sent (the simulator records what each message carried; see `deliveredHeaders`). */
+  headers: { Name: string; Value: string }[];
   trackOpens: boolean;
   trackLinks: "None" | "HtmlAndText" | "HtmlOnly" | "TextOnly";
 };
@@ -94,6 +96,7 @@ export function validateOutbound(input: unknown): ValidatedMessage | PostmarkErr
     streamId: message.MessageStream || DEFAULT_STREAM_ID,
     metadata: message.Metadata ?? {},
     bounceTypeHeader: message.Headers?.find((header) => header.Name.toLowerCase() === "x-pm-bounce-type")?.Value,
+    headers: message.Headers ?? [],
     trackOpens: message.TrackOpens ?? false,
     trackLinks: message.TrackLinks ?? "None",
   };

@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import { createPostmarkSimulator, type PostmarkSimulator, type PostmarkSimulatorOptions } from "./simulator";
+import { createPostmarkSimulator } from "./app";
+import type { PostmarkSimulator, PostmarkSimulatorOptions } from "./simulator";
 
 export type StartPostmarkSimulatorOptions = PostmarkSimulatorOptions & {
   /** 0 (the default) picks a free port. */

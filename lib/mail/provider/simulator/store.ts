@@ -37,7 +37,8 @@ export type StoredMessage = Pick<ValidatedMessage, "from" | "to" | "cc" | "bcc" 
   clicked?: Set<string>;
 };
 
-export type MessageBodies = { HtmlBody: string | null; TextBody: string | null };
+/** A message's bodies and the headers it went out with (kept for the latest `maxStoredMessages` only). */
+export type MessageBodies = { HtmlBody: string | null; TextBody: string | null; Headers?: { Name: string; Value: string }[] };
 
 /** The control API's view of a message (Postmark casing, like the Messages API). */
 export type SimulatedMessage = {
@@ -58,7 +59,12 @@ export type SimulatedMessage = {
   HtmlBody: string | null;
 };
 
-export type SimulatedMessageDetail = SimulatedMessage & { TextBody: string | null };
+/**
+ * `Headers`: the message's headers as delivered: the caller's custom headers, plus on a broadcast stream the
+ * `List-Unsubscribe` / `List-Unsubscribe-Post` pair Postmark adds itself (docs/provider-facts.md,
+ * "One-click unsubscribe"); empty once evicted with the bodies.
+ */
+export type SimulatedMessageDetail = SimulatedMessage & { TextBody: string | null; Headers: { Name: string; Value: string }[] };
 
 export type MessageFilter = {
   to?: string;
@@ -193,6 +199,7 @@ export class SimulatorStore {
       Sandboxed: message.server.deliveryType === "Sandbox",
       HtmlBody: bodies?.HtmlBody ?? null,
       TextBody: bodies?.TextBody ?? null,
+      Headers: bodies?.Headers ?? [],
     };
   }
 
@@ -209,7 +216,7 @@ export class SimulatorStore {
           (filter.metadataValue === undefined || String(message.metadata[filter.metadataKey]) === filter.metadataValue)));
     const limit = Math.min(Math.max(filter.limit ?? DEFAULT_LIST_LIMIT, 1), MAX_LIST_LIMIT);
     const { total, page } = this.#newestFirst(matches, Math.max(filter.offset ?? 0, 0), limit, (message) => {
-      const { TextBody: _text, ...summary } = this.view(message);
+      const { TextBody: _text, Headers: _headers, ...summary } = this.view(message);
       return summary;
     });
     return { total, messages: page };

@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { completeAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
-import { AssetIdParam, PublishedAsset } from "./schema";
+import { AssetIdParam, PublishedAsset } from "../../assets/schema";
 import { json } from "../../../core/json";
 
 export function registerCompleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {

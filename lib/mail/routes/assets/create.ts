@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { announceAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
-import { AnnouncedAsset, CreateAsset } from "./schema";
+import { AnnouncedAsset, CreateAsset } from "../../assets/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {

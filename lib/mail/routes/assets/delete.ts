@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { deleteAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
-import { AssetIdParam, DeletedAsset } from "./schema";
+import { AssetIdParam, DeletedAsset } from "../../assets/schema";
 import { json } from "../../../core/json";
 
 export function registerDeleteAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {

@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import { getAsset } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
-import { Asset, AssetIdParam } from "./schema";
+import { Asset, AssetIdParam } from "../../assets/schema";
 import { json } from "../../../core/json";
 
 export function registerGetAsset(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {

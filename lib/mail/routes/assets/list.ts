@@ -5,7 +5,7 @@ import { cursorQuery, decodeCursor, limitQuery } from "../../../core/pagination"
 import { serviceRoute } from "../../../core/route";
 import { listAssets } from "../../assets/service";
 import type { AssetRouteDeps } from "./deps";
-import { Asset } from "./schema";
+import { Asset } from "../../assets/schema";
 import { json } from "../../../core/json";
 
 export function registerListAssets(router: OpenAPIHono<AppEnv>, deps: AssetRouteDeps): void {

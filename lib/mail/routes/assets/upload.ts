@@ -6,7 +6,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { receiveUpload } from "../../assets/upload";
 import { ACCEPTED_UPLOAD_CONTENT_TYPES, UPLOAD_TOKEN_PARAM } from "../../assets/upload-signature";
 import type { AssetRouteDeps } from "./deps";
-import { AssetUploadReceipt } from "./schema";
+import { AssetUploadReceipt } from "../../assets/schema";
 import { json } from "../../../core/json";
 
 /**

@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { listUsableBlocks } from "../../setup/blocks";
-import { Block, toBlockView } from "./schema";
+import { Block, toBlockView } from "../../blocks/schema";
 
 export function registerListBlocks(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

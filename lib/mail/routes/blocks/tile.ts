@@ -8,8 +8,8 @@ import { sha256Hex } from "../../../core/secrets";
 import type { MailDeps } from "../../deps";
 import { tileForCustomer } from "../../render/customer";
 import { listUsableBlocks } from "../../setup/blocks";
-import { IdParam } from "../shared";
-import { TILE_ETAG, Tile } from "./schema";
+import { IdParam } from "../../fields";
+import { TILE_ETAG, Tile } from "../../blocks/schema";
 
 export function registerGetBlockTile(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

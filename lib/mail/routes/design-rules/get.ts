@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getDesignRules } from "../../setup/design";
-import { DesignTokens } from "./schema";
+import { DesignTokens } from "../../design-rules/schema";
 
 export function registerGetDesignRules(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

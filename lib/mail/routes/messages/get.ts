@@ -5,8 +5,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getMessage } from "../../messages/service";
-import { IdParam } from "../shared";
-import { Message } from "./schema";
+import { IdParam } from "../../fields";
+import { Message } from "../../messages/schema";
 
 export function registerGetMessage(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

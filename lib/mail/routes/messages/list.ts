@@ -7,7 +7,7 @@ import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { searchMessages } from "../../messages/search";
-import { MessageSearchQuery, MessageSummary } from "./schema";
+import { MessageSearchQuery, MessageSummary } from "../../messages/schema";
 
 export function registerListMessages(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { renderForCustomer } from "../../render/customer";
-import { Preview, PreviewRequest } from "./schema";
+import { Preview, PreviewRequest } from "../../preview/schema";
 
 export function registerCreatePreview(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -3,8 +3,8 @@ import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
-import { addRecipients, MAX_RECIPIENTS_PER_CALL } from "../../send-jobs/recipients";
-import { AddRecipients, RecipientsAdded, SendJobIdParam } from "./schema";
+import { addRecipients } from "../../send-jobs/recipients";
+import { AddRecipients, MAX_RECIPIENTS_PER_CALL, RecipientsAdded, SendJobIdParam } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerAddSendJobRecipients(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

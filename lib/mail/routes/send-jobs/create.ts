@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { createSendJob } from "../../send-jobs/service";
-import { CreateSendJob, SendJob } from "./schema";
+import { CreateSendJob, SendJob } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerCreateSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getSendJobDetail } from "../../send-jobs/service";
-import { SendJobDetail, SendJobIdParam } from "./schema";
+import { SendJobDetail, SendJobIdParam } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerGetSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

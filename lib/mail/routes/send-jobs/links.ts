@@ -5,7 +5,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getSendJobRow } from "../../send-jobs/model";
 import { jobLinks } from "../../send-jobs/statistics";
-import { LinkStat, SendJobIdParam } from "./schema";
+import { LinkStat, SendJobIdParam } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerListSendJobLinks(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

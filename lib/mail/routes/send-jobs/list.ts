@@ -5,7 +5,7 @@ import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { listSendJobs } from "../../send-jobs/service";
-import { ListQuery, SendJob } from "./schema";
+import { ListQuery, SendJob } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerListSendJobs(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

@@ -6,7 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getSendJobRow } from "../../send-jobs/model";
 import { listJobMessages } from "../../send-jobs/statistics";
-import { JobMessage, MessagesQuery, SendJobIdParam } from "./schema";
+import { JobMessage, MessagesQuery, SendJobIdParam } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerListSendJobMessages(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

@@ -4,7 +4,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { startSendJob } from "../../send-jobs/service";
-import { SendJob, SendJobIdParam } from "./schema";
+import { SendJob, SendJobIdParam } from "../../send-jobs/schema";
 import { json } from "../../../core/json";
 
 export function registerStartSendJob(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

@@ -6,7 +6,7 @@ import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { listSuppressionChanges } from "../../suppressions/mirror";
-import { SuppressionEntry, FeedQuery } from "./schema";
+import { SuppressionEntry, FeedQuery } from "../../suppressions/schema";
 
 export function registerListSuppressionChanges(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

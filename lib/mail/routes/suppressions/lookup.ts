@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { lookupSuppressions } from "../../suppressions/mirror";
-import { LookupRequest, LookupResult } from "./schema";
+import { LookupRequest, LookupResult } from "../../suppressions/schema";
 
 export function registerLookupSuppressions(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

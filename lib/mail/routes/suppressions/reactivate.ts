@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { reactivateSuppression } from "../../suppressions/reactivate";
-import { ReactivateRequest, ReactivateResult } from "./schema";
+import { ReactivateRequest, ReactivateResult } from "../../suppressions/schema";
 
 export function registerReactivateSuppression(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { createTemplate } from "../../templates/service";
-import { CreateTemplate, Template } from "./schema";
+import { CreateTemplate, Template } from "../../templates/schema";
 
 export function registerCreateTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

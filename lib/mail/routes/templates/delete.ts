@@ -6,7 +6,7 @@ import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { templateInUse } from "../../send-jobs/service";
 import { deleteTemplate } from "../../templates/service";
-import { IdParam } from "../shared";
+import { IdParam } from "../../fields";
 
 export function registerDeleteTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -5,8 +5,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getTemplateRow, toTemplateView } from "../../templates/service";
-import { IdParam } from "../shared";
-import { Template } from "./schema";
+import { IdParam } from "../../fields";
+import { Template } from "../../templates/schema";
 
 export function registerGetTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { cursorQuery, decodeCursor, limitQuery } from "../../../core/pagination"
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { listTemplates } from "../../templates/service";
-import { Template } from "./schema";
+import { Template } from "../../templates/schema";
 
 export function registerListTemplates(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -5,8 +5,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { updateTemplate } from "../../templates/service";
-import { IdParam } from "../shared";
-import { Template, UpdateTemplate } from "./schema";
+import { IdParam } from "../../fields";
+import { Template, UpdateTemplate } from "../../templates/schema";
 
 export function registerUpdateTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
 import { getUsage } from "../../usage/service";
-import { Usage } from "./schema";
+import { Usage } from "../../usage/schema";
 
 export function registerGetUsage(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   const route = serviceRoute(deps, "read", {

@@ -6,8 +6,8 @@ import { serviceRoute } from "../../../core/route";
 import { deleteWebhook } from "../../../core/webhooks/registrations";
 import type { MailDeps } from "../../deps";
 import { MAIL_WEBHOOKS } from "../../webhooks/emit";
-import { IdParam } from "../shared";
-import { WebhookDeleted } from "./schema";
+import { IdParam } from "../../fields";
+import { WebhookDeleted } from "../../webhooks/schema";
 
 export function registerDeleteWebhook(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -8,8 +8,8 @@ import { ENABLE_RULES } from "../../../core/webhooks/schema";
 import type { MailWebhookEvent } from "../../../db/schema";
 import type { MailDeps } from "../../deps";
 import { MAIL_WEBHOOKS } from "../../webhooks/emit";
-import { IdParam } from "../shared";
-import { Webhook } from "./schema";
+import { IdParam } from "../../fields";
+import { Webhook } from "../../webhooks/schema";
 
 export function registerEnableWebhook(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -3,12 +3,12 @@ import type { AppEnv } from "../../../core/context";
 import { registerWebhookDeliveryRoutes } from "../../../core/webhooks/delivery-routes";
 import type { MailDeps } from "../../deps";
 import { MAIL_WEBHOOKS } from "../../webhooks/emit";
-import { IdParam } from "../shared";
+import { IdParam } from "../../fields";
 import { registerCreateWebhook } from "./create";
 import { registerDeleteWebhook } from "./delete";
 import { registerEnableWebhook } from "./enable";
 import { registerListWebhooks } from "./list";
-import { DeliveryListQuery, WebhookDelivery } from "./schema";
+import { DeliveryListQuery, WebhookDelivery } from "../../webhooks/schema";
 
 /** Outgoing webhook endpoints of the account and their delivery logs. */
 export function registerWebhookRoutes(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {

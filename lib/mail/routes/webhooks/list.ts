@@ -7,7 +7,7 @@ import { listWebhooks, MAX_WEBHOOKS_PER_CUSTOMER } from "../../../core/webhooks/
 import type { MailWebhookEvent } from "../../../db/schema";
 import type { MailDeps } from "../../deps";
 import { MAIL_WEBHOOKS } from "../../webhooks/emit";
-import { Webhook } from "./schema";
+import { Webhook } from "../../webhooks/schema";
 
 export function registerListWebhooks(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(

@@ -4,9 +4,9 @@ import { getOnboarding } from "../../../../ads/onboarding/service";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { AdsOnboardingStatus, onboardingStatus } from "./schema";
+import { AdsOnboardingStatus, onboardingStatus } from "../../../ads/account/schema";
 
 export function registerGetCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

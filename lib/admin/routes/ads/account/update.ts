@@ -6,9 +6,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { recentAuthSentence, requireRecentAuth } from "../../../reauthentication";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { UpdateAdsOnboarding } from "./schema";
+import { UpdateAdsOnboarding } from "../../../../ads/onboarding/schema";
 
 export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

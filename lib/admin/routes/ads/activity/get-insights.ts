@@ -3,12 +3,12 @@ import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { queryInsights } from "../../../../ads/insights/query";
-import { InsightRow, InsightsQuery } from "../../../../ads/routes/insights/schema";
+import { InsightRow, InsightsQuery } from "../../../../ads/insights/schema";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdsDeps } from "../../../../ads/deps";
-import { tags } from "./schema";
+import { tags } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdsInsights(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(

@@ -3,12 +3,12 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { getPlanUsage } from "../../../../ads/plan/service";
-import { PlanUsage } from "../../../../ads/routes/plan/schema";
+import { PlanUsage } from "../../../../ads/plan/schema";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdsDeps } from "../../../../ads/deps";
-import { tags } from "./schema";
+import { tags } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdsPlanUsage(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(

@@ -2,12 +2,12 @@ import { adminRoute } from "../../../access";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { TemplatePreview } from "../../../../ads/routes/templates/schema";
+import { TemplatePreview } from "../../../../ads/templates/customer-schema";
 import { getTemplatePreview } from "../../../../ads/templates/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
 import type { AdsDeps } from "../../../../ads/deps";
-import { tags, TemplateParams } from "./schema";
+import { tags, TemplateParams } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdTemplatePreview(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { validationFailure } from "../../../../core/app";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { json } from "../../../../core/json";
 import type { AdsDeps } from "../../../../ads/deps";
-import { DraftPreviewRequest, DraftBody, DraftPreview } from "./schema";
+import { DraftPreviewRequest, DraftBody, DraftPreview } from "../../../ads/activity/schema";
 
 export function registerPreviewAdTemplateDraft(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(

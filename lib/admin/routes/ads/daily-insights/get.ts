@@ -4,9 +4,9 @@ import { adSetDailyInsights, MAX_DAYS } from "../../../../ads/insights/daily";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { AdSetDailyInsights, AdSetDailyInsightsQuery, tags } from "./schema";
+import { AdSetDailyInsights, AdSetDailyInsightsQuery, tags } from "../../../ads/daily-insights/schema";
 
 export function registerGetCustomerAdSetDailyInsights(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -4,7 +4,7 @@ import { AdsNaming, getNaming } from "../../../../ads/naming";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
 
 export function registerGetCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {

@@ -4,9 +4,9 @@ import { AdsNaming, setNaming } from "../../../../ads/naming";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { UpdateAdsNaming } from "./schema";
+import { UpdateAdsNaming } from "../../../ads/naming/schema";
 
 export function registerUpdateCustomerAdNaming(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

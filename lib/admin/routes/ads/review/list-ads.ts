@@ -6,9 +6,9 @@ import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { tags } from "./schema";
+import { tags } from "../../../ads/review/schema";
 
 export function registerListCustomerAds(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

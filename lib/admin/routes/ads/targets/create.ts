@@ -5,7 +5,7 @@ import { AdminTarget, CreateAdminTarget } from "../../../../ads/targets/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
 
 export function registerCreateCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {

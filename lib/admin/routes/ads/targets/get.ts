@@ -6,7 +6,7 @@ import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
-import { TargetKeyParams } from "./schema";
+import { TargetKeyParams } from "../../../ads/targets/schema";
 
 export function registerGetCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

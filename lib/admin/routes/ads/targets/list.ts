@@ -6,7 +6,7 @@ import { AdminTarget } from "../../../../ads/targets/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
 
 export function registerListCustomerAdTargets(router: AdminRouter, deps: AdsDeps): void {

@@ -5,7 +5,7 @@ import { AdminTarget, UpdateAdminTarget } from "../../../../ads/targets/schema";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
-import { TargetKeyParams } from "./schema";
+import { TargetKeyParams } from "../../../ads/targets/schema";
 
 export function registerUpdateCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
 import { LAYOUT_RULES, AdminAdTemplate } from "../../../../ads/templates/schema";
-import { tags, templateBody, parse } from "./schema";
+import { tags, templateBody, parse } from "../../../ads/templates/schema";
 
 export function registerCreateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

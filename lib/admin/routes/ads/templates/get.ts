@@ -5,7 +5,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
 import { AdminAdTemplate } from "../../../../ads/templates/schema";
-import { tags, TemplateIdParam } from "./schema";
+import { tags, TemplateIdParam } from "../../../ads/templates/schema";
 
 export function registerGetLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -7,7 +7,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
 import { Assignment } from "../../../../ads/templates/schema";
-import { tags, AssignmentParams } from "./schema";
+import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerListCustomerAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
 import { AdminAdTemplate } from "../../../../ads/templates/schema";
-import { tags } from "./schema";
+import { tags } from "../../../ads/templates/schema";
 
 export function registerListLibraryAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -4,7 +4,7 @@ import { unassignAdTemplate } from "../../../../ads/templates/service";
 import { errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { tags, AssignmentParams } from "./schema";
+import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerUnassignCustomerAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
 import { AdminAdTemplate } from "../../../../ads/templates/schema";
-import { tags, templateBody, TemplateIdParam, parse, UpdateInput } from "./schema";
+import { tags, templateBody, TemplateIdParam, parse, UpdateInput } from "../../../ads/templates/schema";
 
 export function registerUpdateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

@@ -2,12 +2,12 @@ import { adminRoute } from "../../../access";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { SendJobDetail } from "../../../../mail/routes/send-jobs/schema";
+import { SendJobDetail } from "../../../../mail/send-jobs/schema";
 import { getSendJobDetail } from "../../../../mail/send-jobs/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
 import type { CoreDeps } from "../../../../core/context";
-import { tags, JobParams } from "./schema";
+import { tags, JobParams } from "../../../mail/activity/schema";
 
 export function registerGetCustomerSendJob(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(

@@ -2,13 +2,13 @@ import { adminRoute } from "../../../access";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { Usage } from "../../../../mail/routes/usage/schema";
+import { Usage } from "../../../../mail/usage/schema";
 import { getUsage } from "../../../../mail/usage/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { CoreDeps } from "../../../../core/context";
-import { tags } from "./schema";
+import { tags } from "../../../mail/activity/schema";
 
 export function registerGetCustomerMailUsage(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(

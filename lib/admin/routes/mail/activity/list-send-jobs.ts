@@ -3,13 +3,13 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
-import { ListQuery, SendJob } from "../../../../mail/routes/send-jobs/schema";
+import { ListQuery, SendJob } from "../../../../mail/send-jobs/schema";
 import { listSendJobs } from "../../../../mail/send-jobs/service";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { CoreDeps } from "../../../../core/context";
-import { tags } from "./schema";
+import { tags } from "../../../mail/activity/schema";
 
 export function registerListCustomerSendJobs(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(

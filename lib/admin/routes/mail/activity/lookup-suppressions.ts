@@ -2,13 +2,13 @@ import { adminRoute } from "../../../access";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { LookupRequest, LookupResult } from "../../../../mail/routes/suppressions/schema";
+import { LookupRequest, LookupResult } from "../../../../mail/suppressions/schema";
 import { lookupSuppressions } from "../../../../mail/suppressions/mirror";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { CoreDeps } from "../../../../core/context";
-import { tags } from "./schema";
+import { tags } from "../../../mail/activity/schema";
 
 export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(

@@ -6,7 +6,7 @@ import { previewStoredTemplate } from "../../../previews";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
 import type { CoreDeps } from "../../../../core/context";
-import { tags, TemplateParams, TemplatePreview } from "./schema";
+import { tags, TemplateParams, TemplatePreview } from "../../../mail/activity/schema";
 
 export function registerPreviewCustomerMailTemplate(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(

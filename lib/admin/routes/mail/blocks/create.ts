@@ -4,7 +4,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { createBlock } from "../../../../mail/setup/blocks";
 import type { AdminRouter } from "../../shared";
-import { CreateMailBlock, MailBlock, toMailBlockView, tags } from "./schema";
+import { CreateMailBlock, MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 
 export function registerCreateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { deactivateBlock } from "../../../../mail/setup/blocks";
 import type { AdminRouter } from "../../shared";
-import { BlockIdParam, MailBlock, toMailBlockView, tags } from "./schema";
+import { BlockIdParam, MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 
 export function registerDeactivateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

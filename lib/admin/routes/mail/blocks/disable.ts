@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { setBlockEnabled } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { CustomerBlockParams, MailBlockEnablement, tags } from "./schema";
+import { CustomerBlockParams, MailBlockEnablement, tags } from "../../../mail/blocks/schema";
 
 export function registerDisableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,9 +5,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { listEnabledBlocks } from "../../../../mail/setup/blocks";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailEnabledBlock, type MailEnabledBlockResponse, toMailBlockView, tags } from "./schema";
+import { MailEnabledBlock, type MailEnabledBlockResponse, toMailBlockView, tags } from "../../../mail/blocks/schema";
 
 export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

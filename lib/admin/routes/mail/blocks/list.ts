@@ -5,7 +5,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { listAllBlocks } from "../../../../mail/setup/blocks";
 import type { AdminRouter } from "../../shared";
-import { MailBlock, toMailBlockView, tags } from "./schema";
+import { MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 
 export function registerListMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -4,9 +4,9 @@ import type { AppEnv, CoreDeps } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { previewDraftBlock } from "../../../previews";
 import { requireCustomer } from "../../../customers";
-import { RenderError } from "../../../../mail/routes/preview/schema";
+import { RenderError } from "../../../../mail/preview/schema";
 import { json } from "../../../../core/json";
-import { CreateMailBlock } from "./schema";
+import { CreateMailBlock } from "../../../mail/blocks/schema";
 
 const BlockDraftPreviewRequest = z
   .object({

@@ -4,7 +4,7 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { updateBlock } from "../../../../mail/setup/blocks";
 import type { AdminRouter } from "../../shared";
-import { BlockIdParam, MailBlock, UpdateMailBlock, toMailBlockView, tags } from "./schema";
+import { BlockIdParam, MailBlock, UpdateMailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 
 export function registerUpdateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

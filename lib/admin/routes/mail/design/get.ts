@@ -4,9 +4,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { getDesignRules } from "../../../../mail/setup/design";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailDesignRules, designTokenReference, tags } from "./schema";
+import { MailDesignRules, designTokenReference, tags } from "../../../mail/design/schema";
 
 export function registerGetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -4,9 +4,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setDesignRules } from "../../../../mail/setup/design";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailDesignRules, PutMailDesignRules, designTokenReference, tags } from "./schema";
+import { MailDesignRules, PutMailDesignRules, designTokenReference, tags } from "../../../mail/design/schema";
 
 export function registerSetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,9 +5,9 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { frameFor } from "../../../../mail/render/customer";
 import { getFrame, type FrameRecord } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailFrame, tags } from "./schema";
+import { MailFrame, tags } from "../../../mail/frame/schema";
 
 export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

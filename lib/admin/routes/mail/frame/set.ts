@@ -4,9 +4,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { setFrame } from "../../../../mail/setup/frame";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailFrame, PutMailFrame, tags } from "./schema";
+import { MailFrame, PutMailFrame, tags } from "../../../mail/frame/schema";
 
 export function registerSetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { getMessageDetail } from "../../../../mail/messages/search";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { MailMessageDetail, MessageParams, tags } from "./schema";
+import { MailMessageDetail, MessageParams, tags } from "../../../mail/messages/schema";
 
 export function registerGetCustomerMessage(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -6,10 +6,10 @@ import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
 import { searchMessages } from "../../../../mail/messages/search";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MessageSearchQuery } from "../../../../mail/routes/messages/schema";
-import { MailMessageSummary, tags } from "./schema";
+import { MessageSearchQuery } from "../../../../mail/messages/schema";
+import { MailMessageSummary, tags } from "../../../mail/messages/schema";
 
 export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -4,9 +4,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { postmarkWebhookSetup } from "../../../../mail/events/webhook-setup";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { about, MailPostmarkWebhookSecret, tags, webhookView } from "./schema";
+import { about, MailPostmarkWebhookSecret, tags, webhookView } from "../../../mail/postmark-webhook/schema";
 
 export function registerRevealCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -6,9 +6,9 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { ROTATION_GRACE_SECONDS } from "../../../../mail/events/receiver-credentials";
 import { rotatePostmarkWebhook } from "../../../../mail/events/webhook-setup";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { about, MailPostmarkWebhookSecret, RotateBody, tags, webhookView } from "./schema";
+import { about, MailPostmarkWebhookSecret, RotateBody, tags, webhookView } from "../../../mail/postmark-webhook/schema";
 
 export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { registerGetCustomerMailProvider } from "./get";
 import { registerGetCustomerMailReadiness } from "./readiness";
 import { registerUpdateCustomerMailProvider } from "./update";
 
-export function registerMailProviderRoutes(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
+export function registerMailProviderRoutes(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged" | "mail">): void {
   registerGetCustomerMailProvider(router, deps);
   registerUpdateCustomerMailProvider(router, deps);
   registerGetCustomerMailReadiness(router, deps);

@@ -4,9 +4,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { mailStats } from "../../../../mail/messages/stats";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailStats, MailStatsQuery, tags } from "./schema";
+import { MailStats, MailStatsQuery, tags } from "../../../mail/stats/schema";
 
 export function registerGetCustomerMailStats(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

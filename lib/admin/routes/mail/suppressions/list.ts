@@ -4,12 +4,12 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";
-import { SuppressionEntry } from "../../../../mail/routes/suppressions/schema";
+import { SuppressionEntry } from "../../../../mail/suppressions/schema";
 import { listSuppressions, suppressionsCsv } from "../../../../mail/suppressions/list";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { CSV_DESCRIPTION, SuppressionListQuery, tags } from "./schema";
+import { CSV_DESCRIPTION, SuppressionListQuery, tags } from "../../../mail/suppressions/schema";
 
 export function registerListCustomerSuppressions(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

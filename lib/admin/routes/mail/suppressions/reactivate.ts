@@ -1,13 +1,13 @@
 import { adminRoute } from "../../../access";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { ReactivateRequest, ReactivateResult } from "../../../../mail/routes/suppressions/schema";
+import { ReactivateRequest, ReactivateResult } from "../../../../mail/suppressions/schema";
 import { reactivateSuppression } from "../../../../mail/suppressions/reactivate";
 import { requireCustomer } from "../../../customers";
 import type { AdminDeps } from "../../../deps";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { tags } from "./schema";
+import { tags } from "../../../mail/suppressions/schema";
 
 export function registerReactivateCustomerSuppression(router: AdminRouter, deps: Pick<AdminDeps, "db" | "mail">): void {
   router.openapi(

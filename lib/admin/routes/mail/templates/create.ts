@@ -4,9 +4,9 @@ import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { createTemplate } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { CreateMailTemplate, MailTemplate, tags, stackRule } from "./schema";
+import { CreateMailTemplate, MailTemplate, tags, stackRule } from "../../../mail/templates/schema";
 
 export function registerCreateCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

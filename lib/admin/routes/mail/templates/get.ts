@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { getTemplateRow, toTemplateView } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { CustomerTemplateParams, MailTemplate, tags } from "./schema";
+import { CustomerTemplateParams, MailTemplate, tags } from "../../../mail/templates/schema";
 
 export function registerGetCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -6,9 +6,9 @@ import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { cursorQuery, decodeCursor, limitQuery } from "../../../../core/pagination";
 import { listTemplates } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
-import { CustomerIdParam } from "../../customers/schema";
+import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MailTemplate, tags } from "./schema";
+import { MailTemplate, tags } from "../../../mail/templates/schema";
 
 export function registerListCustomerMailTemplates(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

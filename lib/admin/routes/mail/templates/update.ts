@@ -5,7 +5,7 @@ import { envelope, errorResponses } from "../../../../core/openapi";
 import { updateTemplate } from "../../../../mail/templates/service";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { CustomerTemplateParams, MailTemplate, UpdateMailTemplate, tags, stackRule } from "./schema";
+import { CustomerTemplateParams, MailTemplate, UpdateMailTemplate, tags, stackRule } from "../../../mail/templates/schema";
 
 export function registerUpdateCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
