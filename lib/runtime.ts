@@ -10,6 +10,8 @@ import { createInternalApi } from "./internal-api";
 import { createMailApp } from "./mail/app";
 import { createPublicFilesRoutes, FILES_PATH } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
+import { FAVICON } from "./console/assets";
+import { sendCompressed } from "./core/compressed";
 import { mountMcp } from "./mcp";
 import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
 
@@ -33,6 +35,8 @@ export function createRootApp(deps: RuntimeDeps) {
   const root = new OpenAPIHono<AppEnv>();
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
   root.get("/llms.txt", (c) => c.text(rootLlmsText()));
+  // Browsers ask for /favicon.ico on any page without an icon link (the API's JSON pages): the console's icon.
+  root.get("/favicon.ico", (c) => sendCompressed(c, FAVICON, "image/svg+xml", "public, max-age=86400"));
   root.all("/mail/*", (c) => mail.fetch(c.req.raw, c.env));
   root.all("/ads/*", (c) => ads.fetch(c.req.raw, c.env));
   root.all("/admin/*", (c) => admin.fetch(c.req.raw, c.env));

@@ -11,8 +11,9 @@ import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
 import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
 import { createBootstrapGate, type OperatorView, verifyOperatorPassword } from "../admin/operators/accounts";
 import { secondFactorStatus } from "../admin/operators/second-factor";
-import { consoleScript } from "./bundle";
-import { CONSOLE_CSS, shellPage, signInPage } from "./pages";
+import { sendCompressed } from "../core/compressed";
+import { assetVersions, consoleScriptBody, consoleStyle, FAVICON, IMMUTABLE, versionOf } from "./assets";
+import { shellPage, signInPage } from "./pages";
 import { signInFailed, signInSucceeded, signInWait } from "../admin/operators/sign-in-throttle";
 import type { Refusal } from "../core/refusal-audit";
 import { verifyReauthentication } from "./reauthenticate";
@@ -162,14 +163,15 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
   steps.register(app);
 
-  app.get("/console.css", (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    return c.body(CONSOLE_CSS, 200, { "Content-Type": "text/css; charset=utf-8" });
-  });
+  // The script and the style sheet go out compressed (br or gzip) with an ETag, as the docs bundle: the page asks
+  // for them under a versioned URL (`?v=` a hash of the bytes), cached for a year; any other URL briefly.
+  const cacheFor = (c: Context, version: string) => (c.req.query("v") === version ? IMMUTABLE : "public, max-age=300");
+  app.get("/console.css", (c) => sendCompressed(c, consoleStyle(), "text/css; charset=utf-8", cacheFor(c, versionOf(consoleStyle()))));
   app.get("/app.js", async (c) => {
-    c.header("Cache-Control", "public, max-age=300");
-    return c.body(await consoleScript(), 200, { "Content-Type": "text/javascript; charset=utf-8" });
+    const script = await consoleScriptBody();
+    return sendCompressed(c, script, "text/javascript; charset=utf-8", cacheFor(c, versionOf(script)));
   });
+  app.get("/favicon.svg", (c) => sendCompressed(c, FAVICON, "image/svg+xml", "public, max-age=86400"));
 
   app.get("/sign-in", async (c) => {
     if (await currentSession(c)) return c.redirect(`${CONSOLE_PATH}/`, 303);
@@ -340,7 +342,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const actor = session ? await actorOf(session) : null;
     if (!session || !actor) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, cookieOf(c).name) ? "?expired" : ""}`, 303);
     const sessionKind = !session.operator ? "token" : (await secondFactorStatus(deps.db, session.operator.id)).totp ? "password+code" : "password";
-    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, sessionKind }));
+    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, sessionKind, assets: await assetVersions() }));
   });
 
   return app;

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { type AssetVersions, consoleStyle, versionOf } from "./assets";
 
 /** The two server-rendered pages; everything inside the shell's `<main>` is drawn by the console script. */
 
@@ -13,8 +14,8 @@ export function signInPage(input: { error?: string; notice?: string | null; fiel
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in · Operator console</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/console/console.css">
+<link rel="icon" href="/console/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/console/console.css?v=${versionOf(consoleStyle())}">
 </head>
 <body>
 <main id="main" class="sign-in">
@@ -55,8 +56,8 @@ const head = (title: string, script = false, refreshTo: string | null = null) =>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Operator console</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/console/console.css">
+<link rel="icon" href="/console/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/console/console.css?v=${versionOf(consoleStyle())}">
 ${script ? html`<script type="module" src="/console/app.js"></script>` : ""}
 ${refreshTo ? html`<meta http-equiv="refresh" content="0;url=${refreshTo}">` : ""}
 </head>`;
@@ -151,7 +152,12 @@ export function ssoDonePage() {
 </html>`;
 }
 
-export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | "support"; sessionKind: "password" | "password+code" | "token" }) {
+export function shellPage(input: {
+  csrfToken: string;
+  role: "owner" | "admin" | "support";
+  sessionKind: "password" | "password+code" | "token";
+  assets: AssetVersions;
+}) {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -161,9 +167,9 @@ export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | 
 <meta name="operator-role" content="${input.role}">
 <meta name="session-kind" content="${input.sessionKind}">
 <title>Operator console</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="/console/console.css">
-<script type="module" src="/console/app.js"></script>
+<link rel="icon" href="/console/favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="/console/console.css?v=${input.assets.style}">
+<script type="module" src="/console/app.js?v=${input.assets.script}"></script>
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -171,6 +177,7 @@ export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | 
 <p class="brand">Operator console</p>
 <nav aria-label="Sections">
 <ul>
+<li><a href="#/overview">Overview</a></li>
 <li><a href="#/customers">Customers</a></li>
 <li><a href="#/blocks">Block library</a></li>
 <li><a href="#/ad-templates">Ad templates</a></li>
@@ -189,55 +196,3 @@ ${input.role === "owner" ? html`<li><a href="#/operators">Operators</a></li>` : 
 </body>
 </html>`;
 }
-
-export const CONSOLE_CSS = `
-:root { color-scheme: light; --ink: #1b1f24; --muted: #4a5360; --line: #c5ccd6; --bg: #f6f7f9; --accent: #0b57d0; --bad: #a4161a; --good: #1e6b34; --warn: #7a4b00; }
-* { box-sizing: border-box; }
-body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
-a { color: var(--accent); }
-:focus-visible { outline: 3px solid #e8a400; outline-offset: 2px; }
-.skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: #fff; padding: 4px 8px; z-index: 10; }
-.top { display: flex; align-items: center; gap: 24px; padding: 8px 20px; background: #fff; border-bottom: 1px solid var(--line); }
-.brand { font-weight: 700; margin: 0; }
-.top nav ul { display: flex; gap: 16px; list-style: none; margin: 0; padding: 0; }
-.top nav a[aria-current="page"] { font-weight: 700; text-decoration-thickness: 3px; }
-.sign-out { margin-left: auto; }
-main { padding: 16px 20px 40px; max-width: 1280px; }
-main:focus { outline: none; }
-h1 { font-size: 1.5rem; margin: 8px 0 16px; } h2 { font-size: 1.2rem; margin: 24px 0 8px; } h3 { font-size: 1.05rem; margin: 16px 0 8px; }
-section.card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 12px 16px; margin: 12px 0; }
-.field { display: flex; flex-direction: column; gap: 4px; margin: 8px 0; max-width: 560px; }
-.field.wide { max-width: none; }
-.field.check { flex-direction: row; align-items: center; gap: 8px; }
-label { font-weight: 600; }
-input, select, textarea, button { font: inherit; color: inherit; }
-input[type=text], input[type=password], input[type=number], input[type=search], input[type=email], select, textarea { padding: 6px 8px; border: 1px solid #6b7480; border-radius: 4px; background: #fff; }
-textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; min-height: 8em; }
-[aria-invalid="true"] { border: 2px solid var(--bad); }
-button { padding: 6px 14px; border: 1px solid var(--accent); border-radius: 4px; background: var(--accent); color: #fff; cursor: pointer; }
-button.secondary { background: #fff; color: var(--accent); }
-button:disabled { opacity: .6; cursor: default; }
-.row { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-end; }
-.hint { color: var(--muted); font-size: .9em; margin: 0; }
-.error { color: var(--bad); font-weight: 600; margin: 4px 0; }
-.notice { color: var(--good); font-weight: 600; }
-.secret { font-family: ui-monospace, monospace; background: #fff8e1; border: 1px dashed var(--warn); padding: 6px 8px; word-break: break-all; }
-table { border-collapse: collapse; width: 100%; background: #fff; }
-th, td { text-align: left; padding: 6px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
-th { font-weight: 600; }
-.split { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 16px; }
-.ratios { display: flex; gap: 12px; align-items: flex-start; }
-.ratios figure { margin: 0; flex: 1 1 0; min-width: 0; max-width: 240px; } .ratios img { width: 100%; height: auto; border: 1px solid var(--line); background: #fff; display: block; }
-iframe.preview { width: 100%; min-height: 320px; border: 1px solid var(--line); background: #fff; }
-progress { width: 320px; height: 16px; }
-.badge { display: inline-block; padding: 0 6px; border: 1px solid currentColor; border-radius: 3px; font-size: .85em; }
-.tabs { display: flex; flex-wrap: wrap; gap: 8px; list-style: none; padding: 0; margin: 0 0 8px; }
-.tabs a { display: inline-block; padding: 4px 10px; border: 1px solid var(--line); border-radius: 4px; background: #fff; text-decoration: none; }
-.tabs a[aria-current="page"] { border-color: var(--accent); font-weight: 700; text-decoration: underline; }
-a.button { display: inline-block; padding: 6px 14px; border-radius: 4px; background: var(--accent); color: #fff; text-decoration: none; }
-.sign-in { max-width: 440px; margin: 64px auto; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 24px; }
-svg.chart { max-width: 560px; display: block; }
-svg.chart text { font-size: 13px; fill: var(--muted); }
-fieldset.group { border: 1px solid var(--line); border-radius: 4px; margin: 8px 0; padding: 4px 12px 8px; } fieldset.group legend { font-weight: 600; } fieldset.tokens { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 0 16px; } fieldset.tokens legend { grid-column: 1 / -1; } button.small { padding: 2px 8px; font-size: .9em; } .sticky { position: sticky; top: 8px; align-self: start; } input[type=color] { width: 44px; height: 32px; padding: 0 2px; flex: none; } .inline { display: flex; gap: 8px; align-items: center; } .inline > input:not([type=color]) { flex: 1; min-width: 0; } .rows .fields { display: grid; grid-template-columns: repeat(auto-fill, minmax(220px, 1fr)); gap: 0 16px; align-items: start; }
-.legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0; font-size: .9em; }
-`;

@@ -117,7 +117,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         expect(await page.getByLabel("Operator token").getAttribute("aria-invalid")).toBe("true");
         await page.getByLabel("Operator token").fill(h.deps.adminToken);
         await page.keyboard.press("Enter");
-        await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
+        await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
         const cookie = (await context.cookies(`${origin}/console/`)).find((k) => k.name === "console_session");
         expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Strict", path: "/console" });
         expect(await page.evaluate(() => document.cookie)).not.toContain("console_session");

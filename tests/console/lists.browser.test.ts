@@ -51,6 +51,8 @@ let admin: TestOperator;
       await page.getByLabel("E-mail").fill(admin.email);
       await page.getByLabel("Password").fill(admin.password);
       await page.keyboard.press("Enter");
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+      await page.goto(`${origin}/console/#/customers`);
       await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
     }, 120_000);
 

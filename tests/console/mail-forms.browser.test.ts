@@ -57,7 +57,7 @@ const reload = async (heading: string) => {
       await page.getByLabel("E-mail").fill(admin.email);
       await page.getByLabel("Password").fill(admin.password);
       await page.keyboard.press("Enter");
-      await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     }, 60_000);
 
     afterAll(async () => {

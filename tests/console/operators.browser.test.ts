@@ -28,7 +28,7 @@ async function signIn(operator: TestOperator): Promise<void> {
   await page.getByLabel("E-mail").fill(operator.email);
   await page.getByLabel("Password").fill(operator.password);
   await page.keyboard.press("Enter");
-  await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
+  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
 }
 
 (chromiumPresent ? describe : describe.skip)(

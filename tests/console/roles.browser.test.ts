@@ -33,7 +33,7 @@ async function signIn(operator: TestOperator): Promise<void> {
   await page.getByLabel("E-mail").fill(operator.email);
   await page.getByLabel("Password").fill(operator.password);
   await page.keyboard.press("Enter");
-  await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
+  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
 }
 
 /** The audit log filtered to this operator and operation: the table's text once the entry is there. */
@@ -77,15 +77,27 @@ async function auditEntry(operator: TestOperator, operation: string, status: str
       await world?.close();
     });
 
-    test("support: sees the keys and the ads' review state, is refused a new key (403 shown), reads the audit entry of the refusal", async () => {
+    test("support: sees the keys and the ads' review state, sees the new-key form disabled (the API refuses it: 403), reads the audit entry of the refusal", async () => {
       await signIn(operators.support);
       await page.goto(`${origin}/console/#/customers/${c.id}/keys`);
       await expect.poll(() => page.getByTestId("key-count").textContent()).toMatch(/^\d+ valid, 0 revoked\.$/);
       expect(await seriousViolations(page)).toEqual([]);
-      await page.getByLabel("Key label").fill("support tries");
-      await page.getByRole("button", { name: "Create key" }).click();
-      const alert = page.getByRole("alert");
-      await expect.poll(() => alert.textContent()).toContain("This operation needs the admin role; you are signed in as support.");
+      // The form is there to read, disabled, its button naming the role it needs; the API refuses anyway.
+      expect(await page.getByLabel("Key label").isDisabled()).toBe(true);
+      const create = page.getByRole("button", { name: "Create key" });
+      expect(await create.isDisabled()).toBe(true);
+      expect(await create.getAttribute("title")).toBe("Needs the admin role; you are signed in as support.");
+      const refused = await page.evaluate(async (customerId) => {
+        const csrf = document.querySelector<HTMLMetaElement>('meta[name="csrf-token"]')?.content ?? "";
+        const r = await fetch(`/console/api/customers/${customerId}/keys`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-csrf-token": csrf },
+          body: JSON.stringify({ service: "mail", scope: "full", label: "support tries" }),
+        });
+        return { status: r.status, text: await r.text() };
+      }, c.id);
+      expect(refused.status).toBe(403);
+      expect(refused.text).toContain("This operation needs the admin role; you are signed in as support.");
       expect(await page.getByTestId("issued-key").count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
 

@@ -88,7 +88,7 @@ let browser: OfflineBrowser | undefined;
       await page.getByLabel("E-mail").fill(support.email);
       await page.getByLabel("Password").fill(support.password);
       await page.keyboard.press("Enter");
-      await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
 
       // From the customer's messages to its charts.
       await page.goto(`${origin}/console/#/customers/${c.id}/messages`);

@@ -48,7 +48,7 @@ export type FieldIssue = AdsComponents["schemas"]["ErrorFieldIssue"];
 /** A 403 for a setup that is not complete yet: `{ missing: [...] }` (mail and ads). */
 export type MissingDetails = Extract<MailComponents["schemas"]["MailForbiddenError"]["error"]["details"], { missing: unknown }>;
 /** Ads state errors (409, 402, 429 quota): an object of facts such as `reason` or `published_this_month`. */
-export type StateDetails = NonNullable<AdsComponents["schemas"]["AdsStateError"]["error"]["details"]>;
+export type StateDetails = Exclude<AdsComponents["schemas"]["AdsStateError"]["error"]["details"], readonly unknown[]>;
 
 /**
  * The error envelope of the three documents. `details` is shaped per code and service (the documents give

@@ -25,6 +25,7 @@ export const adminRouteGroups: RouteGroup<AdminDeps>[] = [
     paths: ["/v1/customers/*/ads/insights/daily"],
     load: async () => wrapAds((await import("./ads/daily-insights/get")).registerGetCustomerAdSetDailyInsights),
   },
+  { paths: ["/v1/overview", "/v1/search"], load: async () => (await import("./overview")).registerOverviewRoutes },
   { paths: ["/v1/system"], load: async () => (await import("./system/get")).registerGetSystem },
   // Operators, the caller's own account, and the audit log.
   { paths: ["/v1/operators"], load: async () => (await import("./operators")).registerOperatorRoutes },

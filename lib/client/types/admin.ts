@@ -893,7 +893,7 @@ export interface paths {
         };
         /**
          * Get a customer's Postmark configuration
-         * @description The customer's Postmark server and senders. The server token is never returned, to any role: `server_token_set` and `server_token_state` (when it last changed and by whom) say what is known of it. Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.
+         * @description The customer's Postmark server and senders. The server token is never returned, to any role: `server_token_set` and `server_token_state` (when it last changed and by whom) say what is known of it (and `account_token_set` / `account_token_state` of the account token). Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -905,7 +905,7 @@ export interface paths {
         head?: never;
         /**
          * Change a customer's Postmark configuration
-         * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` is write-only: it is encrypted at rest (AES-256-GCM) and never returned or logged. The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` is sensitive: Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
+         * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` or `account_token` is sensitive: Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
          *
          *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
@@ -921,7 +921,7 @@ export interface paths {
         };
         /**
          * Check whether a customer can send
-         * @description The spec's precondition for sending, item by item: `server_token`, `transactional_stream`, `broadcast_stream`, `verified_senders` (at least one address or domain), `default_newsletter_from` (set and verified), `newsletter_footer` and `transactional_footer` (a frame is set). Each is `green` or `red` with what to do. While any item is red, the customer's sends answer 403 `forbidden` with `details.missing` naming the red items.
+         * @description The spec's precondition for sending, item by item: `server_token`, `transactional_stream`, `broadcast_stream`, `verified_senders` (at least one address or domain), `default_newsletter_from` (set and verified), `newsletter_footer` and `transactional_footer` (a frame is set), then the warnings: `postmark_check` (no Postmark account token: "not checked with Postmark"; or the last check failed), `return_path` (the newsletter sender's domain has no verified Return-Path at Postmark, with the CNAME to publish) and `complaint_rate` (the 30-day newsletter complaint rate is above the guard's threshold). With an account token and a check answered, senders count only when Postmark confirms them: a confirmed sender signature, or DKIM verified on the domain; the message then names the DKIM record to publish. Each item is `green`, `warning` or `red` with what to do. While any item is red, the customer's sends answer 403 `forbidden` with `details.missing` naming the red items; warnings do not block.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -932,6 +932,34 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/reputation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer's 30-day reputation figures and guard thresholds
+         * @description Delivered, hard-bounce rate, complaint rate and unsubscribes over the last 30 days of live mail, newsletters and transactional mail apart, with the reputation guard's thresholds for this customer and the defaults. A newsletter complaint rate above the threshold also shows as the `complaint_rate` warning in readiness.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerMailReputation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a customer's reputation-guard thresholds
+         * @description Sets any of `bounce_rate`, `complaint_rate` and `min_sample` within their bounds (422 outside them), or `reset: true` for the defaults. Applies to the next event of every running job of the customer. Audited.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
+         */
+        patch: operations["updateCustomerMailReputationGuard"];
         trace?: never;
     };
     "/v1/customers/{id}/mail/send-jobs": {
@@ -972,6 +1000,72 @@ export interface paths {
         get: operations["getCustomerSendJob"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/send-jobs/{jobId}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a send job the reputation guard paused
+         * @description For a job in `paused` with `pause_reason` `bounce_rate` or `complaint_rate` only: it runs again under a new run and its guard sample starts from zero (the guard judges the rest of the send afresh once the minimum sample is reached again). Any other job answers 409 `not_paused_by_guard` (the customer's own start resumes the other pauses). Audited, like every operator write.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
+         */
+        post: operations["resumeCustomerSendJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/senders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a customer's senders and domains as Postmark reports them
+         * @description Each configured sender address (and default sender) and each domain, with what Postmark's Account API said at the last check: sender signature confirmed, domain DKIM and Return-Path verified, the DNS records still to publish (host, type, value) and when it was checked. Checks run hourly, right after the provider configuration changes, and on `POST …/senders/check`. Without a Postmark account token (`account_token` on the provider configuration) the lists are empty and `account_token_set` is false.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerMailSenders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/senders/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a customer's senders with Postmark again
+         * @description "Check again": asks Postmark to look up each domain's DKIM and Return-Path records once more (Account API `PUT /domains/{id}/verifyDKIM` and `/verifyReturnPath`), then reads the sender signatures and domains and stores the result. Readiness follows at once. When Postmark cannot be reached the answer is still 200, with `error` set and the previous result kept. Without an account token nothing is asked.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["checkCustomerMailSenders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1729,6 +1823,50 @@ export interface paths {
          *     Required role: `owner` (operator management).
          */
         delete: operations["revokeOperatorToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What happens across customers in a period
+         * @description Mail created in the period by its state now (totals, rates and per customer), send jobs running, scheduled or paused with their progress, failing webhook endpoints, customers blocked or near their monthly limit, provider health and queue age, ads spend and impressions. Read from aggregates (hourly message counts kept by the database), never from the messages: the period is whole UTC hours, `since` rounded down and `until` (default now) up, and each message figure equals `GET /v1/customers/{id}/mail/messages` (or `GET /v1/search`) with the same `status` and the answer's `since`/`until`. At most 93 days.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search messages, send jobs, customers, ad sets and ads
+         * @description One box for everything, across customers, results grouped by kind (at most `limit` each, newest first). `q` is read as: an address (contains `@`): messages through the stored address hash, so mail is found after its addresses were deleted, and only under the customer that sent it; a UUID: the message, send job, customer, ad set or ad with that id; other text: Postmark's message id and the ads platform's ids (exact) and a part of a name (customers, send jobs, ad sets, ads; case-insensitive); empty: the newest messages matching `status` and the period. `status`, `since` and `until` narrow the messages. Every operator role may read every kind. No address is ever returned.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3040,6 +3178,25 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
+            /** @description The request we send to the endpoint. */
+            request: {
+                /**
+                 * @description The exact JSON body every attempt posts.
+                 * @example {"event":"ad.status_changed"}
+                 */
+                body: string;
+                /**
+                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
+                 * @example {
+                 *       "Content-Type": "application/json",
+                 *       "X-Service-Event": "ad.status_changed",
+                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}
@@ -3215,8 +3372,9 @@ export interface components {
                 /**
                  * @description `operator` (console session), `token` (an operator's API token), `bootstrap`, `break_glass`, `cli`, or `anonymous` (a failed sign-in).
                  * @example operator
+                 * @enum {string}
                  */
-                type: string;
+                type: "operator" | "token" | "bootstrap" | "break_glass" | "cli" | "anonymous";
             };
             /**
              * @description The client address.
@@ -3284,7 +3442,7 @@ export interface components {
              */
             path: string;
             /**
-             * @description A refusal's reason: `unknown_token`, `revoked_token`, `disabled_operator`, `retired_admin_token`, `auth_throttled`, `sign_in_backoff`, `wrong_password`, `wrong_token`, `csrf_token`, `cross_origin`, `role_required`, `reauthentication_required`; null for entries that are not refusals.
+             * @description A refusal's reason: `unknown_token`, `revoked_token`, `disabled_operator`, `retired_admin_token`, `auth_throttled`, `sign_in_backoff`, `wrong_password`, `wrong_token`, `csrf_token`, `cross_origin`, `role_required`, `reauthentication_required`, `password_sign_in_off`, `no_attempt`; null for entries that are not refusals.
              * @example null
              */
             reason: string | null;
@@ -3952,7 +4110,7 @@ export interface components {
              *       "job.completed"
              *     ]
              */
-            events?: ("job.completed" | "message.bounced" | "suppression.changed" | "ad.status_changed")[];
+            events?: ("job.completed" | "job.paused" | "message.bounced" | "suppression.changed" | "ad.status_changed")[];
         };
         EnrolledSecondFactor: {
             factor: components["schemas"]["SecondFactor"];
@@ -4441,6 +4599,64 @@ export interface components {
              */
             space_section: string;
         };
+        MailDnsRecord: {
+            /**
+             * @description The DNS name to publish at.
+             * @example 20260101000000pm._domainkey.acme.example
+             */
+            host: string;
+            /**
+             * @description What the record is for. `dkim` and `return_path` are Postmark's pending records (from the Domains API); `dmarc` is our recommendation, listed for every domain because Postmark's Account API does not report DMARC.
+             * @example dkim
+             * @enum {string}
+             */
+            purpose: "dkim" | "return_path" | "spf" | "dmarc";
+            /**
+             * @description Record type.
+             * @example TXT
+             * @enum {string}
+             */
+            type: "TXT" | "CNAME";
+            /**
+             * @description The record's value.
+             * @example k=rsa;p=MIGfMA0GCSqGSIb3DQEBAQUAA4GN…
+             */
+            value: string;
+        };
+        MailDomainCheck: {
+            /**
+             * @description When Postmark was asked (ISO 8601).
+             * @example 2026-03-10T09:00:00.000Z
+             */
+            checked_at: string;
+            /**
+             * @description Postmark's `DKIMVerified`.
+             * @example false
+             */
+            dkim_verified: boolean;
+            /** @description The records still to publish, and the recommended DMARC record. */
+            dns_records: components["schemas"]["MailDnsRecord"][];
+            /**
+             * @description Sender domain (lower-case).
+             * @example acme.example
+             */
+            domain: string;
+            /**
+             * @description Whether the Postmark account has this domain.
+             * @example true
+             */
+            found_at_postmark: boolean;
+            /**
+             * @description Postmark's `ReturnPathDomainVerified`; false gives a readiness warning (bounces not aligned for DMARC).
+             * @example false
+             */
+            return_path_verified: boolean;
+            /**
+             * @description Postmark's `SPFVerified` (no longer required by Postmark; informational).
+             * @example true
+             */
+            spf_verified: boolean;
+        };
         MailEnabledBlock: components["schemas"]["MailBlock"] & {
             /**
              * @description ISO 8601 time the block was enabled for the customer.
@@ -4685,6 +4901,11 @@ export interface components {
         };
         MailProviderConfig: {
             /**
+             * @description Whether a Postmark account token is stored (write-only, never returned). With it the service reads the account's sender signatures and domains and readiness trusts only what Postmark confirms.
+             * @example true
+             */
+            account_token_set: boolean;
+            /**
              * @description Postmark broadcast message stream id (newsletters); null until set.
              * @example broadcast
              */
@@ -4724,6 +4945,7 @@ export interface components {
             verified_senders: string[];
         };
         MailProviderStatus: components["schemas"]["MailProviderConfig"] & {
+            account_token_state: components["schemas"]["CredentialState"] & unknown;
             /** @description Provider events of this customer's messages on a Postmark stream id that is not `transactional_stream` or `broadcast_stream`. They are attributed by our message id whatever the stream and update the suppression mirror; a count above zero means a stream is missing from the configuration. */
             events_on_unconfigured_streams: {
                 /**
@@ -4750,7 +4972,7 @@ export interface components {
             /** @description Every item, in a fixed order. */
             items: components["schemas"]["MailReadinessItem"][];
             /**
-             * @description True when every item is green; sends of a customer that is not ready answer 403 naming the red items in `details.missing`.
+             * @description True when no item is red (warnings do not block); sends of a customer that is not ready answer 403 naming the red items in `details.missing`.
              * @example false
              */
             ready: boolean;
@@ -4761,18 +4983,108 @@ export interface components {
              * @example server_token
              * @enum {string}
              */
-            item: "server_token" | "transactional_stream" | "broadcast_stream" | "verified_senders" | "default_newsletter_from" | "newsletter_footer" | "transactional_footer";
+            item: "server_token" | "transactional_stream" | "broadcast_stream" | "verified_senders" | "default_newsletter_from" | "newsletter_footer" | "transactional_footer" | "postmark_check" | "return_path" | "complaint_rate";
             /**
              * @description `ok`, or what to do.
              * @example ok
              */
             message: string;
             /**
-             * @description `green`: in place; `red`: missing or invalid.
+             * @description `green`: in place; `warning`: sending works but deliverability is at risk (what to do in `message`); `red`: missing or invalid, sends are refused.
              * @example green
              * @enum {string}
              */
-            status: "green" | "red";
+            status: "green" | "warning" | "red";
+        };
+        MailReputation: {
+            defaults: components["schemas"]["ReputationGuardThresholds"] & unknown;
+            /** @description Newsletters (send jobs): what the reputation guard judges. */
+            newsletter: {
+                /**
+                 * @description complaints / outcomes (0 without outcomes).
+                 * @example 0.0004
+                 */
+                complaint_rate: number;
+                /**
+                 * @description Messages marked as spam.
+                 * @example 4
+                 */
+                complaints: number;
+                /**
+                 * @description Messages delivered.
+                 * @example 9870
+                 */
+                delivered: number;
+                /**
+                 * @description hard_bounces / outcomes (0 without outcomes).
+                 * @example 0.013
+                 */
+                hard_bounce_rate: number;
+                /**
+                 * @description Messages that bounced for good (HardBounce, or Postmark deactivated the address).
+                 * @example 130
+                 */
+                hard_bounces: number;
+                /**
+                 * @description Messages delivered or bounced: the rates' denominator.
+                 * @example 10000
+                 */
+                outcomes: number;
+                /**
+                 * @description Recipients who used the unsubscribe link in the window.
+                 * @example 25
+                 */
+                unsubscribes: number;
+            };
+            /**
+             * @description Whether the newsletter complaint rate of the window is above the complaint threshold; readiness then warns (`complaint_rate`).
+             * @example false
+             */
+            over_complaint_threshold: boolean;
+            /**
+             * @description The customer's jobs the guard has paused and nobody resumed or cancelled yet.
+             * @example 0
+             */
+            paused_jobs: number;
+            /**
+             * @description Start of the 30-day window (ISO 8601); messages accepted since then, live mode only.
+             * @example 2026-02-08T09:00:00.000Z
+             */
+            since: string;
+            thresholds: components["schemas"]["ReputationGuardThresholds"];
+            /** @description Transactional mail, shown apart: one-to-one and never paused by the guard. */
+            transactional: {
+                /**
+                 * @description complaints / outcomes (0 without outcomes).
+                 * @example 0.0004
+                 */
+                complaint_rate: number;
+                /**
+                 * @description Messages marked as spam.
+                 * @example 4
+                 */
+                complaints: number;
+                /**
+                 * @description Messages delivered.
+                 * @example 9870
+                 */
+                delivered: number;
+                /**
+                 * @description hard_bounces / outcomes (0 without outcomes).
+                 * @example 0.013
+                 */
+                hard_bounce_rate: number;
+                /**
+                 * @description Messages that bounced for good (HardBounce, or Postmark deactivated the address).
+                 * @example 130
+                 */
+                hard_bounces: number;
+                /**
+                 * @description Messages delivered or bounced: the rates' denominator.
+                 * @example 10000
+                 */
+                outcomes: number;
+            };
         };
         MailSender: {
             /**
@@ -4786,6 +5098,54 @@ export interface components {
              * @example Acme GmbH
              */
             name: string;
+        };
+        MailSenderCheck: {
+            /**
+             * @description When Postmark was asked (ISO 8601).
+             * @example 2026-03-10T09:00:00.000Z
+             */
+            checked_at: string;
+            /**
+             * @description Whether Postmark lets this address send: its signature is confirmed, or its domain has DKIM verified. Readiness is green only when true.
+             * @example true
+             */
+            confirmed: boolean;
+            /**
+             * @description Sender address (lower-case).
+             * @example news@acme.example
+             */
+            email: string;
+            /**
+             * @description Whether the Postmark account has a sender signature for this address.
+             * @example true
+             */
+            found_at_postmark: boolean;
+            /**
+             * @description The sender signature's `Confirmed` at Postmark.
+             * @example false
+             */
+            signature_confirmed: boolean;
+        };
+        MailSenderChecks: {
+            /**
+             * @description Whether a Postmark account token is stored for this customer. Without one nothing is checked and readiness warns `not checked with Postmark`.
+             * @example true
+             */
+            account_token_set: boolean;
+            /**
+             * @description When Postmark was last asked (ISO 8601), whatever the answer; null when never.
+             * @example 2026-03-10T09:00:00.000Z
+             */
+            checked_at: string | null;
+            /** @description Each configured domain and the domain of each sender, as Postmark last reported it. */
+            domains: components["schemas"]["MailDomainCheck"][];
+            /**
+             * @description Why the last check could not read Postmark (the senders and domains below are then from the check before); null after a successful check.
+             * @example null
+             */
+            error: string | null;
+            /** @description Each configured sender address and default sender, as Postmark last reported it. */
+            senders: components["schemas"]["MailSenderCheck"][];
         };
         MailStats: {
             /** @description Every bucket of the range, oldest first; a bucket without activity has zeros. */
@@ -5185,6 +5545,314 @@ export interface components {
              */
             revoked_at: string | null;
         };
+        Overview: {
+            ads: {
+                customers: {
+                    /**
+                     * @description Clicks.
+                     * @example 800
+                     */
+                    clicks: number;
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    /**
+                     * @description Impressions.
+                     * @example 40000
+                     */
+                    impressions: number;
+                    /**
+                     * @description First day counted (the account's days).
+                     * @example 2026-03-01
+                     */
+                    since_date: string;
+                    /**
+                     * @description Spend in hundredths of the ad account's currency.
+                     * @example 12345
+                     */
+                    spend_minor: number;
+                    /**
+                     * @description Last day counted.
+                     * @example 2026-03-01
+                     */
+                    until_date: string;
+                }[];
+            };
+            /** @description Customers whose sending is blocked or who used 80 % of their monthly limit or more, fullest first. */
+            customers_attention: {
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * @description Live messages allowed per calendar month (UTC).
+                 * @example 100000
+                 */
+                monthly_limit: number;
+                sending_blocked: boolean;
+                /**
+                 * @description Live messages Postmark took this month, by creation time.
+                 * @example 85000
+                 */
+                sent_this_month: number;
+            }[];
+            /**
+             * @description ISO 8601.
+             * @example 2026-03-01T10:12:00.000Z
+             */
+            generated_at: string;
+            mail: {
+                /** @description Customers with messages in the period, by name. */
+                customers: {
+                    counts: components["schemas"]["OverviewStateCounts"];
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    rates: components["schemas"]["OverviewRates"];
+                }[];
+                rates: components["schemas"]["OverviewRates"];
+                totals: components["schemas"]["OverviewStateCounts"];
+            };
+            /** @description This instance's provider calls since it started (as `GET /v1/system`). */
+            providers: {
+                graph: {
+                    /**
+                     * @description Calls this instance made since `since`.
+                     * @example 120
+                     */
+                    calls: number;
+                    /**
+                     * @description `errors / calls`; 0 without calls.
+                     * @example 0.008
+                     */
+                    error_rate: number;
+                    /**
+                     * @description Of those, failed calls.
+                     * @example 1
+                     */
+                    errors: number;
+                    /**
+                     * @description 95th percentile of the latest calls, ms; null without calls.
+                     * @example 420
+                     */
+                    latency_p95_ms: number | null;
+                    /**
+                     * @description When this instance started counting.
+                     * @example 2026-03-01T08:00:00.000Z
+                     */
+                    since: string;
+                };
+                postmark: {
+                    /**
+                     * @description Calls this instance made since `since`.
+                     * @example 120
+                     */
+                    calls: number;
+                    /**
+                     * @description `errors / calls`; 0 without calls.
+                     * @example 0.008
+                     */
+                    error_rate: number;
+                    /**
+                     * @description Of those, failed calls.
+                     * @example 1
+                     */
+                    errors: number;
+                    /**
+                     * @description 95th percentile of the latest calls, ms; null without calls.
+                     * @example 420
+                     */
+                    latency_p95_ms: number | null;
+                    /**
+                     * @description When this instance started counting.
+                     * @example 2026-03-01T08:00:00.000Z
+                     */
+                    since: string;
+                };
+            };
+            queue: {
+                send_job_batches_oldest_wait_seconds: number | null;
+                /**
+                 * @description Batches of running jobs no lane has picked up yet.
+                 * @example 0
+                 */
+                send_job_batches_waiting: number;
+                /**
+                 * @description Webhook deliveries due now.
+                 * @example 0
+                 */
+                webhook_deliveries_due: number;
+                webhook_deliveries_oldest_due_seconds: number | null;
+            };
+            send_jobs: {
+                jobs: {
+                    /**
+                     * Format: uuid
+                     * @description Customer id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    customer_id: string;
+                    customer_name: string;
+                    /**
+                     * @description Recipients with an outcome (accepted, suppressed, invalid, failed, unknown).
+                     * @example 600
+                     */
+                    done: number;
+                    /**
+                     * Format: uuid
+                     * @description Send job id.
+                     * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                     */
+                    id: string;
+                    /**
+                     * @description The job's name; null on jobs made before names existed.
+                     * @example Spring newsletter 2026-03-01
+                     */
+                    name: string | null;
+                    pause_reason: string | null;
+                    /**
+                     * @description `done / total`.
+                     * @example 0.6
+                     */
+                    progress: number;
+                    scheduled_at: string | null;
+                    /** @enum {string} */
+                    status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+                    /**
+                     * @description Recipients.
+                     * @example 1000
+                     */
+                    total: number;
+                }[];
+                /**
+                 * @description Paused jobs (by an operator or a block).
+                 * @example 0
+                 */
+                paused: number;
+                /**
+                 * @description Jobs sending now.
+                 * @example 1
+                 */
+                running: number;
+                /**
+                 * @description Jobs waiting for their time.
+                 * @example 2
+                 */
+                scheduled: number;
+            };
+            /**
+             * @description The period's start, rounded down to the hour (UTC): use it for the lists behind the figures.
+             * @example 2026-03-01T00:00:00.000Z
+             */
+            since: string;
+            /**
+             * @description The period's end, rounded up to the hour.
+             * @example 2026-03-01T11:00:00.000Z
+             */
+            until: string;
+            webhooks_failing: {
+                /** @description False once a delivery failed for 24 h and the endpoint was switched off. */
+                active: boolean;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * @description Failed attempts since the last success.
+                 * @example 3
+                 */
+                failure_count: number;
+                last_delivery_at: string | null;
+                /** @enum {string} */
+                service: "mail" | "ads";
+                url: string;
+                /**
+                 * Format: uuid
+                 * @description Endpoint id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                webhook_id: string;
+            }[];
+        };
+        OverviewRates: {
+            /**
+             * @description Bounced per message Postmark took.
+             * @example 0.97
+             */
+            bounced: number | null;
+            /**
+             * @description Complained per message Postmark took.
+             * @example 0.97
+             */
+            complained: number | null;
+            /**
+             * @description Delivered per message Postmark took (accepted, delivered, bounced, complained); null when none.
+             * @example 0.97
+             */
+            delivered: number | null;
+        };
+        /** @description Messages created in the period, by their state now (`sending` counts as `pending`). */
+        OverviewStateCounts: {
+            /**
+             * @description Messages now `accepted`.
+             * @example 10
+             */
+            accepted: number;
+            /**
+             * @description Messages now `bounced`.
+             * @example 10
+             */
+            bounced: number;
+            /**
+             * @description Messages now `complained`.
+             * @example 10
+             */
+            complained: number;
+            /**
+             * @description Messages now `delivered`.
+             * @example 10
+             */
+            delivered: number;
+            /**
+             * @description Messages now `failed`.
+             * @example 10
+             */
+            failed: number;
+            /**
+             * @description Messages now `invalid`.
+             * @example 10
+             */
+            invalid: number;
+            /**
+             * @description Messages now `pending`.
+             * @example 10
+             */
+            pending: number;
+            /**
+             * @description Messages now `suppressed`.
+             * @example 10
+             */
+            suppressed: number;
+            /**
+             * @description Messages now `unknown`.
+             * @example 10
+             */
+            unknown: number;
+        };
         Paging: {
             /**
              * @description Cursor for the next page; pass it as `after`. Null on the last page.
@@ -5376,6 +6044,127 @@ export interface components {
              */
             tagName: string | null;
         };
+        /** @description The thresholds in force for this customer. */
+        ReputationGuardThresholds: {
+            /**
+             * @description Hard-bounce rate (fraction of outcomes) above which a job is paused.
+             * @example 0.05
+             */
+            bounce_rate: number;
+            /**
+             * @description Spam-complaint rate (fraction of outcomes) above which a job is paused.
+             * @example 0.001
+             */
+            complaint_rate: number;
+            /**
+             * @description Outcomes (delivered or bounced) a job's sample needs before the guard judges it.
+             * @example 500
+             */
+            min_sample: number;
+        };
+        SearchResults: {
+            ad_sets: {
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                platform_id: string;
+                status: string;
+            }[];
+            ads: {
+                /**
+                 * Format: uuid
+                 * @description Ad set id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                ad_set_id: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                platform_id: string;
+                status: string;
+            }[];
+            customers: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+            }[];
+            /**
+             * @description How `q` was read.
+             * @enum {string}
+             */
+            matched_by: "address" | "id" | "text" | "filters";
+            messages: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Message id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                /** @enum {string} */
+                kind: "transactional" | "newsletter";
+                provider_message_id: string | null;
+                /** Format: uuid */
+                send_job_id: string | null;
+                /** @enum {string} */
+                status: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                subject: string;
+            }[];
+            q: string;
+            send_jobs: {
+                created_at: string;
+                /**
+                 * Format: uuid
+                 * @description Customer id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                customer_id: string;
+                customer_name: string;
+                /**
+                 * Format: uuid
+                 * @description Id.
+                 * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+                 */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+            }[];
+        };
         SecondFactor: {
             /**
              * @description When it was set up.
@@ -5474,11 +6263,11 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.
+             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready` (start resumes once fixed), or the reputation guard's `bounce_rate` / `complaint_rate`: the job's hard-bounce or spam-complaint rate passed the threshold after the minimum sample (`job.paused` webhook). A job the guard paused is resumed only by an operator of the service; start answers 409 `paused_by_reputation_guard`, cancel works.
              * @example null
              * @enum {string|null}
              */
-            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | null;
+            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | "bounce_rate" | "complaint_rate" | null;
             recipients: components["schemas"]["SendJobRecipientCounters"];
             /**
              * @description Reply-To, or null (replies go to the sender).
@@ -5496,7 +6285,7 @@ export interface components {
              */
             started_at: string | null;
             /**
-             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
+             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. `running` → `paused` also when the reputation guard trips (`pause_reason` `bounce_rate` / `complaint_rate`); only an operator resumes those. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
              * @example running
              * @enum {string}
              */
@@ -6150,6 +6939,11 @@ export interface components {
         };
         UpdateMailProviderConfig: {
             /**
+             * @description Postmark account token (write-only), for the Account API's sender signatures and domains: encrypted at rest like the server token, never returned or logged. Setting it (or changing the senders) checks the senders with Postmark at once.
+             * @example c3d4e5f6-a7b8-4c9d-0e1f-2a3b4c5d6e7f
+             */
+            account_token?: string;
+            /**
              * @description Broadcast message stream id.
              * @example broadcast
              */
@@ -6239,6 +7033,29 @@ export interface components {
              */
             role?: "owner" | "admin" | "support";
         };
+        UpdateReputationGuard: {
+            /**
+             * @description Hard-bounce rate threshold (fraction). Between 0.005 and 0.1.
+             * @example 0.03
+             */
+            bounce_rate?: number;
+            /**
+             * @description Spam-complaint rate threshold (fraction). Between 0.0005 and 0.003.
+             * @example 0.001
+             */
+            complaint_rate?: number;
+            /**
+             * @description Minimum sample of outcomes. Between 100 and 10000.
+             * @example 500
+             */
+            min_sample?: number;
+            /**
+             * @description True: back to the defaults (the other fields must be absent).
+             * @example true
+             * @enum {boolean}
+             */
+            reset?: true;
+        };
         /** @description Sent quantities: this month, projection, previous months, the monthly limit and what remains. No monetary amounts. */
         Usage: {
             /**
@@ -6318,7 +7135,7 @@ export interface components {
              *       "suppression.changed"
              *     ]
              */
-            events: ("job.completed" | "message.bounced" | "suppression.changed")[];
+            events: ("job.completed" | "job.paused" | "message.bounced" | "suppression.changed")[];
             /**
              * @description Failed delivery attempts since the last successful one.
              * @example 0
@@ -6373,7 +7190,7 @@ export interface components {
              * @example job.completed
              * @enum {string}
              */
-            event: "job.completed" | "message.bounced" | "suppression.changed";
+            event: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
             /**
              * Format: uuid
              * @description Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.
@@ -6400,6 +7217,25 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
+            /** @description The request we send to the endpoint. */
+            request: {
+                /**
+                 * @description The exact JSON body every attempt posts.
+                 * @example {"event":"job.completed"}
+                 */
+                body: string;
+                /**
+                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
+                 * @example {
+                 *       "Content-Type": "application/json",
+                 *       "X-Service-Event": "job.completed",
+                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}
@@ -6607,7 +7443,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6620,7 +7456,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6842,7 +7678,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -6854,7 +7690,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6993,7 +7829,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7006,7 +7842,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7059,7 +7895,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7072,7 +7908,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7233,7 +8069,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7246,7 +8082,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7438,7 +8274,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7450,7 +8286,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7610,7 +8446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -7622,7 +8458,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7758,7 +8594,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7771,7 +8607,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7993,7 +8829,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8005,7 +8841,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8144,7 +8980,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8157,7 +8993,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8210,7 +9046,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8223,7 +9059,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8401,7 +9237,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8413,7 +9249,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8552,7 +9388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8565,7 +9401,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8618,7 +9454,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8631,7 +9467,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8821,7 +9657,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8833,7 +9669,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8863,7 +9699,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -8875,7 +9711,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9017,7 +9853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9029,7 +9865,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9059,7 +9895,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9071,7 +9907,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9220,7 +10056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9232,7 +10068,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9262,7 +10098,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9274,7 +10110,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9417,7 +10253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9429,7 +10265,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9459,7 +10295,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9471,7 +10307,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9624,7 +10460,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9636,7 +10472,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9775,7 +10611,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9788,7 +10624,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9841,7 +10677,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9854,7 +10690,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10032,7 +10868,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10044,7 +10880,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10197,7 +11033,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10209,7 +11045,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10348,7 +11184,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10361,7 +11197,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10414,7 +11250,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10427,7 +11263,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10628,7 +11464,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -10640,7 +11476,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10781,7 +11617,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10794,7 +11630,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10847,7 +11683,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10860,7 +11696,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11059,7 +11895,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11071,7 +11907,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11252,7 +12088,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11265,7 +12101,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11457,7 +12293,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11469,7 +12305,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11624,7 +12460,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -11636,7 +12472,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11777,7 +12613,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11790,7 +12626,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11843,7 +12679,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11856,7 +12692,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12034,7 +12870,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12046,7 +12882,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12190,7 +13026,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12202,7 +13038,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12232,7 +13068,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12244,7 +13080,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12405,7 +13241,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12418,7 +13254,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12624,7 +13460,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12637,7 +13473,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12815,7 +13651,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12827,7 +13663,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -12966,7 +13802,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12979,7 +13815,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13032,7 +13868,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13045,7 +13881,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13223,7 +14059,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13235,7 +14071,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13416,7 +14252,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13429,7 +14265,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13630,7 +14466,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13642,7 +14478,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13795,7 +14631,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -13807,7 +14643,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -13946,7 +14782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13959,7 +14795,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14012,7 +14848,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14025,7 +14861,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14203,7 +15039,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14215,7 +15051,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14354,7 +15190,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14367,7 +15203,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14420,7 +15256,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14433,7 +15269,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14610,7 +15446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14622,7 +15458,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14652,7 +15488,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14664,7 +15500,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14819,7 +15655,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14831,7 +15667,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -14984,7 +15820,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -14996,7 +15832,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15175,7 +16011,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15188,7 +16024,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15352,7 +16188,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15365,7 +16201,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15418,7 +16254,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15431,7 +16267,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15609,7 +16445,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -15621,7 +16457,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15760,7 +16596,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15773,7 +16609,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15826,7 +16662,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15839,7 +16675,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16017,7 +16853,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16029,7 +16865,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16062,6 +16898,414 @@ export interface operations {
             /** @description Fields present but invalid; see `details`. */
             422: {
                 headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerMailReputation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailReputation"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    updateCustomerMailReputationGuard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateReputationGuard"];
+            };
+        };
+        responses: {
+            /** @description The figures with the new thresholds. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailReputation"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Service-Version": components["headers"]["Service-Version"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -16169,7 +17413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16181,7 +17425,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16211,7 +17455,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16223,7 +17467,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16378,7 +17622,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16390,7 +17634,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16423,6 +17667,585 @@ export interface operations {
             /** @description Fields present but invalid; see `details`. */
             422: {
                 headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    resumeCustomerSendJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Send job id. */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job, running. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SendJob"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerMailSenders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last check. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailSenderChecks"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    checkCustomerMailSenders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The check's result. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailSenderChecks"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "Service-Version": components["headers"]["Service-Version"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -16531,7 +18354,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16543,7 +18366,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16573,7 +18396,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16585,7 +18408,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16734,7 +18557,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16746,7 +18569,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16776,7 +18599,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -16788,7 +18611,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16927,7 +18750,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16940,7 +18763,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -16971,7 +18794,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -16984,7 +18807,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17148,7 +18971,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17161,7 +18984,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17214,7 +19037,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17227,7 +19050,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17411,7 +19234,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17423,7 +19246,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17453,7 +19276,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17465,7 +19288,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17604,7 +19427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17617,7 +19440,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17670,7 +19493,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -17683,7 +19506,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -17863,7 +19686,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -17875,7 +19698,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18016,7 +19839,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18029,7 +19852,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18082,7 +19905,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18095,7 +19918,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18301,7 +20124,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -18314,7 +20137,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18492,7 +20315,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18504,7 +20327,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18657,7 +20480,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18669,7 +20492,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18772,7 +20595,7 @@ export interface operations {
                 /** @description Cursor from `paging.after` of the previous page. */
                 after?: string;
                 /** @description Only this event. */
-                event?: "job.completed" | "message.bounced" | "suppression.changed";
+                event?: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Only deliveries in this state. */
@@ -18813,7 +20636,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18825,7 +20648,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -18855,7 +20678,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -18867,7 +20690,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19028,7 +20851,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -19041,7 +20864,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19247,7 +21070,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -19260,7 +21083,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19459,7 +21282,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19471,7 +21294,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19727,7 +21550,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -19740,7 +21563,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -19962,7 +21785,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -19974,7 +21797,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20148,7 +21971,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -20160,7 +21983,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20299,7 +22122,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20312,7 +22135,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20365,7 +22188,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20378,7 +22201,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20539,7 +22362,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20552,7 +22375,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20583,7 +22406,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20596,7 +22419,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20898,7 +22721,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20911,7 +22734,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -20942,7 +22765,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -20955,7 +22778,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21561,7 +23384,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -21573,7 +23396,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21736,7 +23559,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21749,7 +23572,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21941,7 +23764,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21954,7 +23777,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -21985,7 +23808,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -21998,7 +23821,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22308,7 +24131,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22320,7 +24143,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22618,7 +24441,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -22631,7 +24454,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -22831,7 +24654,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -22843,7 +24666,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23141,7 +24964,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23154,7 +24977,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23397,7 +25220,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23409,7 +25232,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23548,7 +25371,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23561,7 +25384,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23614,7 +25437,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23627,7 +25450,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23826,7 +25649,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -23838,7 +25661,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -23977,7 +25800,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -23990,7 +25813,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -24043,7 +25866,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -24056,7 +25879,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -24257,7 +26080,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdminError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -24269,7 +26092,349 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getOverview: {
+        parameters: {
+            query: {
+                /** @description Start of the period (rounded down to the hour). */
+                since: string;
+                /** @description End of the period (rounded up to the hour); at most 93 days after `since`. */
+                until?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Overview"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query?: {
+                /** @description Only this kind of result. */
+                kind?: "message" | "send_job" | "customer" | "ad_set" | "ad";
+                /** @description At most this many results per kind. */
+                limit?: number;
+                /** @description An address, an id (message, send job, customer, ad set, ad), Postmark's message id, an ads platform id, or a part of a name. Empty: the newest messages matching the filters. */
+                q?: string;
+                /** @description Messages created at or after this time. */
+                since?: string;
+                /** @description Messages only in this state. */
+                status?: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                /** @description Messages created before this time. */
+                until?: string;
+            };
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The results by kind. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SearchResults"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
+            400: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "bad_request",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -24564,7 +26729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -24577,7 +26742,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"

@@ -873,8 +873,8 @@ export interface components {
                  * @enum {string}
                  */
                 code: "bad_request" | "unauthorized" | "payment_required" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "validation_error" | "rate_limited" | "quota_exceeded" | "payload_too_large" | "internal_error" | "service_unavailable" | "schema_behind";
-                /** @description Always null for this status. */
-                details: null;
+                /** @description Always `[]` for this status. */
+                details: components["schemas"]["ErrorFieldIssue"][];
                 /**
                  * @description Human-readable explanation.
                  * @example The request has invalid fields.
@@ -989,10 +989,10 @@ export interface components {
                  * @enum {string}
                  */
                 code: "bad_request" | "unauthorized" | "payment_required" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "validation_error" | "rate_limited" | "quota_exceeded" | "payload_too_large" | "internal_error" | "service_unavailable" | "schema_behind";
-                /** @description The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); null when there is nothing more to say. */
+                /** @description The state in question: `account_state` (402 no write access), the plan's figures (402 `quota_exceeded`), `reason` and what it concerns (409); `[]` when there is nothing more to say. */
                 details: {
                     [key: string]: unknown;
-                } | null;
+                } | components["schemas"]["ErrorFieldIssue"][];
                 /**
                  * @description Human-readable explanation.
                  * @example The request has invalid fields.
@@ -1020,7 +1020,7 @@ export interface components {
                  * @enum {string}
                  */
                 code: "bad_request" | "unauthorized" | "payment_required" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "validation_error" | "rate_limited" | "quota_exceeded" | "payload_too_large" | "internal_error" | "service_unavailable" | "schema_behind";
-                /** @description `[{field, issue}]` for invalid fields, `{missing}` for incomplete onboarding, `{locked_fields}` for locked fields; null for malformed JSON. */
+                /** @description `[{field, issue}]` for invalid fields (a request whose path, query, header or body is not UTF-8 names where: `path`, the parameter, the header or the body's field, else `body`), `{missing}` for incomplete onboarding (also when the platform refused the customer's access token), `{locked_fields}` for locked fields; `[]` for malformed JSON. */
                 details: components["schemas"]["ErrorFieldIssue"][] | {
                     /**
                      * @description Missing onboarding items.
@@ -1037,7 +1037,7 @@ export interface components {
                      *     ]
                      */
                     locked_fields: string[];
-                } | null;
+                };
                 /**
                  * @description Human-readable explanation.
                  * @example The request has invalid fields.
@@ -1219,6 +1219,25 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
+            /** @description The request we send to the endpoint. */
+            request: {
+                /**
+                 * @description The exact JSON body every attempt posts.
+                 * @example {"event":"ad.status_changed"}
+                 */
+                body: string;
+                /**
+                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
+                 * @example {
+                 *       "Content-Type": "application/json",
+                 *       "X-Service-Event": "ad.status_changed",
+                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}
@@ -2732,7 +2751,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2759,7 +2778,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2786,7 +2805,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2814,7 +2833,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2835,7 +2854,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2862,7 +2881,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2888,7 +2907,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2910,7 +2929,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -2979,7 +2998,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3005,7 +3024,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3026,7 +3045,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3052,7 +3071,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3079,7 +3098,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3105,7 +3124,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3127,7 +3146,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3181,7 +3200,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3199,8 +3218,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3222,7 +3241,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3249,7 +3268,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3276,7 +3295,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3304,7 +3323,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3325,7 +3344,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3352,7 +3371,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3379,7 +3398,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3405,7 +3424,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3427,7 +3446,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3490,7 +3509,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3516,7 +3535,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3542,7 +3561,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3550,7 +3569,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3567,8 +3586,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3589,7 +3608,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3615,7 +3634,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3642,7 +3661,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3668,7 +3687,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3690,7 +3709,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3747,7 +3766,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3765,8 +3784,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3788,7 +3807,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3815,7 +3834,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3842,7 +3861,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3850,7 +3869,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3868,8 +3887,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3897,7 +3916,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3918,7 +3937,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3945,7 +3964,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3972,7 +3991,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -3998,7 +4017,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4020,7 +4039,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4089,7 +4108,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4115,7 +4134,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4136,7 +4155,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4162,7 +4181,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4189,7 +4208,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4215,7 +4234,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4237,7 +4256,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4291,7 +4310,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4309,8 +4328,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4332,7 +4351,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4359,7 +4378,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4386,7 +4405,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4414,7 +4433,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4435,7 +4454,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4462,7 +4481,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4489,7 +4508,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4515,7 +4534,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4537,7 +4556,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4600,7 +4619,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4626,7 +4645,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4652,7 +4671,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4660,7 +4679,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4677,8 +4696,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4699,7 +4718,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4725,7 +4744,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4752,7 +4771,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4778,7 +4797,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4800,7 +4819,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4857,7 +4876,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4875,8 +4894,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4898,7 +4917,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4925,7 +4944,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4952,7 +4971,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -4960,7 +4979,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4978,8 +4997,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5007,7 +5026,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5028,7 +5047,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5055,7 +5074,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5082,7 +5101,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5108,7 +5127,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5130,7 +5149,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5197,7 +5216,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5223,7 +5242,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5244,7 +5263,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5270,7 +5289,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5297,7 +5316,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5323,7 +5342,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5345,7 +5364,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5408,7 +5427,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5434,7 +5453,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5442,7 +5461,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5459,8 +5478,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5481,7 +5500,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5507,7 +5526,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5534,7 +5553,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5560,7 +5579,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5582,7 +5601,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5645,7 +5664,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5671,7 +5690,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5697,7 +5716,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5705,7 +5724,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5722,8 +5741,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5744,7 +5763,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5770,7 +5789,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5797,7 +5816,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5823,7 +5842,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5845,7 +5864,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5902,7 +5921,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5920,8 +5939,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5943,7 +5962,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5970,7 +5989,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -5997,7 +6016,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6005,7 +6024,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6023,8 +6042,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6052,7 +6071,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6073,7 +6092,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6100,7 +6119,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6127,7 +6146,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6153,7 +6172,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6175,7 +6194,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6232,7 +6251,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6250,8 +6269,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6273,7 +6292,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6300,7 +6319,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6327,7 +6346,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6335,7 +6354,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6353,8 +6372,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6382,7 +6401,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6403,7 +6422,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6430,7 +6449,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6457,7 +6476,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6483,7 +6502,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6505,7 +6524,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6559,7 +6578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6576,8 +6595,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6598,7 +6617,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6624,7 +6643,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6650,7 +6669,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6658,7 +6677,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6675,8 +6694,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6702,7 +6721,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6723,7 +6742,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6749,7 +6768,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6776,7 +6795,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6802,7 +6821,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6824,7 +6843,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6878,7 +6897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6896,8 +6915,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6919,7 +6938,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6946,7 +6965,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -6973,7 +6992,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7001,7 +7020,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7022,7 +7041,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7049,7 +7068,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7076,7 +7095,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7102,7 +7121,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7124,7 +7143,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7178,7 +7197,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7196,8 +7215,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7219,7 +7238,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7246,7 +7265,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7273,7 +7292,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7301,7 +7320,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7322,7 +7341,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7349,7 +7368,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7376,7 +7395,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7402,7 +7421,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7424,7 +7443,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7491,7 +7510,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7517,7 +7536,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7538,7 +7557,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7564,7 +7583,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7591,7 +7610,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7617,7 +7636,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7639,7 +7658,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7693,7 +7712,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7711,8 +7730,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7734,7 +7753,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7761,7 +7780,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7788,7 +7807,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7816,7 +7835,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7837,7 +7856,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7864,7 +7883,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7891,7 +7910,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7917,7 +7936,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -7939,7 +7958,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8002,7 +8021,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8028,7 +8047,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8054,7 +8073,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8062,7 +8081,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8079,8 +8098,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8101,7 +8120,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8127,7 +8146,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8154,7 +8173,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8180,7 +8199,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8202,7 +8221,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8259,7 +8278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8277,8 +8296,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8300,7 +8319,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8327,7 +8346,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8354,7 +8373,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8362,7 +8381,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8380,8 +8399,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8409,7 +8428,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8430,7 +8449,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8457,7 +8476,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8484,7 +8503,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8510,7 +8529,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8532,7 +8551,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8592,7 +8611,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8613,7 +8632,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8640,7 +8659,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8666,7 +8685,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8688,7 +8707,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8752,7 +8771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8769,8 +8788,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8791,7 +8810,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8817,7 +8836,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8825,7 +8844,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8842,8 +8861,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8864,7 +8883,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8890,7 +8909,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8917,7 +8936,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8943,7 +8962,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -8965,7 +8984,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9025,7 +9044,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9046,7 +9065,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9073,7 +9092,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9099,7 +9118,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9121,7 +9140,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9184,7 +9203,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9210,7 +9229,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9231,7 +9250,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9257,7 +9276,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9284,7 +9303,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9310,7 +9329,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9332,7 +9351,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9386,7 +9405,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9404,8 +9423,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9427,7 +9446,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9454,7 +9473,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9481,7 +9500,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9509,7 +9528,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9530,7 +9549,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9557,7 +9576,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9584,7 +9603,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9610,7 +9629,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9632,7 +9651,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9692,7 +9711,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9718,7 +9737,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9739,7 +9758,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9765,7 +9784,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9792,7 +9811,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9818,7 +9837,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9840,7 +9859,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9894,7 +9913,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9912,8 +9931,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9935,7 +9954,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9962,7 +9981,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -9989,7 +10008,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10017,7 +10036,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10038,7 +10057,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10065,7 +10084,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10092,7 +10111,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10118,7 +10137,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10140,7 +10159,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10203,7 +10222,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10229,7 +10248,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10237,7 +10256,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10254,8 +10273,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10276,7 +10295,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10302,7 +10321,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10329,7 +10348,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10355,7 +10374,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10377,7 +10396,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10437,7 +10456,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10463,7 +10482,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10484,7 +10503,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10511,7 +10530,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10537,7 +10556,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10559,7 +10578,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10613,7 +10632,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10631,8 +10650,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10654,7 +10673,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10681,7 +10700,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10708,7 +10727,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10736,7 +10755,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10757,7 +10776,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10784,7 +10803,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10811,7 +10830,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10837,7 +10856,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10859,7 +10878,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10919,7 +10938,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10945,7 +10964,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10966,7 +10985,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -10993,7 +11012,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11019,7 +11038,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11041,7 +11060,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11104,7 +11123,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11130,7 +11149,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11138,7 +11157,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11155,8 +11174,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11177,7 +11196,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11203,7 +11222,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11230,7 +11249,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11256,7 +11275,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11278,7 +11297,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11332,7 +11351,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11349,8 +11368,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11371,7 +11390,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11397,7 +11416,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11418,7 +11437,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11444,7 +11463,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11471,7 +11490,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11497,7 +11516,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11519,7 +11538,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11571,7 +11590,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -11588,8 +11607,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11610,7 +11629,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11636,7 +11655,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11657,7 +11676,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11683,7 +11702,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11710,7 +11729,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11736,7 +11755,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11758,7 +11777,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11823,7 +11842,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11849,7 +11868,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11870,7 +11889,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11896,7 +11915,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11923,7 +11942,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11949,7 +11968,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -11971,7 +11990,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12034,7 +12053,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12060,7 +12079,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12068,7 +12087,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12085,8 +12104,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12107,7 +12126,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12133,7 +12152,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12160,7 +12179,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12186,7 +12205,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12208,7 +12227,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12271,7 +12290,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12297,7 +12316,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12305,7 +12324,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -12322,8 +12341,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12344,7 +12363,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12370,7 +12389,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12397,7 +12416,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12423,7 +12442,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12445,7 +12464,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12490,7 +12509,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -12502,8 +12521,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12524,7 +12543,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12545,7 +12564,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12566,7 +12585,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12588,7 +12607,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12666,7 +12685,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -12684,8 +12703,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12707,7 +12726,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12734,7 +12753,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12761,7 +12780,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12789,7 +12808,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12810,7 +12829,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12837,7 +12856,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12864,7 +12883,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12890,7 +12909,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12912,7 +12931,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -12975,7 +12994,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13001,7 +13020,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13009,7 +13028,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13026,8 +13045,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13048,7 +13067,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13074,7 +13093,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13101,7 +13120,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13127,7 +13146,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13149,7 +13168,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13214,7 +13233,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13240,7 +13259,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13261,7 +13280,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13287,7 +13306,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13314,7 +13333,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13340,7 +13359,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13362,7 +13381,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13416,7 +13435,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -13434,8 +13453,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13457,7 +13476,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13484,7 +13503,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13511,7 +13530,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13539,7 +13558,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13560,7 +13579,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13587,7 +13606,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13614,7 +13633,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13640,7 +13659,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13662,7 +13681,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13725,7 +13744,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13751,7 +13770,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13777,7 +13796,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13785,7 +13804,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -13802,8 +13821,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13824,7 +13843,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13850,7 +13869,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13877,7 +13896,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13903,7 +13922,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13925,7 +13944,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -13985,7 +14004,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14002,8 +14021,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
-                     *         "details": null
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14024,7 +14043,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14050,7 +14069,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14058,7 +14077,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsStateError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -14075,8 +14094,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14097,7 +14116,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14123,7 +14142,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14150,7 +14169,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14176,7 +14195,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14198,7 +14217,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14267,7 +14286,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14294,7 +14313,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14321,7 +14340,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14329,7 +14348,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14347,8 +14366,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14376,7 +14395,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "conflict",
                      *         "message": "Conflict with the resource's state or with an idempotency key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14397,7 +14416,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14424,7 +14443,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14451,7 +14470,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14477,7 +14496,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14499,7 +14518,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14566,7 +14585,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "unauthorized",
                      *         "message": "Missing, invalid or revoked API key.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14593,7 +14612,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payment_required",
                      *         "message": "Payment required: no active write access, or above the plan's included volume (`quota_exceeded`).",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14620,7 +14639,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14628,7 +14647,7 @@ export interface operations {
                     "application/json": components["schemas"]["AdsError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -14646,8 +14665,8 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
-                     *         "details": null
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14668,7 +14687,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "payload_too_large",
                      *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14695,7 +14714,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "validation_error",
                      *         "message": "Fields present but invalid; see `details`.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14722,7 +14741,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "rate_limited",
                      *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14748,7 +14767,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "Error at the service or the provider; retry with backoff.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }
@@ -14770,7 +14789,7 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
-                     *         "details": null
+                     *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
                      *     }

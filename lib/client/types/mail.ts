@@ -508,7 +508,7 @@ export interface paths {
         put?: never;
         /**
          * Send a transactional mail
-         * @description Renders the template with `params` and sends it synchronously on the transactional stream. `to` is parsed as an RFC 5322 mailbox; an unparsable address yields `invalid` and an address suppressed on the transactional stream yields `suppressed`, both without a provider call. Unknown or missing required parameters answer 422. Sandbox accounts send through Postmark's test path: accepted, never delivered, never counted. Blocked sending answers 403, an account whose provider setup is incomplete 403 with `details.missing`, the monthly limit 429 `quota_exceeded`. If Postmark does not answer (no answer, a time-out, a 5xx), the response is 500 with `error.message_id`; the message is `unknown`, never sent again, and a retry with the same `Idempotency-Key` returns the same answer. If Postmark turns the send away (its rate limit, 429: nothing was taken in), the response is 503 `service_unavailable` with `Retry-After` and no message id: the mail was not sent and nothing is kept, and a retry after that delay (with the same `Idempotency-Key` too) sends it once. The send is synchronous: nothing is queued for later. Send `Idempotency-Key` against double sends.
+         * @description Renders the template with `params` and sends it synchronously on the transactional stream. `to` is parsed as an RFC 5322 mailbox; an unparsable address yields `invalid` and an address suppressed on the transactional stream yields `suppressed`, both without a provider call. Unknown or missing required parameters answer 422. Sandbox accounts send through Postmark's test path: accepted, never delivered, never counted. Blocked sending answers 403, an account whose provider setup is incomplete 403 with `details.missing`, the monthly limit 429 `quota_exceeded`. If Postmark does not answer (no answer, a time-out, a 5xx without `Retry-After`), the response is 500 with `error.message_id`; the message is `unknown`, never sent again, and a retry with the same `Idempotency-Key` returns the same answer. If Postmark turns the send away (its rate limit, 429, or a 503 with `Retry-After` in maintenance: nothing was taken in), the response is 503 `service_unavailable` with Postmark's `Retry-After` (5 s when it gave none) and no message id: the mail was not sent and nothing is kept, and a retry after that delay (with the same `Idempotency-Key` too) sends it once. The send is synchronous: nothing is queued for later. Send `Idempotency-Key` against double sends.
          */
         post: operations["sendTemplate"];
         delete?: never;
@@ -576,12 +576,13 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers an https endpoint for `job.completed`, `message.bounced` and/or `suppression.changed` and returns its `signing_secret` once (also as `secret`, a deprecated alias). At most 10 endpoints per account (409, `details` entry `reason`: `webhook_limit_reached`). A URL that is not https, carries credentials or names a private, loopback or link-local address answers 422.
+         * @description Registers an https endpoint for `job.completed`, `job.paused`, `message.bounced` and/or `suppression.changed` and returns its `signing_secret` once (also as `secret`, a deprecated alias). At most 10 endpoints per account (409, `details` entry `reason`: `webhook_limit_reached`). A URL that is not https, carries credentials or names a private, loopback or link-local address answers 422.
          *
          *     Every event is POSTed as JSON with the headers `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with the secret>`, `X-Service-Event` (the event name) and `X-Service-Delivery` (the delivery id, also `delivery_id` in the body, stable across retries: deduplicate on it). Verify the signature on the raw body before parsing and reject timestamps more than 5 minutes from your clock; every attempt is signed afresh. A 2xx within 15 seconds is success; any other status, a redirect or a time-out is retried after about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 6 h (±10 %; 8 attempts within 24 h), after which the endpoint is marked inactive.
          *
          *     Bodies are `{ event, delivery_id, …fields, occurred_at }`:
          *     - `job.completed`: `send_job_id`, `recipients: { total, accepted, suppressed }` (the spec's shape).
+         *     - `job.paused`: `send_job_id`, `pause_reason` (`bounce_rate` or `complaint_rate`: the reputation guard stopped the job because its hard-bounce or spam-complaint rate passed the threshold), `sample: { outcomes, hard_bounces, complaints, hard_bounce_rate, complaint_rate }` and `thresholds: { bounce_rate, complaint_rate, min_sample }` (rates as fractions, 0.001 = 0.1 %). No further batch goes out; an operator of the service resumes or cancels the job.
          *     - `message.bounced`: `message_id`, `send_job_id` (null for transactional mail), `kind`, `bounce_type` (Postmark's type, e.g. `HardBounce`, `SoftBounce`), `final` (true for a HardBounce or when Postmark deactivated the address; a soft bounce can still be followed by a delivery, and the message then shows `delivered`), `bounced_at`. Sent once per bounce the provider reports.
          *     - `suppression.changed`: `email`, `stream`, `active`, `reason`, `reactivatable`, `changed_at`: exactly the entry that appears in `GET /v1/suppressions`.
          */
@@ -1003,7 +1004,7 @@ export interface components {
              *       "job.completed"
              *     ]
              */
-            events: ("job.completed" | "message.bounced" | "suppression.changed")[];
+            events: ("job.completed" | "job.paused" | "message.bounced" | "suppression.changed")[];
             /**
              * Format: uri
              * @description An https URL on a public host (no credentials, no private or loopback address).
@@ -1591,11 +1592,11 @@ export interface components {
                 [key: string]: string;
             };
             /**
-             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready`.
+             * @description Why a `paused` job paused: `sending_blocked`, `monthly_limit` or `provider_not_ready` (start resumes once fixed), or the reputation guard's `bounce_rate` / `complaint_rate`: the job's hard-bounce or spam-complaint rate passed the threshold after the minimum sample (`job.paused` webhook). A job the guard paused is resumed only by an operator of the service; start answers 409 `paused_by_reputation_guard`, cancel works.
              * @example null
              * @enum {string|null}
              */
-            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | null;
+            pause_reason: "sending_blocked" | "monthly_limit" | "provider_not_ready" | "bounce_rate" | "complaint_rate" | null;
             recipients: components["schemas"]["SendJobRecipientCounters"];
             /**
              * @description Reply-To, or null (replies go to the sender).
@@ -1613,7 +1614,7 @@ export interface components {
              */
             started_at: string | null;
             /**
-             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
+             * @description `draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. `running` → `paused` also when the reputation guard trips (`pause_reason` `bounce_rate` / `complaint_rate`); only an operator resumes those. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).
              * @example running
              * @enum {string}
              */
@@ -2261,7 +2262,7 @@ export interface components {
              *       "suppression.changed"
              *     ]
              */
-            events: ("job.completed" | "message.bounced" | "suppression.changed")[];
+            events: ("job.completed" | "job.paused" | "message.bounced" | "suppression.changed")[];
             /**
              * @description Failed delivery attempts since the last successful one.
              * @example 0
@@ -2329,7 +2330,7 @@ export interface components {
              * @example job.completed
              * @enum {string}
              */
-            event: "job.completed" | "message.bounced" | "suppression.changed";
+            event: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
             /**
              * Format: uuid
              * @description Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.
@@ -2356,6 +2357,25 @@ export interface components {
              * @example null
              */
             redelivered_at: string | null;
+            /** @description The request we send to the endpoint. */
+            request: {
+                /**
+                 * @description The exact JSON body every attempt posts.
+                 * @example {"event":"job.completed"}
+                 */
+                body: string;
+                /**
+                 * @description The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.
+                 * @example {
+                 *       "Content-Type": "application/json",
+                 *       "X-Service-Event": "job.completed",
+                 *       "X-Service-Delivery": "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
+                 *     }
+                 */
+                headers: {
+                    [key: string]: string;
+                };
+            };
             /**
              * @description The first 1,024 bytes of the last answer's body (valid UTF-8); null when empty or without an answer.
              * @example {"ok":true}
@@ -2470,7 +2490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2487,7 +2507,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -2685,7 +2705,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -2703,7 +2723,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -2975,7 +2995,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2992,7 +3012,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -3212,7 +3232,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3229,7 +3249,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -3431,7 +3451,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3449,7 +3469,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -3507,7 +3527,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -3525,7 +3545,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -3924,7 +3944,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3941,7 +3961,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -4599,7 +4619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4616,7 +4636,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -4831,7 +4851,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4848,7 +4868,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5025,7 +5045,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5043,7 +5063,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5271,7 +5291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5288,7 +5308,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5486,7 +5506,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5504,7 +5524,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5562,7 +5582,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -5580,7 +5600,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -5803,7 +5823,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5820,7 +5840,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6045,7 +6065,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6063,7 +6083,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6286,7 +6306,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6303,7 +6323,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6484,7 +6504,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6501,7 +6521,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6531,7 +6551,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6548,7 +6568,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6728,7 +6748,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6746,7 +6766,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -6804,7 +6824,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -6822,7 +6842,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7076,7 +7096,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7094,7 +7114,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7303,7 +7323,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -7320,7 +7340,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7518,7 +7538,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7536,7 +7556,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -7764,7 +7784,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -7782,7 +7802,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8036,7 +8056,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8053,7 +8073,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8251,7 +8271,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8269,7 +8289,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8541,7 +8561,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -8558,7 +8578,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8738,7 +8758,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8756,7 +8776,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -8814,7 +8834,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -8832,7 +8852,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9081,7 +9101,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9098,7 +9118,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9304,7 +9324,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9322,7 +9342,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9380,7 +9400,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -9398,7 +9418,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9536,7 +9556,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description Postmark turned the send away (its rate limit): the mail was not sent and nothing was kept; send it again after `Retry-After` seconds. Also while the database is unreachable (`service_unavailable`) or older than the code (`schema_behind`). */
+            /** @description Postmark turned the send away (its rate limit, or maintenance): the mail was not sent and nothing was kept; send it again after `Retry-After` seconds. Also while the database is unreachable (`service_unavailable`) or older than the code (`schema_behind`). */
             503: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -9610,7 +9630,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9622,7 +9642,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -9652,7 +9672,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Service-Version": components["headers"]["Service-Version"];
@@ -9664,7 +9684,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10116,7 +10136,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10134,7 +10154,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10432,7 +10452,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10449,7 +10469,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10588,7 +10608,7 @@ export interface operations {
                 /** @description Cursor from `paging.after` of the previous page. */
                 after?: string;
                 /** @description Only this event. */
-                event?: "job.completed" | "message.bounced" | "suppression.changed";
+                event?: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Only deliveries in this state. */
@@ -10632,7 +10652,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version. */
+            /** @description Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`). */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10649,7 +10669,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "bad_request",
-                     *         "message": "Bad request: malformed JSON, wrong content type, body too large, missing required fields, unknown Service-Version.",
+                     *         "message": "Bad request: malformed JSON, wrong content type, missing required fields, unknown Service-Version; or text that is not UTF-8, which is refused, never replaced: a path segment or query parameter whose percent-encoding does not decode to UTF-8, a header the service reads (`Authorization`, `Idempotency-Key`, `Content-Type`, …) with bytes outside ASCII, or a JSON body with bytes that are no UTF-8 character (`details` names the field holding them, else `body`).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10679,7 +10699,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -10696,7 +10716,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -10923,7 +10943,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10941,7 +10961,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -11195,7 +11215,7 @@ export interface operations {
                     "application/json": components["schemas"]["MailForbiddenError"];
                 };
             };
-            /** @description The resource does not exist or belongs to another customer. */
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
             404: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -11213,7 +11233,7 @@ export interface operations {
                      * @example {
                      *       "error": {
                      *         "code": "not_found",
-                     *         "message": "The resource does not exist or belongs to another customer.",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"

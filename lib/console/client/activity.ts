@@ -15,7 +15,6 @@ type MessageSummary = Schemas["MailMessageSummary"];
 type MessageDetail = Schemas["MailMessageDetail"];
 type Suppression = Schemas["SuppressionEntry"];
 type Webhook = Schemas["CustomerWebhook"];
-type Delivery = Schemas["WebhookDelivery"] | Schemas["AdsWebhookDelivery"];
 
 /** The query string of the filled filters (empty values left out). */
 function query(values: Record<string, unknown>): string {
@@ -24,7 +23,8 @@ function query(values: Record<string, unknown>): string {
   return params.toString();
 }
 
-export async function messagesPage(main: HTMLElement, id: string): Promise<void> {
+export async function messagesPage(main: HTMLElement, id: string, initial = ""): Promise<void> {
+  const given = new URLSearchParams(initial);
   const customer = await get<Customer>(`customers/${id}`);
   const results = pagedTable<MessageSummary>(
     ["Message", "Kind", "Status", "Subject", "Created", "Postmark id"],
@@ -46,6 +46,7 @@ export async function messagesPage(main: HTMLElement, id: string): Promise<void>
       "Find messages",
       h("p", { class: "hint" }, "The address is matched through its stored hash: it finds mail of send jobs whose addresses were deleted. Nothing partial."),
       form({
+        read: true,
         submit: "Search",
         fields: [
           { path: "recipient", label: "Recipient address", type: "search" },
@@ -54,12 +55,13 @@ export async function messagesPage(main: HTMLElement, id: string): Promise<void>
             label: "Status",
             type: "select",
             options: ["", "pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"],
+            value: given.get("status") ?? "",
           },
           { path: "kind", label: "Kind", type: "select", options: ["", "transactional", "newsletter"] },
           { path: "send_job_id", label: "Send job id" },
           { path: "template_id", label: "Template id" },
-          { path: "since", label: "Created since (ISO 8601, e.g. 2026-03-01T00:00:00Z)" },
-          { path: "until", label: "Created before (ISO 8601)" },
+          { path: "since", label: "Created since (ISO 8601, e.g. 2026-03-01T00:00:00Z)", value: given.get("since") ?? "" },
+          { path: "until", label: "Created before (ISO 8601)", value: given.get("until") ?? "" },
         ],
         async onSubmit(values) {
           const q = query(values);
@@ -70,7 +72,8 @@ export async function messagesPage(main: HTMLElement, id: string): Promise<void>
     ),
     card("Messages", results.element),
   );
-  await results.load(base);
+  const filters = query({ status: given.get("status"), since: given.get("since"), until: given.get("until") });
+  await results.load(filters ? `${base}?${filters}&limit=100` : base);
 }
 
 export async function messagePage(main: HTMLElement, id: string, messageId: string): Promise<void> {
@@ -126,6 +129,7 @@ export async function suppressionsPage(main: HTMLElement, id: string): Promise<v
               type: "button",
               class: "secondary",
               "aria-label": `Reactivate ${s.email}`,
+              "data-needs": "support",
               onclick: async () => {
                 try {
                   await send("POST", `${base}/reactivate`, { email: s.email, stream: s.stream });
@@ -149,6 +153,7 @@ export async function suppressionsPage(main: HTMLElement, id: string): Promise<v
     card(
       "Filter",
       form({
+        read: true,
         submit: "Apply",
         fields: [
           { path: "stream", label: "Stream", type: "select", options: ["newsletter", "transactional"], value: "newsletter" },
@@ -225,58 +230,4 @@ export async function webhooksPage(main: HTMLElement, id: string): Promise<void>
       );
     }),
   );
-}
-
-export async function deliveriesPage(main: HTMLElement, id: string, service: string, webhookId: string): Promise<void> {
-  const customer = await get<Customer>(`customers/${id}`);
-  const endpoint = (await get<Webhook[]>(`customers/${id}/${service}/webhooks`)).find((w) => w.id === webhookId);
-  const result = outcome();
-  const base = `customers/${id}/${service}/webhooks/${webhookId}/deliveries`;
-  const results = pagedTable<Delivery>(
-    ["Event", "Status", "Attempts", "Code", "Latency", "Next attempt", "Answer", ""],
-    (d, reload) => [
-      h("span", { title: d.id }, d.event),
-      d.status + (d.redelivered_at ? " (redelivered)" : ""),
-      String(d.attempts),
-      d.status_code === null ? "—" : String(d.status_code),
-      d.latency_ms === null ? "—" : `${d.latency_ms} ms`,
-      date(d.next_attempt_at),
-      d.error ?? (d.response_excerpt ? h("code", {}, d.response_excerpt.slice(0, 200)) : "—"),
-      h(
-        "button",
-        {
-          type: "button",
-          class: "secondary",
-          "aria-label": `Redeliver ${d.event} ${d.id}`,
-          onclick: async () => {
-            try {
-              await send("POST", `${base}/${d.id}/redeliver`);
-              result.ok(`Delivery ${d.id.slice(0, 8)} queued again; reload to see its outcome.`);
-              reload();
-            } catch (error) {
-              result.fail(error);
-            }
-          },
-        },
-        "Redeliver",
-      ),
-    ],
-    "No deliveries yet.",
-  );
-  main.replaceChildren(
-    customerTabs(customer, "webhooks"),
-    h("p", {}, h("a", { href: `#/customers/${id}/webhooks` }, "← All webhooks")),
-    card(
-      `Deliveries to ${endpoint?.url ?? webhookId}`,
-      h(
-        "p",
-        { class: "hint" },
-        `Endpoint ${endpoint?.active === false ? "inactive (re-enable it on the webhooks page)" : "active"}; events: ${endpoint?.events.join(", ") ?? "—"}.`,
-      ),
-      result.element,
-      h("div", { class: "row" }, h("button", { type: "button", class: "secondary", onclick: () => void results.load(base) }, "Reload")),
-      results.element,
-    ),
-  );
-  await results.load(base);
 }

@@ -86,7 +86,7 @@ export async function customerAdReviewPage(main: HTMLElement, id: string): Promi
     if (onlySet) params.set("adset_id", onlySet.id);
     return `customers/${id}/ads/ads?${params}`;
   };
-  const showAll = h("button", { type: "button", class: "secondary", hidden: true }, "Show the ads of every ad set");
+  const showAll = h("button", { type: "button", class: "secondary", "data-read": "", hidden: true }, "Show the ads of every ad set");
   const reloadAds = () => {
     scope.textContent = onlySet ? `Ads of the ad set ${onlySet.name}.` : "Ads of every ad set.";
     showAll.hidden = onlySet === null;
@@ -113,6 +113,7 @@ export async function customerAdReviewPage(main: HTMLElement, id: string): Promi
           type: "button",
           class: "secondary",
           "aria-label": `Show its ads (${s.name})`,
+          "data-read": "",
           onClick: () => {
             onlySet = s;
             void reloadAds().then(() => document.getElementById(adsHeading)?.scrollIntoView());

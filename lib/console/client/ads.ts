@@ -202,7 +202,11 @@ async function templatesCard(id: string): Promise<HTMLElement> {
           result,
           said: (on) => `${t.name} ${on ? "assigned" : "removed"}.`,
         }),
-        h("button", { type: "button", class: "secondary", onClick: () => void show(t).catch((error) => result.fail(error)) }, `Previews of ${t.name}`),
+        h(
+          "button",
+          { type: "button", class: "secondary", "data-read": "", onClick: () => void show(t).catch((error) => result.fail(error)) },
+          `Previews of ${t.name}`,
+        ),
       ]),
     ),
     result.element,

@@ -165,6 +165,10 @@ export type FormSpec = {
   sendOnlyChanged?: boolean;
   /** An editor: leaving it with unsaved changes asks first (tab close and in-app navigation). */
   guard?: boolean;
+  /** A search or a filter: changes nothing, open to every role. */
+  read?: boolean;
+  /** The role the write needs (default `admin`; lib/console/client/roles.ts). */
+  needs?: "support" | "admin" | "owner";
 };
 
 // Editors with changes not yet saved; a form no longer in the page does not count.
@@ -197,7 +201,7 @@ export function form(spec: FormSpec): HTMLFormElement {
   );
   const element = h(
     "form",
-    { novalidate: true },
+    { novalidate: true, "data-read": spec.read ? "" : null, "data-needs": spec.read ? null : (spec.needs ?? "admin") },
     spec.title ? h("h3", {}, spec.title) : null,
     ...fields.map((f) => f.wrap),
     h("div", { class: "row" }, button),

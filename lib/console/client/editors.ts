@@ -156,7 +156,11 @@ export function withJsonView<T>(input: { path: string; label: string; value: T; 
   let form = input.make(input.value);
   let json: Field | null = null;
   const host = h("div", {}, form.element);
-  const toggle = h("button", { type: "button", class: "secondary small", "aria-pressed": "false" }, `Edit ${input.label.toLowerCase()} as JSON`);
+  const toggle = h(
+    "button",
+    { type: "button", class: "secondary small", "data-read": "", "aria-pressed": "false" },
+    `Edit ${input.label.toLowerCase()} as JSON`,
+  );
   const state = h("p", { class: "error", role: "alert", hidden: true });
   toggle.addEventListener("click", () => {
     state.hidden = true;
@@ -261,7 +265,7 @@ export function beside(f: Field, ...extra: HTMLElement[]): void {
 /** A password field with Show/Hide: what is typed can be checked before it is saved, masked otherwise. */
 export function secretField(spec: { path: string; label: string; hint?: string; name: string }): Editor<string> {
   const f = field({ path: spec.path, label: spec.label, type: "password", hint: spec.hint });
-  const show = h("button", { type: "button", class: "secondary small", "aria-pressed": "false" }, `Show ${spec.name}`);
+  const show = h("button", { type: "button", class: "secondary small", "data-read": "", "aria-pressed": "false" }, `Show ${spec.name}`);
   show.addEventListener("click", () => {
     const hidden = (f.control as HTMLInputElement).type === "password";
     (f.control as HTMLInputElement).type = hidden ? "text" : "password";

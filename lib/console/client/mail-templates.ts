@@ -229,7 +229,7 @@ async function templatesCard(id: string, blocks: readonly EnabledBlock[]): Promi
         t.origin,
         t.status,
         String(t.version),
-        h("button", { type: "button", class: "secondary", onClick: () => void showPreview(t) }, `Preview ${t.name}`),
+        h("button", { type: "button", class: "secondary", "data-read": "", onClick: () => void showPreview(t) }, `Preview ${t.name}`),
       ]),
     ),
     previewState,

@@ -19,7 +19,9 @@ type CredentialState = Schemas["CredentialState"];
 type SuppressionLookup = Schemas["SuppressionLookupResult"];
 
 /** Green/red is spelled out: the state is never told by colour alone. */
-const readinessBadge = (status: "green" | "red") => h("span", { class: "badge" }, status === "green" ? "✓ ready" : "✗ missing");
+/** A readiness item's state in words: only a red item stops sending; a warning says what to improve. */
+const readinessBadge = (status: "green" | "warning" | "red") =>
+  h("span", { class: "badge" }, status === "green" ? "✓ ready" : status === "warning" ? "! warning" : "✗ missing");
 
 /**
  * Postmark events of this customer's messages that arrived on a stream id the configuration does not name:
@@ -55,7 +57,7 @@ async function providerCard(id: string): Promise<HTMLElement> {
   const initial = editor.read();
   return card(
     "Provider (Postmark) and readiness",
-    h("p", {}, readiness.ready ? "✓ Ready to send." : "✗ Not ready to send: the items marked missing need attention."),
+    h("p", {}, readiness.ready ? "✓ Ready to send." : "✗ Not ready to send: the items marked missing need attention (warnings do not stop sending)."),
     table(
       ["Item", "State", "What to do"],
       readiness.items.map((i) => [i.item, readinessBadge(i.status), i.message]),
@@ -176,6 +178,7 @@ function suppressionCard(id: string): HTMLElement {
   return card(
     "Suppression lookup",
     form({
+      read: true,
       submit: "Look up",
       fields: [
         { path: "emails", label: "Addresses (one per line)", type: "textarea", rows: 4 },

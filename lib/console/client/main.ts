@@ -1,4 +1,8 @@
-import { deliveriesPage, messagePage, messagesPage, suppressionsPage, webhooksPage } from "./activity";
+import { messagePage, messagesPage, suppressionsPage, webhooksPage } from "./activity";
+import { deliveriesPage } from "./deliveries";
+import { overviewPage } from "./overview";
+import { loadRole, watchRole } from "./roles";
+import { searchBox, searchPage } from "./search";
 import { adTemplatePage, adTemplatesPage } from "./ad-templates";
 import { customerAdReviewPage } from "./ad-review";
 import { customerAdsPage } from "./ads";
@@ -20,6 +24,8 @@ import { runSignInStep } from "./sign-in-step";
 type Page = (main: HTMLElement, params: string[], isCurrent: () => boolean) => Promise<void>;
 
 const routes: [RegExp, Page, string][] = [
+  [/^\/overview(?:\?(.*))?$/, (main, [query]) => overviewPage(main, query ?? ""), "Overview"],
+  [/^\/search(?:\?(.*))?$/, (main, [query]) => searchPage(main, query ?? ""), "Search"],
   [/^\/customers$/, (main) => customersPage(main), "Customers"],
   [/^\/customers\/([0-9a-f-]{36})$/, (main, [id]) => customerPage(main, id as string), "Customer"],
   [/^\/customers\/([0-9a-f-]{36})\/keys$/, (main, [id]) => customerKeysPage(main, id as string), "API keys"],
@@ -35,7 +41,7 @@ const routes: [RegExp, Page, string][] = [
     "Send job",
   ],
   [/^\/customers\/([0-9a-f-]{36})\/stats(?:\?job=([0-9a-f-]{36}))?$/, (main, [id, job]) => statsPage(main, id as string, job), "Charts"],
-  [/^\/customers\/([0-9a-f-]{36})\/messages$/, (main, [id]) => messagesPage(main, id as string), "Messages"],
+  [/^\/customers\/([0-9a-f-]{36})\/messages(?:\?(.*))?$/, (main, [id, query]) => messagesPage(main, id as string, query ?? ""), "Messages"],
   [/^\/customers\/([0-9a-f-]{36})\/messages\/([0-9a-f-]{36})$/, (main, [id, message]) => messagePage(main, id as string, message as string), "Message"],
   [/^\/customers\/([0-9a-f-]{36})\/suppressions$/, (main, [id]) => suppressionsPage(main, id as string), "Suppressions"],
   [/^\/customers\/([0-9a-f-]{36})\/webhooks$/, (main, [id]) => webhooksPage(main, id as string), "Webhooks"],
@@ -66,7 +72,7 @@ let visit = 0;
 async function route(): Promise<void> {
   const main = document.getElementById("main");
   if (!main) return;
-  const path = location.hash.replace(/^#/, "") || "/customers";
+  const path = location.hash.replace(/^#/, "") || "/overview";
   const bare = path.split("?")[0] ?? path;
   const current = ++visit;
   const isCurrent = () => current === visit;
@@ -77,7 +83,7 @@ async function route(): Promise<void> {
   });
   const match = routes.map(([pattern, page, title]) => ({ found: pattern.exec(path), page, title })).find((r) => r.found);
   if (!match?.found) {
-    main.replaceChildren(h("h1", {}, "Not found"), h("p", {}, "No console page here. ", h("a", { href: "#/customers" }, "Go to the customers.")));
+    main.replaceChildren(h("h1", {}, "Not found"), h("p", {}, "No console page here. ", h("a", { href: "#/overview" }, "Go to the overview.")));
     return;
   }
   document.title = `${match.title} · Operator console`;
@@ -103,14 +109,23 @@ window.addEventListener("beforeunload", (event) => {
 const signInStep = document.querySelector<HTMLElement>("[data-sign-in-step]");
 let shownHash = location.hash;
 if (signInStep) runSignInStep(signInStep);
-else
+else {
   window.addEventListener("hashchange", () => {
     if (hasUnsavedChanges() && !confirm("This page has unsaved changes. Leave it and lose them?")) {
-      history.replaceState(null, "", shownHash || "#/customers");
+      history.replaceState(null, "", shownHash || "#/overview");
       return;
     }
     forgetUnsavedChanges();
     shownHash = location.hash;
     void route();
   });
-if (!signInStep) void route();
+  // The role is read once; every page is then drawn with only the controls it allows (roles.ts).
+  const mainElement = document.getElementById("main");
+  document.querySelector(".top nav")?.after(searchBox());
+  void loadRole()
+    .catch(() => undefined)
+    .then(() => {
+      if (mainElement) watchRole(mainElement);
+      return route();
+    });
+}

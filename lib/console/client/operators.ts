@@ -40,6 +40,7 @@ function tokenTable(tokens: OperatorToken[], revokePath: (token: OperatorToken) 
                 type: "button",
                 class: "secondary",
                 "aria-label": `Revoke token ${t.label}`,
+                "data-needs": revokePath(t).startsWith("me/") ? "support" : "owner",
                 onClick: async () => {
                   if (!confirm(`Revoke the token "${t.label}"? Requests with it will answer 401.`)) return;
                   try {
@@ -66,6 +67,7 @@ export async function operatorsPage(main: HTMLElement): Promise<void> {
     card(
       "Create an operator",
       form({
+        needs: "owner",
         fields: [
           { path: "email", label: "E-mail", type: "email", required: true },
           { path: "role", label: "Role", type: "select", options: ROLES, value: "support", hint: ROLE_HINT },
@@ -115,6 +117,7 @@ export async function operatorPage(main: HTMLElement, id: string): Promise<void>
     card(
       "Role and access",
       form({
+        needs: "owner",
         sendOnlyChanged: true,
         fields: [
           { path: "role", label: "Role", type: "select", options: ROLES, value: operator.role, hint: ROLE_HINT },
@@ -141,6 +144,7 @@ export async function operatorPage(main: HTMLElement, id: string): Promise<void>
       "API tokens",
       h("p", { class: "hint" }, "For automation: a token acts as this operator with their current role (Authorization: Bearer op_live_…)."),
       form({
+        needs: "owner",
         fields: [{ path: "label", label: "Label", required: true, hint: "What the token is for." }],
         submit: "Create token",
         onSubmit: async (values) => {
@@ -193,6 +197,7 @@ export async function mePage(main: HTMLElement): Promise<void> {
                   type: "button",
                   class: "secondary",
                   "aria-label": `Sign out the session from ${date(s.created_at)}`,
+                  "data-needs": "support",
                   onClick: async () => {
                     try {
                       await send("DELETE", `me/sessions/${s.id}`);
@@ -223,6 +228,7 @@ export async function mePage(main: HTMLElement): Promise<void> {
     card(
       "My API tokens",
       form({
+        needs: "support",
         fields: [{ path: "label", label: "Label", required: true, hint: "What the token is for." }],
         submit: "Create token",
         onSubmit: async (values) => {
@@ -263,8 +269,8 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
     for (const { f, input } of inputs) if (input.value.trim()) params.set(f.name, input.value.trim());
     return params;
   };
-  const newer = h("button", { type: "button", class: "secondary" }, "Newer");
-  const older = h("button", { type: "button", class: "secondary" }, "Older");
+  const newer = h("button", { type: "button", class: "secondary", "data-read": "" }, "Newer");
+  const older = h("button", { type: "button", class: "secondary", "data-read": "" }, "Older");
   const load = async () => {
     result.clear();
     const params = filters();
@@ -307,7 +313,7 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
   };
   const filterForm = h(
     "form",
-    { novalidate: true },
+    { novalidate: true, "data-read": "" },
     h("div", { class: "row" }, ...inputs.map((i) => i.wrap)),
     h("div", { class: "row" }, h("button", { type: "submit" }, "Filter")),
   );

@@ -1,5 +1,6 @@
 import { getPage } from "./api";
 import { h, table } from "./dom";
+import { reads } from "./roles";
 
 /**
  * A paged table over a cursor-paged admin list: draws one page, "Next page" follows `paging.after`,
@@ -32,9 +33,9 @@ export function pagedTable<T>(headers: string[], row: (item: T, reload: () => vo
       h(
         "div",
         { class: "row" },
-        index > 0 ? h("button", { type: "button", class: "secondary", onclick: () => void show(0) }, "First page") : null,
-        index > 0 ? h("button", { type: "button", class: "secondary", onclick: () => void show(index - 1) }, "Previous page") : null,
-        page.paging.has_next ? h("button", { type: "button", class: "secondary", onclick: () => void show(index + 1) }, "Next page") : null,
+        index > 0 ? h("button", { type: "button", class: "secondary", ...reads, onclick: () => void show(0) }, "First page") : null,
+        index > 0 ? h("button", { type: "button", class: "secondary", ...reads, onclick: () => void show(index - 1) }, "Previous page") : null,
+        page.paging.has_next ? h("button", { type: "button", class: "secondary", ...reads, onclick: () => void show(index + 1) }, "Next page") : null,
       ),
     );
   };

@@ -6,7 +6,7 @@ import { h } from "./dom";
  */
 export function shownOnce(place: HTMLElement, input: { what: string; value: string; testId: string }): void {
   const state = h("span", { role: "status", class: "hint" });
-  const copy = h("button", { type: "button", class: "secondary" }, `Copy ${input.what}`);
+  const copy = h("button", { type: "button", class: "secondary", "data-read": "" }, `Copy ${input.what}`);
   copy.addEventListener("click", async () => {
     try {
       await navigator.clipboard.writeText(input.value);

@@ -1,3 +1,4 @@
+import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../webhook-signature";
 import { and, desc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import type { CoreDeps } from "../context";
 import { ConflictError, NotFoundError } from "../errors";
@@ -38,6 +39,7 @@ export type WebhookDeliveryView<E extends string> = {
   redelivered_at: string | null;
   created_at: string;
   completed_at: string | null;
+  request: { headers: Record<string, string>; body: string };
 };
 
 type DeliveryRow = WebhookStore["deliveries"]["$inferSelect"];
@@ -62,6 +64,22 @@ function deliveryView<E extends string>(row: DeliveryRow): WebhookDeliveryView<E
     redelivered_at: iso(row.redeliveredAt),
     created_at: row.createdAt.toISOString(),
     completed_at: iso(row.completedAt),
+    request: { headers: requestHeaders(row), body: row.body },
+  };
+}
+
+/**
+ * The headers every attempt of a delivery carries (lib/core/webhooks/engine.ts). The signature is made afresh
+ * per attempt with the endpoint's secret and is not stored: its value is shown as its form, with the last
+ * attempt's time where there was one, so nothing derived from the secret is ever shown.
+ */
+function requestHeaders(row: DeliveryRow): Record<string, string> {
+  const t = row.lastAttemptAt ? String(Math.floor(row.lastAttemptAt.getTime() / 1000)) : "<attempt time>";
+  return {
+    "Content-Type": "application/json",
+    [WEBHOOK_EVENT_HEADER]: row.event,
+    [WEBHOOK_DELIVERY_HEADER]: row.id,
+    [WEBHOOK_SIGNATURE_HEADER]: `t=${t},v1=<HMAC-SHA256 of "t.body" with the endpoint's secret, made per attempt, not stored>`,
   };
 }
 

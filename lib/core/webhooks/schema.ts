@@ -32,6 +32,16 @@ export function webhookDeliveryFields<const E extends readonly [string, ...strin
     redelivered_at: iso("ISO 8601; when a redelivery was last asked for, else null.", null),
     created_at: z.string().openapi({ description: "ISO 8601; when the event was queued for this endpoint.", example: "2026-03-01T10:00:00.000Z" }),
     completed_at: iso("ISO 8601; when it was delivered or gave up, else null.", "2026-03-01T10:00:01.182Z"),
+    request: z
+      .object({
+        headers: z.record(z.string(), z.string()).openapi({
+          description:
+            "The headers every attempt sends. `X-Service-Signature` is made afresh per attempt with the endpoint's secret and not stored: its value shows its form and the last attempt's time, never anything derived from the secret.",
+          example: { "Content-Type": "application/json", "X-Service-Event": events[0], "X-Service-Delivery": deliveryId },
+        }),
+        body: z.string().openapi({ description: "The exact JSON body every attempt posts.", example: `{"event":"${events[0]}"}` }),
+      })
+      .openapi({ description: "The request we send to the endpoint." }),
   });
 }
 

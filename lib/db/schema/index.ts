@@ -11,3 +11,4 @@ export * from "./console";
 export * from "./operators";
 export * from "./sign-in";
 export * from "./deliverability";
+export * from "./mail-counts";

@@ -190,6 +190,8 @@ export const mailMessages = pgTable(
     index().on(t.providerMessageId),
     index().on(t.customerId, t.createdAt, t.id),
     index().on(t.customerId, t.recipientHash, t.createdAt, t.id),
+    // The operator's search by address across customers (the hash only: no address is stored).
+    index().on(t.recipientHash),
     index().on(t.customerId, t.deliveredAt).where(sql`${t.deliveredAt} is not null`),
     index().on(t.customerId, t.bouncedAt).where(sql`${t.bouncedAt} is not null`),
     index().on(t.customerId, t.complainedAt).where(sql`${t.complainedAt} is not null`),

@@ -30,6 +30,8 @@ export const mailSendJobs = pgTable(
     status: text({ enum: sendJobStatuses }).notNull().default("draft"),
     mode: text({ enum: mailModes }).notNull(),
     templateId: uuid().notNull(),
+    /** The operator's and the customer's label for the job; set at create (given, or the template's name and the date). Null on jobs made before names existed. */
+    name: text(),
     params: jsonb().$type<Record<string, string>>().notNull().default({}),
     from: jsonb().$type<SenderRecord>().notNull(),
     replyTo: text(),

@@ -86,5 +86,5 @@ export function apiErrorOf<E extends MailErrorObject | AdsErrorObject>(body: unk
     return new ApiError<E>(response.status, envelope.error, envelope.request_id ?? requestId, retryAfter);
   }
   const message = typeof body === "string" && body !== "" ? body.slice(0, 500) : `HTTP ${response.status} ${response.statusText}`.trim();
-  return new ApiError<E>(response.status, { code: "internal_error", message, details: null } as E, requestId, retryAfter);
+  return new ApiError<E>(response.status, { code: "internal_error", message, details: [] } as unknown as E, requestId, retryAfter);
 }
