@@ -3,10 +3,11 @@ import { tooManyAuthFailures } from "../core/auth-throttle";
 import { clientAddress } from "../core/client-address";
 import type { AppEnv, OperatorActor } from "../core/context";
 import { ApiError } from "../core/errors";
+import { tokenPrefix } from "../core/refusal-audit";
 import { safeEqual } from "../core/secrets";
 import type { AdminDeps } from "./deps";
 import type { createBootstrapGate } from "./operators/accounts";
-import { authenticateOperatorToken, OPERATOR_TOKEN_PREFIX } from "./operators/tokens";
+import { authenticateOperatorToken, OPERATOR_TOKEN_PREFIX, whyTokenRefused } from "./operators/tokens";
 
 /**
  * The key of `env` under which an in-process caller hands the admin app an actor it has authenticated
@@ -29,7 +30,14 @@ const RETIRED =
  * Who calls the admin API: an operator's API token (`op_live_…`), the admin CLI's per-start token, or the
  * shared `ADMIN_TOKEN` — as `bootstrap` (owner) until the first owner account exists, then only as
  * `break_glass` (owner, every request audited) while `ADMIN_TOKEN_BREAK_GLASS=true`, and otherwise 401 with
- * that said. Failures count in the per-address throttle shared with the customer APIs and the console.
+ * that said. Failures count in the per-address throttle shared with the customer APIs.
+ *
+ * A valid operator token or CLI token is accepted even from an address the throttle blocks: both are 24+
+ * random bytes that no amount of guessing finds, so telling a right one apart gives a guesser nothing, and an
+ * attacker failing from an operator's address (an office NAT) cannot lock that operator out. The shared
+ * `ADMIN_TOKEN` may be chosen by a person, so from a blocked address it is not even compared.
+ * Every refusal of a presented credential (401) and every 429 is recorded in the audit log with its reason and
+ * the credential's visible prefix (`RefusalAudit`, counted per minute); a request with no credential is not.
  */
 export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof createBootstrapGate>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -40,13 +48,38 @@ export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof cr
       return next();
     }
     const address = clientAddress(c) ?? "unknown";
-    const blocked = deps.authThrottle.retryAfter(address);
-    if (blocked > 0) throw tooManyAuthFailures(blocked, deps.config.AUTH_FAILURES_PER_MINUTE);
     const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    const actor = bearer ? await actorOf(deps, gate, bearer) : { refused: "missing" as const };
+    const refused = (status: 401 | 429, reason: string) =>
+      deps.refusals.record({
+        operationId: "authenticate",
+        method: c.req.method,
+        path: c.req.path,
+        status,
+        reason,
+        tokenPrefix: bearer ? tokenPrefix(bearer) : null,
+        address: clientAddress(c),
+        actor: { type: "anonymous", operatorId: null, tokenId: null },
+        requestId: c.get("requestId"),
+      });
+    const unguessable = bearer !== undefined && (bearer.startsWith(OPERATOR_TOKEN_PREFIX) || (deps.cliToken !== undefined && safeEqual(bearer, deps.cliToken)));
+    const blocked = deps.authThrottle.retryAfter(address);
+    const actor =
+      bearer && (blocked === 0 || unguessable) ? await actorOf(deps, gate, bearer) : { refused: bearer ? ("throttled" as const) : ("missing" as const) };
     if ("refused" in actor) {
-      const wait = await deps.authThrottle.failed(address);
-      if (wait > 0) throw tooManyAuthFailures(wait, deps.config.AUTH_FAILURES_PER_MINUTE);
+      const wait = blocked > 0 ? blocked : await deps.authThrottle.failed(address);
+      if (wait > 0) {
+        await refused(429, "auth_throttled");
+        throw tooManyAuthFailures(wait, deps.config.AUTH_FAILURES_PER_MINUTE);
+      }
+      if (bearer)
+        await refused(
+          401,
+          actor.refused === "wrong" && bearer.startsWith(OPERATOR_TOKEN_PREFIX)
+            ? await whyTokenRefused(deps.db, bearer)
+            : actor.refused === "retired"
+              ? "retired_admin_token"
+              : "unknown_token",
+        );
       throw new ApiError(
         "unauthorized",
         actor.refused === "retired" ? RETIRED : "Operator credential missing or wrong. Send Authorization: Bearer <your operator API token>.",

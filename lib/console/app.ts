@@ -10,15 +10,29 @@ import type { OperatorActor } from "../core/principal";
 import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
 import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
 import { createBootstrapGate, type OperatorView, verifyOperatorPassword } from "../admin/operators/accounts";
+import { secondFactorStatus } from "../admin/operators/second-factor";
 import { sendCompressed } from "../core/compressed";
 import { assetVersions, consoleScriptBody, consoleStyle, FAVICON, IMMUTABLE, versionOf } from "./assets";
 import { shellPage, signInPage } from "./pages";
+import { signInFailed, signInSucceeded, signInWait } from "../admin/operators/sign-in-throttle";
+import type { Refusal } from "../core/refusal-audit";
+import { verifyReauthentication } from "./reauthenticate";
 import { createSignInSteps, type SignInMethod } from "./sign-in-steps";
-import { csrfTokenMatches, endSession, openSession, readSession, SESSION_COOKIE, sessionKeys, type ConsoleSession } from "./session";
+import {
+  csrfTokenMatches,
+  endSession,
+  openSession,
+  reauthenticated,
+  readSession,
+  sessionCookie,
+  sessionKeys,
+  sessionPolicy,
+  type ConsoleSession,
+} from "./session";
 
 const CONSOLE_PATH = "/console";
 
-export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "logger" | "config" | "secrets" | "publicBaseUrl"> & {
+export type ConsoleDeps = Pick<CoreDeps, "db" | "clock" | "authThrottle" | "refusals" | "logger" | "config" | "secrets" | "publicBaseUrl"> & {
   adminToken: string;
   /** The admin API's fetch; the console's `/console/api/*` is that API behind the session. */
   admin: { fetch(request: Request, env?: unknown): Response | Promise<Response> };
@@ -41,10 +55,14 @@ export const CONSOLE_FORM_MAX_BODY_BYTES = 16 * 1024;
  * credential: `/console/api/<path>` calls `/admin/v1/<path>` in-process with the session's operator as the
  * caller (its current role; `ADMIN_ACTOR_ENV`), so roles and the audit log apply as to API tokens. Writes need
  * the session's CSRF token in `X-CSRF-Token` (the page carries it) and, when the browser sends `Origin`, our own
- * origin; the cookie is `SameSite=Strict` besides. Sign-ins, failed sign-ins and sign-outs are audited.
+ * origin; the cookie is `SameSite=Strict` besides. Sign-ins, re-authentications and sign-outs are audited, and
+ * so is every refusal (a failed or throttled sign-in, a CSRF or cross-origin write), counted per minute.
+ * Password sign-ins back off per account and address (`sign-in-throttle.ts`); the shared token's sign-in
+ * counts in the per-address throttle as API credentials do.
  */
 export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const keys = sessionKeys(deps.adminToken);
+  const policy = sessionPolicy(deps.config);
   const app = new Hono<ConsoleEnv>().basePath(CONSOLE_PATH);
 
   app.use("*", async (c, next) => {
@@ -68,12 +86,21 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return apiError(c, new ApiError("internal_error", "Internal error; reload the page."));
   });
 
-  const currentSession = (c: Context) => readSession(deps.db, deps.clock, keys, getCookie(c, SESSION_COOKIE));
   const secure = (c: Context) => new URL(c.req.url).protocol === "https:";
+  const cookieOf = (c: Context) => sessionCookie(secure(c));
+  const currentSession = (c: Context) => readSession(deps.db, deps.clock, keys, getCookie(c, cookieOf(c).name), policy);
   const sameOrigin = (c: Context) => {
     const origin = c.req.header("origin");
     return origin === undefined || origin === new URL(c.req.url).origin;
   };
+
+  /** Why a write through the session is refused: another origin, or a missing or wrong CSRF token; null when it may go on. */
+  const csrfRefusal = (c: Context, session: ConsoleSession): { reason: "cross_origin" | "csrf_token"; message: string } | null =>
+    !sameOrigin(c)
+      ? { reason: "cross_origin", message: "Cross-site request refused: Origin is not this console." }
+      : !csrfTokenMatches(session, c.req.header("x-csrf-token"))
+        ? { reason: "csrf_token", message: "CSRF token missing or wrong. Reload the console page." }
+        : null;
 
   const gate = createBootstrapGate(deps.db);
   /** The shared token's role now: bootstrap until the first owner exists, then break-glass or nothing. */
@@ -84,8 +111,15 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   /** The admin API's caller for a session: its operator (current role), or the shared token's role; null when it no longer opens anything. */
   const actorOf = async (session: ConsoleSession): Promise<OperatorActor | null> =>
     session.operator
-      ? { type: "operator", role: session.operator.role, operatorId: session.operator.id, tokenId: null, sessionId: session.id }
-      : sharedTokenActor(session.id);
+      ? {
+          type: "operator",
+          role: session.operator.role,
+          operatorId: session.operator.id,
+          tokenId: null,
+          sessionId: session.id,
+          authenticatedAt: session.authenticatedAt,
+        }
+      : sharedTokenActor(session.id).then((actor) => actor && { ...actor, authenticatedAt: session.authenticatedAt });
   const passwordSignIn = async (email: string, password: string): Promise<{ actor: OperatorActor; operator?: OperatorView } | { error: string }> => {
     if (!email || !password) return { error: "Enter your e-mail and password." };
     const operator = await verifyOperatorPassword(deps.db, email, password);
@@ -100,6 +134,9 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       ? { actor }
       : { error: "The shared operator token was retired when the first owner account was created: sign in with your e-mail and password." };
   };
+  const refused = (c: Context, refusal: Pick<Refusal, "operationId" | "status" | "reason" | "actor"> & { target?: Record<string, string> }) =>
+    deps.refusals.record({ ...refusal, method: c.req.method, path: c.req.path, tokenPrefix: null, address: clientAddress(c), requestId: crypto.randomUUID() });
+  const anonymous = { type: "anonymous", operatorId: null, tokenId: null } as const;
   const audit = (c: Context, operationId: string, status: number, actor: AuditEntryInput["actor"], target: Record<string, string>) =>
     recordAuditEntry(deps.db, {
       at: deps.clock.now(),
@@ -120,6 +157,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     secure,
     sameOrigin,
     audit,
+    refused: (c, refusal) => refused(c, { ...refusal, actor: anonymous }),
     openSession: (c, actor, method, page) => startSession(c, actor, method, false, page),
     tooMany,
   });
@@ -143,41 +181,46 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post("/sign-in", async (c) => {
-    if (!sameOrigin(c)) return c.html(signInPage({ error: "Sign-in must come from this console's own page." }), 403);
+    if (!sameOrigin(c)) {
+      await refused(c, { operationId: "signIn", status: 403, reason: "cross_origin", actor: anonymous });
+      return c.html(signInPage({ error: "Sign-in must come from this console's own page.", sso: steps.ssoName }), 403);
+    }
     const address = clientAddress(c) ?? "unknown";
-    const blocked = deps.authThrottle.retryAfter(address);
-    if (blocked > 0) return tooMany(c, blocked);
-    if (!(await formIsText(c))) return c.html(signInPage({ error: "The form did not arrive as UTF-8 text; sign in from this console's own page." }), 400);
+    if (!(await formIsText(c)))
+      return c.html(signInPage({ error: "The form did not arrive as UTF-8 text; sign in from this console's own page.", sso: steps.ssoName }), 400);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
     const byPassword = "email" in form || "password" in form;
     const email = text("email").trim().toLowerCase().slice(0, 254);
+    const target: Record<string, string> = byPassword && email ? { email } : {};
+    // Passwords wait per account and address; the shared token per address (it opens nothing once retired).
+    const blocked = byPassword ? (email ? await signInWait(deps.db, deps.clock, { email, address }) : 0) : deps.authThrottle.retryAfter(address);
+    if (blocked > 0) {
+      await refused(c, { operationId: "signIn", status: 429, reason: byPassword ? "sign_in_backoff" : "auth_throttled", actor: anonymous, target });
+      return tooMany(c, blocked);
+    }
     const outcome = byPassword ? await passwordSignIn(email, text("password")) : await tokenSignIn(text("token").trim());
     if ("error" in outcome) {
-      const wait = await deps.authThrottle.failed(address);
-      await audit(
-        c,
-        "signInFailed",
-        401,
-        { type: "anonymous", operatorId: null, tokenId: null },
-        { method: byPassword ? "password" : "token", ...(byPassword && email ? { email } : {}) },
-      );
-      if (wait > 0) return tooMany(c, wait);
+      const wait = byPassword ? (email ? await signInFailed(deps.db, deps.clock, { email, address }) : 0) : await deps.authThrottle.failed(address);
+      await refused(c, { operationId: "signInFailed", status: 401, reason: byPassword ? "wrong_password" : "wrong_token", actor: anonymous, target });
       deps.logger.info("console sign-in refused", { address });
+      if (wait > 0) c.header("Retry-After", String(wait));
       return c.html(signInPage({ error: outcome.error, field: byPassword ? "password" : "token", email, sso: steps.ssoName }), 401);
     }
+    if (byPassword) await signInSucceeded(deps.db, { email, address });
     if (outcome.actor.type === "operator" && outcome.operator) {
+      // The password matched: the sign-in policy and the operator's second factor decide what comes next.
       const next = await steps.afterPassword(c, outcome.operator);
       if (next instanceof Response) return next;
       if ("refused" in next) {
         await deps.authThrottle.failed(address);
-        await audit(
-          c,
-          "signInFailed",
-          403,
-          { type: "anonymous", operatorId: null, tokenId: null },
-          { email, method: "password", reason: "password_sign_in_off" },
-        );
+        await refused(c, {
+          operationId: "signInFailed",
+          status: 403,
+          reason: "password_sign_in_off",
+          actor: anonymous,
+          target: { ...target, method: "password", reason: "password_sign_in_off" },
+        });
         return c.html(signInPage({ error: next.refused, field: "password", email, sso: steps.ssoName }), 403);
       }
       return startSession(c, outcome.actor, next.method, next.breakGlass);
@@ -185,15 +228,22 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return startSession(c, outcome.actor, "token");
   });
 
-  /** Opens a session for an actor who passed every sign-in step: the cookie, the audit entry (with the method), then the console or `page`. */
+  /**
+   * Opens a session for an actor who passed every sign-in step (password, second factor or single sign-on):
+   * a fresh authentication (`authenticated_at` now), the session policy's lifetimes, the cookie, the audit
+   * entry (with the method), then the console or `page`.
+   */
   async function startSession(c: Context, actor: OperatorActor, method: SignInMethod, breakGlass = false, page?: () => Response | Promise<Response>) {
-    const { cookieValue, session } = await openSession(deps.db, deps.clock, keys, {
-      operatorId: actor.operatorId,
-      userAgent: c.req.header("user-agent") ?? null,
-      address: clientAddress(c) ?? "unknown",
-    });
-    setCookie(c, SESSION_COOKIE, cookieValue, {
-      path: CONSOLE_PATH,
+    const { cookieValue, session } = await openSession(
+      deps.db,
+      deps.clock,
+      keys,
+      { operatorId: actor.operatorId, userAgent: c.req.header("user-agent") ?? null, address: clientAddress(c) ?? "unknown" },
+      policy,
+    );
+    const cookie = cookieOf(c);
+    setCookie(c, cookie.name, cookieValue, {
+      path: cookie.path,
       httpOnly: true,
       sameSite: "Strict",
       secure: secure(c),
@@ -204,11 +254,52 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return page ? page() : c.redirect(`${CONSOLE_PATH}/`, 303);
   }
 
+  /**
+   * Re-authentication before a sensitive action: the session's operator enters the password again (a session
+   * of the shared token: the token), which moves the session's `authenticated_at` to now. JSON in, JSON out;
+   * the CSRF token and our origin as for every write; wrong passwords count in the same back-off as sign-ins.
+   */
+  app.post("/reauthenticate", async (c) => {
+    const session = await currentSession(c);
+    const actor = session ? await actorOf(session) : null;
+    if (!session || !actor) return apiError(c, new ApiError("unauthorized", "No console session, or it ended. Sign in again."));
+    const csrf = csrfRefusal(c, session);
+    if (csrf) {
+      await refused(c, { operationId: "reauthenticate", status: 403, reason: csrf.reason, actor });
+      return apiError(c, new ApiError("forbidden", csrf.message, { details: { reason: csrf.reason } }));
+    }
+    const body = (await c.req.json().catch(() => ({}))) as Record<string, unknown>;
+    const address = clientAddress(c) ?? "unknown";
+    const attempt = { email: session.operator ? `session-operator:${session.operator.id}` : "shared-token", address };
+    const blocked = await signInWait(deps.db, deps.clock, attempt);
+    if (blocked > 0) {
+      await refused(c, { operationId: "reauthenticate", status: 429, reason: "sign_in_backoff", actor });
+      return apiError(
+        c,
+        new ApiError("rate_limited", `Too many wrong passwords; try again in ${blocked} seconds.`, { headers: { "Retry-After": String(blocked) } }),
+      );
+    }
+    const verdict = await verifyReauthentication(deps, session, body);
+    if (verdict !== true) {
+      await signInFailed(deps.db, deps.clock, attempt);
+      await refused(c, { operationId: "reauthenticate", status: 401, reason: verdict.reason, actor });
+      // 422, not 401: the session stays valid and the console must not treat the answer as "signed out".
+      return apiError(c, new ApiError("validation_error", verdict.message, { details: [{ path: verdict.field, message: verdict.message }] }));
+    }
+    await signInSucceeded(deps.db, attempt);
+    const at = await reauthenticated(deps.db, deps.clock, session.id);
+    await audit(c, "reauthenticate", 200, actor, { session: session.id });
+    return c.json({ data: { authenticated_at: at.toISOString() } }, 200);
+  });
+
   app.post("/sign-out", async (c) => {
     const session = await currentSession(c);
     if (session) {
       const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
-      if (!sameOrigin(c) || !csrfTokenMatches(session, typeof form.csrf === "string" ? form.csrf : undefined)) {
+      const csrf = !sameOrigin(c) ? "cross_origin" : !csrfTokenMatches(session, typeof form.csrf === "string" ? form.csrf : undefined) ? "csrf_token" : null;
+      if (csrf) {
+        const actor = await actorOf(session);
+        await refused(c, { operationId: "signOut", status: 403, reason: csrf, actor: actor ?? anonymous });
         return c.html(signInPage({ error: "Sign-out must come from this console's own page." }), 403);
       }
       await endSession(deps.db, session.id);
@@ -216,7 +307,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       if (actor) await audit(c, "signOut", 200, actor, { session: session.id });
       deps.logger.info("console session ended", { session: session.id });
     }
-    deleteCookie(c, SESSION_COOKIE, { path: CONSOLE_PATH, secure: secure(c) });
+    const cookie = cookieOf(c);
+    deleteCookie(c, cookie.name, { path: cookie.path, secure: secure(c) });
     return c.redirect(`${CONSOLE_PATH}/sign-in?signed_out`, 303);
   });
 
@@ -225,10 +317,10 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = await currentSession(c);
     const actor = session ? await actorOf(session) : null;
     if (!session || !actor) return apiError(c, new ApiError("unauthorized", "No console session, or it ended. Sign in again."));
-    if (UNSAFE_METHODS.has(c.req.method)) {
-      if (!sameOrigin(c)) return apiError(c, new ApiError("forbidden", "Cross-site request refused: Origin is not this console."));
-      if (!csrfTokenMatches(session, c.req.header("x-csrf-token")))
-        return apiError(c, new ApiError("forbidden", "CSRF token missing or wrong. Reload the console page."));
+    const csrf = UNSAFE_METHODS.has(c.req.method) ? csrfRefusal(c, session) : null;
+    if (csrf) {
+      await refused(c, { operationId: "consoleApi", status: 403, reason: csrf.reason, actor });
+      return apiError(c, new ApiError("forbidden", csrf.message, { details: { reason: csrf.reason } }));
     }
     const url = new URL(c.req.url);
     const target = new URL(`/admin/v1/${url.pathname.slice(`${CONSOLE_PATH}/api/`.length)}${url.search}`, url.origin);
@@ -248,8 +340,9 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get("*", async (c) => {
     const session = await currentSession(c);
     const actor = session ? await actorOf(session) : null;
-    if (!session || !actor) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, SESSION_COOKIE) ? "?expired" : ""}`, 303);
-    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, assets: await assetVersions() }));
+    if (!session || !actor) return c.redirect(`${CONSOLE_PATH}/sign-in${getCookie(c, cookieOf(c).name) ? "?expired" : ""}`, 303);
+    const sessionKind = !session.operator ? "token" : (await secondFactorStatus(deps.db, session.operator.id)).totp ? "password+code" : "password";
+    return c.html(shellPage({ csrfToken: session.csrfToken, role: actor.role, sessionKind, assets: await assetVersions() }));
   });
 
   return app;

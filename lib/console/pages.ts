@@ -152,7 +152,12 @@ export function ssoDonePage() {
 </html>`;
 }
 
-export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | "support"; assets: AssetVersions }) {
+export function shellPage(input: {
+  csrfToken: string;
+  role: "owner" | "admin" | "support";
+  sessionKind: "password" | "password+code" | "token";
+  assets: AssetVersions;
+}) {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -160,6 +165,7 @@ export function shellPage(input: { csrfToken: string; role: "owner" | "admin" | 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="csrf-token" content="${input.csrfToken}">
 <meta name="operator-role" content="${input.role}">
+<meta name="session-kind" content="${input.sessionKind}">
 <title>Operator console</title>
 <link rel="icon" href="/console/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/console/console.css?v=${input.assets.style}">

@@ -22,6 +22,7 @@ import { endAttempt, failAttempt, findAttempt, startAttempt, takeAttempt, update
 import { readSignInPolicy } from "../admin/operators/sign-in-policy";
 import { admit, createSsoClient, operatorForIdentity, ssoSettingsOf, type SsoClient } from "../admin/operators/sso";
 import type { CoreDeps } from "../core/context";
+import type { Refusal } from "../core/refusal-audit";
 import { enrolPage, recoveryCodesPage, secondFactorPage, signInPage, ssoDonePage } from "./pages";
 import type { SessionKeys } from "./session";
 
@@ -29,9 +30,11 @@ import type { SessionKeys } from "./session";
  * The sign-in steps past the password form: single sign-on (`/console/sso/*`), the second factor of a password
  * account (`/console/sign-in/second-factor`) and the enrolment of one when the policy asks for it
  * (`/console/sign-in/enrol`). Between steps the browser holds a signed cookie naming a server-side attempt
- * (`sign_in_attempts`), never the state itself. Wrong second factors count in the same per-address throttle as
- * wrong passwords, are audited (`signInFailed`, `method`) and end the attempt after five, so guessing needs the
- * password again. Every successful sign-in is audited as `signIn` with its `method`.
+ * (`sign_in_attempts`), never the state itself. Wrong second factors count in the per-address throttle (the
+ * password's own back-off, per account and address, was passed and reset by the matching password), are
+ * audited (`signInFailed`, `method`) and end the attempt after five, so guessing needs
+ * the password again. Every successful sign-in opens a session with a fresh `authenticated_at` and is audited
+ * as `signIn` with its `method`.
  */
 export type SignInMethod = "password" | "password+totp" | "password+passkey" | "password+recovery_code" | "sso" | "token";
 
@@ -40,6 +43,8 @@ export type SignInStepHelpers = {
   secure(c: Context): boolean;
   sameOrigin(c: Context): boolean;
   audit(c: Context, operationId: string, status: number, actor: AuditEntryInput["actor"], target: Record<string, string>): Promise<void>;
+  /** Audits a refused step (`deps.refusals`: identical refusals within a minute are one entry with a count). */
+  refused(c: Context, refusal: Pick<Refusal, "operationId" | "status" | "reason"> & { target?: Record<string, string> }): Promise<void>;
   /** Opens the console session of an operator who passed every step, and answers (a redirect or the given page). */
   openSession(c: Context, actor: OperatorActor, method: SignInMethod, page?: () => Response | Promise<Response>): Promise<Response>;
   tooMany(c: Context, seconds: number): Response | Promise<Response>;
@@ -88,6 +93,7 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
     const address = clientAddress(c) ?? "unknown";
     const wait = await deps.authThrottle.failed(address);
     const left = await failAttempt(deps.db, attempt.id);
+    // One entry each: a wrong factor follows a matching password, so their number is bounded by the password's back-off.
     await helpers.audit(c, "signInFailed", 401, anonymous, { method, step: "second_factor", operator: attempt.operatorId ?? "" });
     if (wait > 0) return helpers.tooMany(c, wait);
     if (left === 0) {
@@ -147,7 +153,13 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
         deleteCookie(c, SSO_COOKIE, { path: `${CONSOLE_PATH}/sso`, secure: helpers.secure(c) });
         const attempt = id ? await takeAttempt(deps.db, deps.clock, id, "sso") : null;
         const refuse = async (reason: string, target: Record<string, string>, detail?: string) => {
-          await helpers.audit(c, "signInFailed", 401, anonymous, { method: "sso", ...target });
+          // No attempt behind the callback costs an attacker nothing to repeat: such refusals are counted per
+          // minute (`refused`). The others each spent an attempt started at /sso/start: one entry each.
+          if (target.reason === "no_attempt") {
+            await helpers.refused(c, { operationId: "signInFailed", status: 401, reason: "no_attempt", target: { method: "sso", ...target } });
+          } else {
+            await helpers.audit(c, "signInFailed", 401, anonymous, { method: "sso", ...target });
+          }
           deps.logger.info("console single sign-on refused", { reason: detail ?? reason });
           return c.html(signInPage({ error: reason, sso: sso.settings.providerName }), 401);
         };

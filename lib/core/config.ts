@@ -84,6 +84,29 @@ const configSchema = z
       .max(1_000_000)
       .default(60)
       .describe("Requests with a missing or invalid API key or operator token per minute per client address before 429"),
+    CONSOLE_SESSION_IDLE_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(30)
+      .describe("A console session with no request for this many minutes ends (1–1,440; default 30)"),
+    CONSOLE_SESSION_MAX_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24)
+      .default(12)
+      .describe("A console session ends this many hours after sign-in, however active (1–168; default 12)"),
+    CONSOLE_REAUTH_MINUTES: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 60)
+      .default(10)
+      .describe(
+        "Revealing a secret, creating an owner or changing a provider credential in the console needs a sign-in or re-authentication at most this many minutes old (1–1,440; default 10)",
+      ),
     RATE_LIMIT_TIMEOUT_MS: z.coerce.number().int().positive().default(300).describe("Fail-open timeout of the rate limiter"),
     QSTASH_TOKEN: z.string().optional().describe("QStash token; unset = in-process queue"),
     QSTASH_URL: optionalUrl.describe("QStash API URL override"),

@@ -10,6 +10,7 @@ import type { PrincipalCache } from "./api-keys";
 import type { OperatorActor, Principal } from "./principal";
 import type { SecretBox } from "./secrets";
 import type { AuthThrottle } from "./auth-throttle";
+import type { RefusalAudit } from "./refusal-audit";
 
 /** What every service needs, built once per process (or per test) by `createCoreDeps`. */
 export type CoreDeps = {
@@ -21,6 +22,8 @@ export type CoreDeps = {
   rateLimiter: RateLimiter;
   /** Failed authentication per client address (`auth-throttle.ts`). */
   authThrottle: AuthThrottle;
+  /** Refusals on the operator side, written to the audit log counted per minute (`refusal-audit.ts`). */
+  refusals: RefusalAudit;
   idempotency: IdempotencyStore;
   principals: PrincipalCache;
   queue: Queue;

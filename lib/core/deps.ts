@@ -4,6 +4,7 @@ import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/r
 import type { Database } from "../db/client";
 import { PrincipalCache } from "./api-keys";
 import { createAuthThrottle } from "./auth-throttle";
+import { createRefusalAudit } from "./refusal-audit";
 import type { Clock } from "./clock";
 import type { Config } from "./config";
 import type { CoreDeps } from "./context";
@@ -34,6 +35,7 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
     secrets: new SecretBox(input.encryptionKey),
     rateLimiter: limiter(policy),
     authThrottle: createAuthThrottle(limiter(authPolicy), clock),
+    refusals: createRefusalAudit(db, clock, logger),
     idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
     queue: config.QSTASH_TOKEN ? createQstashQueue({ token: config.QSTASH_TOKEN, publicBaseUrl, qstashUrl: config.QSTASH_URL }) : createLocalQueue({ logger }),
     publicBaseUrl,

@@ -38,4 +38,9 @@ export type OperatorActor = {
   tokenId: string | null;
   /** The console session the request came through, if any. */
   sessionId: string | null;
+  /**
+   * When the session's operator last proved who they are (sign-in or re-authentication); set for console
+   * sessions only. Sensitive operations need it recent (`requireRecentAuth`, lib/admin/reauthentication.ts).
+   */
+  authenticatedAt?: Date;
 };

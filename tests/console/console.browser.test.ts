@@ -346,15 +346,16 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
           expect(await page.locator("main h2").count()).toBe(titles.length);
           expect(await accessibilityProblems()).toEqual([]);
         }
-        // The webhook URL carries the password: masked until revealed.
+        // The webhook password is fetched only by an explicit reveal (audited), then masked until shown.
+        const webhook = (await h.admin<Admin["revealCustomerPostmarkWebhook"]>("POST", `/v1/customers/${c.id}/mail/postmark-webhook/reveal`)).json.data;
+        expect(await page.locator("main").textContent()).not.toContain(webhook.password);
+        await page.getByRole("button", { name: "Show the webhook URL with its password" }).click();
         const secret = page.getByTestId("secret-value");
-        expect(await secret.textContent()).toContain("••••••••");
-        const webhook = (await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data;
-        expect(await page.locator("main").textContent()).not.toContain(new URL(webhook.url).password);
+        await expect.poll(() => secret.textContent()).toContain("••••••••");
         await page.getByRole("button", { name: "Reveal webhook URL" }).click();
-        expect(await secret.textContent()).toBe(webhook.url);
+        expect(await secret.textContent()).toBe(webhook.url_with_credentials);
         await page.getByRole("button", { name: "Hide webhook URL" }).click();
-        expect(await secret.textContent()).not.toBe(webhook.url);
+        expect(await secret.textContent()).not.toBe(webhook.url_with_credentials);
         expect(await page.getByText("✓ Ready to send.").count()).toBe(1);
         expect(await page.getByTestId("unconfigured-streams").textContent()).toContain("Events on unconfigured streams: 0.");
         expect(await accessibilityProblems()).toEqual([]);

@@ -155,3 +155,37 @@ describe("TOTP and recovery codes at sign-in", () => {
     expect(factors.text).not.toContain(secret);
   });
 });
+
+describe("re-authentication of an operator with an authenticator app", () => {
+  test("the password alone is refused; the password with a current code or a recovery code is taken", async () => {
+    const { operator, code, recoveryCodes } = await withTotp("support");
+    const signedIn = await secondFactor((await password(operator)).pending as string, "code", code());
+    expect(signedIn.status, signedIn.text).toBe(303);
+    const cookie = signedIn.session as string;
+    const shell = await (await h.root.request(`${ORIGIN}/console/`, { headers: { cookie } })).text();
+    expect(shell).toContain('<meta name="session-kind" content="password+code">');
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec(shell)?.[1] ?? "";
+    const reauthenticate = (body: Record<string, string>) =>
+      h.root.request(`${ORIGIN}/console/reauthenticate`, {
+        method: "POST",
+        headers: { cookie, "x-csrf-token": csrf, origin: ORIGIN, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+
+    const passwordOnly = await reauthenticate({ password: operator.password });
+    expect(passwordOnly.status).toBe(422);
+    expect(await passwordOnly.text()).toContain('"path":"code"');
+    const wrongPassword = await reauthenticate({ password: "not the password", code: code(30_000) });
+    expect(wrongPassword.status).toBe(422);
+    expect(await wrongPassword.text()).toContain('"path":"password"');
+
+    h.clock.advance(30_000);
+    const withCode = await reauthenticate({ password: operator.password, code: code() });
+    expect(withCode.status, await withCode.clone().text()).toBe(200);
+    const recovery = recoveryCodes[1] as string;
+    const withRecovery = await reauthenticate({ password: operator.password, code: recovery });
+    expect(withRecovery.status).toBe(200);
+    const recoveryAgain = await reauthenticate({ password: operator.password, code: recovery });
+    expect(recoveryAgain.status).toBe(422);
+  });
+});

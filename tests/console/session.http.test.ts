@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { SESSION_TTL_MS } from "../../lib/console/session";
+import { sessionPolicy } from "../../lib/console/session";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
 let h: Harness;
@@ -63,7 +63,7 @@ describe("console session", () => {
     expect(cookie).toContain("SameSite=Strict");
     expect(cookie).toContain("Path=/console");
     const expires = new Date(/Expires=([^;]+)/.exec(cookie)?.[1] ?? "").getTime();
-    expect(expires).toBe(Math.floor((h.clock.now().getTime() + SESSION_TTL_MS) / 1000) * 1000);
+    expect(expires).toBe(Math.floor((h.clock.now().getTime() + sessionPolicy(h.deps.config).maxMs) / 1000) * 1000);
     expect(cookie).not.toContain(h.deps.adminToken);
   });
 
@@ -116,13 +116,13 @@ describe("console session", () => {
     expect((await request("GET", "/console/api/customers", { cookie: later })).status).toBe(401);
     const flipped = `console_session=${id}.${expiry}.${signature.startsWith("A") ? "B" : "A"}${signature.slice(1)}`;
     expect((await request("GET", "/console/api/customers", { cookie: flipped })).status).toBe(401);
-    h.clock.advance(SESSION_TTL_MS + 1000);
+    h.clock.advance(sessionPolicy(h.deps.config).maxMs + 1000);
     try {
       expect((await request("GET", "/console/api/customers", { cookie })).status).toBe(401);
       const page = await request("GET", "/console/", { cookie });
       expect(page.headers.get("location")).toBe("/console/sign-in?expired");
     } finally {
-      h.clock.advance(-(SESSION_TTL_MS + 1000));
+      h.clock.advance(-(sessionPolicy(h.deps.config).maxMs + 1000));
     }
   });
 

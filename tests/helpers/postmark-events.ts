@@ -141,9 +141,9 @@ export const postmarkEvent = {
   }),
 };
 
-/** The customer's webhook credentials as the operator sees them, as an `Authorization` header. */
+/** The customer's webhook credentials as an admin reveals them, as an `Authorization` header. */
 export async function webhookAuthorization(h: Harness, customerId: string): Promise<string> {
-  const r = await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
+  const r = await h.admin<Admin["revealCustomerPostmarkWebhook"]>("POST", `/v1/customers/${customerId}/mail/postmark-webhook/reveal`);
   if (r.status !== 200) throw new Error(describeResponse(r));
   return `Basic ${Buffer.from(`${r.json.data.username}:${r.json.data.password}`).toString("base64")}`;
 }

@@ -451,23 +451,30 @@ describe("message state", () => {
 });
 
 describe("GET /admin/v1/customers/{id}/mail/postmark-webhook", () => {
-  test("shows the customer's own URL with its own credentials and streams; the URL works as Postmark uses it", async () => {
-    const own = await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`);
+  test("shows the customer's own URL and streams (the password only revealed); the URL works as Postmark uses it", async () => {
+    const shown = await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`);
+    expect(shown.status, describeResponse(shown)).toBe(200);
+    expect(shown.json.data.url).toBe(`http://localhost:3000/api/postmark/webhook/${c.id}`);
+    expect(shown.json.data.password_state.set).toBe(true);
+    expect(shown.text).not.toContain('"password":');
+    const own = await h.admin<Admin["revealCustomerPostmarkWebhook"]>("POST", `/v1/customers/${c.id}/mail/postmark-webhook/reveal`);
     expect(own.status, describeResponse(own)).toBe(200);
     const { username, password } = own.json.data;
     expect(password.length).toBeGreaterThanOrEqual(24);
     expect(own.json.data).toMatchObject({
-      url: `http://${username}:${password}@localhost:3000/api/postmark/webhook/${c.id}`,
+      url: `http://localhost:3000/api/postmark/webhook/${c.id}`,
+      url_with_credentials: `http://${username}:${password}@localhost:3000/api/postmark/webhook/${c.id}`,
       customer_id: c.id,
       previous_password_valid_until: null,
       message_streams: ["outbound", "broadcast"],
       record_types: ["Delivery", "Bounce", "SpamComplaint", "Open", "Click", "SubscriptionChange"],
     });
     // Stable until rotated.
-    expect((await h.admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${c.id}/mail/postmark-webhook`)).json.data.password).toBe(password);
+    const again = await h.admin<Admin["revealCustomerPostmarkWebhook"]>("POST", `/v1/customers/${c.id}/mail/postmark-webhook/reveal`);
+    expect(again.json.data.password).toBe(password);
 
     // The URL works as Postmark would use it: credentials out of the URL into Basic auth.
-    const url = new URL(own.json.data.url);
+    const url = new URL(own.json.data.url_with_credentials);
     const posted = await postEvent(h, postmarkEvent.subscriptionChange({ at: "2026-11-22T10:00:00Z", suppress: false, messageId: null }), {
       customerId: c.id,
       authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`,

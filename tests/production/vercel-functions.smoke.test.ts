@@ -323,9 +323,9 @@ describe.skipIf(missing !== null)(`production functions (${missing ?? "built out
   }, 60_000);
 
   test("a Postmark delivery event reaches the receiver function with the customer's credentials", async () => {
-    const setup = await admin<Admin["getCustomerPostmarkWebhook"]>("GET", `/v1/customers/${customerId}/mail/postmark-webhook`);
+    const setup = await admin<Admin["revealCustomerPostmarkWebhook"]>("POST", `/v1/customers/${customerId}/mail/postmark-webhook/reveal`);
     expect(setup.status, describeCall(setup)).toBe(200);
-    const { username, password } = setup.json.data as { username: string; password: string };
+    const { username, password } = setup.json.data;
     const event = postmarkEvent.delivery({ message_id: transactionalMessageId }, new Date().toISOString(), "outbound", "jane@readers.example.com");
     const post = (authorization: string) =>
       fetch(`${site.url}/api/postmark/webhook/${customerId}`, {

@@ -23,6 +23,9 @@ function toAuditEntryView(row: typeof auditLog.$inferSelect): AuditEntryView {
     request_id: row.requestId,
     change: row.change,
     address: row.address,
+    reason: row.reason,
+    token_prefix: row.tokenPrefix,
+    count: row.count,
   };
 }
 

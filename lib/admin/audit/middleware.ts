@@ -11,8 +11,9 @@ const AUDIT_READ_ENV = "auditRead";
 
 /**
  * The one place admin requests are audited (after authentication, before the role check, so a refused
- * write is recorded too): every write operation (`x-operation-kind: write`), whatever its answer, and every
- * request made with the break-glass token. One entry per request: actor, operationId, target (the path's
+ * write is recorded too): every write operation (`x-operation-kind: write`), whatever its answer, every secret
+ * read (`secret-read`: the secret's name in `target.secret`), and every request made with the break-glass
+ * token. A refused one carries its reason (`details.reason` of the answer). One entry per request: actor, operationId, target (the path's
  * ids, plus the new id of a create), customer, request id, status, and for writes the change — the request
  * body and, for PUT/PATCH of a resource the API can read at the same path, what differed before and after,
  * secrets redacted to "changed". An entry that cannot be written is logged as an error; the answer stands.
@@ -36,6 +37,7 @@ export function auditRequests(deps: CoreDeps, app: OpenAPIHono<AppEnv>, operatio
       const status = failed ? 500 : c.res.status;
       const data = write && status < 300 ? await responseData(c.res) : undefined;
       const target = Object.fromEntries(operation.targets.map((name, i) => [name, params[i] ?? ""]));
+      if (operation.secret) target.secret = operation.secret;
       const created = c.req.method === "POST" && !operation.path.endsWith("}") && typeof data?.id === "string" ? data.id : undefined;
       if (created) target[lastResource(operation.path)] = created;
       const customerId = target.customer ?? (typeof data?.customer_id === "string" ? data.customer_id : null);
@@ -51,6 +53,7 @@ export function auditRequests(deps: CoreDeps, app: OpenAPIHono<AppEnv>, operatio
         requestId: c.get("requestId"),
         change: write ? describeChange(request, before, status < 300 ? data : undefined) : null,
         address: clientAddress(c),
+        reason: status === 401 || status === 403 || status === 429 ? await refusalReason(c.res) : null,
       }).catch((error: unknown) => deps.logger.error("audit entry not written", { operation: operation.operationId, error: String(error) }));
     }
   };
@@ -74,6 +77,17 @@ async function requestBody(c: Context): Promise<unknown> {
     return JSON.parse(await c.req.text());
   } catch {
     return undefined;
+  }
+}
+
+/** The `details.reason` of a refusal's envelope (`role_required`, `reauthentication_required`), else `forbidden` and the like. */
+async function refusalReason(response: Response): Promise<string> {
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: string; details?: { reason?: unknown } } };
+    const reason = body.error?.details?.reason;
+    return typeof reason === "string" ? reason : (body.error?.code ?? "refused");
+  } catch {
+    return "refused";
   }
 }
 

@@ -18,6 +18,8 @@ export type AuditEntryInput = {
   requestId: string;
   change: Record<string, unknown> | null;
   address: string | null;
+  /** Why the request was refused (`role_required`, `reauthentication_required`, …); absent when it was not. */
+  reason?: string | null;
 };
 
 export async function recordAuditEntry(db: Database, entry: AuditEntryInput): Promise<void> {
@@ -35,6 +37,7 @@ export async function recordAuditEntry(db: Database, entry: AuditEntryInput): Pr
     requestId: entry.requestId,
     change: entry.change,
     address: entry.address,
+    reason: entry.reason ?? null,
   });
 }
 

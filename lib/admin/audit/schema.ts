@@ -38,5 +38,12 @@ export const AuditEntry = z
         example: { request: { mail: { sending_blocked: true } }, before: { mail: { sending_blocked: false } }, after: { mail: { sending_blocked: true } } },
       }),
     address: z.string().nullable().openapi({ description: "The client address.", example: "203.0.113.7" }),
+    reason: z.string().nullable().openapi({
+      description:
+        "A refusal's reason: `unknown_token`, `revoked_token`, `disabled_operator`, `retired_admin_token`, `auth_throttled`, `sign_in_backoff`, `wrong_password`, `wrong_token`, `csrf_token`, `cross_origin`, `role_required`, `reauthentication_required`, `password_sign_in_off`, `no_attempt`; null for entries that are not refusals.",
+      example: null,
+    }),
+    token_prefix: z.string().nullable().openapi({ description: "A refused credential's visible start (never the credential).", example: null }),
+    count: z.int().openapi({ description: "How many identical refusals within one minute this entry stands for (1 for every other entry).", example: 1 }),
   })
   .openapi("AuditEntry");

@@ -86,3 +86,14 @@ export async function authenticateOperatorToken(
     );
   return row;
 }
+
+/** Why a presented `op_live_` token opened nothing, for the audit log's refusal entry. */
+export async function whyTokenRefused(db: Database, token: string): Promise<"revoked_token" | "disabled_operator" | "unknown_token"> {
+  const [row] = await db
+    .select({ revokedAt: operatorTokens.revokedAt, disabledAt: operators.disabledAt })
+    .from(operatorTokens)
+    .innerJoin(operators, eq(operators.id, operatorTokens.operatorId))
+    .where(eq(operatorTokens.hash, sha256Hex(token)));
+  if (!row) return "unknown_token";
+  return row.revokedAt ? "revoked_token" : row.disabledAt ? "disabled_operator" : "unknown_token";
+}

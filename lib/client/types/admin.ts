@@ -161,7 +161,7 @@ export interface paths {
         };
         /**
          * Show a customer's ad account onboarding
-         * @description Which onboarding items are present and which are missing. Nothing stored is returned: the token and app secret show as `*_set` flags, the account identifiers and legal details (sealed at rest like the secrets) only in `present`/`missing`. `token_status` shows whether the platform accepts the stored token: when any platform call is refused with Graph code 190 (expired, revoked), the refusal is recorded here with its time and Graph code/subcode (never the token), `access_token` moves to `missing`, and customers' calls that need the platform answer 422 `details.missing: ["access_token"]` until a new token is set with PATCH.
+         * @description Which onboarding items are present and which are missing. Nothing stored is returned: the token and app secret show as `*_set` flags and `*_state` (when each last changed and by whom, from the audit log), to every role, the account identifiers and legal details (sealed at rest like the secrets) only in `present`/`missing`. `token_status` shows whether the platform accepts the stored token: when any platform call is refused with Graph code 190 (expired, revoked), the refusal is recorded here with its time and Graph code/subcode (never the token), `access_token` moves to `missing`, and customers' calls that need the platform answer 422 `details.missing: ["access_token"]` until a new token is set with PATCH.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -173,7 +173,7 @@ export interface paths {
         head?: never;
         /**
          * Set a customer's ad account onboarding
-         * @description Partial update; null clears a field. Every field is sealed (AES-256-GCM) before it is stored and never returned; `present` and `missing` show what is set. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it.
+         * @description Partial update; null clears a field. Every field is sealed (AES-256-GCM) before it is stored and never returned; `present` and `missing` show what is set. When the token, the app secret or the ad account changes and both secrets are known, the platform is asked first (`GET /me` with `appsecret_proof`, then the ad account): a refusal answers 422 on `access_token` or `ad_account_id` and stores nothing. A change that the platform accepts clears a recorded token refusal (`token_status` back to `verified`); sending the same token again re-verifies it. Setting `access_token` or `app_secret` is sensitive: Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
          *
          *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
@@ -820,14 +820,40 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The customer's Postmark webhook URL and credentials
-         * @description Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself. An unknown customer answers 404.
+         * The customer's Postmark webhook URL and settings (without the password)
+         * @description Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself. The password is a credential (whoever holds it can post forged provider events for this customer): every role reads the setup without it; an admin reads it with `POST /v1/customers/{id}/mail/postmark-webhook/reveal`, which the audit log records as a secret read. An unknown customer answers 404.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerPostmarkWebhook"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/postmark-webhook/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reveal the customer's Postmark webhook password
+         * @description The webhook settings with the current password and the URL with the credentials in it, to paste into the customer's Postmark server. A POST so that no cache, prefetch or link can fetch it: it changes nothing. Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself. An unknown customer answers 404.
+         *
+         *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
+         *
+         *     Every call is recorded in the audit log as a secret read (who, when, which secret).
+         *
+         *     Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
+         */
+        post: operations["revealCustomerPostmarkWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -845,9 +871,11 @@ export interface paths {
         put?: never;
         /**
          * Rotate the customer's Postmark webhook password
-         * @description A new random password for the customer's webhook URL. The previous one keeps working for `grace_seconds` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new URL. Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself.
+         * @description A new random password for the customer's webhook URL. The previous one keeps working for `grace_seconds` (default one day), so events keep arriving while the webhook is updated in Postmark; a second rotation within the grace period ends the older password at once. The answer shows the new password and the URL with it (the one to paste into Postmark), so it is recorded in the audit log like any write. Postmark does not sign webhooks; our receiver authenticates each event with HTTP Basic credentials written into the webhook URL (constant-time comparison, optional IP allow-list). Every customer has its own URL, `/api/postmark/webhook/{customer_id}`, with its own random credentials (made on first use, the password sealed at rest): one customer's credentials on another customer's URL answer 401, and there is no shared URL (`POST /api/postmark/webhook` answers 404). Events are attributed to the URL's customer only, by our message id in `Metadata`, else by Postmark's `MessageID` stored at send time; reactivations and manual suppressions, which carry neither, belong to the URL's customer. Add one webhook per stream of the customer's Postmark server with the listed triggers. Embedded mode registers it with the simulator itself.
          *
          *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
+         *
+         *     Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
          */
         post: operations["rotateCustomerPostmarkWebhookPassword"];
         delete?: never;
@@ -865,7 +893,7 @@ export interface paths {
         };
         /**
          * Get a customer's Postmark configuration
-         * @description The customer's Postmark server and senders. The server token is never returned, only `server_token_set`. Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.
+         * @description The customer's Postmark server and senders. The server token is never returned, to any role: `server_token_set` and `server_token_state` (when it last changed and by whom) say what is known of it (and `account_token_set` / `account_token_state` of the account token). Before anything is set every field is empty. `events_on_unconfigured_streams` counts provider events of the customer's messages that arrived on a Postmark message stream id that is neither `transactional_stream` nor `broadcast_stream` (a stream added or renamed at Postmark): they are stored against their message and feed the suppression mirror all the same, but a count above zero means the configuration should name that stream.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
@@ -877,7 +905,7 @@ export interface paths {
         head?: never;
         /**
          * Change a customer's Postmark configuration
-         * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.
+         * @description Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` or `account_token` is sensitive: Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
          *
          *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
@@ -1713,7 +1741,7 @@ export interface paths {
         put?: never;
         /**
          * Create an operator account
-         * @description The new operator signs in to the console with this e-mail and password and can make their own API tokens. An e-mail already taken answers 409 with `details.reason: "email_taken"`. The first owner of a deployment is created with `npm run admin -- operators:create --email … --role owner`.
+         * @description The new operator signs in to the console with this e-mail and password and can make their own API tokens. An e-mail already taken answers 409 with `details.reason: "email_taken"`. The first owner of a deployment is created with `npm run admin -- operators:create --email … --role owner`. Creating an owner is sensitive: Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
          *
          *     Required role: `owner` (operator management).
          */
@@ -1743,7 +1771,7 @@ export interface paths {
         head?: never;
         /**
          * Change an operator's role, password or enabled state
-         * @description Partial update. A new role applies from the operator's next request (sessions and tokens included). Disabling ends the operator's console sessions and revokes their API tokens at once. The last enabled owner can be neither demoted nor disabled (409, `details.reason: "last_owner"`).
+         * @description Partial update. A new role applies from the operator's next request (sessions and tokens included). Disabling ends the operator's console sessions and revokes their API tokens at once. The last enabled owner can be neither demoted nor disabled (409, `details.reason: "last_owner"`). Making an operator owner is sensitive: Sensitive: through a console session it needs a sign-in or re-authentication (`POST /console/reauthenticate`) no older than `CONSOLE_REAUTH_MINUTES` (default 10 minutes), else 403 `forbidden` with `details.reason: "reauthentication_required"`; an operator API token is accepted as it is.
          *
          *     Required role: `owner` (operator management).
          */
@@ -3065,6 +3093,10 @@ export interface components {
              */
             token_verified_at: string | null;
         };
+        AdsOnboardingStatus: components["schemas"]["AdsOnboarding"] & {
+            access_token_state: components["schemas"]["CredentialState"] & unknown;
+            app_secret_state: components["schemas"]["CredentialState"] & unknown;
+        };
         /** @description The latest recorded change of the effective status; null when it never changed. */
         AdStatusChange: {
             /**
@@ -3378,6 +3410,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
+             * @description How many identical refusals within one minute this entry stands for (1 for every other entry).
+             * @example 1
+             */
+            count: number;
+            /**
              * Format: uuid
              * @description The customer acted on, if any.
              * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
@@ -3405,6 +3442,11 @@ export interface components {
              */
             path: string;
             /**
+             * @description A refusal's reason: `unknown_token`, `revoked_token`, `disabled_operator`, `retired_admin_token`, `auth_throttled`, `sign_in_backoff`, `wrong_password`, `wrong_token`, `csrf_token`, `cross_origin`, `role_required`, `reauthentication_required`, `password_sign_in_off`, `no_attempt`; null for entries that are not refusals.
+             * @example null
+             */
+            reason: string | null;
+            /**
              * @description The request's `X-Request-Id`.
              * @example 5a0d1f5e-1b7e-4c55-9a8e-2f7a4c6b9d10
              */
@@ -3423,6 +3465,11 @@ export interface components {
             target: {
                 [key: string]: string;
             };
+            /**
+             * @description A refused credential's visible start (never the credential).
+             * @example null
+             */
+            token_prefix: string | null;
         };
         BlockDraftPreview: {
             /** @description MJML findings and placeholder problems; empty when the draft is clean. */
@@ -3965,6 +4012,39 @@ export interface components {
              * @example nightly export
              */
             label: string;
+        };
+        /** @description The Postmark server token as every role sees it: set, when it last changed and by whom (from the audit log); never its value. */
+        CredentialState: {
+            /**
+             * Format: date-time
+             * @description When it was last set or cleared through the admin API; null when the audit log has no such write.
+             * @example 2026-03-01T10:00:00.000Z
+             */
+            changed_at: string | null;
+            /** @description Who made that change; null with `changed_at`. */
+            changed_by: {
+                /**
+                 * @description The audit entry's actor type (`operator`, `token`, `cli`, `bootstrap`, `break_glass`).
+                 * @example operator
+                 */
+                actor_type: string;
+                /**
+                 * @description That operator's e-mail.
+                 * @example ops@example.com
+                 */
+                email: string | null;
+                /**
+                 * Format: uuid
+                 * @description The operator, when the credential has one.
+                 * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
+                 */
+                operator_id: string | null;
+            } | null;
+            /**
+             * @description Whether a value is stored.
+             * @example true
+             */
+            set: boolean;
         };
         CurrentOperator: {
             /**
@@ -4763,11 +4843,7 @@ export interface components {
              *     ]
              */
             message_streams: string[];
-            /**
-             * @description HTTP Basic password (also in `url`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only.
-             * @example 3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c
-             */
-            password: string;
+            password_state: components["schemas"]["CredentialState"] & unknown;
             /**
              * Format: date-time
              * @description After a rotation: until when the previous password is still accepted; null when only the current one is.
@@ -4793,12 +4869,12 @@ export interface components {
              */
             rotated_at: string;
             /**
-             * @description The exact URL to paste into the webhook settings of the customer's Postmark server (its credentials included).
-             * @example https://postmark-3f0e8a52:3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c@mail.example.com/api/postmark/webhook/3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+             * @description The customer's webhook URL without its credentials (`url_with_credentials`, from the reveal operation, is the one to paste into Postmark).
+             * @example https://mail.example.com/api/postmark/webhook/3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
              */
             url: string;
             /**
-             * @description HTTP Basic user (also in `url`); Postmark's webhook `HttpAuth.Username`.
+             * @description HTTP Basic user; Postmark's webhook `HttpAuth.Username`. Not a secret.
              * @example postmark-3f0e8a52
              */
             username: string;
@@ -4810,6 +4886,18 @@ export interface components {
              * @example 86400
              */
             grace_seconds?: number;
+        };
+        MailPostmarkWebhookSecret: components["schemas"]["MailPostmarkWebhook"] & {
+            /**
+             * @description HTTP Basic password (also in `url_with_credentials`); Postmark's webhook `HttpAuth.Password`. Random, sealed at rest, this customer's only. A secret.
+             * @example 3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c
+             */
+            password: string;
+            /**
+             * @description The exact URL to paste into the webhook settings of the customer's Postmark server, its credentials included. A secret.
+             * @example https://postmark-3f0e8a52:3q2-7wEjkL0sXy_1bZ9a8VtR4mN6pQ0c@mail.example.com/api/postmark/webhook/3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
+             */
+            url_with_credentials: string;
         };
         MailProviderConfig: {
             /**
@@ -4857,6 +4945,7 @@ export interface components {
             verified_senders: string[];
         };
         MailProviderStatus: components["schemas"]["MailProviderConfig"] & {
+            account_token_state: components["schemas"]["CredentialState"] & unknown;
             /** @description Provider events of this customer's messages on a Postmark stream id that is not `transactional_stream` or `broadcast_stream`. They are attributed by our message id whatever the stream and update the suppression mirror; a count above zero means a stream is missing from the configuration. */
             events_on_unconfigured_streams: {
                 /**
@@ -4877,6 +4966,7 @@ export interface components {
                  */
                 streams: string[];
             };
+            server_token_state: components["schemas"]["CredentialState"];
         };
         MailReadiness: {
             /** @description Every item, in a fixed order. */
@@ -9117,7 +9207,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["AdsOnboarding"];
+                        data: components["schemas"]["AdsOnboardingStatus"];
                         /**
                          * @description Id of this request (UUID, or the caller's X-Request-Id).
                          * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
@@ -15839,6 +15929,223 @@ export interface operations {
             };
         };
     };
+    revealCustomerPostmarkWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook URL and settings with the password. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailPostmarkWebhookSecret"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The key's scope does not cover this operation, or access is blocked. */
+            403: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
     rotateCustomerPostmarkWebhookPassword: {
         parameters: {
             query?: never;
@@ -15862,7 +16169,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new webhook URL and settings. */
+            /** @description The new webhook URL and settings, with the new password. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -15872,7 +16179,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["MailPostmarkWebhook"];
+                        data: components["schemas"]["MailPostmarkWebhookSecret"];
                         /**
                          * @description Id of this request (UUID, or the caller's X-Request-Id).
                          * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a

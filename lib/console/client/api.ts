@@ -29,7 +29,58 @@ function problemsOf(details: unknown): Problem[] {
 
 export type Envelope<T> = { data: T; paging?: { after: string | null; has_next: boolean } };
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
+/**
+ * Asks the operator to confirm who they are (the password, with a code of the authenticator app or a recovery
+ * code when one is enrolled, or for a session of the shared token the token) in
+ * a modal dialog and sends it to `/console/reauthenticate`; true once the server took it, false when the
+ * operator cancelled. Sensitive operations answer 403 `reauthentication_required` when the session's sign-in
+ * is older than the server's limit; `call` then asks here and retries once.
+ */
+async function reauthenticate(reason: string): Promise<boolean> {
+  const kind = document.querySelector<HTMLMetaElement>('meta[name="session-kind"]')?.content;
+  const usesToken = kind === "token";
+  const asksCode = kind === "password+code";
+  const name = usesToken ? "token" : "password";
+  const dialog = document.createElement("dialog");
+  dialog.setAttribute("aria-labelledby", "reauth-title");
+  dialog.innerHTML = `<form method="dialog" novalidate><h2 id="reauth-title">Confirm it is you</h2><p id="reauth-why"></p><div class="field"><label for="reauth-secret">${usesToken ? "Operator token" : "Password"}</label><input id="reauth-secret" type="password" autocomplete="${usesToken ? "off" : "current-password"}" aria-describedby="reauth-why reauth-error"></div>${asksCode ? `<div class="field"><label for="reauth-code">Code from the authenticator app, or a recovery code</label><input id="reauth-code" type="text" autocomplete="one-time-code" aria-describedby="reauth-error"></div>` : ""}<p id="reauth-error" class="error" role="alert"></p><p class="row"><button type="submit" value="confirm">Confirm</button> <button type="submit" value="cancel" class="secondary" formnovalidate>Cancel</button></p></form>`;
+  (dialog.querySelector("#reauth-why") as HTMLElement).textContent = reason;
+  document.body.appendChild(dialog);
+  const input = dialog.querySelector("#reauth-secret") as HTMLInputElement;
+  const codeInput = dialog.querySelector<HTMLInputElement>("#reauth-code");
+  const error = dialog.querySelector("#reauth-error") as HTMLElement;
+  dialog.showModal();
+  input.focus();
+  try {
+    for (;;) {
+      const choice = await new Promise<string>((resolve) => {
+        dialog
+          .querySelector("form")
+          ?.addEventListener("submit", (event) => resolve((event as SubmitEvent).submitter?.getAttribute("value") ?? "confirm"), { once: true });
+        dialog.addEventListener("cancel", () => resolve("cancel"), { once: true });
+      });
+      if (choice === "cancel") return false;
+      const answer = await fetch("/console/reauthenticate", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json", "x-csrf-token": csrfToken },
+        body: JSON.stringify({ [name]: input.value, ...(codeInput ? { code: codeInput.value } : {}) }),
+        credentials: "same-origin",
+      });
+      if (answer.ok) return true;
+      const failure = (await answer.json().catch(() => ({}))) as { error?: { message?: string } };
+      error.textContent = `Error: ${failure.error?.message ?? `The server answered ${answer.status}.`}`;
+      input.value = "";
+      if (codeInput) codeInput.value = "";
+      if (!dialog.open) dialog.showModal();
+      input.focus();
+    }
+  } finally {
+    dialog.close();
+    dialog.remove();
+  }
+}
+
+async function call<T>(method: string, path: string, body?: unknown, retried = false): Promise<Envelope<T>> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (method !== "GET") headers["x-csrf-token"] = csrfToken;
   if (body !== undefined) headers["content-type"] = "application/json";
@@ -55,6 +106,10 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<En
     json = text ? JSON.parse(text) : {};
   } catch {
     throw new ApiFailure(response.status, "invalid_response", `The server answered ${response.status} without JSON.`, []);
+  }
+  const reason = (json.error?.details as { reason?: unknown } | undefined)?.reason;
+  if (response.status === 403 && reason === "reauthentication_required" && !retried && (await reauthenticate(json.error?.message ?? ""))) {
+    return call<T>(method, path, body, true);
   }
   if (!response.ok || json.error) {
     const error = json.error ?? { code: "error", message: `The server answered ${response.status}.`, details: [] };

@@ -14,6 +14,8 @@ type Usage = Schemas["Usage"];
 type ProviderStatus = Schemas["MailProviderStatus"];
 type ProviderBody = { server_token: string; transactional_stream: string; broadcast_stream: string; bulk_api_enabled: boolean };
 type PostmarkWebhook = Schemas["MailPostmarkWebhook"];
+type PostmarkWebhookSecret = Schemas["MailPostmarkWebhookSecret"];
+type CredentialState = Schemas["CredentialState"];
 type SuppressionLookup = Schemas["SuppressionLookupResult"];
 
 /** Green/red is spelled out: the state is never told by colour alone. */
@@ -82,15 +84,27 @@ async function providerCard(id: string): Promise<HTMLElement> {
   );
 }
 
+/** When a credential last changed and by whom (every role sees this; never the value). */
+function credentialChange(state: CredentialState): string {
+  if (!state.set) return "not set";
+  if (!state.changed_at) return "set (no change recorded in the audit log)";
+  const who = state.changed_by?.email ?? state.changed_by?.actor_type ?? "unknown";
+  return `set; last changed ${date(state.changed_at)} by ${who}`;
+}
+
+const mayReveal = document.querySelector<HTMLMetaElement>('meta[name="operator-role"]')?.content !== "support";
+
 async function webhookCard(id: string): Promise<HTMLElement> {
   const body = h("div", {});
+  const revealed = h("div", { "data-testid": "webhook-secret" });
   const draw = (w: PostmarkWebhook) =>
     body.replaceChildren(
       table(
         ["", ""],
         [
-          ["Webhook URL (paste into Postmark)", secretValue(w.url, "webhook URL", maskUrlPassword(w.url))],
+          ["Webhook URL (without credentials)", w.url],
           ["User", w.username],
+          ["Password", credentialChange(w.password_state)],
           ["Streams", w.message_streams.join(", ") || "—"],
           ["Triggers", w.record_types.join(", ")],
           ["Rotated", date(w.rotated_at)],
@@ -98,18 +112,37 @@ async function webhookCard(id: string): Promise<HTMLElement> {
         ],
       ),
     );
+  const showSecret = (w: PostmarkWebhookSecret) =>
+    revealed.replaceChildren(
+      h("p", {}, "Paste this URL into the webhook settings of the customer's Postmark server: "),
+      secretValue(w.url_with_credentials, "webhook URL", maskUrlPassword(w.url_with_credentials)),
+    );
   draw(await get<PostmarkWebhook>(`customers/${id}/mail/postmark-webhook`));
+  const reveal = h("button", { type: "button", class: "secondary" }, "Show the webhook URL with its password");
+  reveal.addEventListener("click", async () => {
+    const w = await send<PostmarkWebhookSecret>("POST", `customers/${id}/mail/postmark-webhook/reveal`).catch((error: unknown) => {
+      revealed.replaceChildren(h("p", { class: "error", role: "alert" }, `Error: ${error instanceof Error ? error.message : String(error)}`));
+      return null;
+    });
+    if (w) showSecret(w);
+  });
   return card(
     "Postmark webhook credentials",
     body,
-    form({
-      submit: "Rotate password",
-      fields: [{ path: "grace_seconds", label: "Previous password keeps working for (seconds)", type: "number", value: 86400 }],
-      onSubmit: async (values) => {
-        draw(await send<PostmarkWebhook>("POST", `customers/${id}/mail/postmark-webhook/rotate`, values));
-        return "Rotated. Update the webhook in Postmark with the new URL.";
-      },
-    }),
+    mayReveal ? h("p", { class: "hint" }, reveal, " Admins only; every reveal is recorded in the audit log as a secret read.") : null,
+    revealed,
+    mayReveal
+      ? form({
+          submit: "Rotate password",
+          fields: [{ path: "grace_seconds", label: "Previous password keeps working for (seconds)", type: "number", value: 86400 }],
+          onSubmit: async (values) => {
+            const w = await send<PostmarkWebhookSecret>("POST", `customers/${id}/mail/postmark-webhook/rotate`, values);
+            draw(w);
+            showSecret(w);
+            return "Rotated. Update the webhook in Postmark with the new URL.";
+          },
+        })
+      : null,
   );
 }
 

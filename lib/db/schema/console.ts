@@ -16,6 +16,10 @@ export const consoleSessions = pgTable(
     operatorId: uuid().references(() => operators.id, { onDelete: "cascade" }),
     userAgent: text(),
     address: text(),
+    /** The last request made with the session (moved at most once a minute): the idle timeout counts from here. */
+    lastSeenAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
+    /** When the operator last proved who they are (sign-in or re-authentication): sensitive actions need it recent. */
+    authenticatedAt: timestamp({ withTimezone: true, mode: "date", precision: 3 }).notNull().defaultNow(),
   },
   (table) => [index().on(table.expiresAt), index().on(table.operatorId)],
 );

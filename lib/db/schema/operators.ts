@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 
@@ -75,6 +75,28 @@ export const auditLog = pgTable(
     /** `{ request, before, after }` with secrets redacted to "changed"; null for reads and sign-ins. */
     change: jsonb().$type<Record<string, unknown>>(),
     address: text(),
+    /** A refusal (401, 403, 429): why, in a word (`unknown_token`, `revoked_token`, `csrf`, `role_required`, …). Null for other entries. */
+    reason: text(),
+    /** A refusal of a presented credential: its visible start (`op_live_AbC1`), never more of it. */
+    tokenPrefix: text(),
+    /** Identical refusals within one minute are one entry: how many it stands for (1 for every other entry). */
+    count: integer().notNull().default(1),
   },
   (t) => [index().on(t.at, t.id), index().on(t.customerId, t.at), index().on(t.operatorId, t.at), index().on(t.operationId, t.at)],
+);
+
+/**
+ * Failed password sign-ins per account and client address: the sign-in back-off (`lib/admin/operators/sign-in-throttle.ts`)
+ * reads it. Kept in the database so every instance sees the same count; a row with no failure for a day is
+ * removed on the next failure anywhere.
+ */
+export const signInFailures = pgTable(
+  "sign_in_failures",
+  {
+    email: text().notNull(),
+    address: text().notNull(),
+    failures: integer().notNull(),
+    lastFailedAt: at().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.email, t.address] }), index().on(t.lastFailedAt)],
 );

@@ -7,7 +7,10 @@ import { rotateWebhookCredentials, webhookCredentials, type WebhookCredentials }
 
 export type PostmarkWebhookSetup = {
   customer_id: string;
+  /** The receiver's URL without credentials. */
   url: string;
+  /** The URL to paste into Postmark: `url` with the username and password in it. */
+  url_with_credentials: string;
   username: string;
   password: string;
   previous_password_valid_until: string | null;
@@ -20,7 +23,8 @@ export type PostmarkWebhookSetup = {
 type SetupDeps = Pick<CoreDeps, "db" | "clock" | "secrets" | "config" | "publicBaseUrl">;
 
 async function setupOf(deps: SetupDeps, customerId: string, credentials: WebhookCredentials): Promise<PostmarkWebhookSetup> {
-  const url = new URL(postmarkWebhookUrl(deps.publicBaseUrl, customerId));
+  const plain = postmarkWebhookUrl(deps.publicBaseUrl, customerId);
+  const url = new URL(plain);
   url.username = encodeURIComponent(credentials.username);
   url.password = encodeURIComponent(credentials.password);
   const [config] = await deps.db
@@ -29,7 +33,8 @@ async function setupOf(deps: SetupDeps, customerId: string, credentials: Webhook
     .where(eq(mailProviderConfigs.customerId, customerId));
   return {
     customer_id: customerId,
-    url: url.toString(),
+    url: plain,
+    url_with_credentials: url.toString(),
     username: credentials.username,
     password: credentials.password,
     previous_password_valid_until: credentials.previousValidUntil?.toISOString() ?? null,

@@ -1,11 +1,18 @@
 import { z } from "@hono/zod-openapi";
 import { MailProviderConfig } from "../../../mail/setup/provider-config-schema";
+import { CredentialState } from "../../credentials";
 
 /**
  * The configuration as the operator reads it: the mail service's `MailProviderConfig` (owned by mail, served
  * as is by PATCH), extended with what the receiver saw on streams it does not name.
  */
 export const MailProviderStatus = MailProviderConfig.extend({
+  server_token_state: CredentialState.openapi({
+    description: "The Postmark server token as every role sees it: set, when it last changed and by whom (from the audit log); never its value.",
+  }),
+  account_token_state: CredentialState.openapi({
+    description: "The Postmark account token as every role sees it: set, when it last changed and by whom (from the audit log); never its value.",
+  }),
   events_on_unconfigured_streams: z
     .object({
       count: z.number().int().openapi({ description: "Events stored on a stream id the configuration does not name.", example: 3 }),

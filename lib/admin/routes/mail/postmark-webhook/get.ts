@@ -6,7 +6,7 @@ import { postmarkWebhookSetup } from "../../../../mail/events/webhook-setup";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { tags, MailPostmarkWebhook, about } from "../../../mail/postmark-webhook/schema";
+import { about, MailPostmarkWebhook, secretsNote, tags, webhookView } from "../../../mail/postmark-webhook/schema";
 
 export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
@@ -15,8 +15,8 @@ export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: Co
       path: "/v1/customers/{id}/mail/postmark-webhook",
       operationId: "getCustomerPostmarkWebhook",
       tags,
-      summary: "The customer's Postmark webhook URL and credentials",
-      description: `${about} An unknown customer answers 404.`,
+      summary: "The customer's Postmark webhook URL and settings (without the password)",
+      description: `${about} ${secretsNote} An unknown customer answers 404.`,
       request: { params: CustomerIdParam },
       responses: {
         200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },
@@ -25,7 +25,8 @@ export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: Co
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
-      return c.json({ data: await postmarkWebhookSetup(deps, customer.id), request_id: c.get("requestId") }, 200);
+      const { password: _password, url_with_credentials: _url, ...setup } = await postmarkWebhookSetup(deps, customer.id);
+      return c.json({ data: await webhookView(deps.db, setup), request_id: c.get("requestId") }, 200);
     },
   );
 }

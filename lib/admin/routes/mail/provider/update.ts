@@ -7,6 +7,7 @@ import { setProviderConfig } from "../../../../mail/setup/provider-config";
 import { checkSenders } from "../../../../mail/setup/sender-checks";
 import { MailProviderConfig, UpdateMailProviderConfig } from "../../../../mail/setup/provider-config-schema";
 import { requireCustomer } from "../../../customers";
+import { recentAuthSentence, requireRecentAuth } from "../../../reauthentication";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
 import { tags } from "../../../mail/provider/schema";
@@ -20,13 +21,24 @@ export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: Co
       tags,
       summary: "Change a customer's Postmark configuration",
       description:
-        "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green.",
+        "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` or `account_token` is sensitive: " +
+        recentAuthSentence(),
       request: { params: CustomerIdParam, body: { required: true, content: json(UpdateMailProviderConfig) } },
-      responses: { 200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      responses: {
+        200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) },
+        ...errorResponses("admin", [400, 401, 403, 404, 422]),
+      },
     }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const input = c.req.valid("json");
+      if (input.server_token !== undefined || input.account_token !== undefined) {
+        requireRecentAuth(
+          deps,
+          c.get("operator"),
+          input.server_token !== undefined ? "Setting the Postmark server token" : "Setting the Postmark account token",
+        );
+      }
       const config = await setProviderConfig(deps.db, deps.secrets, customer.id, input, deps.clock.now());
       // Embedded mode: the in-memory Postmark simulator learns the server at once.
       await deps.mailProviderChanged(customer.id);
