@@ -406,7 +406,8 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         await page.goto(`${origin}/console/#/customers/${c.id}`);
         await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Messages" }).click();
         await page.getByLabel("Recipient address").fill("ANNA.activity@example.com");
-        await page.getByRole("button", { name: "Search" }).click();
+        // The activity form's own button (the top bar has a search box of its own).
+        await page.locator("form").filter({ has: page.getByLabel("Recipient address") }).getByRole("button", { name: "Search" }).click();
         await expect.poll(() => page.locator("table tbody tr").count()).toBe(1);
         expect(await accessibilityProblems()).toEqual([]);
         await page.locator("table tbody tr a").first().click();
