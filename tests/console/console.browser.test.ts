@@ -407,7 +407,11 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Messages" }).click();
         await page.getByLabel("Recipient address").fill("ANNA.activity@example.com");
         // The activity form's own button (the top bar has a search box of its own).
-        await page.locator("form").filter({ has: page.getByLabel("Recipient address") }).getByRole("button", { name: "Search" }).click();
+        await page
+          .locator("form")
+          .filter({ has: page.getByLabel("Recipient address") })
+          .getByRole("button", { name: "Search" })
+          .click();
         await expect.poll(() => page.locator("table tbody tr").count()).toBe(1);
         expect(await accessibilityProblems()).toEqual([]);
         await page.locator("table tbody tr a").first().click();
