@@ -10,7 +10,7 @@ import { createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustome
  * service, `["full"]` the full scope, `adminToken` the operator token. On the ads service the account state
  * decides as well: 402 `payment_required` on every full-scope operation unless the account is active, before
  * any platform call; reporting operations stay open while deactivated or overdue, not while a checkout is
- * open or the contract ended (health excepted). These checks run before the request body is read, so
+ * open or the contract ended (health and the calling key, `GET /v1/key`, excepted). These checks run before the request body is read, so
  * parameters from the documents' examples and no body suffice.
  */
 type Operation = { service: Service; method: string; path: string; operationId: string; security: Record<string, string[]>[] | undefined };
@@ -155,7 +155,8 @@ describe("every operation × every key kind", () => {
           continue;
         }
         const r = await call(operation.method, operation.path, c.adsReporting);
-        const exempt = operation.path === "/ads/v1/health";
+        // Health and the calling key answer in every account state (the "account" access), so a tool can learn its scope.
+        const exempt = operation.path === "/ads/v1/health" || operation.path === "/ads/v1/key";
         if (readable || exempt ? r.status === 402 || r.status >= 500 : r.status !== 402 || r.json?.error?.code !== "payment_required")
           failures.push(`${label}: ${describeResponse(r)}`);
       }
