@@ -45,6 +45,8 @@ test("an unconfigured customer: empty configuration, every item red", async () =
   expect(r.json.data).toEqual({
     server_token_set: false,
     account_token_set: false,
+    server_token_state: { set: false, changed_at: null, changed_by: null },
+    account_token_state: { set: false, changed_at: null, changed_by: null },
     transactional_stream: null,
     broadcast_stream: null,
     verified_senders: [],
@@ -118,6 +120,8 @@ test("readiness turns from red to green item by item", async () => {
   expect(final.json.data, describeResponse(final)).toEqual({
     server_token_set: true,
     account_token_set: false,
+    server_token_state: { set: true, changed_at: expect.any(String), changed_by: expect.objectContaining({ actor_type: "bootstrap" }) },
+    account_token_state: { set: false, changed_at: null, changed_by: null },
     transactional_stream: "outbound",
     broadcast_stream: "broadcast",
     verified_senders: ["billing@other.example"],
