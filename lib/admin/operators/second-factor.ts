@@ -47,7 +47,9 @@ export type SecondFactorStatus = { totp: boolean; passkeys: number; recoveryCode
 export type RelyingParty = { origin: string; id: string };
 
 export function relyingPartyOf(publicBaseUrl: string): RelyingParty {
-  const url = new URL(publicBaseUrl);
+  // Deps built only to describe the routes (the OpenAPI document, the route-group checks) have no base URL;
+  // a running deployment always has one (PUBLIC_BASE_URL, else http://localhost:PORT).
+  const url = URL.canParse(publicBaseUrl) ? new URL(publicBaseUrl) : new URL("http://localhost");
   return { origin: url.origin, id: url.hostname };
 }
 
