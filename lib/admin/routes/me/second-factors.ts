@@ -234,7 +234,13 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         responses: {
           201: {
             description: "The codes, shown once.",
-            content: json(envelope(z.object({ recovery_codes: z.array(z.string()) }).openapi("NewRecoveryCodes"))),
+            content: json(
+              envelope(
+                z
+                  .object({ recovery_codes: z.array(z.string()).openapi({ description: "Ten new recovery codes, shown this once; each opens one sign-in." }) })
+                  .openapi("NewRecoveryCodes"),
+              ),
+            ),
           },
           ...errorResponses("admin", [401, 409]),
         },

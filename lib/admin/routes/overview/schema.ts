@@ -40,80 +40,106 @@ export const Overview = z
       example: "2026-03-01T00:00:00.000Z",
     }),
     until: z.string().openapi({ description: "The period's end, rounded up to the hour.", example: "2026-03-01T11:00:00.000Z" }),
-    mail: z.object({
-      totals: StateCounts,
-      rates: Rates,
-      customers: z.array(z.object({ customer_id: id("Customer id."), customer_name: z.string(), counts: StateCounts, rates: Rates })).openapi({
-        description: "Customers with messages in the period, by name.",
-      }),
-    }),
-    send_jobs: z.object({
-      running: int("Jobs sending now.", 1),
-      scheduled: int("Jobs waiting for their time.", 2),
-      paused: int("Paused jobs (by an operator or a block).", 0),
-      jobs: z.array(
+    mail: z
+      .object({
+        totals: StateCounts,
+        rates: Rates,
+        customers: z
+          .array(
+            z.object({
+              customer_id: id("Customer id."),
+              customer_name: z.string().openapi({ description: "The customer's name." }),
+              counts: StateCounts,
+              rates: Rates,
+            }),
+          )
+          .openapi({
+            description: "Customers with messages in the period, by name.",
+          }),
+      })
+      .openapi({ description: "Messages created in the period, by state, in total and per customer." }),
+    send_jobs: z
+      .object({
+        running: int("Jobs sending now.", 1),
+        scheduled: int("Jobs waiting for their time.", 2),
+        paused: int("Paused jobs (by an operator or a block).", 0),
+        jobs: z
+          .array(
+            z.object({
+              id: id("Send job id."),
+              name: z
+                .string()
+                .nullable()
+                .openapi({ description: "The job's name; null on jobs made before names existed.", example: "Spring newsletter 2026-03-01" }),
+              customer_id: id("Customer id."),
+              customer_name: z.string().openapi({ description: "The customer's name." }),
+              status: z.enum(sendJobStatuses).openapi({ description: "State." }),
+              pause_reason: z.string().nullable().openapi({ description: "Why it is paused (`bounce_rate`, `complaint_rate`, an operator), else null." }),
+              scheduled_at: z.string().nullable().openapi({ description: "When it starts (ISO 8601), else null." }),
+              total: int("Recipients.", 1000),
+              done: int("Recipients with an outcome (accepted, suppressed, invalid, failed, unknown).", 600),
+              progress: z.number().min(0).max(1).openapi({ description: "`done / total`.", example: 0.6 }),
+            }),
+          )
+          .openapi({ description: "Those jobs, with their progress." }),
+      })
+      .openapi({ description: "Send jobs running, scheduled or paused." }),
+    webhooks_failing: z
+      .array(
         z.object({
-          id: id("Send job id."),
-          name: z
-            .string()
-            .nullable()
-            .openapi({ description: "The job's name; null on jobs made before names existed.", example: "Spring newsletter 2026-03-01" }),
+          service: z.enum(["mail", "ads"]).openapi({ description: "`mail` or `ads`." }),
+          webhook_id: id("Endpoint id."),
           customer_id: id("Customer id."),
-          customer_name: z.string(),
-          status: z.enum(sendJobStatuses),
-          pause_reason: z.string().nullable(),
-          scheduled_at: z.string().nullable(),
-          total: int("Recipients.", 1000),
-          done: int("Recipients with an outcome (accepted, suppressed, invalid, failed, unknown).", 600),
-          progress: z.number().min(0).max(1).openapi({ description: "`done / total`.", example: 0.6 }),
+          customer_name: z.string().openapi({ description: "The customer's name." }),
+          url: z.string().openapi({ description: "The endpoint's URL." }),
+          active: z.boolean().openapi({ description: "False once a delivery failed for 24 h and the endpoint was switched off." }),
+          failure_count: int("Failed attempts since the last success.", 3),
+          last_delivery_at: z.string().nullable().openapi({ description: "Last attempt (ISO 8601), else null." }),
         }),
-      ),
-    }),
-    webhooks_failing: z.array(
-      z.object({
-        service: z.enum(["mail", "ads"]),
-        webhook_id: id("Endpoint id."),
-        customer_id: id("Customer id."),
-        customer_name: z.string(),
-        url: z.string(),
-        active: z.boolean().openapi({ description: "False once a delivery failed for 24 h and the endpoint was switched off." }),
-        failure_count: int("Failed attempts since the last success.", 3),
-        last_delivery_at: z.string().nullable(),
-      }),
-    ),
+      )
+      .openapi({ description: "Webhook endpoints whose last deliveries failed." }),
     customers_attention: z
       .array(
         z.object({
           customer_id: id("Customer id."),
-          customer_name: z.string(),
-          sending_blocked: z.boolean(),
+          customer_name: z.string().openapi({ description: "The customer's name." }),
+          sending_blocked: z.boolean().openapi({ description: "Whether an operator blocked its sending." }),
           monthly_limit: int("Live messages allowed per calendar month (UTC).", 100000),
           sent_this_month: int("Live messages Postmark took this month, by creation time.", 85000),
         }),
       )
       .openapi({ description: "Customers whose sending is blocked or who used 80 % of their monthly limit or more, fullest first." }),
     providers: z
-      .object({ postmark: Provider, graph: Provider })
+      .object({ postmark: Provider.openapi({ description: "Postmark." }), graph: Provider.openapi({ description: "Meta's Graph API." }) })
       .openapi({ description: "This instance's provider calls since it started (as `GET /v1/system`)." }),
-    queue: z.object({
-      send_job_batches_waiting: int("Batches of running jobs no lane has picked up yet."),
-      send_job_batches_oldest_wait_seconds: z.int().nullable(),
-      webhook_deliveries_due: int("Webhook deliveries due now."),
-      webhook_deliveries_oldest_due_seconds: z.int().nullable(),
-    }),
-    ads: z.object({
-      customers: z.array(
-        z.object({
-          customer_id: id("Customer id."),
-          customer_name: z.string(),
-          spend_minor: int("Spend in hundredths of the ad account's currency.", 12345),
-          impressions: int("Impressions.", 40000),
-          clicks: int("Clicks.", 800),
-          since_date: z.string().openapi({ description: "First day counted (the account's days).", example: "2026-03-01" }),
-          until_date: z.string().openapi({ description: "Last day counted.", example: "2026-03-01" }),
-        }),
-      ),
-    }),
+    queue: z
+      .object({
+        send_job_batches_waiting: int("Batches of running jobs no lane has picked up yet."),
+        send_job_batches_oldest_wait_seconds: z.int().nullable().openapi({ description: "Seconds the oldest waiting batch has waited; null when none waits." }),
+        webhook_deliveries_due: int("Webhook deliveries due now."),
+        webhook_deliveries_oldest_due_seconds: z
+          .int()
+          .nullable()
+          .openapi({ description: "Seconds the oldest due delivery is overdue; null when none is due." }),
+      })
+      .openapi({ description: "Work waiting now." }),
+    ads: z
+      .object({
+        customers: z
+          .array(
+            z.object({
+              customer_id: id("Customer id."),
+              customer_name: z.string().openapi({ description: "The customer's name." }),
+              spend_minor: int("Spend in hundredths of the ad account's currency.", 12345),
+              impressions: int("Impressions.", 40000),
+              clicks: int("Clicks.", 800),
+              since_date: z.string().openapi({ description: "First day counted (the account's days).", example: "2026-03-01" }),
+              until_date: z.string().openapi({ description: "Last day counted.", example: "2026-03-01" }),
+            }),
+          )
+          .openapi({ description: "Per customer." }),
+      })
+      .openapi({ description: "Ads delivery in the period." }),
   })
   .openapi("Overview");
 
@@ -135,28 +161,60 @@ export const SearchQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(25).openapi({ description: "At most this many results per kind.", example: 25 }),
 });
 
-const named = { id: id("Id."), name: z.string(), customer_id: id("Customer id."), customer_name: z.string() };
+const named = {
+  id: id("Id."),
+  name: z.string().openapi({ description: "Name." }),
+  customer_id: id("Customer id."),
+  customer_name: z.string().openapi({ description: "The customer's name." }),
+};
 
 export const SearchResults = z
   .object({
-    q: z.string(),
+    q: z.string().openapi({ description: "The search as typed." }),
     matched_by: z.enum(["address", "id", "text", "filters"]).openapi({ description: "How `q` was read." }),
-    messages: z.array(
-      z.object({
-        id: id("Message id."),
-        customer_id: id("Customer id."),
-        customer_name: z.string(),
-        kind: z.enum(templateKinds),
-        status: z.enum(messageStatuses).exclude(["sending"]),
-        subject: z.string(),
-        send_job_id: z.uuid().nullable(),
-        provider_message_id: z.string().nullable(),
-        created_at: z.string(),
-      }),
-    ),
-    send_jobs: z.array(z.object({ ...named, status: z.enum(sendJobStatuses), created_at: z.string() })),
-    customers: z.array(z.object({ id: id("Customer id."), name: z.string(), created_at: z.string() })),
-    ad_sets: z.array(z.object({ ...named, platform_id: z.string(), status: z.string() })),
-    ads: z.array(z.object({ ...named, ad_set_id: id("Ad set id."), platform_id: z.string(), status: z.string() })),
+    messages: z
+      .array(
+        z.object({
+          id: id("Message id."),
+          customer_id: id("Customer id."),
+          customer_name: z.string().openapi({ description: "The customer's name." }),
+          kind: z.enum(templateKinds).openapi({ description: "Kind of mail." }),
+          status: z.enum(messageStatuses).exclude(["sending"]).openapi({ description: "State." }),
+          subject: z.string().openapi({ description: "Subject as stored." }),
+          send_job_id: z.uuid().nullable().openapi({ description: "Send job, null for transactional mail." }),
+          provider_message_id: z.string().nullable().openapi({ description: "Postmark's MessageID, null until accepted." }),
+          created_at: z.string().openapi({ description: "ISO 8601." }),
+        }),
+      )
+      .openapi({ description: "Messages found." }),
+    send_jobs: z
+      .array(
+        z.object({
+          ...named,
+          status: z.enum(sendJobStatuses).openapi({ description: "State." }),
+          created_at: z.string().openapi({ description: "ISO 8601." }),
+        }),
+      )
+      .openapi({ description: "Send jobs found." }),
+    customers: z
+      .array(
+        z.object({ id: id("Customer id."), name: z.string().openapi({ description: "Name." }), created_at: z.string().openapi({ description: "ISO 8601." }) }),
+      )
+      .openapi({ description: "Customers found." }),
+    ad_sets: z
+      .array(
+        z.object({ ...named, platform_id: z.string().openapi({ description: "The platform's id." }), status: z.string().openapi({ description: "Status." }) }),
+      )
+      .openapi({ description: "Ad sets found." }),
+    ads: z
+      .array(
+        z.object({
+          ...named,
+          ad_set_id: id("Ad set id."),
+          platform_id: z.string().openapi({ description: "The platform's id." }),
+          status: z.string().openapi({ description: "Status." }),
+        }),
+      )
+      .openapi({ description: "Ads found." }),
   })
   .openapi("SearchResults");
