@@ -5442,6 +5442,7 @@ export interface components {
             type: string;
         };
         NewRecoveryCodes: {
+            /** @description Ten new recovery codes, shown this once; each opens one sign-in. */
             recovery_codes: string[];
         };
         Operator: {
@@ -5546,7 +5547,9 @@ export interface components {
             revoked_at: string | null;
         };
         Overview: {
+            /** @description Ads delivery in the period. */
             ads: {
+                /** @description Per customer. */
                 customers: {
                     /**
                      * @description Clicks.
@@ -5559,6 +5562,7 @@ export interface components {
                      * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                      */
                     customer_id: string;
+                    /** @description The customer's name. */
                     customer_name: string;
                     /**
                      * @description Impressions.
@@ -5590,12 +5594,14 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 customer_id: string;
+                /** @description The customer's name. */
                 customer_name: string;
                 /**
                  * @description Live messages allowed per calendar month (UTC).
                  * @example 100000
                  */
                 monthly_limit: number;
+                /** @description Whether an operator blocked its sending. */
                 sending_blocked: boolean;
                 /**
                  * @description Live messages Postmark took this month, by creation time.
@@ -5608,6 +5614,7 @@ export interface components {
              * @example 2026-03-01T10:12:00.000Z
              */
             generated_at: string;
+            /** @description Messages created in the period, by state, in total and per customer. */
             mail: {
                 /** @description Customers with messages in the period, by name. */
                 customers: {
@@ -5618,6 +5625,7 @@ export interface components {
                      * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                      */
                     customer_id: string;
+                    /** @description The customer's name. */
                     customer_name: string;
                     rates: components["schemas"]["OverviewRates"];
                 }[];
@@ -5626,6 +5634,7 @@ export interface components {
             };
             /** @description This instance's provider calls since it started (as `GET /v1/system`). */
             providers: {
+                /** @description Meta's Graph API. */
                 graph: {
                     /**
                      * @description Calls this instance made since `since`.
@@ -5653,6 +5662,7 @@ export interface components {
                      */
                     since: string;
                 };
+                /** @description Postmark. */
                 postmark: {
                     /**
                      * @description Calls this instance made since `since`.
@@ -5681,7 +5691,9 @@ export interface components {
                     since: string;
                 };
             };
+            /** @description Work waiting now. */
             queue: {
+                /** @description Seconds the oldest waiting batch has waited; null when none waits. */
                 send_job_batches_oldest_wait_seconds: number | null;
                 /**
                  * @description Batches of running jobs no lane has picked up yet.
@@ -5693,9 +5705,12 @@ export interface components {
                  * @example 0
                  */
                 webhook_deliveries_due: number;
+                /** @description Seconds the oldest due delivery is overdue; null when none is due. */
                 webhook_deliveries_oldest_due_seconds: number | null;
             };
+            /** @description Send jobs running, scheduled or paused. */
             send_jobs: {
+                /** @description Those jobs, with their progress. */
                 jobs: {
                     /**
                      * Format: uuid
@@ -5703,6 +5718,7 @@ export interface components {
                      * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                      */
                     customer_id: string;
+                    /** @description The customer's name. */
                     customer_name: string;
                     /**
                      * @description Recipients with an outcome (accepted, suppressed, invalid, failed, unknown).
@@ -5720,14 +5736,19 @@ export interface components {
                      * @example Spring newsletter 2026-03-01
                      */
                     name: string | null;
+                    /** @description Why it is paused (`bounce_rate`, `complaint_rate`, an operator), else null. */
                     pause_reason: string | null;
                     /**
                      * @description `done / total`.
                      * @example 0.6
                      */
                     progress: number;
+                    /** @description When it starts (ISO 8601), else null. */
                     scheduled_at: string | null;
-                    /** @enum {string} */
+                    /**
+                     * @description State.
+                     * @enum {string}
+                     */
                     status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
                     /**
                      * @description Recipients.
@@ -5761,6 +5782,7 @@ export interface components {
              * @example 2026-03-01T11:00:00.000Z
              */
             until: string;
+            /** @description Webhook endpoints whose last deliveries failed. */
             webhooks_failing: {
                 /** @description False once a delivery failed for 24 h and the endpoint was switched off. */
                 active: boolean;
@@ -5770,15 +5792,21 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 customer_id: string;
+                /** @description The customer's name. */
                 customer_name: string;
                 /**
                  * @description Failed attempts since the last success.
                  * @example 3
                  */
                 failure_count: number;
+                /** @description Last attempt (ISO 8601), else null. */
                 last_delivery_at: string | null;
-                /** @enum {string} */
+                /**
+                 * @description `mail` or `ads`.
+                 * @enum {string}
+                 */
                 service: "mail" | "ads";
+                /** @description The endpoint's URL. */
                 url: string;
                 /**
                  * Format: uuid
@@ -6063,6 +6091,7 @@ export interface components {
             min_sample: number;
         };
         SearchResults: {
+            /** @description Ad sets found. */
             ad_sets: {
                 /**
                  * Format: uuid
@@ -6070,6 +6099,7 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 customer_id: string;
+                /** @description The customer's name. */
                 customer_name: string;
                 /**
                  * Format: uuid
@@ -6077,10 +6107,14 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 id: string;
+                /** @description Name. */
                 name: string;
+                /** @description The platform's id. */
                 platform_id: string;
+                /** @description Status. */
                 status: string;
             }[];
+            /** @description Ads found. */
             ads: {
                 /**
                  * Format: uuid
@@ -6094,6 +6128,7 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 customer_id: string;
+                /** @description The customer's name. */
                 customer_name: string;
                 /**
                  * Format: uuid
@@ -6101,11 +6136,16 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 id: string;
+                /** @description Name. */
                 name: string;
+                /** @description The platform's id. */
                 platform_id: string;
+                /** @description Status. */
                 status: string;
             }[];
+            /** @description Customers found. */
             customers: {
+                /** @description ISO 8601. */
                 created_at: string;
                 /**
                  * Format: uuid
@@ -6113,6 +6153,7 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 id: string;
+                /** @description Name. */
                 name: string;
             }[];
             /**
@@ -6120,7 +6161,9 @@ export interface components {
              * @enum {string}
              */
             matched_by: "address" | "id" | "text" | "filters";
+            /** @description Messages found. */
             messages: {
+                /** @description ISO 8601. */
                 created_at: string;
                 /**
                  * Format: uuid
@@ -6128,6 +6171,7 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 customer_id: string;
+                /** @description The customer's name. */
                 customer_name: string;
                 /**
                  * Format: uuid
@@ -6135,17 +6179,31 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 id: string;
-                /** @enum {string} */
+                /**
+                 * @description Kind of mail.
+                 * @enum {string}
+                 */
                 kind: "transactional" | "newsletter";
+                /** @description Postmark's MessageID, null until accepted. */
                 provider_message_id: string | null;
-                /** Format: uuid */
+                /**
+                 * Format: uuid
+                 * @description Send job, null for transactional mail.
+                 */
                 send_job_id: string | null;
-                /** @enum {string} */
+                /**
+                 * @description State.
+                 * @enum {string}
+                 */
                 status: "pending" | "accepted" | "delivered" | "bounced" | "complained" | "suppressed" | "invalid" | "failed" | "unknown";
+                /** @description Subject as stored. */
                 subject: string;
             }[];
+            /** @description The search as typed. */
             q: string;
+            /** @description Send jobs found. */
             send_jobs: {
+                /** @description ISO 8601. */
                 created_at: string;
                 /**
                  * Format: uuid
@@ -6153,6 +6211,7 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 customer_id: string;
+                /** @description The customer's name. */
                 customer_name: string;
                 /**
                  * Format: uuid
@@ -6160,8 +6219,12 @@ export interface components {
                  * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
                  */
                 id: string;
+                /** @description Name. */
                 name: string;
-                /** @enum {string} */
+                /**
+                 * @description State.
+                 * @enum {string}
+                 */
                 status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
             }[];
         };
