@@ -66,9 +66,12 @@ describe.each(services)("%s OpenAPI document", (name, base) => {
     const undocumented: string[] = [];
     const visit = (schema: unknown, path: string) => {
       if (!schema || typeof schema !== "object") return;
-      const s = schema as { properties?: Record<string, { description?: string; $ref?: string }>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[] };
+      type Property = { description?: string; $ref?: string; allOf?: { description?: string }[] };
+      const s = schema as { properties?: Record<string, Property>; items?: unknown; anyOf?: unknown[]; oneOf?: unknown[] };
       for (const [prop, value] of Object.entries(s.properties ?? {})) {
-        if (!value.description && !value.$ref) undocumented.push(`${path}.${prop}`);
+        // A named schema described where it is used comes as `allOf: [{ $ref }, { description }]`.
+        const described = value.description || value.$ref || value.allOf?.some((part) => part.description);
+        if (!described) undocumented.push(`${path}.${prop}`);
         visit(value, `${path}.${prop}`);
       }
       visit(s.items, `${path}[]`);
