@@ -1,8 +1,11 @@
 import { and, desc, eq, gte, inArray, lt } from "drizzle-orm";
 import type { Database } from "../../db/client";
 import { mailMessages, type messageStatuses, type templateKinds } from "../../db/schema";
-import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
+import type { z } from "@hono/zod-openapi";
+import { ValidationError } from "../../core/errors";
+import { beforeCursor, decodeCursor, toPage, type Cursor } from "../../core/pagination";
 import { parseRecipient, recipientHash } from "../sending/address";
+import type { MessageSearchQuery } from "./schema";
 import { getMessage, messageOutcome, type Message } from "./service";
 
 /**
@@ -94,4 +97,22 @@ export async function getMessageDetail(db: Database, customerId: string, id: str
   ];
   const timeline = [...own, ...message.events].sort((a, b) => a.at.localeCompare(b.at));
   return { ...message, accepted_at: acceptedAt, provider_message_id: row?.providerMessageId ?? null, provider_attempts: row?.attempts ?? 0, timeline };
+}
+
+/** A search as both APIs take it (`MessageSearchQuery`): `since` must be before `until`, else 422. */
+export function searchMessagesByQuery(db: Database, customerId: string, query: z.infer<typeof MessageSearchQuery>) {
+  const since = query.since ? new Date(query.since) : undefined;
+  const until = query.until ? new Date(query.until) : undefined;
+  if (since && until && since >= until) throw new ValidationError("`since` must be before `until`.", [{ path: "since", message: "Must be before `until`." }]);
+  return searchMessages(db, customerId, {
+    recipient: query.recipient,
+    status: query.status,
+    kind: query.kind,
+    sendJobId: query.send_job_id,
+    templateId: query.template_id,
+    since,
+    until,
+    limit: query.limit,
+    after: decodeCursor(query.after),
+  });
 }

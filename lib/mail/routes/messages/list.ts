@@ -1,12 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../core/context";
-import { ValidationError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../core/openapi";
-import { decodeCursor } from "../../../core/pagination";
 import { serviceRoute } from "../../../core/route";
 import type { MailDeps } from "../../deps";
-import { searchMessages } from "../../messages/search";
+import { searchMessagesByQuery } from "../../messages/search";
 import { MessageSearchQuery, MessageSummary } from "../../messages/schema";
 
 export function registerListMessages(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
@@ -27,21 +25,7 @@ export function registerListMessages(router: OpenAPIHono<AppEnv>, deps: MailDeps
     }),
     async (c) => {
       const query = c.req.valid("query");
-      const since = query.since ? new Date(query.since) : undefined;
-      const until = query.until ? new Date(query.until) : undefined;
-      if (since && until && since >= until)
-        throw new ValidationError("`since` must be before `until`.", [{ path: "since", message: "Must be before `until`." }]);
-      const page = await searchMessages(deps.db, c.get("principal").customerId, {
-        recipient: query.recipient,
-        status: query.status,
-        kind: query.kind,
-        sendJobId: query.send_job_id,
-        templateId: query.template_id,
-        since,
-        until,
-        limit: query.limit,
-        after: decodeCursor(query.after),
-      });
+      const page = await searchMessagesByQuery(deps.db, c.get("principal").customerId, query);
       // The provider's message id stays an operator's detail.
       const items = page.items.map(({ provider_message_id: _, ...item }) => item);
       return c.json({ data: items, paging: page.paging, request_id: c.get("requestId") }, 200);

@@ -1,10 +1,8 @@
 import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
-import { ValidationError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
-import { decodeCursor } from "../../../../core/pagination";
-import { searchMessages } from "../../../../mail/messages/search";
+import { searchMessagesByQuery } from "../../../../mail/messages/search";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
@@ -30,22 +28,8 @@ export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");
-      const since = query.since ? new Date(query.since) : undefined;
-      const until = query.until ? new Date(query.until) : undefined;
-      if (since && until && since >= until)
-        throw new ValidationError("`since` must be before `until`.", [{ path: "since", message: "Must be before `until`." }]);
       await requireCustomer(deps.db, id);
-      const page = await searchMessages(deps.db, id, {
-        recipient: query.recipient,
-        status: query.status,
-        kind: query.kind,
-        sendJobId: query.send_job_id,
-        templateId: query.template_id,
-        since,
-        until,
-        limit: query.limit,
-        after: decodeCursor(query.after),
-      });
+      const page = await searchMessagesByQuery(deps.db, id, query);
       return c.json({ data: page.items, paging: page.paging, request_id: c.get("requestId") }, 200);
     },
   );
