@@ -40,7 +40,7 @@ function searchHash(address: string): string {
   return recipientHash(parseRecipient(address)?.address ?? address);
 }
 
-export async function searchMessages(db: Database, customerId: string, input: MessageSearch) {
+async function searchMessages(db: Database, customerId: string, input: MessageSearch) {
   const m = mailMessages;
   const rows = await db
     .select()
