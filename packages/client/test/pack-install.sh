@@ -114,4 +114,42 @@ for example in "$work"/esm-nodenext/out/examples/*.js; do
   out=$(cd "$work/esm-nodenext" && node "$example") || { echo "$out" >&2; echo "guide example $(basename "$example" .js) failed" >&2; exit 1; }
   echo "guide example $(basename "$example" .js): $(tail -n 1 <<<"$out")"
 done
+echo "-- @mail-ads/mcp as an assistant gets it: packed, installed beside the client's tarball, its tools listed over stdio"
+rm -rf "$repo/packages/mcp/dist"
+mcp_json=$(cd "$repo/packages/mcp" && npm pack --json --pack-destination "$work" 2>/dev/null | sed -n '/^\[/,$p')
+mcp_tarball="$work/$(node -pe "JSON.parse(process.argv[1])[0].filename" "$mcp_json")"
+node -e '
+  const [p] = JSON.parse(process.argv[1]);
+  console.log(`package ${p.name}@${p.version}: ${p.entryCount} files, unpacked ${(p.unpackedSize / 1024).toFixed(0)} KB`);
+  for (const file of ["dist/cli.js", "dist/index.js", "dist/index.d.ts"]) {
+    if (!p.files.some((f) => f.path === file)) { console.error(`the tarball lacks ${file}: prepack did not build`); process.exit(1); }
+  }
+' "$mcp_json"
+mkdir "$work/mcp" && cd "$work/mcp" && npm init -y >/dev/null
+npm install "${install_flags[@]}" "$tarball" "$mcp_tarball" >/dev/null
+node -e '
+  const deps = Object.keys(require("./node_modules/@mail-ads/mcp/package.json").dependencies).sort().join();
+  if (deps !== "@mail-ads/client,@modelcontextprotocol/sdk") { console.error("the MCP package depends on " + deps); process.exit(1); }
+  console.log("mcp run-time dependencies: " + deps);
+'
+cat >list-tools.mjs <<'JS'
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+const transport = new StdioClientTransport({
+  command: process.execPath,
+  args: ["node_modules/@mail-ads/mcp/dist/cli.js", "--base-url", process.env.BASE],
+  env: { ...process.env, MAIL_ADS_API_KEY: process.env.MAIL },
+});
+const client = new Client({ name: "pack-test", version: "1.0.0" });
+await client.connect(transport);
+const { tools } = await client.listTools();
+const usage = await client.callTool({ name: "get_usage", arguments: {} });
+const text = usage.content?.[0]?.text ?? "";
+console.log(`tools ${tools.length}; get_usage ${usage.isError ? "failed" : "answered"}: ${text.slice(0, 80)}`);
+await client.close();
+if (tools.length < 10 || usage.isError || !text.includes("sent")) process.exit(1);
+JS
+out=$(node list-tools.mjs) || { echo "$out" >&2; echo "the packed MCP server did not serve its tools" >&2; exit 1; }
+echo "$out"
+cd "$repo"
 echo "client package test: $((SECONDS - started)) s"
