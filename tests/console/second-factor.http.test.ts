@@ -243,3 +243,21 @@ describe("brute force on the second factor", () => {
     }
   });
 });
+
+describe("the audit log names every sign-in method", () => {
+  test("a password alone and an operator token are audited with their method (second factors and single sign-on: the tests above and sso.http.test.ts)", async () => {
+    const operator = await makeOperator(h, "support");
+    const byPassword = await password(operator);
+    expect(byPassword.session).toBeTruthy();
+    const byToken = await h.root.request(`${ORIGIN}/console/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      body: new URLSearchParams({ token: operator.token }).toString(),
+      redirect: "manual",
+    });
+    expect(byToken.status, await byToken.text()).toBe(303);
+    expect(cookieOf(byToken, "console_session")).toBeTruthy();
+    const methods = (await audit("signIn", operator.id)).map((e) => e.target.method);
+    expect(methods.sort()).toEqual(["password", "token"]);
+  });
+});
