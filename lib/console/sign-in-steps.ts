@@ -279,7 +279,8 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
         const shown = attempt.data.totpFactor ? await unconfirmedTotp(deps.db, deps.secrets, attempt.operatorId, attempt.data.totpFactor) : null;
         const totp = shown ?? (await startTotp(deps.db, deps.secrets, attempt.operatorId, "Authenticator app"));
         if (!shown) await updateAttemptData(deps.db, attempt.id, { totpFactor: totp.id });
-        const error = c.req.query("wrong") !== undefined ? "This code does not match the secret now; check the phone's clock and type the current code." : undefined;
+        const error =
+          c.req.query("wrong") !== undefined ? "This code does not match the secret now; check the phone's clock and type the current code." : undefined;
         return c.html(enrolPage({ csrf: csrfOf(attempt), secret: totp.secret, uri: totp.otpauth_uri, error }));
       });
 

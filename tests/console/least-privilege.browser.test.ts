@@ -236,7 +236,9 @@ function routePatterns(): RegExp[] {
 }
 
 (chromiumPresent ? describe : describe.skip)(
-  chromiumPresent ? "every console page, read by each role" : `every console page, read by each role — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
+  chromiumPresent
+    ? "every console page, read by each role"
+    : `every console page, read by each role — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
   () => {
     /** What the page holds now: its markup, every form control's value and the bodies of the answers it fetched. */
     let fetched: string[] = [];

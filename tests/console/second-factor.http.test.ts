@@ -200,7 +200,10 @@ describe("brute force on the second factor", () => {
       const started = await limited.call<Admin["startMyTotp"]>("POST", "/admin/v1/me/second-factors/totp", { key: operator.token, body: { label: "Phone" } });
       const totp = new TOTP({ secret: Secret.fromBase32(started.json.data.secret) });
       const code = () => totp.generate({ timestamp: limited.clock.now().getTime() });
-      const confirmed = await limited.call("POST", `/admin/v1/me/second-factors/totp/${started.json.data.id}/confirm`, { key: operator.token, body: { code: code() } });
+      const confirmed = await limited.call("POST", `/admin/v1/me/second-factors/totp/${started.json.data.id}/confirm`, {
+        key: operator.token,
+        body: { code: code() },
+      });
       expect(confirmed.status, describeResponse(confirmed)).toBe(200);
       limited.clock.advance(30_000);
 
@@ -233,7 +236,9 @@ describe("brute force on the second factor", () => {
 
       await limited.deps.refusals.flush();
       const entries = await limited.db.select().from(auditLog).where(eq(auditLog.operationId, "signInFailed"));
-      const wrongOnes = entries.filter((e) => (e.target as Record<string, string>).operator === operator.id && (e.target as Record<string, string>).step === "second_factor");
+      const wrongOnes = entries.filter(
+        (e) => (e.target as Record<string, string>).operator === operator.id && (e.target as Record<string, string>).step === "second_factor",
+      );
       expect(wrongOnes.filter((e) => e.status === 401)).toHaveLength(4);
       const blocked = wrongOnes.filter((e) => e.status === 429);
       expect(blocked.length).toBeGreaterThanOrEqual(1);

@@ -51,7 +51,7 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
         client_id: method === "client_secret_post" ? postClientId : clientId,
         client_secret: clientSecret,
         redirect_uris: [input.redirectUri],
-        response_types: ["code"],
+        response_types: ["code" as const],
         grant_types: ["authorization_code"],
         token_endpoint_auth_method: method,
       })),
