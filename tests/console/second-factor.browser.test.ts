@@ -100,6 +100,7 @@ const recoveryCodes = async () => page.getByTestId("recovery-codes").locator("co
       await toOverview();
       await myAccount();
       await page.getByTestId("no-second-factor").waitFor();
+      expect(await page.getByTestId("recovery-codes-left").textContent()).toBe("None: they come with a second factor.");
       expect(await seriousViolations(page)).toEqual([]);
       await page.getByLabel("Name of the passkey").fill("Laptop");
       await page.getByRole("button", { name: "Register a passkey" }).click();
@@ -198,6 +199,8 @@ const recoveryCodes = async () => page.getByTestId("recovery-codes").locator("co
       await expect.poll(() => page.locator("#factor-error").textContent()).toContain("This recovery code is wrong or used already.");
       await recoveryStep(second[0] as string);
       await toOverview();
+      await myAccount();
+      await expect.poll(() => page.getByTestId("recovery-codes-left").textContent()).toBe("9 of 10 unused.");
 
       const methods = await methodsOf(operator);
       expect(methods.filter((m) => m === "password+totp")).toHaveLength(2);

@@ -10,6 +10,7 @@ type TotpSetup = Schemas["TotpSetup"];
 type EnrolledSecondFactor = Schemas["EnrolledSecondFactor"];
 type PasskeyRegistrationOptions = Schemas["PasskeyRegistrationOptions"];
 type NewRecoveryCodes = Schemas["NewRecoveryCodes"];
+type RecoveryCodesLeft = Schemas["RecoveryCodesLeft"];
 type SignInPolicy = Schemas["SignInPolicy"];
 type Operator = Schemas["Operator"];
 
@@ -22,9 +23,11 @@ type Operator = Schemas["Operator"];
 export async function secondFactorCard(): Promise<HTMLElement> {
   const list = h("div", {});
   const shown = h("div", { "aria-live": "polite" });
+  const codesLeft = h("p", { "data-testid": "recovery-codes-left" });
   const draw = async () => {
     const result = outcome();
-    const factors = await get<SecondFactor[]>("me/second-factors");
+    const [factors, codes] = await Promise.all([get<SecondFactor[]>("me/second-factors"), get<RecoveryCodesLeft>("me/recovery-codes")]);
+    codesLeft.textContent = factors.length === 0 ? "None: they come with a second factor." : `${codes.left} of 10 unused.`;
     list.replaceChildren(
       factors.length === 0
         ? h("p", { "data-testid": "no-second-factor" }, "No second factor yet: a password alone signs in to this account.")
@@ -126,6 +129,7 @@ export async function secondFactorCard(): Promise<HTMLElement> {
           codesResult.clear();
           const made = await send<NewRecoveryCodes>("POST", "me/recovery-codes");
           codesShown(made.recovery_codes, "New recovery codes; the earlier ones no longer work:");
+          await draw();
         } catch (error) {
           codesResult.fail(error);
         }
@@ -145,6 +149,7 @@ export async function secondFactorCard(): Promise<HTMLElement> {
     h("div", { class: "row" }, totp, passkey),
     h("h3", {}, "Recovery codes"),
     h("p", { class: "hint" }, "Ten one-time codes are made with your first factor. Lost them, or used some? Make new ones (needs a second factor)."),
+    codesLeft,
     h("div", { class: "row" }, newCodes),
     codesResult.element,
     shown,
