@@ -267,7 +267,8 @@ function routePatterns(): RegExp[] {
       await page.getByLabel("E-mail").fill(operator.email);
       await page.getByLabel("Password").fill(operator.password);
       await page.keyboard.press("Enter");
-      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+      // The first console page of the process bundles the console's script: slow on a loaded machine.
+      await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor({ timeout: 60_000 });
     }
 
     beforeAll(async () => {

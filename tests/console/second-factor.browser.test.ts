@@ -37,7 +37,8 @@ async function passwordStep(operator: TestOperator): Promise<void> {
 }
 
 async function toOverview(): Promise<void> {
-  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+  // The first console page of the process bundles the console's script: slow on a loaded machine.
+  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor({ timeout: 60_000 });
 }
 
 async function myAccount(): Promise<void> {
