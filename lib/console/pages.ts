@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { renderSVG } from "uqr";
 import { type AssetVersions, consoleStyle, versionOf } from "./assets";
 
 /** The two server-rendered pages; everything inside the shell's `<main>` is drawn by the console script. */
@@ -110,7 +111,8 @@ ${input.error ? html`<p id="factor-error" class="error" role="alert"><span aria-
 <p><button type="button" id="register-passkey">Register a passkey</button></p>
 <p id="passkey-status" role="status"></p>
 <h2>An authenticator app</h2>
-<p>Add this secret to the app (or open the link on the phone), then type the code it shows.</p>
+<p>Scan the QR code with the app or type the secret into it (or open the link on the phone), then type the code it shows.</p>
+<p><img src="data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(input.uri))}" alt="QR code of the authenticator app's secret" width="200" height="200" data-testid="totp-qr"></p>
 <p class="secret" data-testid="totp-secret">${input.secret}</p>
 <p><a href="${input.uri}">Open in the authenticator app</a></p>
 <form method="post" action="/console/sign-in/enrol/totp" novalidate>

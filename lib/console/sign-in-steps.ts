@@ -14,6 +14,7 @@ import {
   relyingPartyOf,
   secondFactorStatus,
   startTotp,
+  unconfirmedTotp,
   useRecoveryCode,
   verifyPasskey,
   verifyTotp,
@@ -102,6 +103,18 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
     }
     return null;
   };
+
+  /**
+   * A second factor sent while the address is throttled: not checked, and recorded as a refusal like a throttled
+   * password (counted per minute, so a flood of them is a few entries).
+   */
+  const throttled = (c: Context, attempt: SignInAttempt, method: SignInMethod) =>
+    helpers.refused(c, {
+      operationId: "signInFailed",
+      status: 429,
+      reason: "auth_throttled",
+      target: { method, step: "second_factor", operator: attempt.operatorId ?? "" },
+    });
 
   return {
     ssoName: settings?.providerName ?? null,
@@ -205,15 +218,18 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
       router.post("/sign-in/second-factor", async (c) => {
         const attempt = await pending(c, "second_factor");
         if (!attempt?.operatorId) return c.redirect(`${CONSOLE_PATH}/sign-in?expired`, 303);
-        const blocked = deps.authThrottle.retryAfter(clientAddress(c) ?? "unknown");
-        if (blocked > 0) return helpers.tooMany(c, blocked);
         const field = await formOf(c);
-        const status = await secondFactorStatus(deps.db, attempt.operatorId);
-        const page = (error: string) => c.html(secondFactorPage({ csrf: csrfOf(attempt), totp: status.totp, passkey: status.passkeys > 0, error }), 401);
-        if (!fromOurPage(c, attempt, field("csrf"))) return c.html(signInPage({ error: "Sign-in must come from this console's own page." }), 403);
         const code = field("code").trim();
         const recovery = field("recovery_code").trim();
         const method: SignInMethod = recovery ? "password+recovery_code" : "password+totp";
+        const blocked = deps.authThrottle.retryAfter(clientAddress(c) ?? "unknown");
+        if (blocked > 0) {
+          await throttled(c, attempt, method);
+          return helpers.tooMany(c, blocked);
+        }
+        const status = await secondFactorStatus(deps.db, attempt.operatorId);
+        const page = (error: string) => c.html(secondFactorPage({ csrf: csrfOf(attempt), totp: status.totp, passkey: status.passkeys > 0, error }), 401);
+        if (!fromOurPage(c, attempt, field("csrf"))) return c.html(signInPage({ error: "Sign-in must come from this console's own page." }), 403);
         const ok = recovery
           ? await useRecoveryCode(deps.db, deps.clock, attempt.operatorId, recovery)
           : await verifyTotp(deps.db, deps.clock, deps.secrets, attempt.operatorId, code);
@@ -236,7 +252,10 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
         const attempt = await pending(c, "second_factor");
         if (!attempt?.operatorId || !fromOurPage(c, attempt, c.req.header("x-csrf-token") ?? "")) return c.json({ error: "No sign-in under way." }, 401);
         const blocked = deps.authThrottle.retryAfter(clientAddress(c) ?? "unknown");
-        if (blocked > 0) return c.json({ error: `Too many failed sign-ins from this address. Try again in ${blocked} seconds.` }, 429);
+        if (blocked > 0) {
+          await throttled(c, attempt, "password+passkey");
+          return c.json({ error: `Too many failed sign-ins from this address. Try again in ${blocked} seconds.` }, 429);
+        }
         const response = (await c.req.json().catch(() => null)) as AuthenticationResponseJSON | null;
         const challenge = attempt.data.challenge;
         const ok =
@@ -256,9 +275,13 @@ export function createSignInSteps(deps: StepDeps, helpers: SignInStepHelpers) {
       router.get("/sign-in/enrol", async (c) => {
         const attempt = await pending(c, "enrol");
         if (!attempt?.operatorId) return c.redirect(`${CONSOLE_PATH}/sign-in?expired`, 303);
-        const totp = await startTotp(deps.db, deps.secrets, attempt.operatorId, "Authenticator app");
-        await updateAttemptData(deps.db, attempt.id, { totpFactor: totp.id });
-        return c.html(enrolPage({ csrf: csrfOf(attempt), secret: totp.secret, uri: totp.otpauth_uri }));
+        // After a wrong code the secret shown before stays (the operator has added it to the app already).
+        const shown = attempt.data.totpFactor ? await unconfirmedTotp(deps.db, deps.secrets, attempt.operatorId, attempt.data.totpFactor) : null;
+        const totp = shown ?? (await startTotp(deps.db, deps.secrets, attempt.operatorId, "Authenticator app"));
+        if (!shown) await updateAttemptData(deps.db, attempt.id, { totpFactor: totp.id });
+        const error =
+          c.req.query("wrong") !== undefined ? "This code does not match the secret now; check the phone's clock and type the current code." : undefined;
+        return c.html(enrolPage({ csrf: csrfOf(attempt), secret: totp.secret, uri: totp.otpauth_uri, error }));
       });
 
       router.post("/sign-in/enrol/totp", async (c) => {

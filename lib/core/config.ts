@@ -33,6 +33,12 @@ const configSchema = z
     ),
     OIDC_CLIENT_ID: z.string().min(1).optional().describe("Single sign-on: the client (application) id registered at the identity provider"),
     OIDC_CLIENT_SECRET: z.string().min(1).optional().describe("Single sign-on: the client secret registered at the identity provider (never logged or shown)"),
+    OIDC_TOKEN_AUTH_METHOD: z
+      .enum(["client_secret_basic", "client_secret_post"])
+      .default("client_secret_basic")
+      .describe(
+        "Single sign-on: how the client secret is sent to the provider's token endpoint, as registered there (`client_secret_basic`: the OAuth default, Okta's default for a new app, taken by Google and Entra; `client_secret_post`: in the form body)",
+      ),
     OIDC_PROVIDER_NAME: z
       .string()
       .min(1)

@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { auditLog } from "../../lib/db/schema";
 import { createHarness, describeResponse, type Admin, type Harness } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 
@@ -187,5 +189,88 @@ describe("re-authentication of an operator with an authenticator app", () => {
     expect(withRecovery.status).toBe(200);
     const recoveryAgain = await reauthenticate({ password: operator.password, code: recovery });
     expect(recoveryAgain.status).toBe(422);
+  });
+});
+
+describe("brute force on the second factor", () => {
+  test("wrong codes from one address reach the per-address limit: 429 then, even for the right code, and every step audited", async () => {
+    const limited = await createHarness({ env: { AUTH_FAILURES_PER_MINUTE: "3" } });
+    try {
+      const operator = await makeOperator(limited, "admin");
+      const started = await limited.call<Admin["startMyTotp"]>("POST", "/admin/v1/me/second-factors/totp", { key: operator.token, body: { label: "Phone" } });
+      const totp = new TOTP({ secret: Secret.fromBase32(started.json.data.secret) });
+      const code = () => totp.generate({ timestamp: limited.clock.now().getTime() });
+      const confirmed = await limited.call("POST", `/admin/v1/me/second-factors/totp/${started.json.data.id}/confirm`, {
+        key: operator.token,
+        body: { code: code() },
+      });
+      expect(confirmed.status, describeResponse(confirmed)).toBe(200);
+      limited.clock.advance(30_000);
+
+      const signIn = await limited.root.request(`${ORIGIN}/console/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+        body: new URLSearchParams({ email: operator.email, password: operator.password }).toString(),
+        redirect: "manual",
+      });
+      const pending = cookieOf(signIn, "console_sign_in") as string;
+      const page = await (await limited.root.request(`${ORIGIN}/console/sign-in/second-factor`, { headers: { cookie: pending } })).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1] ?? "";
+      const send = async (value: string) => {
+        const r = await limited.root.request(`${ORIGIN}/console/sign-in/second-factor`, {
+          method: "POST",
+          headers: { cookie: pending, "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+          body: new URLSearchParams({ csrf, code: value }).toString(),
+          redirect: "manual",
+        });
+        return { status: r.status, retryAfter: r.headers.get("retry-after"), session: cookieOf(r, "console_session") };
+      };
+      const wrong = code() === "000000" ? "111111" : "000000";
+      const answers = [await send(wrong), await send(wrong), await send(wrong), await send(wrong)];
+      expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 429]);
+      expect(Number(answers[3]?.retryAfter)).toBeGreaterThan(0);
+      // Blocked: the right code is not even checked.
+      const right = await send(code());
+      expect(right.status).toBe(429);
+      expect(right.session).toBeNull();
+
+      await limited.deps.refusals.flush();
+      const entries = await limited.db.select().from(auditLog).where(eq(auditLog.operationId, "signInFailed"));
+      const wrongOnes = entries.filter(
+        (e) => (e.target as Record<string, string>).operator === operator.id && (e.target as Record<string, string>).step === "second_factor",
+      );
+      expect(wrongOnes.filter((e) => e.status === 401)).toHaveLength(4);
+      const blocked = wrongOnes.filter((e) => e.status === 429);
+      expect(blocked.length).toBeGreaterThanOrEqual(1);
+      expect(blocked[0]).toMatchObject({ reason: "auth_throttled", target: { method: "password+totp" } });
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe("the audit log names every sign-in method", () => {
+  test("a password alone and the shared token are audited with their method (second factors and single sign-on: the tests above and sso.http.test.ts)", async () => {
+    // The policy test above left a second factor required: a password alone opens a session only without it.
+    await h.admin("PATCH", "/v1/sign-in-policy", { require_second_factor: false });
+    const operator = await makeOperator(h, "support");
+    const byPassword = await password(operator);
+    expect(byPassword.session).toBeTruthy();
+    expect((await audit("signIn", operator.id)).map((e) => e.target.method)).toEqual(["password"]);
+
+    const all = async () => (await h.admin<Admin["listAuditLog"]>("GET", "/v1/audit-log?operation=signIn&limit=100")).json.data;
+    const before = (await all()).filter((e) => e.target.method === "token").length;
+    const byToken = await h.root.request(`${ORIGIN}/console/sign-in`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: ORIGIN },
+      body: new URLSearchParams({ token: h.deps.adminToken }).toString(),
+      redirect: "manual",
+    });
+    expect(byToken.status, await byToken.text()).toBe(303);
+    expect(cookieOf(byToken, "console_session")).toBeTruthy();
+    const tokens = (await all()).filter((e) => e.target.method === "token");
+    expect(tokens).toHaveLength(before + 1);
+    // The shared token: bootstrap before the first owner exists, break-glass after.
+    expect(["bootstrap", "break_glass"]).toContain(tokens[0]?.actor.type);
   });
 });

@@ -192,3 +192,30 @@ describe("single sign-on with a real OpenID Connect provider", () => {
     expect((await auditEntries("signOut")).some((e) => e.actor.operator_id === operatorId)).toBe(true);
   });
 });
+
+describe("the client secret sent as the application is registered", () => {
+  test("an application registered with client_secret_post signs in with OIDC_TOKEN_AUTH_METHOD=client_secret_post (the suite above: the default, client_secret_basic)", async () => {
+    const post = await createHarness({
+      env: {
+        PUBLIC_BASE_URL: BASE,
+        OIDC_ISSUER_URL: idp.issuer,
+        OIDC_CLIENT_ID: idp.postClientId,
+        OIDC_CLIENT_SECRET: idp.clientSecret,
+        OIDC_TOKEN_AUTH_METHOD: "client_secret_post",
+        OIDC_ALLOWED_DOMAINS: "corp.example",
+        OIDC_DEFAULT_ROLE: "support",
+      },
+    });
+    try {
+      const start = await post.root.request(`${BASE}/console/sso/start`, { redirect: "manual" });
+      const ssoCookie = (start.headers.get("set-cookie") ?? "").split(";")[0] ?? "";
+      idp.login.account = account([]);
+      const callback = await authorizeAtProvider(start.headers.get("location") ?? "", REDIRECT);
+      const answer = await post.root.request(callback, { headers: { cookie: ssoCookie }, redirect: "manual" });
+      expect(answer.status, await answer.text()).toBe(200);
+      expect(answer.headers.getSetCookie().some((line) => line.startsWith("console_session="))).toBe(true);
+    } finally {
+      await post.close();
+    }
+  });
+});

@@ -14,7 +14,10 @@ type TestAccount = { email: string; email_verified?: boolean; groups?: string[] 
 
 export type TestProvider = {
   issuer: string;
+  /** Registered with `client_secret_basic` (the OAuth default). */
   clientId: string;
+  /** The same application registered with `client_secret_post`: the secret must come in the form body. */
+  postClientId: string;
   clientSecret: string;
   /** The account the next authorization logs in as. */
   login: { account: string };
@@ -36,6 +39,7 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
   const codeTtl = { seconds: 60 };
   const tamper: TestProvider["tamper"] = { claims: null };
   const clientId = "operator-console";
+  const postClientId = "operator-console-post";
   const clientSecret = `secret-${crypto.randomUUID()}`;
 
   const front = createServer();
@@ -43,14 +47,14 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
   const issuer = `http://127.0.0.1:${frontPort}`;
   const provider = new Provider(issuer, {
     clients: [
-      {
-        client_id: clientId,
+      ...(["client_secret_basic", "client_secret_post"] as const).map((method) => ({
+        client_id: method === "client_secret_post" ? postClientId : clientId,
         client_secret: clientSecret,
         redirect_uris: [input.redirectUri],
-        response_types: ["code"],
+        response_types: ["code" as const],
         grant_types: ["authorization_code"],
-        token_endpoint_auth_method: "client_secret_post",
-      },
+        token_endpoint_auth_method: method,
+      })),
     ],
     jwks: { keys: [jwk] },
     scopes: ["openid", "email", "profile", "groups", "offline_access"],
@@ -109,6 +113,7 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
   return {
     issuer,
     clientId,
+    postClientId,
     clientSecret,
     login,
     accounts,

@@ -129,6 +129,29 @@ export async function startTotp(
   return { id: row.id, secret, otpauth_uri: totpOf(secret, email).toString() };
 }
 
+/** A started, not yet confirmed TOTP factor of the operator with its secret (to show it again), or null. */
+export async function unconfirmedTotp(
+  db: Database,
+  secrets: SecretBox,
+  operatorId: string,
+  factorId: string,
+): Promise<{ id: string; secret: string; otpauth_uri: string } | null> {
+  const [row] = await db
+    .select()
+    .from(operatorSecondFactors)
+    .where(
+      and(
+        eq(operatorSecondFactors.id, factorId),
+        eq(operatorSecondFactors.operatorId, operatorId),
+        eq(operatorSecondFactors.kind, "totp"),
+        isNull(operatorSecondFactors.confirmedAt),
+      ),
+    );
+  if (!row?.totpSecret) return null;
+  const secret = secrets.open(row.totpSecret);
+  return { id: row.id, secret, otpauth_uri: totpOf(secret, await emailOf(db, operatorId)).toString() };
+}
+
 /** The time step a code matches now (one step of skew either way), or null. */
 function matchingStep(secret: string, email: string, code: string, now: Date): number | null {
   if (!/^\d{6}$/.test(code)) return null;

@@ -16,6 +16,7 @@ export type SsoSettings = {
   issuer: URL;
   clientId: string;
   clientSecret: string;
+  tokenAuthMethod: "client_secret_basic" | "client_secret_post";
   providerName: string;
   scopes: string;
   redirectUri: string;
@@ -39,6 +40,7 @@ export function ssoSettingsOf(config: Config, publicBaseUrl: string): SsoSetting
     issuer: new URL(config.OIDC_ISSUER_URL),
     clientId: config.OIDC_CLIENT_ID,
     clientSecret: config.OIDC_CLIENT_SECRET,
+    tokenAuthMethod: config.OIDC_TOKEN_AUTH_METHOD,
     providerName: config.OIDC_PROVIDER_NAME,
     scopes: config.OIDC_SCOPES,
     redirectUri: config.OIDC_REDIRECT_URI ?? new URL("/console/sso/callback", publicBaseUrl).href,
@@ -67,7 +69,7 @@ export function createSsoClient(settings: SsoSettings): SsoClient {
   let discovered: Promise<oidc.Configuration> | null = null;
   const configuration = () => {
     discovered ??= oidc
-      .discovery(settings.issuer, settings.clientId, undefined, oidc.ClientSecretPost(settings.clientSecret), {
+      .discovery(settings.issuer, settings.clientId, undefined, clientAuthentication(settings), {
         // Plain http only to a provider on this machine (tests, a local provider); anywhere else https.
         execute: isLoopback(settings.issuer) ? [oidc.allowInsecureRequests] : [],
       })
@@ -108,6 +110,11 @@ export function createSsoClient(settings: SsoSettings): SsoClient {
       return { ...claims };
     },
   };
+}
+
+/** The client secret sent the way the application is registered at the provider (a provider may refuse the other way). */
+function clientAuthentication(settings: SsoSettings): oidc.ClientAuth {
+  return settings.tokenAuthMethod === "client_secret_post" ? oidc.ClientSecretPost(settings.clientSecret) : oidc.ClientSecretBasic(settings.clientSecret);
 }
 
 function isLoopback(url: URL): boolean {

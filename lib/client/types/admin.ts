@@ -1527,7 +1527,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Count my unused recovery codes
+         * @description How many of the caller's recovery codes are still unused (never the codes: they are stored only hashed). 0 without a second factor. Open to every role: it changes only the caller's own account. A credential without an operator account answers 409 `no_operator_account`.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["countMyRecoveryCodes"];
         put?: never;
         /**
          * Make new recovery codes
@@ -6054,6 +6060,13 @@ export interface components {
              * @example https://ads.example.com/ads/v1/templates/6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d/preview.png?c=3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11&k=Qm9vLXByZXZpZXctdG9rZW4tZXhhbXBsZQ&ratio=9:16
              */
             "9:16": string;
+        };
+        RecoveryCodesLeft: {
+            /**
+             * @description Unused recovery codes (of ten made at a time).
+             * @example 9
+             */
+            left: number;
         };
         RenderError: {
             /**
@@ -23047,6 +23060,147 @@ export interface operations {
             413: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    countMyRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["RecoveryCodesLeft"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
                     "Service-Version": components["headers"]["Service-Version"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 import type { components } from "../../client/types/admin";
 import { get, getPage, send } from "./api";
 import { card, date, form, h, outcome, table, uid } from "./dom";
+import { secondFactorCard, signInPolicyCard } from "./second-factors";
 import { shownOnce } from "./shown-once";
 
 type Schemas = components["schemas"];
@@ -62,6 +63,7 @@ function tokenTable(tokens: OperatorToken[], revokePath: (token: OperatorToken) 
 
 export async function operatorsPage(main: HTMLElement): Promise<void> {
   const operators = await get<Operator[]>("operators");
+  const policy = await signInPolicyCard(operators);
   main.replaceChildren(
     h("h1", {}, "Operators"),
     card(
@@ -99,6 +101,7 @@ export async function operatorsPage(main: HTMLElement): Promise<void> {
         ]),
       ),
     ),
+    policy,
   );
 }
 
@@ -220,10 +223,11 @@ export async function mePage(main: HTMLElement): Promise<void> {
   const drawTokens = async () => {
     tokens.replaceChildren(tokenTable(await get<OperatorToken[]>("me/tokens"), (t) => `me/tokens/${t.id}`, drawTokens));
   };
-  await Promise.all([drawSessions(), drawTokens()]);
+  const [factors] = await Promise.all([secondFactorCard(), drawSessions(), drawTokens()]);
   main.replaceChildren(
     h("h1", {}, "My account"),
     h("p", {}, `${me.email} · role ${me.role}`),
+    factors,
     card("My sessions", sessions),
     card(
       "My API tokens",

@@ -13,6 +13,7 @@ import {
   relyingPartyOf,
   removeSecondFactor,
   replaceRecoveryCodes,
+  secondFactorStatus,
   startTotp,
 } from "../../operators/second-factor";
 import { startAttempt, takeAttempt } from "../../operators/sign-in-attempts";
@@ -218,6 +219,34 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
     async (c) => {
       await removeSecondFactor(deps.db, ownOperatorId(c), c.req.valid("param").factor_id);
       return c.body(null, 204);
+    },
+  );
+
+  router.openapi(
+    adminRoute("support", {
+      method: "get",
+      path: "/v1/me/recovery-codes",
+      operationId: "countMyRecoveryCodes",
+      tags,
+      summary: "Count my unused recovery codes",
+      description: `How many of the caller's recovery codes are still unused (never the codes: they are stored only hashed). 0 without a second factor. ${own}`,
+      responses: {
+        200: {
+          description: "The count.",
+          content: json(
+            envelope(
+              z
+                .object({ left: z.number().int().openapi({ description: "Unused recovery codes (of ten made at a time).", example: 9 }) })
+                .openapi("RecoveryCodesLeft"),
+            ),
+          ),
+        },
+        ...errorResponses("admin", [401, 409]),
+      },
+    }),
+    async (c) => {
+      const status = await secondFactorStatus(deps.db, ownOperatorId(c));
+      return c.json({ data: { left: status.recoveryCodesLeft }, request_id: c.get("requestId") }, 200);
     },
   );
 
