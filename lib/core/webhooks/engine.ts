@@ -22,6 +22,12 @@ const WEBHOOK_TIMEOUT_MS = 15_000;
 const ATTEMPT_LEASE_MS = 2 * 60_000;
 const RESPONSE_LIMIT_BYTES = 64 * 1024;
 
+/**
+ * The event of a test delivery someone asked for (`POST /v1/webhooks/{id}/test`): sent to that one endpoint
+ * whatever it subscribed to, and like a redelivery a single attempt (never retried, never deactivates it).
+ */
+export const WEBHOOK_TEST_EVENT = "webhook.test";
+
 export type WebhookWorkerDeps = Pick<CoreDeps, "db" | "clock" | "queue" | "logger" | "secrets" | "config">;
 
 export type WebhookStore = {
@@ -196,9 +202,9 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
     .set({ failureCount: sql`${endpoints.failureCount} + 1` })
     .where(eq(endpoints.id, endpoint.id));
   const failed = { status: "failed" as const, completedAt: now, lastStatusCode: result.status, lastError: result.error, ...answer };
-  if (delivery.redeliveredAt) {
-    // A redelivery someone asked for is one attempt: its failure is recorded, not retried, and never
-    // deactivates the endpoint (the automatic schedule of this delivery ended before).
+  if (delivery.redeliveredAt || delivery.event === WEBHOOK_TEST_EVENT) {
+    // A redelivery or a test someone asked for is one attempt: its failure is recorded, not retried, and
+    // never deactivates the endpoint (a redelivered delivery's automatic schedule ended before).
     await db.update(deliveries).set(failed).where(eq(deliveries.id, deliveryId));
     return;
   }
