@@ -7,7 +7,8 @@ import { customerTabs, type Customer } from "./customers";
  * An endpoint's delivery log to debug with: per delivery its time, state, status code, latency, the
  * receiver's answer (the first 1,024 bytes, as stored), the request we sent (headers and body; the signature
  * is made per attempt and not stored), the next attempt. Redeliver updates the row where it is: the page
- * follows that delivery until its attempt has an outcome.
+ * follows that delivery until its attempt has an outcome. "Send a test event" adds a `webhook.test` delivery at
+ * the top and follows it the same way.
  */
 type Webhook = components["schemas"]["CustomerWebhook"];
 type Delivery = components["schemas"]["WebhookDelivery"] | components["schemas"]["AdsWebhookDelivery"];
@@ -135,7 +136,33 @@ export async function deliveriesPage(main: HTMLElement, id: string, service: str
         `${endpoint?.active === false ? "Switched off (re-enable it on the webhooks page)" : "Active"}; events: ${endpoint?.events.join(", ") ?? "—"}. Times in ${zone}. Open a delivery for its answer and request.`,
       ),
       result.element,
-      h("div", { class: "row" }, h("button", { type: "button", class: "secondary", "data-read": "", onclick: () => void load(true) }, "Reload")),
+      h(
+        "div",
+        { class: "row" },
+        h("button", { type: "button", class: "secondary", "data-read": "", onclick: () => void load(true) }, "Reload"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "secondary",
+            "data-needs": "support",
+            title: "Posts a signed `webhook.test` event to this endpoint now; it appears below with the endpoint's answer.",
+            onclick: async () => {
+              try {
+                const sent = await send<Delivery>("POST", `customers/${id}/${service}/webhooks/${webhookId}/test`);
+                result.ok("Test event queued; its row below shows the endpoint's answer.");
+                list.querySelector(":scope > p")?.remove();
+                const element = row(sent);
+                list.prepend(element);
+                await follow(sent.id, element);
+              } catch (error) {
+                result.fail(error);
+              }
+            },
+          },
+          "Send a test event",
+        ),
+      ),
       list,
       more,
     ),
