@@ -137,7 +137,8 @@ function contentCard(content: Content): HTMLElement {
       : null,
     frame,
     h("h3", {}, "Text part"),
-    h("pre", { class: "body", "data-testid": "mail-text" }, content.text ?? ""),
+    // Focusable: a long text part scrolls, and a keyboard must reach it.
+    h("pre", { class: "body", "data-testid": "mail-text", tabindex: 0, "aria-label": "The text part" }, content.text ?? ""),
   );
 }
 
