@@ -771,7 +771,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test event
-         * @description Sends a test event to this endpoint now, whatever events it subscribed to: `X-Service-Event: webhook.test`, signed like every delivery, body `{ event: "webhook.test", delivery_id, webhook_id, test: true, message, occurred_at }`. It is one attempt (not retried, never deactivates the endpoint) and appears in the endpoint's delivery log with the answer's status, latency and body. Answers the delivery as it stands (`pending`); read the log for the outcome. Send `Idempotency-Key`: a retried request with the same key replays the first answer and sends nothing again. 409 with `reason` `webhook_inactive` while the endpoint is inactive (re-enable it first). Another account's registration answers 404.
+         * @description Sends a test event to this endpoint now, whatever events it subscribed to: `X-Service-Event: webhook.test`, signed like every delivery, in the service's body shape: mail `{ event: "webhook.test", delivery_id, webhook_id, test: true, message, occurred_at }`, ads `{ id, type: "webhook.test", created, data: { webhook_id, test: true, message } }`. It is one attempt (not retried, never deactivates the endpoint) and appears in the endpoint's delivery log with the answer's status, latency and body. Answers the delivery as it stands (`pending`); read the log for the outcome. Send `Idempotency-Key`: a retried request with the same key replays the first answer and sends nothing again. 409 with `reason` `webhook_inactive` while the endpoint is inactive (re-enable it first). Another account's registration answers 404.
          */
         post: operations["sendAdsWebhookTestEvent"];
         delete?: never;

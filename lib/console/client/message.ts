@@ -56,7 +56,13 @@ function eventDetails(e: TimelineEntry): HTMLElement | string {
       return [text(d.bounce_type), text(d.description), d.final === true ? "final: the address gets no more mail" : null].filter(Boolean).join(" · ") || "—";
     case "opened":
       return (
-        [text(d.client), text(d.os), text(d.platform), typeof d.read_seconds === "number" ? `read ${d.read_seconds} s` : null, d.first_open === true ? "first open" : null]
+        [
+          text(d.client),
+          text(d.os),
+          text(d.platform),
+          typeof d.read_seconds === "number" ? `read ${d.read_seconds} s` : null,
+          d.first_open === true ? "first open" : null,
+        ]
           .filter(Boolean)
           .join(" · ") || "No client reported"
       );
@@ -120,7 +126,13 @@ const SOURCE_TITLES: Record<Content["source"], string> = {
 function contentCard(content: Content): HTMLElement {
   if (content.html === null) return card(SOURCE_TITLES[content.source], h("p", { "data-testid": "content-note" }, content.note));
   const { srcdoc, blocked } = framedHtml(content.html);
-  const frame = h("iframe", { class: "preview mail", title: `The mail's HTML: ${content.subject}`, sandbox: "", referrerpolicy: "no-referrer", "data-testid": "mail-html" });
+  const frame = h("iframe", {
+    class: "preview mail",
+    title: `The mail's HTML: ${content.subject}`,
+    sandbox: "",
+    referrerpolicy: "no-referrer",
+    "data-testid": "mail-html",
+  });
   frame.srcdoc = srcdoc;
   return card(
     SOURCE_TITLES[content.source],

@@ -19,7 +19,12 @@ const POLL_MS = 1000;
 function progressBar(job: SendJob): HTMLElement {
   const done = job.recipients.total - job.recipients.pending;
   const label = `${done.toLocaleString()} of ${job.recipients.total.toLocaleString()}`;
-  return h("span", { class: "progress" }, h("progress", { max: Math.max(1, job.recipients.total), value: done, "aria-label": `${job.name}: ${label} handled` }), ` ${label}`);
+  return h(
+    "span",
+    { class: "progress" },
+    h("progress", { max: Math.max(1, job.recipients.total), value: done, "aria-label": `${job.name}: ${label} handled` }),
+    ` ${label}`,
+  );
 }
 
 /** A share as a percentage of a base, or a dash when there is no base yet. */

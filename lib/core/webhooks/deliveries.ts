@@ -179,6 +179,28 @@ export async function redeliverWebhookDelivery<E extends string>(
   return deliveryView<E>(row);
 }
 
+const TEST_MESSAGE = "A test event: your endpoint is reachable and can verify our signature. Nothing happened in the account.";
+
+/** A test event in the service's own body shape: mail's `{ event, delivery_id, …, occurred_at }`, ads' `{ id, type, created, data }`. */
+function testEventBody(service: "mail" | "ads", deliveryId: string, webhookId: string, now: Date): string {
+  if (service === "ads") {
+    return JSON.stringify({
+      id: deliveryId,
+      type: WEBHOOK_TEST_EVENT,
+      created: Math.floor(now.getTime() / 1000),
+      data: { webhook_id: webhookId, test: true, message: TEST_MESSAGE },
+    });
+  }
+  return JSON.stringify({
+    event: WEBHOOK_TEST_EVENT,
+    delivery_id: deliveryId,
+    webhook_id: webhookId,
+    test: true,
+    message: TEST_MESSAGE,
+    occurred_at: now.toISOString(),
+  });
+}
+
 /**
  * Queues a test event to one endpoint now (whatever events it subscribed to) and returns its delivery as it
  * stands (pending): a single attempt, signed like every delivery, in the endpoint's log like any other. The
@@ -186,6 +208,7 @@ export async function redeliverWebhookDelivery<E extends string>(
  */
 export async function sendTestWebhookEvent(
   store: WebhookStore,
+  service: "mail" | "ads",
   deps: Pick<CoreDeps, "db" | "clock" | "queue" | "logger">,
   customerId: string,
   webhookId: string,
@@ -198,14 +221,7 @@ export async function sendTestWebhookEvent(
   }
   const now = deps.clock.now();
   const id = crypto.randomUUID();
-  const body = JSON.stringify({
-    event: WEBHOOK_TEST_EVENT,
-    delivery_id: id,
-    webhook_id: webhookId,
-    test: true,
-    message: "A test event: your endpoint is reachable and can verify our signature. Nothing happened in the account.",
-    occurred_at: now.toISOString(),
-  });
+  const body = testEventBody(service, id, webhookId, now);
   const [row] = await deps.db
     .insert(store.deliveries)
     .values({ id, webhookId, customerId, event: WEBHOOK_TEST_EVENT, body, nextAttemptAt: now, createdAt: now })

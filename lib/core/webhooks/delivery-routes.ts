@@ -89,7 +89,7 @@ export function registerWebhookDeliveryRoutes(router: OpenAPIHono<AppEnv>, deps:
     },
   });
   register(router, test, async (c) => {
-    const delivery = await sendTestWebhookEvent(kind.store, deps, c.get("principal").customerId, c.req.valid("param").id);
+    const delivery = await sendTestWebhookEvent(kind.store, kind.service, deps, c.get("principal").customerId, c.req.valid("param").id);
     return c.json({ data: delivery, request_id: c.get("requestId") }, 202);
   });
 }

@@ -18,11 +18,11 @@ import { RECIPIENT_MARK } from "../sending/address";
  *   shown as its `{{placeholder}}`, and says so.
  * The text part is what a plain-text mail client shows of that HTML: the service sends HTML only.
  */
-export const MESSAGE_CONTENT_DAYS = 45;
+const MESSAGE_CONTENT_DAYS = 45;
 
 const DAY_MS = 86_400_000;
 
-export type MessageContentSource = "as_sent" | "template_placeholders" | "expired" | "not_sent";
+type MessageContentSource = "as_sent" | "template_placeholders" | "expired" | "not_sent";
 
 export type MessageContent = {
   message_id: string;
@@ -64,7 +64,7 @@ export async function getMessageContent(db: Database, customerId: string, messag
       .where(and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.id, message.sendJobId)));
     const sendJob = job ? { id: job.id, name: job.name ?? defaultJobName(null, job.createdAt) } : null;
     const render = job?.compiled;
-    if (!render || render.html.format !== 1) {
+    if (render?.html.format !== 1) {
       return {
         ...base,
         source: "not_sent",
@@ -93,7 +93,8 @@ export async function getMessageContent(db: Database, customerId: string, messag
 
   const [content] = await db.select().from(mailMessageContents).where(eq(mailMessageContents.messageId, message.id));
   if (!content) {
-    const expired = message.status !== "invalid" && message.status !== "suppressed" && now.getTime() - message.createdAt.getTime() >= MESSAGE_CONTENT_DAYS * DAY_MS;
+    const expired =
+      message.status !== "invalid" && message.status !== "suppressed" && now.getTime() - message.createdAt.getTime() >= MESSAGE_CONTENT_DAYS * DAY_MS;
     return {
       ...base,
       source: expired ? "expired" : "not_sent",

@@ -75,7 +75,8 @@ export const SendJob = z
       example: "Spring sale · 2026-03-01",
     }),
     subject: z.string().nullable().openapi({
-      description: "The subject the job sends: the template's, with `{{placeholders}}` filled per recipient. Null only for jobs created before it was recorded.",
+      description:
+        "The subject the job sends: the template's, with `{{placeholders}}` filled per recipient. Null only for jobs created before it was recorded.",
       example: "Spring is here, {{first_name}}",
     }),
     status: z.enum(sendJobStatuses).openapi({

@@ -105,7 +105,20 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   try {
     return await sendReserved(
       deps,
-      { customerId, templateId, templateVersion: template.version, mode, now, subject, rendered: rendered.html, sender, credentials, to: input.to, recipient, suppressed: suppressionRead },
+      {
+        customerId,
+        templateId,
+        templateVersion: template.version,
+        mode,
+        now,
+        subject,
+        rendered: rendered.html,
+        sender,
+        credentials,
+        to: input.to,
+        recipient,
+        suppressed: suppressionRead,
+      },
       room,
     );
   } finally {
@@ -170,7 +183,13 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
   // Failing to keep it never fails the send: the page then says nothing was kept.
   const contentStored = db
     .insert(mailMessageContents)
-    .values({ messageId: message.id, customerId, templateVersion: input.templateVersion, html: withoutRecipient(input.rendered, recipient.address), createdAt: now })
+    .values({
+      messageId: message.id,
+      customerId,
+      templateVersion: input.templateVersion,
+      html: withoutRecipient(input.rendered, recipient.address),
+      createdAt: now,
+    })
     .then(
       () => undefined,
       (error: unknown) => deps.logger.warn("message content not kept", { message_id: message.id, error: String(error) }),

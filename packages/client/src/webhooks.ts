@@ -6,7 +6,10 @@
  * Deno, Bun, edge runtimes and browsers alike (and is therefore async).
  */
 
-/** `job.completed`, `message.bounced`, `suppression.changed`: `{ event, delivery_id, …fields, occurred_at }`. */
+/**
+ * `job.completed`, `message.bounced`, `suppression.changed`: `{ event, delivery_id, …fields, occurred_at }`;
+ * `webhook.test` is a test event someone sent to the endpoint (`POST /v1/webhooks/{id}/test`).
+ */
 export type MailWebhookEvent =
   | {
       event: "job.completed";
@@ -36,15 +39,21 @@ export type MailWebhookEvent =
       reactivatable: boolean;
       changed_at: string;
       occurred_at: string;
-    };
+    }
+  | { event: "webhook.test"; delivery_id: string; webhook_id: string; test: true; message: string; occurred_at: string };
 
-/** `ad.status_changed`: `{ id, type, created, data }`; `id` is the event id (the same for every endpoint and retry). */
-export type AdsWebhookEvent = {
-  id: string;
-  type: "ad.status_changed";
-  created: number;
-  data: { ad_id: string; effective_status: string; reason: string | null; previous_status: string };
-};
+/**
+ * `ad.status_changed`: `{ id, type, created, data }`; `id` is the event id (the same for every endpoint and retry).
+ * `webhook.test` is a test event someone sent to the endpoint (`POST /v1/webhooks/{id}/test`).
+ */
+export type AdsWebhookEvent =
+  | {
+      id: string;
+      type: "ad.status_changed";
+      created: number;
+      data: { ad_id: string; effective_status: string; reason: string | null; previous_status: string };
+    }
+  | { id: string; type: "webhook.test"; created: number; data: { webhook_id: string; test: true; message: string } };
 
 export type WebhookEvent = MailWebhookEvent | AdsWebhookEvent;
 

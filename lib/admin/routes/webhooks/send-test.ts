@@ -31,7 +31,7 @@ export function registerSendCustomerWebhookTestEvent(router: AdminRouter, deps: 
     async (c) => {
       const { id, webhookId } = c.req.valid("param");
       await requireCustomer(deps.db, id);
-      return c.json({ data: await sendTestWebhookEvent(kind.store, deps, id, webhookId), request_id: c.get("requestId") }, 202);
+      return c.json({ data: await sendTestWebhookEvent(kind.store, kind.service, deps, id, webhookId), request_id: c.get("requestId") }, 202);
     },
   );
 }
