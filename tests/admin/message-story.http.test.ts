@@ -145,6 +145,7 @@ describe.each([
     );
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ status_code: 200, response_excerpt: '{"ok":true}', request: { body: arrived.body } });
+    expect(log[0]?.attempt_history).toEqual([{ attempt: 1, at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null }]);
     const operator = await h.admin<Admin["listCustomerMailWebhookDeliveries"]>("GET", `/v1/customers/${c.id}/${service}/webhooks/${webhookId}/deliveries`);
     expect(operator.json.data).toEqual(log);
 

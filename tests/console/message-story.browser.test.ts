@@ -144,6 +144,9 @@ async function signIn(operator: TestOperator): Promise<void> {
       expect(await row.locator("summary").textContent()).toContain("webhook.test");
       await row.locator("summary").click();
       expect(await row.getByTestId("response-body").textContent()).toBe("thanks, test seen");
+      const attempts = row.getByRole("table");
+      expect(await attempts.getByRole("row").count()).toBe(2);
+      expect(await attempts.textContent()).toContain("HTTP 200");
       expect(await row.getByTestId("request-body").textContent()).toContain('"test": true');
       expect(await seriousViolations(page)).toEqual([]);
     });

@@ -1187,6 +1187,34 @@ export interface components {
             id: string;
         };
         AdsWebhookDelivery: {
+            /** @description Every finished attempt, oldest first: when it started, its status code, latency and error (the body is kept for the last one only, `response_excerpt`). */
+            attempt_history: {
+                /**
+                 * @description ISO 8601; when the attempt started.
+                 * @example 2026-03-01T10:00:01.000Z
+                 */
+                at: string;
+                /**
+                 * @description The attempt's number (1 for the first; redeliveries and tests continue the count).
+                 * @example 1
+                 */
+                attempt: number;
+                /**
+                 * @description Why it failed; null after a 2xx.
+                 * @example The endpoint answered 503.
+                 */
+                error: string | null;
+                /**
+                 * @description Milliseconds from the request to its answer or failure.
+                 * @example 182
+                 */
+                latency_ms: number;
+                /**
+                 * @description HTTP status of the answer; null without an answer.
+                 * @example 503
+                 */
+                status_code: number | null;
+            }[];
             /**
              * @description Attempts started so far, redeliveries included.
              * @example 1

@@ -3,6 +3,7 @@ import { and, desc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import type { CoreDeps } from "../context";
 import { ConflictError, NotFoundError } from "../errors";
 import { beforeCursor, decodeCursor, toPage, type Cursor } from "../pagination";
+import type { WebhookAttemptRecord } from "../../db/schema/webhooks";
 import { WEBHOOK_TEST_EVENT, type WebhookStore } from "./engine";
 import { webhookView, type WebhookView } from "./registrations";
 
@@ -39,6 +40,7 @@ export type WebhookDeliveryView<E extends string> = {
   redelivered_at: string | null;
   created_at: string;
   completed_at: string | null;
+  attempt_history: WebhookAttemptRecord[];
   request: { headers: Record<string, string>; body: string };
 };
 
@@ -64,6 +66,7 @@ function deliveryView<E extends string>(row: DeliveryRow): WebhookDeliveryView<E
     redelivered_at: iso(row.redeliveredAt),
     created_at: row.createdAt.toISOString(),
     completed_at: iso(row.completedAt),
+    attempt_history: row.attemptLog,
     request: { headers: requestHeaders(row), body: row.body },
   };
 }

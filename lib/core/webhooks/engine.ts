@@ -1,6 +1,6 @@
 import { and, asc, eq, lt, lte, ne, sql } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from "../../db/schema/webhooks";
+import type { WebhookAttemptRecord, WebhookDeliveriesTable, WebhookEndpointsTable } from "../../db/schema/webhooks";
 import type { CoreDeps } from "../context";
 import { createSafeFetch, OutboundError, type SafeFetch } from "../outbound/safe-fetch";
 import { signWebhook, WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../webhook-signature";
@@ -186,7 +186,18 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
 
   const result = await attemptPost(deps, safeFetch, endpoint, delivery);
   const now = clock.now();
-  const answer = { lastLatencyMs: result.latencyMs, lastResponseExcerpt: result.excerpt };
+  const record: WebhookAttemptRecord = {
+    attempt,
+    at: claimedAt.toISOString(),
+    status_code: result.status,
+    latency_ms: result.latencyMs,
+    error: result.ok ? null : result.error,
+  };
+  const answer = {
+    lastLatencyMs: result.latencyMs,
+    lastResponseExcerpt: result.excerpt,
+    attemptLog: sql`${deliveries.attemptLog} || ${JSON.stringify([record])}::jsonb`,
+  };
 
   if (result.ok) {
     await db

@@ -36,6 +36,20 @@ export function webhookDeliveryFields<const E extends readonly [string, ...strin
     redelivered_at: iso("ISO 8601; when a redelivery was last asked for, else null.", null),
     created_at: z.string().openapi({ description: "ISO 8601; when the event was queued for this endpoint.", example: "2026-03-01T10:00:00.000Z" }),
     completed_at: iso("ISO 8601; when it was delivered or gave up, else null.", "2026-03-01T10:00:01.182Z"),
+    attempt_history: z
+      .array(
+        z.object({
+          attempt: z.number().int().openapi({ description: "The attempt's number (1 for the first; redeliveries and tests continue the count).", example: 1 }),
+          at: z.string().openapi({ description: "ISO 8601; when the attempt started.", example: "2026-03-01T10:00:01.000Z" }),
+          status_code: z.number().int().nullable().openapi({ description: "HTTP status of the answer; null without an answer.", example: 503 }),
+          latency_ms: z.number().int().openapi({ description: "Milliseconds from the request to its answer or failure.", example: 182 }),
+          error: z.string().nullable().openapi({ description: "Why it failed; null after a 2xx.", example: "The endpoint answered 503." }),
+        }),
+      )
+      .openapi({
+        description:
+          "Every finished attempt, oldest first: when it started, its status code, latency and error (the body is kept for the last one only, `response_excerpt`).",
+      }),
     request: z
       .object({
         headers: z.record(z.string(), z.string()).openapi({
