@@ -44,16 +44,16 @@ export type MailWebhookEvent =
 
 /**
  * `ad.status_changed`: `{ id, type, created, data }`; `id` is the event id (the same for every endpoint and retry).
- * `webhook.test` is a test event someone sent to the endpoint (`POST /v1/webhooks/{id}/test`).
+ * A test event sent with `POST /v1/webhooks/{id}/test` has `type: "webhook.test"` and
+ * `data: { webhook_id, test: true, message }` instead: check `type` before reading `data` (the type stays a
+ * single object so existing receivers keep compiling).
  */
-export type AdsWebhookEvent =
-  | {
-      id: string;
-      type: "ad.status_changed";
-      created: number;
-      data: { ad_id: string; effective_status: string; reason: string | null; previous_status: string };
-    }
-  | { id: string; type: "webhook.test"; created: number; data: { webhook_id: string; test: true; message: string } };
+export type AdsWebhookEvent = {
+  id: string;
+  type: "ad.status_changed";
+  created: number;
+  data: { ad_id: string; effective_status: string; reason: string | null; previous_status: string };
+};
 
 export type WebhookEvent = MailWebhookEvent | AdsWebhookEvent;
 
