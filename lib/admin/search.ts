@@ -2,6 +2,7 @@ import { and, desc, eq, gte, ilike, inArray, lt, or, type SQL } from "drizzle-or
 import type { Database } from "../db/client";
 import { adsAdSets, adsAds, customers, mailMessages, mailSendJobs, type messageStatuses } from "../db/schema";
 import { parseRecipient, recipientHash } from "../mail/sending/address";
+import { defaultJobName } from "../mail/send-jobs/model";
 
 /**
  * The operator's one search box (`GET /admin/v1/search`). What `q` is decides where it looks:
@@ -115,7 +116,7 @@ export async function search(db: Database, input: SearchInput) {
     })),
     send_jobs: jobs.map((row) => ({
       id: row.id,
-      name: row.name ?? `Send job of ${row.createdAt.toISOString().slice(0, 10)}`,
+      name: row.name ?? defaultJobName(null, row.createdAt),
       customer_id: row.customerId,
       customer_name: customerName(row.customerId),
       status: row.status,

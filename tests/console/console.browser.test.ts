@@ -236,7 +236,8 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
           const started = await api("POST", `/mail/v1/send-jobs/${job.id}/start`, c.mailFull);
           expect(started.status, describeResponse(started)).toBe(200);
           await page.goto(`${origin}/console/#/customers/${c.id}/send-jobs`);
-          await page.getByRole("link", { name: `Job ${job.id.slice(0, 8)}` }).click();
+          // Jobs are listed by name (here the template's and the day).
+          await page.getByRole("link", { name: job.name }).click();
           await expect.poll(() => page.getByTestId("job-status").textContent()).toBe("Status: running");
           expect(await page.locator("label[for=job-progress]").textContent()).toContain("0 of 3 recipients handled");
           expect(await accessibilityProblems()).toEqual([]);
@@ -416,7 +417,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         expect(await accessibilityProblems()).toEqual([]);
         await page.locator("table tbody tr a").first().click();
         await page.getByRole("heading", { name: "Timeline", level: 2 }).waitFor();
-        expect(await page.locator("table").last().textContent()).toContain("created");
+        expect(await page.locator("table").last().textContent()).toContain("Created");
         expect(await accessibilityProblems()).toEqual([]);
 
         const suppressed = await postEvent(

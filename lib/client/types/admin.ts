@@ -552,6 +552,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/customers/{id}/ads/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a ads webhook endpoint
+         * @description As `POST /ads/v1/webhooks/{id}/test` for that customer. Sends a test event to this endpoint now, whatever events it subscribed to: `X-Service-Event: webhook.test`, signed like every delivery, in the service's body shape: mail `{ event: "webhook.test", delivery_id, webhook_id, test: true, message, occurred_at }`, ads `{ id, type: "webhook.test", created, data: { webhook_id, test: true, message } }`. It is one attempt (not retried, never deactivates the endpoint) and appears in the endpoint's delivery log with the answer's status, latency and body. Answers the delivery as it stands (`pending`); read the log for the outcome. Send `Idempotency-Key`: a retried request with the same key replays the first answer and sends nothing again. 409 with `reason` `webhook_inactive` while the endpoint is inactive (re-enable it first).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["sendCustomerAdsWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/customers/{id}/keys": {
         parameters: {
             query?: never;
@@ -804,6 +826,28 @@ export interface paths {
          *     Required role: any operator (`support`, `admin` or `owner`).
          */
         get: operations["getCustomerMessage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/messages/{messageId}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get what a customer's message carried
+         * @description The content of one message for the message page: transactional mail as sent to Postmark (HTML body and its text part, kept 45 days, the recipient's address replaced; the template's version then), a newsletter as its job's template with each recipient value shown as its `{{placeholder}}` (recipients' values are not kept). `source` says which, `note` says it in words. A message of another customer answers 404.
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        get: operations["getCustomerMessageContent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1342,6 +1386,28 @@ export interface paths {
          *     Required role: `admin` or `owner`; a `support` operator gets 403 `forbidden`.
          */
         post: operations["enableCustomerMailWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/customers/{id}/mail/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a mail webhook endpoint
+         * @description As `POST /mail/v1/webhooks/{id}/test` for that customer. Sends a test event to this endpoint now, whatever events it subscribed to: `X-Service-Event: webhook.test`, signed like every delivery, in the service's body shape: mail `{ event: "webhook.test", delivery_id, webhook_id, test: true, message, occurred_at }`, ads `{ id, type: "webhook.test", created, data: { webhook_id, test: true, message } }`. It is one attempt (not retried, never deactivates the endpoint) and appears in the endpoint's delivery log with the answer's status, latency and body. Answers the delivery as it stands (`pending`); read the log for the outcome. Send `Idempotency-Key`: a retried request with the same key replays the first answer and sends nothing again. 409 with `reason` `webhook_inactive` while the endpoint is inactive (re-enable it first).
+         *
+         *     Required role: any operator (`support`, `admin` or `owner`).
+         */
+        post: operations["sendCustomerMailWebhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3132,6 +3198,34 @@ export interface components {
             source: string;
         } | null;
         AdsWebhookDelivery: {
+            /** @description Every finished attempt, oldest first: when it started, its status code, latency and error (the body is kept for the last one only, `response_excerpt`). */
+            attempt_history: {
+                /**
+                 * @description ISO 8601; when the attempt started.
+                 * @example 2026-03-01T10:00:01.000Z
+                 */
+                at: string;
+                /**
+                 * @description The attempt's number (1 for the first; redeliveries and tests continue the count).
+                 * @example 1
+                 */
+                attempt: number;
+                /**
+                 * @description Why it failed; null after a 2xx.
+                 * @example The endpoint answered 503.
+                 */
+                error: string | null;
+                /**
+                 * @description Milliseconds from the request to its answer or failure.
+                 * @example 182
+                 */
+                latency_ms: number;
+                /**
+                 * @description HTTP status of the answer; null without an answer.
+                 * @example 503
+                 */
+                status_code: number | null;
+            }[];
             /**
              * @description Attempts started so far, redeliveries included.
              * @example 1
@@ -3153,11 +3247,11 @@ export interface components {
              */
             error: string | null;
             /**
-             * @description The event name (`X-Service-Event`).
+             * @description The event name (`X-Service-Event`); `webhook.test` for a test event sent with `POST /v1/webhooks/{id}/test`.
              * @example ad.status_changed
              * @enum {string}
              */
-            event: "ad.status_changed";
+            event: "ad.status_changed" | "webhook.test";
             /**
              * Format: uuid
              * @description Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.
@@ -4697,6 +4791,83 @@ export interface components {
              * @example 1
              */
             version: number;
+        };
+        MailMessageContent: {
+            /**
+             * @description The HTML body; null when none is kept. Show it in a sandboxed frame without scripts: it is the customer's content.
+             * @example <!doctype html><html>…</html>
+             */
+            html: string | null;
+            /**
+             * @description ISO 8601; when the kept content is deleted, else null.
+             * @example 2026-04-15T10:00:00.000Z
+             */
+            kept_until: string | null;
+            /**
+             * Format: uuid
+             * @description The message.
+             * @example 7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c
+             */
+            message_id: string;
+            /**
+             * @description What the content is, in a sentence for the reader.
+             * @example The HTML body as it was sent to Postmark, …
+             */
+            note: string;
+            /** @description The newsletter's send job; null for transactional mail. */
+            send_job: {
+                /**
+                 * Format: uuid
+                 * @description The send job.
+                 * @example 0190f3e4-5b2a-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                id: string;
+                /**
+                 * @description Its name.
+                 * @example Spring sale · 2026-03-01
+                 */
+                name: string;
+            } | null;
+            /**
+             * @description `as_sent`: transactional mail, the HTML body as sent to Postmark (kept 45 days, the recipient's address replaced). `template_placeholders`: a newsletter, whose recipients' values are not kept: the job's template with the job's parameters and each recipient value shown as its `{{placeholder}}`. `expired`: older than the 45 days. `not_sent`: nothing went to Postmark (invalid or suppressed address, a job never started) or it was sent before contents were kept.
+             * @example as_sent
+             * @enum {string}
+             */
+            source: "as_sent" | "template_placeholders" | "expired" | "not_sent";
+            /**
+             * @description The subject as sent (for newsletters: with the recipient's placeholders).
+             * @example Your order 1042
+             */
+            subject: string;
+            /** @description The template the message was sent from. */
+            template: {
+                /**
+                 * Format: uuid
+                 * @description The template.
+                 * @example 0190f3e4-5b2a-7c3d-8e4f-5a6b7c8d9e0f
+                 */
+                id: string;
+                /**
+                 * @description Its name now; null if it was deleted for good.
+                 * @example Order confirmation
+                 */
+                name: string | null;
+                /**
+                 * @description Its version now.
+                 * @example 4
+                 */
+                version_now: number | null;
+                /**
+                 * @description The version sent; null when not recorded (older mail).
+                 * @example 3
+                 */
+                version_sent: number | null;
+            };
+            /**
+             * @description The text part: what a plain-text mail client shows of the HTML (the service sends HTML only); null with `html`.
+             * @example Thank you for your order …
+             */
+            text: string | null;
         };
         MailMessageDetail: components["schemas"]["Message"] & {
             /**
@@ -6330,6 +6501,11 @@ export interface components {
              */
             mode: "live" | "sandbox";
             /**
+             * @description The job's name: as given at creation, else the template's name and the UTC date of creation.
+             * @example Spring sale · 2026-03-01
+             */
+            name: string;
+            /**
              * @description Job parameters (defaults under recipient data).
              * @example {
              *       "campaign": "Spring"
@@ -6366,6 +6542,11 @@ export interface components {
              * @enum {string}
              */
             status: "draft" | "scheduled" | "running" | "paused" | "completed" | "cancelled" | "failed";
+            /**
+             * @description The subject the job sends: the template's, with `{{placeholders}}` filled per recipient. Null only for jobs created before it was recorded.
+             * @example Spring is here, {{first_name}}
+             */
+            subject: string | null;
             /**
              * Format: uuid
              * @description The newsletter template.
@@ -7241,6 +7422,34 @@ export interface components {
             url: string;
         };
         WebhookDelivery: {
+            /** @description Every finished attempt, oldest first: when it started, its status code, latency and error (the body is kept for the last one only, `response_excerpt`). */
+            attempt_history: {
+                /**
+                 * @description ISO 8601; when the attempt started.
+                 * @example 2026-03-01T10:00:01.000Z
+                 */
+                at: string;
+                /**
+                 * @description The attempt's number (1 for the first; redeliveries and tests continue the count).
+                 * @example 1
+                 */
+                attempt: number;
+                /**
+                 * @description Why it failed; null after a 2xx.
+                 * @example The endpoint answered 503.
+                 */
+                error: string | null;
+                /**
+                 * @description Milliseconds from the request to its answer or failure.
+                 * @example 182
+                 */
+                latency_ms: number;
+                /**
+                 * @description HTTP status of the answer; null without an answer.
+                 * @example 503
+                 */
+                status_code: number | null;
+            }[];
             /**
              * @description Attempts started so far, redeliveries included.
              * @example 1
@@ -7262,11 +7471,11 @@ export interface components {
              */
             error: string | null;
             /**
-             * @description The event name (`X-Service-Event`).
+             * @description The event name (`X-Service-Event`); `webhook.test` for a test event sent with `POST /v1/webhooks/{id}/test`.
              * @example job.completed
              * @enum {string}
              */
-            event: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
+            event: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed" | "webhook.test";
             /**
              * Format: uuid
              * @description Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.
@@ -13060,8 +13269,8 @@ export interface operations {
             query?: {
                 /** @description Cursor from `paging.after` of the previous page. */
                 after?: string;
-                /** @description Only this event. */
-                event?: "ad.status_changed";
+                /** @description Only this event (`webhook.test`: the test events). */
+                event?: "ad.status_changed" | "webhook.test";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Only deliveries in this state. */
@@ -13528,6 +13737,203 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    sendCustomerAdsWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Webhook endpoint id. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; the test delivery as it stands. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AdsWebhookDelivery"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
@@ -15702,6 +16108,173 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["MailMessageDetail"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    getCustomerMessageContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Message id. */
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content. */
+            200: {
+                headers: {
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["MailMessageContent"];
                         /**
                          * @description Id of this request (UUID, or the caller's X-Request-Id).
                          * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
@@ -20670,8 +21243,8 @@ export interface operations {
             query?: {
                 /** @description Cursor from `paging.after` of the previous page. */
                 after?: string;
-                /** @description Only this event. */
-                event?: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed";
+                /** @description Only this event (`webhook.test`: the test events). */
+                event?: "job.completed" | "job.paused" | "message.bounced" | "suppression.changed" | "webhook.test";
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Only deliveries in this state. */
@@ -21138,6 +21711,203 @@ export interface operations {
                      *       "error": {
                      *         "code": "forbidden",
                      *         "message": "The key's scope does not cover this operation, or access is blocked.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long). */
+            404: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "The resource does not exist or belongs to another customer (also any path segment longer than 256 characters: no id is that long).",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Conflict with the resource's state or with an idempotency key. */
+            409: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "conflict",
+                     *         "message": "Conflict with the resource's state or with an idempotency key.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed. */
+            413: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "The request body is larger than this operation's limit (see the API description); refused while it streams in, before authentication, and the connection is closed.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Fields present but invalid; see `details`. */
+            422: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "Fields present but invalid; see `details`.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests (per customer, or too many failed authentications from this client address) or a quota reached; wait `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+            /** @description Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Temporarily unavailable: the database cannot be reached (`service_unavailable`, e.g. during a failover) or is older than the code (`schema_behind`, a deploy whose migrations have not run yet); retry after `Retry-After` seconds.",
+                     *         "details": []
+                     *       },
+                     *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminError"];
+                };
+            };
+        };
+    };
+    sendCustomerMailWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the write safe to retry (a UUID is recommended; 1–255 visible ASCII characters, quoted or bare). The first response is kept 24 h per customer, method and path and replayed with `Idempotent-Replayed: true`; another body under the same key answers 409 `idempotency_key_reused`, a key whose first request still runs 409 `idempotency_key_in_use` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description Pins the API version; any value but `v1` answers 400. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Your id for this request (1–128 characters of `A-Za-z0-9._:-`), echoed in the `X-Request-Id` header and `request_id`; otherwise a UUID is generated. */
+                "X-Request-Id"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description Customer id. */
+                id: string;
+                /** @description Webhook endpoint id. */
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued; the test delivery as it stands. */
+            202: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookDelivery"];
+                        /**
+                         * @description Id of this request (UUID, or the caller's X-Request-Id).
+                         * @example 5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a
+                         */
+                        request_id: string;
+                    };
+                };
+            };
+            /** @description Missing, invalid or revoked API key. */
+            401: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "Service-Version": components["headers"]["Service-Version"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing, invalid or revoked API key.",
                      *         "details": []
                      *       },
                      *       "request_id": "5b0e3c4e-7c8d-4a0e-9d7e-0b6b8f1d2c3a"

@@ -12,7 +12,6 @@ import { customerTabs, type Customer } from "./customers";
  */
 type Schemas = components["schemas"];
 type MessageSummary = Schemas["MailMessageSummary"];
-type MessageDetail = Schemas["MailMessageDetail"];
 type Suppression = Schemas["SuppressionEntry"];
 type Webhook = Schemas["CustomerWebhook"];
 
@@ -58,7 +57,7 @@ export async function messagesPage(main: HTMLElement, id: string, initial = ""):
             value: given.get("status") ?? "",
           },
           { path: "kind", label: "Kind", type: "select", options: ["", "transactional", "newsletter"] },
-          { path: "send_job_id", label: "Send job id" },
+          { path: "send_job_id", label: "Send job id", value: given.get("send_job_id") ?? "" },
           { path: "template_id", label: "Template id" },
           { path: "since", label: "Created since (ISO 8601, e.g. 2026-03-01T00:00:00Z)", value: given.get("since") ?? "" },
           { path: "until", label: "Created before (ISO 8601)", value: given.get("until") ?? "" },
@@ -72,40 +71,8 @@ export async function messagesPage(main: HTMLElement, id: string, initial = ""):
     ),
     card("Messages", results.element),
   );
-  const filters = query({ status: given.get("status"), since: given.get("since"), until: given.get("until") });
+  const filters = query({ status: given.get("status"), since: given.get("since"), until: given.get("until"), send_job_id: given.get("send_job_id") });
   await results.load(filters ? `${base}?${filters}&limit=100` : base);
-}
-
-export async function messagePage(main: HTMLElement, id: string, messageId: string): Promise<void> {
-  const [customer, message] = await Promise.all([get<Customer>(`customers/${id}`), get<MessageDetail>(`customers/${id}/mail/messages/${messageId}`)]);
-  main.replaceChildren(
-    customerTabs(customer, "messages"),
-    h("p", {}, h("a", { href: `#/customers/${id}/messages` }, "← All messages")),
-    card(
-      `Message ${message.id}`,
-      table(
-        ["Field", "Value"],
-        [
-          ["Status", message.status],
-          ["Kind and mode", `${message.kind}, ${message.mode}`],
-          ["Subject", message.subject],
-          ["Template", message.template_id],
-          ["Send job", message.send_job_id ? h("a", { href: `#/customers/${id}/send-jobs/${message.send_job_id}` }, message.send_job_id) : "— (transactional)"],
-          ["Postmark message id", message.provider_message_id ?? "—"],
-          ["Handed to Postmark", String(message.provider_attempts)],
-          ["Bounce type", message.bounce_type ?? "—"],
-          ["Error", message.error ?? "—"],
-        ],
-      ),
-    ),
-    card(
-      "Timeline",
-      table(
-        ["When", "Event", "Details"],
-        message.timeline.map((e) => [date(e.at), e.type, Object.keys(e.details).length > 0 ? h("code", {}, JSON.stringify(e.details)) : "—"]),
-      ),
-    ),
-  );
 }
 
 export async function suppressionsPage(main: HTMLElement, id: string): Promise<void> {

@@ -1,13 +1,14 @@
 import type { components } from "../../client/types/admin";
 import { get, getPage, send } from "./api";
-import { card, h, outcome } from "./dom";
+import { card, h, outcome, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 
 /**
- * An endpoint's delivery log to debug with: per delivery its time, state, status code, latency, the
+ * An endpoint's delivery log to debug with: per delivery its time, state, each attempt (start, status code, latency, error), the
  * receiver's answer (the first 1,024 bytes, as stored), the request we sent (headers and body; the signature
  * is made per attempt and not stored), the next attempt. Redeliver updates the row where it is: the page
- * follows that delivery until its attempt has an outcome.
+ * follows that delivery until its attempt has an outcome. "Send a test event" adds a `webhook.test` delivery at
+ * the top and follows it the same way.
  */
 type Webhook = components["schemas"]["CustomerWebhook"];
 type Delivery = components["schemas"]["WebhookDelivery"] | components["schemas"]["AdsWebhookDelivery"];
@@ -59,6 +60,19 @@ export async function deliveriesPage(main: HTMLElement, id: string, service: str
         h("dt", {}, "Error"),
         h("dd", {}, d.error ?? "—"),
       ),
+      h("h3", {}, "Attempts"),
+      d.attempt_history.length === 0
+        ? h("p", { class: "hint" }, "No attempt has finished yet.")
+        : table(
+            ["Attempt", "Started", "Answer", "Latency", "Error"],
+            d.attempt_history.map((a) => [
+              String(a.attempt),
+              when(a.at),
+              a.status_code === null ? "no answer" : `HTTP ${a.status_code}`,
+              `${a.latency_ms} ms`,
+              a.error ?? "—",
+            ]),
+          ),
       h("h3", {}, "The receiver's answer"),
       d.response_excerpt ? h("pre", { class: "body", "data-testid": "response-body" }, d.response_excerpt) : h("p", { class: "hint" }, "No answer body."),
       h("p", { class: "hint" }, "The first 1,024 bytes, as stored."),
@@ -135,7 +149,33 @@ export async function deliveriesPage(main: HTMLElement, id: string, service: str
         `${endpoint?.active === false ? "Switched off (re-enable it on the webhooks page)" : "Active"}; events: ${endpoint?.events.join(", ") ?? "—"}. Times in ${zone}. Open a delivery for its answer and request.`,
       ),
       result.element,
-      h("div", { class: "row" }, h("button", { type: "button", class: "secondary", "data-read": "", onclick: () => void load(true) }, "Reload")),
+      h(
+        "div",
+        { class: "row" },
+        h("button", { type: "button", class: "secondary", "data-read": "", onclick: () => void load(true) }, "Reload"),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "secondary",
+            "data-needs": "support",
+            title: "Posts a signed `webhook.test` event to this endpoint now; it appears below with the endpoint's answer.",
+            onclick: async () => {
+              try {
+                const sent = await send<Delivery>("POST", `customers/${id}/${service}/webhooks/${webhookId}/test`);
+                result.ok("Test event queued; its row below shows the endpoint's answer.");
+                list.querySelector(":scope > p")?.remove();
+                const element = row(sent);
+                list.prepend(element);
+                await follow(sent.id, element);
+              } catch (error) {
+                result.fail(error);
+              }
+            },
+          },
+          "Send a test event",
+        ),
+      ),
       list,
       more,
     ),

@@ -1,4 +1,5 @@
-import { messagePage, messagesPage, suppressionsPage, webhooksPage } from "./activity";
+import { messagesPage, suppressionsPage, webhooksPage } from "./activity";
+import { messagePage } from "./message";
 import { deliveriesPage } from "./deliveries";
 import { overviewPage } from "./overview";
 import { loadRole, watchRole } from "./roles";

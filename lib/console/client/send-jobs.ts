@@ -15,17 +15,32 @@ const STATUSES: SendJob["status"][] = ["draft", "scheduled", "running", "paused"
 const FINAL = new Set(["completed", "cancelled", "failed"]);
 const POLL_MS = 1000;
 
+/** Recipients handled (sent or settled) of all, as a bar that says its value in words too. */
+function progressBar(job: SendJob): HTMLElement {
+  const done = job.recipients.total - job.recipients.pending;
+  const label = `${done.toLocaleString()} of ${job.recipients.total.toLocaleString()}`;
+  return h(
+    "span",
+    { class: "progress" },
+    h("progress", { max: Math.max(1, job.recipients.total), value: done, "aria-label": `${job.name}: ${label} handled` }),
+    ` ${label}`,
+  );
+}
+
+/** A share as a percentage of a base, or a dash when there is no base yet. */
+const rate = (part: number, base: number) => (base > 0 ? `${((100 * part) / base).toLocaleString(undefined, { maximumFractionDigits: 1 })} %` : "—");
+
 export async function sendJobsPage(main: HTMLElement, id: string): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
   const statusId = uid("job-status-filter");
   const status = h("select", { id: statusId }, ...["", ...STATUSES].map((s) => h("option", { value: s }, s === "" ? "Any status" : s)));
   const results = pagedTable<SendJob>(
-    ["Job", "Status", "Mode", "Sent", "Created"],
+    ["Job", "Subject", "Status", "Progress", "Created"],
     (j) => [
-      h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, `Job ${j.id.slice(0, 8)}`),
-      j.status,
-      j.mode,
-      `${j.recipients.total - j.recipients.pending} of ${j.recipients.total}`,
+      h("a", { href: `#/customers/${id}/send-jobs/${j.id}` }, j.name),
+      j.subject ?? "—",
+      j.status + (j.mode === "sandbox" ? " (sandbox)" : ""),
+      progressBar(j),
       date(j.created_at),
     ],
     "No send jobs match. Customers create and start them through the mail API.",
@@ -47,6 +62,9 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
   const progressLabel = h("label", { for: "job-progress" });
   const progress = h("progress", { id: "job-progress", max: 1, value: 0 });
   const counters = h("div", {});
+  const title = h("h2", {}, "Send job");
+  const subject = h("p", {});
+  const rates = h("div", {});
   const stats = h("div", {});
   const timeline = h("div", {});
   main.replaceChildren(
@@ -57,13 +75,36 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
       h("a", { href: `#/customers/${id}/send-jobs` }, "← All send jobs"),
       " · ",
       h("a", { href: `#/customers/${id}/stats?job=${jobId}` }, "Charts of this job per hour or day"),
+      " · ",
+      h("a", { href: `#/customers/${id}/messages?send_job_id=${jobId}` }, "Its messages"),
+      " · ",
+      h("a", { href: `#/customers/${id}/messages?send_job_id=${jobId}&status=bounced` }, "Its bounces"),
     ),
-    card(`Send job ${jobId}`, status, h("p", {}, progressLabel, " ", progress), counters),
+    h("section", { class: "card" }, title, subject, status, h("p", {}, progressLabel, " ", progress), counters),
+    card("Rates", rates),
     card("Stats", stats),
     card("Hourly timeline", timeline),
   );
   const draw = (job: Detail) => {
     const done = job.recipients.total - job.recipients.pending;
+    title.textContent = job.name;
+    subject.replaceChildren(h("strong", {}, "Subject: "), job.subject ?? "—", h("span", { class: "hint" }, ` · job id ${job.id}`));
+    const accepted = job.recipients.accepted;
+    rates.replaceChildren(
+      table(
+        ["Delivered", "Bounced", "Spam complaints", "Opened (unique)", "Clicked (unique)"],
+        [
+          [
+            rate(job.stats.delivered, accepted),
+            rate(job.stats.bounces, accepted),
+            rate(job.stats.complaints, accepted),
+            rate(job.stats.unique_opens, accepted),
+            rate(job.stats.unique_clicks, accepted),
+          ],
+        ],
+      ),
+      h("p", { class: "hint" }, `Of the ${accepted.toLocaleString()} messages Postmark accepted; opens and clicks keep arriving for days.`),
+    );
     status.textContent = `Status: ${job.status}${job.pause_reason ? ` (paused: ${job.pause_reason})` : ""}${job.error ? ` (error: ${job.error})` : ""}`;
     progress.max = Math.max(1, job.recipients.total);
     progress.value = done;

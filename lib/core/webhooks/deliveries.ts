@@ -3,7 +3,8 @@ import { and, desc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import type { CoreDeps } from "../context";
 import { ConflictError, NotFoundError } from "../errors";
 import { beforeCursor, decodeCursor, toPage, type Cursor } from "../pagination";
-import type { WebhookStore } from "./engine";
+import type { WebhookAttemptRecord } from "../../db/schema/webhooks";
+import { WEBHOOK_TEST_EVENT, type WebhookStore } from "./engine";
 import { webhookView, type WebhookView } from "./registrations";
 
 /**
@@ -27,7 +28,7 @@ type DeliveryStatus = "pending" | "delivered" | "failed";
 export type WebhookDeliveryView<E extends string> = {
   id: string;
   webhook_id: string;
-  event: E;
+  event: E | typeof WEBHOOK_TEST_EVENT;
   status: DeliveryStatus;
   attempts: number;
   status_code: number | null;
@@ -39,6 +40,7 @@ export type WebhookDeliveryView<E extends string> = {
   redelivered_at: string | null;
   created_at: string;
   completed_at: string | null;
+  attempt_history: WebhookAttemptRecord[];
   request: { headers: Record<string, string>; body: string };
 };
 
@@ -50,8 +52,8 @@ function deliveryView<E extends string>(row: DeliveryRow): WebhookDeliveryView<E
   return {
     id: row.id,
     webhook_id: row.webhookId,
-    // The column holds only the service's event names.
-    event: row.event as E,
+    // The column holds only the service's event names and the test event.
+    event: row.event as E | typeof WEBHOOK_TEST_EVENT,
     status: row.status,
     attempts: row.attempts,
     status_code: row.lastStatusCode,
@@ -64,6 +66,7 @@ function deliveryView<E extends string>(row: DeliveryRow): WebhookDeliveryView<E
     redelivered_at: iso(row.redeliveredAt),
     created_at: row.createdAt.toISOString(),
     completed_at: iso(row.completedAt),
+    attempt_history: row.attemptLog,
     request: { headers: requestHeaders(row), body: row.body },
   };
 }
@@ -177,6 +180,62 @@ export async function redeliverWebhookDelivery<E extends string>(
     deps.logger.warn("webhook redelivery not published; the recovery sweep will", { delivery_id: row.id, error: String(error) });
   }
   return deliveryView<E>(row);
+}
+
+const TEST_MESSAGE = "A test event: your endpoint is reachable and can verify our signature. Nothing happened in the account.";
+
+/** A test event in the service's own body shape: mail's `{ event, delivery_id, …, occurred_at }`, ads' `{ id, type, created, data }`. */
+function testEventBody(service: "mail" | "ads", deliveryId: string, webhookId: string, now: Date): string {
+  if (service === "ads") {
+    return JSON.stringify({
+      id: deliveryId,
+      type: WEBHOOK_TEST_EVENT,
+      created: Math.floor(now.getTime() / 1000),
+      data: { webhook_id: webhookId, test: true, message: TEST_MESSAGE },
+    });
+  }
+  return JSON.stringify({
+    event: WEBHOOK_TEST_EVENT,
+    delivery_id: deliveryId,
+    webhook_id: webhookId,
+    test: true,
+    message: TEST_MESSAGE,
+    occurred_at: now.toISOString(),
+  });
+}
+
+/**
+ * Queues a test event to one endpoint now (whatever events it subscribed to) and returns its delivery as it
+ * stands (pending): a single attempt, signed like every delivery, in the endpoint's log like any other. The
+ * endpoint must be active (409 `webhook_inactive` otherwise), as for a redelivery.
+ */
+export async function sendTestWebhookEvent(
+  store: WebhookStore,
+  service: "mail" | "ads",
+  deps: Pick<CoreDeps, "db" | "clock" | "queue" | "logger">,
+  customerId: string,
+  webhookId: string,
+): Promise<WebhookDeliveryView<never>> {
+  const endpoint = await requireEndpoint(store, deps.db, customerId, webhookId);
+  if (!endpoint.active) {
+    throw new ConflictError("The webhook endpoint is inactive (its deliveries failed for 24 hours); re-enable it before sending a test event.", {
+      reason: "webhook_inactive",
+    });
+  }
+  const now = deps.clock.now();
+  const id = crypto.randomUUID();
+  const body = testEventBody(service, id, webhookId, now);
+  const [row] = await deps.db
+    .insert(store.deliveries)
+    .values({ id, webhookId, customerId, event: WEBHOOK_TEST_EVENT, body, nextAttemptAt: now, createdAt: now })
+    .returning();
+  if (!row) throw new Error("test delivery insert returned nothing");
+  try {
+    await deps.queue.publish(store.topic, { delivery_id: id, attempt: 1 });
+  } catch (error) {
+    deps.logger.warn("webhook test event not published; the recovery sweep will", { delivery_id: id, error: String(error) });
+  }
+  return deliveryView<never>(row);
 }
 
 /**

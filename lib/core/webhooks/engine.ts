@@ -1,6 +1,6 @@
 import { and, asc, eq, lt, lte, ne, sql } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from "../../db/schema/webhooks";
+import type { WebhookAttemptRecord, WebhookDeliveriesTable, WebhookEndpointsTable } from "../../db/schema/webhooks";
 import type { CoreDeps } from "../context";
 import { createSafeFetch, OutboundError, type SafeFetch } from "../outbound/safe-fetch";
 import { signWebhook, WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../webhook-signature";
@@ -21,6 +21,12 @@ const WEBHOOK_TIMEOUT_MS = 15_000;
 /** How long a started attempt owns its delivery before the recovery sweep may start the next one. */
 const ATTEMPT_LEASE_MS = 2 * 60_000;
 const RESPONSE_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * The event of a test delivery someone asked for (`POST /v1/webhooks/{id}/test`): sent to that one endpoint
+ * whatever it subscribed to, and like a redelivery a single attempt (never retried, never deactivates it).
+ */
+export const WEBHOOK_TEST_EVENT = "webhook.test";
 
 export type WebhookWorkerDeps = Pick<CoreDeps, "db" | "clock" | "queue" | "logger" | "secrets" | "config">;
 
@@ -180,7 +186,18 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
 
   const result = await attemptPost(deps, safeFetch, endpoint, delivery);
   const now = clock.now();
-  const answer = { lastLatencyMs: result.latencyMs, lastResponseExcerpt: result.excerpt };
+  const record: WebhookAttemptRecord = {
+    attempt,
+    at: claimedAt.toISOString(),
+    status_code: result.status,
+    latency_ms: result.latencyMs,
+    error: result.ok ? null : result.error,
+  };
+  const answer = {
+    lastLatencyMs: result.latencyMs,
+    lastResponseExcerpt: result.excerpt,
+    attemptLog: sql`${deliveries.attemptLog} || ${JSON.stringify([record])}::jsonb`,
+  };
 
   if (result.ok) {
     await db
@@ -196,9 +213,9 @@ async function deliverWebhook(store: WebhookStore, deps: WebhookWorkerDeps, safe
     .set({ failureCount: sql`${endpoints.failureCount} + 1` })
     .where(eq(endpoints.id, endpoint.id));
   const failed = { status: "failed" as const, completedAt: now, lastStatusCode: result.status, lastError: result.error, ...answer };
-  if (delivery.redeliveredAt) {
-    // A redelivery someone asked for is one attempt: its failure is recorded, not retried, and never
-    // deactivates the endpoint (the automatic schedule of this delivery ended before).
+  if (delivery.redeliveredAt || delivery.event === WEBHOOK_TEST_EVENT) {
+    // A redelivery or a test someone asked for is one attempt: its failure is recorded, not retried, and
+    // never deactivates the endpoint (a redelivered delivery's automatic schedule ended before).
     await db.update(deliveries).set(failed).where(eq(deliveries.id, deliveryId));
     return;
   }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { cursorQuery, limitQuery } from "../pagination";
+import { WEBHOOK_TEST_EVENT } from "./engine";
 
 const deliveryId = "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
 const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
@@ -13,7 +14,10 @@ export function webhookDeliveryFields<const E extends readonly [string, ...strin
   return z.object({
     id: z.uuid().openapi({ description: "Delivery id: the `X-Service-Delivery` header, the same on every attempt and redelivery.", example: deliveryId }),
     webhook_id: z.uuid().openapi({ description: "The endpoint it is for.", example: webhookId }),
-    event: z.enum(events).openapi({ description: "The event name (`X-Service-Event`).", example: events[0] }),
+    event: z.enum([...events, WEBHOOK_TEST_EVENT]).openapi({
+      description: "The event name (`X-Service-Event`); `webhook.test` for a test event sent with `POST /v1/webhooks/{id}/test`.",
+      example: events[0],
+    }),
     status: z.enum(["pending", "delivered", "failed"]).openapi({
       description:
         "`pending` while attempts remain (or a redelivery is queued), `delivered` after a 2xx, `failed` when the 24 hours of retries ended, the endpoint was inactive or a redelivery failed.",
@@ -32,6 +36,20 @@ export function webhookDeliveryFields<const E extends readonly [string, ...strin
     redelivered_at: iso("ISO 8601; when a redelivery was last asked for, else null.", null),
     created_at: z.string().openapi({ description: "ISO 8601; when the event was queued for this endpoint.", example: "2026-03-01T10:00:00.000Z" }),
     completed_at: iso("ISO 8601; when it was delivered or gave up, else null.", "2026-03-01T10:00:01.182Z"),
+    attempt_history: z
+      .array(
+        z.object({
+          attempt: z.number().int().openapi({ description: "The attempt's number (1 for the first; redeliveries and tests continue the count).", example: 1 }),
+          at: z.string().openapi({ description: "ISO 8601; when the attempt started.", example: "2026-03-01T10:00:01.000Z" }),
+          status_code: z.number().int().nullable().openapi({ description: "HTTP status of the answer; null without an answer.", example: 503 }),
+          latency_ms: z.number().int().openapi({ description: "Milliseconds from the request to its answer or failure.", example: 182 }),
+          error: z.string().nullable().openapi({ description: "Why it failed; null after a 2xx.", example: "The endpoint answered 503." }),
+        }),
+      )
+      .openapi({
+        description:
+          "Every finished attempt, oldest first: when it started, its status code, latency and error (the body is kept for the last one only, `response_excerpt`).",
+      }),
     request: z
       .object({
         headers: z.record(z.string(), z.string()).openapi({
@@ -51,7 +69,10 @@ export function deliveryListQuery<const E extends readonly [string, ...string[]]
     ...cursorQuery,
     limit: limitQuery(100, 25),
     status: z.enum(["pending", "delivered", "failed"]).optional().openapi({ description: "Only deliveries in this state.", example: "failed" }),
-    event: z.enum(events).optional().openapi({ description: "Only this event.", example: events[0] }),
+    event: z
+      .enum([...events, WEBHOOK_TEST_EVENT])
+      .optional()
+      .openapi({ description: "Only this event (`webhook.test`: the test events).", example: events[0] }),
   });
 }
 
@@ -65,3 +86,6 @@ export const REDELIVER_RULES =
 
 export const ENABLE_RULES =
   "Re-enables an endpoint that was marked inactive after 24 hours of failed deliveries: it receives new events again and `failure_count` starts at 0. Deliveries that failed meanwhile stay failed; redeliver the ones you need. Enabling an active endpoint changes nothing (idempotent).";
+
+export const TEST_EVENT_RULES =
+  'Sends a test event to this endpoint now, whatever events it subscribed to: `X-Service-Event: webhook.test`, signed like every delivery, in the service\'s body shape: mail `{ event: "webhook.test", delivery_id, webhook_id, test: true, message, occurred_at }`, ads `{ id, type: "webhook.test", created, data: { webhook_id, test: true, message } }`. It is one attempt (not retried, never deactivates the endpoint) and appears in the endpoint\'s delivery log with the answer\'s status, latency and body. Answers the delivery as it stands (`pending`); read the log for the outcome. Send `Idempotency-Key`: a retried request with the same key replays the first answer and sends nothing again. 409 with `reason` `webhook_inactive` while the endpoint is inactive (re-enable it first).';

@@ -12,3 +12,4 @@ export * from "./operators";
 export * from "./sign-in";
 export * from "./deliverability";
 export * from "./mail-counts";
+export * from "./mail-contents";

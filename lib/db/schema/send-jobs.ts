@@ -10,7 +10,12 @@ export const sendJobStatuses = ["draft", "scheduled", "running", "paused", "comp
 export const sendJobPauseReasons = ["sending_blocked", "monthly_limit", "provider_not_ready", "bounce_rate", "complaint_rate"] as const;
 
 /** Phase 1 of the job's template, fixed at start: the compiled HTML and the template's fixed values (the subject is filled with them too). */
-export type SendJobRender = { html: CompiledTemplate; values: Record<string, string> };
+export type SendJobRender = {
+  html: CompiledTemplate;
+  values: Record<string, string>;
+  /** The template's version rendered (absent on jobs started before it was recorded). */
+  templateVersion?: number;
+};
 
 /**
  * A newsletter send job (DESIGN §5). The counters are kept with the job and change in the same

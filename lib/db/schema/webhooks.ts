@@ -5,6 +5,9 @@ const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 
 const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
 
+/** One finished attempt of a delivery: when it started, the answer's status (null without one), its latency and error. */
+export type WebhookAttemptRecord = { attempt: number; at: string; status_code: number | null; latency_ms: number; error: string | null };
+
 /**
  * The table pair of one service's outgoing webhooks, the same columns for every service, so the one
  * delivery engine (`lib/core/webhooks`) works on either pair. Each service keeps its own tables (its
@@ -73,6 +76,8 @@ export function webhookDeliveriesTable<E extends string>(name: string, endpoints
        * is recorded, never retried on the schedule and never deactivates the endpoint).
        */
       redeliveredAt: at(),
+      /** Every finished attempt, oldest first (at most the schedule's eight plus redeliveries and tests). */
+      attemptLog: jsonb().$type<WebhookAttemptRecord[]>().notNull().default([]),
       createdAt: at().notNull().defaultNow(),
       completedAt: at(),
     },

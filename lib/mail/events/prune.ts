@@ -3,6 +3,7 @@ import type { CoreDeps } from "../../core/context";
 import { pruneFinishedDeliveries } from "../../core/webhooks/engine";
 import { mailMessageEvents } from "../../db/schema";
 import { MESSAGE_HISTORY_DAYS } from "../messages/service";
+import { pruneMessageContents } from "../messages/content";
 import { MAIL_WEBHOOKS } from "../webhooks/emit";
 
 const DAY_MS = 86_400_000;
@@ -12,9 +13,10 @@ const MAX_BATCHES = 100;
 
 /**
  * Deletes message history older than 90 days (the spec's retention) in batches; the message rows and
- * their state (`delivered_at`, `bounced_at`, …) stay. Also drops finished webhook deliveries after 30 days.
+ * their state (`delivered_at`, `bounced_at`, …) stay. Also drops transactional contents after their 45 days
+ * and finished webhook deliveries after 30 days.
  */
-export async function pruneMessageHistory(deps: Pick<CoreDeps, "db" | "clock">): Promise<{ events: number; deliveries: number }> {
+export async function pruneMessageHistory(deps: Pick<CoreDeps, "db" | "clock">): Promise<{ events: number; contents: number; deliveries: number }> {
   const now = deps.clock.now().getTime();
   const cutoff = new Date(now - MESSAGE_HISTORY_DAYS * DAY_MS);
   let events = 0;
@@ -24,5 +26,6 @@ export async function pruneMessageHistory(deps: Pick<CoreDeps, "db" | "clock">):
     events += deleted.length;
     if (deleted.length < BATCH) break;
   }
-  return { events, deliveries: await pruneFinishedDeliveries(MAIL_WEBHOOKS, deps) };
+  const contents = await pruneMessageContents(deps.db, deps.clock.now());
+  return { events, contents, deliveries: await pruneFinishedDeliveries(MAIL_WEBHOOKS, deps) };
 }

@@ -30,9 +30,17 @@ export function counters(row: SendJobRow): RecipientCounters {
   };
 }
 
+/** A job's name when none is given: the template's name and the UTC day of creation (jobs from before names: the day only). */
+export function defaultJobName(templateName: string | null, createdAt: Date): string {
+  const day = createdAt.toISOString().slice(0, 10);
+  return templateName ? `${templateName} · ${day}` : `Send job of ${day}`;
+}
+
 export function toSendJobView(row: SendJobRow): SendJob {
   return {
     id: row.id,
+    name: row.name ?? defaultJobName(null, row.createdAt),
+    subject: row.subject,
     status: row.status,
     mode: row.mode,
     template_id: row.templateId,

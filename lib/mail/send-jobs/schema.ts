@@ -26,6 +26,11 @@ const SendJobFrom = z
 
 export const CreateSendJob = z
   .object({
+    name: z.string().trim().min(1).max(200).optional().openapi({
+      description:
+        "A name for the job, shown in lists and to the service's operators. Default: the template's name and the UTC date of creation (`Spring sale · 2026-03-01`).",
+      example: "Spring sale, loyal customers",
+    }),
     template_id: z.uuid().openapi({ description: "An active newsletter template of this account.", example: templateExample }),
     params: z
       .record(z.string(), z.string())
@@ -65,6 +70,15 @@ export const RecipientCounters = z
 export const SendJob = z
   .object({
     id: z.uuid().openapi({ description: "Send job id.", example: jobExample }),
+    name: z.string().openapi({
+      description: "The job's name: as given at creation, else the template's name and the UTC date of creation.",
+      example: "Spring sale · 2026-03-01",
+    }),
+    subject: z.string().nullable().openapi({
+      description:
+        "The subject the job sends: the template's, with `{{placeholders}}` filled per recipient. Null only for jobs created before it was recorded.",
+      example: "Spring is here, {{first_name}}",
+    }),
     status: z.enum(sendJobStatuses).openapi({
       description:
         "`draft` → `running` (start) or `scheduled` (start with a future `scheduled_at`) → `running` at that time → `completed` when no recipient is pending. `running` → `paused` when sending is blocked, the monthly limit is reached or the provider setup became incomplete (`pause_reason`); start resumes. `running` → `paused` also when the reputation guard trips (`pause_reason` `bounce_rate` / `complaint_rate`); only an operator resumes those. Cancel from draft, scheduled, running or paused → `cancelled`. `running` → `failed` when the template cannot be rendered or the provider refuses the job as a whole (`error`).",

@@ -17,7 +17,7 @@ import { getTemplateRow, type TemplateRow } from "../templates/service";
 import { assertSendQuota, OPEN_JOB_STATUSES } from "../usage/quota";
 import { CANCELLED, publishLanes, publishScheduledStart, releaseUnsent } from "./transitions";
 import { timeOrderedUuid } from "./ids";
-import { getSendJobRow, ownJob, toSendJobView, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
+import { defaultJobName, getSendJobRow, ownJob, toSendJobView, type SendJob, type SendJobRow, type SendJobStatus } from "./model";
 import { jobStats, jobTimeline } from "./statistics";
 import { forgetAddressSet } from "./recipients";
 
@@ -80,7 +80,7 @@ async function renderJobTemplate(db: Database, principal: Principal, template: T
     { id: principal.customerId, name: principal.customerName },
     { kind: "newsletter", stack: template.blocks ?? [], values: template.values },
   );
-  return { html: rendered.compiled, values: template.values };
+  return { html: rendered.compiled, values: template.values, templateVersion: template.version };
 }
 
 /**
@@ -154,6 +154,7 @@ export async function createSendJob(deps: MailDeps, principal: Principal, input:
       // Time-ordered, so jobs created within one millisecond still list newest first.
       id: timeOrderedUuid(),
       customerId,
+      name: input.name ?? defaultJobName(template.name, deps.clock.now()),
       mode: principal.mail?.mode ?? "live",
       templateId: template.id,
       params,

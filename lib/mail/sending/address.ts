@@ -26,3 +26,12 @@ export function formatMailbox(address: string, name: string | null | undefined):
   const safe = name.replace(/[\r\n]/g, " ");
   return /^[\w .'-]+$/.test(safe) ? `${safe} <${address}>` : `"${safe.replace(/["\\]/g, "\\$&")}" <${address}>`;
 }
+
+/** Replaced for the recipient's address in the stored body (as written, and URL-encoded in links). */
+export const RECIPIENT_MARK = "[recipient address]";
+
+/** The body as stored: the recipient's address (any case, plain or URL-encoded) replaced. */
+export function withoutRecipient(html: string, address: string): string {
+  const forms = [...new Set([address, encodeURIComponent(address)])].map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return html.replace(new RegExp(forms.join("|"), "gi"), RECIPIENT_MARK);
+}

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import { col, cols } from "../../db/sql";
-import { mailMessageEvents, mailMessages } from "../../db/schema";
+import { mailMessageContents, mailMessageEvents, mailMessages } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from "../../core/errors";
 import type { MailDeps } from "../deps";
@@ -12,7 +12,7 @@ import { notReadyError, providerReadiness } from "../setup/provider-config";
 import { isSuppressed } from "../suppressions/mirror";
 import { publishMessageReconcile } from "../send-jobs/reconcile";
 import { getTemplateRow } from "../templates/service";
-import { formatMailbox, parseRecipient, recipientHash } from "./address";
+import { formatMailbox, parseRecipient, recipientHash, withoutRecipient } from "./address";
 import type { z } from "@hono/zod-openapi";
 import type { SendResult as SendResultSchema } from "../templates/schema";
 
@@ -105,7 +105,20 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
   try {
     return await sendReserved(
       deps,
-      { customerId, templateId, mode, now, subject, rendered: rendered.html, sender, credentials, to: input.to, recipient, suppressed: suppressionRead },
+      {
+        customerId,
+        templateId,
+        templateVersion: template.version,
+        mode,
+        now,
+        subject,
+        rendered: rendered.html,
+        sender,
+        credentials,
+        to: input.to,
+        recipient,
+        suppressed: suppressionRead,
+      },
       room,
     );
   } finally {
@@ -116,6 +129,7 @@ export async function sendTransactional(deps: MailDeps, principal: Principal, in
 type Reserved = {
   customerId: string;
   templateId: string;
+  templateVersion: number;
   mode: "live" | "sandbox";
   now: Date;
   subject: string;
@@ -165,6 +179,21 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     .values({ ...base, status: "sending", recipientHash: recipientHash(recipient.address) })
     .returning({ id: mailMessages.id });
   if (!message) throw new Error("message insert returned nothing");
+  // The content for the operator's message page is written while Postmark is asked (no wait of its own).
+  // Failing to keep it never fails the send: the page then says nothing was kept.
+  const contentStored = db
+    .insert(mailMessageContents)
+    .values({
+      messageId: message.id,
+      customerId,
+      templateVersion: input.templateVersion,
+      html: withoutRecipient(input.rendered, recipient.address),
+      createdAt: now,
+    })
+    .then(
+      () => undefined,
+      (error: unknown) => deps.logger.warn("message content not kept", { message_id: message.id, error: String(error) }),
+    );
   const outcome = await deps.postmark.send(mode === "sandbox" ? POSTMARK_TEST_TOKEN : credentials.serverToken, {
     From: formatMailbox(sender.email, sender.name),
     To: formatMailbox(recipient.address, recipient.name),
@@ -173,6 +202,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     MessageStream: credentials.transactionalStream,
     Metadata: { message_id: message.id },
   });
+  await contentStored;
   if (outcome.kind === "throttled") {
     await deps.db.delete(mailMessages).where(and(eq(mailMessages.id, message.id), eq(mailMessages.status, "sending")));
     deps.logger.warn("postmark throttled a transactional send; answered 503, nothing kept", { customer_id: customerId, template_id: templateId });

@@ -6,7 +6,10 @@
  * Deno, Bun, edge runtimes and browsers alike (and is therefore async).
  */
 
-/** `job.completed`, `message.bounced`, `suppression.changed`: `{ event, delivery_id, …fields, occurred_at }`. */
+/**
+ * `job.completed`, `message.bounced`, `suppression.changed`: `{ event, delivery_id, …fields, occurred_at }`;
+ * `webhook.test` is a test event someone sent to the endpoint (`POST /v1/webhooks/{id}/test`).
+ */
 export type MailWebhookEvent =
   | {
       event: "job.completed";
@@ -36,9 +39,15 @@ export type MailWebhookEvent =
       reactivatable: boolean;
       changed_at: string;
       occurred_at: string;
-    };
+    }
+  | { event: "webhook.test"; delivery_id: string; webhook_id: string; test: true; message: string; occurred_at: string };
 
-/** `ad.status_changed`: `{ id, type, created, data }`; `id` is the event id (the same for every endpoint and retry). */
+/**
+ * `ad.status_changed`: `{ id, type, created, data }`; `id` is the event id (the same for every endpoint and retry).
+ * A test event sent with `POST /v1/webhooks/{id}/test` has `type: "webhook.test"` and
+ * `data: { webhook_id, test: true, message }` instead: check `type` before reading `data` (the type stays a
+ * single object so existing receivers keep compiling).
+ */
 export type AdsWebhookEvent = {
   id: string;
   type: "ad.status_changed";

@@ -16,7 +16,7 @@ export function registerWebhookRoutes(router: AdsRouter, deps: AdsDeps): void {
   registerWebhookDeliveryRoutes(router, deps, {
     service: "ads",
     store: ADS_WEBHOOKS,
-    operationIds: { list: "listAdsWebhookDeliveries", redeliver: "redeliverAdsWebhookDelivery" },
+    operationIds: { list: "listAdsWebhookDeliveries", redeliver: "redeliverAdsWebhookDelivery", test: "sendAdsWebhookTestEvent" },
     noun: "registration",
     listSummary: "List a webhook's deliveries",
     listNote:

@@ -19,7 +19,7 @@ export function registerWebhookRoutes(router: OpenAPIHono<AppEnv>, deps: MailDep
   registerWebhookDeliveryRoutes(router, deps, {
     service: "mail",
     store: MAIL_WEBHOOKS,
-    operationIds: { list: "listWebhookDeliveries", redeliver: "redeliverWebhookDelivery" },
+    operationIds: { list: "listWebhookDeliveries", redeliver: "redeliverWebhookDelivery", test: "sendWebhookTestEvent" },
     noun: "endpoint",
     listSummary: "List an endpoint's deliveries",
     params: IdParam,
