@@ -161,10 +161,7 @@ const domainSection = () => page.getByRole("region", { name: `Domain ${domain}` 
       const newsletters = (await figures.locator("tbody tr").first().textContent()) ?? "";
       expect(newsletters).toContain("Newsletters");
       expect(newsletters).toContain("20 %");
-      expect(await page.locator("line[data-threshold]").evaluateAll((lines) => lines.map((l) => l.getAttribute("data-threshold")))).toEqual([
-        "0.05",
-        "0.001",
-      ]);
+      expect(await page.locator("line[data-threshold]").evaluateAll((lines) => lines.map((l) => l.getAttribute("data-threshold")))).toEqual(["0.05", "0.001"]);
       expect(await page.getByRole("img", { name: /^Hard-bounce rate: Newsletters 20 %, Transactional 0 %; threshold 5 %/ }).count()).toBe(1);
 
       // The paused job, why in words, and Resume.

@@ -73,7 +73,9 @@ describe("thresholds exactly at the boundary, through real events", () => {
     expect(view).toMatchObject({ status: "running", pause_reason: null });
   });
 
-  test("hard bounces: 26 of 500 pause it (`bounce_rate`); the customer's job.paused webhook carries the reason and the sample", { timeout: 180_000 }, async () => {
+  test("hard bounces: 26 of 500 pause it (`bounce_rate`); the customer's job.paused webhook carries the reason and the sample", {
+    timeout: 180_000,
+  }, async () => {
     const path = `/hooks/${crypto.randomUUID()}`;
     const { c, jobId, row, view } = await firstBatchJudged("Boundary 26", "HardBounce", 26, async (customer) => {
       const created = await h.call("POST", "/mail/v1/webhooks", {

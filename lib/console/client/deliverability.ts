@@ -66,7 +66,13 @@ const PURPOSE: Record<DnsRecord["purpose"], string> = {
 function senderRow(s: SenderCheck) {
   const state = s.confirmed
     ? mark(true, s.signature_confirmed ? "confirmed (sender signature)" : "confirmed (its domain's DKIM is verified)", "")
-    : mark(false, "", s.found_at_postmark ? "not confirmed: the signature's confirmation e-mail is unanswered" : "not at Postmark: add it as a sender signature or verify its domain");
+    : mark(
+        false,
+        "",
+        s.found_at_postmark
+          ? "not confirmed: the signature's confirmation e-mail is unanswered"
+          : "not at Postmark: add it as a sender signature or verify its domain",
+      );
   return [s.email, state, date(s.checked_at)];
 }
 
@@ -93,7 +99,12 @@ function domainSection(d: DomainCheck, copied: HTMLElement): HTMLElement {
             PURPOSE[r.purpose],
             h("span", { class: "row" }, h("code", {}, r.host), copyButton(r.host, `the host of the ${r.purpose} record of ${d.domain}`, copied)),
             r.type,
-            h("span", { class: "row" }, h("code", { class: "dns-value" }, r.value), copyButton(r.value, `the value of the ${r.purpose} record of ${d.domain}`, copied)),
+            h(
+              "span",
+              { class: "row" },
+              h("code", { class: "dns-value" }, r.value),
+              copyButton(r.value, `the value of the ${r.purpose} record of ${d.domain}`, copied),
+            ),
           ]),
           `DNS records to publish for ${d.domain}`,
         ),
@@ -116,12 +127,7 @@ function sendersCard(id: string, initial: Checks): HTMLElement {
           ),
       checks.error ? h("p", { class: "error", role: "alert" }, `The last check could not read Postmark: ${checks.error}. Shown: the check before.`) : null,
       h("h3", {}, "Senders"),
-      checks.senders.length === 0
-        ? h("p", {}, "No sender checked yet.")
-        : table(
-            ["Address", "At Postmark", "Checked"],
-            checks.senders.map(senderRow),
-          ),
+      checks.senders.length === 0 ? h("p", {}, "No sender checked yet.") : table(["Address", "At Postmark", "Checked"], checks.senders.map(senderRow)),
       h("h3", {}, "Domains"),
       checks.domains.length === 0 ? h("p", {}, "No domain checked yet.") : h("div", {}, ...checks.domains.map((d) => domainSection(d, copied))),
     );
@@ -217,7 +223,9 @@ function rateChart(input: { title: string; threshold: number; bars: { label: str
   input.bars.forEach((bar, i) => {
     const y = top + i * rowHeight;
     root.appendChild(svg("text", { x: 0, y: y + 18 }, bar.label));
-    root.appendChild(svg("rect", { x: left, y: y + 4, width: Math.max(1, x(bar.value) - left), height: rowHeight - 12, fill: i === 0 ? "#0b57d0" : "#146c2e" }));
+    root.appendChild(
+      svg("rect", { x: left, y: y + 4, width: Math.max(1, x(bar.value) - left), height: rowHeight - 12, fill: i === 0 ? "#0b57d0" : "#146c2e" }),
+    );
     root.appendChild(svg("text", { x: Math.min(x(bar.value) + 4, width - 60), y: y + 18 }, percent(bar.value)));
   });
   const tx = x(input.threshold);
@@ -243,15 +251,25 @@ function reputationCard(id: string, initial: Reputation): HTMLElement {
     const n = r.newsletter;
     const t = r.transactional;
     body.replaceChildren(
-      h("p", { class: "hint" }, `Live mail accepted since ${date(r.since)} (30 days). Newsletters are what the guard judges; transactional mail is shown apart and never paused.`),
+      h(
+        "p",
+        { class: "hint" },
+        `Live mail accepted since ${date(r.since)} (30 days). Newsletters are what the guard judges; transactional mail is shown apart and never paused.`,
+      ),
       r.over_complaint_threshold
-        ? h("p", { class: "warning", role: "alert" }, `The newsletter complaint rate (${percent(n.complaint_rate)}) is above the threshold (${percent(r.thresholds.complaint_rate)}): readiness warns.`)
+        ? h(
+            "p",
+            { class: "warning", role: "alert" },
+            `The newsletter complaint rate (${percent(n.complaint_rate)}) is above the threshold (${percent(r.thresholds.complaint_rate)}): readiness warns.`,
+          )
         : null,
       r.paused_jobs > 0 ? h("p", { class: "warning" }, `${r.paused_jobs} job${r.paused_jobs === 1 ? "" : "s"} paused by the guard (below).`) : null,
       table(
         ["", "Delivered", "Outcomes", "Hard bounces", "Hard-bounce rate", "Complaints", "Complaint rate", "Unsubscribes"],
         [
-          ["Newsletters", n.delivered, n.outcomes, n.hard_bounces, percent(n.hard_bounce_rate), n.complaints, percent(n.complaint_rate), n.unsubscribes].map(String),
+          ["Newsletters", n.delivered, n.outcomes, n.hard_bounces, percent(n.hard_bounce_rate), n.complaints, percent(n.complaint_rate), n.unsubscribes].map(
+            String,
+          ),
           ["Transactional", t.delivered, t.outcomes, t.hard_bounces, percent(t.hard_bounce_rate), t.complaints, percent(t.complaint_rate), "—"].map(String),
         ],
         "Reputation figures of the last 30 days",
@@ -293,7 +311,13 @@ function reputationCard(id: string, initial: Reputation): HTMLElement {
       submit: "Save thresholds",
       sendOnlyChanged: true,
       fields: [
-        { path: "bounce_rate", label: "Hard-bounce rate threshold (%)", type: "number", value: initial.thresholds.bounce_rate * 100, hint: "Between 0.5 and 10." },
+        {
+          path: "bounce_rate",
+          label: "Hard-bounce rate threshold (%)",
+          type: "number",
+          value: initial.thresholds.bounce_rate * 100,
+          hint: "Between 0.5 and 10.",
+        },
         {
           path: "complaint_rate",
           label: "Complaint rate threshold (%)",
@@ -308,9 +332,11 @@ function reputationCard(id: string, initial: Reputation): HTMLElement {
         const body = values.reset
           ? { reset: true }
           : Object.fromEntries(
-              Object.entries({ bounce_rate: pct(values.bounce_rate), complaint_rate: pct(values.complaint_rate), min_sample: values.min_sample ?? undefined }).filter(
-                ([, v]) => v !== undefined,
-              ),
+              Object.entries({
+                bounce_rate: pct(values.bounce_rate),
+                complaint_rate: pct(values.complaint_rate),
+                min_sample: values.min_sample ?? undefined,
+              }).filter(([, v]) => v !== undefined),
             );
         if (Object.keys(body).length === 0) return "Nothing changed.";
         const r = await send<Reputation>("PATCH", `customers/${id}/mail/reputation`, body);
@@ -349,11 +375,7 @@ function pausedJobsCard(id: string, jobs: SendJob[], thresholds: Reputation["thr
       resume ?? "Resumed by the customer's start.",
     ];
   });
-  return card(
-    "Paused send jobs",
-    jobs.length === 0 ? h("p", {}, "No paused job.") : table(["Job", "Status", "Why", "Sent", ""], rows),
-    result.element,
-  );
+  return card("Paused send jobs", jobs.length === 0 ? h("p", {}, "No paused job.") : table(["Job", "Status", "Why", "Sent", ""], rows), result.element);
 }
 
 export async function customerDeliverabilityPage(main: HTMLElement, id: string): Promise<void> {

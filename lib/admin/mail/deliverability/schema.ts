@@ -66,14 +66,17 @@ const bounded = (key: keyof typeof GUARD_BOUNDS, description: string, example: n
 export const UpdateReputationGuard = z
   .object({
     bounce_rate: bounded("bounce_rate", "Hard-bounce rate threshold (fraction; default 0.05).", 0.03),
-    complaint_rate: bounded("complaint_rate", "Spam-complaint rate threshold (fraction; default 0.001; Gmail's \"never reach 0.30 %\" is the ceiling).", 0.002),
+    complaint_rate: bounded("complaint_rate", 'Spam-complaint rate threshold (fraction; default 0.001; Gmail\'s "never reach 0.30 %" is the ceiling).', 0.002),
     min_sample: z
       .number()
       .int()
       .min(GUARD_BOUNDS.min_sample.min)
       .max(GUARD_BOUNDS.min_sample.max)
       .optional()
-      .openapi({ description: `Minimum sample of outcomes (default 500). Between ${GUARD_BOUNDS.min_sample.min} and ${GUARD_BOUNDS.min_sample.max}.`, example: 500 }),
+      .openapi({
+        description: `Minimum sample of outcomes (default 500). Between ${GUARD_BOUNDS.min_sample.min} and ${GUARD_BOUNDS.min_sample.max}.`,
+        example: 500,
+      }),
     reset: z.literal(true).optional().openapi({ description: "True: back to the defaults (the other fields must be absent).", example: true }),
   })
   .strict()
