@@ -118,18 +118,22 @@ function sendersCard(id: string, initial: Checks): HTMLElement {
   const result = outcome();
   const draw = (checks: Checks) => {
     body.replaceChildren(
-      checks.account_token_set
-        ? h("p", { "data-testid": "last-checked" }, `Last checked with Postmark: ${date(checks.checked_at)}.`)
-        : h(
-            "p",
-            { class: "warning" },
-            "No Postmark account token: nothing is checked with Postmark and readiness warns “not checked with Postmark”. Give the token below.",
-          ),
-      checks.error ? h("p", { class: "error", role: "alert" }, `The last check could not read Postmark: ${checks.error}. Shown: the check before.`) : null,
-      h("h3", {}, "Senders"),
-      checks.senders.length === 0 ? h("p", {}, "No sender checked yet.") : table(["Address", "At Postmark", "Checked"], checks.senders.map(senderRow)),
-      h("h3", {}, "Domains"),
-      checks.domains.length === 0 ? h("p", {}, "No domain checked yet.") : h("div", {}, ...checks.domains.map((d) => domainSection(d, copied))),
+      ...(
+        [
+          checks.account_token_set
+            ? h("p", { "data-testid": "last-checked" }, `Last checked with Postmark: ${date(checks.checked_at)}.`)
+            : h(
+                "p",
+                { class: "warning" },
+                "No Postmark account token: nothing is checked with Postmark and readiness warns “not checked with Postmark”. Give the token below.",
+              ),
+          checks.error ? h("p", { class: "error", role: "alert" }, `The last check could not read Postmark: ${checks.error}. Shown: the check before.`) : null,
+          h("h3", {}, "Senders"),
+          checks.senders.length === 0 ? h("p", {}, "No sender checked yet.") : table(["Address", "At Postmark", "Checked"], checks.senders.map(senderRow)),
+          h("h3", {}, "Domains"),
+          checks.domains.length === 0 ? h("p", {}, "No domain checked yet.") : h("div", {}, ...checks.domains.map((d) => domainSection(d, copied))),
+        ] as (HTMLElement | null)[]
+      ).filter((x): x is HTMLElement => x !== null),
     );
   };
   draw(initial);
@@ -251,54 +255,65 @@ function reputationCard(id: string, initial: Reputation): HTMLElement {
     const n = r.newsletter;
     const t = r.transactional;
     body.replaceChildren(
-      h(
-        "p",
-        { class: "hint" },
-        `Live mail accepted since ${date(r.since)} (30 days). Newsletters are what the guard judges; transactional mail is shown apart and never paused.`,
-      ),
-      r.over_complaint_threshold
-        ? h(
-            "p",
-            { class: "warning", role: "alert" },
-            `The newsletter complaint rate (${percent(n.complaint_rate)}) is above the threshold (${percent(r.thresholds.complaint_rate)}): readiness warns.`,
-          )
-        : null,
-      r.paused_jobs > 0 ? h("p", { class: "warning" }, `${r.paused_jobs} job${r.paused_jobs === 1 ? "" : "s"} paused by the guard (below).`) : null,
-      table(
-        ["", "Delivered", "Outcomes", "Hard bounces", "Hard-bounce rate", "Complaints", "Complaint rate", "Unsubscribes"],
+      ...(
         [
-          ["Newsletters", n.delivered, n.outcomes, n.hard_bounces, percent(n.hard_bounce_rate), n.complaints, percent(n.complaint_rate), n.unsubscribes].map(
-            String,
+          h(
+            "p",
+            { class: "hint" },
+            `Live mail accepted since ${date(r.since)} (30 days). Newsletters are what the guard judges; transactional mail is shown apart and never paused.`,
           ),
-          ["Transactional", t.delivered, t.outcomes, t.hard_bounces, percent(t.hard_bounce_rate), t.complaints, percent(t.complaint_rate), "—"].map(String),
-        ],
-        "Reputation figures of the last 30 days",
-      ),
-      h(
-        "div",
-        { class: "charts" },
-        rateChart({
-          title: "Hard-bounce rate",
-          threshold: r.thresholds.bounce_rate,
-          bars: [
-            { label: "Newsletters", value: n.hard_bounce_rate },
-            { label: "Transactional", value: t.hard_bounce_rate },
-          ],
-        }),
-        rateChart({
-          title: "Complaint rate",
-          threshold: r.thresholds.complaint_rate,
-          bars: [
-            { label: "Newsletters", value: n.complaint_rate },
-            { label: "Transactional", value: t.complaint_rate },
-          ],
-        }),
-      ),
-      h(
-        "p",
-        { "data-testid": "guard-thresholds" },
-        `Guard thresholds: hard-bounce rate ${percent(r.thresholds.bounce_rate)}, complaint rate ${percent(r.thresholds.complaint_rate)}, after ${r.thresholds.min_sample.toLocaleString()} outcomes of a job (defaults ${percent(r.defaults.bounce_rate)}, ${percent(r.defaults.complaint_rate)}, ${r.defaults.min_sample.toLocaleString()}).`,
-      ),
+          r.over_complaint_threshold
+            ? h(
+                "p",
+                { class: "warning", role: "alert" },
+                `The newsletter complaint rate (${percent(n.complaint_rate)}) is above the threshold (${percent(r.thresholds.complaint_rate)}): readiness warns.`,
+              )
+            : null,
+          r.paused_jobs > 0 ? h("p", { class: "warning" }, `${r.paused_jobs} job${r.paused_jobs === 1 ? "" : "s"} paused by the guard (below).`) : null,
+          table(
+            ["", "Delivered", "Outcomes", "Hard bounces", "Hard-bounce rate", "Complaints", "Complaint rate", "Unsubscribes"],
+            [
+              [
+                "Newsletters",
+                n.delivered,
+                n.outcomes,
+                n.hard_bounces,
+                percent(n.hard_bounce_rate),
+                n.complaints,
+                percent(n.complaint_rate),
+                n.unsubscribes,
+              ].map(String),
+              ["Transactional", t.delivered, t.outcomes, t.hard_bounces, percent(t.hard_bounce_rate), t.complaints, percent(t.complaint_rate), "—"].map(String),
+            ],
+            "Reputation figures of the last 30 days",
+          ),
+          h(
+            "div",
+            { class: "charts" },
+            rateChart({
+              title: "Hard-bounce rate",
+              threshold: r.thresholds.bounce_rate,
+              bars: [
+                { label: "Newsletters", value: n.hard_bounce_rate },
+                { label: "Transactional", value: t.hard_bounce_rate },
+              ],
+            }),
+            rateChart({
+              title: "Complaint rate",
+              threshold: r.thresholds.complaint_rate,
+              bars: [
+                { label: "Newsletters", value: n.complaint_rate },
+                { label: "Transactional", value: t.complaint_rate },
+              ],
+            }),
+          ),
+          h(
+            "p",
+            { "data-testid": "guard-thresholds" },
+            `Guard thresholds: hard-bounce rate ${percent(r.thresholds.bounce_rate)}, complaint rate ${percent(r.thresholds.complaint_rate)}, after ${r.thresholds.min_sample.toLocaleString()} outcomes of a job (defaults ${percent(r.defaults.bounce_rate)}, ${percent(r.defaults.complaint_rate)}, ${r.defaults.min_sample.toLocaleString()}).`,
+          ),
+        ] as (HTMLElement | null)[]
+      ).filter((x): x is HTMLElement => x !== null),
     );
   };
   draw(initial);
