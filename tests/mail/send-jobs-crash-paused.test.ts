@@ -14,9 +14,9 @@ import { freePort, serviceApi, serviceEnv, startProcess, startService, valueAfte
  * Crash and restart while the reputation guard holds a job paused. The service runs as `npm start` runs it
  * (PGlite under a temporary DATA_DIR) on a fixed port, against the Postmark simulator in a process of its own
  * that posts its events to the service's receiver, as Postmark does. A newsletter of 6,000 with a fifth
- * hard-bouncing addresses starts; once its first batches are in, Postmark answers 429 until the guard has
- * paused it from the simulator's events. The service is SIGKILLed
- * while the job is paused and started again: its start-up recovery must not send anything of a paused job.
+ * hard-bouncing addresses starts (minimum sample 100); once its first batches are in, Postmark answers 429
+ * until the guard has paused it from the simulator's events. The service is SIGKILLed while the job is paused
+ * and started again: its start-up recovery must not send anything of a paused job.
  * An operator then resumes it (with a minimum sample above what is left, so the rest goes out): every
  * recipient reaches the provider exactly once.
  */
@@ -110,6 +110,8 @@ test("SIGKILL while the guard holds a job paused, and restart: nothing more is s
   // Once the first batches are in, Postmark answers every call 429 (the job backs off and stays running,
   // sending nothing) until the guard has judged their events: the pause never races the end of the list,
   // however slowly the events come in.
+  // The smallest minimum sample an operator may set: events reach a loaded embedded server a few a second.
+  expect((await admin("PATCH", `/v1/customers/${demo.id}/mail/reputation`, { min_sample: 100 })).status).toBe(200);
   expect((await api("POST", `/mail/v1/send-jobs/${jobId}/start`)).status).toBe(200);
   await vi.waitFor(async () => expect((await sim<SimulatorStats>("/__sim/stats")).received).toBeGreaterThanOrEqual(500), {
     timeout: 120_000,
@@ -121,7 +123,7 @@ test("SIGKILL while the guard holds a job paused, and restart: nothing more is s
   const readJob = async () => (await api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${jobId}`)).json.data;
   await vi
     .waitFor(async () => expect(await readJob()).toMatchObject({ status: "paused", pause_reason: "bounce_rate" }), {
-      timeout: 120_000,
+      timeout: 180_000,
       interval: 200,
     })
     .catch(async (error: unknown) => {
