@@ -10,6 +10,11 @@ import { startPostmarkSimulator } from "./mail/provider/simulator/server";
  *   npm run simulators -- [--postmark-port 3001] [--graph-port 3002] [--no-webhooks]
  *                         [--webhook-url http://127.0.0.1:3000/api/postmark/webhook --webhook-user u --webhook-password p]
  *                         [--delivery-delay-ms 50] [--max-stored-messages 1000] [--max-tracked-messages 10000]
+ *                         [--webhook-retry-delays-ms 100,500,2000]
+ *
+ * `--webhook-retry-delays-ms` is the wait before each retry of a refused webhook post (default 100,500,2000: a
+ * test sees a retry at once); Postmark retries for hours, so a receiver that is slow or restarting loses nothing
+ * there, which a longer list imitates.
  *
  * Port 0 picks a free port. The last line printed is `SIMULATORS {"postmark":…,"graph":…}` for programs.
  * Servers (tokens and streams) are registered over `POST /__sim/servers`; the built-in `simulator-server-token`
@@ -31,6 +36,7 @@ const { values } = parseArgs({
     "delivery-delay-ms": { type: "string" },
     "max-stored-messages": { type: "string" },
     "max-tracked-messages": { type: "string" },
+    "webhook-retry-delays-ms": { type: "string" },
   },
 });
 
@@ -38,6 +44,15 @@ function port(name: string, value: string | undefined): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--${name} must be a port number (0 = any free port), got "${value}"`);
   return n;
+}
+
+function delays(value: string | undefined): number[] | undefined {
+  if (value === undefined) return undefined;
+  const list = value.split(",").map((part) => Number(part.trim()));
+  if (list.length === 0 || list.some((n) => !Number.isInteger(n) || n < 0)) {
+    throw new Error(`--webhook-retry-delays-ms must be a comma-separated list of non-negative whole milliseconds, got "${value}"`);
+  }
+  return list;
 }
 
 function optionalNumber(name: string, value: string | undefined): number | undefined {
@@ -55,6 +70,7 @@ async function main(): Promise<void> {
     deliveryDelayMs: optionalNumber("delivery-delay-ms", values["delivery-delay-ms"]),
     maxStoredMessages: optionalNumber("max-stored-messages", values["max-stored-messages"]),
     maxTrackedMessages: optionalNumber("max-tracked-messages", values["max-tracked-messages"]),
+    webhookRetryDelaysMs: delays(values["webhook-retry-delays-ms"]),
   });
   const graph = await startGraphSimulator({ port: port("graph-port", values["graph-port"]) });
   process.stdout.write(

@@ -65,6 +65,7 @@ details.delivery .state.failed { color: var(--bad); font-weight: 600; } details.
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; } dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
 pre.body { background: var(--bg); border: 1px solid var(--line); padding: 6px 8px; white-space: pre-wrap; word-break: break-all; max-height: 24em; overflow: auto; font-size: 13px; }
 .role-note { font-style: italic; }
+code.dns-value { word-break: break-all; } .warning { color: var(--warn); font-weight: 600; }
 @media (max-width: 720px) {
   .top { flex-wrap: wrap; gap: 8px; padding: 8px 12px; }
   .top nav { order: 3; width: 100%; }

@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailProviderConfigs, mailSendJobs } from "../../lib/db/schema";
@@ -93,6 +96,31 @@ describe("senders as Postmark confirms them", () => {
     expect(status(after.items, "return_path")).toBe("green");
   });
 
+  test("DMARC: Postmark's Account API reports none (the official client's Domain and DomainDetails have no such field), so readiness has no DMARC item that could never clear; the recommended record is listed with the domain's", async () => {
+    const models = join(dirname(createRequire(import.meta.url).resolve("postmark")), "client", "models", "domains", "Domain.d.ts");
+    const declared = readFileSync(models, "utf8");
+    expect(declared).toContain("DKIMVerified");
+    expect(declared).toContain("ReturnPathDomainVerified");
+    expect(declared).not.toMatch(/dmarc/i);
+
+    const c = await readyMailCustomer(h, "DMARC");
+    const provider = await h.admin<{ data: { default_newsletter_from: { email: string } } }>("GET", `/v1/customers/${c.id}/mail/provider`);
+    const domain = provider.json.data.default_newsletter_from.email.split("@")[1];
+    await sim(c, "/__sim/account/domains", { name: domain, dkim_verified: true, return_path_verified: true });
+    const patched = await h.admin("PATCH", `/v1/customers/${c.id}/mail/provider`, { account_token: SIMULATOR_ACCOUNT_TOKEN });
+    expect(patched.status, describeResponse(patched)).toBe(200);
+    const r = await readiness(c.id);
+    expect(r.ready).toBe(true);
+    expect(r.items.filter((i) => /dmarc/i.test(i.item))).toEqual([]);
+    const senders = await h.admin<{ data: { domains: { domain: string; dns_records: { purpose: string; host: string; type: string; value: string }[] }[] } }>(
+      "GET",
+      `/v1/customers/${c.id}/mail/senders`,
+    );
+    expect(senders.json.data.domains.find((d) => d.domain === domain)?.dns_records).toEqual([
+      { purpose: "dmarc", host: `_dmarc.${domain}`, type: "TXT", value: expect.stringMatching(/^v=DMARC1; p=none;/) },
+    ]);
+  });
+
   test("another customer's id answers 404; a support operator may check again, not change thresholds", async () => {
     const r = await h.admin("GET", `/v1/customers/${crypto.randomUUID()}/mail/senders`);
     expect(r.status).toBe(404);
@@ -152,6 +180,12 @@ describe("the reputation guard", () => {
       expect(resumed.json.data.status).toBe("running");
       const [row] = await h.db.select().from(mailSendJobs).where(eq(mailSendJobs.id, job.id));
       expect(row?.guardOutcomes).toBe(0);
+      // The new run's first batch goes out: the rest of the list reaches Postmark again.
+      await h.deps.queue.idle();
+      const next = batches.held.shift();
+      if (!next) throw new Error("the resume published no batch");
+      await batches.run(next);
+      expect(c.simulator.stats().received).toBeGreaterThan(sentAtPause);
     } finally {
       batches.release();
     }

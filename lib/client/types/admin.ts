@@ -6259,17 +6259,17 @@ export interface components {
         /** @description The thresholds in force for this customer. */
         ReputationGuardThresholds: {
             /**
-             * @description Hard-bounce rate (fraction of outcomes) above which a job is paused.
+             * @description Hard-bounce rate (fraction of outcomes) strictly above which a job is paused. Default 0.05 (5 %): half the roughly 10 % at which Postmark reviews an account, so one job cannot bring the shared account there alone.
              * @example 0.05
              */
             bounce_rate: number;
             /**
-             * @description Spam-complaint rate (fraction of outcomes) above which a job is paused.
+             * @description Spam-complaint rate (fraction of outcomes) strictly above which a job is paused. Default 0.001 (0.1 %): Postmark's review level and Gmail's "below 0.10 %" for bulk senders.
              * @example 0.001
              */
             complaint_rate: number;
             /**
-             * @description Outcomes (delivered or bounced) a job's sample needs before the guard judges it.
+             * @description Outcomes (delivered or bounced) a job's sample needs before the guard judges it. Default 500 (one batch).
              * @example 500
              */
             min_sample: number;
@@ -7292,17 +7292,17 @@ export interface components {
         };
         UpdateReputationGuard: {
             /**
-             * @description Hard-bounce rate threshold (fraction). Between 0.005 and 0.1.
+             * @description Hard-bounce rate threshold (fraction; default 0.05). Between 0.005 and 0.1.
              * @example 0.03
              */
             bounce_rate?: number;
             /**
-             * @description Spam-complaint rate threshold (fraction). Between 0.0005 and 0.003.
-             * @example 0.001
+             * @description Spam-complaint rate threshold (fraction; default 0.001; Gmail's "never reach 0.30 %" is the ceiling). Between 0.0005 and 0.003.
+             * @example 0.002
              */
             complaint_rate?: number;
             /**
-             * @description Minimum sample of outcomes. Between 100 and 10000.
+             * @description Minimum sample of outcomes (default 500). Between 100 and 10000.
              * @example 500
              */
             min_sample?: number;

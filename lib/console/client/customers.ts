@@ -11,12 +11,13 @@ export type Customer = Schemas["Customer"];
 /** Tabs of one customer; the current one is marked with `aria-current`, not only by style. */
 export function customerTabs(
   customer: Customer,
-  current: "overview" | "keys" | "mail" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads" | "adsets" | "stats",
+  current: "overview" | "keys" | "mail" | "deliverability" | "send-jobs" | "messages" | "suppressions" | "webhooks" | "ads" | "adsets" | "stats",
 ): HTMLElement {
   const tabs: [typeof current, string][] = [
     ["overview", "Settings"],
     ["keys", "API keys"],
     ["mail", "Mail"],
+    ["deliverability", "Deliverability"],
     ["send-jobs", "Send jobs"],
     ["messages", "Messages"],
     ["suppressions", "Suppressions"],

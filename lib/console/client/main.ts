@@ -1,6 +1,7 @@
 import { messagesPage, suppressionsPage, webhooksPage } from "./activity";
 import { messagePage } from "./message";
 import { deliveriesPage } from "./deliveries";
+import { customerDeliverabilityPage } from "./deliverability";
 import { overviewPage } from "./overview";
 import { loadRole, watchRole } from "./roles";
 import { searchBox, searchPage } from "./search";
@@ -35,6 +36,7 @@ const routes: [RegExp, Page, string][] = [
     (main, [id, section, template]) => customerMailPage(main, id as string, section as Parameters<typeof customerMailPage>[2], template),
     "Customer mail",
   ],
+  [/^\/customers\/([0-9a-f-]{36})\/deliverability$/, (main, [id]) => customerDeliverabilityPage(main, id as string), "Deliverability"],
   [/^\/customers\/([0-9a-f-]{36})\/send-jobs$/, (main, [id]) => sendJobsPage(main, id as string), "Send jobs"],
   [
     /^\/customers\/([0-9a-f-]{36})\/send-jobs\/([0-9a-f-]{36})$/,
