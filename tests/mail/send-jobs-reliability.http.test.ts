@@ -44,7 +44,7 @@ describe("Postmark back-pressure", () => {
 });
 
 describe("in doubt without evidence", () => {
-  test("a 5xx on a batch leaves it in doubt (never failed, the job keeps running); Postmark's search never shows whether it has it (no later traffic on the server): asked again, never re-sent; past the limit `unknown` for good, counted on the job, the job completes", async () => {
+  test("a 5xx on a batch leaves it in doubt (never failed, the job keeps running); Postmark's search never shows whether it has it (no later traffic on the server): asked again, never re-sent, a warning with the batch's id once it is in doubt for over a minute; past the limit `unknown` for good, counted on the job, the job completes", async () => {
     const own = await createHarness({ sharedClock: true });
     const batches = holdBatches(own);
     try {
@@ -66,6 +66,11 @@ describe("in doubt without evidence", () => {
         const swept = await sweep();
         expect(swept, own.logLines.filter((l) => l.includes("reconcil")).join("\n")).toMatchObject({ waiting: 1, reconciled: 0 });
       }
+      // In doubt for over a minute: a warning names the job and the batch at every asking.
+      const warned = own.logLines.filter((l) => l.includes("a batch has been in doubt for over a minute") && l.includes(job.id));
+      expect(warned.length).toBeGreaterThanOrEqual(3);
+      expect(warned[0]).toMatch(/"batch_id":"[0-9a-f-]{36}"/);
+      expect(warned[0]).toContain('"in_doubt":30');
       const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
       expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 0));
       own.clock.set(new Date(calledAt + 25 * 3_600_000));

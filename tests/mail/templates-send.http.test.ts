@@ -228,42 +228,46 @@ describe("POST /v1/templates/{id}/send", () => {
     expect(q.simulator.stats().received).toBe(received);
   });
 
-  test("Postmark's rate limit (429): 503 service_unavailable with Retry-After in the envelope, nothing kept and no message id; the key is released and the retry after it sends once", async () => {
-    const f = await readyMailCustomer(h, "Throttled send");
-    const id = await templateIdOf(f.id);
-    const send = <T = unknown>() =>
-      h.call<T>("POST", `/mail/v1/templates/${id}/send`, {
-        key: f.mailFull,
-        body: { to: "t@example.com", params },
-        headers: { "idempotency-key": "throttled-1" },
-      });
-    const throttledBefore = f.simulator.stats().throttled;
-    f.simulator.setThrottle({ rate: 1, durationMs: 600_000, retryAfterSeconds: 7 });
-    try {
-      for (const attempt of [1, 2]) {
-        const refused = await send<ErrorEnvelope<ErrorDetail[]>>();
-        expect(refused.status, `attempt ${attempt}: ${describeResponse(refused)}`).toBe(503);
-        expect(refused.json).toMatchObject({ error: { code: "service_unavailable", details: [] }, request_id: expect.any(String) });
-        expect(refused.json.error.message_id, describeResponse(refused)).toBeUndefined();
-        expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-        expect(refused.headers.get("idempotent-replayed")).toBeNull();
+  test.each([429, 503] as const)(
+    "Postmark turning the send away (%i with Retry-After): 503 service_unavailable with Postmark's Retry-After, nothing kept and no message id; the key is released and the retry after it sends once",
+    async (status) => {
+      const f = await readyMailCustomer(h, `Throttled send ${status}`);
+      const id = await templateIdOf(f.id);
+      const send = <T = unknown>() =>
+        h.call<T>("POST", `/mail/v1/templates/${id}/send`, {
+          key: f.mailFull,
+          body: { to: "t@example.com", params },
+          headers: { "idempotency-key": "throttled-1" },
+        });
+      const throttledBefore = f.simulator.stats().throttled;
+      f.simulator.setThrottle({ rate: 1, durationMs: 600_000, retryAfterSeconds: 7, status });
+      try {
+        for (const attempt of [1, 2]) {
+          const refused = await send<ErrorEnvelope<ErrorDetail[]>>();
+          expect(refused.status, `attempt ${attempt}: ${describeResponse(refused)}`).toBe(503);
+          expect(refused.json).toMatchObject({ error: { code: "service_unavailable", details: [] }, request_id: expect.any(String) });
+          expect(refused.json.error.message_id, describeResponse(refused)).toBeUndefined();
+          // Postmark's own Retry-After, passed on.
+          expect(refused.headers.get("retry-after")).toBe("7");
+          expect(refused.headers.get("idempotent-replayed")).toBeNull();
+        }
+        expect(f.simulator.stats().throttled - throttledBefore).toBe(2);
+        expect(await h.db.select().from(mailMessages).where(eq(mailMessages.customerId, f.id))).toEqual([]);
+      } finally {
+        f.simulator.setThrottle({ rate: 0, durationMs: 0 });
       }
-      expect(f.simulator.stats().throttled - throttledBefore).toBe(2);
-      expect(await h.db.select().from(mailMessages).where(eq(mailMessages.customerId, f.id))).toEqual([]);
-    } finally {
-      f.simulator.setThrottle({ rate: 0, durationMs: 0 });
-    }
-    const sent = await send<Mail["sendTemplate"]>();
-    expect(sent.status, describeResponse(sent)).toBe(200);
-    const messageId = sent.json.data.message_id as string;
-    expect(sent.json.data.status).toBe("accepted");
-    expect(f.simulator.metadataMessageIdCount(messageId)).toBe(1);
-    const again = await send<Mail["sendTemplate"]>();
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(again.json.data.message_id).toBe(messageId);
-    const rows = await h.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(eq(mailMessages.customerId, f.id));
-    expect(rows).toEqual([{ id: messageId, status: "accepted" }]);
-  });
+      const sent = await send<Mail["sendTemplate"]>();
+      expect(sent.status, describeResponse(sent)).toBe(200);
+      const messageId = sent.json.data.message_id as string;
+      expect(sent.json.data.status).toBe("accepted");
+      expect(f.simulator.metadataMessageIdCount(messageId)).toBe(1);
+      const again = await send<Mail["sendTemplate"]>();
+      expect(again.headers.get("idempotent-replayed")).toBe("true");
+      expect(again.json.data.message_id).toBe(messageId);
+      const rows = await h.db.select({ id: mailMessages.id, status: mailMessages.status }).from(mailMessages).where(eq(mailMessages.customerId, f.id));
+      expect(rows).toEqual([{ id: messageId, status: "accepted" }]);
+    },
+  );
 
   test.each([
     ["a dropped connection before Postmark read it", "drop", false, "failed"],
@@ -305,6 +309,8 @@ describe("POST /v1/templates/{id}/send", () => {
       if (settledAs === "failed") {
         expect(await reconcileMessage({ ...mail, clock: new ManualClock(new Date(laterMs)) }, ref)).toBe("waiting");
         expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
+        // In doubt for over a minute: a warning names the message.
+        expect(h.logLines.some((l) => l.includes("transactional mail: in doubt for over a minute") && l.includes(messageId))).toBe(true);
         // Another mail of the same server, received (by the simulator's clock, the system's) after that
         // moment, and searched for then: the evidence.
         vi.useFakeTimers({ toFake: ["Date"] });

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Models, ServerClient } from "postmark";
 import { postJsonOffThread } from "./batch-transport";
 // Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
@@ -90,6 +91,18 @@ export type PostmarkProvider = {
   newestReceivedAt(serverToken: string): Promise<NewestOutcome>;
 };
 
+/**
+ * The `Retry-After` header of the answer to the call running in this async context: the `postmark` client
+ * keeps response headers to itself, so its `fetch` (a client option) notes the header here for `send`.
+ */
+const answerHeaders = new AsyncLocalStorage<{ retryAfter: string | null }>();
+const notingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(input, init);
+  const slot = answerHeaders.getStore();
+  if (slot) slot.retryAfter = response.headers.get("retry-after");
+  return response;
+};
+
 /** The Messages API pages by `count` (≤ 500) and `offset`, and `count + offset` may not pass 10,000. */
 const SEARCH_PAGE = 500;
 const SEARCH_WINDOW = 10_000;
@@ -112,7 +125,7 @@ export async function loadPostmark(): Promise<PostmarkModule> {
 export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds?: number }): PostmarkProvider {
   const url = new URL(options.apiUrl);
   const timeoutSeconds = options.timeoutSeconds ?? 20;
-  const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds };
+  const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds, fetch: notingFetch };
   const batchUrl = new URL("/email/batch", url);
   const bulkUrl = new URL("/email/bulk", url);
   const clients = new Map<string, ServerClient>();
@@ -127,11 +140,13 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
 
   return {
     async send(serverToken, email) {
+      const answered = { retryAfter: null as string | null };
       try {
-        const response = await (await client(serverToken)).sendEmail(email);
+        const sender = await client(serverToken);
+        const response = await answerHeaders.run(answered, () => sender.sendEmail(email));
         return itemOutcome(response.ErrorCode, response.Message, response.MessageID, response.SubmittedAt);
       } catch (error) {
-        return errorOutcome(error);
+        return errorOutcome(error, parseRetryAfter(answered.retryAfter));
       }
     },
     async searchByMetadata(serverToken, key, value) {
@@ -267,18 +282,26 @@ function itemOutcome(code: number, rawMessage: string, messageId: string | undef
   return { kind: "failed", code, status: 422, message };
 }
 
-function errorOutcome(error: unknown): SendOutcome {
+/**
+ * An error of the `postmark` client as an outcome; `retryAfterSeconds`: the answer's `Retry-After`, when
+ * the caller could note it (`send`).
+ */
+function errorOutcome(error: unknown, retryAfterSeconds: number | null = null): SendOutcome {
   const message = withoutAddresses(error instanceof Error ? error.message : "No answer from Postmark.");
   // Not loaded yet: no client was called, so this is no answer of Postmark's (the off-thread transport's error).
   if (!postmarkModule) return { kind: "unknown", message };
   const { Errors } = postmarkModule;
   if (error instanceof Errors.InactiveRecipientsError) return { kind: "suppressed", message };
+  // A 503 with Retry-After is Postmark turning requests away (maintenance): nothing was taken in, as with a 429.
+  if (error instanceof Errors.ServiceUnavailablerError && retryAfterSeconds !== null) {
+    return { kind: "throttled", retryAfterSeconds, message: "Postmark answered 503." };
+  }
   if (error instanceof Errors.InvalidEmailRequestError) return { kind: "invalid", message };
   if (error instanceof Errors.InternalServerError || error instanceof Errors.ServiceUnavailablerError || error instanceof Errors.UnknownError) {
     return { kind: "unknown", message: `Postmark answered ${error.statusCode}.` };
   }
-  // 429: Postmark turned the request away as a whole, nothing was taken in (the client does not surface Retry-After).
-  if (error instanceof Errors.RateLimitExceededError) return { kind: "throttled", retryAfterSeconds: null, message: "Postmark answered 429 (rate limit)." };
+  // 429: Postmark turned the request away as a whole, nothing was taken in.
+  if (error instanceof Errors.RateLimitExceededError) return { kind: "throttled", retryAfterSeconds, message: "Postmark answered 429 (rate limit)." };
   if (error instanceof Errors.HttpError) return { kind: "failed", code: error.code, status: error.statusCode, message };
   // No HTTP answer at all (time-out, dropped connection): the request may have been processed.
   return { kind: "unknown", message };

@@ -141,6 +141,9 @@ async function askProvider(
   return { found: byMessage, current };
 }
 
+/** A call in doubt for longer than this is logged as a warning at every asking, with its id. */
+const LONG_IN_DOUBT_MS = 60_000;
+
 /** `unknown` → `accepted` with what Postmark says of each message, and their `accepted` events. */
 async function acceptFound(
   tx: Database,
@@ -332,6 +335,14 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   if (settled.resent > 0 && settled.status === "running") await resumeUnderNewRun(deps, ref.job_id);
   else await completeJob(deps, ref.job_id);
   if (settled.waiting > 0) {
+    if (now.getTime() - doubtSince.getTime() >= LONG_IN_DOUBT_MS) {
+      deps.logger.warn("send job: a batch has been in doubt for over a minute", {
+        send_job_id: ref.job_id,
+        batch_id: ref.batch_id,
+        in_doubt: settled.waiting,
+        in_doubt_seconds: Math.round((now.getTime() - doubtSince.getTime()) / 1000),
+      });
+    }
     await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id, doubtSince);
     return "waiting";
   }
@@ -376,6 +387,12 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     await db.transaction((tx) => giveUp(tx, [ref.message_id]));
     deps.logger.warn("transactional mail ends `unknown` for good (Postmark's search never showed whether it has it)", { message_id: ref.message_id });
     return "settled";
+  }
+  if (now.getTime() - doubtSince.getTime() >= LONG_IN_DOUBT_MS) {
+    deps.logger.warn("transactional mail: in doubt for over a minute", {
+      message_id: ref.message_id,
+      in_doubt_seconds: Math.round((now.getTime() - doubtSince.getTime()) / 1000),
+    });
   }
   await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, doubtSince);
   return "waiting";

@@ -24,8 +24,9 @@ export type SendResult = z.infer<typeof SendResultSchema>;
  * creating a message (template, contract, readiness, quota) comes first; then a message row exists for
  * every outcome, and the provider is called at most once per message: the row is marked `sending`
  * before the call, so a crash or a lost answer leaves `unknown`, never a second send.
- * Back-pressure from Postmark (429: the request turned away as a whole, nothing taken in) is the one
- * outcome that leaves nothing behind: the row is removed, the answer is 503 with `Retry-After` and no
+ * Back-pressure from Postmark (429, or 503 with `Retry-After`: the request turned away as a whole, nothing
+ * taken in) is the one outcome that leaves nothing behind: the row is removed, the answer is 503 with
+ * Postmark's `Retry-After` (5 s when it gave none) and no
  * `message_id`, so the Idempotency-Key is released and the customer's retry sends the mail once. The send
  * stays synchronous (the spec's statuses have no `queued`); a 5xx or no answer is in doubt and answered 500
  * with the `message_id` instead (./reconcile.ts settles it, never sending it again without evidence).
@@ -205,7 +206,12 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
   await contentStored;
   if (outcome.kind === "throttled") {
     await deps.db.delete(mailMessages).where(and(eq(mailMessages.id, message.id), eq(mailMessages.status, "sending")));
-    deps.logger.warn("postmark throttled a transactional send; answered 503, nothing kept", { customer_id: customerId, template_id: templateId });
+    deps.logger.warn("postmark turned a transactional send away; answered 503, nothing kept", {
+      customer_id: customerId,
+      template_id: templateId,
+      reason: outcome.message,
+      retry_after_seconds: outcome.retryAfterSeconds,
+    });
     throw providerThrottledError(outcome.retryAfterSeconds);
   }
   await settleRoom(
@@ -218,14 +224,14 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
   return resultOf(deps, message.id, outcome);
 }
 
-/** Seconds a caller waits after Postmark turned a send away without saying how long (its client hides `Retry-After`). */
+/** Seconds a caller waits after Postmark turned a send away without saying how long (no `Retry-After`). */
 const THROTTLED_RETRY_AFTER_SECONDS = 5;
 
 function providerThrottledError(retryAfterSeconds: number | null): ApiError {
   const seconds = Math.max(1, retryAfterSeconds ?? THROTTLED_RETRY_AFTER_SECONDS);
   return new ApiError(
     "service_unavailable",
-    `Postmark is turning sends away for the moment (rate limit); this mail was not sent and nothing was kept. Send it again after ${seconds} s (the same Idempotency-Key may be used).`,
+    `Postmark is turning sends away for the moment (rate limit or maintenance); this mail was not sent and nothing was kept. Send it again after ${seconds} s (the same Idempotency-Key may be used).`,
     { headers: { "Retry-After": String(seconds) } },
   );
 }

@@ -145,6 +145,9 @@ export type SimulatorStats = {
   faults_held: number;
   /** Send requests held so far (never decreases): tests wait for it to grow before they kill a caller. */
   faults_held_total: number;
+  /** Send requests a freeze holds right now (`setFreeze`), and how many it has held so far. */
+  frozen_held: number;
+  frozen_held_total: number;
   /** Send requests turned away with 429 by `setThrottle` so far. */
   throttled: number;
   /** Of `received`, the messages that came through `POST /email/bulk` (the Bulk API path). */
@@ -194,7 +197,7 @@ export class PostmarkSimulator {
   #bulkApiEnabled = true;
   #receivedViaBulk = 0;
   #requestBytes = 0;
-  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; seen: number } | null = null;
+  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; status: 429 | 503; seen: number } | null = null;
 
   /** `createApp` is the simulator's HTTP surface (`./app.ts`), built on this instance. */
   constructor(options: PostmarkSimulatorOptions, createApp: (simulator: PostmarkSimulator) => Hono<SimulatorEnv>) {
@@ -524,6 +527,7 @@ export class PostmarkSimulator {
   setFaults(settings: FaultSettings): void {
     if (settings.mode === "none") {
       this.#fault = null;
+      this.#endFreeze();
       return;
     }
     this.#fault = {
@@ -549,13 +553,20 @@ export class PostmarkSimulator {
 
   /**
    * Postmark's rate limit: for `durationMs` from now, a `rate` share (0–1) of the send requests is turned
-   * away with 429 (evenly spread: rate 0.5 refuses every second request), with `Retry-After` when given.
+   * away with 429 (evenly spread: rate 0.5 refuses every second request), with `Retry-After` when given; `status`
+   * 503: turned away as Postmark does in maintenance (a 503 with `Retry-After`, nothing taken in).
    */
-  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null }): void {
+  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null; status?: 429 | 503 }): void {
     const rate = Math.min(1, Math.max(0, settings.rate));
     this.#throttle =
       rate > 0 && settings.durationMs > 0
-        ? { rate, untilMs: this.#clock.now().getTime() + settings.durationMs, retryAfterSeconds: settings.retryAfterSeconds ?? null, seen: 0 }
+        ? {
+            rate,
+            untilMs: this.#clock.now().getTime() + settings.durationMs,
+            retryAfterSeconds: settings.retryAfterSeconds ?? null,
+            status: settings.status ?? 429,
+            seen: 0,
+          }
         : null;
   }
 
@@ -567,7 +578,7 @@ export class PostmarkSimulator {
     this.#requestBytes += bytes;
   }
 
-  takeThrottle(): { retryAfterSeconds: number | null } | null {
+  takeThrottle(): { retryAfterSeconds: number | null; status: 429 | 503 } | null {
     const throttle = this.#throttle;
     if (!throttle) return null;
     if (this.#clock.now().getTime() >= throttle.untilMs) {
@@ -577,11 +588,75 @@ export class PostmarkSimulator {
     throttle.seen += 1;
     if (Math.floor(throttle.seen * throttle.rate) === Math.floor((throttle.seen - 1) * throttle.rate)) return null;
     this.#throttled += 1;
-    return { retryAfterSeconds: throttle.retryAfterSeconds };
+    return { retryAfterSeconds: throttle.retryAfterSeconds, status: throttle.status };
   }
 
   #held = 0;
   #heldTotal = 0;
+  #freeze: { untilMs: number; drainMs: number } | null = null;
+  #freezeTimers = new Set<NodeJS.Timeout>();
+  #backlog: (() => void)[] = [];
+  #frozenHeld = 0;
+  #frozenHeldTotal = 0;
+
+  /**
+   * A provider that stalls and then works through its backlog: for `durationMs` from now every send
+   * request is held once its body has arrived, whether or not its caller stays connected (a caller that
+   * gave up or died meanwhile does not take the call back: Postmark has it). When the freeze ends, the
+   * held requests are handled in the order they came, one every `drainMs` (0: all at once), while new
+   * requests are handled at once: the backlog is worked through beside the new traffic, so mail sent
+   * after the freeze can be taken in before mail held by it.
+   */
+  setFreeze(settings: { durationMs: number; drainMs?: number }): void {
+    const drainMs = Math.max(0, settings.drainMs ?? 0);
+    this.#freeze = settings.durationMs > 0 ? { untilMs: Date.now() + settings.durationMs, drainMs } : null;
+    const timer = setTimeout(
+      () => {
+        this.#freezeTimers.delete(timer);
+        this.#thaw(drainMs);
+      },
+      Math.max(0, settings.durationMs),
+    );
+    this.#freezeTimers.add(timer);
+  }
+
+  /** Ends a freeze at once, its backlog handled now (reset, close). */
+  #endFreeze(): void {
+    for (const timer of this.#freezeTimers) clearTimeout(timer);
+    this.#freezeTimers.clear();
+    this.#thaw(0);
+  }
+
+  #thaw(drainMs: number): void {
+    this.#freeze = null;
+    const backlog = this.#backlog.splice(0);
+    if (drainMs === 0) {
+      for (const release of backlog) release();
+      return;
+    }
+    backlog.forEach((release, i) => {
+      const timer = setTimeout(
+        () => {
+          this.#freezeTimers.delete(timer);
+          release();
+        },
+        drainMs * (i + 1),
+      );
+      this.#freezeTimers.add(timer);
+    });
+  }
+
+  /** Resolves when a send request may be handled: at once, or when a freeze's backlog reaches it (`setFreeze`). */
+  async untilThawed(): Promise<void> {
+    if (!this.#freeze || Date.now() >= this.#freeze.untilMs) return;
+    this.#frozenHeld++;
+    this.#frozenHeldTotal++;
+    try {
+      await new Promise<void>((resolve) => this.#backlog.push(resolve));
+    } finally {
+      this.#frozenHeld--;
+    }
+  }
 
   /** Holds a send request for `ms` (a slow or stalling fault), counted in `stats().faults_held` meanwhile. */
   async hold(ms: number): Promise<void> {
@@ -669,6 +744,8 @@ export class PostmarkSimulator {
       webhooks: { pending: this.#dispatcher.pending, ...this.#dispatcher.counts },
       faults_held: this.#held,
       faults_held_total: this.#heldTotal,
+      frozen_held: this.#frozenHeld,
+      frozen_held_total: this.#frozenHeldTotal,
       throttled: this.#throttled,
       received_via_bulk: this.#receivedViaBulk,
       request_bytes: this.#requestBytes,
@@ -713,6 +790,7 @@ export class PostmarkSimulator {
 
   /** Stops timers and webhook posting; the HTTP server (if any) is closed by its owner. */
   close(): void {
+    this.#endFreeze();
     this.#cancelPending();
     this.#dispatcher.close();
   }
