@@ -1,6 +1,6 @@
 import { createMailApp } from "../mail/app";
 import { createAssetStorage } from "../blob-storage";
-import { createMailDeps } from "../mail/deps";
+import { createMailDeps } from "../mail";
 import { functionHandler } from "../vercel";
 
 /**
