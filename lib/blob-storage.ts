@@ -3,8 +3,8 @@ import { createLocalBlobStore, createVercelBlobStore } from "./adapters/blob";
 import type { Config } from "./core/config";
 import { FILES_PATH } from "./core/public-files";
 import type { SecretBox } from "./core/secrets";
-import type { AssetStorage } from "./mail";
-import { localUploadUrlSigner } from "./mail";
+import type { AssetStorage } from "./mail/deps";
+import { localUploadUrlSigner } from "./mail/assets/upload-signature";
 
 /** Where the embedded mode receives signed uploads (`PUT /mail/v1/uploads/<assetId>?token=…`). */
 const UPLOADS_PATH = "/mail/v1/uploads";

@@ -1,5 +1,5 @@
 import { createAdsApp } from "../ads/app";
-import { createAdsDeps } from "../ads";
+import { createAdsDeps } from "../ads/deps";
 import { createAssetStorage } from "../blob-storage";
 import { functionHandler } from "../vercel";
 

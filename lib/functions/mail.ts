@@ -1,6 +1,6 @@
 import { createMailApp } from "../mail/app";
 import { createAssetStorage } from "../blob-storage";
-import { createMailDeps } from "../mail";
+import { createMailDeps } from "../mail/deps";
 import { functionHandler } from "../vercel";
 
 /**

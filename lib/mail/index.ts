@@ -4,10 +4,9 @@
  * are the runtime's other entries); layers.json makes a deeper import fail `npm run lint`.
  */
 export { cleanUpAssets } from "./assets/cleanup";
-export { localUploadUrlSigner } from "./assets/upload-signature";
 export { defaultFrame } from "./blocks/library";
 export { BlockFields, BlockParamFields, TagFields } from "./blocks/schema";
-export { createMailDeps, type AssetStorage, type MailDeps } from "./deps";
+export { createMailDeps, type MailDeps } from "./deps";
 export { pruneMessageHistory } from "./events/prune";
 export { POSTMARK_WEBHOOK_MAX_BODY_BYTES, POSTMARK_WEBHOOK_PATH, createPostmarkWebhookRoutes } from "./events/receiver";
 export { ROTATION_GRACE_SECONDS } from "./events/receiver-credentials";
