@@ -135,7 +135,7 @@ async function bootWith<App>(env: Record<string, string | undefined>, build: (de
   if (!config.DATABASE_URL) {
     // Ad account identifiers written before they were sealed, in an old local data directory (a no-op on a
     // current one). With a server this is part of the release step (lib/commands/release.ts), off the request path.
-    const { sealPlainAccountFields } = await import("./ads");
+    const { sealPlainAccountFields } = await import("./ads/onboarding/service");
     const resealed = await sealPlainAccountFields(deps);
     if (resealed > 0) logger.info("sealed plain-text ad account fields", { accounts: resealed });
   }
