@@ -1,18 +1,18 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { systemClock } from "./core/clock";
+import { systemClock } from "./base/clock";
 import { ConfigError, loadConfig, type Config } from "./core/config";
 import { createCoreDeps } from "./core/deps";
-import { createLogger } from "./core/logger";
+import { createLogger } from "./base/logger";
 import { generateEncryptionKey, randomToken } from "./core/secrets";
 import { databaseUnavailableError, isDatabaseUnavailable } from "./core/database-unavailable";
 import { ApiError, errorBody, statusOf, type Surface } from "./core/errors";
-import type { Logger } from "./core/logger";
+import type { Logger } from "./base/logger";
 import { lockDataDir } from "./data-dir";
 import { migrationsFolder, openDatabase, type Database, type DatabaseHandle } from "./db/client";
 import { schemaStatus, type SchemaStatus } from "./db/schema-version";
 import type { TracingHandle } from "./core/tracing-sdk";
-import { tracingRequested } from "./core/tracing";
+import { tracingRequested } from "./base/tracing";
 import { startProviders } from "./providers";
 import type { createRootApp, RuntimeDeps } from "./runtime";
 
@@ -134,7 +134,7 @@ async function bootWith<App>(env: Record<string, string | undefined>, build: (de
   };
   if (!config.DATABASE_URL) {
     // Ad account identifiers written before they were sealed, in an old local data directory (a no-op on a
-    // current one). With a server this is part of the release step (lib/release.ts), off the request path.
+    // current one). With a server this is part of the release step (lib/commands/release.ts), off the request path.
     const { sealPlainAccountFields } = await import("./ads/onboarding/service");
     const resealed = await sealPlainAccountFields(deps);
     if (resealed > 0) logger.info("sealed plain-text ad account fields", { accounts: resealed });

@@ -1,13 +1,13 @@
-import type { AdsDeps } from "./ads/deps";
-import { registerAdsWorkers } from "./ads/workers";
-import { createPlatformWebhookRoutes, PLATFORM_WEBHOOK_MAX_BODY_BYTES, PLATFORM_WEBHOOK_PATH } from "./ads/webhooks/platform-receiver";
+import type { AdsDeps } from "./ads";
+import { registerAdsWorkers } from "./ads";
+import { createPlatformWebhookRoutes, PLATFORM_WEBHOOK_MAX_BODY_BYTES, PLATFORM_WEBHOOK_PATH } from "./ads";
 import { createInternalApp } from "./core/internal-app";
 import { createQueueRoutes, QUEUE_MAX_BODY_BYTES, QUEUE_PATH } from "./core/queue-routes";
 import type { CronDeps } from "./cron";
 import { createCronRoutes } from "./cron/routes";
-import type { MailDeps } from "./mail/deps";
-import { createPostmarkWebhookRoutes, POSTMARK_WEBHOOK_MAX_BODY_BYTES, POSTMARK_WEBHOOK_PATH } from "./mail/events/receiver";
-import { registerMailWorkers } from "./mail/workers";
+import type { MailDeps } from "./mail";
+import { createPostmarkWebhookRoutes, POSTMARK_WEBHOOK_MAX_BODY_BYTES, POSTMARK_WEBHOOK_PATH } from "./mail";
+import { registerMailWorkers } from "./mail";
 import type { RuntimeDeps } from "./providers";
 
 /**

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Config } from "./core/config";
 import type { CoreDeps } from "./core/context";
-import type { Clock } from "./core/clock";
+import type { Clock } from "./base/clock";
 import type { RunningGraphSimulator } from "./ads/platform/simulator/server";
 import type { RunningPostmarkSimulator, StartPostmarkSimulatorOptions } from "./mail/provider/simulator/server";
 
@@ -32,7 +32,7 @@ const POSTMARK_PRODUCTION_URL = "https://api.postmarkapp.com";
 const GRAPH_PRODUCTION_URL = "https://graph.facebook.com/v25.0";
 
 /**
- * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/build.ts)
+ * The simulators are imported only when embedded: the Vercel functions' bundle (`FUNCTION_BUNDLE`, lib/commands/build.ts)
  * has this branch removed, so no simulator (nor its sample data) ships in a function.
  * `stateDir`: where the embedded simulators keep their state across restarts (`npm start`: DATA_DIR);
  * unset, they live in memory only (tests). `postmarkSimulator`: the embedded Postmark simulator's bounds (a test

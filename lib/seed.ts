@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { issueApiKey } from "./core/api-keys";
-import type { AdsDeps } from "./ads/deps";
+import type { AdsDeps } from "./ads";
 import type { CoreDeps } from "./core/context";
 import { customers } from "./db/schema";
 import { createCustomer } from "./admin/customers";

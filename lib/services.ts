@@ -1,7 +1,7 @@
-import { createAdsDeps, type AdsDeps } from "./ads/deps";
+import { createAdsDeps, type AdsDeps } from "./ads";
 import type { AdminDeps } from "./admin/deps";
 import { createAssetStorage } from "./blob-storage";
-import { createMailDeps, type MailDeps } from "./mail/deps";
+import { createMailDeps, type MailDeps } from "./mail";
 import type { RuntimeDeps } from "./providers";
 
 /*

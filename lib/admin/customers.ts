@@ -3,7 +3,7 @@ import type { Database } from "../db/client";
 import { adsSettings, customers, mailSettings } from "../db/schema";
 import type { z } from "@hono/zod-openapi";
 import { BadRequestError, NotFoundError } from "../core/errors";
-import { selectedStageSql, setSelectedStage } from "../ads/plan/service";
+import { selectedStageSql, setSelectedStage } from "../ads";
 import { decodeKeyCursor, toKeyPage } from "../core/pagination";
 import type { AdsSettings, Customer, MailSettings } from "./customers/schema";
 

@@ -1,6 +1,6 @@
-import type { AdsDeps } from "../ads/deps";
+import type { AdsDeps } from "../ads";
 import type { CoreDeps } from "../core/context";
-import type { MailDeps } from "../mail/deps";
+import type { MailDeps } from "../mail";
 
 /**
  * What the operator API needs: the core, its token, the mail and ads services' deps (built once by the runtime) and

@@ -1,13 +1,13 @@
 import type { Database } from "../db/client";
-import { defaultFrame } from "../mail/blocks/library";
-import { frameFor, renderForCustomer } from "../mail/render/customer";
-import type { CompileResult } from "../mail/render";
-import { personaliseSubject } from "../mail/render/subject";
-import { getTemplateRow, toTemplateView } from "../mail/templates/service";
-import { renderTile, type Tile } from "../mail/render/tile";
-import { defaultDesignTokens } from "../mail/render/tokens";
+import { defaultFrame } from "../mail";
+import { frameFor, renderForCustomer } from "../mail";
+import type { CompileResult } from "../mail";
+import { personaliseSubject } from "../mail";
+import { getTemplateRow, toTemplateView } from "../mail";
+import { renderTile, type RenderedTile } from "../mail";
+import { defaultDesignTokens } from "../mail";
 import type { BlockParam } from "../db/json-columns";
-import { getDesignRules } from "../mail/setup/design";
+import { getDesignRules } from "../mail";
 
 /**
  * An unsaved block as a tile, for the console's live preview while an operator types: the tile pipeline
@@ -18,7 +18,7 @@ export async function previewDraftBlock(
   db: Database,
   customer: { id: string; name: string } | null,
   draft: { mjml: string; params: readonly BlockParam[] },
-): Promise<Tile> {
+): Promise<RenderedTile> {
   const [tokens, frame] = customer
     ? await Promise.all([getDesignRules(db, customer.id).then((design) => design.tokens), frameFor(db, customer.id, customer.name)])
     : [defaultDesignTokens, defaultFrame];

@@ -1,4 +1,4 @@
-import type { Clock } from "../core/clock";
+import type { Clock } from "../base/clock";
 import type { Config } from "../core/config";
 import type { OperatorActor } from "../core/principal";
 import { ForbiddenError } from "../core/errors";

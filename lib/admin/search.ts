@@ -1,8 +1,7 @@
 import { and, desc, eq, gte, ilike, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsAdSets, adsAds, customers, mailMessages, mailSendJobs, type messageStatuses } from "../db/schema";
-import { parseRecipient, recipientHash } from "../mail/sending/address";
-import { defaultJobName } from "../mail/send-jobs/model";
+import { defaultJobName, parseRecipient, recipientHash } from "../mail";
 
 /**
  * The operator's one search box (`GET /admin/v1/search`). What `q` is decides where it looks:

@@ -12,6 +12,8 @@ import { seedDemoInsights } from "./insights/demo";
 import { assignAdTemplate, createAdTemplate, listAdTemplates, setPreviewValues } from "./templates/service";
 import { sampleBackgroundVideo } from "./templates/video";
 import { sha256Hex } from "../core/secrets";
+import type { CoreDeps } from "../core/context";
+import { PLATFORM_WEBHOOK_PATH, platformVerifyToken } from "./webhooks/platform-receiver";
 
 /**
  * The Demo customer's ad account on the embedded Graph simulator. These values exist only in the
@@ -178,4 +180,17 @@ async function seedDemoTemplates(deps: AdsDeps, customerId: string): Promise<voi
       });
     }
   }
+}
+
+/**
+ * Embedded mode: subscribes the Graph simulator to this deployment's receiver, with the verification
+ * handshake the platform makes when the webhook is configured in the app dashboard.
+ */
+export async function pointGraphSimulatorAtReceiver(
+  deps: Pick<CoreDeps, "config" | "secrets"> & { providers: { graphSimulator: RunningGraphSimulator | null } },
+  origin: string,
+): Promise<void> {
+  const controls = deps.providers.graphSimulator?.simulator.controls;
+  if (!controls) return;
+  await controls.subscribeWebhooks({ url: `${origin.replace(/\/$/, "")}${PLATFORM_WEBHOOK_PATH}`, verifyToken: platformVerifyToken(deps) });
 }

@@ -1,5 +1,5 @@
 import { ApiError, ConflictError, ValidationError } from "../core/errors";
-import type { Logger } from "../core/logger";
+import type { Logger } from "../base/logger";
 import { PlatformError, describePlatformError } from "./platform";
 
 /** Graph's code for an access token it no longer accepts (expired, revoked, password changed: G2). */

@@ -14,7 +14,7 @@ let script: Promise<string> | null = null;
  * The console's browser script, bundled once per process. From the TypeScript source with esbuild when the
  * source is here (`npm start` under tsx, tests: no build step), else the bundle `npm run build` made (the
  * Vercel functions ship that file, not the sources or esbuild). In the functions' bundle `FUNCTION_BUNDLE` is
- * the constant "1" (lib/build.ts), so the esbuild branch is dropped from it and file tracing never ships esbuild.
+ * the constant "1" (lib/commands/build.ts), so the esbuild branch is dropped from it and file tracing never ships esbuild.
  */
 export function consoleScript(): Promise<string> {
   script ??= load().catch((error: unknown) => {

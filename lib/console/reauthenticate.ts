@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { verifyOperatorPassword } from "../admin/operators/accounts";
 import { secondFactorStatus, useRecoveryCode, verifyTotp } from "../admin/operators/second-factor";
-import type { Clock } from "../core/clock";
+import type { Clock } from "../base/clock";
 import { type SecretBox, safeEqual } from "../core/secrets";
 import type { Database } from "../db/client";
 import { operators } from "../db/schema";

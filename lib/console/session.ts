@@ -3,7 +3,7 @@ import { and, eq, gt, isNull, lt, lte, or } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { consoleSessions, operators } from "../db/schema";
 import { safeEqual } from "../core/secrets";
-import type { Clock } from "../core/clock";
+import type { Clock } from "../base/clock";
 
 /**
  * Operator console sessions. The cookie is `<session id>.<expiry ms>.<HMAC-SHA256>`, keyed by a key derived

@@ -11,7 +11,7 @@ import { clientAddress } from "./client-address";
 import { databaseUnavailableError, isDatabaseUnavailable } from "./database-unavailable";
 import type { AppEnv, CoreDeps } from "./context";
 import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, statusOf, type FieldProblem, type ServiceName, type Surface } from "./errors";
-import type { Logger } from "./logger";
+import type { Logger } from "../base/logger";
 import { inputHygiene } from "./input-hygiene";
 import { traceRequest } from "./request-span";
 import { requireTextualRequest } from "./strict-text";

@@ -1,5 +1,5 @@
 import type { RateLimiter } from "../adapters/ratelimit";
-import type { Clock } from "./clock";
+import type { Clock } from "../base/clock";
 import { ApiError } from "./errors";
 
 /**

@@ -5,10 +5,10 @@ import type { Database } from "../db/client";
 import { PrincipalCache } from "./api-keys";
 import { createAuthThrottle } from "./auth-throttle";
 import { createRefusalAudit } from "./refusal-audit";
-import type { Clock } from "./clock";
+import type { Clock } from "../base/clock";
 import type { Config } from "./config";
 import type { CoreDeps } from "./context";
-import type { Logger } from "./logger";
+import type { Logger } from "../base/logger";
 import { SecretBox } from "./secrets";
 
 /** How long an authenticated key is trusted without a database lookup (see `PrincipalCache`). */

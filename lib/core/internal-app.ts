@@ -3,7 +3,7 @@ import { handleError, identifyRequest, respondError } from "./app";
 import { limitRequestBody } from "./body-limit";
 import type { AppEnv } from "./context";
 import { noEndpointError } from "./errors";
-import type { Logger } from "./logger";
+import type { Logger } from "../base/logger";
 
 /** The body limit of every internal path no entry of `bodyLimits` names (crons take none; unknown paths). */
 export const INTERNAL_DEFAULT_MAX_BODY_BYTES = 64 * 1024;

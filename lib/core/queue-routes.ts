@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { handleError } from "./app";
 import type { AppEnv } from "./context";
 import { ApiError, BadRequestError } from "./errors";
-import type { Logger } from "./logger";
+import type { Logger } from "../base/logger";
 import type { Queue } from "../adapters/queue/queue";
 import { processSpan } from "../adapters/queue/tracing";
 

@@ -1,7 +1,7 @@
 import type { Database } from "../db/client";
 import { auditLog } from "../db/schema";
-import type { Clock } from "./clock";
-import type { Logger } from "./logger";
+import type { Clock } from "../base/clock";
+import type { Logger } from "../base/logger";
 import type { OperatorActor } from "./principal";
 
 /**

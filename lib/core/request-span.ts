@@ -2,7 +2,7 @@ import type { Context as HonoContext, Next } from "hono";
 import { routePath } from "hono/route";
 import type { AppEnv } from "./context";
 import type { Surface } from "./errors";
-import { contextFrom, inSpan, SpanKind, SpanStatusCode, withRequestId } from "./tracing";
+import { contextFrom, inSpan, SpanKind, SpanStatusCode, withRequestId } from "../base/tracing";
 
 /**
  * One server span per request, continuing an incoming W3C `traceparent` (a caller's trace, or the trace of

@@ -1,19 +1,19 @@
 import type { CoreDeps } from "../core/context";
-import type { MailDeps } from "../mail/deps";
-import { pruneMessageHistory } from "../mail/events/prune";
+import type { MailDeps } from "../mail";
+import { pruneMessageHistory } from "../mail";
 import { pruneFinishedDeliveries, republishDueDeliveries } from "../core/webhooks/engine";
-import { MAIL_WEBHOOKS } from "../mail/webhooks/emit";
-import type { AdsDeps } from "../ads/deps";
-import { ADS_WEBHOOKS } from "../ads/webhooks/events";
-import { pollAdStatuses } from "../ads/webhooks/poll";
-import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail/send-jobs/recovery";
-import { reportDailyUsage } from "../mail/usage/billing";
-import { cleanUpAssets } from "../mail/assets/cleanup";
-import { resumeVideoRenders } from "../ads/templates/video-render";
-import { fanOutSnapshots } from "../ads/insights/snapshots";
-import { sweepCompensations } from "../ads/compensations";
+import { MAIL_WEBHOOKS } from "../mail";
+import type { AdsDeps } from "../ads";
+import { ADS_WEBHOOKS } from "../ads";
+import { pollAdStatuses } from "../ads";
+import { IN_FLIGHT_LIMIT_MS, recoverSendJobs, STALL_MS } from "../mail";
+import { reportDailyUsage } from "../mail";
+import { cleanUpAssets } from "../mail";
+import { resumeVideoRenders } from "../ads";
+import { fanOutSnapshots } from "../ads";
+import { sweepCompensations } from "../ads";
 import { purgeExpiredAuditEntries } from "../core/audit-retention";
-import { checkAllSenders } from "../mail/setup/sender-checks";
+import { checkAllSenders } from "../mail";
 
 /** What the jobs need: the core and each service's deps, built once by the runtime (`createServices`). */
 export type CronDeps = CoreDeps & { mail: MailDeps; ads: AdsDeps };

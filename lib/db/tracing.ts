@@ -1,4 +1,4 @@
-import { inSpan, SpanKind } from "../core/tracing";
+import { inSpan, SpanKind } from "../base/tracing";
 import type { Database } from "./database";
 
 /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { METADATA_MESSAGE_ID_KEY, simulatorTestAddress } from "../../lib/mail/provider/simulator";
 import { createHarness, describeResponse, type Admin, type ErrorEnvelope, type ErrorDetail, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";

@@ -6,7 +6,7 @@ import { makeOperator, type TestOperator } from "../helpers/operators";
 
 /**
  * Roles and the audit log over every operation of the admin document as served (not listed by hand), as
- * tests/ads/access.http.test.ts enumerates them: each operation's `x-required-role` and `x-operation-kind`
+ * tests/foundation/access-matrix.http.test.ts enumerates them: each operation's `x-required-role` and `x-operation-kind`
  * say what a support operator may do and what must be audited. A support operator's call of every write
  * not open to support answers 403 in the envelope and leaves its audit entry; every read (and every write
  * open to support) is not 403. Every write, called by an owner, leaves exactly one audit entry with its

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ADS_WEBHOOKS } from "../../lib/ads/webhooks/events";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { enqueueWebhookEvent, publishDeliveries, responseExcerpt } from "../../lib/core/webhooks/engine";
 import { emitMailEvent } from "../../lib/mail/webhooks/emit";
 import { createHarness, describeResponse, type Admin, type Ads, type Harness, type Mail } from "../helpers/harness";

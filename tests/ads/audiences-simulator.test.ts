@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { MATCH_SCHEMA, sha256 } from "../../lib/ads/audiences/contacts";
 import { createGraphClient, PlatformError, type GraphSession } from "../../lib/ads/platform";
 import { startGraphSimulator, type RunningGraphSimulator } from "../../lib/ads/platform/simulator/server";

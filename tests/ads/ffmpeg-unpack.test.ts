@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "vitest";
 import { unpackFfmpeg } from "../../lib/ads/templates/video";
 
 /*
- * The video function ships ffmpeg brotli-compressed (dist/ffmpeg/ffmpeg.br, lib/build.ts) and unpacks it into
+ * The video function ships ffmpeg brotli-compressed (dist/ffmpeg/ffmpeg.br, lib/commands/build.ts) and unpacks it into
  * the temp directory at its first render. Here with a small executable instead of the 68 MB binary.
  */
 

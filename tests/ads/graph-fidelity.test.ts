@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
-import { createLogger } from "../../lib/core/logger";
+import { ManualClock } from "../../lib/base/clock";
+import { createLogger } from "../../lib/base/logger";
 import { createGraphClient } from "../../lib/ads/platform";
 import { createGraphSimulator } from "../../lib/ads/platform/simulator/app";
 import type { SimCreative } from "../../lib/ads/platform/simulator/state";

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { appSecretProof, createGraphClient, PlatformError } from "../../lib/ads/platform";
 import { createGraphSimulator } from "../../lib/ads/platform/simulator/app";
 import { describeResponse, type Envelope } from "../helpers/harness";

@@ -1,6 +1,6 @@
 import { createRequire } from "node:module";
 import { describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { CALL_TO_ACTIONS } from "../../lib/ads/ad/schema";
 import { BREAKDOWN_SOURCES } from "../../lib/ads/insights/blocks";
 import {

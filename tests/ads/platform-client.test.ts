@@ -2,7 +2,7 @@ import { createHash, createHmac } from "node:crypto";
 import fc from "fast-check";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { createGraphClient, usagePercent, type GraphClientOptions, type GraphSession } from "../../lib/ads/platform/client";
 import { PlatformError, describePlatformError } from "../../lib/ads/platform/errors";
 import { encodeGraphParams } from "../../lib/ads/platform/graph-params";

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from "node:crypto";
 import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { createGraphSimulator } from "../../lib/ads/platform/simulator/app";
 import { SIM_DISAPPROVE } from "../../lib/ads/platform/simulator/markers";
 import { startGraphSimulator, type RunningGraphSimulator } from "../../lib/ads/platform/simulator/server";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { appSecretProof, createGraphClient, MAX_IDS_PER_READ, PlatformError } from "../../lib/ads/platform";
 import { createGraphSimulator } from "../../lib/ads/platform/simulator/app";
 import { SIM_ISSUE } from "../../lib/ads/platform/simulator/markers";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { platformVerifyToken } from "../../lib/ads/webhooks/platform-receiver";
 import { createLocalQueue } from "../../lib/adapters/queue";
 import { createRootApp } from "../../lib/runtime";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { adsStatusChanges, adsWebhookDeliveries } from "../../lib/db/schema";
 import type { AdsWebhookEvent } from "../../lib/client";
 import { createHarness, describeResponse, type Harness, type Ads, type ErrorEnvelope, type FieldIssue, type CronRun, type Envelope } from "../helpers/harness";

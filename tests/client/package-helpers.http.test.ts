@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { emitMailEvent } from "../../lib/mail/webhooks/emit";
 import {
   ApiError,

@@ -27,7 +27,7 @@ function cli(args: string[], extraEnv: Record<string, string>): Promise<{ code: 
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ["--import", "tsx", "lib/admin/cli.ts", ...args],
+      ["--import", "tsx", "lib/commands/admin.ts", ...args],
       { cwd: repoRoot, env: { ...process.env, ...extraEnv }, timeout: 60_000 },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

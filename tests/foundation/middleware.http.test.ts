@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createAdsApp } from "../../lib/ads/app";
 import { createUpstashIdempotencyStore } from "../../lib/adapters/idempotency";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import type { RuntimeDeps } from "../../lib/runtime";
 import { envelope, errorResponses } from "../../lib/core/openapi";
 import { serviceRoute } from "../../lib/core/route";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { SignJWT } from "jose";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { createLocalQueue } from "../../lib/adapters/queue";
-import { createLogger } from "../../lib/core/logger";
+import { createLogger } from "../../lib/base/logger";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
 const signingKey = "sig_current_test_key_0123456789";

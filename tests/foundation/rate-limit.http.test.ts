@@ -1,5 +1,5 @@
 import { afterAll, expect, test, vi } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { createHarness, describeResponse, type Harness, type ErrorEnvelope } from "../helpers/harness";
 import { startUpstashFake } from "../helpers/upstash-fake";
 

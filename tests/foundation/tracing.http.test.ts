@@ -5,7 +5,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import { createQstashQueue } from "../../lib/adapters/queue";
 import { createGraphClient } from "../../lib/ads/platform/client";
 import { registerTracing, type TracingHandle } from "../../lib/core/tracing-sdk";
-import { inSpan } from "../../lib/core/tracing";
+import { inSpan } from "../../lib/base/tracing";
 import { createHarness, describeResponse, type Harness } from "../helpers/harness";
 
 /**

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CronJob } from "../../lib/cron";
 import type { AdminOperations, AdsComponents, AdsOperations, MailComponents, MailOperations } from "../../lib/client";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { loadConfig, type Config } from "../../lib/core/config";
 import { createCoreDeps } from "../../lib/core/deps";
-import { createLogger } from "../../lib/core/logger";
+import { createLogger } from "../../lib/base/logger";
 import { generateEncryptionKey, randomToken } from "../../lib/core/secrets";
 import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
 import { startProviders } from "../../lib/providers";
@@ -61,7 +61,7 @@ export type ErrorEnvelope<Details = unknown> = {
 
 /**
  * A served OpenAPI document (`GET /<service>/v1/openapi.json`) as tests read it: path → method → operation
- * (the whole document type, `OpenAPI3`, is what `lib/client/documents.ts` generates the client types from).
+ * (the whole document type, `OpenAPI3`, is what `lib/commands/client-documents.ts` generates the client types from).
  */
 export type OpenApiDocument = {
   info: { title: string; version: string; description: string };

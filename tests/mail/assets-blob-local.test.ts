@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createLocalBlobStore, PUBLISHED_FILE_MAX_AGE_SECONDS, UploadTooLargeError, type LocalBlobStore } from "../../lib/adapters/blob";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { localUploadUrlSigner, newUploadPathname, UPLOAD_TOKEN_PARAM, verifyUpload } from "../../lib/mail/assets/upload-signature";
 
 const SECRET = "local-upload-secret-0123456789abcdef";

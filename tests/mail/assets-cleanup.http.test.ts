@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { LocalBlobStore } from "../../lib/adapters/blob";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { randomToken } from "../../lib/core/secrets";
 import { findCronJob } from "../../lib/cron";
 import { mailAssets } from "../../lib/db/schema";

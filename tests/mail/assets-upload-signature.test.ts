@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import {
   ACCEPTED_UPLOAD_CONTENT_TYPES,
   localUploadUrlSigner,

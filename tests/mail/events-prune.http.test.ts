@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { mailMessageEvents } from "../../lib/db/schema";
 import { createHarness, describeResponse, type Harness, type Mail, type CronRun } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { createPostmarkProvider, type OutgoingEmail } from "../../lib/mail/provider/postmark";
 import { startPostmarkSimulator, type RunningPostmarkSimulator } from "../../lib/mail/provider/simulator";
 

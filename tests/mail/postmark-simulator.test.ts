@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import type { AddressInfo } from "node:net";
 import { Errors, ServerClient } from "postmark";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import {
   POSTMARK_API_TEST_TOKEN,
   SIMULATOR_TEST_ADDRESSES,

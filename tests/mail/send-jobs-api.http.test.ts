@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { mailMessages, mailSendJobAddressSets, mailTemplates } from "../../lib/db/schema";
 import { recipientHash } from "../../lib/mail/sending/address";
 import { addressKey, addressSetOf, encodeAddressSet } from "../../lib/mail/send-jobs/address-set";

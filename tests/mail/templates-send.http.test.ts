@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailMessages, mailSuppressions, mailTemplates } from "../../lib/db/schema";
 import { demoBlocks } from "../../lib/mail/blocks/library";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { reconcileMessage } from "../../lib/mail/send-jobs/reconcile";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type MissingDetails, type ErrorDetail } from "../helpers/harness";

@@ -1,6 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { verifyWebhook } from "../../lib/core/webhook-signature";
 import { findCronJob } from "../../lib/cron";
 import { mailTemplates } from "../../lib/db/schema";

@@ -1,6 +1,6 @@
 import { and, eq, inArray, lte } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ManualClock } from "../../lib/core/clock";
+import { ManualClock } from "../../lib/base/clock";
 import { mailWebhookDeliveries } from "../../lib/db/schema";
 import { emitMailEvent } from "../../lib/mail/webhooks/emit";
 import { createHarness, describeResponse, type Harness, type Mail, type ErrorEnvelope, type ErrorDetail, type CronRun } from "../helpers/harness";

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import { afterAll, beforeAll, beforeEach, expect, test, vi } from "vitest";
 import { createQstashQueue, type QueueBody } from "../../lib/adapters/queue";
 import { createQueueRoutes } from "../../lib/core/queue-routes";
-import { createLogger } from "../../lib/core/logger";
+import { createLogger } from "../../lib/base/logger";
 import { startQstashFake } from "../helpers/qstash-fake";
 
 /*

@@ -1,6 +1,6 @@
 import type { Context } from "@opentelemetry/api";
-import type { Logger } from "../../core/logger";
-import { contextFrom } from "../../core/tracing";
+import type { Logger } from "../../base/logger";
+import { contextFrom } from "../../base/tracing";
 import { TOPIC, type PublishOptions, type Queue, type QueueBody } from "./queue";
 import { processSpan, publishSpan } from "./tracing";
 import { createQueueWorkers } from "./workers";

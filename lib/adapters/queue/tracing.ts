@@ -1,5 +1,5 @@
 import type { Context } from "@opentelemetry/api";
-import { type Attributes, inSpan, outsideRequest, SpanKind, traceCarrier } from "../../core/tracing";
+import { type Attributes, inSpan, outsideRequest, SpanKind, traceCarrier } from "../../base/tracing";
 import type { QueueBody } from "./queue";
 
 /**

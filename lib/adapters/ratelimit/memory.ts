@@ -1,4 +1,4 @@
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from "./limiter";
 
 type Window = { start: number; count: number; previousCount: number };

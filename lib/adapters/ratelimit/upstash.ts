@@ -1,7 +1,7 @@
 import { Ratelimit } from "@upstash/ratelimit";
 import { Redis } from "@upstash/redis";
-import type { Clock } from "../../core/clock";
-import type { Logger } from "../../core/logger";
+import type { Clock } from "../../base/clock";
+import type { Logger } from "../../base/logger";
 import type { RateLimitDecision, RateLimiter, RateLimitPolicy } from "./limiter";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { urlProblem } from "../../mail/render/escape";
+import { urlProblem } from "../../mail";
 
 /*
  * Pieces the operator's mail schemas share; each resource's schemas live in its folder's `schema.ts`.

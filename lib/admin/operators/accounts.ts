@@ -1,5 +1,5 @@
 import { and, asc, count, eq, isNull, ne } from "drizzle-orm";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import { ConflictError, NotFoundError } from "../../core/errors";
 import type { Database } from "../../db/client";
 import { consoleSessions, operators, operatorTokens, type operatorRoles } from "../../db/schema";

@@ -12,7 +12,7 @@ import {
 } from "@simplewebauthn/server";
 import { and, asc, count, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
 import { Secret, TOTP } from "otpauth";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import { NotFoundError, ValidationError } from "../../core/errors";
 import { sha256Hex, type SecretBox } from "../../core/secrets";
 import type { Database } from "../../db/client";

@@ -1,5 +1,5 @@
 import { and, desc, eq, gt } from "drizzle-orm";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import type { Database } from "../../db/client";
 import { consoleSessions } from "../../db/schema";
 import type { z } from "@hono/zod-openapi";

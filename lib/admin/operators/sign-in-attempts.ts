@@ -1,5 +1,5 @@
 import { and, eq, lte, sql } from "drizzle-orm";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import type { Database } from "../../db/client";
 import { signInAttempts, type signInAttemptKinds } from "../../db/schema";
 

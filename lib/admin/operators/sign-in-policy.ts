@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import { ConflictError } from "../../core/errors";
 import type { Database } from "../../db/client";
 import { operators, signInPolicy } from "../../db/schema";

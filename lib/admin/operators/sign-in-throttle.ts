@@ -1,5 +1,5 @@
 import { and, eq, lt, sql } from "drizzle-orm";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import type { Database } from "../../db/client";
 import { signInFailures } from "../../db/schema";
 

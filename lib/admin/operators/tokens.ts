@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { and, desc, eq, isNull, lt, or } from "drizzle-orm";
-import type { Clock } from "../../core/clock";
+import type { Clock } from "../../base/clock";
 import { sha256Hex } from "../../core/secrets";
 import type { Database } from "../../db/client";
 import { operators, operatorTokens } from "../../db/schema";

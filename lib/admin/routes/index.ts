@@ -1,5 +1,5 @@
 import type { RouteGroup } from "../../core/route-groups";
-import type { AdsDeps } from "../../ads/deps";
+import type { AdsDeps } from "../../ads";
 import type { AdminDeps } from "../deps";
 import type { AdminRouter } from "./shared";
 

@@ -1,9 +1,9 @@
 import { z } from "@hono/zod-openapi";
 import { adsWebhookEvents, mailWebhookEvents, type AdsWebhookEvent, type MailWebhookEvent } from "../../db/schema";
-import { AdsDeliveryListQuery, AdsWebhookDelivery } from "../../ads/webhooks/schema";
-import { ADS_WEBHOOKS } from "../../ads/webhooks/events";
-import { DeliveryListQuery, Webhook, WebhookDelivery } from "../../mail/webhooks/schema";
-import { MAIL_WEBHOOKS } from "../../mail/webhooks/emit";
+import { AdsDeliveryListQuery, AdsWebhookDelivery } from "../../ads";
+import { ADS_WEBHOOKS } from "../../ads";
+import { DeliveryListQuery, Webhook, WebhookDelivery } from "../../mail";
+import { MAIL_WEBHOOKS } from "../../mail";
 import { CustomerIdParam } from "../customers/schema";
 
 export const tags = ["Webhooks"];

@@ -1,5 +1,5 @@
 import type { Database } from "../../db/client";
-import type { Logger } from "../../core/logger";
+import type { Logger } from "../../base/logger";
 import { INSIGHT_BREAKDOWNS } from "../../db/schema";
 import { aggregateBlocks, resolveDateRange, timeZoneOf, type DatePreset } from "./query";
 import { storeWindow } from "./windows";

@@ -9,7 +9,7 @@ import { upstream } from "../upstream";
 import type { z } from "zod";
 import type { MediaImage, MediaImageItem } from "./schema";
 
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);
 
 const MAX_IMAGE_BYTES = 30 * 1024 * 1024;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Logger } from "../../core/logger";
+import type { Logger } from "../../base/logger";
 import { tracedGraphFetch, type FetchLike } from "./tracing";
 import { PlatformError, classifyGraphError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
 import {

@@ -1,5 +1,5 @@
 import { recordProviderCall } from "../../core/provider-metrics";
-import { inSpan, SpanKind, SpanStatusCode } from "../../core/tracing";
+import { inSpan, SpanKind, SpanStatusCode } from "../../base/tracing";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 

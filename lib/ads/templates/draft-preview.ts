@@ -5,7 +5,7 @@ import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creat
 import { HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
 import { renderRatio, resolveValues } from "./render";
 
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);
 
 /** The drawable part of a template, as the operator edits it (name and description play no part in a picture). */

@@ -10,7 +10,7 @@ import { drawOffThread } from "./render-pool";
 import { RATIO_SIZES, type HighlightStyle, type LayoutNode, type LayoutStyle, type Layouts, type TemplateParam } from "./layout";
 import { fittingFontSize, segmentsOf, visibleText, type Segment } from "./text";
 
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);
 
 /*

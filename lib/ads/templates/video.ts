@@ -24,7 +24,7 @@ const FFMPEG_TIMEOUT_MS = 5 * 60_000;
 export class VideoCompositionError extends Error {}
 
 /**
- * The functions' bundle ships the binary brotli-compressed (`dist/ffmpeg/ffmpeg.br`, 68 → 19 MB; lib/build.ts):
+ * The functions' bundle ships the binary brotli-compressed (`dist/ffmpeg/ffmpeg.br`, 68 → 19 MB; lib/commands/build.ts):
  * the video function unpacks it once per instance into the temp directory (the one writable place of a
  * function), at its first render, the way serverless Chromium builds ship their browser.
  */

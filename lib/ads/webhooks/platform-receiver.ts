@@ -12,7 +12,6 @@ import { observedStatus } from "../ad/service";
 import type { AdsDeps } from "../deps";
 import { connectCredentials } from "../onboarding/service";
 import { MAX_IDS_PER_READ, PlatformError } from "../platform";
-import type { RunningGraphSimulator } from "../platform/simulator/server";
 import { recordAdStatus } from "./status-changes";
 
 export const PLATFORM_WEBHOOK_PATH = "/api/platform/webhook";
@@ -279,17 +278,4 @@ export function createPlatformWebhookRoutes(deps: AdsDeps): Hono<AppEnv> {
 
   app.onError(handleError(deps.logger, "The notification could not be processed; the platform will retry."));
   return app;
-}
-
-/**
- * Embedded mode: subscribes the Graph simulator to this deployment's receiver, with the verification
- * handshake the platform makes when the webhook is configured in the app dashboard.
- */
-export async function pointGraphSimulatorAtReceiver(
-  deps: Pick<CoreDeps, "config" | "secrets"> & { providers: { graphSimulator: RunningGraphSimulator | null } },
-  origin: string,
-): Promise<void> {
-  const controls = deps.providers.graphSimulator?.simulator.controls;
-  if (!controls) return;
-  await controls.subscribeWebhooks({ url: `${origin.replace(/\/$/, "")}${PLATFORM_WEBHOOK_PATH}`, verifyToken: platformVerifyToken(deps) });
 }

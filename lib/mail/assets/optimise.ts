@@ -1,5 +1,5 @@
 import type { Metadata, OutputInfo, Sharp, SharpOptions } from "sharp";
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/build.ts).
+// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
 const loadSharp = () => import("sharp").then((module) => module.default);
 
 import { sha256Hex } from "../../core/secrets";

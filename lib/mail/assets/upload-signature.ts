@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { UploadTargetRequest } from "../../adapters/blob";
-import { systemClock, type Clock } from "../../core/clock";
+import { systemClock, type Clock } from "../../base/clock";
 
 /**
  * Signed upload URLs of the embedded mode: the local stand-in for a Vercel Blob client token. The customer

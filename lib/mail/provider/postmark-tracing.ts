@@ -1,5 +1,5 @@
 import { recordProviderCall } from "../../core/provider-metrics";
-import { inSpan, SpanKind, SpanStatusCode, type Span } from "../../core/tracing";
+import { inSpan, SpanKind, SpanStatusCode, type Span } from "../../base/tracing";
 import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
 
 /**

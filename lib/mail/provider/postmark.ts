@@ -4,7 +4,7 @@ import { postJsonOffThread } from "./batch-transport";
 // Postmark's error texts name the addresses (`Invalid 'To' address: '…'`, `Found inactive addresses: …`).
 // Outcomes are stored with the message, which outlives its address's retention, so addresses never leave
 // this adapter in a text.
-import { withoutAddresses } from "../../core/personal-data";
+import { withoutAddresses } from "../../base/personal-data";
 import { bulkRequestStatuses } from "../../db/schema";
 
 /**

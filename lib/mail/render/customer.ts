@@ -5,7 +5,7 @@ import { unusableBlocksError, usableBlocksById, type BlockRow } from "../setup/b
 import { getDesignRules } from "../setup/design";
 import { getFrame } from "../setup/frame";
 import { compileStack, createMjmlCache, type CompileResult } from "./compile";
-import { renderTile, tileCacheKey, type Tile } from "./tile";
+import { renderTile, tileCacheKey, type RenderedTile } from "./tile";
 import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./types";
 
 /**
@@ -15,7 +15,7 @@ import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./type
  * version, tokens and brand), so they are shared by every customer of the process and never go stale.
  */
 const mjmlCache = createMjmlCache(512);
-const tileCache = new LruCache<Tile>(2048);
+const tileCache = new LruCache<RenderedTile>(2048);
 
 function toBlockDefinition(row: BlockRow): BlockDefinition {
   return { id: row.id, slug: row.slug, mjml: row.mjml, params: row.params, tags: row.tags.map((t) => t.slug) };
@@ -63,7 +63,7 @@ export async function renderForCustomer(db: Database, customer: { id: string; na
 }
 
 /** A block with its example values in the customer's design; cached by block version + design hash. */
-export async function tileForCustomer(db: Database, customer: { id: string; name: string }, block: BlockRow): Promise<{ key: string; tile: Tile }> {
+export async function tileForCustomer(db: Database, customer: { id: string; name: string }, block: BlockRow): Promise<{ key: string; tile: RenderedTile }> {
   const [design, frame] = await Promise.all([getDesignRules(db, customer.id), frameFor(db, customer.id, customer.name)]);
   const key = tileCacheKey(block, design.tokens, frame.brand);
   let tile = tileCache.get(key);

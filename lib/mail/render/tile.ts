@@ -14,14 +14,14 @@ export function tileCacheKey(block: { id: string; version: number }, tokens: Des
   return `tile:${block.id}:v${block.version}:${contentHash({ tokens, brand }).slice(0, 32)}`;
 }
 
-export interface Tile {
+export interface RenderedTile {
   /** A complete HTML document for an iframe `srcdoc`; null when the block cannot render with its examples. */
   html: string | null;
   errors: RenderIssue[];
 }
 
 /** One block with its parameters' example values, in the customer's design, without frame or footer. */
-export async function renderTile(block: BlockDefinition, tokens: DesignTokens, brand: Brand, options: RenderOptions = {}): Promise<Tile> {
+export async function renderTile(block: BlockDefinition, tokens: DesignTokens, brand: Brand, options: RenderOptions = {}): Promise<RenderedTile> {
   try {
     const result = await compileBlock(block, tokens, brand, options);
     return { html: result.html, errors: result.errors };

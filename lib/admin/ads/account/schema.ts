@@ -1,4 +1,4 @@
-import { AdsOnboarding } from "../../../ads/onboarding/schema";
+import { AdsOnboarding } from "../../../ads";
 import type { Database } from "../../../db/client";
 import { CredentialState, credentialState } from "../../credentials";
 

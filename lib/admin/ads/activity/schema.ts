@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { TemplateDraft } from "../../../ads/templates/draft-preview";
+import { TemplateDraft } from "../../../ads";
 import { CustomerIdParam } from "../../customers/schema";
 
 export const tags = ["Ads activity"];

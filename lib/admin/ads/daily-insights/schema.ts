@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { InsightRow, InsightsQuery } from "../../../ads/insights/schema";
+import { InsightRow, InsightsQuery } from "../../../ads";
 
 export const tags = ["Ads activity"];
 

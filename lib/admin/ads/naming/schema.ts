@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { AD_NAME_TOKENS, AD_SET_NAME_TOKENS, patternProblems } from "../../../ads/naming";
+import { AD_NAME_TOKENS, AD_SET_NAME_TOKENS, patternProblems } from "../../../ads";
 
 const pattern = (tokens: readonly string[], description: string, example: string) =>
   z

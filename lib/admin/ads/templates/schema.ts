@@ -1,8 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import { SALE_BANNER } from "../../../ads/templates/demo";
-import { LAYOUT_RULES, templateId } from "../../../ads/templates/schema";
-import { TemplateInput } from "../../../ads/templates/service";
+import { SALE_BANNER } from "../../../ads";
+import { LAYOUT_RULES, templateId } from "../../../ads";
+import { TemplateInput } from "../../../ads";
 import { validationFailure } from "../../../core/app";
 import { CustomerIdParam } from "../../customers/schema";
 

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { RenderError } from "../../../mail/preview/schema";
+import { RenderError } from "../../../mail";
 import { CustomerIdParam } from "../../customers/schema";
 
 export const tags = ["Mail activity"];

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { BlockFields, BlockParamFields, TagFields } from "../../../mail/blocks/schema";
-import type { BlockRow } from "../../../mail/setup/blocks";
+import { BlockFields, BlockParamFields, TagFields } from "../../../mail";
+import type { BlockRow } from "../../../mail";
 import {
   atLeastOneField,
   atLeastOneFieldMessage,

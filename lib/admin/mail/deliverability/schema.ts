@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { GUARD_BOUNDS } from "../../../mail/send-jobs/guard";
+import { GUARD_BOUNDS } from "../../../mail";
 
 export const tags = ["Mail deliverability"];
 

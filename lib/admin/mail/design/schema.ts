@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { defaultDesignTokens, designTokensSchema, type DesignTokenName } from "../../../mail/render/tokens";
+import { defaultDesignTokens, designTokensSchema, type DesignTokenName } from "../../../mail";
 
 /** Every token documented from the render schema itself, so the docs cannot drift from what renders. */
 const MailDesignTokens = z

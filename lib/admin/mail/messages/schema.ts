@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { Message } from "../../../mail/messages/schema";
+import { Message } from "../../../mail";
 import { CustomerIdParam } from "../../customers/schema";
 
 export const tags = ["Mail activity"];

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { ROTATION_GRACE_SECONDS } from "../../../mail/events/receiver-credentials";
+import { ROTATION_GRACE_SECONDS } from "../../../mail";
 import type { Database } from "../../../db/client";
 import { CredentialState, credentialState } from "../../credentials";
 

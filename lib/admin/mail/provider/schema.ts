@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MailProviderConfig } from "../../../mail/setup/provider-config-schema";
+import { MailProviderConfig } from "../../../mail";
 import { CredentialState } from "../../credentials";
 
 /**

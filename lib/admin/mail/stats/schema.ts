@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { MAX_BUCKETS, STAT_GRANULARITIES } from "../../../mail/messages/stats";
+import { MAX_BUCKETS, STAT_GRANULARITIES } from "../../../mail";
 
 export const tags = ["Mail activity"];
 

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { templateKinds, templateStatuses } from "../../../db/schema";
-import { BlockReferenceFields, ContractEntryFields, CreateTemplateFields, TemplateFields, Values } from "../../../mail/templates/schema";
-import { MailSender } from "../../../mail/setup/provider-config-schema";
+import { BlockReferenceFields, ContractEntryFields, CreateTemplateFields, TemplateFields, Values } from "../../../mail";
+import { MailSender } from "../../../mail";
 import {
   atLeastOneField,
   atLeastOneFieldMessage,

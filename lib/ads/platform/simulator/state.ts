@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../../../core/clock";
+import type { Clock } from "../../../base/clock";
 import type { AdReviewFeedback, AssetFeedSpec, ConfiguredStatus, ObjectStorySpec, Targeting } from "../types";
 import { SIM_DEFAULT_DISAPPROVAL, SIM_DISAPPROVE, SIM_IN_PROCESS, SIM_ISSUE, SIM_VIDEO_FAIL, SIM_WITH_ISSUES } from "./markers";
 

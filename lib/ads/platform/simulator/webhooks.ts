@@ -1,5 +1,5 @@
 import { createHmac, randomInt } from "node:crypto";
-import type { Logger } from "../../../core/logger";
+import type { Logger } from "../../../base/logger";
 import type { SimAd, SimulatorState } from "./state";
 
 /** Where the simulator posts ad-account notifications, as Meta's app webhook settings hold it. */

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { systemClock, type Clock } from "../../../core/clock";
+import { systemClock, type Clock } from "../../../base/clock";
 import { SimulatorAccount } from "./account";
 import { parseAddressList } from "./addresses";
 import { droppedResponses, type SimulatorEnv } from "./env";

@@ -1,6 +1,6 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { getOnboarding } from "../../../../ads/onboarding/service";
+import type { AdsDeps } from "../../../../ads";
+import { getOnboarding } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";

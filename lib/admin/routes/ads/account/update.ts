@@ -1,14 +1,14 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { updateOnboarding } from "../../../../ads/onboarding/service";
-import { AdsOnboarding } from "../../../../ads/onboarding/schema";
+import type { AdsDeps } from "../../../../ads";
+import { updateOnboarding } from "../../../../ads";
+import { AdsOnboarding } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import { recentAuthSentence, requireRecentAuth } from "../../../reauthentication";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { UpdateAdsOnboarding } from "../../../../ads/onboarding/schema";
+import { UpdateAdsOnboarding } from "../../../../ads";
 
 export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(

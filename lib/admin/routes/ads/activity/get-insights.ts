@@ -2,12 +2,12 @@ import { adminRoute } from "../../../access";
 import { z, type OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { queryInsights } from "../../../../ads/insights/query";
-import { InsightRow, InsightsQuery } from "../../../../ads/insights/schema";
+import { queryInsights } from "../../../../ads";
+import { InsightRow, InsightsQuery } from "../../../../ads";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
 import { CustomerIdParam } from "../../../customers/schema";
-import type { AdsDeps } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads";
 import { tags } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdsInsights(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {

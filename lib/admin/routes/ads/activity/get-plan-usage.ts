@@ -2,12 +2,12 @@ import { adminRoute } from "../../../access";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { getPlanUsage } from "../../../../ads/plan/service";
-import { PlanUsage } from "../../../../ads/plan/schema";
+import { getPlanUsage } from "../../../../ads";
+import { PlanUsage } from "../../../../ads";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
 import { CustomerIdParam } from "../../../customers/schema";
-import type { AdsDeps } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads";
 import { tags } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdsPlanUsage(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {

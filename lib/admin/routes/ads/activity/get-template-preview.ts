@@ -2,11 +2,11 @@ import { adminRoute } from "../../../access";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { TemplatePreview } from "../../../../ads/templates/customer-schema";
-import { getTemplatePreview } from "../../../../ads/templates/service";
+import { TemplatePreview } from "../../../../ads";
+import { getTemplatePreview } from "../../../../ads";
 import { requireCustomer } from "../../../customers";
 import { json } from "../../../../core/json";
-import type { AdsDeps } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads";
 import { tags, TemplateParams } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdTemplatePreview(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {

@@ -1,6 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
-import type { AdsDeps } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads";
 import { registerGetCustomerAdsPlanUsage } from "./get-plan-usage";
 import { registerGetCustomerAdsInsights } from "./get-insights";
 import { registerGetCustomerAdTemplatePreview } from "./get-template-preview";

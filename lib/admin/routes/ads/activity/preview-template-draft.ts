@@ -1,11 +1,11 @@
 import { adminRoute } from "../../../access";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../../../../core/context";
-import { previewTemplateDraft } from "../../../../ads/templates/draft-preview";
+import { previewTemplateDraft } from "../../../../ads";
 import { validationFailure } from "../../../../core/app";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { json } from "../../../../core/json";
-import type { AdsDeps } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads";
 import { DraftPreviewRequest, DraftBody, DraftPreview } from "../../../ads/activity/schema";
 
 export function registerPreviewAdTemplateDraft(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {

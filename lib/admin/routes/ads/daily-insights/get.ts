@@ -1,6 +1,6 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { adSetDailyInsights, MAX_DAYS } from "../../../../ads/insights/daily";
+import type { AdsDeps } from "../../../../ads";
+import { adSetDailyInsights, MAX_DAYS } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";

@@ -1,4 +1,4 @@
-import type { AdsDeps } from "../../../../ads/deps";
+import type { AdsDeps } from "../../../../ads";
 import type { AdminRouter } from "../../shared";
 import { registerGetCustomerAdNaming } from "./get";
 import { registerUpdateCustomerAdNaming } from "./update";

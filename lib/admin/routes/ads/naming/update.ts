@@ -1,6 +1,6 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { AdsNaming, setNaming } from "../../../../ads/naming";
+import type { AdsDeps } from "../../../../ads";
+import { AdsNaming, setNaming } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";

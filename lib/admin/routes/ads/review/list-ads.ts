@@ -1,7 +1,7 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { listAdsForReview } from "../../../../ads/review/list";
-import { AdminAd, AdReviewQuery } from "../../../../ads/review/schema";
+import type { AdsDeps } from "../../../../ads";
+import { listAdsForReview } from "../../../../ads";
+import { AdminAd, AdReviewQuery } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";

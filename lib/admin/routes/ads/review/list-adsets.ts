@@ -1,7 +1,7 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { listAdSetsForReview } from "../../../../ads/review/list";
-import { AdminAdSet, AdSetReviewQuery } from "../../../../ads/review/schema";
+import type { AdsDeps } from "../../../../ads";
+import { listAdSetsForReview } from "../../../../ads";
+import { AdminAdSet, AdSetReviewQuery } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { decodeCursor } from "../../../../core/pagination";

@@ -1,7 +1,7 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { createTarget } from "../../../../ads/targets/service";
-import { AdminTarget, CreateAdminTarget } from "../../../../ads/targets/schema";
+import type { AdsDeps } from "../../../../ads";
+import { createTarget } from "../../../../ads";
+import { AdminTarget, CreateAdminTarget } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";

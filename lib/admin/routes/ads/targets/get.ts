@@ -1,7 +1,7 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { findTargetByKey, toTargetView } from "../../../../ads/targets/service";
-import { AdminTarget } from "../../../../ads/targets/schema";
+import type { AdsDeps } from "../../../../ads";
+import { findTargetByKey, toTargetView } from "../../../../ads";
+import { AdminTarget } from "../../../../ads";
 import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";

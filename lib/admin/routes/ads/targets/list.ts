@@ -1,8 +1,8 @@
 import { adminRoute } from "../../../access";
 import { z } from "@hono/zod-openapi";
-import type { AdsDeps } from "../../../../ads/deps";
-import { listTargets } from "../../../../ads/targets/service";
-import { AdminTarget } from "../../../../ads/targets/schema";
+import type { AdsDeps } from "../../../../ads";
+import { listTargets } from "../../../../ads";
+import { AdminTarget } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";

@@ -1,7 +1,7 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { updateTarget } from "../../../../ads/targets/service";
-import { AdminTarget, UpdateAdminTarget } from "../../../../ads/targets/schema";
+import type { AdsDeps } from "../../../../ads";
+import { updateTarget } from "../../../../ads";
+import { AdminTarget, UpdateAdminTarget } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";

@@ -1,11 +1,11 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { assignAdTemplate } from "../../../../ads/templates/service";
+import type { AdsDeps } from "../../../../ads";
+import { assignAdTemplate } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { Assignment } from "../../../../ads/templates/schema";
+import { Assignment } from "../../../../ads";
 import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerAssignCustomerAdTemplate(router: AdminRouter, deps: AdsDeps): void {

@@ -1,10 +1,10 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { createAdTemplate, TemplateInput } from "../../../../ads/templates/service";
+import type { AdsDeps } from "../../../../ads";
+import { createAdTemplate, TemplateInput } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
-import { LAYOUT_RULES, AdminAdTemplate } from "../../../../ads/templates/schema";
+import { LAYOUT_RULES, AdminAdTemplate } from "../../../../ads";
 import { tags, templateBody, parse } from "../../../ads/templates/schema";
 
 export function registerCreateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {

@@ -1,11 +1,11 @@
 import { adminRoute } from "../../../access";
 import { z } from "@hono/zod-openapi";
-import type { AdsDeps } from "../../../../ads/deps";
-import { listAdTemplates } from "../../../../ads/templates/service";
+import type { AdsDeps } from "../../../../ads";
+import { listAdTemplates } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
-import { AdminAdTemplate } from "../../../../ads/templates/schema";
+import { AdminAdTemplate } from "../../../../ads";
 import { tags } from "../../../ads/templates/schema";
 
 export function registerListLibraryAdTemplates(router: AdminRouter, deps: AdsDeps): void {

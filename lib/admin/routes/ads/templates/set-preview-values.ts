@@ -1,12 +1,12 @@
 import { adminRoute } from "../../../access";
 import { z } from "@hono/zod-openapi";
-import type { AdsDeps } from "../../../../ads/deps";
-import { setPreviewValues } from "../../../../ads/templates/service";
+import type { AdsDeps } from "../../../../ads";
+import { setPreviewValues } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
-import { Assignment } from "../../../../ads/templates/schema";
+import { Assignment } from "../../../../ads";
 import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerSetCustomerAdTemplatePreviewValues(router: AdminRouter, deps: AdsDeps): void {

@@ -1,6 +1,6 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { unassignAdTemplate } from "../../../../ads/templates/service";
+import type { AdsDeps } from "../../../../ads";
+import { unassignAdTemplate } from "../../../../ads";
 import { errorResponses } from "../../../../core/openapi";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";

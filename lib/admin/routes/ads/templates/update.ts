@@ -1,10 +1,10 @@
 import { adminRoute } from "../../../access";
-import type { AdsDeps } from "../../../../ads/deps";
-import { updateAdTemplate } from "../../../../ads/templates/service";
+import type { AdsDeps } from "../../../../ads";
+import { updateAdTemplate } from "../../../../ads";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import type { AdminRouter } from "../../shared";
-import { AdminAdTemplate } from "../../../../ads/templates/schema";
+import { AdminAdTemplate } from "../../../../ads";
 import { tags, templateBody, TemplateIdParam, parse, UpdateInput } from "../../../ads/templates/schema";
 
 export function registerUpdateLibraryAdTemplate(router: AdminRouter, deps: AdsDeps): void {

@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { createBlock } from "../../../../mail/setup/blocks";
+import { createBlock } from "../../../../mail";
 import type { AdminRouter } from "../../shared";
 import { CreateMailBlock, MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 

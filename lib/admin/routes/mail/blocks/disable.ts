@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { setBlockEnabled } from "../../../../mail/setup/blocks";
+import { setBlockEnabled } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
 import { CustomerBlockParams, MailBlockEnablement, tags } from "../../../mail/blocks/schema";

@@ -3,7 +3,7 @@ import type { CoreDeps } from "../../../../core/context";
 import { NotFoundError } from "../../../../core/errors";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { getBlock } from "../../../../mail/setup/blocks";
+import { getBlock } from "../../../../mail";
 import type { AdminRouter } from "../../shared";
 import { BlockIdParam, MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 

@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { listEnabledBlocks } from "../../../../mail/setup/blocks";
+import { listEnabledBlocks } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";

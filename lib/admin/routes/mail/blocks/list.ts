@@ -3,7 +3,7 @@ import { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { listAllBlocks } from "../../../../mail/setup/blocks";
+import { listAllBlocks } from "../../../../mail";
 import type { AdminRouter } from "../../shared";
 import { MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 

@@ -4,7 +4,7 @@ import type { AppEnv, CoreDeps } from "../../../../core/context";
 import { envelope, errorResponses } from "../../../../core/openapi";
 import { previewDraftBlock } from "../../../previews";
 import { requireCustomer } from "../../../customers";
-import { RenderError } from "../../../../mail/preview/schema";
+import { RenderError } from "../../../../mail";
 import { json } from "../../../../core/json";
 import { CreateMailBlock } from "../../../mail/blocks/schema";
 

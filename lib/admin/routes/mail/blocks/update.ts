@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { updateBlock } from "../../../../mail/setup/blocks";
+import { updateBlock } from "../../../../mail";
 import type { AdminRouter } from "../../shared";
 import { BlockIdParam, MailBlock, UpdateMailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 

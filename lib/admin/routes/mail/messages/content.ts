@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { getMessageContent } from "../../../../mail/messages/content";
+import { getMessageContent } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
 import { MailMessageContent, MessageParams, tags } from "../../../mail/messages/schema";

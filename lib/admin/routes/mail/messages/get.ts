@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { getMessageDetail } from "../../../../mail/messages/search";
+import { getMessageDetail } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
 import { MailMessageDetail, MessageParams, tags } from "../../../mail/messages/schema";

@@ -2,11 +2,11 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
-import { searchMessagesByQuery } from "../../../../mail/messages/search";
+import { searchMessagesByQuery } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
-import { MessageSearchQuery } from "../../../../mail/messages/schema";
+import { MessageSearchQuery } from "../../../../mail";
 import { MailMessageSummary, tags } from "../../../mail/messages/schema";
 
 export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps): void {

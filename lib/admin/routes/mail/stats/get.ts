@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { mailStats } from "../../../../mail/messages/stats";
+import { mailStats } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";

@@ -1,8 +1,8 @@
 import { adminRoute } from "../../../access";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { ReactivateRequest, ReactivateResult } from "../../../../mail/suppressions/schema";
-import { reactivateSuppression } from "../../../../mail/suppressions/reactivate";
+import { ReactivateRequest, ReactivateResult } from "../../../../mail";
+import { reactivateSuppression } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import type { AdminDeps } from "../../../deps";
 import { CustomerIdParam } from "../../../customers/schema";

@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { createTemplate } from "../../../../mail/templates/service";
+import { createTemplate } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";

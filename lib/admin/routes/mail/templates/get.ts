@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { getTemplateRow, toTemplateView } from "../../../../mail/templates/service";
+import { getTemplateRow, toTemplateView } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
 import { CustomerTemplateParams, MailTemplate, tags } from "../../../mail/templates/schema";

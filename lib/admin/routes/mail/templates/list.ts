@@ -4,7 +4,7 @@ import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { errorResponses, pagedEnvelope } from "../../../../core/openapi";
 import { cursorQuery, decodeCursor, limitQuery } from "../../../../core/pagination";
-import { listTemplates } from "../../../../mail/templates/service";
+import { listTemplates } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";

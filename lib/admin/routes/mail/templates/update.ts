@@ -2,7 +2,7 @@ import { adminRoute } from "../../../access";
 import type { CoreDeps } from "../../../../core/context";
 import { json } from "../../../../core/json";
 import { envelope, errorResponses } from "../../../../core/openapi";
-import { updateTemplate } from "../../../../mail/templates/service";
+import { updateTemplate } from "../../../../mail";
 import { requireCustomer } from "../../../customers";
 import type { AdminRouter } from "../../shared";
 import { CustomerTemplateParams, MailTemplate, UpdateMailTemplate, tags, stackRule } from "../../../mail/templates/schema";

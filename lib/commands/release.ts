@@ -1,8 +1,8 @@
-import { sealPlainAccountFields } from "./ads/onboarding/service";
-import { ConfigError, loadDatabaseConfig } from "./db/config";
-import { SecretBox } from "./core/secrets";
-import { migrationsFolder, openDatabase } from "./db/client";
-import { schemaStatus } from "./db/schema-version";
+import { sealPlainAccountFields } from "../ads";
+import { ConfigError, loadDatabaseConfig } from "../db/config";
+import { SecretBox } from "../core/secrets";
+import { migrationsFolder, openDatabase } from "../db/client";
+import { schemaStatus } from "../db/schema-version";
 
 /**
  * `npm run db:release`: the deploy's release step, the only place a server database changes shape.

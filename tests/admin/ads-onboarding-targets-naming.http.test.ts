@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sealPlainAccountFields } from "../../lib/ads/onboarding/service";
 import { describeResponse, type Admin, type ErrorEnvelope, type Ads, type ErrorDetail } from "../helpers/harness";
-import { TARGET_CONFIG, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
+import { TARGET_CONFIG, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "../ads/support/ads-world";
 
 let world: AdsWorld;
 beforeAll(async () => {

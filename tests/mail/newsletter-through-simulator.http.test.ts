@@ -6,7 +6,7 @@ import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, waitForJob } from "../helpers/send-jobs";
 
 /**
- * Issue 4's "Done when", in embedded mode and over HTTP only: a newsletter through the Postmark simulator,
+ * A newsletter end to end, in embedded mode and over HTTP only: a newsletter through the Postmark simulator,
  * whose webhooks reach our receiver over loopback; readers act through the simulator's control endpoints;
  * the customer's own webhook receiver (loopback https, self-signed and trusted through the test-only
  * OUTBOUND_TRUSTED_CA, reachable through the test-only ALLOW_LOOPBACK_OUTBOUND) verifies what we send.

@@ -5,7 +5,7 @@ import { describeEnvironment, loadConfig } from "../core/config";
 import { runningServer } from "../data-dir";
 import { randomToken } from "../core/secrets";
 import type { OperatorActor } from "../core/principal";
-import { ADMIN_ACTOR_ENV } from "./authenticate";
+import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
 
 /** The password `operators:create` gives an account when OPERATOR_PASSWORD is not set (printed once). */
 const generatedPassword = randomToken(18);

@@ -1,13 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { describeResponse, type ErrorEnvelope, type StateDetails } from "../helpers/harness";
-import { createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "./support/ads-world";
+import { createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "../ads/support/ads-world";
 
 /**
  * The access rules of every operation of the three OpenAPI documents, generated from the documents as
  * served (not listed by hand), against every kind of key: none, a malformed one, the other service's key,
- * the reporting and the full key of the service, and the operator token. An operation's `security` entry
- * (`serviceRoute` writes it) says what it needs: `[]` public, `bearerAuth: ["reporting"]` any key of the
- * service, `["full"]` the full scope, `adminToken` the operator token. On the ads service the account state
+ * the reporting and the full key of the service, and the operator token. What an operation needs comes from
+ * a rule of its own, not from the route's declaration: on the mail and ads services a read (GET) needs any
+ * key of the service and a write (POST, PUT, PATCH, DELETE) the full scope, unless it is one of the
+ * read-only lookups listed below; every admin operation needs the operator token. Only reads may be public,
+ * and the signed upload (its URL carries a signed token).
+ * The documents' `security` entries (`serviceRoute` writes them) must say the same. On the ads service the account state
  * decides as well: 402 `payment_required` on every full-scope operation unless the account is active, before
  * any platform call; reporting operations stay open while deactivated or overdue, not while a checkout is
  * open or the contract ended (health and the calling key, `GET /v1/key`, excepted). These checks run before the request body is read, so
@@ -69,7 +72,37 @@ afterAll(async () => world.close());
 // Any operation's answer: read as an error envelope when it is one (`?.`), null when the body is not JSON.
 const call = (method: string, path: string, key: string | null | undefined) =>
   world.h.call<Partial<ErrorEnvelope<StateDetails | null>> | null>(method, path, { key });
-const scopeOf = (operation: Operation) => operation.security?.[0]?.bearerAuth?.[0];
+const declaredScope = (operation: Operation) => operation.security?.[0]?.bearerAuth?.[0];
+/** Writes that change nothing: a lookup whose input (a list of addresses) does not fit a query string. */
+const READ_ONLY_LOOKUPS = new Set(["lookupSuppressions"]);
+/** Writes without a key: the signed upload is authorised by the short-lived signed token in its URL. */
+const SIGNED_WRITES = new Set(["uploadAssetFile"]);
+const isPublic = (operation: Operation) => operation.security?.length === 0;
+/** The rule: the scope a service operation needs, from its method (undefined for public and admin operations). */
+function scopeOf(operation: Operation): "reporting" | "full" | undefined {
+  if (operation.service === "admin" || isPublic(operation)) return undefined;
+  return operation.method === "GET" || READ_ONLY_LOOKUPS.has(operation.operationId) ? "reporting" : "full";
+}
+
+test("the documents' security entries say what the rule says: writes need the full scope or the operator token; only reads are public", () => {
+  const disagreeing: string[] = [];
+  for (const operation of operations) {
+    const label = `${operation.service} ${operation.method} ${operation.path} (${operation.operationId})`;
+    if (isPublic(operation)) {
+      if (operation.method !== "GET" && !SIGNED_WRITES.has(operation.operationId)) disagreeing.push(`${label}: a public write`);
+      continue;
+    }
+    if (operation.service === "admin") {
+      if (!operation.security?.[0]?.adminToken) disagreeing.push(`${label}: not behind the operator token`);
+      continue;
+    }
+    if (declaredScope(operation) !== scopeOf(operation))
+      disagreeing.push(`${label}: declares ${declaredScope(operation)}, the rule says ${scopeOf(operation)}`);
+  }
+  expect(disagreeing).toEqual([]);
+  // Every listed lookup exists, so the list cannot hide a renamed write.
+  expect([...READ_ONLY_LOOKUPS, ...SIGNED_WRITES].filter((id) => !operations.some((o) => o.operationId === id))).toEqual([]);
+});
 
 test("the documents list every operation: mail, ads and admin, each with a security entry", () => {
   for (const service of ["mail", "ads", "admin"]) expect(operations.filter((o) => o.service === service).length).toBeGreaterThan(20);
@@ -111,7 +144,7 @@ describe("every operation × every key kind", () => {
 
   test("admin operations: no token, a wrong token and a service key are 401; the operator token passes", async () => {
     const failures: string[] = [];
-    for (const operation of operations.filter((o) => o.service === "admin" && o.security?.[0]?.adminToken)) {
+    for (const operation of operations.filter((o) => o.service === "admin" && !isPublic(o))) {
       const label = `${operation.method} ${operation.path} (${operation.operationId})`;
       for (const [kind, key] of [
         ["no token", null],
@@ -130,7 +163,7 @@ describe("every operation × every key kind", () => {
 
   test("public operations answer without a key (never 401, never 5xx)", async () => {
     const failures: string[] = [];
-    for (const operation of operations.filter((o) => o.security?.length === 0)) {
+    for (const operation of operations.filter(isPublic)) {
       const r = await call(operation.method, operation.path, null);
       if (r.status === 401 || r.status >= 500) failures.push(`${operation.method} ${operation.path}: ${describeResponse(r)}`);
     }

@@ -1,6 +1,6 @@
 import { bootRuntime } from "../bootstrap";
 import { restoreDemoAccounts } from "../seed";
-import { cronJobs, findCronJob } from "./index";
+import { cronJobs, findCronJob } from "../cron/index";
 
 /** `npm run cron -- <name>` runs one job once against the local database. */
 async function main(): Promise<number> {
