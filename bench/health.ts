@@ -67,7 +67,13 @@ export async function benchHealth(seconds = 5): Promise<void> {
   const auth = { authorization: `Bearer ${demo.keys.mailFull}` };
   const pairs = [
     { label: "GET /health (root, no key)", ours: `${ourServer.url}/health`, bare: `${bareServer.url}/health`, headers: {}, target: "≥ 50 %" },
-    { label: "GET /mail/v1/health (key, rate limit, envelope)", ours: `${ourServer.url}/mail/v1/health`, bare: `${bareServer.url}/health`, headers: auth, target: "" },
+    {
+      label: "GET /mail/v1/health (key, rate limit, envelope)",
+      ours: `${ourServer.url}/mail/v1/health`,
+      bare: `${bareServer.url}/health`,
+      headers: auth,
+      target: "",
+    },
     { label: "GET /mail/v1/usage vs bare + getUsage", ours: `${ourServer.url}/mail/v1/usage`, bare: `${bareServer.url}/usage`, headers: auth, target: "" },
     {
       label: "GET /mail/v1/design-rules vs bare + the same read",

@@ -67,7 +67,8 @@ async function startOnce(dataDir: string) {
   const demoDeadline = performance.now() + DEMO_READY_WITHIN_MS;
   while (marks.demoReadyMs === undefined || performance.now() - started < marks.demoReadyMs + REST_AFTER_MS) {
     if (child.exitCode !== null) throw new Error(`npm start exited:\n${output}`);
-    if (marks.demoReadyMs === undefined && performance.now() > demoDeadline) throw new Error(`no "Demo data: ready" within ${DEMO_READY_WITHIN_MS / 1000} s:\n${output}`);
+    if (marks.demoReadyMs === undefined && performance.now() > demoDeadline)
+      throw new Error(`no "Demo data: ready" within ${DEMO_READY_WITHIN_MS / 1000} s:\n${output}`);
     peakMb = Math.max(peakMb, rssMbOf(child.pid));
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

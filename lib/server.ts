@@ -87,7 +87,8 @@ async function main(): Promise<void> {
       graphSimulator: deps.providers.graphSimulator?.url ?? null,
     });
     lines.push("", "Paste into your shell for the guides' walk-throughs (docs/portal-developers):", ...exports.map((line) => `  ${line}`));
-    if (demoMedia) lines.push("", `Demo data: being prepared (${DEMO_DATA})… GET ${base}/health answers demo_data "preparing" until "Demo data: ready" is printed.`);
+    if (demoMedia)
+      lines.push("", `Demo data: being prepared (${DEMO_DATA})… GET ${base}/health answers demo_data "preparing" until "Demo data: ready" is printed.`);
     process.stdout.write(`${lines.join("\n")}\n`);
     if (demoMedia) void prepareDemoData(runtime, demoMedia, base);
   });

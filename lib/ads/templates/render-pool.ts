@@ -106,7 +106,8 @@ async function armIdleRelease(pool: Pool): Promise<void> {
 
 /** Draws on the least busy worker, or on this thread when the pool could not start. */
 export async function drawOffThread(job: DrawJob): Promise<Buffer> {
-  const pool = (current ??= startPool());
+  current ??= startPool();
+  const pool = current;
   if (pool.idle) clearTimeout(pool.idle);
   pool.idle = null;
   const workers = await pool.workers;
