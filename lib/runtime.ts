@@ -22,7 +22,7 @@ export type { RuntimeDeps };
  * providers, tests), `preparing` while `npm start` writes its templates, sample images and insights after
  * listening, then `ready` (or `failed`, logged). `GET /health` answers it.
  */
-export type DemoDataState = "none" | "preparing" | "ready" | "failed";
+type DemoDataState = "none" | "preparing" | "ready" | "failed";
 
 /**
  * The whole HTTP surface of one deployment: `/mail/v1`, `/ads/v1`, `/admin/v1`, `/console` and `/api/*`
