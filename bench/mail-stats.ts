@@ -80,3 +80,5 @@ export async function benchMailStats(): Promise<void> {
     await runtime.close();
   }
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await benchMailStats();

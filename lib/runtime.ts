@@ -18,6 +18,13 @@ import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
 export type { RuntimeDeps };
 
 /**
+ * Where the Demo's data stands in this process: `none` without a Demo being prepared (a server with real
+ * providers, tests), `preparing` while `npm start` writes its templates, sample images and insights after
+ * listening, then `ready` (or `failed`, logged). `GET /health` answers it.
+ */
+type DemoDataState = "none" | "preparing" | "ready" | "failed";
+
+/**
  * The whole HTTP surface of one deployment: `/mail/v1`, `/ads/v1`, `/admin/v1`, `/console` and `/api/*`
  * (provider webhooks, queue workers, crons). `npm start`, the tests and the image function (api/media) build
  * it here, so they serve the same routes; every other Vercel function builds only its own app from the same
@@ -33,6 +40,16 @@ export function createRootApp(deps: RuntimeDeps) {
   const ads = createAdsApp(adsDeps);
   const admin = createAdminApp(adminDepsOf(deps, adsDeps, mailDeps));
   const root = new OpenAPIHono<AppEnv>();
+  const startup: { demoData: DemoDataState } = { demoData: "none" };
+  // Liveness for a load balancer or a script waiting for `npm start`: no key, no database, nothing read.
+  // The services' own `GET /{mail,ads}/v1/health` check the key and answer in their envelope.
+  root.get("/health", (c) => {
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Cache-Control", "no-store");
+    // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
+    if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
+    return c.json({ status: "ok", demo_data: startup.demoData });
+  });
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
   root.get("/llms.txt", (c) => c.text(rootLlmsText()));
   // Browsers ask for /favicon.ico on any page without an icon link (the API's JSON pages): the console's icon.
@@ -54,5 +71,5 @@ export function createRootApp(deps: RuntimeDeps) {
     if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
     return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);
   });
-  return { root, mail, ads, admin, mailDeps, adsDeps, cronDeps };
+  return { root, mail, ads, admin, mailDeps, adsDeps, cronDeps, startup };
 }

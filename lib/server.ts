@@ -32,6 +32,9 @@ async function main(): Promise<void> {
         "  first owner:   npm run admin -- operators:create --email you@example.com --role owner",
       ];
 
+  // Only the embedded Graph simulator gets the Demo's ads data (media: "deferred" returns a no-op otherwise).
+  const demoMedia = deps.providers.graphSimulator ? demo.media : null;
+  if (demoMedia) runtime.app.startup.demoData = "preparing";
   const server = serve({ fetch: runtime.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
     const base = config.PUBLIC_BASE_URL ?? `http://localhost:${info.port}`;
     // The simulator posts provider events to our own receiver, over loopback when bound to every interface.
@@ -84,9 +87,10 @@ async function main(): Promise<void> {
       graphSimulator: deps.providers.graphSimulator?.url ?? null,
     });
     lines.push("", "Paste into your shell for the guides' walk-throughs (docs/portal-developers):", ...exports.map((line) => `  ${line}`));
-    process.stdout.write(`${lines.join("\n")}\n\n`);
-    // The demo's templates, sample images and insights need the renderers: made while the server already answers.
-    demo.media().catch((error: unknown) => deps.logger.error("the demo's media could not be prepared", { error: String(error) }));
+    if (demoMedia)
+      lines.push("", `Demo data: being prepared (${DEMO_DATA})… GET ${base}/health answers demo_data "preparing" until "Demo data: ready" is printed.`);
+    process.stdout.write(`${lines.join("\n")}\n`);
+    if (demoMedia) void prepareDemoData(runtime, demoMedia, base);
   });
 
   // The in-process queue lost its messages with the previous process: in-flight sends are reconciled with
@@ -114,6 +118,29 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+const DEMO_DATA = "templates, sample images, insights";
+
+/**
+ * The Demo's templates, sample images and insights need the renderers (satori, resvg, sharp, ffmpeg): they
+ * are written while the server already answers, and `GET /health` says `demo_data: "preparing"` until they
+ * are, then `ready`; the start prints a line at that moment, so a reader knows when the guides' insights
+ * and template calls answer with the Demo's data.
+ */
+async function prepareDemoData(runtime: Runtime, media: () => Promise<void>, base: string): Promise<void> {
+  const { startup } = runtime.app;
+  const started = performance.now();
+  try {
+    await media();
+    startup.demoData = "ready";
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    process.stdout.write(`Demo data: ready (${DEMO_DATA} written in ${seconds} s; GET ${base}/health answers demo_data "ready").\n\n`);
+  } catch (error) {
+    startup.demoData = "failed";
+    runtime.deps.logger.error("the demo's media could not be prepared", { error: String(error) });
+    process.stdout.write(`Demo data: could not be prepared (${String(error)}); the services answer, without the Demo's samples.\n\n`);
+  }
 }
 
 async function recoverInBackground(runtime: Runtime, bootedAt: Date): Promise<void> {

@@ -41,6 +41,17 @@ export function inSpan<T>(name: string, options: { kind?: SpanKind; attributes?:
   );
 }
 
+/** Whether a tracer provider is registered (`./tracing-sdk.ts`); off, a request's span is not even started. */
+let tracingActive = false;
+
+export function setTracingActive(active: boolean): void {
+  tracingActive = active;
+}
+
+export function isTracingActive(): boolean {
+  return tracingActive;
+}
+
 /** Whether the environment asks for tracing at all; the SDK is loaded only then (`./tracing-sdk.ts` decides the rest). */
 export function tracingRequested(env: Record<string, string | undefined>): boolean {
   return Boolean(env.OTEL_TRACES_EXPORTER || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);

@@ -2,15 +2,18 @@ import type { Context as HonoContext, Next } from "hono";
 import { routePath } from "hono/route";
 import type { AppEnv } from "./context";
 import type { Surface } from "./errors";
-import { contextFrom, inSpan, SpanKind, SpanStatusCode, withRequestId } from "../base/tracing";
+import { contextFrom, inSpan, isTracingActive, SpanKind, SpanStatusCode, withRequestId } from "../base/tracing";
 
 /**
  * One server span per request, continuing an incoming W3C `traceparent` (a caller's trace, or the trace of
  * the queue message QStash delivers). Named `METHOD /route/{param}` once routing has matched; the query
  * string is never recorded (it may hold signed tokens). Only the trace context is taken from the request:
- * baggage from outside is ignored.
+ * baggage from outside is ignored. With tracing off (no SDK registered) nothing of this runs: the incoming
+ * headers are not parsed and no span is started, only the request id is kept for the log lines. With it on,
+ * the SDK's sampler (`OTEL_TRACES_SAMPLER`) decides; a span not sampled records nothing and is not filled.
  */
 export function traceRequest(c: HonoContext<AppEnv>, surface: Surface, mountPath: string, requestId: string, next: Next): Promise<void> {
+  if (!isTracingActive()) return withRequestId(requestId, next);
   const method = c.req.method;
   const parent = contextFrom(c.req.raw.headers);
   return withRequestId(requestId, () =>

@@ -2,7 +2,19 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { detectResources, envDetector, resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  ParentBasedSampler,
+  type Sampler,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  TraceIdRatioBasedSampler,
+} from "@opentelemetry/sdk-trace-base";
+import { setTracingActive } from "../base/tracing";
 
 /**
  * The OpenTelemetry SDK, loaded only when tracing is on (a dynamic import, so the functions' cold start and
@@ -44,10 +56,11 @@ export function registerTracing(exporter: SpanExporter, options: { batch: boolea
     detectResources({ detectors: [envDetector] }),
   );
   const processor = options.batch ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter);
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor], sampler: samplerFromEnvironment(env) });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
+  setTracingActive(true);
   return {
     flush: () => provider.forceFlush(),
     // Unregisters too, so a later registration in the same process (a test, a restarted runtime) takes effect.
@@ -56,8 +69,34 @@ export function registerTracing(exporter: SpanExporter, options: { batch: boolea
       trace.disable();
       context.disable();
       propagation.disable();
+      setTracingActive(false);
     },
   };
+}
+
+/**
+ * The sampler the standard variables name (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`), read from the
+ * environment the runtime was given: `always_on`, `always_off`, `traceidratio`, and their `parentbased_`
+ * forms; unset (or unknown) is the specification's default, `parentbased_always_on`.
+ */
+export function samplerFromEnvironment(env: TracingEnvironment): Sampler {
+  const name = (env.OTEL_TRACES_SAMPLER ?? "").trim().toLowerCase();
+  const argument = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = Number.isFinite(argument) && argument >= 0 && argument <= 1 && env.OTEL_TRACES_SAMPLER_ARG?.trim() ? argument : 1;
+  switch (name) {
+    case "always_on":
+      return new AlwaysOnSampler();
+    case "always_off":
+      return new AlwaysOffSampler();
+    case "traceidratio":
+      return new TraceIdRatioBasedSampler(ratio);
+    case "parentbased_always_off":
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case "parentbased_traceidratio":
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
 }
 
 /** Tracing as the environment configures it, or null when it is off (the default). */

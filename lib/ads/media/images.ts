@@ -8,9 +8,8 @@ import { connectAdAccount } from "../onboarding/service";
 import { upstream } from "../upstream";
 import type { z } from "zod";
 import type { MediaImage, MediaImageItem } from "./schema";
-
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
-const loadSharp = () => import("sharp").then((module) => module.default);
+// sharp is loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
+import { loadSharp } from "../../core/sharp";
 
 const MAX_IMAGE_BYTES = 30 * 1024 * 1024;
 /** Relative deviation accepted around each ratio (Meta's ad specs allow 3 %). */

@@ -4,9 +4,8 @@ import type { AdsDeps } from "../deps";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
 import { HighlightStyle, Layouts, layoutProblems, TemplateParam } from "./layout";
 import { renderRatio, resolveValues } from "./render";
-
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
-const loadSharp = () => import("sharp").then((module) => module.default);
+// sharp is loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
+import { loadSharp } from "../../core/sharp";
 
 /** The drawable part of a template, as the operator edits it (name and description play no part in a picture). */
 export const TemplateDraft = z.strictObject({

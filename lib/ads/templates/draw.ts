@@ -1,9 +1,8 @@
 import type { CreativeRatio } from "../platform/placement-creative";
 import { satoriFonts } from "./fonts";
 import { RATIO_SIZES } from "./layout";
+import { loadSharp } from "../../core/sharp";
 
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
-const loadSharp = () => import("sharp").then((module) => module.default);
 const loadResvg = () => import("@resvg/resvg-js").then((module) => module.Resvg);
 
 /*

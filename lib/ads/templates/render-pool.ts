@@ -9,16 +9,23 @@ import type { DrawRequest, DrawResponse } from "./draw-worker";
  * render are drawn in parallel. One worker per core, at most four, started on first use and not keeping
  * the process alive. Where no worker can start (a bundle without the worker file), drawing falls back to
  * the calling thread, with the same result.
+ *
+ * A worker holds its own heap with satori, resvg, sharp and the fonts loaded (tens of MB each): a pool with
+ * nothing to draw for `IDLE_RELEASE_MS` ends its workers, and the next drawing starts a new pool (about the
+ * cost of a first render). A server that rendered once does not keep that memory while it waits.
  */
 
 const MAX_WORKERS = 4;
 /** A worker that has not said it is ready by then is given up on (fallback to the calling thread). */
 const START_TIMEOUT_MS = 30_000;
+/** A pool without a drawing in flight for this long ends its workers. */
+const IDLE_RELEASE_MS = 15_000;
 
 type Pending = { owner: PoolWorker; resolve(bytes: Buffer): void; reject(error: Error): void };
 type PoolWorker = { worker: Worker; busy: number };
+type Pool = { workers: Promise<PoolWorker[] | null>; idle: NodeJS.Timeout | null };
 
-let workers: Promise<PoolWorker[] | null> | null = null;
+let current: Pool | null = null;
 const pending = new Map<number, Pending>();
 let nextId = 1;
 
@@ -28,7 +35,7 @@ function workerUrl(): URL {
   return new URL(`./draw-worker${extension}`, import.meta.url);
 }
 
-function spawn(): Promise<PoolWorker> {
+function spawn(pool: Pool): Promise<PoolWorker> {
   const url = workerUrl();
   // A worker does not inherit the TypeScript loader (tsx) of its parent: from sources it registers it first.
   const worker = url.pathname.endsWith(".ts")
@@ -44,7 +51,7 @@ function spawn(): Promise<PoolWorker> {
     });
     // A worker that dies fails its drawings, and the next drawing starts a new pool.
     worker.once("exit", () => {
-      workers = null;
+      if (current === pool) release(pool);
       for (const [id, waiting] of pending) {
         if (waiting.owner !== entry) continue;
         pending.delete(id);
@@ -66,21 +73,46 @@ function spawn(): Promise<PoolWorker> {
       pending.delete(message.id);
       if ("error" in message) waiting?.reject(new Error(message.error));
       else waiting?.resolve(Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength));
+      void armIdleRelease(pool);
     });
   });
 }
 
-function startPool(): Promise<PoolWorker[] | null> {
+function startPool(): Pool {
   const size = Math.max(1, Math.min(MAX_WORKERS, availableParallelism()));
-  return Promise.all(Array.from({ length: size }, spawn)).catch(() => null);
+  const pool: Pool = { workers: Promise.resolve(null), idle: null };
+  pool.workers = Promise.all(Array.from({ length: size }, () => spawn(pool))).catch(() => null);
+  return pool;
+}
+
+/** Forgets the pool (the next drawing starts another) and ends its workers. */
+function release(pool: Pool): void {
+  if (current === pool) current = null;
+  if (pool.idle) clearTimeout(pool.idle);
+  pool.idle = null;
+  void pool.workers.then((workers) => {
+    for (const entry of workers ?? []) void entry.worker.terminate();
+  });
+}
+
+/** With no drawing in flight, the pool is released after `IDLE_RELEASE_MS` unless another drawing comes first. */
+async function armIdleRelease(pool: Pool): Promise<void> {
+  const workers = await pool.workers;
+  if (!workers || current !== pool || workers.some((entry) => entry.busy > 0)) return;
+  if (pool.idle) clearTimeout(pool.idle);
+  pool.idle = setTimeout(() => release(pool), IDLE_RELEASE_MS);
+  pool.idle.unref();
 }
 
 /** Draws on the least busy worker, or on this thread when the pool could not start. */
 export async function drawOffThread(job: DrawJob): Promise<Buffer> {
-  workers ??= startPool();
-  const pool = await workers;
-  if (!pool) return draw(job);
-  const target = pool.reduce((least, candidate) => (candidate.busy < least.busy ? candidate : least));
+  current ??= startPool();
+  const pool = current;
+  if (pool.idle) clearTimeout(pool.idle);
+  pool.idle = null;
+  const workers = await pool.workers;
+  if (!workers) return draw(job);
+  const target = workers.reduce((least, candidate) => (candidate.busy < least.busy ? candidate : least));
   const id = nextId++;
   // A worker with drawings in flight keeps the process alive until it answers: a script awaiting a render
   // (a bench, a CLI) with nothing else on its event loop would otherwise exit with the render unfinished.
@@ -91,8 +123,8 @@ export async function drawOffThread(job: DrawJob): Promise<Buffer> {
   });
 }
 
-/** Workers the pool runs (0 while drawing falls back to the calling thread); for start-up logs and tests. */
+/** Workers the pool runs (0 while drawing falls back to the calling thread, or after an idle release); for logs, benches and tests. */
 export async function renderWorkerCount(): Promise<number> {
-  workers ??= startPool();
-  return (await workers)?.length ?? 0;
+  if (!current) return 0;
+  return (await current.workers)?.length ?? 0;
 }

@@ -9,9 +9,8 @@ import { textWidth } from "./fonts";
 import { drawOffThread } from "./render-pool";
 import { RATIO_SIZES, type HighlightStyle, type LayoutNode, type LayoutStyle, type Layouts, type TemplateParam } from "./layout";
 import { fittingFontSize, segmentsOf, visibleText, type Segment } from "./text";
-
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
-const loadSharp = () => import("sharp").then((module) => module.default);
+// sharp is loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
+import { loadSharp } from "../../core/sharp";
 
 /*
  * The rendering engine: a template's layout per ratio and a customer's values → satori (layout to SVG) →

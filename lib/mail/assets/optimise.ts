@@ -1,9 +1,7 @@
 import type { Metadata, OutputInfo, Sharp, SharpOptions } from "sharp";
-// Loaded on first use: only the Vercel functions that process images ship libvips (vercel.json, lib/commands/build.ts).
-const loadSharp = () => import("sharp").then((module) => module.default);
-
 import { sha256Hex } from "../../core/secrets";
 import { MAX_UPLOAD_BYTES } from "./upload-signature";
+import { loadSharp } from "../../core/sharp";
 
 /**
  * Turns an uploaded image into what the spec promises for assets (Limits): at most 1360 px wide, JPEG or

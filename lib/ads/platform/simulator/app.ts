@@ -29,6 +29,9 @@ import { createSimAudiences } from "./audiences";
 import { registerControlRoutes } from "./control-routes";
 import type { GraphSimulatorControls, SimAdAccountOptions, SimAppOptions, SimCampaignOptions } from "./controls";
 
+// libvips's operation cache is native and process-wide: off, as everywhere sharp is loaded (lib/core/sharp.ts).
+sharp.cache(false);
+
 export type { GraphSimulatorControls } from "./controls";
 import { catalogueCityCountries, targetingSearch } from "./targeting-search";
 import { readMany } from "./batch-read";
