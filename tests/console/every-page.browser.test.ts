@@ -254,15 +254,13 @@ const explained = (c: Control) => ROLE_TITLE.test(c.title) || /^Read only: Needs
       await signIn(operators.admin);
       for (const period of ["today", "7d"]) {
         await open(`/overview?period=${period}`);
-        const figures = await page
-          .locator("a[data-figure]")
-          .evaluateAll((links) =>
-            links.map((a) => ({
-              figure: a.getAttribute("data-figure") ?? "",
-              href: a.getAttribute("href") ?? "",
-              n: Number((a.textContent ?? "").replace(/\D/g, "")),
-            })),
-          );
+        const figures = await page.locator("a[data-figure]").evaluateAll((links) =>
+          links.map((a) => ({
+            figure: a.getAttribute("data-figure") ?? "",
+            href: a.getAttribute("href") ?? "",
+            n: Number((a.textContent ?? "").replace(/\D/g, "")),
+          })),
+        );
         const ours = figures.filter((f) => f.figure === "all:delivered" || f.figure.startsWith(`${mailA.id}:`) || f.figure.startsWith(`${mailB.id}:`));
         expect(ours.find((f) => f.figure === `${mailA.id}:bounced`)?.n).toBe(1);
         expect(ours.find((f) => f.figure === `${mailA.id}:delivered`)?.n).toBe(1);

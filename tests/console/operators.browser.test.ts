@@ -28,7 +28,8 @@ async function signIn(operator: TestOperator): Promise<void> {
   await page.getByLabel("E-mail").fill(operator.email);
   await page.getByLabel("Password").fill(operator.password);
   await page.keyboard.press("Enter");
-  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+  // The first console page of the process bundles the console's script; on a busy machine that takes a while.
+  await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor({ timeout: 60_000 });
 }
 
 (chromiumPresent ? describe : describe.skip)(

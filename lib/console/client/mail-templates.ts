@@ -265,7 +265,7 @@ function enabledBlocksCard(id: string, library: readonly Block[], enabled: reado
       ["Block", "Library state", "Enabled for this customer"],
       library.map((b) => [
         b.name,
-        b.active ? "active" : "inactive",
+        b.active ? "Active" : "Inactive",
         membershipBox({
           label: `Enable ${b.name}`,
           checked: on.has(b.id),
@@ -297,7 +297,11 @@ export async function templateCards(id: string, templateId: string): Promise<Pro
       card(
         `Template: ${t.name}`,
         h("p", {}, h("a", { href: `#/customers/${id}/mail/templates` }, "← Templates")),
-        h("p", { class: "hint" }, `${t.kind}, origin ${t.origin}, version ${t.version}.${admin ? "" : " A builder template has no parameter contract."}`),
+        h(
+          "p",
+          { class: "hint" },
+          `${say("messageKind", t.kind)}, made by ${t.origin === "admin" ? "an operator" : "the customer"}, version ${t.version}.${admin ? "" : " A builder template has no parameter contract."}`,
+        ),
         editorForm({
           editor,
           submit: "Save template",
