@@ -1,6 +1,7 @@
 import { serve, type ServerType } from "@hono/node-server";
 import type { Page, Request as BrowserRequest } from "playwright-core";
 import { bootRuntime } from "../lib/bootstrap";
+import { assetVersions } from "../lib/console/assets";
 import { seedDemo } from "../lib/seed";
 import { chromiumPresent, CHROMIUM, launchOfflineChromium } from "../tests/helpers/chromium";
 import { freePort } from "../tests/helpers/processes";
@@ -12,8 +13,8 @@ import { benchDataDir } from "./data-dir";
  * Per page: the requests the page made and their bytes on the wire (response headers plus the body as sent,
  * i.e. compressed when it was) and decoded. The first page is the cold visit (shell, script, style sheet,
  * icon); the others reuse the cached assets. The assets are also fetched without the browser with
- * `Accept-Encoding: br`, `gzip` and none, since Chromium offers brotli only over https and the console
- * answers brotli to any client that asks for it. `node --import tsx bench/console-bytes.ts`.
+ * `Accept-Encoding: br`, `gzip` and none: what a client offering only gzip, or nothing, gets.
+ * `node --import tsx bench/console-bytes.ts`.
  */
 const OWNER = { email: "bytes.owner@example.com", password: "a long password for the bytes bench" };
 
@@ -109,7 +110,7 @@ async function main(): Promise<void> {
     ];
     for (const [label, path] of pages) rows.push([label, await visit(page, origin, path, drawn)]);
 
-    console.log("console bytes per page (Chromium over http://127.0.0.1: it offers gzip, deflate; wire = headers + body as sent)");
+    console.log("console bytes per page (Chromium over http://127.0.0.1; wire = headers + body as sent, decoded = the body's bytes)");
     for (const [label, sized] of rows) {
       const wire = sized.reduce((sum, s) => sum + s.wire, 0);
       const decoded = sized.reduce((sum, s) => sum + s.decoded, 0);
@@ -118,18 +119,19 @@ async function main(): Promise<void> {
       );
     }
 
-    // The assets as a client asking for each encoding gets them (the URLs the shell names).
-    const shell = await (await runtime.app.root.request("/console/sign-in")).text();
-    const assets = [...shell.matchAll(/(?:src|href)="(\/console\/[^"]+\.(?:js|css)[^"]*)"/g)].map((m) => (m[1] as string).replace(/&amp;/g, "&"));
-    console.log("console assets by encoding (body bytes)");
-    for (const asset of assets) {
+    const first = rows[1]?.[1] ?? [];
+    console.log("the first console visit, request by request");
+    for (const r of first) console.log(`  ${new URL(r.url).pathname.padEnd(40)} ${kb(r.wire).padStart(9)} on the wire  ${kb(r.decoded).padStart(9)} decoded`);
+
+    // The assets as a client asking for each encoding gets them, under the versioned URLs the pages name.
+    const versions = await assetVersions();
+    console.log("console assets by encoding (body bytes; what the server sent in brackets)");
+    for (const asset of [`/console/app.js?v=${versions.script}`, `/console/console.css?v=${versions.style}`]) {
       const sizes: string[] = [];
       for (const encoding of ["br", "gzip", "identity"]) {
         const r = await runtime.app.root.request(asset, { headers: { "accept-encoding": encoding } });
         const bytes = (await r.arrayBuffer()).byteLength;
-        sizes.push(
-          `${encoding === "identity" ? "none" : encoding} ${kb(bytes)}${r.headers.get("content-encoding") && encoding !== "identity" ? "" : encoding === "identity" ? "" : " (not compressed)"}`,
-        );
+        sizes.push(`asked ${encoding}: ${kb(bytes)} (${r.headers.get("content-encoding") ?? "none"})`);
       }
       console.log(`  ${asset.split("?")[0]}: ${sizes.join(", ")}; cache-control: ${(await runtime.app.root.request(asset)).headers.get("cache-control")}`);
     }
