@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import sharp from "sharp";
 import { chromiumPresent, CHROMIUM, launchOfflineChromium } from "../tests/helpers/chromium";
+import { startHttpsReceiver } from "../tests/helpers/https-receiver";
 import { freePort } from "../tests/helpers/processes";
 
 /**
@@ -38,10 +39,10 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 }
 
 /** `npm start` in `dataDir` on `port`; resolves with the banner's `export` values once it printed them. */
-async function startServer(dataDir: string, port: number): Promise<{ child: ChildProcess; env: Record<string, string> }> {
+async function startServer(dataDir: string, port: number, extra: Record<string, string>): Promise<{ child: ChildProcess; env: Record<string, string> }> {
   const base = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ["lib/start.mjs"], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_BASE_URL: base, LOG_LEVEL: "warn" },
+    env: { ...process.env, ...extra, DATA_DIR: dataDir, PORT: String(port), HOST: "127.0.0.1", PUBLIC_BASE_URL: base, LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "inherit"],
   });
   let out = "";
@@ -70,7 +71,14 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), "console-screenshots-"));
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const { child, env } = await startServer(dataDir, port);
+  // The Demo's webhook receiver, on loopback with its own certificate, answering 500 with a body: the
+  // delivery page shows a failed delivery and what the receiver said.
+  const receiver = await startHttpsReceiver("hooks.demo.test", () => ({
+    status: 500,
+    headers: { "content-type": "application/json" },
+    body: '{"error":"order database unavailable","retry":true}',
+  }));
+  const { child, env } = await startServer(dataDir, port, { ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: receiver.ca });
   const adminToken = readFileSync(join(dataDir, "admin-token"), "utf8").trim();
   const demo = env.DEMO ?? "";
   const call = async (method: string, path: string, key: string, body?: unknown): Promise<Json> => {
@@ -107,6 +115,7 @@ async function main(): Promise<void> {
         ],
       }),
     );
+    const hook = data<{ id: string }>(await call("POST", "/mail/v1/webhooks", mailKey, { url: `${receiver.origin}/hooks/mail`, events: ["job.completed"] }));
     const job = data<{ id: string }>(await call("POST", "/mail/v1/send-jobs", mailKey, { template_id: template.id, params: { first_name: "friend" } }));
     await call("POST", `/mail/v1/send-jobs/${job.id}/recipients`, mailKey, {
       recipients: [
@@ -119,11 +128,14 @@ async function main(): Promise<void> {
     await call("POST", `/mail/v1/send-jobs/${job.id}/start`, mailKey);
     const templates = data<{ id: string; name: string }[]>(await call("GET", "/mail/v1/templates?limit=20", mailKey));
     const order = templates.find((t) => t.name === "Order confirmation");
+    let orderMessage = "";
     if (order) {
-      await call("POST", `/mail/v1/templates/${order.id}/send`, mailKey, {
-        to: "Jane <jane@example.com>",
-        params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" },
-      });
+      orderMessage = data<{ message_id: string }>(
+        await call("POST", `/mail/v1/templates/${order.id}/send`, mailKey, {
+          to: "Jane <jane@example.com>",
+          params: { order_number: "A-1", order_url: "https://shop.example.com/o/A-1" },
+        }),
+      ).message_id;
     }
 
     // Ads: an ad set with an ad that passes review and one that is disapproved.
@@ -171,6 +183,10 @@ async function main(): Promise<void> {
     await page.getByLabel("E-mail").fill(OWNER.email);
     await page.getByLabel("Password").fill(OWNER.password);
     await page.keyboard.press("Enter");
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Mail by customer", level: 2 }).waitFor();
+    await shot(page, "overview");
+    await page.goto(`${origin}/console/#/customers`);
     await page.getByRole("heading", { name: "Customers", level: 1 }).waitFor();
     await page
       .getByTestId("page-status")
@@ -193,6 +209,17 @@ async function main(): Promise<void> {
     await visit(`/customers/${demo}/mail/provider`, heading("Provider (Postmark) and readiness"), "mail-provider");
     await visit(`/customers/${demo}/send-jobs/${job.id}`, (p) => p.getByTestId("job-status").filter({ hasText: "completed" }).waitFor(), "send-job");
     await visit(`/customers/${demo}/messages`, (p) => p.locator("main table tbody tr").first().waitFor(), "messages");
+    if (orderMessage) await visit(`/customers/${demo}/messages/${orderMessage}`, (p) => p.locator("main table").first().waitFor(), "message");
+    await until("a failed delivery to the Demo's webhook", async () => (receiver.received.length > 0 ? true : undefined), 60_000);
+    await visit(
+      `/customers/${demo}/webhooks/mail/${hook.id}`,
+      async (p) => {
+        const first = p.locator("main details").first();
+        await first.waitFor();
+        await first.locator("summary").click();
+      },
+      "delivery",
+    );
     await visit(
       `/customers/${demo}/adsets`,
       async (p) => {
@@ -228,6 +255,7 @@ async function main(): Promise<void> {
     if (browser.outside.length > 0) throw new Error(`requests left our origin: ${browser.outside.join(", ")}`);
   } finally {
     await browser.close();
+    await receiver.close();
     child.kill("SIGTERM");
     await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once("exit", resolve)));
     rmSync(dataDir, { recursive: true, force: true });

@@ -212,7 +212,8 @@ describe("the audit log", () => {
       "createCustomer",
     ]);
     expect(all.json.data[0]).toMatchObject({
-      actor: { type: "token", operator_id: admin.id },
+      actor: { type: "token", operator_id: admin.id, email: admin.email },
+      customer_name: "Audited",
       target: { customer },
       status: 200,
       change: { request: { mail: { monthly_limit: 30 } }, before: { mail: { monthly_limit: 20 } }, after: { mail: { monthly_limit: 30 } } },
@@ -228,6 +229,10 @@ describe("the audit log", () => {
     const byOperator = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?operator_id=${admin.id}&operation=createCustomer`);
     expect(byOperator.json.data).toHaveLength(1);
     expect((await as(admin.token, "GET", "/v1/audit-log?after=nonsense")).status).toBe(400);
+    // Names as they are now: a renamed customer reads under its new name in older entries too.
+    await as(admin.token, "PATCH", `/v1/customers/${customer}`, { name: "Audited, renamed" });
+    const renamed = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?customer_id=${customer}&operation=createCustomer`);
+    expect(renamed.json.data.map((e) => e.customer_name)).toEqual(["Audited, renamed"]);
   });
 
   test('secrets in a change read "changed"', async () => {

@@ -106,7 +106,7 @@ let admin: TestOperator;
       await h.call("POST", "/ads/v1/plan/upgrade", { key: c.adsFull, body: { stage: "growth" } });
       await page.goto(`${origin}/console/#/customers/${c.id}`);
       await expect.poll(() => page.getByLabel("Ads: plan stage (selected for this cycle)").inputValue()).toBe("growth");
-      expect(await page.locator("main").textContent()).toContain("This cycle runs at growth.");
+      expect(await page.locator("main").textContent()).toContain("This cycle runs at Growth.");
 
       await page.goto(`${origin}/console/#/customers/${c.id}/keys`);
       await expect.poll(() => page.getByRole("table").textContent()).toContain("never");

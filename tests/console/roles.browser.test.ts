@@ -6,6 +6,7 @@ import { CHROMIUM, chromiumPresent, launchOfflineChromium, seriousViolations, ty
 import { describeResponse, type Admin } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
+import { operationLabel } from "../../lib/console/client/words";
 
 /**
  * The three roles in the console (issue 31), in Debian's Chromium over loopback, on a customer's API keys
@@ -39,7 +40,9 @@ async function signIn(operator: TestOperator): Promise<void> {
 /** The audit log filtered to this operator and operation: the table's text once the entry is there. */
 async function auditEntry(operator: TestOperator, operation: string, status: string): Promise<void> {
   await page.goto(`${origin}/console/#/audit-log?operator_id=${operator.id}&operation=${operation}`);
-  await expect.poll(() => page.getByRole("table").textContent()).toContain(operation);
+  await expect.poll(() => page.getByRole("table").textContent()).toContain(operationLabel(operation));
+  // The operator by e-mail, never by id.
+  expect(await page.getByRole("table").locator("tbody tr").first().locator("td").nth(1).textContent()).toContain(operator.email);
   expect(await page.getByRole("table").locator("tbody tr").first().locator("td").nth(3).textContent()).toBe(status);
   expect(await seriousViolations(page)).toEqual([]);
 }

@@ -1,7 +1,7 @@
-import { and, desc, eq, gte, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
 import { beforeCursor, type Cursor, toPage } from "../../core/pagination";
 import type { Database } from "../../db/client";
-import { auditLog } from "../../db/schema";
+import { auditLog, customers, operators } from "../../db/schema";
 import type { AuditEntry } from "./schema";
 import type { z } from "@hono/zod-openapi";
 
@@ -9,16 +9,24 @@ export type AuditFilter = { customerId?: string; operatorId?: string; operationI
 
 type AuditEntryView = z.infer<typeof AuditEntry>;
 
-function toAuditEntryView(row: typeof auditLog.$inferSelect): AuditEntryView {
+type Names = { operators: Map<string, string>; customers: Map<string, string> };
+
+function toAuditEntryView(row: typeof auditLog.$inferSelect, names: Names): AuditEntryView {
   return {
     id: row.id,
     at: row.at.toISOString(),
-    actor: { type: row.actorType, operator_id: row.operatorId, token_id: row.tokenId },
+    actor: {
+      type: row.actorType,
+      operator_id: row.operatorId,
+      email: row.operatorId ? (names.operators.get(row.operatorId) ?? null) : null,
+      token_id: row.tokenId,
+    },
     operation_id: row.operationId,
     method: row.method,
     path: row.path,
     status: row.status,
     customer_id: row.customerId,
+    customer_name: row.customerId ? (names.customers.get(row.customerId) ?? null) : null,
     target: row.target,
     request_id: row.requestId,
     change: row.change,
@@ -45,5 +53,21 @@ export async function listAuditEntries(db: Database, filter: AuditFilter, page: 
     .where(and(...conditions))
     .orderBy(desc(auditLog.at), desc(auditLog.id))
     .limit(page.limit + 1);
-  return toPage(rows.map(toAuditEntryView), page.limit, (entry) => ({ at: entry.at, id: entry.id }));
+  const names = await namesOf(db, rows);
+  return toPage(
+    rows.map((row) => toAuditEntryView(row, names)),
+    page.limit,
+    (entry) => ({ at: entry.at, id: entry.id }),
+  );
+}
+
+/** The operators' e-mails and the customers' names a page of entries mentions (operators are never deleted; a deleted customer has none). */
+async function namesOf(db: Database, rows: (typeof auditLog.$inferSelect)[]): Promise<Names> {
+  const operatorIds = [...new Set(rows.flatMap((r) => (r.operatorId ? [r.operatorId] : [])))];
+  const customerIds = [...new Set(rows.flatMap((r) => (r.customerId ? [r.customerId] : [])))];
+  const [ops, custs] = await Promise.all([
+    operatorIds.length === 0 ? [] : db.select({ id: operators.id, email: operators.email }).from(operators).where(inArray(operators.id, operatorIds)),
+    customerIds.length === 0 ? [] : db.select({ id: customers.id, name: customers.name }).from(customers).where(inArray(customers.id, customerIds)),
+  ]);
+  return { operators: new Map(ops.map((o) => [o.id, o.email])), customers: new Map(custs.map((c) => [c.id, c.name])) };
 }

@@ -14,6 +14,10 @@ export const AuditEntry = z
           example: "operator",
         }),
         operator_id: z.uuid().nullable().openapi({ description: "The operator, if the credential has one.", example: operatorIdExample }),
+        email: z
+          .string()
+          .nullable()
+          .openapi({ description: "The operator's e-mail (as it is now), if the credential has an operator.", example: "ops@example.com" }),
         token_id: z.uuid().nullable().openapi({ description: "The API token used, if any.", example: null }),
       })
       .openapi({ description: "Who made the request." }),
@@ -24,6 +28,10 @@ export const AuditEntry = z
     path: z.string().openapi({ description: "Request path under the admin API.", example: "/v1/customers/3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
     status: z.int().openapi({ description: "The HTTP status answered (a refused write is recorded with its 4xx).", example: 200 }),
     customer_id: z.uuid().nullable().openapi({ description: "The customer acted on, if any.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+    customer_name: z
+      .string()
+      .nullable()
+      .openapi({ description: "The customer's name (as it is now); null without a customer or once it was deleted.", example: "Acme GmbH" }),
     target: z.record(z.string(), z.string()).openapi({
       description: "The ids the operation acted on, named by resource (`customer`, `key`, `template`, …; a create adds the new id).",
       example: { customer: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" },

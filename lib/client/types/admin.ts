@@ -3458,6 +3458,11 @@ export interface components {
             /** @description Who made the request. */
             actor: {
                 /**
+                 * @description The operator's e-mail (as it is now), if the credential has an operator.
+                 * @example ops@example.com
+                 */
+                email: string | null;
+                /**
                  * Format: uuid
                  * @description The operator, if the credential has one.
                  * @example 8d3c1f0e-2b4a-4e6f-9a1b-7c5d3e2f1a09
@@ -3520,6 +3525,11 @@ export interface components {
              * @example 3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11
              */
             customer_id: string | null;
+            /**
+             * @description The customer's name (as it is now); null without a customer or once it was deleted.
+             * @example Acme GmbH
+             */
+            customer_name: string | null;
             /**
              * Format: uuid
              * @description Entry id.

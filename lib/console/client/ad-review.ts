@@ -2,6 +2,7 @@ import { get } from "./api";
 import { pagedTable } from "./paged";
 import { card, date, h, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
+import { WORDS, say } from "./words";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -9,21 +10,9 @@ type Schemas = components["schemas"];
 type AdminAdSet = Schemas["AdminAdSet"];
 type AdminAd = Schemas["AdminAd"];
 
-/** Review and delivery states in words, with a symbol besides any colour; unknown ones as the platform names them. */
-const STATES: Record<string, string> = {
-  ACTIVE: "✓ approved, delivering",
-  PENDING_REVIEW: "… in review",
-  IN_PROCESS: "… being processed",
-  DISAPPROVED: "✗ disapproved",
-  WITH_ISSUES: "⚠ with issues",
-  PREAPPROVED: "✓ pre-approved",
-  PENDING_BILLING_INFO: "⚠ billing information missing",
-  PAUSED: "‖ paused",
-  ADSET_PAUSED: "‖ ad set paused",
-  CAMPAIGN_PAUSED: "‖ target (campaign) paused",
-  ARCHIVED: "archived",
-};
-const stateInWords = (status: string) => `${STATES[status] ?? status.toLowerCase().replace(/_/g, " ")} (${status})`;
+const STATES: Record<string, string> = WORDS.effectiveStatus;
+/** Review and delivery states in words with the platform's own name, which its help pages use. */
+const stateInWords = (status: string) => `${say("effectiveStatus", status)} (${status})`;
 
 const REVIEW_FILTERS = ["PENDING_REVIEW", "IN_PROCESS", "ACTIVE", "DISAPPROVED", "WITH_ISSUES", "PAUSED", "ADSET_PAUSED", "CAMPAIGN_PAUSED", "ARCHIVED"];
 const CONFIGURED = ["ACTIVE", "PAUSED", "ARCHIVED"];
@@ -68,15 +57,15 @@ const lastChange = (ad: AdminAd) =>
  */
 export async function customerAdReviewPage(main: HTMLElement, id: string): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
-  const adSetStatus = select("Ad set status", [["", "Any status"], ...CONFIGURED.map((s): [string, string] => [s, s.toLowerCase()])]);
+  const adSetStatus = select("Ad set status", [["", "Any status"], ...CONFIGURED.map((s): [string, string] => [s, say("adStatus", s)])]);
   const reviewState = select("Review state", [["", "Any state"], ...REVIEW_FILTERS.map((s): [string, string] => [s, stateInWords(s)])]);
-  const adStatus = select("Ad status", [["", "Any status"], ...CONFIGURED.map((s): [string, string] => [s, s.toLowerCase()])]);
+  const adStatus = select("Ad status", [["", "Any status"], ...CONFIGURED.map((s): [string, string] => [s, say("adStatus", s)])]);
   let onlySet: AdminAdSet | null = null;
   const scope = h("p", { class: "hint", "data-testid": "ads-scope" });
 
   const ads = pagedTable<AdminAd>(
     ["Ad", "Ad set", "Status", "Review state", "Feedback and issues", "Last change", "Created"],
-    (ad) => [ad.name, ad.ad_set.name, ad.status.toLowerCase(), stateInWords(ad.effective_status), feedback(ad), lastChange(ad), date(ad.created_at)],
+    (ad) => [ad.name, ad.ad_set.name, say("adStatus", ad.status), stateInWords(ad.effective_status), feedback(ad), lastChange(ad), date(ad.created_at)],
     "No ads match.",
   );
   const adsPath = () => {
@@ -102,7 +91,7 @@ export async function customerAdReviewPage(main: HTMLElement, id: string): Promi
     (s) => [
       s.name,
       s.target,
-      s.status.toLowerCase(),
+      say("adStatus", s.status),
       stateInWords(s.effective_status),
       budget(s),
       adsByState(s),

@@ -105,7 +105,13 @@ export async function adTemplatesPage(main: HTMLElement): Promise<void> {
       "Templates",
       table(
         ["Name", "Type", "State", "Revision", "Changed"],
-        templates.map((t) => [h("a", { href: `#/ad-templates/${t.id}` }, t.name), t.type, t.status, String(t.revision), date(t.updated_at)]),
+        templates.map((t) => [
+          h("a", { href: `#/ad-templates/${t.id}` }, t.name),
+          t.type === "image" ? "Image" : "Video",
+          t.status === "active" ? "Active" : "Inactive",
+          String(t.revision),
+          date(t.updated_at),
+        ]),
       ),
     ),
     card(
@@ -181,7 +187,10 @@ export async function adTemplatePage(main: HTMLElement, id: string): Promise<voi
       path: "status",
       label: "State",
       type: "select",
-      options: ["active", "inactive"],
+      options: [
+        { value: "active", label: "Active" },
+        { value: "inactive", label: "Inactive" },
+      ],
       value: template.status,
       hint: "Inactive templates are hidden from customers.",
     }),

@@ -1,4 +1,5 @@
 import { ApiFailure, get, getAll, send } from "./api";
+import { choices, say } from "./words";
 import { barCharts } from "./charts";
 import { card, date, form, h, membershipBox, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
@@ -33,7 +34,7 @@ const sameOrigin = (url: string) => {
 
 async function onboardingCard(id: string): Promise<HTMLElement> {
   const onboarding = await get<Onboarding>(`customers/${id}/ads/account`);
-  const list = (items: string[]) => (items.length ? items.join(", ") : "none");
+  const list = (items: string[]) => (items.length ? items.map((item) => say("onboardingItem", item)).join(", ") : "none");
   return card(
     "Onboarding",
     h("p", {}, onboarding.complete ? "✓ Complete: the customer can use the ads API." : "✗ Incomplete: the items listed as missing are needed."),
@@ -44,7 +45,7 @@ async function onboardingCard(id: string): Promise<HTMLElement> {
         ["Missing", list(onboarding.missing)],
         [
           "Access token",
-          `${onboarding.token_status}${onboarding.token_verified_at ? ` (verified ${date(onboarding.token_verified_at)})` : ""}${onboarding.token_error_code ? ` (error ${onboarding.token_error_code})` : ""}`,
+          `${say("tokenStatus", onboarding.token_status)}${onboarding.token_verified_at ? ` (verified ${date(onboarding.token_verified_at)})` : ""}${onboarding.token_error_code ? ` (error ${onboarding.token_error_code})` : ""}`,
         ],
         ["App secret stored", onboarding.app_secret_set ? "yes" : "no"],
       ],
@@ -85,7 +86,7 @@ async function targetsCard(id: string): Promise<HTMLElement> {
           return [
             t.key,
             t.platform_campaign_id,
-            t.status === "ACTIVE" ? "active" : "paused",
+            say("adStatus", t.status),
             date(t.updated_at),
             h(
               "button",
@@ -122,7 +123,7 @@ async function targetsCard(id: string): Promise<HTMLElement> {
       fields: [
         { path: "key", label: "Key", required: true },
         { path: "platform_campaign_id", label: "Platform campaign id", required: true },
-        { path: "status", label: "Status", type: "select", options: ["ACTIVE", "PAUSED"] },
+        { path: "status", label: "Status", type: "select", options: choices("adStatus").filter((c) => c.value !== "ARCHIVED") },
         {
           path: "config",
           label: "Configuration (JSON)",
@@ -193,8 +194,8 @@ async function templatesCard(id: string): Promise<HTMLElement> {
       ["Template", "Type", "State", "Assigned", ""],
       templates.map((t) => [
         t.name,
-        t.type,
-        t.status,
+        t.type === "image" ? "Image" : "Video",
+        t.status === "active" ? "Active" : "Inactive",
         membershipBox({
           label: `Assign ${t.name}`,
           checked: assigned.has(t.id),
@@ -226,13 +227,13 @@ async function planCard(id: string): Promise<HTMLElement> {
       [
         [
           `${usage.cycle.start} – ${usage.cycle.end} (day ${usage.cycle.elapsed_days} of ${usage.cycle.days})`,
-          usage.state,
-          usage.stage,
+          say("accountState", usage.state),
+          say("stage", usage.stage),
           `${usage.ads.published}${usage.ads.included === null ? " (no cap)" : ` of ${usage.ads.included}`}`,
           `${eur(usage.spend.spend_cents)}${usage.spend.included_cents === null ? "" : ` of ${eur(usage.spend.included_cents)} included`}`,
           eur(usage.spend.projected_cents),
           eur(usage.fee_to_date_cents),
-          `${usage.expected_stage}, ${eur(usage.expected_fee_cents)}`,
+          `${say("stage", usage.expected_stage)}, ${eur(usage.expected_fee_cents)}`,
         ],
       ],
     ),

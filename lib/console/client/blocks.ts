@@ -93,7 +93,7 @@ export async function blocksPage(main: HTMLElement): Promise<void> {
           b.slug,
           b.tags.map((t) => t.label).join(", ") || "—",
           String(b.version),
-          b.active ? "active" : "inactive",
+          b.active ? "Active" : "Inactive",
           date(b.updated_at),
         ]),
       ),

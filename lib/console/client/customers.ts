@@ -2,6 +2,7 @@ import { get, send } from "./api";
 import { pagedTable } from "./paged";
 import { card, date, debounce, form, h, nest, uid } from "./dom";
 import type { components } from "../../client/types/admin";
+import { choices, say } from "./words";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
 type Schemas = components["schemas"];
@@ -69,8 +70,8 @@ export async function customersPage(main: HTMLElement): Promise<void> {
     (c) => [
       h("a", { href: `#/customers/${c.id}` }, c.name),
       h("code", {}, c.id.slice(0, 8)),
-      `${c.mail.sending_blocked ? "sending blocked" : "sending allowed"}, ${c.mail.mode}`,
-      `${c.ads.account_state}, ${c.ads.stage}`,
+      `${c.mail.sending_blocked ? "Sending blocked" : "Sending allowed"}, ${say("mailMode", c.mail.mode).toLowerCase()}`,
+      `${say("accountState", c.ads.account_state)}, ${say("stage", c.ads.stage).toLowerCase()} stage`,
       date(c.created_at),
     ],
     "No customer matches.",
@@ -134,9 +135,9 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
             path: "mail.mode",
             label: "Mail: mode",
             type: "select",
-            options: ["live", "sandbox"],
+            options: choices("mailMode"),
             value: customer.mail.mode,
-            hint: "sandbox: the provider accepts mail, nothing is delivered or counted.",
+            hint: "Sandbox: the provider accepts mail, nothing is delivered or counted.",
           },
           { path: "mail.monthly_limit", label: "Mail: monthly limit", type: "number", value: customer.mail.monthly_limit },
           { path: "mail.max_per_job", label: "Mail: most recipients per send job", type: "number", value: customer.mail.max_per_job },
@@ -144,18 +145,18 @@ export async function customerPage(main: HTMLElement, id: string): Promise<void>
             path: "ads.account_state",
             label: "Ads: access state",
             type: "select",
-            options: ["active", "deactivated", "overdue", "checkout_open", "ended"],
+            options: choices("accountState"),
             value: customer.ads.account_state,
-            hint: "Anything but active answers 402 on writes.",
+            hint: "Anything but Active answers 402 on writes.",
           },
           {
             path: "ads.stage",
             label: "Ads: plan stage (selected for this cycle)",
             type: "select",
-            options: ["starter", "growth", "scale", "enterprise"],
+            options: choices("stage"),
             value: customer.ads.stage,
             hint: `The plan's selected stage; the customer's upgrades change it too. ${
-              plan ? `This cycle runs at ${plan.stage}${plan.stage !== customer.ads.stage ? " (its spend reached it)" : ""}.` : ""
+              plan ? `This cycle runs at ${say("stage", plan.stage)}${plan.stage !== customer.ads.stage ? " (its spend reached it)" : ""}.` : ""
             }`,
           },
           {

@@ -1,4 +1,5 @@
 import { ApiFailure, send, type Problem } from "./api";
+import { at } from "./words";
 
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -123,7 +124,8 @@ export function showProblems(fields: readonly Field[], problems: readonly Proble
     if (!target) unplaced.push(problem);
     else messages.set(target, [...(messages.get(target) ?? []), problem.path === target.spec.path ? problem.message : `${problem.path}: ${problem.message}`]);
   }
-  for (const f of fields) setFieldError(f, messages.has(f) ? (messages.get(f) as string[]).join(" ") : null);
+  // One message per field: the first problem the API names for it (fixing it brings up the next, if any).
+  for (const f of fields) setFieldError(f, messages.get(f)?.[0] ?? null);
   const first = fields.find((f) => messages.has(f));
   first?.control.focus();
   return unplaced;
@@ -140,7 +142,14 @@ export function outcome(): Outcome {
       element.replaceChildren(h("p", { class: "notice" }, `✓ ${text}`));
     },
     fail(error, unplaced = []) {
-      const message = error instanceof Error ? error.message : String(error);
+      // When every problem sits at its field, the alert only points there: the field says what is wrong, once.
+      const atFields = error instanceof ApiFailure && error.problems.length > 0 && unplaced.length === 0;
+      const count = atFields ? new Set(error.problems.map((p) => p.path)).size : 0;
+      const message = atFields
+        ? `Not saved: ${count === 1 ? "a field needs" : `${count} fields need`} attention (marked above).`
+        : error instanceof Error
+          ? error.message
+          : String(error);
       element.replaceChildren(
         h(
           "div",
@@ -258,7 +267,8 @@ export function debounce<A extends unknown[]>(ms: number, work: (...args: A) => 
 }
 
 export const yesNo = (value: boolean) => (value ? "yes" : "no");
-export const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : "—");
+/** A time in the operator's time zone, shown with the zone. */
+export const date = at;
 
 /**
  * A labelled checkbox over a membership (a block enabled for a customer, a template assigned): checking PUTs

@@ -2,6 +2,7 @@ import { get, send } from "./api";
 import { card, date, form, h, outcome, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import { shownOnce } from "./shown-once";
+import { choices, say } from "./words";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -33,8 +34,8 @@ export async function customerKeysPage(main: HTMLElement, id: string): Promise<v
             ordered.map((k) => [
               k.label ?? "—",
               h("code", {}, `${k.prefix}…`),
-              k.service,
-              k.scope,
+              say("service", k.service),
+              say("keyScope", k.scope),
               date(k.created_at),
               k.last_used_at ? date(k.last_used_at) : "never",
               k.revoked_at ? `✗ revoked ${date(k.revoked_at)}` : "✓ valid",
@@ -75,8 +76,8 @@ export async function customerKeysPage(main: HTMLElement, id: string): Promise<v
         submit: "Create key",
         fields: [
           { path: "label", label: "Key label", hint: "What the key is for, e.g. shop backend." },
-          { path: "service", label: "Service", type: "select", options: ["mail", "ads"] },
-          { path: "scope", label: "Scope", type: "select", options: ["full", "reporting"], hint: "full reads, writes and sends; reporting only reads." },
+          { path: "service", label: "Service", type: "select", options: choices("service") },
+          { path: "scope", label: "Scope", type: "select", options: choices("keyScope"), hint: "Full access reads, writes and sends; reporting only reads." },
         ],
         onSubmit: async (values) => {
           const key = await send<IssuedApiKey>("POST", `customers/${id}/keys`, {

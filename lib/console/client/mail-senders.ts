@@ -1,4 +1,5 @@
 import { get, send } from "./api";
+import { say, whatToDo } from "./words";
 import { card, field, h, readField, table } from "./dom";
 import { editorForm, inFieldset, objectEditor, valueList, withJsonView, type Editor } from "./editors";
 import type { components } from "../../client/types/admin";
@@ -65,7 +66,7 @@ async function sendersCard(id: string): Promise<HTMLElement> {
     h("p", { class: "hint" }, "The sender signatures and domains verified at Postmark for this customer's server, and who its mails come from."),
     table(
       ["Item", "State", "What to do"],
-      items.map((i) => [i.item, h("span", { class: "badge" }, i.status === "green" ? "✓ ready" : "✗ missing"), i.message]),
+      items.map((i) => [say("readinessItem", i.item), h("span", { class: "badge" }, say("readinessStatus", i.status)), whatToDo(i.message)]),
     ),
     editorForm({
       editor,

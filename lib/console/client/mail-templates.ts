@@ -1,4 +1,5 @@
 import { get, send } from "./api";
+import { say } from "./words";
 import { card, field, h, membershipBox, outcome, readField, table } from "./dom";
 import { changed, editorForm, fieldEditor, inFieldset, listEditor, objectEditor, withJsonView, type Editor } from "./editors";
 import { senderEditor } from "./mail-senders";
@@ -190,7 +191,13 @@ function templateEditor(
   const parts = {
     name: fieldEditor<string>({ path: "name", label: "Name", value: t.name, required: true }),
     subject: fieldEditor<string>({ path: "subject", label: "Subject", value: t.subject, required: true, hint: "May contain {{placeholder}}." }),
-    status: fieldEditor<Template["status"]>({ path: "status", label: "Status", type: "select", options: statuses, value: t.status }),
+    status: fieldEditor<Template["status"]>({
+      path: "status",
+      label: "Status",
+      type: "select",
+      options: statuses.map((value) => ({ value, label: say("templateStatus", value) })),
+      value: t.status,
+    }),
     from: senderEditor({ path: "from", legend: "Sender", value: t.from, hint: "Empty: the customer's default sender for the kind." }),
     blocks: inFieldset("Blocks", stackEditor(blocks, t.blocks ?? []), "The stack, top to bottom; the footer comes from the frame."),
     values: inFieldset("Global values", globalValuesEditor(t.values), "Merged into and overriding every block's values."),
@@ -225,9 +232,9 @@ async function templatesCard(id: string, blocks: readonly EnabledBlock[]): Promi
       ["Name", "Kind", "Origin", "Status", "Version", ""],
       templates.map((t) => [
         h("a", { href: `#/customers/${id}/mail/templates/${t.id}` }, t.name),
-        t.kind,
-        t.origin,
-        t.status,
+        say("messageKind", t.kind),
+        t.origin === "admin" ? "Operator" : "Customer",
+        say("templateStatus", t.status),
         String(t.version),
         h("button", { type: "button", class: "secondary", "data-read": "", onClick: () => void showPreview(t) }, `Preview ${t.name}`),
       ]),
@@ -258,7 +265,7 @@ function enabledBlocksCard(id: string, library: readonly Block[], enabled: reado
       ["Block", "Library state", "Enabled for this customer"],
       library.map((b) => [
         b.name,
-        b.active ? "active" : "inactive",
+        b.active ? "Active" : "Inactive",
         membershipBox({
           label: `Enable ${b.name}`,
           checked: on.has(b.id),
@@ -290,7 +297,11 @@ export async function templateCards(id: string, templateId: string): Promise<Pro
       card(
         `Template: ${t.name}`,
         h("p", {}, h("a", { href: `#/customers/${id}/mail/templates` }, "← Templates")),
-        h("p", { class: "hint" }, `${t.kind}, origin ${t.origin}, version ${t.version}.${admin ? "" : " A builder template has no parameter contract."}`),
+        h(
+          "p",
+          { class: "hint" },
+          `${say("messageKind", t.kind)}, made by ${t.origin === "admin" ? "an operator" : "the customer"}, version ${t.version}.${admin ? "" : " A builder template has no parameter contract."}`,
+        ),
         editorForm({
           editor,
           submit: "Save template",

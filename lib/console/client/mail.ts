@@ -1,4 +1,5 @@
 import { get, send } from "./api";
+import { say, whatToDo } from "./words";
 import { card, date, form, h, maskUrlPassword, secretValue, table, yesNo } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import { editorForm, fieldEditor, objectEditor, secretField } from "./editors";
@@ -18,10 +19,8 @@ type PostmarkWebhookSecret = Schemas["MailPostmarkWebhookSecret"];
 type CredentialState = Schemas["CredentialState"];
 type SuppressionLookup = Schemas["SuppressionLookupResult"];
 
-/** Green/red is spelled out: the state is never told by colour alone. */
-/** A readiness item's state in words: only a red item stops sending; a warning says what to improve. */
-const readinessBadge = (status: "green" | "warning" | "red") =>
-  h("span", { class: "badge" }, status === "green" ? "✓ ready" : status === "warning" ? "! warning" : "✗ missing");
+/** A readiness item's state in words (never told by colour alone): only a red item stops sending; a warning says what to improve. */
+const readinessBadge = (status: "green" | "warning" | "red") => h("span", { class: "badge" }, say("readinessStatus", status));
 
 /**
  * Postmark events of this customer's messages that arrived on a stream id the configuration does not name:
@@ -60,7 +59,7 @@ async function providerCard(id: string): Promise<HTMLElement> {
     h("p", {}, readiness.ready ? "✓ Ready to send." : "✗ Not ready to send: the items marked missing need attention (warnings do not stop sending)."),
     table(
       ["Item", "State", "What to do"],
-      readiness.items.map((i) => [i.item, readinessBadge(i.status), i.message]),
+      readiness.items.map((i) => [say("readinessItem", i.item), readinessBadge(i.status), whatToDo(i.message)]),
     ),
     unconfiguredStreams(config.events_on_unconfigured_streams),
     h("p", { class: "hint" }, "Senders and domains: ", h("a", { href: `#/customers/${id}/mail/senders` }, "their own page"), "."),

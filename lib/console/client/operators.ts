@@ -3,6 +3,7 @@ import { get, getPage, send } from "./api";
 import { card, date, form, h, outcome, table, uid } from "./dom";
 import { secondFactorCard, signInPolicyCard } from "./second-factors";
 import { shownOnce } from "./shown-once";
+import { choices, fromLocalInput, localInput, operationLabel, say, timeZone } from "./words";
 
 type Schemas = components["schemas"];
 type Operator = Schemas["Operator"];
@@ -12,9 +13,9 @@ type OperatorSession = Schemas["OperatorSession"];
 type CurrentOperator = Schemas["CurrentOperator"];
 type AuditEntry = Schemas["AuditEntry"];
 
-const ROLES = ["owner", "admin", "support"] as const;
+const ROLES = choices("role");
 const ROLE_HINT =
-  "owner: everything, manages operators; admin: everything but operators; support: reads, plus suppression reactivation and webhook redelivery.";
+  "Owner: everything, manages operators; Admin: everything but operators; Support: reads, plus suppression reactivation and webhook redelivery.";
 
 /** The token's secret, shown once with a Copy button, then the list again. */
 const showToken = (place: HTMLElement, issued: IssuedOperatorToken) => shownOnce(place, { what: "API token", value: issued.token, testId: "issued-token" });
@@ -32,7 +33,7 @@ function tokenTable(tokens: OperatorToken[], revokePath: (token: OperatorToken) 
         h("code", {}, `${t.prefix}…`),
         date(t.created_at),
         date(t.last_used_at),
-        t.revoked_at ? `revoked ${date(t.revoked_at)}` : "valid",
+        t.revoked_at ? `✗ Revoked ${date(t.revoked_at)}` : "✓ Valid",
         t.revoked_at
           ? null
           : h(
@@ -95,9 +96,9 @@ export async function operatorsPage(main: HTMLElement): Promise<void> {
         ["E-mail", "Role", "Created", "State"],
         operators.map((o) => [
           h("a", { href: `#/operators/${o.id}` }, o.email),
-          o.role,
+          say("role", o.role),
           date(o.created_at),
-          o.disabled_at ? `disabled ${date(o.disabled_at)}` : "enabled",
+          o.disabled_at ? `Disabled ${date(o.disabled_at)}` : "Enabled",
         ]),
       ),
     ),
@@ -139,7 +140,7 @@ export async function operatorPage(main: HTMLElement, id: string): Promise<void>
           if (Object.keys(values).length === 0) return "Nothing changed.";
           const saved = await send<Operator>("PATCH", `operators/${id}`, values);
           await drawTokens();
-          return `Saved: ${saved.role}, ${saved.disabled_at ? "disabled" : "enabled"}.`;
+          return `Saved: ${say("role", saved.role)}, ${saved.disabled_at ? "disabled" : "enabled"}.`;
         },
       }),
     ),
@@ -173,7 +174,7 @@ export async function mePage(main: HTMLElement): Promise<void> {
         h(
           "p",
           {},
-          `This session uses the ${me.actor === "break_glass" ? "break-glass" : "bootstrap"} token (role ${me.role}); it has no sessions or tokens of its own.`,
+          `This session uses the ${me.actor === "break_glass" ? "break-glass" : "bootstrap"} token (role ${say("role", me.role)}); it has no sessions or tokens of its own.`,
         ),
         h("p", {}, "Create the first owner with npm run admin -- operators:create --email … --role owner, then sign in with e-mail and password."),
       ),
@@ -226,7 +227,7 @@ export async function mePage(main: HTMLElement): Promise<void> {
   const [factors] = await Promise.all([secondFactorCard(), drawSessions(), drawTokens()]);
   main.replaceChildren(
     h("h1", {}, "My account"),
-    h("p", {}, `${me.email} · role ${me.role}`),
+    h("p", {}, `${me.email} · role ${say("role", me.role)}`),
     factors,
     card("My sessions", sessions),
     card(
@@ -249,11 +250,11 @@ export async function mePage(main: HTMLElement): Promise<void> {
 }
 
 const FILTERS = [
-  { name: "customer_id", label: "Customer id" },
-  { name: "operator_id", label: "Operator id" },
-  { name: "operation", label: "Operation (operationId)" },
-  { name: "from", label: "From (ISO time)" },
-  { name: "to", label: "To (ISO time)" },
+  { name: "customer_id", label: "Customer id", type: "text", hint: "Or pick a customer's name in the list." },
+  { name: "operator_id", label: "Operator id", type: "text", hint: "Or pick an operator's e-mail in the list." },
+  { name: "operation", label: "Operation", type: "text", hint: "Its API name, e.g. updateCustomer." },
+  { name: "from", label: `From (${timeZone})`, type: "datetime-local", hint: null },
+  { name: "to", label: `Before (${timeZone})`, type: "datetime-local", hint: null },
 ] as const;
 
 /** The audit log with its filters (kept in the URL's query after `#/audit-log?`) and cursor paging. */
@@ -261,8 +262,11 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
   const query = new URLSearchParams(location.hash.split("?")[1] ?? "");
   const inputs = FILTERS.map((f) => {
     const id = uid("filter");
-    const input = h("input", { id, name: f.name, type: "text", autocomplete: "off", value: query.get(f.name) ?? "" });
-    return { f, input, wrap: h("div", { class: "field" }, h("label", { for: id }, f.label), input) };
+    const given = query.get(f.name) ?? "";
+    const input = h("input", { id, name: f.name, type: f.type, autocomplete: "off", value: f.type === "datetime-local" ? localInput(given) : given });
+    const hint = f.hint ? h("p", { class: "hint", id: `${id}-hint` }, f.hint) : null;
+    if (hint) input.setAttribute("aria-describedby", hint.id);
+    return { f, input, wrap: h("div", { class: "field" }, h("label", { for: id }, f.label), input, hint) };
   });
   const result = outcome();
   const body = h("div", {});
@@ -270,7 +274,10 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
   const cursors: (string | null)[] = [null];
   const filters = () => {
     const params = new URLSearchParams();
-    for (const { f, input } of inputs) if (input.value.trim()) params.set(f.name, input.value.trim());
+    for (const { f, input } of inputs) {
+      const value = f.type === "datetime-local" ? fromLocalInput(input.value) : input.value.trim();
+      if (value) params.set(f.name, value);
+    }
     return params;
   };
   const newer = h("button", { type: "button", class: "secondary", "data-read": "" }, "Newer");
@@ -285,15 +292,27 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
       const page = await getPage<AuditEntry>(`audit-log?${params}`);
       body.replaceChildren(
         table(
-          ["Time", "Actor", "Operation", "Status", "Target", "Change", "Request id"],
+          ["Time", "Who", "Operation", "Status", "Customer", "Change", "Request id"],
           page.data.map((e) => [
             date(e.at),
-            `${e.actor.type}${e.actor.operator_id ? ` ${e.actor.operator_id.slice(0, 8)}` : ""}`,
-            h("code", {}, e.operation_id),
-            String(e.status),
-            Object.entries(e.target)
-              .map(([name, value]) => `${name} ${value}`)
-              .join(", ") || "—",
+            h(
+              "span",
+              {},
+              e.actor.operator_id
+                ? h(
+                    "a",
+                    { href: `#/audit-log?operator_id=${e.actor.operator_id}`, title: "Only this operator's entries" },
+                    e.actor.email ?? "a removed operator",
+                  )
+                : null,
+              e.actor.operator_id ? h("br", {}) : null,
+              h("span", { class: "hint" }, say("actorType", e.actor.type)),
+            ),
+            h("span", { title: e.operation_id }, operationLabel(e.operation_id)),
+            e.count > 1 ? `${e.status} (${e.count} times)` : String(e.status),
+            e.customer_id
+              ? h("a", { href: `#/audit-log?customer_id=${e.customer_id}`, title: "Only this customer's entries" }, e.customer_name ?? "a deleted customer")
+              : "—",
             e.change ? h("details", {}, h("summary", {}, "Show"), h("pre", {}, JSON.stringify(e.change, null, 2))) : "—",
             h("code", {}, e.request_id),
           ]),

@@ -1,6 +1,7 @@
 import type { components } from "../../client/types/admin";
 import { get } from "./api";
 import { card, h, table } from "./dom";
+import { WORDS, at, say } from "./words";
 
 /**
  * The landing page: what happens across customers in a period (today, 7 or 30 days in the operator's time
@@ -16,8 +17,6 @@ const PERIODS = [
 ] as const;
 type PeriodKey = (typeof PERIODS)[number]["key"];
 
-const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
 function startOf(period: PeriodKey, now: Date): Date {
   const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
   if (period === "today") return midnight;
@@ -26,19 +25,8 @@ function startOf(period: PeriodKey, now: Date): Date {
 
 const percent = (share: number | null) => (share === null ? "—" : `${(share * 100).toFixed(1)} %`);
 const number = (n: number) => n.toLocaleString("en");
-const when = (iso: string) => `${new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })} (${zone})`;
 
-const STATE_LABELS: Record<keyof Counts, string> = {
-  pending: "Waiting to send",
-  accepted: "Accepted by Postmark",
-  delivered: "Delivered",
-  bounced: "Bounced",
-  complained: "Marked as spam",
-  suppressed: "Suppressed",
-  invalid: "Invalid address",
-  failed: "Failed",
-  unknown: "Outcome unknown",
-};
+const STATE_LABELS: Record<keyof Counts, string> = WORDS.messageStatus;
 const SHOWN: (keyof Counts)[] = ["accepted", "delivered", "bounced", "complained", "suppressed", "failed", "pending"];
 
 export async function overviewPage(main: HTMLElement, query: string): Promise<void> {
@@ -66,7 +54,7 @@ export async function overviewPage(main: HTMLElement, query: string): Promise<vo
         { class: "tabs" },
         ...PERIODS.map((p) => h("li", {}, h("a", { href: `#/overview?period=${p.key}`, "aria-current": p.key === period ? "page" : null }, p.label))),
       ),
-      h("p", { class: "hint" }, `Messages created from ${when(o.since)} to ${when(o.until)}, by their state now.`),
+      h("p", { class: "hint" }, `Messages created from ${at(o.since)} to ${at(o.until)}, by their state now.`),
     ),
     h(
       "div",
@@ -105,7 +93,7 @@ export async function overviewPage(main: HTMLElement, query: string): Promise<vo
             jobs.map((j) => [
               h("a", { href: `#/customers/${j.customer_id}/send-jobs/${j.id}` }, j.name ?? "Unnamed job"),
               j.customer_name,
-              j.status + (j.pause_reason ? ` (${j.pause_reason.replace(/_/g, " ")})` : ""),
+              say("sendJobStatus", j.status) + (j.pause_reason ? ` (${say("pauseReason", j.pause_reason)})` : ""),
               h(
                 "span",
                 {},
@@ -124,7 +112,7 @@ export async function overviewPage(main: HTMLElement, query: string): Promise<vo
             o.webhooks_failing.map((w) => [
               h("a", { href: `#/customers/${w.customer_id}/webhooks/${w.service}/${w.webhook_id}` }, w.url),
               w.customer_name,
-              w.service === "mail" ? "Mail" : "Ads",
+              say("service", w.service),
               w.active ? "Active, retrying" : "Switched off after 24 hours of failures",
               number(w.failure_count),
             ]),

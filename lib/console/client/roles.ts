@@ -5,7 +5,7 @@ import { get } from "./api";
  * a write control the role may not use is disabled, its tooltip naming the role it needs, before anyone
  * fills it in. The admin API stays the enforcement point; this only keeps refusals from being a surprise.
  *
- * Deny by default: inside the page, every `<form>` and `<button>` is taken for a write that needs `admin`
+ * Deny by default: inside the page, every `<form>`, `<button>` and checkbox outside a form is taken for a write that needs `admin`
  * unless it (or an ancestor) says otherwise: `data-read` (a search, a filter, paging, a preview, a copy) or
  * `data-needs="support" | "admin" | "owner"` (the role the API declares for that write).
  */
@@ -55,23 +55,26 @@ function restrict(element: Element): void {
     note.className = "hint role-note";
     note.textContent = `Read only: ${why(needed)}`;
     element.prepend(note);
-  } else if (element instanceof HTMLButtonElement) {
+  } else if (element instanceof HTMLButtonElement || (element instanceof HTMLInputElement && !element.form)) {
+    // A button, or a toggle outside any form (a block enabled for a customer, a template assigned).
     element.disabled = true;
     element.title = why(needed);
   }
 }
 
+const CONTROLS = "form, button, input[type=checkbox]";
+
 /** Restricts what is in `root` now and whatever is drawn into it later. */
 export function watchRole(root: HTMLElement): void {
   const sweep = (node: ParentNode) => {
-    for (const element of Array.from(node.querySelectorAll("form, button"))) restrict(element);
+    for (const element of Array.from(node.querySelectorAll(CONTROLS))) restrict(element);
   };
   sweep(root);
   new MutationObserver((changes) => {
     for (const change of changes) {
       for (const node of Array.from(change.addedNodes)) {
         if (!(node instanceof Element)) continue;
-        if (node.matches("form, button")) restrict(node);
+        if (node.matches(CONTROLS)) restrict(node);
         sweep(node);
       }
     }

@@ -1,6 +1,7 @@
 import type { components } from "../../client/types/admin";
 import { get } from "./api";
 import { card, h, table } from "./dom";
+import { WORDS, at, fromLocalInput, localInput, say, timeZone } from "./words";
 
 /**
  * The one search box (in the top bar on every page) and its results page, grouped by kind. The filters are
@@ -9,8 +10,6 @@ import { card, h, table } from "./dom";
  */
 type Results = components["schemas"]["SearchResults"];
 
-const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-const STATES = ["", "pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"];
 const KINDS: [string, string][] = [
   ["", "Everything"],
   ["message", "Messages"],
@@ -19,14 +18,6 @@ const KINDS: [string, string][] = [
   ["ad_set", "Ad sets"],
   ["ad", "Ads"],
 ];
-
-const local = (iso: string | null) => {
-  if (!iso) return "";
-  const d = new Date(iso);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-};
-const when = (iso: string) => `${new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}`;
 
 export async function searchPage(main: HTMLElement, query: string): Promise<void> {
   const params = new URLSearchParams(query);
@@ -44,13 +35,10 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
     for (const [v, l] of options) s.appendChild(h("option", { value: v, selected: v === value }, l));
     return s;
   };
-  const status = select(
-    STATES.map((s) => [s, s === "" ? "Any state" : s]),
-    params.get("status") ?? "",
-  );
+  const status = select([["", "Any state"], ...Object.entries(WORDS.messageStatus)], params.get("status") ?? "");
   const kind = select(KINDS, params.get("kind") ?? "");
-  const since = h("input", { type: "datetime-local", value: local(params.get("since")) });
-  const until = h("input", { type: "datetime-local", value: local(params.get("until")) });
+  const since = h("input", { type: "datetime-local", value: localInput(params.get("since")) });
+  const until = h("input", { type: "datetime-local", value: localInput(params.get("until")) });
   const filters = h(
     "details",
     { class: "filters", open: filtered },
@@ -69,15 +57,15 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
             ["kind", kind],
           ] as const)
             if (element.value) next.set(name, element.value);
-          if (since.value) next.set("since", new Date(since.value).toISOString());
-          if (until.value) next.set("until", new Date(until.value).toISOString());
+          if (since.value) next.set("since", fromLocalInput(since.value));
+          if (until.value) next.set("until", fromLocalInput(until.value));
           location.hash = `#/search?${next.toString()}`;
         },
       },
       control("status", "Message state", status),
       control("kind", "Kind", kind),
-      control("since", `Created from (${zone})`, since),
-      control("until", `Created before (${zone})`, until),
+      control("since", `Created from (${timeZone})`, since),
+      control("until", `Created before (${timeZone})`, until),
       h("button", { type: "submit" }, "Apply filters"),
     ),
   );
@@ -93,9 +81,9 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
           r.messages.map((m) => [
             h("a", { href: `#/customers/${m.customer_id}/messages/${m.id}` }, m.subject || "(no subject)"),
             m.customer_name,
-            m.status,
-            m.kind,
-            when(m.created_at),
+            say("messageStatus", m.status),
+            say("messageKind", m.kind),
+            at(m.created_at),
             m.provider_message_id ?? "—",
           ]),
         ),
@@ -107,7 +95,12 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
         `Send jobs (${r.send_jobs.length})`,
         table(
           ["Send job", "Customer", "State", "Created"],
-          r.send_jobs.map((j) => [h("a", { href: `#/customers/${j.customer_id}/send-jobs/${j.id}` }, j.name), j.customer_name, j.status, when(j.created_at)]),
+          r.send_jobs.map((j) => [
+            h("a", { href: `#/customers/${j.customer_id}/send-jobs/${j.id}` }, j.name),
+            j.customer_name,
+            say("sendJobStatus", j.status),
+            at(j.created_at),
+          ]),
         ),
       ),
     );
@@ -117,7 +110,7 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
         `Customers (${r.customers.length})`,
         table(
           ["Customer", "Created"],
-          r.customers.map((c) => [h("a", { href: `#/customers/${c.id}` }, c.name), when(c.created_at)]),
+          r.customers.map((c) => [h("a", { href: `#/customers/${c.id}` }, c.name), at(c.created_at)]),
         ),
       ),
     );
@@ -127,7 +120,7 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
         `Ad sets (${r.ad_sets.length})`,
         table(
           ["Ad set", "Customer", "State", "Platform id"],
-          r.ad_sets.map((a) => [h("a", { href: `#/customers/${a.customer_id}/adsets` }, a.name), a.customer_name, a.status, a.platform_id]),
+          r.ad_sets.map((a) => [h("a", { href: `#/customers/${a.customer_id}/adsets` }, a.name), a.customer_name, say("adStatus", a.status), a.platform_id]),
         ),
       ),
     );
@@ -137,7 +130,7 @@ export async function searchPage(main: HTMLElement, query: string): Promise<void
         `Ads (${r.ads.length})`,
         table(
           ["Ad", "Customer", "State", "Platform id"],
-          r.ads.map((a) => [h("a", { href: `#/customers/${a.customer_id}/adsets` }, a.name), a.customer_name, a.status, a.platform_id]),
+          r.ads.map((a) => [h("a", { href: `#/customers/${a.customer_id}/adsets` }, a.name), a.customer_name, say("adStatus", a.status), a.platform_id]),
         ),
       ),
     );

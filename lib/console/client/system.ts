@@ -34,7 +34,7 @@ export async function systemPage(main: HTMLElement, isCurrent: () => boolean): P
             ["Send-job batches", String(s.queue.send_job_batches.waiting), age(s.queue.send_job_batches.oldest_wait_seconds)],
             ["Webhook deliveries due", String(s.queue.webhook_deliveries.due), age(s.queue.webhook_deliveries.oldest_due_seconds)],
           ],
-          `Queue: ${s.queue.kind}. Waiting work read from the database.`,
+          `Queue: ${s.queue.kind === "qstash" ? "QStash" : "in this process"}. Waiting work read from the database.`,
         ),
       ),
       card(
