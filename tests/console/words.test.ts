@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from "vitest";
-import { servedDocuments } from "../../lib/client/documents";
+import { servedDocuments } from "../../lib/commands/client-documents";
 import { WORDS, operationLabel, say, type Vocabulary } from "../../lib/console/client/words";
 
 /*

@@ -74,6 +74,7 @@ export const WORDS = {
     "job.paused": "Send job paused",
     "message.bounced": "Message bounced",
     "suppression.changed": "Suppression changed",
+    "webhook.test": "Test event",
   },
   suppressionReason: { unsubscribe: "Unsubscribed", hard_bounce: "Hard bounce", spam_complaint: "Spam complaint" },
   stream: { newsletter: "Newsletter", transactional: "Transactional" },
