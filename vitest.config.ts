@@ -63,6 +63,9 @@ export default defineConfig({
     // Long flows (an onboarding, 55 ads) took 30 s+ on a loaded 2-core machine; a test that hangs still ends.
     testTimeout: 90_000,
     hookTimeout: 60_000,
+    // expect.poll waits for something the server or the browser does next (a preview rendered, a row redrawn):
+    // its 1 s default is shorter than one step on a loaded 2-core machine. Waiting longer only delays a failure.
+    expect: { poll: { timeout: 10_000 } },
     pool: "forks",
     projects: [
       {

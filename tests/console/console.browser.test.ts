@@ -169,17 +169,18 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         expect(created.status, describeResponse(created)).toBe(201);
         await page.goto(`${origin}/console/#/blocks/${created.json.data.id}`);
         const frame = page.locator("iframe.preview");
-        await expect.poll(() => frame.getAttribute("srcdoc")).toContain("First words for the example");
+        // The preview is rendered on the server: give it the time a loaded machine takes, as the other previews here.
+        await expect.poll(() => frame.getAttribute("srcdoc"), { timeout: 20_000 }).toContain("First words for the example");
         expect(await page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("First words for the example");
 
         await page.getByLabel("MJML").fill("<mj-section><mj-column><mj-text><h1>Second words {{title}}</h1></mj-text></mj-column></mj-section>");
-        await expect.poll(() => page.frameLocator("iframe.preview").locator("h1").textContent()).toBe("Second words for the example");
+        await expect.poll(() => page.frameLocator("iframe.preview").locator("h1").textContent(), { timeout: 20_000 }).toBe("Second words for the example");
         expect(await accessibilityProblems()).toEqual([]);
 
         // Broken parameters JSON (the advanced view beside the form) is named next to the field; nothing is saved.
         await page.getByRole("button", { name: "Edit parameters as JSON" }).click();
         await page.getByLabel(/^Parameters \(JSON/).fill("[{");
-        await expect.poll(() => page.getByTestId("preview-state").textContent()).toContain("Preview failed");
+        await expect.poll(() => page.getByTestId("preview-state").textContent(), { timeout: 20_000 }).toContain("Preview failed");
         const paramsError = page.locator(".field", { has: page.getByLabel(/^Parameters \(JSON/) }).locator(".error");
         expect(await paramsError.textContent()).toContain("Not valid JSON");
         expect((await h.admin<Admin["getMailBlock"]>("GET", `/v1/mail/blocks/${created.json.data.id}`)).json.data.version).toBe(1);

@@ -197,6 +197,7 @@ function consolePages(): string[] {
     `${c}/mail`,
     `${c}/mail/provider`,
     `${c}/mail/senders`,
+    `${c}/deliverability`,
     `${c}/mail/usage`,
     `${c}/mail/design`,
     `${c}/mail/templates`,

@@ -3,6 +3,7 @@ import { get, send } from "./api";
 import { pagedTable } from "./paged";
 import { card, date, form, h, outcome, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
+import { choices, say, timeZone } from "./words";
 
 /**
  * A customer's activity for support questions: message search (by address through its hash, filters,
@@ -14,6 +15,9 @@ type Schemas = components["schemas"];
 type MessageSummary = Schemas["MailMessageSummary"];
 type Suppression = Schemas["SuppressionEntry"];
 type Webhook = Schemas["CustomerWebhook"];
+
+/** The empty choice of a filter: no restriction. */
+const ANY = { value: "", label: "any" };
 
 /** The query string of the filled filters (empty values left out). */
 function query(values: Record<string, unknown>): string {
@@ -29,8 +33,8 @@ export async function messagesPage(main: HTMLElement, id: string, initial = ""):
     ["Message", "Kind", "Status", "Subject", "Created", "Postmark id"],
     (m) => [
       h("a", { href: `#/customers/${id}/messages/${m.id}` }, m.id.slice(0, 8)),
-      m.kind,
-      m.status + (m.bounce_type ? ` (${m.bounce_type})` : ""),
+      say("messageKind", m.kind),
+      say("messageStatus", m.status) + (m.bounce_type ? ` (${m.bounce_type})` : ""),
       m.subject,
       date(m.created_at),
       m.provider_message_id ?? "—",
@@ -49,18 +53,12 @@ export async function messagesPage(main: HTMLElement, id: string, initial = ""):
         submit: "Search",
         fields: [
           { path: "recipient", label: "Recipient address", type: "search" },
-          {
-            path: "status",
-            label: "Status",
-            type: "select",
-            options: ["", "pending", "accepted", "delivered", "bounced", "complained", "suppressed", "invalid", "failed", "unknown"],
-            value: given.get("status") ?? "",
-          },
-          { path: "kind", label: "Kind", type: "select", options: ["", "transactional", "newsletter"] },
+          { path: "status", label: "Status", type: "select", options: [ANY, ...choices("messageStatus")], value: given.get("status") ?? "" },
+          { path: "kind", label: "Kind", type: "select", options: [ANY, ...choices("messageKind")] },
           { path: "send_job_id", label: "Send job id", value: given.get("send_job_id") ?? "" },
           { path: "template_id", label: "Template id" },
-          { path: "since", label: "Created since (ISO 8601, e.g. 2026-03-01T00:00:00Z)", value: given.get("since") ?? "" },
-          { path: "until", label: "Created before (ISO 8601)", value: given.get("until") ?? "" },
+          { path: "since", label: `Created since (${timeZone})`, type: "datetime", value: given.get("since") ?? "" },
+          { path: "until", label: `Created before (${timeZone})`, type: "datetime", value: given.get("until") ?? "" },
         ],
         async onSubmit(values) {
           const q = query(values);
@@ -85,8 +83,8 @@ export async function suppressionsPage(main: HTMLElement, id: string): Promise<v
     ["Address", "Stream", "Reason", "State", "Changed", ""],
     (s, reload) => [
       s.email,
-      s.stream,
-      s.reason,
+      say("stream", s.stream),
+      say("suppressionReason", s.reason),
       s.active ? "suppressed" : "lifted",
       date(s.changed_at),
       s.reactivatable
@@ -123,8 +121,8 @@ export async function suppressionsPage(main: HTMLElement, id: string): Promise<v
         read: true,
         submit: "Apply",
         fields: [
-          { path: "stream", label: "Stream", type: "select", options: ["newsletter", "transactional"], value: "newsletter" },
-          { path: "reason", label: "Reason", type: "select", options: ["", "unsubscribe", "hard_bounce", "spam_complaint"] },
+          { path: "stream", label: "Stream", type: "select", options: choices("stream"), value: "newsletter" },
+          { path: "reason", label: "Reason", type: "select", options: [ANY, ...choices("suppressionReason")] },
           {
             path: "active",
             label: "State",
@@ -135,7 +133,7 @@ export async function suppressionsPage(main: HTMLElement, id: string): Promise<v
               { value: "false", label: "lifted" },
             ],
           },
-          { path: "changed_since", label: "Changed since (ISO 8601)" },
+          { path: "changed_since", label: `Changed since (${timeZone})`, type: "datetime" },
         ],
         async onSubmit(values) {
           filters = query(values);

@@ -1,5 +1,5 @@
 import { ApiFailure, send, type Problem } from "./api";
-import { at } from "./words";
+import { at, fromLocalInput, localInput } from "./words";
 
 type Child = Node | string | number | null | undefined | false;
 type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>;
@@ -30,7 +30,8 @@ export type FieldSpec = {
   /** The request path of the value (`mail.monthly_limit`): the form's values and the API's error paths use it. */
   path: string;
   label: string;
-  type?: "text" | "number" | "password" | "email" | "search" | "textarea" | "select" | "checkbox" | "json";
+  /** `datetime`: a date-time picker in the operator's time zone; its value is an ISO time (UTC) in and out. */
+  type?: "text" | "number" | "password" | "email" | "search" | "textarea" | "select" | "checkbox" | "json" | "datetime";
   value?: string | number | boolean | unknown;
   options?: readonly (string | { value: string; label: string })[];
   hint?: string;
@@ -56,6 +57,9 @@ export function field(spec: FieldSpec): Field {
       const { value, label } = typeof option === "string" ? { value: option, label: option } : option;
       control.appendChild(h("option", { value, selected: value === spec.value }, label));
     }
+  } else if (type === "datetime") {
+    control = h("input", { id, name: spec.path, type: "datetime-local", autocomplete: "off" });
+    control.value = localInput(typeof spec.value === "string" ? spec.value : null);
   } else {
     control = h("input", { id, name: spec.path, type, autocomplete: "off" });
     if (type === "checkbox") (control as HTMLInputElement).checked = spec.value === true;
@@ -78,6 +82,7 @@ export function readField(f: Field): unknown {
   const raw = f.control.value;
   if (type === "checkbox") return (f.control as HTMLInputElement).checked;
   if (type === "number") return raw.trim() === "" ? null : Number(raw);
+  if (type === "datetime") return fromLocalInput(raw);
   if (type === "json") {
     try {
       return JSON.parse(raw);
