@@ -20,7 +20,8 @@ import { addRecipients, createJob, createNewsletter, holdBatches } from "../help
  *   copy buttons, the 30-day figures with the thresholds drawn, and the paused job's reason in words; it may
  *   "check again" (the API opens that to support) but the token, the thresholds and Resume are disabled;
  * - admin stores the account token (write-only), checks again after the records are published (the domain
- *   turns verified), resumes the paused job and reads the audit entry of the resume.
+ *   turns verified), resumes the paused job and reads the audit entry of the resume;
+ * - the job's own page says why it is paused in words, with Resume (enabled for admin, disabled for support).
  * Nothing leaves our origin; every page passes axe-core without serious or critical violations.
  */
 
@@ -57,6 +58,14 @@ const openPage = async () => {
   await page.getByRole("heading", { name: "Senders and domains at Postmark", level: 2 }).waitFor();
 };
 const domainSection = () => page.getByRole("region", { name: `Domain ${domain}` });
+
+/** The paused job's own page: its reason in words and its Resume button. */
+async function jobPage() {
+  await page.goto(`${origin}/console/#/customers/${c.id}/send-jobs/${jobId}`);
+  await page.reload();
+  await expect.poll(() => page.getByTestId("job-status").textContent()).toMatch(/^Status: paused \(paused: /);
+  return { reason: page.getByTestId("job-pause-reason"), resume: page.getByRole("button", { name: "Resume this job" }) };
+}
 
 (chromiumPresent ? describe : describe.skip)(
   chromiumPresent ? "the console's deliverability page" : `deliverability page — skipped: ${CHROMIUM} is absent (apt-get install -y chromium)`,
@@ -164,6 +173,18 @@ const domainSection = () => page.getByRole("region", { name: `Domain ${domain}` 
       expect(await page.locator("line[data-threshold]").evaluateAll((lines) => lines.map((l) => l.getAttribute("data-threshold")))).toEqual(["0.05", "0.001"]);
       expect(await page.getByRole("img", { name: /^Hard-bounce rate: Newsletters 20 %, Transactional 0 %; threshold 5 %/ }).count()).toBe(1);
 
+      // The job's own page: why in words, Resume open to admin.
+      const own = await jobPage();
+      expect(await page.getByTestId("job-status").textContent()).toBe("Status: paused (paused: bounce rate too high)");
+      await expect
+        .poll(() => own.reason.textContent())
+        .toBe(
+          "The reputation guard paused it: its hard-bounce rate passed the threshold of 5 % after the minimum sample of 500 outcomes. Only an admin resumes it.",
+        );
+      expect(await own.resume.isDisabled()).toBe(false);
+      expect(await seriousViolations(page)).toEqual([]);
+      await openPage();
+
       // The paused job, why in words, and Resume.
       expect(await page.getByTestId(`pause-reason-${jobId}`).textContent()).toBe(
         "The reputation guard paused it: its hard-bounce rate passed the threshold of 5 % after the minimum sample of 500 outcomes. Only an admin resumes it.",
@@ -175,7 +196,7 @@ const domainSection = () => page.getByRole("region", { name: `Domain ${domain}` 
       expect(await seriousViolations(page)).toEqual([]);
 
       await page.goto(`${origin}/console/#/audit-log?operator_id=${operators.admin.id}&operation=resumeCustomerSendJob`);
-      await expect.poll(() => page.getByRole("table").textContent()).toContain("resumeCustomerSendJob");
+      await expect.poll(() => page.getByRole("table").textContent()).toContain("Resume customer send job");
       expect(browser?.outside).toEqual([]);
     });
 
@@ -207,6 +228,14 @@ const domainSection = () => page.getByRole("region", { name: `Domain ${domain}` 
         [c.id, jobId],
       );
       expect(refused).toBe(403);
+
+      // The job's own page: why in words, Resume disabled, naming the role it needs.
+      const own = await jobPage();
+      expect(await page.getByTestId("job-status").textContent()).toBe("Status: paused (paused: complaint rate too high)");
+      await expect.poll(() => own.reason.textContent()).toContain("spam-complaint rate passed the threshold of 0.1 % after the minimum sample of 500 outcomes");
+      expect(await own.resume.isDisabled()).toBe(true);
+      expect(await own.resume.getAttribute("title")).toBe("Needs the admin role; you are signed in as support.");
+      expect(await seriousViolations(page)).toEqual([]);
       expect(browser?.outside).toEqual([]);
     });
   },

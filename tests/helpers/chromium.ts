@@ -19,9 +19,13 @@ export type OfflineBrowser = {
   close(): Promise<void>;
 };
 
-/** A browser that may reach `origin` (and inline `data:`/`blob:` URLs) only: any other request is recorded and refused. */
+/**
+ * A browser that may reach `origin` (and `alsoOrigins`, other loopback servers a test runs, and inline
+ * `data:`/`blob:` URLs) only: any other request is recorded and refused.
+ */
 export async function launchOfflineChromium(options: {
   origin: string;
+  alsoOrigins?: string[];
   profilePrefix: string;
   viewport: { width: number; height: number };
 }): Promise<OfflineBrowser> {
@@ -44,7 +48,8 @@ export async function launchOfflineChromium(options: {
   const outside: string[] = [];
   await context.route("**/*", (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${options.origin}/`) || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
+    const allowed = [options.origin, ...(options.alsoOrigins ?? [])].some((o) => url.startsWith(`${o}/`));
+    if (allowed || url.startsWith("data:") || url.startsWith("blob:")) return route.continue();
     outside.push(url);
     return route.abort();
   });

@@ -1,14 +1,16 @@
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from "jose";
-import Provider from "oidc-provider";
+import Provider, { type KoaContextWithOIDC } from "oidc-provider";
 
 /**
  * A real OpenID Connect provider in the test process (`oidc-provider`, the certified Node implementation) on
  * loopback. Its issuer is a pass-through proxy in front of it, so a test can make the provider's token answer
  * carry an ID token with one claim changed and signed again with the provider's own key (what a compromised or
  * misconfigured provider would send): then only the relying party's claim checks stand between it and a
- * session. The interaction (login and consent) is finished at once for the account the test names in `login`.
+ * session. The interaction (login and consent) is finished at once for the account the test names in `login`;
+ * with `interactive`, the provider shows its own development login and consent pages instead (for a browser),
+ * the login form's "login" field naming the account.
  */
 type TestAccount = { email: string; email_verified?: boolean; groups?: string[] };
 
@@ -31,7 +33,8 @@ export type TestProvider = {
 
 const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
 
-export async function startTestProvider(input: { redirectUri: string }): Promise<TestProvider> {
+export async function startTestProvider(input: { redirectUri: string; interactive?: boolean }): Promise<TestProvider> {
+  const interactive = input.interactive ?? false;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
   const jwk = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig" };
   const accounts = new Map<string, TestAccount>();
@@ -62,25 +65,30 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
     conformIdTokenClaims: false,
     pkce: { required: () => true },
     ttl: { AuthorizationCode: () => codeTtl.seconds },
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    features: { devInteractions: { enabled: interactive } },
+    ...(interactive ? {} : { interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` } }),
     findAccount: (_ctx, sub) => {
       const account = accounts.get(sub);
       return account
         ? { accountId: sub, claims: () => ({ sub, email: account.email, email_verified: account.email_verified ?? true, groups: account.groups ?? [] }) }
         : undefined;
     },
-    loadExistingGrant: async (ctx) => {
-      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client?.clientId, accountId: ctx.oidc.session?.accountId });
-      grant.addOIDCScope("openid email profile groups");
-      grant.addOIDCClaims(["email", "email_verified", "groups"]);
-      await grant.save();
-      return grant;
-    },
+    // Interactive: no grant until the consent page gives one.
+    ...(interactive
+      ? {}
+      : {
+          loadExistingGrant: async (ctx: KoaContextWithOIDC) => {
+            const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client?.clientId, accountId: ctx.oidc.session?.accountId });
+            grant.addOIDCScope("openid email profile groups");
+            grant.addOIDCClaims(["email", "email_verified", "groups"]);
+            await grant.save();
+            return grant;
+          },
+        }),
   });
   const callback = provider.callback();
   const back = createServer(async (req, res) => {
-    if (req.url?.startsWith("/interaction/")) {
+    if (!interactive && req.url?.startsWith("/interaction/")) {
       await provider.interactionFinished(req, res, { login: { accountId: login.account } }, { mergeWithLastSubmission: false });
       return;
     }
@@ -89,8 +97,24 @@ export async function startTestProvider(input: { redirectUri: string }): Promise
   const backPort = await listen(back);
 
   front.on("request", (req, res) => {
-    const upstream = httpRequest({ host: "127.0.0.1", port: backPort, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+    // Uncompressed answers, so the proxy can read the pages it edits.
+    const headers = { ...req.headers, "accept-encoding": "identity" };
+    const upstream = httpRequest({ host: "127.0.0.1", port: backPort, path: req.url, method: req.method, headers }, (answer) => {
       const change = tamper.claims;
+      if (interactive && req.url?.startsWith("/interaction/") && String(answer.headers["content-type"]).startsWith("text/html")) {
+        // The development pages' stylesheet imports a web font from Google: dropped, so a browser stays on loopback.
+        const chunks: Buffer[] = [];
+        answer.on("data", (chunk: Buffer) => chunks.push(chunk));
+        answer.on("end", () => {
+          const page = Buffer.concat(chunks)
+            .toString("utf8")
+            .replace(/@import url\(https?:[^)]*\);/g, "");
+          const headers = { ...answer.headers, "content-length": String(Buffer.byteLength(page)) };
+          res.writeHead(answer.statusCode ?? 502, headers);
+          res.end(page);
+        });
+        return;
+      }
       if (!(change && req.url?.startsWith("/token") && answer.statusCode === 200)) {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);

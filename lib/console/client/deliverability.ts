@@ -1,6 +1,7 @@
 import { get, getAll, send } from "./api";
 import { card, date, form, h, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
+import { pauseReasonInWords } from "./words";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -23,24 +24,6 @@ type SendJob = Schemas["SendJob"];
 
 const percent = (fraction: number) => `${(fraction * 100).toLocaleString(undefined, { maximumFractionDigits: 3 })} %`;
 const mark = (ok: boolean, yes: string, no: string) => h("span", { class: "badge" }, ok ? `✓ ${yes}` : `✗ ${no}`);
-
-/** A pause reason in words; the guard's two say which rate passed which threshold. */
-function pauseReasonInWords(reason: SendJob["pause_reason"], thresholds?: Reputation["thresholds"]): string {
-  switch (reason) {
-    case "bounce_rate":
-      return `The reputation guard paused it: its hard-bounce rate passed the threshold${thresholds ? ` of ${percent(thresholds.bounce_rate)}` : ""} after the minimum sample${thresholds ? ` of ${thresholds.min_sample.toLocaleString()} outcomes` : ""}. Only an admin resumes it.`;
-    case "complaint_rate":
-      return `The reputation guard paused it: its spam-complaint rate passed the threshold${thresholds ? ` of ${percent(thresholds.complaint_rate)}` : ""} after the minimum sample${thresholds ? ` of ${thresholds.min_sample.toLocaleString()} outcomes` : ""}. Only an admin resumes it.`;
-    case "sending_blocked":
-      return "Sending is blocked for this customer; the customer's start resumes it once unblocked.";
-    case "monthly_limit":
-      return "The monthly limit was reached; the customer's start resumes it once there is room.";
-    case "provider_not_ready":
-      return "The provider setup became incomplete (see readiness); the customer's start resumes it once it is green.";
-    default:
-      return "Not paused.";
-  }
-}
 
 /** A button that copies `value` (a read: open to every role). */
 function copyButton(value: string, name: string, state: HTMLElement): HTMLButtonElement {

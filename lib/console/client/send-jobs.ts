@@ -1,8 +1,9 @@
-import { get } from "./api";
+import { get, send } from "./api";
 import { pagedTable } from "./paged";
 import { timeSeries } from "./charts";
-import { card, date, h, table, uid } from "./dom";
+import { card, date, h, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
+import { pauseReasonInWords, say } from "./words";
 import type { components } from "../../client/types/admin";
 
 // Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
@@ -10,6 +11,7 @@ type Schemas = components["schemas"];
 
 type SendJob = Schemas["SendJob"];
 type Detail = Schemas["SendJobDetail"];
+type Reputation = Schemas["MailReputation"];
 
 const STATUSES: SendJob["status"][] = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"];
 const FINAL = new Set(["completed", "cancelled", "failed"]);
@@ -55,10 +57,20 @@ export async function sendJobsPage(main: HTMLElement, id: string): Promise<void>
   await results.load(path());
 }
 
-/** One job, polled every second until it is completed, cancelled or failed; the progress bar says its value in words too. */
+/**
+ * One job, polled every second until it is completed, cancelled or failed; the progress bar says its value in
+ * words too. A paused job says why in words; one the reputation guard paused has Resume (admin, audited: the
+ * call the deliverability page makes), disabled for support by lib/console/client/roles.ts.
+ */
 export async function sendJobPage(main: HTMLElement, id: string, jobId: string, isCurrent: () => boolean): Promise<void> {
   const customer = await get<Customer>(`customers/${id}`);
   const status = h("p", { role: "status", "data-testid": "job-status" });
+  const pauseReason = h("p", { "data-testid": "job-pause-reason", hidden: "" });
+  const resume = h("button", { type: "button", "data-needs": "admin", hidden: "" }, "Resume this job");
+  const resumed = outcome();
+  // The guard's thresholds make its reason precise; read once, when a job of the guard is first drawn.
+  let thresholds: Reputation["thresholds"] | undefined;
+  let thresholdsAsked = false;
   const progressLabel = h("label", { for: "job-progress" });
   const progress = h("progress", { id: "job-progress", max: 1, value: 0 });
   const counters = h("div", {});
@@ -80,11 +92,36 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
       " · ",
       h("a", { href: `#/customers/${id}/messages?send_job_id=${jobId}&status=bounced` }, "Its bounces"),
     ),
-    h("section", { class: "card" }, title, subject, status, h("p", {}, progressLabel, " ", progress), counters),
+    h(
+      "section",
+      { class: "card" },
+      title,
+      subject,
+      status,
+      pauseReason,
+      h("p", {}, resume),
+      resumed.element,
+      h("p", {}, progressLabel, " ", progress),
+      counters,
+    ),
     card("Rates", rates),
     card("Stats", stats),
     card("Hourly timeline", timeline),
   );
+  resume.addEventListener("click", async () => {
+    if (!confirm("Resume this job? Its sample starts from zero and the rest of the list is sent.")) return;
+    resume.disabled = true;
+    try {
+      const job = await send<SendJob>("POST", `customers/${id}/mail/send-jobs/${jobId}/resume`);
+      resume.hidden = true;
+      resumed.ok(`Job resumed: ${say("sendJobStatus", job.status)}. Recorded in the audit log.`);
+    } catch (error) {
+      resumed.fail(error);
+    } finally {
+      resume.disabled = false;
+    }
+  });
+  const byGuard = (job: Detail) => job.status === "paused" && (job.pause_reason === "bounce_rate" || job.pause_reason === "complaint_rate");
   const draw = (job: Detail) => {
     const done = job.recipients.total - job.recipients.pending;
     title.textContent = job.name;
@@ -105,7 +142,10 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
       ),
       h("p", { class: "hint" }, `Of the ${accepted.toLocaleString()} messages Postmark accepted; opens and clicks keep arriving for days.`),
     );
-    status.textContent = `Status: ${job.status}${job.pause_reason ? ` (paused: ${job.pause_reason})` : ""}${job.error ? ` (error: ${job.error})` : ""}`;
+    status.textContent = `Status: ${job.status}${job.pause_reason ? ` (paused: ${say("pauseReason", job.pause_reason)})` : ""}${job.error ? ` (error: ${job.error})` : ""}`;
+    pauseReason.hidden = job.status !== "paused";
+    pauseReason.textContent = job.status === "paused" ? pauseReasonInWords(job.pause_reason, thresholds) : "";
+    resume.hidden = !byGuard(job);
     progress.max = Math.max(1, job.recipients.total);
     progress.value = done;
     progressLabel.textContent = `Progress: ${done} of ${job.recipients.total} recipients handled, ${job.batches?.completed ?? 0} batches sent, ${job.batches?.remaining ?? 0} to go`;
@@ -139,6 +179,14 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
   };
   for (;;) {
     const job = await get<Detail>(`customers/${id}/mail/send-jobs/${jobId}`);
+    if (byGuard(job) && !thresholdsAsked) {
+      thresholdsAsked = true;
+      // Without them the reason still reads right, only without the figures.
+      thresholds = await get<Reputation>(`customers/${id}/mail/reputation`).then(
+        (r) => r.thresholds,
+        () => undefined,
+      );
+    }
     if (!isCurrent()) return;
     draw(job);
     if (FINAL.has(job.status)) return;

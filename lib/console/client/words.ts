@@ -126,6 +126,32 @@ export function say(vocabulary: Vocabulary, value: string | null | undefined): s
   return words[value] ?? value.replace(/[_.]/g, " ").toLowerCase();
 }
 
+const percent = (fraction: number) => `${(fraction * 100).toLocaleString(undefined, { maximumFractionDigits: 3 })} %`;
+
+/**
+ * A paused send job's reason as a sentence: who resumes it, and for the reputation guard's two, which rate
+ * passed which threshold (when the customer's thresholds are at hand).
+ */
+export function pauseReasonInWords(
+  reason: string | null | undefined,
+  thresholds?: { bounce_rate: number; complaint_rate: number; min_sample: number },
+): string {
+  switch (reason) {
+    case "bounce_rate":
+      return `The reputation guard paused it: its hard-bounce rate passed the threshold${thresholds ? ` of ${percent(thresholds.bounce_rate)}` : ""} after the minimum sample${thresholds ? ` of ${thresholds.min_sample.toLocaleString()} outcomes` : ""}. Only an admin resumes it.`;
+    case "complaint_rate":
+      return `The reputation guard paused it: its spam-complaint rate passed the threshold${thresholds ? ` of ${percent(thresholds.complaint_rate)}` : ""} after the minimum sample${thresholds ? ` of ${thresholds.min_sample.toLocaleString()} outcomes` : ""}. Only an admin resumes it.`;
+    case "sending_blocked":
+      return "Sending is blocked for this customer; the customer's start resumes it once unblocked.";
+    case "monthly_limit":
+      return "The monthly limit was reached; the customer's start resumes it once there is room.";
+    case "provider_not_ready":
+      return "The provider setup became incomplete (see readiness); the customer's start resumes it once it is green.";
+    default:
+      return "Not paused.";
+  }
+}
+
 /** A readiness item's advice: the API says `ok` when there is nothing to do. */
 export const whatToDo = (message: string) => (message === "ok" ? "Nothing to do." : message);
 
