@@ -35,6 +35,7 @@ const ISOLATED = [
   "tests/foundation/openapi-and-routing.http.test.ts",
   "tests/foundation/rate-limit.http.test.ts",
   "tests/foundation/tracing.http.test.ts",
+  "tests/foundation/tracing-sampler.test.ts",
   "tests/mail/assets-blob-vercel.test.ts",
   "tests/mail/assets-vercel.http.test.ts",
   "tests/mail/send-jobs-tracing.test.ts",

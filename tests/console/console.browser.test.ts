@@ -297,7 +297,8 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         const templateId: string = made.json.data.id;
         await page.goto(`${origin}/console/#/ad-templates/${templateId}`);
         const images = page.getByTestId("ratio-previews").locator("img");
-        await expect.poll(() => images.count(), { timeout: 20_000 }).toBe(3);
+        // The first drawing starts the render workers (fonts, layout engine): on a loaded 2-core machine that alone took 20 s.
+        await expect.poll(() => images.count(), { timeout: 60_000 }).toBe(3);
         const sizes = async () => images.evaluateAll((list: HTMLImageElement[]) => list.map((img) => [img.alt, img.naturalWidth, img.naturalHeight]));
         await expect.poll(sizes).toEqual([
           [`${SALE_BANNER.name} in 1:1`, 360, 360],
