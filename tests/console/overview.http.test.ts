@@ -44,7 +44,8 @@ describe("GET /admin/v1/overview and /admin/v1/search", () => {
         "GET",
         `/v1/search?status=${status}&since=${encodeURIComponent(from)}&until=${encodeURIComponent(until)}&limit=100`,
       );
-      expect(everyone.json.data.messages.length, status).toBe(overview.json.data.mail.totals[status]);
+      // Across customers: every message on a database of this file alone; a full page where other files' mail shares it.
+      expect(everyone.json.data.messages.length, status).toBe(Math.min(overview.json.data.mail.totals[status], 100));
     }
 
     const byAddress = await h.admin<Admin["search"]>("GET", "/v1/search?q=Shared%40Example.com");
