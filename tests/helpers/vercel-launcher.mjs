@@ -5,7 +5,7 @@
 // Usage: node vercel-launcher.mjs <function directory>; prints `LISTENING <port>` once ready and
 // `LOADED <ms>` after the handler module was imported. `GET /__launcher/load` on the instance's own port
 // imports the handler if needed and answers its exports (or the import error).
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
@@ -26,7 +26,10 @@ async function routeNeonToLocalProxy() {
   const proxy = process.env.SMOKE_NEON_WS_PROXY;
   const target = process.env.SMOKE_NEON_PG;
   if (!proxy || !target) return;
-  const driver = await import(pathToFileURL(join(funcDir, "node_modules", "@neondatabase", "serverless", "index.mjs")).href);
+  // A function without a database (the MCP route calls the API over HTTP) ships no driver: nothing to route.
+  const entry = join(funcDir, "node_modules", "@neondatabase", "serverless", "index.mjs");
+  if (!existsSync(entry)) return;
+  const driver = await import(pathToFileURL(entry).href);
   driver.neonConfig.wsProxy = () => `${proxy}/v2?address=${target}`;
   driver.neonConfig.useSecureWebSocket = false;
   // The local server speaks plain Postgres inside the WebSocket; Neon's endpoints speak TLS there.
