@@ -53,14 +53,11 @@ export const MailMessageContent = z
       description: "The text part (see `text_source`); null with `html`.",
       example: "Thank you for your order …",
     }),
-    text_source: z
-      .enum(["as_sent", "derived_from_html"])
-      .nullable()
-      .openapi({
-        description:
-          "`as_sent`: the text part sent to Postmark beside the HTML (`TextBody`, transactional mail), the recipient's address replaced likewise. `derived_from_html`: no text part was sent (newsletters, and transactional mail sent before text parts were), so `text` is what a plain-text mail client shows of the HTML. Null with `text`.",
-        example: "as_sent",
-      }),
+    text_source: z.enum(["as_sent", "derived_from_html"]).nullable().openapi({
+      description:
+        "`as_sent`: the text part sent to Postmark beside the HTML (`TextBody`, transactional mail), the recipient's address replaced likewise. `derived_from_html`: no text part was sent (newsletters, and transactional mail sent before text parts were), so `text` is what a plain-text mail client shows of the HTML. Null with `text`.",
+      example: "as_sent",
+    }),
     template: z
       .object({
         id: z.uuid().openapi({ description: "The template.", example: "0190f3e4-5b2a-7c3d-8e4f-5a6b7c8d9e0f" }),
