@@ -74,9 +74,9 @@ const JSON_COMPRESSION_THRESHOLD_BYTES = 1024;
 /**
  * Compresses an API's JSON answers (brotli, else gzip, as `Accept-Encoding` allows) once they reach
  * `JSON_COMPRESSION_THRESHOLD_BYTES`. Answers are made per request, so they are compressed per request, at a
- * speed-first setting (brotli quality 4, gzip level 6: a few milliseconds for the largest page of a list).
- * Left as they are: other content types (CSV downloads, documents with their own ETag), an answer that already
- * has a `Content-Encoding`, and one marked `Cache-Control: no-transform`. Every JSON answer says
+ * speed-first setting (brotli quality 4, gzip level 6), not the assets' slower, tighter one.
+ * Left as they are: other content types (CSV downloads), an answer that already has a `Content-Encoding` (the
+ * OpenAPI documents, compressed once per process), and one marked `Cache-Control: no-transform`. Every JSON answer says
  * `Vary: Accept-Encoding`, compressed or not, so a cache never hands one client's encoding to another.
  */
 export function compressJsonAnswers(): MiddlewareHandler {
@@ -85,7 +85,7 @@ export function compressJsonAnswers(): MiddlewareHandler {
     const res = c.res;
     if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers.get("content-type") ?? "")) return;
     if (res.headers.has("content-encoding") || /no-transform/i.test(res.headers.get("cache-control") ?? "") || !res.body) return;
-    res.headers.append("Vary", "Accept-Encoding");
+    if (!/accept-encoding/i.test(res.headers.get("vary") ?? "")) res.headers.append("Vary", "Accept-Encoding");
     const encoding = chooseEncoding(c.req.header("accept-encoding"));
     if (!encoding || c.req.method === "HEAD") return;
     const identity = Buffer.from(await res.arrayBuffer());

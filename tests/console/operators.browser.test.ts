@@ -121,6 +121,8 @@ async function signIn(operator: TestOperator): Promise<void> {
       await page.goto(`${origin}/console/#/audit-log?customer_id=${customer.id}&operator_id=${support.id}`);
       await expect.poll(() => page.getByRole("table").textContent()).toContain("Update customer");
       await expect.poll(() => page.getByRole("table").textContent()).toContain("403");
+      // Filters by id from a link are said, since the form shows names.
+      expect(await page.getByTestId("carried-filters").textContent()).toContain("one operator's and one customer's entries");
       expect(browser?.outside).toEqual([]);
     });
 

@@ -371,9 +371,18 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
     cursors.pop();
     void load();
   };
+  const carriedNote =
+    carried.size > 0
+      ? h(
+          "p",
+          { class: "hint", "data-testid": "carried-filters" },
+          `Also only ${[carried.has("operator_id") ? "one operator's" : null, carried.has("customer_id") ? "one customer's" : null].filter(Boolean).join(" and ")} entries (from the link you followed); Filter replaces this.`,
+        )
+      : null;
   const filterForm = h(
     "form",
     { novalidate: true, "data-read": "" },
+    carriedNote,
     h("div", { class: "row" }, ...inputs.map((i) => i.wrap)),
     h("div", { class: "row" }, h("button", { type: "submit" }, "Filter")),
   );
@@ -381,6 +390,7 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
     event.preventDefault();
     cursors.splice(1);
     carried = new URLSearchParams();
+    carriedNote?.remove();
     history.replaceState(null, "", `#/audit-log${filters().size > 0 ? `?${filters()}` : ""}`);
     void load();
   });
