@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
+import { compressJsonAnswers } from "../core/compressed";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
 import { operatorIdempotency } from "../core/route";
@@ -27,6 +28,8 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     }
     return operations;
   };
+  // Outermost of the admin middlewares: refusals are compressed like answers.
+  app.use("/v1/*", compressJsonAnswers());
   app.use("/v1/*", authenticateOperator(deps, createBootstrapGate(deps.db)));
   app.use("/v1/*", auditRequests(deps, app, known));
   app.use("/v1/*", enforceRoles(deps, known));

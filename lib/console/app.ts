@@ -11,7 +11,7 @@ import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
 import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
 import { createBootstrapGate, type OperatorView, verifyOperatorPassword } from "../admin/operators/accounts";
 import { secondFactorStatus } from "../admin/operators/second-factor";
-import { sendCompressed } from "../core/compressed";
+import { compressJsonAnswers, sendCompressed } from "../core/compressed";
 import { assetVersions, consoleScriptBody, consoleStyle, FAVICON, IMMUTABLE, versionOf } from "./assets";
 import { shellPage, signInPage } from "./pages";
 import { signInFailed, signInSucceeded, signInWait } from "../admin/operators/sign-in-throttle";
@@ -80,6 +80,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     "*",
     limitRequestBody((c) => ({ maxBytes: c.req.path.startsWith(`${CONSOLE_PATH}/api/`) ? MAX_JSON_BODY_BYTES : CONSOLE_FORM_MAX_BODY_BYTES })),
   );
+  // The API's JSON goes out compressed as the script does (the admin app answers it uncompressed in-process).
+  app.use("/api/*", compressJsonAnswers());
   app.onError((error, c) => {
     if (error instanceof ApiError) return apiError(c, error);
     deps.logger.error("console error", { path: c.req.path.slice(0, 200), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
