@@ -160,6 +160,8 @@ async function main(): Promise<void> {
           const { migrate } = await import("drizzle-orm/node-postgres/migrator");
           await migrate(handle.db as never, { migrationsFolder: oldMigrations });
         }
+        const fillfactor = process.env.BENCH_STORAGE_FILLFACTOR;
+        if (fillfactor) await exec(handle.db, sql`alter table mail_messages set (fillfactor = ${sql.raw(String(Number(fillfactor)))})`);
         const started = performance.now();
         await fill(handle.db, flavour);
         const label = flavour === "0033" ? "schema of 0033 (before)" : "current schema (after)";
