@@ -6,6 +6,7 @@ import { migrationsFolder, openDatabase, type Database } from "../lib/db/client"
 import { recipientHash } from "../lib/mail/sending/address";
 import { timeOrderedUuid } from "../lib/mail/send-jobs/ids";
 import { benchPostgres } from "./postgres";
+import { queryRows } from "../lib/db/sql";
 
 /**
  * Storage per message (DESIGN's cost that grows with every mail): one send job of 100,000 recipients
@@ -47,13 +48,14 @@ const hashValues = (flavour: Flavour, hashes: string[]) =>
   flavour === "0033" ? sql`unnest(${sql.param(hashes)}::text[])` : sql`decode(unnest(${sql.param(hashes)}::text[]), 'hex')`;
 
 async function fill(db: Database, flavour: Flavour): Promise<void> {
-  const [customer] = (await db.execute(sql`insert into customers (name) values ('Storage bench') returning id`)).rows as { id: string }[];
+  const [customer] = await queryRows<{ id: string }>(db, sql`insert into customers (name) values ('Storage bench') returning id`);
   const customerId = customer?.id ?? "";
   const templateId = crypto.randomUUID();
-  const [job] = (
-    await db.execute(sql`insert into mail_send_jobs (customer_id, template_id, mode, "from", subject, status, total)
-      values (${customerId}, ${templateId}, 'live', '{"email":"news@example.com"}'::jsonb, 'Our November newsletter: what is new this month', 'running', ${MESSAGES}) returning id`)
-  ).rows as { id: string }[];
+  const [job] = await queryRows<{ id: string }>(
+    db,
+    sql`insert into mail_send_jobs (customer_id, template_id, mode, "from", subject, status, total)
+      values (${customerId}, ${templateId}, 'live', '{"email":"news@example.com"}'::jsonb, 'Our November newsletter: what is new this month', 'running', ${MESSAGES}) returning id`,
+  );
   const jobId = job?.id ?? "";
   const ids: string[] = [];
   const t0 = Date.UTC(2026, 10, 1);
@@ -107,14 +109,16 @@ type Sizes = { table: number; toast: number; total: number; indexes: Record<stri
 
 async function sizes(db: Database): Promise<Sizes> {
   await exec(db, sql`vacuum analyze mail_messages`);
-  const [row] = (
-    await db.execute(sql`select pg_relation_size('mail_messages') as "table", pg_total_relation_size('mail_messages') as total,
+  const [row] = await queryRows<{ table: string; total: string; indexes: string; toast: string }>(
+    db,
+    sql`select pg_relation_size('mail_messages') as "table", pg_total_relation_size('mail_messages') as total,
       pg_indexes_size('mail_messages') as indexes,
-      coalesce((select pg_total_relation_size(reltoastrelid) from pg_class where oid = 'mail_messages'::regclass and reltoastrelid <> 0), 0) as toast`)
-  ).rows as { table: string; total: string; indexes: string; toast: string }[];
-  const each = (
-    await db.execute(sql`select indexrelid::regclass::text as name, pg_relation_size(indexrelid) as bytes from pg_index where indrelid = 'mail_messages'::regclass order by 2 desc`)
-  ).rows as { name: string; bytes: string }[];
+      coalesce((select pg_total_relation_size(reltoastrelid) from pg_class where oid = 'mail_messages'::regclass and reltoastrelid <> 0), 0) as toast`,
+  );
+  const each = await queryRows<{ name: string; bytes: string }>(
+    db,
+    sql`select indexrelid::regclass::text as name, pg_relation_size(indexrelid) as bytes from pg_index where indrelid = 'mail_messages'::regclass order by 2 desc`,
+  );
   return {
     table: Number(row?.table),
     toast: Number(row?.toast),
@@ -134,14 +138,18 @@ async function retention(db: Database): Promise<void> {
 
 function print(label: string, s: Sizes): void {
   const per = (bytes: number) => `${(bytes / MESSAGES).toFixed(0)} B/msg`;
-  const per100k = (bytes: number) => `${((bytes / MESSAGES) * 100_000 / MB).toFixed(1)} MB/100k`;
+  const per100k = (bytes: number) => `${(((bytes / MESSAGES) * 100_000) / MB).toFixed(1)} MB/100k`;
   console.log(`storage, ${label}: total ${per(s.total)} = ${per100k(s.total)} (table ${per(s.table)}, TOAST ${per(s.toast)})`);
   for (const [name, bytes] of Object.entries(s.indexes)) console.log(`  ${name.padEnd(62)} ${per(bytes).padStart(12)}`);
 }
 
 async function main(): Promise<void> {
   const postgres = await benchPostgres();
-  console.log(`storage: ${MESSAGES} messages of one send job on ${postgres.label}; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`);
+  console.log(
+    `storage: ${MESSAGES} messages of one send job on ${postgres.label}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
   const oldMigrations = migrationsUpTo(LAST_OLD_MIGRATION);
   try {
     const only = process.env.BENCH_STORAGE_ONLY;

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { migrateUnderLock, withMigrationLock, type DatabaseHandle } from "./client";
+import { queryRows } from "./sql";
 
 /**
  * Migrations that only add indexes to tables that grow with every mail. On a fresh database they run as
@@ -28,16 +29,19 @@ function foldersBefore(folder: string, tag: string): string {
   cpSync(folder, copy, { recursive: true });
   const file = join(copy, "meta", "_journal.json");
   const journal = JSON.parse(readFileSync(file, "utf8")) as { entries: JournalEntry[] };
-  journal.entries = journal.entries.slice(0, journal.entries.findIndex((e) => e.tag === tag));
+  journal.entries = journal.entries.slice(
+    0,
+    journal.entries.findIndex((e) => e.tag === tag),
+  );
   writeFileSync(file, JSON.stringify(journal));
   return copy;
 }
 
 /** When the database's newest applied migration was made (drizzle's own record), or null for a database without one. */
 async function lastApplied(handle: DatabaseHandle): Promise<number | null> {
-  const [exists] = (await handle.db.execute(sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`)).rows as { present: boolean }[];
+  const [exists] = await queryRows<{ present: boolean }>(handle.db, sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`);
   if (!exists?.present) return null;
-  const [row] = (await handle.db.execute(sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`)).rows as { at: string | null }[];
+  const [row] = await queryRows<{ at: string | null }>(handle.db, sql`select max(created_at)::text as at from drizzle.__drizzle_migrations`);
   return row?.at ? Number(row.at) : null;
 }
 
@@ -85,9 +89,10 @@ async function releaseUnderLock(handle: DatabaseHandle, folder: string): Promise
       rmSync(before, { recursive: true, force: true });
     }
     for (const { name, statement } of statements) {
-      const [invalid] = (
-        await handle.db.execute(sql`select 1 as one from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name} and not i.indisvalid`)
-      ).rows;
+      const [invalid] = await queryRows<Record<string, unknown>>(
+        handle.db,
+        sql`select 1 as one from pg_index i join pg_class c on c.oid = i.indexrelid where c.relname = ${name} and not i.indisvalid`,
+      );
       if (invalid) await handle.db.execute(sql.raw(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`));
       await handle.db.execute(sql.raw(statement));
     }

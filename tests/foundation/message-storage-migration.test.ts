@@ -10,6 +10,7 @@ import { bootRuntime, type Runtime } from "../../lib/bootstrap";
 import { migrationsFolder } from "../../lib/db/client";
 import { PGLITE_INITDB_PARAMS } from "../../lib/db/pglite-snapshot";
 import { recipientHash } from "../../lib/mail/sending/address";
+import { queryRows } from "../../lib/db/sql";
 
 /*
  * Migration 0034 (the recipient hash stored as its 32-byte digest, one index for both searches by address)
@@ -43,7 +44,11 @@ beforeAll(async () => {
   try {
     const db = drizzle(client);
     await migrate(db, { migrationsFolder: old });
-    const [hashType] = (await client.query<{ t: string }>("select data_type as t from information_schema.columns where table_name = 'mail_messages' and column_name = 'recipient_hash'")).rows;
+    const [hashType] = (
+      await client.query<{ t: string }>(
+        "select data_type as t from information_schema.columns where table_name = 'mail_messages' and column_name = 'recipient_hash'",
+      )
+    ).rows;
     expect(hashType?.t).toBe("text");
     const one = async <T>(query: ReturnType<typeof sql>) => ((await db.execute(query)).rows as T[])[0] as T;
     ids.customer = (await one<{ id: string }>(sql`insert into customers (name) values ('Stored before 0034') returning id`)).id;
@@ -55,7 +60,9 @@ beforeAll(async () => {
     ).id;
     const hash = recipientHash(ADDRESS);
     const message = (values: ReturnType<typeof sql>) =>
-      one<{ id: string }>(sql`insert into mail_messages (customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, provider_message_id,
+      one<{
+        id: string;
+      }>(sql`insert into mail_messages (customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, provider_message_id,
           bounce_type, bounce_final, error, attempts, created_at, accepted_at, delivered_at, first_opened_at, first_clicked_at, bounced_at, complained_at) values ${values} returning id`);
     ids.delivered = (
       await message(sql`(${ids.customer}, 'newsletter', 'live', 'delivered', ${ids.template}, ${ids.job}, 'Autumn news', ${hash}, '0a129aee-e1cd-480d-b08d-4f48548ff48d',
@@ -89,7 +96,10 @@ afterAll(async () => {
 
 const call = async (path: string, token: string, init: RequestInit = {}) => {
   const response = await runtime.fetch(
-    new Request(`http://migration.test${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers } }),
+    new Request(`http://migration.test${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", ...init.headers },
+    }),
   );
   return { status: response.status, json: (await response.json()) as { data: never } };
 };
@@ -97,15 +107,19 @@ const call = async (path: string, token: string, init: RequestInit = {}) => {
 describe("migration 0034 on a database the older schema filled", () => {
   test("the hash is stored as 32 bytes, one index serves both searches by address", async () => {
     const { db } = runtime.deps;
-    const [column] = (await db.execute(sql`select data_type as t from information_schema.columns where table_name = 'mail_messages' and column_name = 'recipient_hash'`))
-      .rows as { t: string }[];
-    expect(column?.t).toBe("bytea");
-    const [stored] = (await db.execute(sql`select encode(recipient_hash, 'hex') as hex, octet_length(recipient_hash) as n from mail_messages where id = ${ids.delivered}`))
-      .rows as { hex: string; n: number }[];
-    expect(stored).toEqual({ hex: recipientHash(ADDRESS), n: 32 });
-    const indexes = ((await db.execute(sql`select indexname from pg_indexes where tablename = 'mail_messages' and indexdef like '%recipient_hash%'`)).rows as { indexname: string }[]).map(
-      (r) => r.indexname,
+    const [column] = await queryRows<{ t: string }>(
+      db,
+      sql`select data_type as t from information_schema.columns where table_name = 'mail_messages' and column_name = 'recipient_hash'`,
     );
+    expect(column?.t).toBe("bytea");
+    const [stored] = await queryRows<{ hex: string; n: number }>(
+      db,
+      sql`select encode(recipient_hash, 'hex') as hex, octet_length(recipient_hash) as n from mail_messages where id = ${ids.delivered}`,
+    );
+    expect(stored).toEqual({ hex: recipientHash(ADDRESS), n: 32 });
+    const indexes = (
+      await queryRows<{ indexname: string }>(db, sql`select indexname from pg_indexes where tablename = 'mail_messages' and indexdef like '%recipient_hash%'`)
+    ).map((r) => r.indexname);
     expect(indexes).toEqual(["mail_messages_recipient_hash_customer_id_created_at_id_index"]);
   });
 
@@ -140,7 +154,12 @@ describe("migration 0034 on a database the older schema filled", () => {
       events: [expect.objectContaining({ type: "delivered", at: "2026-10-02T10:00:05.000Z" })],
     });
     expect(await read(ids.bounced)).toMatchObject({ status: "bounced", bounce_type: "HardBounce", bounced_at: "2026-10-02T10:00:09.000Z", delivered_at: null });
-    expect(await read(ids.transactional)).toMatchObject({ kind: "transactional", status: "complained", send_job_id: null, complained_at: "2026-10-04T07:00:00.000Z" });
+    expect(await read(ids.transactional)).toMatchObject({
+      kind: "transactional",
+      status: "complained",
+      send_job_id: null,
+      complained_at: "2026-10-04T07:00:00.000Z",
+    });
     expect(await read(ids.invalid)).toMatchObject({ mode: "sandbox", status: "invalid", error: "The recipient address could not be parsed." });
 
     // The customer's search by address finds the messages stored with the old hex hash, newest first.
@@ -160,8 +179,13 @@ describe("migration 0034 on a database the older schema filled", () => {
 
     const { db } = runtime.deps;
     const counted = async () =>
-      ((await db.execute(sql`select coalesce(sum(n), 0)::int as n from (select count from mail_message_counts where customer_id = ${ids.customer} and status = 'complained'
-        union all select delta from mail_message_count_deltas where customer_id = ${ids.customer} and status = 'complained') as c(n)`)).rows as { n: number }[])[0]?.n;
+      (
+        await queryRows<{ n: number }>(
+          db,
+          sql`select coalesce(sum(n), 0)::int as n from (select count from mail_message_counts where customer_id = ${ids.customer} and status = 'complained'
+        union all select delta from mail_message_count_deltas where customer_id = ${ids.customer} and status = 'complained') as c(n)`,
+        )
+      )[0]?.n;
     const before = await counted();
     await db.execute(sql`update mail_messages set status = 'complained', complained_at = now() where id = ${ids.delivered}`);
     expect(await counted()).toBe((before ?? 0) + 1);

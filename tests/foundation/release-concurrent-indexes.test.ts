@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { migrationsFolder, type Database, type DatabaseHandle } from "../../lib/db/client";
 import { applyReleaseMigrations } from "../../lib/db/concurrent-indexes";
 import { PGLITE_INITDB_PARAMS } from "../../lib/db/pglite-snapshot";
+import { queryRows } from "../../lib/db/sql";
 
 /*
  * The release step (`npm run db:release`, `applyReleaseMigrations`) on an existing database that lacks
@@ -56,17 +57,19 @@ async function migrateTo(db: Database, last: number): Promise<void> {
 
 const indexesOf = async (db: Database) =>
   (
-    (await db.execute(sql`select c.relname as name, i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
-      where i.indrelid = 'mail_messages'::regclass and c.relname like 'mail_messages_customer_id_%_at_index' and c.relname <> 'mail_messages_customer_id_accepted_at_index' order by 1`))
-      .rows as { name: string; valid: boolean }[]
+    await queryRows<{ name: string; valid: boolean }>(
+      db,
+      sql`select c.relname as name, i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+      where i.indrelid = 'mail_messages'::regclass and c.relname like 'mail_messages_customer_id_%_at_index' and c.relname <> 'mail_messages_customer_id_accepted_at_index' order by 1`,
+    )
   ).map((r) => `${r.name}:${r.valid ? "valid" : "invalid"}`);
-const applied = async (db: Database) => ((await db.execute(sql`select count(*)::int as n from drizzle.__drizzle_migrations`)).rows as { n: number }[])[0]?.n;
+const applied = async (db: Database) => (await queryRows<{ n: number }>(db, sql`select count(*)::int as n from drizzle.__drizzle_migrations`))[0]?.n;
 
 describe("the release step builds migration 0026's indexes concurrently on an existing database", () => {
   test("a database at 0025 with messages: the five indexes built CONCURRENTLY and valid, every migration recorded, the rows indexed", async () => {
     const { db, handle } = await database();
     await migrateTo(db, 25);
-    const [customer] = (await db.execute(sql`insert into customers (name) values ('Before 0026') returning id`)).rows as { id: string }[];
+    const [customer] = await queryRows<{ id: string }>(db, sql`insert into customers (name) values ('Before 0026') returning id`);
     await db.execute(sql`insert into mail_messages (customer_id, kind, mode, status, template_id, subject, recipient_hash, created_at, accepted_at, delivered_at, first_opened_at)
       select ${customer?.id}, 'newsletter', 'live', 'delivered', gen_random_uuid(), 'News', md5(i::text) || md5(i::text), now(), now(), now(), case when i % 3 = 0 then now() end
       from generate_series(1, 300) as i`);
@@ -77,20 +80,22 @@ describe("the release step builds migration 0026's indexes concurrently on an ex
     expect(await indexesOf(db)).toEqual(INDEXES.map((name) => `${name}:valid`));
     expect(await applied(db)).toBe(journal.length);
     // The planner can use the partial index for a customer's deliveries: it holds every delivered row.
-    const [counted] = (await db.execute(sql`select count(*)::int as n from mail_messages where customer_id = ${customer?.id} and delivered_at is not null`)).rows as {
+    const [counted] = await queryRows<{
       n: number;
-    }[];
+    }>(db, sql`select count(*)::int as n from mail_messages where customer_id = ${customer?.id} and delivered_at is not null`);
     expect(counted?.n).toBe(300);
 
     // A second release finds nothing to do.
-    expect(await applyReleaseMigrations(handle, migrationsFolder)).toEqual([{ tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) }]);
+    expect(await applyReleaseMigrations(handle, migrationsFolder)).toEqual([
+      { tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) },
+    ]);
     expect(await applied(db)).toBe(journal.length);
   });
 
   test("an index an interrupted build left invalid is dropped and built again", async () => {
     const { db, handle } = await database();
     await migrateTo(db, 25);
-    const [customer] = (await db.execute(sql`insert into customers (name) values ('Interrupted') returning id`)).rows as { id: string }[];
+    const [customer] = await queryRows<{ id: string }>(db, sql`insert into customers (name) values ('Interrupted') returning id`);
     await db.execute(sql`insert into mail_messages (customer_id, kind, mode, status, template_id, subject, recipient_hash, bounced_at)
       values (${customer?.id}, 'newsletter', 'live', 'bounced', gen_random_uuid(), 'News', 'x', now())`);
     // What a cancelled CREATE INDEX CONCURRENTLY leaves: the index in the catalog, marked not valid.
@@ -104,7 +109,9 @@ describe("the release step builds migration 0026's indexes concurrently on an ex
 
   test("a fresh database takes the migrations as written", async () => {
     const { db, handle } = await database();
-    expect(await applyReleaseMigrations(handle, migrationsFolder)).toEqual([{ tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) }]);
+    expect(await applyReleaseMigrations(handle, migrationsFolder)).toEqual([
+      { tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) },
+    ]);
     expect(await indexesOf(db)).toEqual(INDEXES.map((name) => `${name}:valid`));
     expect(await applied(db)).toBe(journal.length);
   });
