@@ -18,7 +18,9 @@ import { queryRows } from "../lib/db/sql";
  * table, its TOAST and each index, after the job and after retention, per 100,000 messages in MB.
  * The same data goes into two databases on one PostgreSQL server: one migrated to 0033 (the schema
  * before the storage change) and one migrated to the end, so "before" and "after" are one run's figures.
- * Targets: ≤ 35 MB per 100,000 after the job, ≤ 25 MB after retention. `node --import tsx bench/storage.ts`.
+ * Targets: ≤ 35 MB per 100,000 after the job, ≤ 25 MB after retention. `node --import tsx bench/storage.ts`;
+ * `BENCH_STORAGE_MESSAGES` changes the size, `BENCH_STORAGE_ONLY=0033|current` runs one schema,
+ * `BENCH_STORAGE_FILLFACTOR` sets the table's fillfactor before the fill (to compare settings).
  */
 const MESSAGES = Number(process.env.BENCH_STORAGE_MESSAGES ?? 100_000);
 const INSERT_ROWS = 1000;

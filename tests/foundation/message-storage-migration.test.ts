@@ -13,10 +13,10 @@ import { recipientHash } from "../../lib/mail/sending/address";
 import { queryRows } from "../../lib/db/sql";
 
 /*
- * Migration 0034 (the recipient hash stored as its 32-byte digest, one index for both searches by address)
- * on a database written by the schema before it: an embedded data directory migrated to 0033 only, filled
- * with messages the way that schema stored them (hex hashes), then started by the service, which applies
- * 0034. Every field of a message is then read back through the mail API, the recipient search (customer's
+ * Migrations 0034 (the recipient hash stored as its 32-byte digest, one index for both searches by address)
+ * and 0035 (fillfactor 50) on a database written by the schema before them: an embedded data directory
+ * migrated to 0033 only, filled with messages the way that schema stored them (hex hashes), then started
+ * by the service, which applies them. Every field of a message is then read back through the mail API, the recipient search (customer's
  * and operator's) finds the messages by address, and the overview's counts kept by triggers still move.
  */
 
@@ -121,6 +121,9 @@ describe("migration 0034 on a database the older schema filled", () => {
       await queryRows<{ indexname: string }>(db, sql`select indexname from pg_indexes where tablename = 'mail_messages' and indexdef like '%recipient_hash%'`)
     ).map((r) => r.indexname);
     expect(indexes).toEqual(["mail_messages_recipient_hash_customer_id_created_at_id_index"]);
+    // Migration 0035: half of each new page kept free for the row versions updates make.
+    const [options] = await queryRows<{ options: string[] | null }>(db, sql`select reloptions as options from pg_class where oid = 'mail_messages'::regclass`);
+    expect(options?.options).toEqual(["fillfactor=50"]);
   });
 
   test("every field of every message is answered through the mail API as before", async () => {

@@ -191,6 +191,10 @@ export const mailMessages = pgTable(
     bouncedAt: at(),
     complainedAt: at(),
   },
+  // Stored with fillfactor 50 (migration 0035): every message is updated several times (claimed, recorded,
+  // then one update per provider event), each update changes an indexed column and so makes a new row
+  // version; with half of each page free the versions stay on their page and are pruned there, instead of
+  // growing the table by a page for every few rows updated.
   // Provider events without our id in Metadata are attributed by Postmark's MessageID; the operator's message
   // search pages newest first by (created_at, id), per customer or per recipient hash. The operator's time
   // series (lib/mail/messages/stats.ts) count each time column over a range per customer: one index range
