@@ -15,6 +15,7 @@ const BENCHES = [
   "ads-insights",
   "send-jobs",
   "mail-stats",
+  "storage",
   "bulk-bytes",
   "ads-audiences",
 ] as const;

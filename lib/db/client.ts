@@ -123,12 +123,17 @@ const MIGRATION_LOCK = 727_290_001;
  * then finds nothing left to do.
  */
 export async function applyMigrations(handle: DatabaseHandle): Promise<void> {
-  if (!handle.pool) return migrateUnderLock(handle);
+  await withMigrationLock(handle, () => migrateUnderLock(handle, migrationsFolder));
+}
+
+/** Runs `work` holding the migrations' advisory lock (a server's; the embedded PGlite has one client). */
+export async function withMigrationLock<T>(handle: DatabaseHandle, work: () => Promise<T>): Promise<T> {
+  if (!handle.pool) return work();
   const session = await handle.pool.connect();
   try {
     await session.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
     try {
-      await migrateUnderLock(handle);
+      return await work();
     } finally {
       await session.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
     }
@@ -137,8 +142,9 @@ export async function applyMigrations(handle: DatabaseHandle): Promise<void> {
   }
 }
 
-async function migrateUnderLock(handle: DatabaseHandle): Promise<void> {
-  const config = { migrationsFolder };
+/** drizzle's migrator over `folder` (`drizzle/`, or a copy whose journal ends earlier); the caller holds the lock. */
+export async function migrateUnderLock(handle: DatabaseHandle, folder: string): Promise<void> {
+  const config = { migrationsFolder: folder };
   if (handle.driver === "pglite") {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     await migrate(handle.db as never, config);

@@ -179,12 +179,21 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
     else outcomes = toSend.map(() => sent);
     const [first] = outcomes;
     if (first?.kind === "throttled") {
-      await releaseBatch(
+      const released = await releaseBatch(
         db,
         job.id,
         batchId,
         recipients.map((r) => r.messageId),
       );
+      if (released === "taken") {
+        deps.logger.warn(
+          "send job: the provider turned the batch away after its lease had expired; the claim is no longer this worker's and is left as it is",
+          {
+            send_job_id: job.id,
+            batch_id: batchId,
+          },
+        );
+      }
       const consecutive = (descriptor.backoff ?? 0) + 1;
       const delay = backoffSeconds(THROTTLED_BACKOFF_BASE_SECONDS, consecutive - 1, first.retryAfterSeconds);
       deps.logger.warn("send job: the provider turned the batch away; the lane backs off", {
