@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runningServer } from "../lib/data-dir";
+import { npmStartCommand } from "./npm-start";
 
 /*
  * `npm start` as a new user meets it: a fresh DATA_DIR, the server process started, timed until it answers a
@@ -15,26 +16,6 @@ import { runningServer } from "../lib/data-dir";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 
-/**
- * What `npm start` runs, read from package.json's `start` script (`VAR=value … exec node <flags> lib/start.mjs`):
- * its environment settings and Node flags, so the process measured is the one a user starts (the script's
- * heap flags and allocator setting change its memory). Started directly rather than through npm, whose own
- * process would otherwise be the one measured.
- */
-function startCommand(): { env: Record<string, string>; args: string[] } {
-  const script: string = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")).scripts.start;
-  const match = /^((?:\w+=\S+\s+)*)exec node\s+(.*)$/.exec(script.trim());
-  if (!match) throw new Error(`package.json's start script has an unexpected form: ${script}`);
-  const env = Object.fromEntries(
-    (match[1] ?? "")
-      .trim()
-      .split(/\s+/)
-      .filter(Boolean)
-      .map((setting) => [setting.slice(0, setting.indexOf("=")), setting.slice(setting.indexOf("=") + 1)]),
-  );
-  return { env, args: (match[2] ?? "").split(/\s+/) };
-}
-
 const rssMbOf = (pid: number | undefined) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN) / 1024;
 
 /** Target: the embedded server at rest 60 s after its start has written the Demo's data (the "Demo data: ready" line). */
@@ -44,7 +25,7 @@ const REST_TARGET_MB = 400;
 
 async function startOnce(dataDir: string) {
   const started = performance.now();
-  const command = startCommand();
+  const command = npmStartCommand();
   const child = spawn(process.execPath, command.args, {
     cwd: repoRoot,
     env: { ...process.env, ...command.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "warn" },
