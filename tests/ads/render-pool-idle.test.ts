@@ -1,4 +1,4 @@
-import { expect, test } from "vitest";
+import { afterAll, expect, test } from "vitest";
 import { createSafeFetch } from "../../lib/core/outbound/safe-fetch";
 import { SALE_BANNER } from "../../lib/ads/templates/demo";
 import { renderRatio, resolveValues } from "../../lib/ads/templates/render";
@@ -13,6 +13,9 @@ import { renderWorkerCount, setIdleRelease } from "../../lib/ads/templates/rende
 
 const deps = { safeFetch: createSafeFetch({ allowLoopbackForTests: false }) };
 const IDLE_MS = 300;
+const defaultIdle = setIdleRelease(IDLE_MS);
+// Files of one worker may share this module: the others get the server's idle time back.
+afterAll(() => setIdleRelease(defaultIdle));
 
 async function workersAfter(waitUntil: (count: number) => boolean, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
@@ -25,7 +28,6 @@ async function workersAfter(waitUntil: (count: number) => boolean, timeoutMs: nu
 }
 
 test("render workers end when idle, and a drawing after that starts them again with the same result", async () => {
-  setIdleRelease(IDLE_MS);
   const values = await resolveValues(deps, SALE_BANNER, {}, { useExamples: true });
 
   const first = await renderRatio(SALE_BANNER, values, "4:5");

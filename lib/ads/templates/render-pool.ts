@@ -139,8 +139,11 @@ export async function renderWorkerCount(): Promise<number> {
 
 /**
  * How long a pool waits with nothing to draw before it ends its workers; applies from the next idle moment.
- * Tests shorten it to see the release happen; the server keeps the default.
+ * Returns the previous setting. Tests shorten it to see the release happen (and put it back: test files may
+ * share this module); the server keeps the default.
  */
-export function setIdleRelease(ms: number): void {
+export function setIdleRelease(ms: number): number {
+  const previous = idleReleaseMs;
   idleReleaseMs = ms;
+  return previous;
 }
