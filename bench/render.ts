@@ -1,10 +1,11 @@
+import { loadavg } from "node:os";
 import { pathToFileURL } from "node:url";
 import { defaultFrame, demoBlocks, toBlockDefinition } from "../lib/mail/blocks/library";
 import { compileStack, createMjmlCache, createPersonaliser, defaultDesignTokens, textPartOf } from "../lib/mail/render";
 import type { CompileStackInput, RecipientData } from "../lib/mail/render";
 
 /**
- * DESIGN §6 rendering targets: preview of a 12-block stack (p50 under 15 ms; repeats ~1 ms through the
+ * DESIGN §6 rendering targets: preview of a 12-block stack (p50 ≤ 10 ms; repeats ~1 ms through the
  * compiled-MJML cache) and phase-2 personalisation under 10 µs per recipient; and the text part a
  * transactional send makes from its HTML (`textPartOf`, one per send).
  */
@@ -46,10 +47,16 @@ export async function benchRender(): Promise<void> {
   // Untimed runs first: the figures are for a warm server process, not for the JIT's first minutes.
   for (let run = 0; run < warmUpRuns; run++) await compileStack(input);
   const cold: number[] = [];
+  // CPU time beside wall time: on a machine shared with other work the wall time mostly measures the wait
+  // for a core; the CPU time a compilation takes (this process, every thread) does not grow with the load.
+  const coldCpu: number[] = [];
   for (let run = 0; run < previewRuns; run++) {
+    const cpu = process.cpuUsage();
     const started = performance.now();
     await compileStack(input);
     cold.push(performance.now() - started);
+    const used = process.cpuUsage(cpu);
+    coldCpu.push((used.user + used.system) / 1000);
   }
   const cache = createMjmlCache();
   await compileStack(input, { cache });
@@ -94,7 +101,10 @@ export async function benchRender(): Promise<void> {
 
   console.log("## Rendering (12-block newsletter stack, demo library)");
   console.log(
-    `preview cold (MJML compile), ${previewRuns} runs: p50 ${percentile(cold, 0.5).toFixed(2)} ms, p95 ${percentile(cold, 0.95).toFixed(2)} ms (target p50 < 15 ms)`,
+    `preview cold (MJML compile), ${previewRuns} runs: p50 ${percentile(cold, 0.5).toFixed(2)} ms, p95 ${percentile(cold, 0.95).toFixed(2)} ms (target p50 ≤ 10 ms; load average ${loadavg()[0]?.toFixed(1)})`,
+  );
+  console.log(
+    `preview cold, CPU time:      ${previewRuns} runs: p50 ${percentile(coldCpu, 0.5).toFixed(2)} ms, p95 ${percentile(coldCpu, 0.95).toFixed(2)} ms`,
   );
   console.log(
     `preview warm (cache hit),    ${previewRuns} runs: p50 ${percentile(warm, 0.5).toFixed(2)} ms, p95 ${percentile(warm, 0.95).toFixed(2)} ms (target ~1 ms)`,
