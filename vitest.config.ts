@@ -56,7 +56,12 @@ export default defineConfig({
   resolve: {
     // The Vercel entries (api/*.js) import the bundles `npm run build` makes of lib/functions/<name>.ts; tests
     // run them on the sources they are built from, so no build is needed before `npm test`.
-    alias: [{ find: /^\.\.\/dist\/functions\/([a-z]+)\.js$/, replacement: `${fileURLToPath(new URL("./lib/functions/", import.meta.url))}$1.ts` }],
+    // The client package is read from its sources (the `source` condition TypeScript uses), so no build is needed either.
+    alias: [
+      { find: /^\.\.\/dist\/functions\/([a-z]+)\.js$/, replacement: `${fileURLToPath(new URL("./lib/functions/", import.meta.url))}$1.ts` },
+      { find: /^@mail-ads\/client$/, replacement: fileURLToPath(new URL("./packages/client/src/index.ts", import.meta.url)) },
+      { find: /^@mail-ads\/client\/admin$/, replacement: fileURLToPath(new URL("./packages/client/src/admin.ts", import.meta.url)) },
+    ],
   },
   test: {
     globalSetup: ["tests/helpers/global-setup.ts"],

@@ -126,7 +126,7 @@ async function bootWith<App>(env: Record<string, string | undefined>, build: (de
   }
   const providers = await startProviders(config, { embedded: !onVercel, stateDir: onVercel ? undefined : config.DATA_DIR });
   const deps: RuntimeDeps = {
-    ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
+    ...createCoreDeps({ config, db: database.db, priority: database.priority, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,
     // A new one per start, only on this machine (server.json, mode 0600): what `npm run admin` sends.
     cliToken: onVercel ? undefined : randomToken(32),

@@ -13,7 +13,7 @@ import { createConsoleApp } from "./console/app";
 import { FAVICON } from "./console/assets";
 import { sendCompressed } from "./core/compressed";
 import { mountMcp } from "./mcp";
-import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
+import { adminDepsOf, serviceDepsOf } from "./services";
 
 export type { RuntimeDeps };
 
@@ -32,9 +32,7 @@ type DemoDataState = "none" | "preparing" | "ready" | "failed";
  */
 export function createRootApp(deps: RuntimeDeps) {
   // Each service's deps built once per runtime, sharing the one blob store.
-  const assets = createAssets(deps);
-  const mailDeps = mailDepsOf(deps, assets);
-  const adsDeps = adsDepsOf(deps, assets);
+  const { mailDeps, adsDeps, assets } = serviceDepsOf(deps);
   const { api, cronDeps } = createInternalApi(deps, { mailDeps, adsDeps });
   const mail = createMailApp(mailDeps);
   const ads = createAdsApp(adsDeps);

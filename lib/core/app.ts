@@ -3,7 +3,6 @@ import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
-import { asPriorityRequest } from "../db/priority";
 import { authenticateApiKey } from "./api-keys";
 import { limitRequestBody, MAX_JSON_BODY_BYTES } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
@@ -111,7 +110,7 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   app.use("*", requireTextualRequest());
   const priorityPaths = options.priorityPaths ?? [];
   if (priorityPaths.length > 0) {
-    app.use("*", (c, next) => (c.req.method === "POST" && priorityPaths.some((p) => p.test(c.req.path)) ? asPriorityRequest(next) : next()));
+    app.use("*", (c, next) => (c.req.method === "POST" && priorityPaths.some((p) => p.test(c.req.path)) ? deps.priority.asPriorityRequest(next) : next()));
   }
   // Before anything reads the body, authentication included. Raw uploads stream their body into the store
   // and cap it themselves (a larger limit: they stand in for the blob store in the embedded mode).

@@ -5,7 +5,8 @@ import { ApiError, ConflictError, ForbiddenError, PaymentRequiredError } from ".
 import { headerRef, parameterRef } from "./openapi";
 import { sha256Hex } from "./secrets";
 
-const WRITE_METHODS = new Set(["post", "put", "patch"]);
+/** The methods that change something: they take an `Idempotency-Key` (documented by ./docs.ts). */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(["post", "put", "patch"]);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**

@@ -1,4 +1,4 @@
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get, getPage, send } from "./api";
 import { card, date, debounce, form, h, outcome, table, uid } from "./dom";
 import { secondFactorCard, signInPolicyCard } from "./second-factors";

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { boolean, check, customType, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { BlockParam, BlockParamType } from "../json-columns";
 import { customers, mailModes } from "./core";
+import { templateStatuses } from "./vocabulary";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 const customerRef = () =>
@@ -29,7 +30,6 @@ export const mailStreams = ["newsletter", "transactional"] as const;
 /** Why an address is suppressed; a spam complaint outranks a hard bounce, which outranks an unsubscribe. */
 export const suppressionReasons = ["unsubscribe", "hard_bounce", "spam_complaint"] as const;
 export const templateOrigins = ["admin", "customer"] as const;
-export const templateStatuses = ["draft", "active", "archived"] as const;
 export type StackRecord = { block_id: string; values: Record<string, string> }[];
 export type SenderRecord = { email: string; name: string };
 export type BrandRecord = {
