@@ -10,6 +10,7 @@ import { migrationsFolder, type Database, type DatabaseHandle } from "../../lib/
 import { applyReleaseMigrations } from "../../lib/db/concurrent-indexes";
 import { PGLITE_INITDB_PARAMS } from "../../lib/db/pglite-snapshot";
 import { queryRows } from "../../lib/db/sql";
+import { createPriorityGate } from "../../lib/db/priority";
 
 /*
  * The release step (`npm run db:release`, `applyReleaseMigrations`) on an existing database that lacks
@@ -38,7 +39,7 @@ async function database(): Promise<{ client: PGlite; handle: DatabaseHandle; db:
   const client = new PGlite({ initDbStartParams: PGLITE_INITDB_PARAMS });
   open.push(client);
   const db = drizzle(client) as unknown as Database;
-  return { client, db, handle: { db, driver: "pglite", close: () => client.close() } };
+  return { client, db, handle: { db, driver: "pglite", priority: createPriorityGate(), close: () => client.close() } };
 }
 
 async function migrateTo(db: Database, last: number): Promise<void> {
