@@ -93,6 +93,18 @@ class PayloadTooLargeError extends ApiError {
 }
 
 /**
+ * Refuses a `GET`, `HEAD` or `OPTIONS` request that announces a body (413, the connection closed).
+ * `@hono/node-server` exposes no body on GET/HEAD, so only the headers can tell one is coming.
+ */
+export function refuseAnnouncedBody(c: Context): void {
+  const length = c.req.header("content-length");
+  if ((length !== undefined && length.trim() !== "0") || c.req.header("transfer-encoding") !== undefined) {
+    closeAfterAnswer(c);
+    throw new PayloadTooLargeError(0);
+  }
+}
+
+/**
  * The body limit of each request, from `limitOf` (by path). Throws `PayloadTooLargeError`: the app's error
  * handler writes it in the surface's envelope.
  */
@@ -103,13 +115,11 @@ export function limitRequestBody(limitOf: (c: Context<AppEnv>) => BodyLimit): Mi
   };
   return async (c, next) => {
     const method = c.req.method;
-    const length = c.req.header("content-length");
-    const chunked = c.req.header("transfer-encoding") !== undefined;
     if (BODYLESS_METHODS.has(method)) {
-      // `@hono/node-server` exposes no body on GET/HEAD, so only the headers can tell one is coming.
-      if ((length !== undefined && length.trim() !== "0") || chunked) refuse(c, 0);
+      refuseAnnouncedBody(c);
       return next();
     }
+    const length = c.req.header("content-length");
     const limit = limitOf(c);
     if (limit === "streamed") return next();
     if (length !== undefined) {

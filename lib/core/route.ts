@@ -4,6 +4,7 @@ import type { Access, AppEnv, CoreDeps, Principal } from "./context";
 import { ApiError, ConflictError, ForbiddenError, PaymentRequiredError } from "./errors";
 import { headerRef, parameterRef } from "./openapi";
 import { sha256Hex } from "./secrets";
+import { carrying, ROUTE_DECLARATION, routeDeclaration, type RouteOptions } from "./route-declaration";
 
 const WRITE_METHODS = new Set(["post", "put", "patch"]);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -12,12 +13,14 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * Declares a customer-facing route. `access` decides the scope (`read` → reporting suffices; `write` and
  * `send` need `full`), the access switches (mail: sending blocked → 403 on `send`; ads: account state →
  * 402) and, for POST/PUT/PATCH, idempotency. The scope is also written into the OpenAPI security
- * requirement so the docs show it.
+ * requirement so the docs show it. `options` are what the app's middleware reads before the route's own
+ * (a priority request; see `RouteOptions`).
  */
-export function serviceRoute<const R extends RouteConfig>(deps: CoreDeps, access: Access | "account", route: R) {
+export function serviceRoute<const R extends RouteConfig>(deps: CoreDeps, access: Access | "account", route: R, options: RouteOptions = {}) {
   const scope = access === "read" || access === "account" ? "reporting" : "full";
   const write = WRITE_METHODS.has(route.method);
-  const middleware: MiddlewareHandler<AppEnv>[] = [requireAccess(access)];
+  // The access check carries the route's options for the app's middleware (lib/core/route-declaration.ts).
+  const middleware: MiddlewareHandler<AppEnv>[] = [carrying(requireAccess(access), ROUTE_DECLARATION, routeDeclaration(options))];
   if (write) middleware.push(idempotency(deps));
   const config = { ...route, security: [{ bearerAuth: [scope] }], middleware: [...middleware, ...asArray(route.middleware)] };
   // The headers only change the document, not the handler's types.

@@ -9,7 +9,7 @@ import { ApiKey } from "../../keys/schema";
 
 export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "delete",
       path: "/v1/keys/{id}",
       operationId: "revokeApiKey",
@@ -20,7 +20,7 @@ export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void 
         params: idPathParam("Key id.", "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21"),
       },
       responses: { 200: { description: "The revoked key.", content: json(envelope(ApiKey)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    }, { target: ["key"] }),
     async (c) => {
       const revoked = await revokeApiKey(deps.db, c.req.valid("param").id, deps.clock.now());
       if (!revoked) throw new NotFoundError("API key");

@@ -53,7 +53,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
   const rp = relyingPartyOf(deps.publicBaseUrl);
 
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me/second-factors",
       operationId: "listMySecondFactors",
@@ -67,7 +67,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/me/second-factors/totp",
@@ -94,14 +94,14 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
           ...errorResponses("admin", [400, 401, 409, 422]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], creates: "totp", supportMayWrite: true },
     ),
     async (c) => c.json({ data: await startTotp(deps.db, deps.secrets, ownOperatorId(c), c.req.valid("json").label), request_id: c.get("requestId") }, 201),
   );
 
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/me/second-factors/totp/{factor_id}/confirm",
@@ -115,7 +115,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         },
         responses: { 200: { description: "Confirmed.", content: json(envelope(EnrolledFactor)) }, ...errorResponses("admin", [400, 401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["totp"], supportMayWrite: true },
     ),
     async (c) => {
       const confirmed = await confirmTotp(deps.db, deps.clock, deps.secrets, ownOperatorId(c), c.req.valid("param").factor_id, c.req.valid("json").code);
@@ -125,7 +125,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/me/passkeys/registration-options",
@@ -150,7 +150,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
           ...errorResponses("admin", [401, 409]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], supportMayWrite: true },
     ),
     async (c) => {
       const operatorId = ownOperatorId(c);
@@ -162,7 +162,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/me/passkeys",
@@ -184,7 +184,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         },
         responses: { 201: { description: "Registered.", content: json(envelope(EnrolledFactor)) }, ...errorResponses("admin", [400, 401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: [], creates: "passkey", supportMayWrite: true },
     ),
     async (c) => {
       const operatorId = ownOperatorId(c);
@@ -203,7 +203,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "delete",
         path: "/v1/me/second-factors/{factor_id}",
@@ -214,7 +214,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         request: { params: FactorIdParam },
         responses: { 204: { description: "Removed." }, ...errorResponses("admin", [401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["second_factor"], supportMayWrite: true },
     ),
     async (c) => {
       await removeSecondFactor(deps.db, ownOperatorId(c), c.req.valid("param").factor_id);
@@ -223,7 +223,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
   );
 
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me/recovery-codes",
       operationId: "countMyRecoveryCodes",
@@ -252,7 +252,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/me/recovery-codes",
@@ -274,7 +274,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
           ...errorResponses("admin", [401, 409]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], supportMayWrite: true },
     ),
     async (c) => {
       const operatorId = ownOperatorId(c);

@@ -9,7 +9,7 @@ import { CreateOperator, Operator, tags } from "../../operators/schema";
 
 export function registerCreateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
+    adminRoute(deps, "owner", {
       method: "post",
       path: "/v1/operators",
       operationId: "createOperator",
@@ -20,7 +20,7 @@ export function registerCreateOperator(router: AdminRouter, deps: CoreDeps): voi
         recentAuthSentence(),
       request: { body: { required: true, content: json(CreateOperator) } },
       responses: { 201: { description: "The new operator.", content: json(envelope(Operator)) }, ...errorResponses("admin", [400, 401, 403, 409, 422]) },
-    }),
+    }, { target: [], creates: "operator" }),
     async (c) => {
       const input = c.req.valid("json");
       if (input.role === "owner") requireRecentAuth(deps, c.get("operator"), "Creating an owner");

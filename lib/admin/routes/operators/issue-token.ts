@@ -10,7 +10,7 @@ import { CreateOperatorToken, IssuedOperatorToken, OperatorIdParam, tags } from 
 
 export function registerIssueOperatorToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
+    adminRoute(deps, "owner", {
       method: "post",
       path: "/v1/operators/{id}/tokens",
       operationId: "issueOperatorToken",
@@ -23,7 +23,7 @@ export function registerIssueOperatorToken(router: AdminRouter, deps: CoreDeps):
         201: { description: "The token, shown once.", content: json(envelope(IssuedOperatorToken)) },
         ...errorResponses("admin", [400, 401, 404, 409, 422]),
       },
-    }),
+    }, { target: ["operator"], creates: "token" }),
     async (c) => {
       const operator = await getOperator(deps.db, c.req.valid("param").id);
       if (!operator) throw new NotFoundError("Operator");

@@ -9,7 +9,7 @@ import { Operator, OperatorIdParam, tags, UpdateOperator } from "../../operators
 
 export function registerUpdateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
+    adminRoute(deps, "owner", {
       method: "patch",
       path: "/v1/operators/{id}",
       operationId: "updateOperator",
@@ -20,7 +20,7 @@ export function registerUpdateOperator(router: AdminRouter, deps: CoreDeps): voi
         recentAuthSentence(),
       request: { params: OperatorIdParam, body: { required: true, content: json(UpdateOperator) } },
       responses: { 200: { description: "The operator.", content: json(envelope(Operator)) }, ...errorResponses("admin", [400, 401, 403, 404, 409, 422]) },
-    }),
+    }, { target: ["operator"] }),
     async (c) => {
       const change = c.req.valid("json");
       if (change.role === "owner") requireRecentAuth(deps, c.get("operator"), "Making an operator owner");

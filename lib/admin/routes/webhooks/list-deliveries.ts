@@ -10,7 +10,7 @@ import { tags, WebhookParams, type WebhookEvent, type WebhookService } from "../
 
 export function registerListCustomerWebhookDeliveries(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/deliveries`,
       operationId: `listCustomer${kind.label}WebhookDeliveries`,
@@ -22,7 +22,7 @@ export function registerListCustomerWebhookDeliveries(router: AdminRouter, deps:
         200: { description: "A page of deliveries.", content: json(pagedEnvelope(kind.delivery)) },
         ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+    }, { target: ["customer","webhook"] }),
     async (c) => {
       const { id, webhookId } = c.req.valid("param");
       const query = c.req.valid("query");

@@ -12,6 +12,7 @@ const errors = errorResponses("mail", [400, 401, 403, 404, 409, 422, 429, 500, 5
 
 export function registerSendTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps): void {
   router.openapi(
+    // A priority request: transactional sends never wait behind a send job's batches (they pause the batches' statements).
     serviceRoute(deps, "send", {
       method: "post",
       path: "/v1/templates/{id}/send",
@@ -30,7 +31,7 @@ export function registerSendTemplate(router: OpenAPIHono<AppEnv>, deps: MailDeps
             "Postmark turned the send away (its rate limit, or maintenance): the mail was not sent and nothing was kept; send it again after `Retry-After` seconds. Also while the database is unreachable (`service_unavailable`) or older than the code (`schema_behind`).",
         },
       },
-    }),
+    }, { priority: true }),
     async (c) => {
       const result = await sendTransactional(deps, c.get("principal"), { templateId: c.req.valid("param").id, ...c.req.valid("json") });
       return c.json({ data: result, request_id: c.get("requestId") }, 200);

@@ -12,7 +12,7 @@ import { UpdateAdsOnboarding } from "../../../../ads";
 
 export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "patch",
       path: "/v1/customers/{id}/ads/account",
       operationId: "updateCustomerAdAccount",
@@ -26,7 +26,7 @@ export function registerUpdateCustomerAdAccount(router: AdminRouter, deps: AdsDe
         200: { description: "The onboarding.", content: json(envelope(AdsOnboarding)) },
         ...errorResponses("admin", [400, 401, 403, 404, 422, 429, 500]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const { id } = c.req.valid("param");
       await requireCustomer(deps.db, id);

@@ -12,7 +12,7 @@ import { tags } from "../../../ads/review/schema";
 
 export function registerListCustomerAdSets(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/ads/adsets",
       operationId: "listCustomerAdSets",
@@ -25,7 +25,7 @@ export function registerListCustomerAdSets(router: AdminRouter, deps: AdsDeps): 
         200: { description: "A page of ad sets.", content: json(pagedEnvelope(AdminAdSet)) },
         ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

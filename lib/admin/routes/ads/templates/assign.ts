@@ -10,7 +10,7 @@ import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerAssignCustomerAdTemplate(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "put",
       path: "/v1/customers/{id}/ads/templates/{template_id}",
       operationId: "assignCustomerAdTemplate",
@@ -19,7 +19,7 @@ export function registerAssignCustomerAdTemplate(router: AdminRouter, deps: AdsD
       description: "Idempotent: assigning again keeps the stored preview values. Unknown customer or template → 404.",
       request: { params: AssignmentParams },
       responses: { 200: { description: "The assignment.", content: json(envelope(Assignment)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    }, { target: ["customer","template"] }),
     async (c) => {
       const { id, template_id } = c.req.valid("param");
       await requireCustomer(deps.db, id);

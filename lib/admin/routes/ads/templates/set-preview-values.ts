@@ -11,7 +11,7 @@ import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerSetCustomerAdTemplatePreviewValues(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "put",
       path: "/v1/customers/{id}/ads/templates/{template_id}/preview-values",
       operationId: "setCustomerAdTemplatePreviewValues",
@@ -35,7 +35,7 @@ export function registerSetCustomerAdTemplatePreviewValues(router: AdminRouter, 
         },
       },
       responses: { 200: { description: "The assignment.", content: json(envelope(Assignment)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
-    }),
+    }, { target: ["customer","template"] }),
     async (c) => {
       const { id, template_id } = c.req.valid("param");
       await requireCustomer(deps.db, id);

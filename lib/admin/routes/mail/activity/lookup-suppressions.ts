@@ -13,7 +13,7 @@ import { tags } from "../../../mail/activity/schema";
 export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/suppressions/lookup",
@@ -28,7 +28,7 @@ export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, 
           ...errorResponses("admin", [400, 401, 404, 422]),
         },
       },
-      { reads: true },
+      { target: ["customer"], reads: true },
     ),
     async (c) => {
       const { id } = c.req.valid("param");

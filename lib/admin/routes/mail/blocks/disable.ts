@@ -9,7 +9,7 @@ import { CustomerBlockParams, MailBlockEnablement, tags } from "../../../mail/bl
 
 export function registerDisableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "delete",
       path: "/v1/customers/{id}/mail/blocks/{blockId}",
       operationId: "disableCustomerMailBlock",
@@ -22,7 +22,7 @@ export function registerDisableCustomerMailBlock(router: AdminRouter, deps: Core
         200: { description: "The enablement, now off.", content: json(envelope(MailBlockEnablement)) },
         ...errorResponses("admin", [401, 404, 422]),
       },
-    }),
+    }, { target: ["customer","block"] }),
     async (c) => {
       const { id, blockId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

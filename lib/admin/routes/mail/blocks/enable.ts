@@ -9,7 +9,7 @@ import { CustomerBlockParams, MailBlockEnablement, tags } from "../../../mail/bl
 
 export function registerEnableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "put",
       path: "/v1/customers/{id}/mail/blocks/{blockId}",
       operationId: "enableCustomerMailBlock",
@@ -19,7 +19,7 @@ export function registerEnableCustomerMailBlock(router: AdminRouter, deps: CoreD
         "Idempotent: enabling an enabled block changes nothing. An inactive block may be enabled; the customer can use it once it is active again. No body.",
       request: { params: CustomerBlockParams },
       responses: { 200: { description: "The enablement.", content: json(envelope(MailBlockEnablement)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    }, { target: ["customer","block"] }),
     async (c) => {
       const { id, blockId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

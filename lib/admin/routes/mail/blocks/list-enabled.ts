@@ -11,7 +11,7 @@ import { MailEnabledBlock, type MailEnabledBlockResponse, toMailBlockView, tags 
 
 export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/mail/blocks",
       operationId: "listCustomerMailBlocks",
@@ -24,7 +24,7 @@ export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDe
         200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) },
         ...errorResponses("admin", [401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const rows = await listEnabledBlocks(deps.db, customer.id);

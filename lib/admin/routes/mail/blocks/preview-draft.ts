@@ -34,7 +34,7 @@ const BlockDraftPreview = z
 export function registerMailBlockPreviewRoute(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/mail/blocks/preview",

@@ -10,7 +10,7 @@ import { MailDesignRules, designTokenReference, tags } from "../../../mail/desig
 
 export function registerGetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/mail/design-rules",
       operationId: "getCustomerDesignRules",
@@ -22,7 +22,7 @@ export function registerGetCustomerDesignRules(router: AdminRouter, deps: CoreDe
         200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) },
         ...errorResponses("admin", [401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       return c.json({ data: await getDesignRules(deps.db, customer.id), request_id: c.get("requestId") }, 200);

@@ -10,7 +10,7 @@ import { MailDesignRules, PutMailDesignRules, designTokenReference, tags } from 
 
 export function registerSetCustomerDesignRules(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "put",
       path: "/v1/customers/{id}/mail/design-rules",
       operationId: "setCustomerDesignRules",
@@ -22,7 +22,7 @@ export function registerSetCustomerDesignRules(router: AdminRouter, deps: CoreDe
         200: { description: "Overrides and resolved tokens.", content: json(envelope(MailDesignRules)) },
         ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const rules = await setDesignRules(deps.db, customer.id, c.req.valid("json").overrides, deps.clock.now());

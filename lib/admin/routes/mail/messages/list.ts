@@ -11,7 +11,7 @@ import { MailMessageSummary, tags } from "../../../mail/messages/schema";
 
 export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/mail/messages",
       operationId: "listCustomerMessages",
@@ -24,7 +24,7 @@ export function registerListCustomerMessages(router: AdminRouter, deps: CoreDeps
         200: { description: "A page of messages.", content: json(pagedEnvelope(MailMessageSummary)) },
         ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

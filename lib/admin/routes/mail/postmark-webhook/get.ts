@@ -10,7 +10,7 @@ import { about, MailPostmarkWebhook, secretsNote, tags, webhookView } from "../.
 
 export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/mail/postmark-webhook",
       operationId: "getCustomerPostmarkWebhook",
@@ -22,7 +22,7 @@ export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: Co
         200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },
         ...errorResponses("admin", [401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const { password: _password, url_with_credentials: _url, ...setup } = await postmarkWebhookSetup(deps, customer.id);

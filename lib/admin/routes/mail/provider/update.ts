@@ -14,7 +14,7 @@ import { tags } from "../../../mail/provider/schema";
 
 export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged" | "mail">): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "patch",
       path: "/v1/customers/{id}/mail/provider",
       operationId: "updateCustomerMailProvider",
@@ -28,7 +28,7 @@ export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: Co
         200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) },
         ...errorResponses("admin", [400, 401, 403, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const input = c.req.valid("json");

@@ -10,7 +10,7 @@ import { MailStats, MailStatsQuery, tags } from "../../../mail/stats/schema";
 
 export function registerGetCustomerMailStats(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/mail/stats",
       operationId: "getCustomerMailStats",
@@ -23,7 +23,7 @@ export function registerGetCustomerMailStats(router: AdminRouter, deps: CoreDeps
         200: { description: "The series.", content: json(envelope(MailStats)) },
         ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

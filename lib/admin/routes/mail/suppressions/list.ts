@@ -13,7 +13,7 @@ import { CSV_DESCRIPTION, SuppressionListQuery, tags } from "../../../mail/suppr
 
 export function registerListCustomerSuppressions(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers/{id}/mail/suppressions",
       operationId: "listCustomerSuppressions",
@@ -36,7 +36,7 @@ export function registerListCustomerSuppressions(router: AdminRouter, deps: Core
         },
         ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+    }, { target: ["customer"] }),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

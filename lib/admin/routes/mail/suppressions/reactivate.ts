@@ -12,7 +12,7 @@ import { tags } from "../../../mail/suppressions/schema";
 export function registerReactivateCustomerSuppression(router: AdminRouter, deps: Pick<AdminDeps, "db" | "mail">): void {
   router.openapi(
     adminRoute(
-      "support",
+      deps, "support",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/suppressions/reactivate",
@@ -26,7 +26,7 @@ export function registerReactivateCustomerSuppression(router: AdminRouter, deps:
           ...errorResponses("admin", [400, 401, 403, 404, 409, 422, 500]),
         },
       },
-      { supportMayWrite: true },
+      { target: ["customer"], supportMayWrite: true },
     ),
     async (c) => {
       const { id } = c.req.valid("param");

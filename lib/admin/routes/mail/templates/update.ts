@@ -9,7 +9,7 @@ import { CustomerTemplateParams, MailTemplate, UpdateMailTemplate, tags, stackRu
 
 export function registerUpdateCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
+    adminRoute(deps, "admin", {
       method: "patch",
       path: "/v1/customers/{id}/mail/templates/{templateId}",
       operationId: "updateCustomerMailTemplate",
@@ -21,7 +21,7 @@ export function registerUpdateCustomerMailTemplate(router: AdminRouter, deps: Co
         200: { description: "The changed template.", content: json(envelope(MailTemplate)) },
         ...errorResponses("admin", [400, 401, 403, 404, 422]),
       },
-    }),
+    }, { target: ["customer","template"] }),
     async (c) => {
       const { id, templateId } = c.req.valid("param");
       await requireCustomer(deps.db, id);
