@@ -93,6 +93,17 @@ class PayloadTooLargeError extends ApiError {
 }
 
 /**
+ * Whether a request announces a body (`Content-Length` or `Transfer-Encoding`). On the Node server the
+ * headers are read off the socket's request: the web `Request`'s headers are only built when asked for, and a
+ * route that reads nothing else (the root `GET /health`) need not build them.
+ */
+export function announcesBody(c: Context): boolean {
+  const incoming = nodeIncoming(c);
+  if (incoming) return incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
+  return c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined;
+}
+
+/**
  * Refuses a `GET`, `HEAD` or `OPTIONS` request that announces a body (413, the connection closed).
  * `@hono/node-server` exposes no body on GET/HEAD, so only the headers can tell one is coming.
  */

@@ -90,11 +90,11 @@ function requireAccess(access: Access | "account"): MiddlewareHandler<AppEnv> {
 const OPERATOR_IDEMPOTENCY_OWNER = "00000000-0000-0000-0000-000000000000";
 
 /**
- * Idempotency on every operator write (POST/PUT/PATCH of the admin API), with the customer APIs' rules;
- * installed once by `createAdminApp` after the operator token is checked, and documented on each write
- * by `buildDocument` (`idempotentWrites`).
+ * Idempotency on an operator write (POST/PUT/PATCH of the admin API), with the customer APIs' rules;
+ * route middleware of each write but a secret read (`adminRoute`, after the role check), documented on
+ * each write by `buildDocument` (`idempotentWrites`).
  */
-export function operatorIdempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
+export function operatorIdempotency(deps: Pick<CoreDeps, "idempotency" | "clock">): MiddlewareHandler<AppEnv> {
   const keyed = idempotency(deps, () => OPERATOR_IDEMPOTENCY_OWNER);
   return (c, next) => (WRITE_METHODS.has(c.req.method.toLowerCase()) ? keyed(c, next) : next());
 }
@@ -106,7 +106,10 @@ export function operatorIdempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
  * able to redo the work) unless they carry a `message_id`: then the outcome is unknown and a retry must
  * not send again.
  */
-function idempotency(deps: CoreDeps, owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId): MiddlewareHandler<AppEnv> {
+function idempotency(
+  deps: Pick<CoreDeps, "idempotency" | "clock">,
+  owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.header("idempotency-key");
     if (raw === undefined) return next();

@@ -67,7 +67,8 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/me/second-factors/totp",
@@ -101,7 +102,8 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/me/second-factors/totp/{factor_id}/confirm",
@@ -125,7 +127,8 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/me/passkeys/registration-options",
@@ -162,7 +165,8 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/me/passkeys",
@@ -203,7 +207,8 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "delete",
         path: "/v1/me/second-factors/{factor_id}",
@@ -252,7 +257,8 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/me/recovery-codes",

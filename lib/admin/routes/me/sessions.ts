@@ -29,7 +29,8 @@ export function registerListMySessions(router: AdminRouter, deps: CoreDeps): voi
 export function registerRevokeMySession(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "delete",
         path: "/v1/me/sessions/{session_id}",

@@ -29,7 +29,8 @@ export function registerListMyTokens(router: AdminRouter, deps: CoreDeps): void 
 export function registerIssueMyToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/me/tokens",
@@ -52,7 +53,8 @@ export function registerIssueMyToken(router: AdminRouter, deps: CoreDeps): void 
 export function registerRevokeMyToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "delete",
         path: "/v1/me/tokens/{token_id}",

@@ -11,7 +11,8 @@ import { DeliveryParams, tags, type WebhookEvent, type WebhookService } from "..
 export function registerRedeliverCustomerWebhookDelivery(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver`,
@@ -25,7 +26,7 @@ export function registerRedeliverCustomerWebhookDelivery(router: AdminRouter, de
           ...errorResponses("admin", [401, 404, 409, 422]),
         },
       },
-      { target: ["customer","webhook","delivery"], supportMayWrite: true },
+      { target: ["customer", "webhook", "delivery"], supportMayWrite: true },
     ),
     async (c) => {
       const { id, webhookId, deliveryId } = c.req.valid("param");

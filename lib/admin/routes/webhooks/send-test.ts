@@ -12,7 +12,8 @@ import { tags, WebhookParams, type WebhookService } from "../../webhooks/schema"
 export function registerSendCustomerWebhookTestEvent(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/test`,
@@ -26,7 +27,7 @@ export function registerSendCustomerWebhookTestEvent(router: AdminRouter, deps: 
           ...errorResponses("admin", [401, 404, 409, 422]),
         },
       },
-      { target: ["customer","webhook"], supportMayWrite: true },
+      { target: ["customer", "webhook"], supportMayWrite: true },
     ),
     async (c) => {
       const { id, webhookId } = c.req.valid("param");

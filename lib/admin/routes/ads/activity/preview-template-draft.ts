@@ -11,7 +11,8 @@ import { DraftPreviewRequest, DraftBody, DraftPreview } from "../../../ads/activ
 export function registerPreviewAdTemplateDraft(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/ads/templates/preview",

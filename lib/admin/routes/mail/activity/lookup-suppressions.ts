@@ -13,7 +13,8 @@ import { tags } from "../../../mail/activity/schema";
 export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/suppressions/lookup",

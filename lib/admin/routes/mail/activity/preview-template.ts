@@ -11,7 +11,8 @@ import { tags, TemplateParams, TemplatePreview } from "../../../mail/activity/sc
 export function registerPreviewCustomerMailTemplate(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/templates/{templateId}/preview",
@@ -23,7 +24,7 @@ export function registerPreviewCustomerMailTemplate(router: OpenAPIHono<AppEnv>,
         request: { params: TemplateParams },
         responses: { 200: { description: "Subject and HTML.", content: json(envelope(TemplatePreview)) }, ...errorResponses("admin", [401, 403, 404, 422]) },
       },
-      { target: ["customer","template"], reads: true },
+      { target: ["customer", "template"], reads: true },
     ),
     async (c) => {
       const { id, templateId } = c.req.valid("param");

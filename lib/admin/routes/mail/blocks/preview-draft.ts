@@ -34,7 +34,8 @@ const BlockDraftPreview = z
 export function registerMailBlockPreviewRoute(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/mail/blocks/preview",

@@ -11,7 +11,8 @@ import { about, MailPostmarkWebhookSecret, tags, webhookView } from "../../../ma
 export function registerRevealCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
-      deps, "admin",
+      deps,
+      "admin",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/postmark-webhook/reveal",

@@ -13,7 +13,8 @@ import { about, MailPostmarkWebhookSecret, RotateBody, tags, webhookView } from 
 export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
     adminRoute(
-      deps, "admin",
+      deps,
+      "admin",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/postmark-webhook/rotate",

@@ -9,10 +9,11 @@ import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
 import { tags } from "../../../mail/suppressions/schema";
 
-export function registerReactivateCustomerSuppression(router: AdminRouter, deps: Pick<AdminDeps, "db" | "mail">): void {
+export function registerReactivateCustomerSuppression(router: AdminRouter, deps: AdminDeps): void {
   router.openapi(
     adminRoute(
-      deps, "support",
+      deps,
+      "support",
       {
         method: "post",
         path: "/v1/customers/{id}/mail/suppressions/reactivate",
