@@ -13,6 +13,7 @@ import type { SecretBox } from "./secrets";
 import type { AuthThrottle } from "./auth-throttle";
 import type { RefusalAudit } from "./refusal-audit";
 import type { ProviderMetrics } from "./provider-metrics";
+import type { RouteDeclaration } from "./route-declaration";
 
 /** What every service needs, built once per process (or per test) by `createCoreDeps`. */
 export type CoreDeps = {
@@ -45,6 +46,10 @@ type AppVariables = {
   principal: Principal;
   /** The admin API's caller (set by its authentication; unset on the customer APIs). */
   operator: OperatorActor;
+  /** What the answering route declares (public, raw body, priority); undefined on a path no route serves. */
+  route: RouteDeclaration | undefined;
+  /** The answering route's path parameters, kept by route middleware for middleware that runs around it (the admin audit). */
+  pathParams: Record<string, string>;
 };
 
 export type AppEnv = { Variables: AppVariables };

@@ -1,3 +1,4 @@
+import { declaredRoute } from "./route-declaration";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -189,6 +190,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo, documente
     return llms;
   };
   const prefix = info.pathPrefix;
+  // The documents need no credential, whatever the method (a wrong one is answered 404 without a key).
+  for (const path of ["openapi.json", "docs/scalar.js", "docs", "llms.txt"]) app.use(`${prefix}/${path}`, declaredRoute({ public: true }));
   app.get(`${prefix}/openapi.json`, async (c) => sendCompressed(c, await jsonBody(), "application/json; charset=utf-8", REVALIDATE));
   app.get(`${prefix}/docs/scalar.js`, (c) =>
     // The versioned URL (the page's) is cached for a year; any other version asked for gets today's bytes, briefly cached.

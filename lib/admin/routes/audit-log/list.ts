@@ -12,7 +12,7 @@ const isoTime = (description: string) => z.iso.datetime({ offset: true }).option
 
 export function registerListAuditLog(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/audit-log",
       operationId: "listAuditLog",
