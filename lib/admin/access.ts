@@ -5,7 +5,7 @@ import type { AppEnv, CoreDeps } from "../core/context";
 import { ForbiddenError } from "../core/errors";
 import { errorResponses } from "../core/openapi";
 import { carrying, declarationKey } from "../core/route-declaration";
-import { operatorIdempotency } from "../core/route";
+import { operatorIdempotency, WRITE_METHODS } from "../core/route";
 import type { OperatorRole } from "./operators/accounts";
 import { recentAuthSentence, requireRecentAuth } from "./reauthentication";
 
@@ -82,8 +82,6 @@ export function adminRoute<const R extends RouteConfig>(deps: RoleCheckDeps, rol
   const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware];
   return createRoute({ ...route, security, description, responses, ...extensions, middleware: [...middleware, ...own] } as R);
 }
-
-const WRITE_METHODS = new Set(["post", "put", "patch"]);
 
 /** What the role check needs: the refusal log, the clock and the settings of re-authentication, the idempotency store. */
 type RoleCheckDeps = Pick<CoreDeps, "clock" | "config" | "refusals" | "idempotency">;

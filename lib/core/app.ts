@@ -5,7 +5,7 @@ import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
 import type { PriorityGate } from "../db/priority";
 import { authenticateApiKey } from "./api-keys";
-import { limitRequestBody, MAX_JSON_BODY_BYTES, refuseAnnouncedBody } from "./body-limit";
+import { BODYLESS_METHODS, limitRequestBody, MAX_JSON_BODY_BYTES, refuseAnnouncedBody } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
 import { clientAddress } from "./client-address";
 import { databaseUnavailableError, isDatabaseUnavailable } from "./database-unavailable";
@@ -121,7 +121,6 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
 }
 
 const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
-const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * What every request is checked for before authentication, in one middleware: its target and the headers

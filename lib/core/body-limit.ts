@@ -32,7 +32,8 @@ export type BodyLimit = { maxBytes: number } | "streamed";
 /** Vercel's request-body limit, and the limit of every JSON operation of the three APIs. */
 export const MAX_JSON_BODY_BYTES = 4.5 * 1024 * 1024;
 
-const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Methods whose requests take no body: only their headers are checked (one announcing a body is refused). */
+export const BODYLESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** How long a refused connection stays open after its answer at most, reading and dropping what the client still sends. */
 const LINGER_MS = 5000;
