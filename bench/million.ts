@@ -13,6 +13,7 @@ import { MESSAGE_HISTORY_DAYS } from "../lib/mail/messages/service";
 import { DEMO_TRANSACTIONAL_TEMPLATE, seedDemoMail } from "../lib/mail/seed";
 import type { BenchPostgres } from "./postgres";
 import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./send-jobs";
+import { formatSendWindows, recordSendWindows } from "./send-windows";
 
 /**
  * Issue 33 part 1: a 100,000-recipient job and then a 1,000,000-recipient job (`SCALE_SIZES`, comma-separated)
@@ -26,6 +27,8 @@ import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./s
  */
 
 const PER_CALL = 5_000;
+/** The send rate's window (SCALE_WINDOW_SECONDS, 10 by default). */
+const WINDOW_MS = Number(process.env.SCALE_WINDOW_SECONDS ?? 10) * 1000;
 /** Every wait of this bench ends by then (SCALE_DEADLINE_MINUTES, 120 by default). */
 const DEADLINE_MS = Number(process.env.SCALE_DEADLINE_MINUTES ?? 120) * 60_000;
 /** The tables a send job writes (rows, indexes and TOAST: pg_total_relation_size). */
@@ -46,6 +49,8 @@ type JobFigures = {
   duplicates: number;
   bytes: number;
   sizes: Sizes;
+  /** The send's rate and engine steps per window, as printed lines. */
+  windows: string[];
 };
 
 /** The process's memory at one moment: RSS and what V8 and Node account for inside it. */
@@ -193,6 +198,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
       }
       if (recipients === largest) await printClaimPlan(runtime, jobId);
       started = performance.now();
+      const windows = recordSendWindows(WINDOW_MS);
       await call(runtime, "POST", `/mail/v1/send-jobs/${jobId}/start`, key);
       let done: typeof mailSendJobs.$inferSelect | undefined;
       let lastProbe = 0;
@@ -220,6 +226,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       const sendMs = performance.now() - started;
+      const windowLines = formatSendWindows(`${n(recipients)} recipients`, WINDOW_MS, windows.stop());
       const cpu = process.cpuUsage(cpuBefore);
       const simCpuAfter = processCpuMs(simulators.process.pid);
       rss.stop();
@@ -250,6 +257,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
         duplicates: sim.duplicates,
         bytes: total(grown),
         sizes: grown,
+        windows: windowLines,
       });
     }
 
@@ -279,6 +287,7 @@ export async function benchMillion(postgres: BenchPostgres): Promise<void> {
           .map((t) => `${t} ${mb((f.sizes[t] ?? 0) * per100k)}`)
           .join(", ")})`,
       );
+      for (const line of f.windows) console.log(line);
     }
     const [small, large] = [figures[0], figures[figures.length - 1]];
     if (small && large && small !== large) {

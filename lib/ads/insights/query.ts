@@ -260,13 +260,22 @@ export async function aggregateBlocks(
   range: { since: string; until: string },
   query: Pick<InsightsQuery, "level" | "entity_id" | "adset_id">,
 ): Promise<{ version: number | null; rows: string }> {
+  const [aggregate] = await queryRows<{ version: number | null; rows: string | null }>(db, aggregateStatement(customerId, breakdown, range, query));
+  return { version: aggregate?.version ?? null, rows: aggregate?.rows ?? "[]" };
+}
+
+/** The statement `aggregateBlocks` runs (the insights bench prints its plan). */
+export function aggregateStatement(
+  customerId: string,
+  breakdown: InsightBreakdown,
+  range: { since: string; until: string },
+  query: Pick<InsightsQuery, "level" | "entity_id" | "adset_id">,
+): SQL {
   const b = alias(adsInsightBlocks, "b");
   const filters: SQL[] = [sql`${b.customerId} = ${customerId}`, sql`${b.breakdown} = ${breakdown}`, sql`${b.entityKind} = ${query.level}`];
   if (query.entity_id !== undefined) filters.push(sql`${b.entityId} = ${query.entity_id}`);
   if (query.adset_id !== undefined) filters.push(sql`${b.adSetId} = ${query.adset_id}`);
-  const [aggregate] = await queryRows<{ version: number | null; rows: string | null }>(
-    db,
-    sql`
+  return sql`
     select (select ${adsInsightSyncs.blocksVersion} from ${adsInsightSyncs} where ${adsInsightSyncs.customerId} = ${customerId}) as version,
            json_agg(json_build_array(entity_id, key1, key2, impressions, reach, clicks, spend, conversions, value) order by entity_id, key1, key2)::text as rows
     from (
@@ -277,9 +286,7 @@ export async function aggregateBlocks(
       join ${adsInsightBlocks} ${b} on ${b.level} = r.level and ${b.blockStart} = r.block_start
       where ${sql.join(filters, sql` and `)}
       group by ${b.entityId}, ${b.key1}, ${b.key2}
-    ) agg`,
-  );
-  return { version: aggregate?.version ?? null, rows: aggregate?.rows ?? "[]" };
+    ) agg`;
 }
 
 /** The entities a query may answer for, by id: their platform id and ad set (an ad set's own for `level=adset`). */

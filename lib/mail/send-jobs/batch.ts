@@ -1,3 +1,5 @@
+import { channel } from "node:diagnostics_channel";
+import { performance } from "node:perf_hooks";
 import type { MailDeps } from "../deps";
 import { POSTMARK_TEST_TOKEN, type BulkOutcome, type SendOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
@@ -52,6 +54,32 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
  */
 const BATCH_SIZE_BESIDE_PRIORITY = 25;
 
+/**
+ * Each batch's own step timings, published on this `node:diagnostics_channel` channel when something listens
+ * (the scale bench sums them per window to say where a job's time goes); without a subscriber no clock is read.
+ * Steps: `setup` (job, readiness, writer, monthly room), `claim`, `suppressions`, `provider` (the call while
+ * leased), `record` (results, counters, bulk request, reconcile), `next` (completion or the lane's next batch).
+ */
+export const BATCH_STEPS_CHANNEL = "mail.send-job.batch-steps";
+const batchSteps = channel(BATCH_STEPS_CHANNEL);
+const STEPS = ["setup", "claim", "suppressions", "provider", "record", "next"] as const;
+export type BatchSteps = { recipients: number } & Record<(typeof STEPS)[number], number>;
+
+/** A batch's stopwatch: `lap(step)` adds the time since the previous lap to that step. */
+function stepClock(): { steps: BatchSteps; lap(step: (typeof STEPS)[number]): void } {
+  const steps: BatchSteps = { recipients: 0, setup: 0, claim: 0, suppressions: 0, provider: 0, record: 0, next: 0 };
+  let last = performance.now();
+  return {
+    steps,
+    lap(step) {
+      const now = performance.now();
+      steps[step] += now - last;
+      last = now;
+    },
+  };
+}
+type StepClock = ReturnType<typeof stepClock> | undefined;
+
 /** Back-off of a lane after a call turned away (429) or left without an answer: base × 2^n seconds, at most the cap, ±10 %. */
 const THROTTLED_BACKOFF_BASE_SECONDS = 1;
 const UNANSWERED_BACKOFF_BASE_SECONDS = 5;
@@ -77,6 +105,15 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
     return;
   }
   const descriptor = parsed.data;
+  const clock = batchSteps.hasSubscribers ? stepClock() : undefined;
+  try {
+    await runBatch(deps, descriptor, clock);
+  } finally {
+    if (clock) batchSteps.publish(clock.steps);
+  }
+}
+
+async function runBatch(deps: BatchDeps, descriptor: BatchDescriptor, clock: StepClock): Promise<void> {
   const { db } = deps;
   const found = await readBatchJob(db, descriptor.job_id, descriptor.customer_id);
   const job = found?.job;
@@ -101,8 +138,9 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
     }
     size = room.granted;
   }
+  clock?.lap("setup");
   try {
-    await sendClaimed(deps, descriptor, job, { size, room, serverToken, stream, writer, bulkApiEnabled: readiness.credentials.bulkApiEnabled });
+    await sendClaimed(deps, descriptor, job, { size, room, serverToken, stream, writer, bulkApiEnabled: readiness.credentials.bulkApiEnabled }, clock);
   } finally {
     room?.release(Number.POSITIVE_INFINITY);
   }
@@ -121,16 +159,18 @@ type Claimed = {
  * Steps 2 to 4 with the month's room reserved (live jobs): what the claim did not need is given back at
  * once, the rest as soon as the results are recorded (before the lane's next batch is published).
  */
-async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: BatchJob, claimed: Claimed): Promise<void> {
+async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: BatchJob, claimed: Claimed, clock: StepClock): Promise<void> {
   const { db } = deps;
   const { size, room, serverToken, stream, writer } = claimed;
   let claim: Claim = { kind: "claimed", batchId: "", rows: [] };
   // A claimed row can hold nothing sendable any more (a cancel raced it); take the next one then.
   while (claim.kind === "claimed" && claim.rows.length === 0) claim = await claimBatch(db, job.id, descriptor.run, size, deps.clock.now());
+  clock?.lap("claim");
   if (claim.kind === "stale") return;
   if (claim.kind === "exhausted") return completeJob(deps, job.id);
   const { rows: recipients, batchId } = claim;
   room?.release(size - recipients.length);
+  if (clock) clock.steps.recipients = recipients.length;
 
   const mirror = await lookupSuppressions(
     db,
@@ -138,6 +178,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
     "newsletter",
     recipients.map((r) => r.email),
   );
+  clock?.lap("suppressions");
   const results: BatchResult[] = [];
   const toSend: BatchRecipient[] = [];
   recipients.forEach((recipient, i) => {
@@ -170,6 +211,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
       }
       return deps.postmark.sendBatchJson(serverToken, writer.write(toSend, batchId).body, toSend.length);
     });
+    clock?.lap("provider");
     if (Array.isArray(sent)) outcomes = sent;
     else if (sent.kind === "accepted") bulk = sent;
     else outcomes = toSend.map(() => sent);
@@ -214,6 +256,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   );
   if (bulk) await recordBulkRequest(db, { jobId: job.id, batchId, outcome: bulk, total: toSend.length, now });
   if (results.some((r) => r.status === "unknown")) await publishBatchReconcile(deps, { job_id: job.id, customer_id: job.customerId, batch_id: batchId });
+  clock?.lap("record");
   const refused = outcomes.length > 0 && outcomes.every((o) => o.kind === "failed");
   if (refused) {
     // Every message refused for a reason that is not the recipient's (token, sender, stream): the job as a whole.
@@ -224,12 +267,13 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
       `The provider refused the job: ${first?.kind === "failed" ? `Postmark error ${first.code}: ${first.message}` : "unknown reason"}`,
     );
   }
-  if (recorded.pending === 0) return completeJob(deps, job.id);
-  if (recorded.status === "running" && recorded.run === descriptor.run) {
+  if (recorded.pending === 0) await completeJob(deps, job.id);
+  else if (recorded.status === "running" && recorded.run === descriptor.run) {
     const providerDown = outcomes.length > 0 && outcomes.every((o) => o.kind === "unknown");
     const next = { ...descriptor, batch: descriptor.batch + LANES, backoff: providerDown ? (descriptor.backoff ?? 0) + 1 : 0 };
     await publishBatch(deps, next, providerDown ? backoffSeconds(UNANSWERED_BACKOFF_BASE_SECONDS, next.backoff - 1) : 0);
   }
+  clock?.lap("next");
 }
 
 /** Runs the provider call while renewing the claim's lease, so recovery never takes a slow call for a lost one. */
