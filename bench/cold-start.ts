@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createCustomer } from "../lib/admin/customers";
-import { issueApiKey } from "../lib/core/api-keys";
+import { issueApiKey } from "../lib/core/keys";
 import { generateEncryptionKey, randomToken } from "../lib/core/secrets";
 import { openDatabase } from "../lib/db/client";
 import { functionNode, listFunctions, materialise } from "../tests/helpers/vercel-output";

@@ -4,7 +4,7 @@ import { getHeapSpaceStatistics } from "node:v8";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
-import { issueApiKey } from "../lib/core/api-keys";
+import { issueApiKey } from "../lib/core/keys";
 import { findCronJob } from "../lib/cron";
 import { mailSendJobs, mailTemplates } from "../lib/db/schema";
 import { demoBlocks } from "../lib/mail/blocks/library";

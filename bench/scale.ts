@@ -8,7 +8,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { and, eq, sql } from "drizzle-orm";
 import { createCustomer } from "../lib/admin/customers";
 import { bootRuntime, type Runtime } from "../lib/bootstrap";
-import { issueApiKey } from "../lib/core/api-keys";
+import { issueApiKey } from "../lib/core/keys";
 import { generateEncryptionKey } from "../lib/core/secrets";
 import { SEND_JOB_RECONCILE_TOPIC } from "../lib/mail/send-jobs/reconcile";
 import { SEND_JOB_BATCH_TOPIC } from "../lib/mail/send-jobs/transitions";

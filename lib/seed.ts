@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { issueApiKey } from "./core/api-keys";
+import { issueApiKey } from "./core/keys";
 import type { AdsDeps } from "./ads";
 import type { CoreDeps } from "./core/context";
 import { customers } from "./db/schema";

@@ -7,7 +7,7 @@ import { tokenPrefix } from "../core/refusal-audit";
 import { safeEqual } from "../core/secrets";
 import type { AdminDeps } from "./deps";
 import type { createBootstrapGate } from "./operators/accounts";
-import { authenticateOperatorToken, OPERATOR_TOKEN_PREFIX, whyTokenRefused } from "./operators/tokens";
+import { authenticateOperatorToken, isOperatorToken, whyTokenRefused } from "../core/keys";
 
 /*
  * An in-process caller hands the admin app an actor it has authenticated itself (the console: a session
@@ -77,7 +77,7 @@ export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof cr
         actor: { type: "anonymous", operatorId: null, tokenId: null },
         requestId: c.get("requestId"),
       });
-    const unguessable = bearer !== undefined && (bearer.startsWith(OPERATOR_TOKEN_PREFIX) || (deps.cliToken !== undefined && safeEqual(bearer, deps.cliToken)));
+    const unguessable = bearer !== undefined && (isOperatorToken(bearer) || (deps.cliToken !== undefined && safeEqual(bearer, deps.cliToken)));
     const blocked = deps.authThrottle.retryAfter(address);
     const actor =
       bearer && (blocked === 0 || unguessable) ? await actorOf(deps, gate, bearer) : { refused: bearer ? ("throttled" as const) : ("missing" as const) };
@@ -90,7 +90,7 @@ export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof cr
       if (bearer)
         await refused(
           401,
-          actor.refused === "wrong" && bearer.startsWith(OPERATOR_TOKEN_PREFIX)
+          actor.refused === "wrong" && isOperatorToken(bearer)
             ? await whyTokenRefused(deps.db, bearer)
             : actor.refused === "retired"
               ? "retired_admin_token"
@@ -113,7 +113,7 @@ async function actorOf(
   gate: ReturnType<typeof createBootstrapGate>,
   bearer: string,
 ): Promise<OperatorActor | { refused: "wrong" | "retired" }> {
-  if (bearer.startsWith(OPERATOR_TOKEN_PREFIX)) {
+  if (isOperatorToken(bearer)) {
     const token = await authenticateOperatorToken(deps.db, deps.clock, bearer);
     return token ? { type: "token", role: token.role, operatorId: token.operatorId, tokenId: token.tokenId, sessionId: null } : { refused: "wrong" };
   }

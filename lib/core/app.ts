@@ -4,7 +4,7 @@ import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
 import type { PriorityGate } from "../db/priority";
-import { authenticateApiKey } from "./api-keys";
+import { authenticateApiKey } from "./keys";
 import { BODYLESS_METHODS, limitRequestBody, MAX_JSON_BODY_BYTES, refuseAnnouncedBody } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
 import { clientAddress } from "./client-address";

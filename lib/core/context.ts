@@ -7,7 +7,7 @@ import type { Clock } from "../base/clock";
 import type { Config } from "./config";
 import type { Surface } from "./errors";
 import type { Logger } from "../base/logger";
-import type { PrincipalCache } from "./api-keys";
+import type { PrincipalCache } from "./keys";
 import type { OperatorActor, Principal } from "./principal";
 import type { SecretBox } from "./secrets";
 import type { AuthThrottle } from "./auth-throttle";

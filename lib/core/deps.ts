@@ -4,7 +4,7 @@ import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/r
 import type { Database } from "../db/client";
 import type { PriorityGate } from "../db/priority";
 import { createProviderMetrics } from "./provider-metrics";
-import { PrincipalCache } from "./api-keys";
+import { PrincipalCache } from "./keys";
 import { createAuthThrottle } from "./auth-throttle";
 import { createRefusalAudit } from "./refusal-audit";
 import type { Clock } from "../base/clock";

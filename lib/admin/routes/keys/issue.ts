@@ -1,5 +1,5 @@
 import { adminRoute } from "../../access";
-import { issueApiKey } from "../../../core/api-keys";
+import { issueApiKey } from "../../../core/keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";

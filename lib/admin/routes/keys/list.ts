@@ -1,6 +1,6 @@
 import { adminRoute } from "../../access";
 import { z } from "@hono/zod-openapi";
-import { listApiKeys } from "../../../core/api-keys";
+import { listApiKeys } from "../../../core/keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";

@@ -1,5 +1,5 @@
 import { adminRoute } from "../../access";
-import { revokeApiKey } from "../../../core/api-keys";
+import { revokeApiKey } from "../../../core/keys";
 import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";

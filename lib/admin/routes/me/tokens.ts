@@ -4,7 +4,7 @@ import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
-import { issueOperatorToken, listOperatorTokens, revokeOperatorToken } from "../../operators/tokens";
+import { issueOperatorToken, listOperatorTokens, revokeOperatorToken } from "../../../core/keys";
 import { CreateOperatorToken, IssuedOperatorToken, OperatorToken } from "../../operators/schema";
 import type { AdminRouter } from "../shared";
 import { ownOperatorId, tags, TokenIdParam } from "../../me/schema";

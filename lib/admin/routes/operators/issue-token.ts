@@ -4,7 +4,7 @@ import { ConflictError, NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
-import { issueOperatorToken } from "../../operators/tokens";
+import { issueOperatorToken } from "../../../core/keys";
 import type { AdminRouter } from "../shared";
 import { CreateOperatorToken, IssuedOperatorToken, OperatorIdParam, tags } from "../../operators/schema";
 

@@ -5,7 +5,7 @@ import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
-import { listOperatorTokens } from "../../operators/tokens";
+import { listOperatorTokens } from "../../../core/keys";
 import type { AdminRouter } from "../shared";
 import { OperatorIdParam, OperatorToken, tags } from "../../operators/schema";
 

@@ -3,7 +3,7 @@ import type { CoreDeps } from "../../../core/context";
 import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
-import { revokeOperatorToken } from "../../operators/tokens";
+import { revokeOperatorToken } from "../../../core/keys";
 import type { AdminRouter } from "../shared";
 import { OperatorToken, OperatorTokenParams, tags } from "../../operators/schema";
 
