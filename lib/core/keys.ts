@@ -4,6 +4,8 @@ import type { PgColumn } from "drizzle-orm/pg-core";
 import type { Clock } from "../base/clock";
 import type { Database } from "../db/client";
 import { adsSettings, apiKeys, customers, mailSettings, operators, operatorTokens } from "../db/schema";
+import type { z } from "@hono/zod-openapi";
+import type { ApiKey, OperatorToken } from "./key-schemas";
 import type { Principal, Scope } from "./principal";
 import { sha256Hex } from "./secrets";
 
@@ -54,17 +56,7 @@ function lastUseOutdated(column: PgColumn, now: Date | SQL): SQL | undefined {
   return or(isNull(column), lt(column, before));
 }
 
-export type ApiKeyRecord = {
-  id: string;
-  customer_id: string;
-  prefix: string;
-  service: KeyService;
-  scope: Scope;
-  label: string | null;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-};
+export type ApiKeyRecord = z.infer<typeof ApiKey>;
 
 function toApiKeyView(row: typeof apiKeys.$inferSelect): ApiKeyRecord {
   return {
@@ -184,16 +176,7 @@ export async function authenticateApiKey(db: Database, rawKey: string, service: 
   return principal.service === service ? principal : null;
 }
 
-/** An operator's token as the admin API shows it (the `OperatorToken` schema's fields). */
-export type OperatorTokenRecord = {
-  id: string;
-  operator_id: string;
-  label: string;
-  prefix: string;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-};
+export type OperatorTokenRecord = z.infer<typeof OperatorToken>;
 type OperatorRole = (typeof operators.$inferSelect)["role"];
 
 function toTokenView(row: typeof operatorTokens.$inferSelect): OperatorTokenRecord {

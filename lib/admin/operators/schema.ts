@@ -50,27 +50,6 @@ export const UpdateOperator = z
   .strict()
   .openapi("UpdateOperator");
 
-export const OperatorToken = z
-  .object({
-    id: z.uuid().openapi({ description: "Token id (for revocation).", example: tokenId }),
-    operator_id: z.uuid().openapi({ description: "The operator it acts for, with their current role.", example: operatorId }),
-    label: z.string().openapi({ description: "What the token is for.", example: "nightly export" }),
-    prefix: z.string().openapi({ description: "Visible start of the token.", example: "op_live_3fA9" }),
-    created_at: z.string().openapi({ description: "ISO 8601 creation time.", example: "2026-01-15T10:00:00.000Z" }),
-    last_used_at: z.string().nullable().openapi({ description: "Last request made with it (to the minute); null if never used.", example: null }),
-    revoked_at: z.string().nullable().openapi({ description: "ISO 8601 revocation time; null while valid.", example: null }),
-  })
-  .openapi("OperatorToken");
-
-export const IssuedOperatorToken = OperatorToken.extend({
-  token: z.string().openapi({ description: "The token itself (`Authorization: Bearer …`). Shown only in this response; store it now.", example: "op_live_…" }),
-}).openapi("IssuedOperatorToken");
-
-export const CreateOperatorToken = z
-  .object({ label: z.string().trim().min(1).max(100).openapi({ description: "What the token is for, 1–100 characters.", example: "nightly export" }) })
-  .strict()
-  .openapi("CreateOperatorToken");
-
 export const OperatorIdParam = z.object({ id: z.uuid().openapi({ param: { name: "id", in: "path" }, description: "Operator id.", example: operatorId }) });
 
 export const OperatorTokenParams = OperatorIdParam.extend({

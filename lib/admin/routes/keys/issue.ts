@@ -7,7 +7,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import type { AdminRouter } from "../shared";
-import { CreateApiKey, IssuedApiKey } from "../../keys/schema";
+import { CreateApiKey, IssuedApiKey } from "../../../core/key-schemas";
 
 export function registerIssueApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -8,7 +8,7 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { getCustomer } from "../../customers";
 import { CustomerIdParam } from "../../customers/schema";
 import type { AdminRouter } from "../shared";
-import { ApiKey } from "../../keys/schema";
+import { ApiKey } from "../../../core/key-schemas";
 
 export function registerListApiKeys(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

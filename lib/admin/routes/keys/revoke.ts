@@ -5,7 +5,7 @@ import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses, idPathParam } from "../../../core/openapi";
 import type { AdminRouter } from "../shared";
-import { ApiKey } from "../../keys/schema";
+import { ApiKey } from "../../../core/key-schemas";
 
 export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,7 +5,7 @@ import { NotFoundError } from "../../../core/errors";
 import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { issueOperatorToken, listOperatorTokens, revokeOperatorToken } from "../../../core/keys";
-import { CreateOperatorToken, IssuedOperatorToken, OperatorToken } from "../../operators/schema";
+import { CreateOperatorToken, IssuedOperatorToken, OperatorToken } from "../../../core/key-schemas";
 import type { AdminRouter } from "../shared";
 import { ownOperatorId, tags, TokenIdParam } from "../../me/schema";
 

@@ -6,7 +6,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
 import { issueOperatorToken } from "../../../core/keys";
 import type { AdminRouter } from "../shared";
-import { CreateOperatorToken, IssuedOperatorToken, OperatorIdParam, tags } from "../../operators/schema";
+import { CreateOperatorToken, IssuedOperatorToken } from "../../../core/key-schemas";
+import { OperatorIdParam, tags } from "../../operators/schema";
 
 export function registerIssueOperatorToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -7,7 +7,8 @@ import { envelope, errorResponses } from "../../../core/openapi";
 import { getOperator } from "../../operators/accounts";
 import { listOperatorTokens } from "../../../core/keys";
 import type { AdminRouter } from "../shared";
-import { OperatorIdParam, OperatorToken, tags } from "../../operators/schema";
+import { OperatorToken } from "../../../core/key-schemas";
+import { OperatorIdParam, tags } from "../../operators/schema";
 
 export function registerListOperatorTokens(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(

@@ -5,7 +5,8 @@ import { json } from "../../../core/json";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { revokeOperatorToken } from "../../../core/keys";
 import type { AdminRouter } from "../shared";
-import { OperatorToken, OperatorTokenParams, tags } from "../../operators/schema";
+import { OperatorToken } from "../../../core/key-schemas";
+import { OperatorTokenParams, tags } from "../../operators/schema";
 
 export function registerRevokeOperatorToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
