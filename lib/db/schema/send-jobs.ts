@@ -169,3 +169,22 @@ export const mailSendJobBulkRequests = pgTable(
   },
   (t) => [index().on(t.jobId, t.checkedAt)],
 );
+
+/**
+ * How a customer's Postmark server has been answering, as the service saw it (its own sends and the probes
+ * reconciliation sends on a quiet server; ../../mail/send-jobs/provider-health.ts): the evidence that a call
+ * in doubt can no longer be taken in. `healthySince`: the first prompt answer of the current run (the run
+ * counts only while later than `lastFailureAt`, the latest call left without a prompt answer: in doubt,
+ * lost with its worker, or answered slowly). `lastAnswerAt`: the latest prompt answer recorded;
+ * `probeSentAt`: the latest probe, so processes do not probe at once.
+ */
+export const mailProviderHealth = pgTable("mail_provider_health", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  healthySince: at(),
+  lastAnswerAt: at(),
+  lastFailureAt: at(),
+  probeSentAt: at(),
+  updatedAt: at().notNull().defaultNow(),
+});

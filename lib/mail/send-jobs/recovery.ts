@@ -4,6 +4,7 @@ import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
 import { lockMessagesInOrder } from "./batch-store";
 import { reconcileBatch, reconcileMessage, UNKNOWN_FOR_GOOD, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
 import { refreshBulkRequests } from "./bulk-requests";
+import { noteFailure } from "./provider-health";
 import type { ChunkEntry } from "./recipients";
 import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type EngineDeps } from "./transitions";
 
@@ -136,6 +137,7 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   for (const message of lostTransactional) {
     await insertSendEvents(db, message.customerId, [{ messageId: message.id, status: "unknown", error: LOST_IN_FLIGHT }], now);
   }
+  for (const customerId of new Set(lostTransactional.map((m) => m.customerId))) await noteFailure(deps, customerId, options.bootedAt ?? now);
   result.unknown += lostTransactional.length;
   const transactionalInDoubt = await db
     .select({ id: mailMessages.id, customerId: mailMessages.customerId })
@@ -198,7 +200,7 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
  * latest (`bootedAt`), even if its lease said later.
  */
 async function markLost(deps: EngineDeps, jobId: string, customerId: string, batchId: string, ids: string[], now: Date, bootedAt?: Date): Promise<number> {
-  return deps.db.transaction(async (tx) => {
+  const marked = await deps.db.transaction(async (tx) => {
     // The messages, the job, then the row of addresses: the order of the batch's record (`lockMessagesInOrder`).
     await lockMessagesInOrder(tx, ids);
     const lost = await tx
@@ -227,6 +229,10 @@ async function markLost(deps: EngineDeps, jobId: string, customerId: string, bat
     }
     return lost.length;
   });
+  // A call lost with its worker was left without an answer: Postmark's run of prompt answers that reconciliation
+  // counts on begins after it (./provider-health.ts), whatever the lost process saw before.
+  if (marked > 0) await noteFailure(deps, customerId, bootedAt ?? now);
+  return marked;
 }
 
 /**
