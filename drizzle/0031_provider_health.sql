@@ -8,3 +8,6 @@ CREATE TABLE "mail_provider_health" (
 );
 --> statement-breakpoint
 ALTER TABLE "mail_provider_health" ADD CONSTRAINT "mail_provider_health_customer_id_customers_id_fk" FOREIGN KEY ("customer_id") REFERENCES "public"."customers"("id") ON DELETE cascade ON UPDATE no action;
+--> statement-breakpoint
+ALTER TABLE "mail_send_job_chunks" ADD COLUMN "evidence_from" timestamp (3) with time zone;--> statement-breakpoint
+ALTER TABLE "mail_send_job_chunks" ADD COLUMN "evidence_after" timestamp (3) with time zone;

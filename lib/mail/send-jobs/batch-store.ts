@@ -123,7 +123,7 @@ export async function releaseBatch(db: Database, jobId: string, batchId: string,
     }
     await tx
       .update(mailSendJobChunks)
-      .set({ batchId: null, claimedAt: null, leaseUntil: null })
+      .set({ batchId: null, claimedAt: null, leaseUntil: null, evidenceFrom: null, evidenceAfter: null })
       .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId)));
   });
 }

@@ -8,13 +8,18 @@ import type { EngineDeps } from "./transitions";
  * Postmark may hold a call whose connection already closed and take it in later, when it works through its
  * backlog: by minutes in an incident, and beside newer mail. Neither the search missing the call nor the
  * search showing newer mail proves it will not still arrive. What does:
- *   1. Postmark has answered the customer's calls promptly since `h`, the first prompt answer after the
- *      call in doubt was over on our side (every call left without a prompt answer, including the call in
- *      doubt itself and a call lost with its worker, ends the run of prompt answers: `noteFailure`);
- *   2. it has gone on answering for longer than the call can have been held before `h` (`h - startedAt`)
+ *   1. Postmark has answered the customer's calls promptly since `h`, the first prompt answer of the run
+ *      that holds at the call's end on our side (every call Postmark left without a prompt answer,
+ *      including the call in doubt itself when it ended without one, ends the run: `noteFailure`);
+ *      `h' = max(h, the call's end)`;
+ *   2. it has gone on answering for longer than the call can have been held before `h'` (`h' - startedAt`)
  *      and at least the grace period: a held call is taken in no later than that after the stall ended;
  *   3. Postmark's search shows a message received after that moment (2): the search is current past
  *      everything Postmark can still have taken in of the call.
+ * The moments `h'` and (2) are the call's deadline, stored with the call once computed and kept while no
+ * failure follows `h'`. A restart of the service records no failure: a call lost with its worker ended at
+ * that worker's last sign of life (`lostCallEnded`), so the time the service was down never lengthens the
+ * wait; a stall of Postmark meanwhile shows in the answers after the restart, and moves the deadline.
  * The service's own traffic gives (1) and (3) on a busy server: every send records its answer (at most one
  * write per customer and asking interval per process for prompt answers). On a server without other mail
  * reconciliation sends probes, messages to Postmark's black-hole address on the call's server and stream,
@@ -27,14 +32,19 @@ type HealthDeps = Pick<EngineDeps, "db" | "clock" | "config" | "logger">;
 type ProbeDeps = HealthDeps & Pick<MailDeps, "postmark">;
 
 /** Whether the search may be taken as current past everything the call in doubt can still become. */
-type Evidence = { kind: "current" } | { kind: "waiting"; reason: string } | { kind: "unavailable"; reason: string };
+type Evidence = ({ kind: "current" } | { kind: "waiting"; reason: string } | { kind: "unavailable"; reason: string }) & { deadline: Deadline | null };
 
 export type CallInDoubt = {
   /** When the provider call started (its claim): the earliest the provider can have held it from. */
   startedAt: Date;
-  /** When the call was surely over on our side (its answer, time-out, lease expiry or the restart). */
+  /** When the call was surely over on our side (its answer, time-out, lease expiry, or its lost worker's last sign of life). */
   doubtSince: Date;
+  /** The deadline computed for the call at an earlier asking and stored with it (null: none yet). */
+  deadline: Deadline | null;
 };
+
+/** A call's deadline, computed once and stored with the call: see `currentDeadline`. */
+export type Deadline = { from: Date; after: Date };
 
 /** Where probes go: the call's sender and stream on the customer's server. */
 type ProbeRoute = { from: string; stream: string };
@@ -104,16 +114,26 @@ async function readHealth(deps: HealthDeps, customerId: string): Promise<HealthR
 }
 
 /**
- * The moment (2) above for `call`, or null while the run of prompt answers is broken (a failure after its
- * start). Every call left in doubt records its failure (the lost ones at the restart or the sweep), so a
- * run counted here began after the call in doubt was known to be in doubt.
+ * The deadline of `call`: `from`, the moment `h'` (the later of the run's first prompt answer and the
+ * call's end on our side), and `after`, the moment (2) above. Null while the run of prompt answers is broken.
  */
-function settledAfter(row: HealthRow | undefined, call: CallInDoubt, grace: number): Date | null {
+function deadlineOf(row: HealthRow | undefined, call: CallInDoubt, grace: number): Deadline | null {
   const since = row?.healthySince;
   if (!since) return null;
   if (row.lastFailureAt && since.getTime() <= row.lastFailureAt.getTime()) return null;
   const h = Math.max(since.getTime(), call.doubtSince.getTime());
-  return new Date(h + Math.max(grace, h - call.startedAt.getTime()));
+  return { from: new Date(h), after: new Date(h + Math.max(grace, h - call.startedAt.getTime())) };
+}
+
+/**
+ * The deadline that holds for `call` now: the stored one while Postmark has been seen answering promptly
+ * ever since its `from` (a restart of ours records nothing, so it changes nothing), else one computed from
+ * the current run (Postmark stalled again before the call was decided).
+ */
+function currentDeadline(row: HealthRow | undefined, call: CallInDoubt, grace: number): Deadline | null {
+  const stored = call.deadline;
+  if (stored && !(row?.lastFailureAt && row.lastFailureAt.getTime() > stored.from.getTime())) return stored;
+  return deadlineOf(row, call, grace);
 }
 
 /**
@@ -153,11 +173,12 @@ export async function evidenceFor(deps: ProbeDeps, customerId: string, serverTok
   const grace = graceMs(deps);
   const now = deps.clock.now();
   const row = await readHealth(deps, customerId);
-  const after = settledAfter(row, call, grace);
+  const deadline = currentDeadline(row, call, grace);
+  const after = deadline?.after ?? null;
   if (after && after.getTime() <= now.getTime()) {
     const newest = await deps.postmark.newestReceivedAt(serverToken);
-    if (newest.kind === "unavailable") return { kind: "unavailable", reason: newest.message };
-    if (newest.receivedAt && newest.receivedAt.getTime() >= after.getTime()) return { kind: "current" };
+    if (newest.kind === "unavailable") return { kind: "unavailable", reason: newest.message, deadline };
+    if (newest.receivedAt && newest.receivedAt.getTime() >= after.getTime()) return { kind: "current", deadline };
   }
   // Quiet: nothing answered (and nothing failed) within the asking interval, or nothing answered within an
   // interval after the moment (2). The service's own traffic gets that interval to give the evidence first.
@@ -166,7 +187,22 @@ export async function evidenceFor(deps: ProbeDeps, customerId: string, serverTok
   const lastSeen = Math.max(lastAnswer, row?.lastFailureAt?.getTime() ?? Number.NEGATIVE_INFINITY);
   const quiet = now.getTime() - lastSeen >= every || (after !== null && now.getTime() - after.getTime() >= every && lastAnswer < after.getTime());
   if (quiet && route) await probe(deps, customerId, serverToken, route, now, grace);
-  if (!after) return { kind: "waiting", reason: "Postmark has not answered promptly since the call was over" };
-  if (after.getTime() > now.getTime()) return { kind: "waiting", reason: `Postmark must answer promptly until ${after.toISOString()}` };
-  return { kind: "waiting", reason: "Postmark's search shows nothing received after that moment yet" };
+  if (!after) return { kind: "waiting", reason: "Postmark has not answered promptly since the call was over", deadline };
+  if (after.getTime() > now.getTime()) return { kind: "waiting", reason: `Postmark must answer promptly until ${after.toISOString()}`, deadline };
+  return { kind: "waiting", reason: "Postmark's search shows nothing received after that moment yet", deadline };
+}
+
+/**
+ * When a call lost with the previous process was surely over on our side: that process's last sign of life
+ * (the claim, its latest lease renewal, the customer's latest answer it recorded, plus the interval such
+ * answers are written at), never later than the restart. The time the service was down is no time Postmark
+ * was seen holding anything: a stall during it shows in the answers after the restart.
+ */
+export async function lostCallEnded(deps: HealthDeps, customerId: string, signsOfLife: (Date | null)[], bootedAt: Date): Promise<Date> {
+  const row = await readHealth(deps, customerId);
+  const seen = [...signsOfLife, row?.lastAnswerAt ?? null, row?.lastFailureAt ?? null]
+    .filter((d): d is Date => d !== null && d.getTime() < bootedAt.getTime())
+    .map((d) => d.getTime());
+  if (seen.length === 0) return bootedAt;
+  return new Date(Math.min(bootedAt.getTime(), Math.max(...seen) + askInterval(graceMs(deps))));
 }

@@ -8,7 +8,8 @@ import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { formatMailbox } from "../sending/address";
 import type { SenderRecord } from "../../db/schema/mail";
-import { askInterval, evidenceFor, graceMs, type CallInDoubt } from "./provider-health";
+import { publishRecheck, watchForLateTruth } from "./late-truth";
+import { askInterval, evidenceFor, graceMs, type CallInDoubt, type Deadline } from "./provider-health";
 import { recordAcceptedLive } from "../usage/meter";
 import { lockMessagesInOrder, MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
@@ -116,7 +117,7 @@ async function askProvider(
   customerId: string,
   lookup: { key: string; value: string; stream: "broadcast" | "transactional"; from: SenderRecord | null },
   call: CallInDoubt,
-): Promise<{ found: Map<string, ProviderMessage>; current: boolean; reason: string } | null> {
+): Promise<{ found: Map<string, ProviderMessage>; current: boolean; reason: string; deadline: Deadline | null } | null> {
   const readiness = await providerReadiness(deps.db, deps.secrets, customerId);
   if (!readiness.ready) {
     deps.logger.warn("reconciliation: the customer's Postmark configuration is not ready; asking again later", { customer_id: customerId });
@@ -147,7 +148,7 @@ async function askProvider(
     if (typeof id === "string") byMessage.set(id, message);
   }
   const reason = evidence.kind === "waiting" ? evidence.reason : "the search is current";
-  return { found: byMessage, current: evidence.kind === "current", reason: route ? reason : `${reason} (no sender to probe with)` };
+  return { found: byMessage, current: evidence.kind === "current", reason: route ? reason : `${reason} (no sender to probe with)`, deadline: evidence.deadline };
 }
 
 /** A call in doubt for longer than this is logged as a warning at every asking, with its id. */
@@ -236,6 +237,8 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       recipients: mailSendJobChunks.recipients,
       claimedAt: mailSendJobChunks.claimedAt,
       leaseUntil: mailSendJobChunks.leaseUntil,
+      evidenceFrom: mailSendJobChunks.evidenceFrom,
+      evidenceAfter: mailSendJobChunks.evidenceAfter,
       mode: mailSendJobs.mode,
       from: mailSendJobs.from,
     })
@@ -273,14 +276,22 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   // again is harmless, and there is nothing to ask.
   const asked =
     row.mode === "sandbox"
-      ? { found: new Map<string, ProviderMessage>(), current: true, reason: "sandbox" }
+      ? { found: new Map<string, ProviderMessage>(), current: true, reason: "sandbox", deadline: null }
       : await askProvider(
           deps,
           ref.customer_id,
           { key: "batch_id", value: ref.batch_id, stream: "broadcast", from: row.from },
-          { startedAt: row.claimedAt ?? doubtSince, doubtSince },
+          {
+            startedAt: row.claimedAt ?? doubtSince,
+            doubtSince,
+            deadline: row.evidenceFrom && row.evidenceAfter ? { from: row.evidenceFrom, after: row.evidenceAfter } : null,
+          },
         );
   if (asked === null) return "unavailable";
+  // The call's deadline, stored once computed (a later asking, in this process or after a restart, starts from it).
+  if (asked.deadline && (asked.deadline.from.getTime() !== row.evidenceFrom?.getTime() || asked.deadline.after.getTime() !== row.evidenceAfter?.getTime())) {
+    await db.update(mailSendJobChunks).set({ evidenceFrom: asked.deadline.from, evidenceAfter: asked.deadline.after }).where(ofBatch);
+  }
   const found = [...inDoubt.keys()].flatMap((id) => {
     const message = asked.found.get(id);
     return message ? [{ id, message }] : [];
@@ -308,6 +319,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       // Not received and not sent again: the job ended meanwhile, or the message was handed over twice already.
       const endedError = canResend ? NEVER_RECEIVED_TWICE : job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
       const failed = await settleMissing(tx, ref.customer_id, ended, "failed", endedError, now);
+      // Decided on an assumption about how long Postmark holds a call: the original call is asked about
+      // again for a while, and what Postmark shows late is recorded (./late-truth.ts).
+      const watched = row.mode === "live" ? [...again, ...ended] : [];
+      await watchForLateTruth(tx, deps, ref, watched, now);
       const unknownForGood = await giveUp(tx, givenUp);
       await tx
         .update(mailSendJobs)
@@ -324,7 +339,7 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
         const back = new Set(again);
         await tx
           .update(mailSendJobChunks)
-          .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null })
+          .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null, evidenceFrom: null, evidenceAfter: null })
           .where(ofBatch);
       } else if (stillInDoubt.length > 0) {
         const waiting = new Set(stillInDoubt);
@@ -335,11 +350,20 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       } else {
         await tx.delete(mailSendJobChunks).where(ofBatch);
       }
-      return { accepted: accepted.length, resent, failed, unknown_for_good: unknownForGood, waiting: stillInDoubt.length, status: job.status };
+      return {
+        accepted: accepted.length,
+        resent,
+        failed,
+        unknown_for_good: unknownForGood,
+        waiting: stillInDoubt.length,
+        watched: watched.length,
+        status: job.status,
+      };
     });
   const settled = await recordAcceptedLive(deps, ref.customer_id, now, settle, (s) => (row.mode === "live" ? (s?.accepted ?? 0) : 0));
   if (!settled) return "gone";
   deps.logger.info("send-job batch reconciled with the provider", { send_job_id: ref.job_id, batch_id: ref.batch_id, ...settled });
+  if (settled.watched > 0) await publishRecheck(deps, ref, 0);
   if (settled.unknown_for_good > 0) {
     deps.logger.warn("send job: messages end `unknown` for good (Postmark's search never showed whether it has them)", {
       send_job_id: ref.job_id,
@@ -386,7 +410,9 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     deps,
     ref.customer_id,
     { key: "message_id", value: ref.message_id, stream: "transactional", from: null },
-    { startedAt: message.createdAt, doubtSince },
+    // A transactional call's end is fixed by its time-out, and restarts record nothing: its deadline comes
+    // out the same at every asking until Postmark stalls again, so it is not stored.
+    { startedAt: message.createdAt, doubtSince, deadline: null },
   );
   if (asked === null) return "unavailable";
   const found = asked.found.get(ref.message_id);

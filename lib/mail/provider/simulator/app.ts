@@ -23,7 +23,11 @@ const FaultBody = z.object({
 });
 const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
 const LatencyBody = z.object({ delay_ms: z.number().int().nonnegative().max(600_000) });
-const FreezeBody = z.object({ duration_ms: z.number().int().nonnegative().max(3_600_000), drain_ms: z.number().int().nonnegative().max(60_000).optional() });
+const FreezeBody = z.object({
+  duration_ms: z.number().int().nonnegative().max(3_600_000),
+  drain_ms: z.number().int().nonnegative().max(60_000).optional(),
+  on_next_send_to: z.string().startsWith("/email").optional(),
+});
 const ThrottleBody = z.object({
   rate: z.number().min(0).max(1),
   duration_ms: z.number().int().nonnegative().max(3_600_000),
@@ -142,7 +146,7 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     simulator.noteRequestBytes(Number(c.req.header("content-length") ?? 0));
     if (simulator.latencyMs > 0) await simulator.delay(simulator.latencyMs);
     // A frozen provider holds the request, then handles it even if its caller has gone meanwhile.
-    await simulator.untilThawed();
+    await simulator.untilThawed(c.req.path);
     if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {
       // Read first, so the socket keeps reading and notices when the caller goes away.
@@ -233,7 +237,7 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
   });
   app.post("/__sim/freeze", async (c) => {
     const body = await controlBody(c, FreezeBody);
-    simulator.setFreeze({ durationMs: body.duration_ms, drainMs: body.drain_ms });
+    simulator.setFreeze({ durationMs: body.duration_ms, drainMs: body.drain_ms, onNextSendTo: body.on_next_send_to });
     return c.json(body);
   });
   app.post("/__sim/throttle", async (c) => {

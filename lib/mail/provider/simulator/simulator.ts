@@ -148,6 +148,8 @@ export type SimulatorStats = {
   /** Send requests a freeze holds right now (`setFreeze`), and how many it has held so far. */
   frozen_held: number;
   frozen_held_total: number;
+  /** When the current freeze ends (epoch ms; null: not frozen), so a test can time from it. */
+  frozen_until_ms: number | null;
   /** Send requests turned away with 429 by `setThrottle` so far. */
   throttled: number;
   /** Of `received`, the messages that came through `POST /email/bulk` (the Bulk API path). */
@@ -598,6 +600,7 @@ export class PostmarkSimulator {
   #backlog: (() => void)[] = [];
   #frozenHeld = 0;
   #frozenHeldTotal = 0;
+  #freezeArmed: { durationMs: number; drainMs?: number; path: string } | null = null;
 
   /**
    * A provider that stalls and then works through its backlog: for `durationMs` from now every send
@@ -605,9 +608,16 @@ export class PostmarkSimulator {
    * gave up or died meanwhile does not take the call back: Postmark has it). When the freeze ends, the
    * held requests are handled in the order they came, one every `drainMs` (0: all at once), while new
    * requests are handled at once: the backlog is worked through beside the new traffic, so mail sent
-   * after the freeze can be taken in before mail held by it.
+   * after the freeze can be taken in before mail held by it. With `onNextSendTo` the freeze is armed
+   * and begins when the next send request to that path arrives (a call already in flight is held).
    */
-  setFreeze(settings: { durationMs: number; drainMs?: number }): void {
+  setFreeze(settings: { durationMs: number; drainMs?: number; onNextSendTo?: string }): void {
+    if (settings.onNextSendTo !== undefined) {
+      // Armed: the freeze begins when the next send request to that path has arrived, and holds it too.
+      this.#freezeArmed = { durationMs: settings.durationMs, drainMs: settings.drainMs, path: settings.onNextSendTo };
+      return;
+    }
+    this.#freezeArmed = null;
     const drainMs = Math.max(0, settings.drainMs ?? 0);
     this.#freeze = settings.durationMs > 0 ? { untilMs: Date.now() + settings.durationMs, drainMs } : null;
     const timer = setTimeout(
@@ -622,6 +632,7 @@ export class PostmarkSimulator {
 
   /** Ends a freeze at once, its backlog handled now (reset, close). */
   #endFreeze(): void {
+    this.#freezeArmed = null;
     for (const timer of this.#freezeTimers) clearTimeout(timer);
     this.#freezeTimers.clear();
     this.#thaw(0);
@@ -647,7 +658,9 @@ export class PostmarkSimulator {
   }
 
   /** Resolves when a send request may be handled: at once, or when a freeze's backlog reaches it (`setFreeze`). */
-  async untilThawed(): Promise<void> {
+  async untilThawed(path: string): Promise<void> {
+    const armed = this.#freezeArmed;
+    if (armed && armed.path === path) this.setFreeze({ durationMs: armed.durationMs, drainMs: armed.drainMs });
     if (!this.#freeze || Date.now() >= this.#freeze.untilMs) return;
     this.#frozenHeld++;
     this.#frozenHeldTotal++;
@@ -746,6 +759,7 @@ export class PostmarkSimulator {
       faults_held_total: this.#heldTotal,
       frozen_held: this.#frozenHeld,
       frozen_held_total: this.#frozenHeldTotal,
+      frozen_until_ms: this.#freeze?.untilMs ?? null,
       throttled: this.#throttled,
       received_via_bulk: this.#receivedViaBulk,
       request_bytes: this.#requestBytes,

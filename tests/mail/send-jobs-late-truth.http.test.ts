@@ -1,0 +1,114 @@
+import { eq, sql } from "drizzle-orm";
+import { describe, expect, test, vi } from "vitest";
+import { mailSendJobRechecks } from "../../lib/db/schema";
+import { askInterval, graceMs } from "../../lib/mail/send-jobs/provider-health";
+import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
+import { createHarness, describeResponse, type Admin, type Mail } from "../helpers/harness";
+import { readyMailCustomer } from "../helpers/mail";
+import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
+
+/*
+ * Late truth (lib/mail/send-jobs/late-truth.ts), in process with the shared clock: a batch in doubt is decided
+ * "never received" on the evidence (a quiet server: the service's own probes show Postmark answering and its
+ * search current), its recipients are sent again, and then Postmark's search shows the original call after
+ * all (Postmark took it in late, beyond what the evidence rule assumes). The record follows Postmark: every
+ * recipient `accepted`, the job's `sent_twice` counts them, and usage counts both copies, as Postmark does.
+ */
+
+describe("late truth", () => {
+  test("a batch decided never received and sent again, which Postmark's search later shows it had received too: accepted, `sent_twice` on the job (API and admin), both copies in usage as Postmark counts them", async () => {
+    const own = await createHarness({ sharedClock: true });
+    const batches = holdBatches(own);
+    try {
+      const c = await readyMailCustomer(own, "Late truth");
+      const job = await createJob(own, c.mailFull, { template_id: await createNewsletter(own, c.mailFull) });
+      const added = await addRecipients(own, c.mailFull, job.id, people(20, "late.example.com"));
+      const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
+      await own.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
+      await own.deps.queue.idle();
+      // The call is answered 500: in doubt, and Postmark has nothing of it (yet).
+      c.simulator.setFaults({ mode: "error500", count: 1 });
+      const [lane] = batches.held.splice(0);
+      if (!lane) throw new Error("no lane");
+      await batches.run(lane);
+      const inDoubt = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      expect(inDoubt.json.data?.recipients, describeResponse(inDoubt)).toMatchObject({ unknown: 20, accepted: 0, sent_twice: 0 });
+
+      // A quiet server: a probe (the server had no answer within the asking interval) shows Postmark answering
+      // promptly; once it has answered for the grace, a probe received after that shows the search current
+      // and the batch is decided never received.
+      const sweep = () => recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 60 * 60_000, customerId: c.id });
+      const start = own.clock.now().getTime();
+      const grace = graceMs(own.deps);
+      const every = askInterval(grace);
+      const firstProbe = every + 1000;
+      const secondProbe = firstProbe + grace + every + 1000;
+      for (const after of [firstProbe, secondProbe, secondProbe + 1000]) {
+        own.clock.set(new Date(start + after));
+        await sweep();
+      }
+      const [watch] = await own.db.select().from(mailSendJobRechecks).where(eq(mailSendJobRechecks.sendJobId, job.id));
+      expect(watch, own.logLines.filter((l) => l.includes("reconcil")).join("\n")).toBeDefined();
+      if (!watch) return;
+      // Sent again, under a new batch id: accepted. (The queue holds the reconciliation's later askings, due
+      // by the real clock: it is not waited for.)
+      const again = await vi.waitFor(
+        () => {
+          const [next] = batches.held.splice(0);
+          if (!next) throw new Error("no batch yet");
+          return next;
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await batches.run(again);
+      const resent = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      expect(resent.json.data, describeResponse(resent)).toMatchObject({ status: "completed", recipients: { accepted: 20, unknown: 0, sent_twice: 0 } });
+      expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 1));
+
+      // Postmark takes the original call in late: the same messages under the original batch id.
+      const auth = c.simulator.authenticate(c.serverToken);
+      if ("ErrorCode" in auth) throw new Error(auth.Message);
+      const copies = c.simulator.messages({ metadataKey: "send_job_id", metadataValue: job.id, limit: 100 }).messages;
+      expect(copies).toHaveLength(20);
+      const late = copies.map((m) => ({
+        From: m.From,
+        To: m.To,
+        Subject: m.Subject,
+        HtmlBody: "<p>The original call's copy</p>",
+        MessageStream: m.MessageStream,
+        Metadata: { ...m.Metadata, batch_id: watch.batchId },
+      }));
+      const taken = c.simulator.sendBatch(auth, late);
+      expect(taken.status).toBe(200);
+      expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 2));
+
+      // The next asking about the original call records what Postmark has.
+      own.clock.set(new Date(watch.checkAfter.getTime() + 1000));
+      await sweep();
+      const twice = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      expect(twice.json.data, describeResponse(twice)).toMatchObject({
+        status: "completed",
+        recipients: { total: 20, accepted: 20, failed: 0, unknown: 0, pending: 0, sent_twice: 20 },
+      });
+      const admin = await own.admin<Admin["getCustomerSendJob"]>("GET", `/v1/customers/${c.id}/mail/send-jobs/${job.id}`);
+      expect(admin.json.data?.recipients, describeResponse(admin)).toMatchObject({ accepted: 20, sent_twice: 20 });
+      const message = await own.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${ids[0]}`, { key: c.mailReporting });
+      expect(message.json.data).toMatchObject({ status: "accepted" });
+      // Usage counts what Postmark received of the customer's mail (the probes are the service's own).
+      const received = c.simulator.messages({ metadataKey: "send_job_id", metadataValue: job.id, limit: 100 }).total;
+      expect(received).toBe(40);
+      const usage = await own.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: c.mailReporting });
+      expect(usage.json.data, describeResponse(usage)).toMatchObject({ sent: received });
+      // Asked again, nothing is counted twice more; the watch is over once every message is settled.
+      own.clock.set(new Date(own.clock.now().getTime() + 3_600_000));
+      await sweep();
+      const later = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      expect(later.json.data?.recipients).toMatchObject({ accepted: 20, sent_twice: 20 });
+      const left = await own.db.execute(sql`select count(*)::int as n from mail_send_job_rechecks where send_job_id = ${job.id}`);
+      expect((left as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
+    } finally {
+      batches.release();
+      await own.close();
+    }
+  });
+});
