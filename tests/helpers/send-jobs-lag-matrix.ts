@@ -215,6 +215,11 @@ async function runMatrix(path: SendPath, children: ChildProcess[], dataDir: stri
         };
         rows.push(row);
         process.stdout.write(`${path} cell: ${JSON.stringify(row)}\n`);
+        // Past its bound: what the service logged about the job, for the reader of the failure.
+        if (row.decidedMs > row.boundMs) {
+          const logged = service.lines.filter((line) => line.includes(job.id) || line.includes("reconcil") || line.includes("recover"));
+          process.stdout.write(`${path} cell past its bound, the service's log:\n${logged.slice(-40).join("\n")}\n`);
+        }
       }
     }
   } finally {

@@ -33,6 +33,7 @@ const ThrottleBody = z.object({
   duration_ms: z.number().int().nonnegative().max(3_600_000),
   retry_after_seconds: z.number().int().nonnegative().max(3600).optional(),
   status: z.union([z.literal(429), z.literal(503)]).optional(),
+  cut: z.boolean().optional(),
 });
 const RecipientBody = z.object({ recipient: z.string().optional() });
 const EngagementBody = RecipientBody.extend({ platform: z.string().optional() });
@@ -134,6 +135,8 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     if (Number(c.req.header("content-length") ?? 0) > MAX_SEND_BODY_BYTES) return c.text("Request Entity Too Large", 413);
     const throttled = simulator.takeThrottle();
     if (throttled) {
+      // A gateway that refuses and closes the connection before the upload ends: the caller gets no answer.
+      if (throttled.cut) return drop(c);
       if (throttled.retryAfterSeconds !== null) c.header("Retry-After", String(throttled.retryAfterSeconds));
       if (throttled.status === 503) return c.text("Service Unavailable", 503);
       return c.json(POSTMARK_ERRORS.rateLimited, 429);
@@ -242,7 +245,7 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
   });
   app.post("/__sim/throttle", async (c) => {
     const body = await controlBody(c, ThrottleBody);
-    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds, status: body.status });
+    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds, status: body.status, cut: body.cut });
     return c.json(body);
   });
   app.get("/__sim/webhooks", (c) => {

@@ -30,8 +30,9 @@
  *   ends (even after its caller has gone), then the backlog is handled in order, one every `drain_ms`, beside new
  *   requests; with `on_next_send_to` (a path such as `/email/batch`) the freeze begins when the next send request
  *   to that path arrives
- * - `POST /__sim/throttle { rate, duration_ms, retry_after_seconds?, status? }`: for that long, that share (0–1) of the
- *   send requests is answered 429 (or `status: 503`; with `Retry-After` when given)
+ * - `POST /__sim/throttle { rate, duration_ms, retry_after_seconds?, status?, cut? }`: for that long, that share (0–1) of the
+ *   send requests is answered 429 (or `status: 503`; with `Retry-After` when given); `cut`: refused with the connection
+ *   closed before the upload ends (the caller gets no answer)
  * - `GET /__sim/webhooks?limit=` (log of posted events), `PUT /__sim/webhook { url, username?, password? } | null`
  * - `POST /__sim/servers { token, id?, name?, deliveryType?, streams: [{ id, type }] }`
  *

@@ -199,7 +199,7 @@ export class PostmarkSimulator {
   #bulkApiEnabled = true;
   #receivedViaBulk = 0;
   #requestBytes = 0;
-  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; status: 429 | 503; seen: number } | null = null;
+  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; status: 429 | 503; cut: boolean; seen: number } | null = null;
 
   /** `createApp` is the simulator's HTTP surface (`./app.ts`), built on this instance. */
   constructor(options: PostmarkSimulatorOptions, createApp: (simulator: PostmarkSimulator) => Hono<SimulatorEnv>) {
@@ -556,9 +556,11 @@ export class PostmarkSimulator {
   /**
    * Postmark's rate limit: for `durationMs` from now, a `rate` share (0–1) of the send requests is turned
    * away with 429 (evenly spread: rate 0.5 refuses every second request), with `Retry-After` when given; `status`
-   * 503: turned away as Postmark does in maintenance (a 503 with `Retry-After`, nothing taken in).
+   * 503: turned away as Postmark does in maintenance (a 503 with `Retry-After`, nothing taken in). `cut`: a
+   * gateway's refusal, the connection closed before the upload ended: nothing taken in, and the caller
+   * gets no answer at all (a reset connection).
    */
-  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null; status?: 429 | 503 }): void {
+  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null; status?: 429 | 503; cut?: boolean }): void {
     const rate = Math.min(1, Math.max(0, settings.rate));
     this.#throttle =
       rate > 0 && settings.durationMs > 0
@@ -567,6 +569,7 @@ export class PostmarkSimulator {
             untilMs: this.#clock.now().getTime() + settings.durationMs,
             retryAfterSeconds: settings.retryAfterSeconds ?? null,
             status: settings.status ?? 429,
+            cut: settings.cut ?? false,
             seen: 0,
           }
         : null;
@@ -580,7 +583,7 @@ export class PostmarkSimulator {
     this.#requestBytes += bytes;
   }
 
-  takeThrottle(): { retryAfterSeconds: number | null; status: 429 | 503 } | null {
+  takeThrottle(): { retryAfterSeconds: number | null; status: 429 | 503; cut: boolean } | null {
     const throttle = this.#throttle;
     if (!throttle) return null;
     if (this.#clock.now().getTime() >= throttle.untilMs) {
@@ -590,7 +593,7 @@ export class PostmarkSimulator {
     throttle.seen += 1;
     if (Math.floor(throttle.seen * throttle.rate) === Math.floor((throttle.seen - 1) * throttle.rate)) return null;
     this.#throttled += 1;
-    return { retryAfterSeconds: throttle.retryAfterSeconds, status: throttle.status };
+    return { retryAfterSeconds: throttle.retryAfterSeconds, status: throttle.status, cut: throttle.cut };
   }
 
   #held = 0;

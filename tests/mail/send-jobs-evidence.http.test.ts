@@ -1,23 +1,90 @@
 import { eq, sql } from "drizzle-orm";
-import { describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { mailSendJobRechecks } from "../../lib/db/schema";
 import { askInterval, graceMs } from "../../lib/mail/send-jobs/provider-health";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
-import { createHarness, describeResponse, type Admin, type Mail } from "../helpers/harness";
+import { createHarness, describeResponse, type Admin, type Harness, type Mail } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
 
 /*
- * Late truth (lib/mail/send-jobs/late-truth.ts), in process with the shared clock: a batch in doubt is decided
+ * Reconciliation's evidence on a quiet server and its late truth, in process with the shared clock.
+ * A batch refused with 429 by a gateway that cut the connection before the upload ended is in doubt: the
+ * service's own probes give the evidence (lib/mail/send-jobs/provider-health.ts), and it is decided within
+ * the grace + 2 minutes, each recipient received once.
+ * Late truth (lib/mail/send-jobs/late-truth.ts): a batch in doubt is decided
  * "never received" on the evidence (a quiet server: the service's own probes show Postmark answering and its
  * search current), its recipients are sent again, and then Postmark's search shows the original call after
  * all (Postmark took it in late, beyond what the evidence rule assumes). The record follows Postmark: every
  * recipient `accepted`, the job's `sent_twice` counts them, and usage counts both copies, as Postmark does.
  */
 
+let own: Harness;
+beforeAll(async () => {
+  own = await createHarness({ sharedClock: true });
+});
+afterAll(async () => own.close());
+
+describe("evidence on a quiet server", () => {
+  test("a batch refused with 429 whose connection was cut before the upload ended: in doubt, decided by the service's own probes within the grace + 2 minutes, each recipient received once, the job completed", async () => {
+    const batches = holdBatches(own);
+    try {
+      const c = await readyMailCustomer(own, "Cut refusal");
+      const job = await createJob(own, c.mailFull, { template_id: await createNewsletter(own, c.mailFull) });
+      const added = await addRecipients(own, c.mailFull, job.id, people(40, "cut.example.com"));
+      const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
+      await own.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
+      await own.deps.queue.idle();
+      // The gateway refuses the next call and closes the connection before the upload ends.
+      c.simulator.setThrottle({ rate: 1, durationMs: 1000, cut: true });
+      const [lane] = batches.held.splice(0);
+      if (!lane) throw new Error("no lane");
+      await batches.run(lane);
+      c.simulator.setThrottle({ rate: 0, durationMs: 0 });
+      expect(c.simulator.stats().throttled).toBe(1);
+      const inDoubt = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      expect(inDoubt.json.data?.recipients, describeResponse(inDoubt)).toMatchObject({ unknown: 40, accepted: 0 });
+
+      // The sweep asks every asking interval (the queue's askings are due by the real clock, not waited for).
+      const sweep = () => recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 60 * 60_000, customerId: c.id });
+      const grace = graceMs(own.deps);
+      const every = askInterval(grace);
+      const start = own.clock.now().getTime();
+      let decidedAfter = -1;
+      for (let at = every; at <= grace + 120_000; at += every) {
+        own.clock.set(new Date(start + at));
+        await sweep();
+        const [chunk] = await own.db.execute(sql`select count(*)::int as n from mail_messages where send_job_id = ${job.id} and status = 'unknown'`).then(
+          (r) => (r as unknown as { rows: { n: number }[] }).rows,
+        );
+        if (chunk?.n === 0) {
+          decidedAfter = at;
+          break;
+        }
+      }
+      expect(decidedAfter, own.logLines.filter((l) => l.includes("reconcil")).join("\n")).toBeGreaterThan(0);
+      expect(decidedAfter).toBeLessThanOrEqual(grace + 120_000);
+      process.stdout.write(`cut 429: decided ${decidedAfter / 1000} s after the call (grace ${grace / 1000} s, asking every ${every / 1000} s)\n`);
+      const next = await vi.waitFor(
+        () => {
+          const [body] = batches.held.splice(0);
+          if (!body) throw new Error("no batch yet");
+          return body;
+        },
+        { timeout: 10_000, interval: 20 },
+      );
+      await batches.run(next);
+      const done = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
+      expect(done.json.data, describeResponse(done)).toMatchObject({ status: "completed", recipients: { total: 40, accepted: 40, unknown: 0, sent_twice: 0 } });
+      expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 1));
+    } finally {
+      batches.release();
+    }
+  });
+});
+
 describe("late truth", () => {
   test("a batch decided never received and sent again, which Postmark's search later shows it had received too: accepted, `sent_twice` on the job (API and admin), both copies in usage as Postmark counts them", async () => {
-    const own = await createHarness({ sharedClock: true });
     const batches = holdBatches(own);
     try {
       const c = await readyMailCustomer(own, "Late truth");
@@ -108,7 +175,6 @@ describe("late truth", () => {
       expect((left as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
     } finally {
       batches.release();
-      await own.close();
     }
   });
 });
