@@ -20,6 +20,21 @@ import { addRecipients, createJob, createNewsletter, holdBatches, people } from 
  */
 
 let own: Harness;
+
+/**
+ * The next batch descriptor the queue delivered. The queue is not waited for as a whole: it also holds
+ * reconciliation's later askings, due by the real clock while these tests move the shared one.
+ */
+function nextBatch(batches: ReturnType<typeof holdBatches>) {
+  return vi.waitFor(
+    () => {
+      const [body] = batches.held.splice(0);
+      if (!body) throw new Error("no batch yet");
+      return body;
+    },
+    { timeout: 15_000, interval: 20 },
+  );
+}
 beforeAll(async () => {
   own = await createHarness({ sharedClock: true });
 });
@@ -34,12 +49,9 @@ describe("evidence on a quiet server", () => {
       const added = await addRecipients(own, c.mailFull, job.id, people(40, "cut.example.com"));
       const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
       await own.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
-      await own.deps.queue.idle();
       // The gateway refuses the next call and closes the connection before the upload ends.
       c.simulator.setThrottle({ rate: 1, durationMs: 1000, cut: true });
-      const [lane] = batches.held.splice(0);
-      if (!lane) throw new Error("no lane");
-      await batches.run(lane);
+      await batches.run(await nextBatch(batches));
       c.simulator.setThrottle({ rate: 0, durationMs: 0 });
       expect(c.simulator.stats().throttled).toBe(1);
       const inDoubt = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
@@ -65,15 +77,7 @@ describe("evidence on a quiet server", () => {
       expect(decidedAfter, own.logLines.filter((l) => l.includes("reconcil")).join("\n")).toBeGreaterThan(0);
       expect(decidedAfter).toBeLessThanOrEqual(grace + 120_000);
       process.stdout.write(`cut 429: decided ${decidedAfter / 1000} s after the call (grace ${grace / 1000} s, asking every ${every / 1000} s)\n`);
-      const next = await vi.waitFor(
-        () => {
-          const [body] = batches.held.splice(0);
-          if (!body) throw new Error("no batch yet");
-          return body;
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      await batches.run(next);
+      await batches.run(await nextBatch(batches));
       const done = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
       expect(done.json.data, describeResponse(done)).toMatchObject({ status: "completed", recipients: { total: 40, accepted: 40, unknown: 0, sent_twice: 0 } });
       expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 1));
@@ -92,12 +96,9 @@ describe("late truth", () => {
       const added = await addRecipients(own, c.mailFull, job.id, people(20, "late.example.com"));
       const ids: string[] = added.recipients.map((r: { message_id: string }) => r.message_id);
       await own.call("POST", `/mail/v1/send-jobs/${job.id}/start`, { key: c.mailFull });
-      await own.deps.queue.idle();
       // The call is answered 500: in doubt, and Postmark has nothing of it (yet).
       c.simulator.setFaults({ mode: "error500", count: 1 });
-      const [lane] = batches.held.splice(0);
-      if (!lane) throw new Error("no lane");
-      await batches.run(lane);
+      await batches.run(await nextBatch(batches));
       const inDoubt = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
       expect(inDoubt.json.data?.recipients, describeResponse(inDoubt)).toMatchObject({ unknown: 20, accepted: 0, sent_twice: 0 });
 
@@ -117,17 +118,8 @@ describe("late truth", () => {
       const [watch] = await own.db.select().from(mailSendJobRechecks).where(eq(mailSendJobRechecks.sendJobId, job.id));
       expect(watch, own.logLines.filter((l) => l.includes("reconcil")).join("\n")).toBeDefined();
       if (!watch) return;
-      // Sent again, under a new batch id: accepted. (The queue holds the reconciliation's later askings, due
-      // by the real clock: it is not waited for.)
-      const again = await vi.waitFor(
-        () => {
-          const [next] = batches.held.splice(0);
-          if (!next) throw new Error("no batch yet");
-          return next;
-        },
-        { timeout: 10_000, interval: 20 },
-      );
-      await batches.run(again);
+      // Sent again, under a new batch id: accepted.
+      await batches.run(await nextBatch(batches));
       const resent = await own.call<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`, { key: c.mailReporting });
       expect(resent.json.data, describeResponse(resent)).toMatchObject({ status: "completed", recipients: { accepted: 20, unknown: 0, sent_twice: 0 } });
       expect(ids.map((id) => c.simulator.metadataMessageIdCount(id))).toEqual(ids.map(() => 1));
