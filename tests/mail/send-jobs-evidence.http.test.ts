@@ -66,9 +66,9 @@ describe("evidence on a quiet server", () => {
       for (let at = every; at <= grace + 120_000; at += every) {
         own.clock.set(new Date(start + at));
         await sweep();
-        const [chunk] = await own.db.execute(sql`select count(*)::int as n from mail_messages where send_job_id = ${job.id} and status = 'unknown'`).then(
-          (r) => (r as unknown as { rows: { n: number }[] }).rows,
-        );
+        const [chunk] = await own.db
+          .execute(sql`select count(*)::int as n from mail_messages where send_job_id = ${job.id} and status = 'unknown'`)
+          .then((r) => (r as unknown as { rows: { n: number }[] }).rows);
         if (chunk?.n === 0) {
           decidedAfter = at;
           break;

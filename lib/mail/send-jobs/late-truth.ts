@@ -30,7 +30,7 @@ type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
  * `send-jobs-sweep` for rows whose asking is due (a lost queue message, a restart).
  */
 
-export const SEND_JOB_RECHECK_TOPIC = "send-job-recheck";
+const SEND_JOB_RECHECK_TOPIC = "send-job-recheck";
 
 const RecheckRef = z.object({ job_id: z.uuid(), customer_id: z.uuid(), batch_id: z.uuid() });
 type RecheckRef = z.infer<typeof RecheckRef>;
@@ -86,9 +86,13 @@ export function registerRecheckWorker(deps: ReconcileDeps): void {
 type LateTruth = { twice: number; accepted: number; fromFailed: number; fromPending: number; watched: number };
 
 /** Asks Postmark's search about the original call of a batch decided "never received" (see the top of this file). */
-export async function recheckBatch(deps: ReconcileDeps, ref: RecheckRef): Promise<LateTruth | null> {
+async function recheckBatch(deps: ReconcileDeps, ref: RecheckRef): Promise<LateTruth | null> {
   const { db } = deps;
-  const ofRow = and(eq(mailSendJobRechecks.sendJobId, ref.job_id), eq(mailSendJobRechecks.batchId, ref.batch_id), eq(mailSendJobRechecks.customerId, ref.customer_id));
+  const ofRow = and(
+    eq(mailSendJobRechecks.sendJobId, ref.job_id),
+    eq(mailSendJobRechecks.batchId, ref.batch_id),
+    eq(mailSendJobRechecks.customerId, ref.customer_id),
+  );
   const [row] = await db.select().from(mailSendJobRechecks).where(ofRow);
   if (!row) return null;
   const [job] = await db.select({ mode: mailSendJobs.mode }).from(mailSendJobs).where(eq(mailSendJobs.id, ref.job_id));
@@ -123,7 +127,14 @@ export async function recheckBatch(deps: ReconcileDeps, ref: RecheckRef): Promis
             if (state.providerMessageId === message.providerMessageId) continue;
             const copy = await tx
               .insert(mailMessageExtraCopies)
-              .values({ providerMessageId: message.providerMessageId, messageId: state.id, customerId: ref.customer_id, sendJobId: ref.job_id, mode: job.mode, acceptedAt: receivedAt })
+              .values({
+                providerMessageId: message.providerMessageId,
+                messageId: state.id,
+                customerId: ref.customer_id,
+                sendJobId: ref.job_id,
+                mode: job.mode,
+                acceptedAt: receivedAt,
+              })
               .onConflictDoNothing()
               .returning({ id: mailMessageExtraCopies.providerMessageId });
             truth.twice += copy.length;

@@ -99,7 +99,7 @@ export async function noteAnswer(deps: HealthDeps, customerId: string, startedAt
 }
 
 /** A call of the customer's was left without a prompt answer at `at` (in doubt, lost with its worker, held): the run ends. */
-export async function noteFailure(deps: HealthDeps, customerId: string, at: Date): Promise<void> {
+async function noteFailure(deps: HealthDeps, customerId: string, at: Date): Promise<void> {
   lastWritten.delete(customerId);
   const h = mailProviderHealth;
   await deps.db

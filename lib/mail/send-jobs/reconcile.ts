@@ -148,7 +148,12 @@ async function askProvider(
     if (typeof id === "string") byMessage.set(id, message);
   }
   const reason = evidence.kind === "waiting" ? evidence.reason : "the search is current";
-  return { found: byMessage, current: evidence.kind === "current", reason: route ? reason : `${reason} (no sender to probe with)`, deadline: evidence.deadline };
+  return {
+    found: byMessage,
+    current: evidence.kind === "current",
+    reason: route ? reason : `${reason} (no sender to probe with)`,
+    deadline: evidence.deadline,
+  };
 }
 
 /** A call in doubt for longer than this is logged as a warning at every asking, with its id. */
@@ -339,7 +344,14 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
         const back = new Set(again);
         await tx
           .update(mailSendJobChunks)
-          .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null, evidenceFrom: null, evidenceAfter: null })
+          .set({
+            recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))),
+            batchId: null,
+            claimedAt: null,
+            leaseUntil: null,
+            evidenceFrom: null,
+            evidenceAfter: null,
+          })
           .where(ofBatch);
       } else if (stillInDoubt.length > 0) {
         const waiting = new Set(stillInDoubt);
