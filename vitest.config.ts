@@ -1,9 +1,10 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 import { SkipReporter } from "./tests/helpers/skip-reporter.ts";
+import { WORKER_DATABASES } from "./tests/helpers/worker-databases.ts";
 
 /*
- * Four groups of test files (issue 29.4; README "`npm test`: where the time goes"), in three rounds:
+ * Four groups of test files (README "`npm test`: where the time goes"), in three rounds:
  * - round 0, three files at a time from two groups: `harness`, every file on an app of its own (an in-memory
  *   PGlite and a temporary DATA_DIR of its own: tests/helpers/harness.ts), in workers that are not reset
  *   between files (`isolate: false`: the modules load once per worker, not once per file; the files share no
@@ -14,8 +15,10 @@ import { SkipReporter } from "./tests/helpers/skip-reporter.ts";
  *   process's tracer, each in a fresh module graph (Vitest's default), two at a time.
  * - round 2: `alone`, the files whose outcome rests on timing margins between processes (a reconciliation
  *   grace of 3 s against the simulator's hold of 2.5 s, a SIGTERM's drain): one at a time with nothing else.
- * Against a server (`DATABASE_URL`: CI's PostgreSQL and Neon runs) every file shares one database whose cron
- * sweeps and recoveries see all customers' rows, so there every file runs alone.
+ * Against a server (`DATABASE_URL`: CI's PostgreSQL and Neon runs) a database's cron sweeps and recoveries see
+ * all customers' rows, each on its file's own clock, so files on one database take turns: on a plain PostgreSQL
+ * server each worker has a copy of its own (tests/helpers/worker-database.ts) and the groups run two files at a
+ * time, one per database; through the Neon proxy, one database, one file at a time.
  */
 const ALONE = ["tests/foundation/process-life.test.ts", "tests/mail/send-jobs-lag-matrix*.test.ts"];
 const BESIDE = [
@@ -44,22 +47,29 @@ const ISOLATED = [
 /** The groups by their file patterns; tests/foundation/test-groups.test.ts checks what belongs in which. */
 export const TEST_GROUPS = { alone: ALONE, beside: BESIDE, isolated: ISOLATED };
 const server = Boolean(process.env.DATABASE_URL);
-const sideBySide = server ? 1 : 2;
+const serverWorkers = process.env.NEON_LOCAL_PROXY ? 1 : WORKER_DATABASES;
+const sideBySide = server ? serverWorkers : 2;
 /*
  * Vitest gives a round one worker count for all its projects (and puts a project of one isolated worker at
  * round 0 into a sequential round after all others), so round 0 runs three files at a time, from both groups:
  * a `beside` file mostly waits on its processes while two harness files use the cores.
  */
-const roundZero = server ? 1 : 3;
+const roundZero = server ? serverWorkers : 3;
 
 export default defineConfig({
   resolve: {
     // The Vercel entries (api/*.js) import the bundles `npm run build` makes of lib/functions/<name>.ts; tests
     // run them on the sources they are built from, so no build is needed before `npm test`.
-    alias: [{ find: /^\.\.\/dist\/functions\/([a-z]+)\.js$/, replacement: `${fileURLToPath(new URL("./lib/functions/", import.meta.url))}$1.ts` }],
+    // The client package is read from its sources (the `source` condition TypeScript uses), so no build is needed either.
+    alias: [
+      { find: /^\.\.\/dist\/functions\/([a-z]+)\.js$/, replacement: `${fileURLToPath(new URL("./lib/functions/", import.meta.url))}$1.ts` },
+      { find: /^@mail-ads\/client$/, replacement: fileURLToPath(new URL("./packages/client/src/index.ts", import.meta.url)) },
+      { find: /^@mail-ads\/client\/admin$/, replacement: fileURLToPath(new URL("./packages/client/src/admin.ts", import.meta.url)) },
+    ],
   },
   test: {
     globalSetup: ["tests/helpers/global-setup.ts"],
+    setupFiles: ["tests/helpers/worker-database.ts"],
     reporters: ["default", new SkipReporter()],
     // Long flows (an onboarding, 55 ads) took 30 s+ on a loaded 2-core machine; a test that hangs still ends.
     testTimeout: 90_000,

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { benchDataDir } from "./data-dir";
 import { Resvg } from "@resvg/resvg-js";
 import { eq } from "drizzle-orm";
@@ -112,6 +114,10 @@ export async function benchAdTemplates(): Promise<void> {
     `${percentile(cached, 0.5).toFixed(2)} ms / ${percentile(cached, 0.95).toFixed(2)} ms   (target p50 ≤ 5 ms)`,
   );
   line("RSS after 20 / 100 / 200 renders", `${rss[0]?.toFixed(0)} / ${rss[4]?.toFixed(0)} / ${rss[9]?.toFixed(0)} MB (peak ${Math.max(...rss).toFixed(0)} MB)`);
+  // The whole process's peak (VmHWM: the main thread, the render workers, the runtime with its database).
+  const peakMb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))?.[1] ?? Number.NaN) / 1024;
+  line("this bench process's peak RSS", `${peakMb.toFixed(0)} MB   (target ≤ 400 MB)`);
+  line("load average (1 min)", `${loadavg()[0]?.toFixed(1)}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await benchAdTemplates();

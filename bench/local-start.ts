@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runningServer } from "../lib/data-dir";
+import { npmStartCommand } from "./npm-start";
 
 /*
  * `npm start` as a new user meets it: a fresh DATA_DIR, the server process started, timed until it answers a
@@ -24,9 +25,10 @@ const REST_TARGET_MB = 400;
 
 async function startOnce(dataDir: string) {
   const started = performance.now();
-  const child = spawn(process.execPath, ["lib/start.mjs"], {
+  const command = npmStartCommand();
+  const child = spawn(process.execPath, command.args, {
     cwd: repoRoot,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "warn" },
+    env: { ...process.env, ...command.env, DATA_DIR: dataDir, PORT: "0", HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "warn" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

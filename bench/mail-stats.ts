@@ -41,7 +41,7 @@ export async function benchMailStats(): Promise<void> {
         insert into ${m} (customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, created_at, accepted_at, delivered_at, bounced_at, complained_at, first_opened_at, first_clicked_at)
         select ${customer.id}::uuid, 'newsletter', 'live', 'delivered', gen_random_uuid(),
                case when ${customer.id}::uuid = ${own.id}::uuid and i <= ${JOB} then ${job.id}::uuid end,
-               'Bench', md5(i::text), t, t, case when i % 50 <> 0 then t + interval '4 seconds' end, case when i % 50 = 0 then t + interval '1 minute' end,
+               'Bench', sha256(int4send(i)), t, t, case when i % 50 <> 0 then t + interval '4 seconds' end, case when i % 50 = 0 then t + interval '1 minute' end,
                case when i % 1000 = 1 then t + interval '2 hours' end, case when i % 10 < 3 then t + interval '3 hours' end, case when i % 20 = 0 then t + interval '3 hours 5 seconds' end
         from generate_series(1, ${MESSAGES}) as i, lateral (select ${now.toISOString()}::timestamptz - (i::float8 / ${MESSAGES} * ${DAYS} * interval '1 day') as t) as at`);
     }

@@ -40,10 +40,14 @@ async function main(): Promise<void> {
     const m = mailMessages;
     await db.execute(sql`
       insert into ${m} (customer_id, kind, mode, status, template_id, subject, recipient_hash, created_at, accepted_at)
-      select (${sql.param(ids)}::uuid[])[1 + i % ${CUSTOMERS}], 'newsletter', 'live', 'delivered', gen_random_uuid(), 'Bench', md5(i::text), t, t
+      select (${sql.param(ids)}::uuid[])[1 + i % ${CUSTOMERS}], 'newsletter', 'live', 'delivered', gen_random_uuid(), 'Bench', sha256(int4send(i)), t, t
       from generate_series(1, ${MESSAGES}) as i, lateral (select ${now.toISOString()}::timestamptz - (i::float8 / ${MESSAGES} * ${DAYS} * interval '1 day') as t) as at`);
-    await db.execute(sql`update ${m} set status = 'bounced' where recipient_hash in (select md5(i::text) from generate_series(1, ${MESSAGES}, 33) as i)`);
-    await db.execute(sql`update ${m} set status = 'complained' where recipient_hash in (select md5(i::text) from generate_series(2, ${MESSAGES}, 1000) as i)`);
+    await db.execute(
+      sql`update ${m} set status = 'bounced' where recipient_hash in (select sha256(int4send(i)) from generate_series(1, ${MESSAGES}, 33) as i)`,
+    );
+    await db.execute(
+      sql`update ${m} set status = 'complained' where recipient_hash in (select sha256(int4send(i)) from generate_series(2, ${MESSAGES}, 1000) as i)`,
+    );
     await db.execute(sql`vacuum analyze ${m}`);
     const [deltas] = await db.select({ n: sql<number>`count(*)::int` }).from(mailMessageCountDeltas);
     console.log(

@@ -306,7 +306,7 @@ async function measureFloor(runtime: Runtime, sinkUrl: string, render: SendJobRe
     const segment = segments[from / PER_CALL] ?? "";
     await db.transaction(async (tx) => {
       await tx.execute(sql`insert into mail_messages (id, customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, created_at)
-        select unnest(${sql.param(ids.slice(from, to))}::uuid[]), ${customerId}, 'newsletter', 'live', 'pending', ${templateId}, ${job.id}, 'News', unnest(${sql.param(hashes.slice(from, to))}::text[]), now()`);
+        select unnest(${sql.param(ids.slice(from, to))}::uuid[]), ${customerId}, 'newsletter', 'live', 'pending', ${templateId}, ${job.id}, 'News', decode(unnest(${sql.param(hashes.slice(from, to))}::text[]), 'hex'), now()`);
       await tx.execute(sql`insert into mail_send_job_chunks (send_job_id, recipients) select ${job.id}, unnest(${sql.param(chunks)}::text[])`);
       await tx.execute(
         sql`insert into mail_send_job_address_sets (send_job_id, seq, entries, count) values (${job.id}, ${from / PER_CALL}, ${segment}, ${PER_CALL})`,

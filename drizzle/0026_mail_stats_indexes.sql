@@ -1,5 +1,5 @@
-CREATE INDEX "mail_messages_customer_id_delivered_at_index" ON "mail_messages" USING btree ("customer_id","delivered_at") WHERE "mail_messages"."delivered_at" is not null;--> statement-breakpoint
-CREATE INDEX "mail_messages_customer_id_bounced_at_index" ON "mail_messages" USING btree ("customer_id","bounced_at") WHERE "mail_messages"."bounced_at" is not null;--> statement-breakpoint
-CREATE INDEX "mail_messages_customer_id_complained_at_index" ON "mail_messages" USING btree ("customer_id","complained_at") WHERE "mail_messages"."complained_at" is not null;--> statement-breakpoint
-CREATE INDEX "mail_messages_customer_id_first_opened_at_index" ON "mail_messages" USING btree ("customer_id","first_opened_at") WHERE "mail_messages"."first_opened_at" is not null;--> statement-breakpoint
-CREATE INDEX "mail_messages_customer_id_first_clicked_at_index" ON "mail_messages" USING btree ("customer_id","first_clicked_at") WHERE "mail_messages"."first_clicked_at" is not null;
+CREATE INDEX IF NOT EXISTS "mail_messages_customer_id_delivered_at_index" ON "mail_messages" USING btree ("customer_id","delivered_at") WHERE "mail_messages"."delivered_at" is not null;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "mail_messages_customer_id_bounced_at_index" ON "mail_messages" USING btree ("customer_id","bounced_at") WHERE "mail_messages"."bounced_at" is not null;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "mail_messages_customer_id_complained_at_index" ON "mail_messages" USING btree ("customer_id","complained_at") WHERE "mail_messages"."complained_at" is not null;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "mail_messages_customer_id_first_opened_at_index" ON "mail_messages" USING btree ("customer_id","first_opened_at") WHERE "mail_messages"."first_opened_at" is not null;--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "mail_messages_customer_id_first_clicked_at_index" ON "mail_messages" USING btree ("customer_id","first_clicked_at") WHERE "mail_messages"."first_clicked_at" is not null;

@@ -28,7 +28,7 @@ export type Runtime<App = ReturnType<typeof createRootApp>> = {
    * The root app behind the schema gate: while the database is older than the code, every request answers
    * 503 `schema_behind` (what `npm start` and the Vercel functions serve; tests call `app.root` directly).
    */
-  fetch(request: Request, env?: unknown): Promise<Response>;
+  fetch(request: Request, env?: unknown): Response | Promise<Response>;
   /** Where the operator token came from, for the start-up banner (never the token itself). */
   adminTokenSource: string;
   /** Null unless the environment switches tracing on (`lib/core/tracing-sdk.ts`). */
@@ -119,14 +119,14 @@ async function bootWith<App>(env: Record<string, string | undefined>, build: (de
   const logger = createLogger(config.LOG_LEVEL);
   let gate: SchemaGate;
   try {
-    gate = config.DATABASE_URL ? await schemaGate(database.db, logger) : async () => null;
+    gate = config.DATABASE_URL ? await schemaGate(database.db, logger) : () => null;
   } catch (error) {
     await database.close();
     throw error;
   }
   const providers = await startProviders(config, { embedded: !onVercel, stateDir: onVercel ? undefined : config.DATA_DIR });
   const deps: RuntimeDeps = {
-    ...createCoreDeps({ config, db: database.db, clock: systemClock, logger, encryptionKey: encryption.value }),
+    ...createCoreDeps({ config, db: database.db, priority: database.priority, clock: systemClock, logger, encryptionKey: encryption.value }),
     adminToken: adminToken.value,
     // A new one per start, only on this machine (server.json, mode 0600): what `npm run admin` sends.
     cliToken: onVercel ? undefined : randomToken(32),
@@ -147,9 +147,12 @@ async function bootWith<App>(env: Record<string, string | undefined>, build: (de
     database,
     app,
     // `env` is the Node adapter's (the socket, for the client address), passed through.
-    fetch: async (request, env) => {
-      const refused = await gate();
-      return refused ? errorResponse(refused, request) : root.fetch(request, env);
+    // With the schema current (the usual case) the root app answers directly: a synchronous answer stays
+    // synchronous, which keeps the Node adapter on its fast path.
+    fetch: (request, env) => {
+      const pending = gate();
+      if (pending === null) return root.fetch(request, env);
+      return pending.then((refused) => (refused ? errorResponse(refused, request) : root.fetch(request, env)));
     },
     adminTokenSource: adminToken.source,
     tracing,
@@ -163,8 +166,8 @@ async function bootWith<App>(env: Record<string, string | undefined>, build: (de
   };
 }
 
-/** Resolves null when the database serves this code, else the 503 to answer. */
-type SchemaGate = () => Promise<ApiError | null>;
+/** Null at once when the database is known to serve this code; else resolves null, or the 503 to answer. */
+type SchemaGate = () => Promise<ApiError | null> | null;
 
 /** While behind, the version is read again at most this often (a release in progress finishes meanwhile). */
 const SCHEMA_RECHECK_MS = 5_000;
@@ -181,8 +184,7 @@ async function schemaGate(db: Database, logger: Logger): Promise<SchemaGate> {
     if (status.behind) logger.error("the database schema is older than the code; run the release step (npm run db:release)", { needs: status.code.tag });
   };
   report();
-  return async () => {
-    if (!status.behind) return null;
+  const recheck = async (): Promise<ApiError | null> => {
     if (Date.now() - checkedAt >= SCHEMA_RECHECK_MS) {
       checkedAt = Date.now();
       status = await schemaStatus(db, migrationsFolder);
@@ -193,6 +195,7 @@ async function schemaGate(db: Database, logger: Logger): Promise<SchemaGate> {
       headers: { "Retry-After": String(SCHEMA_RECHECK_MS / 1000) },
     });
   };
+  return () => (status.behind ? recheck() : null);
 }
 
 /** Whose envelope a path gets (`/api/*` internal; the console's like the admin API's). */

@@ -4,7 +4,7 @@ import { createAdsApp } from "./ads/app";
 import type { AppEnv } from "./core/context";
 import { rootLlmsText } from "./core/docs";
 import type { RuntimeDeps } from "./providers";
-import { closeAfterAnswer } from "./core/body-limit";
+import { announcesBody, closeAfterAnswer } from "./core/body-limit";
 import { errorBody, noEndpointError } from "./core/errors";
 import { createInternalApi } from "./internal-api";
 import { createMailApp } from "./mail/app";
@@ -13,7 +13,7 @@ import { createConsoleApp } from "./console/app";
 import { FAVICON } from "./console/assets";
 import { sendCompressed } from "./core/compressed";
 import { mountMcp } from "./mcp";
-import { adminDepsOf, adsDepsOf, createAssets, mailDepsOf } from "./services";
+import { adminDepsOf, serviceDepsOf } from "./services";
 
 export type { RuntimeDeps };
 
@@ -32,9 +32,7 @@ type DemoDataState = "none" | "preparing" | "ready" | "failed";
  */
 export function createRootApp(deps: RuntimeDeps) {
   // Each service's deps built once per runtime, sharing the one blob store.
-  const assets = createAssets(deps);
-  const mailDeps = mailDepsOf(deps, assets);
-  const adsDeps = adsDepsOf(deps, assets);
+  const { mailDeps, adsDeps, assets } = serviceDepsOf(deps);
   const { api, cronDeps } = createInternalApi(deps, { mailDeps, adsDeps });
   const mail = createMailApp(mailDeps);
   const ads = createAdsApp(adsDeps);
@@ -47,7 +45,7 @@ export function createRootApp(deps: RuntimeDeps) {
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");
     // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
-    if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
+    if (announcesBody(c)) closeAfterAnswer(c);
     return c.json({ status: "ok", demo_data: startup.demoData });
   });
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
@@ -68,7 +66,7 @@ export function createRootApp(deps: RuntimeDeps) {
     c.header("X-Request-Id", requestId);
     c.header("X-Content-Type-Options", "nosniff");
     // Nothing here reads a body: one still coming ends with the connection (see `closeAfterAnswer`).
-    if (c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined) closeAfterAnswer(c);
+    if (announcesBody(c)) closeAfterAnswer(c);
     return c.json(errorBody(noEndpointError(c.req.method, c.req.path), "mail", requestId), 404);
   });
   return { root, mail, ads, admin, mailDeps, adsDeps, cronDeps, startup };

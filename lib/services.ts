@@ -5,21 +5,16 @@ import { createMailDeps, type MailDeps } from "./mail";
 import type { RuntimeDeps } from "./providers";
 
 /*
- * Each service's deps, built from the runtime's core deps: the one blob store of the process (Vercel Blob or
- * DATA_DIR/blobs) shared by both services. The root app (lib/runtime.ts) builds all of them; a Vercel
- * function (lib/functions/) only what its own app needs, so its cold start loads nothing else.
+ * Each service's deps come from its one factory (`lib/<service>/deps.ts`), given the runtime's core deps and
+ * the process's one blob store (Vercel Blob or DATA_DIR/blobs), shared by both services. The root app
+ * (lib/runtime.ts) builds all of them here; a Vercel function (lib/functions/) that serves one service calls
+ * that service's factory itself, so its cold start loads nothing of the other.
  */
 
-export function createAssets(deps: RuntimeDeps) {
-  return createAssetStorage(deps);
-}
-
-export function mailDepsOf(deps: RuntimeDeps, assets = createAssets(deps)): MailDeps {
-  return createMailDeps({ ...deps, assets });
-}
-
-export function adsDepsOf(deps: RuntimeDeps, assets = createAssets(deps)): AdsDeps {
-  return createAdsDeps({ ...deps, blobs: assets.blobs });
+/** Both services' deps over one asset store, as the root app and the internal API's function build them. */
+export function serviceDepsOf(deps: RuntimeDeps): { mailDeps: MailDeps; adsDeps: AdsDeps; assets: ReturnType<typeof createAssetStorage> } {
+  const assets = createAssetStorage(deps);
+  return { mailDeps: createMailDeps(deps, assets), adsDeps: createAdsDeps(deps, assets.blobs), assets };
 }
 
 /**
@@ -41,6 +36,6 @@ export function adminDepsOf(deps: RuntimeDeps, ads: AdsDeps, mail: MailDeps): Ad
 
 /** The admin app's deps for a function that serves it without the other apps (api/admin, api/console). */
 export function standaloneAdminDeps(deps: RuntimeDeps): AdminDeps {
-  const assets = createAssets(deps);
-  return adminDepsOf(deps, adsDepsOf(deps, assets), mailDepsOf(deps, assets));
+  const { mailDeps, adsDeps } = serviceDepsOf(deps);
+  return adminDepsOf(deps, adsDeps, mailDeps);
 }

@@ -85,7 +85,8 @@ function resolveRelative(root: string, rules: LayerRules, file: string, specifie
   return found === undefined ? undefined : relative(root, found);
 }
 
-type Manifest = { folder: string; name: string; packages: Set<string>; main: string | undefined };
+/** `entries`: the source file (the `source` condition of `exports`) of each specifier the package answers, `name` and `name/sub`. */
+type Manifest = { folder: string; name: string; packages: Set<string>; entries: Map<string, string> };
 
 /** The root package and the workspace packages: their names, what they declare, and the file their name resolves to. */
 function manifests(root: string): Manifest[] {
@@ -98,16 +99,21 @@ function manifests(root: string): Manifest[] {
         dependencies?: Record<string, string>;
         devDependencies?: Record<string, string>;
         peerDependencies?: Record<string, string>;
-        exports?: { "."?: { source?: string } };
+        exports?: Record<string, { source?: string } | string>;
       };
-      const source = json.exports?.["."]?.source ?? "./src/index.ts";
-      const main = isFile(join(root, folder, source)) ? relative(root, join(root, folder, source)) : undefined;
+      const entries = new Map<string, string>();
+      const subpaths: [string, { source?: string } | string][] = Object.entries({ ".": {}, ...json.exports });
+      for (const [subpath, target] of subpaths) {
+        const source = (typeof target === "object" ? target.source : undefined) ?? (subpath === "." ? "./src/index.ts" : undefined);
+        if (source && isFile(join(root, folder, source)))
+          entries.set(subpath === "." ? json.name : `${json.name}/${subpath.slice(2)}`, relative(root, join(root, folder, source)));
+      }
       const packages = new Set([
         ...Object.keys(json.dependencies ?? {}),
         ...Object.keys(json.devDependencies ?? {}),
         ...Object.keys(json.peerDependencies ?? {}),
       ]);
-      return { folder, name: json.name, packages, main };
+      return { folder, name: json.name, packages, entries };
     });
 }
 
@@ -156,7 +162,7 @@ export function checkLayers(rules: LayerRules = readLayerRules(), root = repoRoo
             fail("self-import", `imports its own package by name ("${specifier}"); use a relative path`);
             continue;
           }
-          target = specifier === name ? workspace.main : undefined;
+          target = workspace.entries.get(specifier);
           if (!target) {
             fail("unresolved", `"${specifier}" names no source file of the workspace package ${name}`);
             continue;

@@ -1,10 +1,10 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createServiceApp } from "../core/app";
+import { compressJsonAnswers } from "../core/compressed";
 import type { AppEnv } from "../core/context";
 import { registerDocs } from "../core/docs";
-import { operatorIdempotency } from "../core/route";
 import { lazyRouteGroups } from "../core/route-groups";
-import { type AdminOperation, adminOperations, enforceRoles, matchOperation } from "./access";
+import { requireDeclaredRoles } from "./access";
 import { auditRequests } from "./audit/middleware";
 import { authenticateOperator } from "./authenticate";
 import { createBootstrapGate } from "./operators/accounts";
@@ -16,24 +16,21 @@ import { adminRouteGroups } from "./routes";
 export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
   const routes = lazyRouteGroups(deps, adminRouteGroups);
   const app = createServiceApp({ service: "admin", mountPath: "/admin", deps, routeGroups: routes });
-  // Read from the route registry again whenever route groups were loaded (the loader runs before the role and
-  // audit middlewares, so a request's own group is always in it).
-  let operations: AdminOperation[] = [];
+  // Every route declares its role (`adminRoute`, whose middleware checks it): checked again whenever route groups
+  // were loaded (the loader runs before this), so no route is ever served without its role check.
   let seen = -1;
-  const known = () => {
+  app.use("/v1/*", (_c, next) => {
     if (seen !== app.routes.length) {
-      operations = adminOperations(app);
+      requireDeclaredRoles(app);
       seen = app.routes.length;
     }
-    return operations;
-  };
+    return next();
+  });
+  // Outermost of the admin middlewares but the route check: refusals are compressed like answers.
+  app.use("/v1/*", compressJsonAnswers());
   app.use("/v1/*", authenticateOperator(deps, createBootstrapGate(deps.db)));
-  app.use("/v1/*", auditRequests(deps, app, known));
-  app.use("/v1/*", enforceRoles(deps, known));
-  // Every operator write takes `Idempotency-Key` with the customer APIs' rules (after the role check), except a
-  // secret read: its answer would be kept in the idempotency store, a secret at rest outside the sealed column.
-  const idempotent = operatorIdempotency(deps);
-  app.use("/v1/*", (c, next) => (matchOperation(known(), c.req.method, c.req.path)?.operation.kind === "secret-read" ? next() : idempotent(c, next)));
+  // Around the route's own middleware (role check, idempotency), so a refused write is recorded too.
+  app.use("/v1/*", auditRequests(deps, app));
   // The route groups, at their first request; the document lists them in their declared order.
   routes.place(app);
   registerDocs(
@@ -53,7 +50,7 @@ export function createAdminApp(deps: AdminDeps): OpenAPIHono<AppEnv> {
     async (router) => {
       await routes.registerAll(router);
       // Every operator route declares its role (adminRoute): checked over all of them whenever the document is made.
-      adminOperations(router);
+      requireDeclaredRoles(router);
     },
   );
   return app;

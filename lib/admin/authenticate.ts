@@ -9,19 +9,35 @@ import type { AdminDeps } from "./deps";
 import type { createBootstrapGate } from "./operators/accounts";
 import { authenticateOperatorToken, OPERATOR_TOKEN_PREFIX, whyTokenRefused } from "./operators/tokens";
 
-/**
- * The key of `env` under which an in-process caller hands the admin app an actor it has authenticated
- * itself: the console (a session cookie it checked) and the admin CLI booted in-process. `env` is set by
- * code in this process only (the Node adapter's socket, the Vercel entry), never by a request.
+/*
+ * An in-process caller hands the admin app an actor it has authenticated itself (the console: a session
+ * cookie it checked; the admin CLI booted in-process) in the `env` of its dispatch, under a symbol only this
+ * module holds: `env` is set by code in this process only (the Node adapter's socket, the Vercel entry),
+ * never by a request, and no other code can name the key.
  */
-export const ADMIN_ACTOR_ENV = "adminActor";
+const HANDED_ACTOR: unique symbol = Symbol("operator handed in-process");
+/** Marks the audit middleware's own read of the state before a change (not audited itself). */
+const AUDIT_READ: unique symbol = Symbol("audit read");
 
-function inProcessActor(c: Context): OperatorActor | undefined {
-  const env = c.env as Record<string, unknown> | undefined;
-  return env?.[ADMIN_ACTOR_ENV] as OperatorActor | undefined;
+type InProcessEnv = { [HANDED_ACTOR]?: OperatorActor; [AUDIT_READ]?: true };
+
+/** `env` for dispatching a request to the admin app as `actor` (the app's authentication takes it as the caller). */
+export function asOperator(env: unknown, actor: OperatorActor): InProcessEnv {
+  return { ...(env as object | undefined), [HANDED_ACTOR]: actor };
 }
 
-const PUBLIC_PATHS = new Set(["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt"]);
+/** `env` for the audit middleware's read of a resource before a change, as the same caller. */
+export function auditReadEnv(env: unknown, actor: OperatorActor): InProcessEnv {
+  return { ...asOperator(env, actor), [AUDIT_READ]: true };
+}
+
+export function isAuditRead(c: Context): boolean {
+  return (c.env as InProcessEnv | undefined)?.[AUDIT_READ] === true;
+}
+
+function inProcessActor(c: Context): OperatorActor | undefined {
+  return (c.env as InProcessEnv | undefined)?.[HANDED_ACTOR];
+}
 
 const RETIRED =
   "The shared operator token (ADMIN_TOKEN) was retired when the first owner account was created. Use your own API token (op_live_…) or sign in to the console; in an emergency the server's operator can set ADMIN_TOKEN_BREAK_GLASS=true (every use is audited).";
@@ -41,7 +57,7 @@ const RETIRED =
  */
 export function authenticateOperator(deps: AdminDeps, gate: ReturnType<typeof createBootstrapGate>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
+    if (c.get("route")?.public) return next();
     const handed = inProcessActor(c);
     if (handed) {
       c.set("operator", handed);

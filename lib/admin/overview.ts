@@ -1,6 +1,16 @@
 import { and, desc, eq, gt, gte, inArray, lt, or, sql } from "drizzle-orm";
 import type { CoreDeps } from "../core/context";
-import { adsInsightSnapshots, customers, mailMessageCountDeltas, mailMessageCounts, mailSendJobs, mailSettings, mailWebhooks, adsWebhooks } from "../db/schema";
+import {
+  adsInsightSnapshots,
+  customers,
+  mailMessageCountDeltas,
+  mailMessageCounts,
+  mailSendJobs,
+  mailSettings,
+  mailWebhooks,
+  adsWebhooks,
+  unfinishedSendJobStatuses,
+} from "../db/schema";
 import type { WebhookEndpointsTable } from "../db/schema/webhooks";
 import { type SystemFigures, systemFigures } from "./system";
 
@@ -72,7 +82,7 @@ function ratesOf(counts: StateCounts): OverviewRates {
   return { delivered: share(counts.delivered), bounced: share(counts.bounced), complained: share(counts.complained) };
 }
 
-export async function readOverview(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "config">, input: { since: Date; until: Date }) {
+export async function readOverview(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "config" | "providerMetrics">, input: { since: Date; until: Date }) {
   const now = deps.clock.now();
   const since = floorHour(input.since);
   const until = ceilHour(input.until);
@@ -83,12 +93,7 @@ export async function readOverview(deps: Pick<CoreDeps, "db" | "clock" | "queue"
     countsIn(deps, monthStart, ceilHour(now)),
     deps.db.select({ id: customers.id, name: customers.name }).from(customers),
     deps.db.select().from(mailSettings),
-    deps.db
-      .select()
-      .from(mailSendJobs)
-      .where(inArray(mailSendJobs.status, ["running", "scheduled", "paused"]))
-      .orderBy(desc(mailSendJobs.createdAt))
-      .limit(200),
+    deps.db.select().from(mailSendJobs).where(inArray(mailSendJobs.status, unfinishedSendJobStatuses)).orderBy(desc(mailSendJobs.createdAt)).limit(200),
     failingEndpoints(deps, mailWebhooks),
     failingEndpoints(deps, adsWebhooks),
     adsFigures(deps, since, until),

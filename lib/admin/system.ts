@@ -1,6 +1,6 @@
 import { and, count, eq, gte, inArray, isNotNull, isNull, min, sql, sum } from "drizzle-orm";
 import type { CoreDeps } from "../core/context";
-import { providerCallFigures, type ProviderCallFigures } from "../core/provider-metrics";
+import type { ProviderCallFigures } from "../core/provider-metrics";
 import { adsWebhookDeliveries, mailSendJobChunks, mailSendJobs, mailWebhookDeliveries } from "../db/schema";
 import type { WebhookDeliveriesTable } from "../db/schema/webhooks";
 
@@ -29,7 +29,7 @@ type WebhookFigures = { failedLast24h: number; retrying: number };
 const secondsSince = (now: Date, then: Date | string | null | undefined) =>
   then ? Math.max(0, Math.round((now.getTime() - new Date(then).getTime()) / 1000)) : null;
 
-export async function systemFigures(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "config">): Promise<SystemFigures> {
+export async function systemFigures(deps: Pick<CoreDeps, "db" | "clock" | "queue" | "config" | "providerMetrics">): Promise<SystemFigures> {
   const { db } = deps;
   const now = deps.clock.now();
   const graceStart = sql`${new Date(now.getTime() - deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000).toISOString()}::timestamptz`;
@@ -71,7 +71,7 @@ export async function systemFigures(deps: Pick<CoreDeps, "db" | "clock" | "queue
       webhookDeliveries: { due: mail.due + ads.due, oldestDueSeconds: maxOrNull(mail.oldestDueSeconds, ads.oldestDueSeconds) },
     },
     sendJobs: { running: jobs?.running ?? 0, paused: jobs?.paused ?? 0, batchesInFlight: claimed?.inFlight ?? 0 },
-    providers: { postmark: providerCallFigures("postmark"), graph: providerCallFigures("graph") },
+    providers: { postmark: deps.providerMetrics.figures("postmark"), graph: deps.providerMetrics.figures("graph") },
     webhooks: { mail: mail.figures, ads: ads.figures },
     reconcile: {
       batchesInDoubt: claimed?.inDoubt ?? 0,

@@ -6,7 +6,7 @@ import { registerGetCurrentKey } from "../core/current-key";
 import { registerGetHealth } from "../core/health";
 import { lazyRouteGroups } from "../core/route-groups";
 import type { AdsDeps } from "./deps";
-import { adsRouteGroups, PREVIEW_PNG_PATH } from "./routes";
+import { adsRouteGroups } from "./routes";
 
 export type { AdsDeps };
 
@@ -33,7 +33,6 @@ export function createAdsApp(deps: AdsDeps): OpenAPIHono<AppEnv> {
     service: "ads",
     mountPath: "/ads",
     deps,
-    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", PREVIEW_PNG_PATH],
     routeGroups: routes,
   });
   registerGetHealth(app, deps, "ads");

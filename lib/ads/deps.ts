@@ -2,7 +2,7 @@ import type { CoreDeps } from "../core/context";
 import { createSafeFetch, type SafeFetch } from "../core/outbound/safe-fetch";
 import type { BlobStore } from "../adapters/blob";
 import { createGraphClient, type GraphClient } from "./platform";
-import { sharedThrottle } from "./platform/throttle";
+import { AccountThrottle } from "./platform/throttle";
 
 /** What the ads service needs beyond the core: the platform client and the one SSRF-safe fetch. */
 export type AdsDeps = CoreDeps & {
@@ -15,25 +15,28 @@ export type AdsDeps = CoreDeps & {
   blobs: BlobStore;
 };
 
-/** What the runtime hands over: where the Graph API is (`GRAPH_API_URL` or the embedded simulator) and the process's one blob store. */
-export type AdsDepsInput = CoreDeps & { providers: { graphApiUrl: string }; blobs: BlobStore };
+/** What the runtime hands over: its core deps with where the Graph API is (`GRAPH_API_URL` or the embedded simulator). */
+type AdsDepsInput = CoreDeps & { providers: { graphApiUrl: string } };
 
 /**
- * Built once per runtime (`createServices` in `lib/runtime.ts`), which also registers the workers: the Graph
- * client points at `GRAPH_API_URL` or the embedded simulator. Loopback and the extra CA are test-only
- * settings and off unless configured.
+ * The one factory of the ads service's deps, called once per process: by the root app (`createRootApp`,
+ * lib/runtime.ts, which also registers the workers) and by the Vercel functions that serve ads alone
+ * (lib/functions/). `blobs`: the process's one blob store (lib/blob-storage.ts). The Graph client points at
+ * `GRAPH_API_URL` or the embedded simulator. Loopback and the extra CA are test-only settings and off unless
+ * configured.
  */
-export function createAdsDeps(input: AdsDepsInput): AdsDeps {
-  const { providers, blobs, ...core } = input;
+export function createAdsDeps(input: AdsDepsInput, blobs: BlobStore): AdsDeps {
+  const { providers, ...core } = input;
   const allowLoopbackOutbound = core.config.ALLOW_LOOPBACK_OUTBOUND;
   return {
     ...core,
-    // Rate-limit pacing is per ad account and process: every deps object of one Graph endpoint shares it.
+    // Rate-limit pacing is per ad account, kept for the life of these deps (one set per process), on the injected clock.
     graph: createGraphClient({
       baseUrl: providers.graphApiUrl,
       logger: core.logger,
-      throttle: sharedThrottle(providers.graphApiUrl),
+      throttle: new AccountThrottle(),
       now: () => core.clock.now().getTime(),
+      metrics: core.providerMetrics,
     }),
     safeFetch: createSafeFetch({ allowLoopbackForTests: allowLoopbackOutbound, trustedCa: core.config.OUTBOUND_TRUSTED_CA }),
     allowLoopbackOutbound,

@@ -14,6 +14,8 @@ import { sampleBackgroundVideo } from "./templates/video";
 import { sha256Hex } from "../core/secrets";
 import type { CoreDeps } from "../core/context";
 import { PLATFORM_WEBHOOK_PATH, platformVerifyToken } from "./webhooks/platform-receiver";
+import { DACH_COUNTRIES } from "./targeting/schema";
+import { FACEBOOK_FEED_STORY_REELS, INSTAGRAM_STREAM_STORY_REELS } from "./targets/schema";
 
 /**
  * The Demo customer's ad account on the embedded Graph simulator. These values exist only in the
@@ -96,10 +98,10 @@ export async function seedDemoAds(
         optimization_goal: "LINK_CLICKS",
         billing_event: "IMPRESSIONS",
         bid_strategy: "LOWEST_COST_WITHOUT_CAP",
-        geo_locations: { countries: ["DE", "AT", "CH"] },
+        geo_locations: { countries: [...DACH_COUNTRIES] },
         publisher_platforms: ["facebook", "instagram"],
-        facebook_positions: ["feed", "story", "facebook_reels"],
-        instagram_positions: ["stream", "story", "reels"],
+        facebook_positions: [...FACEBOOK_FEED_STORY_REELS],
+        instagram_positions: [...INSTAGRAM_STREAM_STORY_REELS],
         device_platforms: ["mobile", "desktop"],
         advantage_audience: 0,
       },

@@ -5,7 +5,7 @@ import { describeEnvironment, loadConfig } from "../core/config";
 import { runningServer } from "../data-dir";
 import { randomToken } from "../core/secrets";
 import type { OperatorActor } from "../core/principal";
-import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
+import { asOperator } from "../admin/authenticate";
 
 /** The password `operators:create` gives an account when OPERATOR_PASSWORD is not set (printed once). */
 const generatedPassword = randomToken(18);
@@ -116,7 +116,7 @@ async function main(): Promise<number> {
         headers: call.body ? { "content-type": "application/json" } : {},
         body: call.body ? JSON.stringify(call.body) : undefined,
       },
-      { [ADMIN_ACTOR_ENV]: actor },
+      asOperator(undefined, actor),
     );
     await runtime.close();
   }

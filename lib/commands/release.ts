@@ -2,12 +2,14 @@ import { sealPlainAccountFields } from "../ads";
 import { ConfigError, loadDatabaseConfig } from "../db/config";
 import { SecretBox } from "../core/secrets";
 import { migrationsFolder, openDatabase } from "../db/client";
+import { applyReleaseMigrations } from "../db/concurrent-indexes";
 import { schemaStatus } from "../db/schema-version";
 
 /**
  * `npm run db:release`: the deploy's release step, the only place a server database changes shape.
- * 1. The migrations of `drizzle/`, under a PostgreSQL advisory lock (`applyMigrations`): two deploys at once
- *    migrate one after the other, the second finding nothing to do.
+ * 1. The migrations of `drizzle/`, under a PostgreSQL advisory lock (`applyReleaseMigrations`): two deploys at
+ *    once migrate one after the other, the second finding nothing to do. Migrations that only index a large
+ *    table are built `CONCURRENTLY` on a database that lacks them (writes go on meanwhile).
  * 2. One-off data fixes, kept off the cold start: ad account identifiers stored before they were
  *    sealed are sealed (needs `ENCRYPTION_KEY`; without it the step says so and leaves them).
  * Vercel runs it as part of the build command (`npm run build && npm run db:release -- --if-database`), so
@@ -25,8 +27,11 @@ async function main(): Promise<void> {
     }
     throw new ConfigError("DATABASE_URL is required for the release step (the embedded PGlite migrates itself on start).");
   }
-  const handle = await openDatabase({ url: config.DATABASE_URL, neonLocalProxy: config.NEON_LOCAL_PROXY, migrate: true });
+  const handle = await openDatabase({ url: config.DATABASE_URL, neonLocalProxy: config.NEON_LOCAL_PROXY, migrate: false });
   try {
+    for (const build of await applyReleaseMigrations(handle, migrationsFolder)) {
+      if (build.path === "concurrently") process.stdout.write(`${build.tag}: ${build.indexes.length} indexes built concurrently (writes went on)\n`);
+    }
     const status = await schemaStatus(handle.db, migrationsFolder);
     process.stdout.write(`migrations applied (${handle.driver}), schema at ${status.code.tag}\n`);
     const key = process.env.ENCRYPTION_KEY;

@@ -7,11 +7,11 @@ import { clientAddress } from "../core/client-address";
 import { decodeUtf8, requireTextualRequest, undecodableParameter } from "../core/strict-text";
 import { safeEqual } from "../core/secrets";
 import type { OperatorActor } from "../core/principal";
-import { ADMIN_ACTOR_ENV } from "../admin/authenticate";
+import { asOperator } from "../admin/authenticate";
 import { type AuditEntryInput, recordAuditEntry } from "../admin/audit/record";
 import { createBootstrapGate, type OperatorView, verifyOperatorPassword } from "../admin/operators/accounts";
 import { secondFactorStatus } from "../admin/operators/second-factor";
-import { sendCompressed } from "../core/compressed";
+import { compressJsonAnswers, sendCompressed } from "../core/compressed";
 import { assetVersions, consoleScriptBody, consoleStyle, FAVICON, IMMUTABLE, versionOf } from "./assets";
 import { shellPage, signInPage } from "./pages";
 import { signInFailed, signInSucceeded, signInWait } from "../admin/operators/sign-in-throttle";
@@ -53,7 +53,7 @@ export const CONSOLE_FORM_MAX_BODY_BYTES = 16 * 1024;
  * the admin API. Operators sign in with e-mail and password; the shared `ADMIN_TOKEN` opens a session only
  * while it is the bootstrap credential (no owner yet) or break-glass is on. The browser never holds a
  * credential: `/console/api/<path>` calls `/admin/v1/<path>` in-process with the session's operator as the
- * caller (its current role; `ADMIN_ACTOR_ENV`), so roles and the audit log apply as to API tokens. Writes need
+ * caller (its current role; `asOperator`), so roles and the audit log apply as to API tokens. Writes need
  * the session's CSRF token in `X-CSRF-Token` (the page carries it) and, when the browser sends `Origin`, our own
  * origin; the cookie is `SameSite=Strict` besides. Sign-ins, re-authentications and sign-outs are audited, and
  * so is every refusal (a failed or throttled sign-in, a CSRF or cross-origin write), counted per minute.
@@ -80,6 +80,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     "*",
     limitRequestBody((c) => ({ maxBytes: c.req.path.startsWith(`${CONSOLE_PATH}/api/`) ? MAX_JSON_BODY_BYTES : CONSOLE_FORM_MAX_BODY_BYTES })),
   );
+  // The API's JSON goes out compressed as the script does (the admin app answers it uncompressed in-process).
+  app.use("/api/*", compressJsonAnswers());
   app.onError((error, c) => {
     if (error instanceof ApiError) return apiError(c, error);
     deps.logger.error("console error", { path: c.req.path.slice(0, 200), error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -330,9 +332,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
       if (value !== undefined) headers.set(name, value);
     }
     const body = UNSAFE_METHODS.has(c.req.method) ? await c.req.arrayBuffer() : undefined;
-    // The admin app takes the session's operator as its caller (in-process only: see ADMIN_ACTOR_ENV).
-    const env = { ...(c.env as Record<string, unknown> | undefined), [ADMIN_ACTOR_ENV]: actor };
-    const answer = await deps.admin.fetch(new Request(target, { method: c.req.method, headers, body }), env);
+    // The admin app takes the session's operator as its caller (in-process only: see `asOperator`).
+    const answer = await deps.admin.fetch(new Request(target, { method: c.req.method, headers, body }), asOperator(c.env, actor));
     return new Response(answer.body, { status: answer.status, headers: answer.headers });
   });
 

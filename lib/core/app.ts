@@ -3,9 +3,9 @@ import type { Context, ErrorHandler, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ZodError } from "zod";
 import type { RateLimitDecision, RateLimitPolicy } from "../adapters/ratelimit";
-import { asPriorityRequest } from "../db/priority";
+import type { PriorityGate } from "../db/priority";
 import { authenticateApiKey } from "./api-keys";
-import { limitRequestBody, MAX_JSON_BODY_BYTES } from "./body-limit";
+import { BODYLESS_METHODS, limitRequestBody, MAX_JSON_BODY_BYTES, refuseAnnouncedBody } from "./body-limit";
 import { tooManyAuthFailures } from "./auth-throttle";
 import { clientAddress } from "./client-address";
 import { databaseUnavailableError, isDatabaseUnavailable } from "./database-unavailable";
@@ -14,7 +14,8 @@ import { ApiError, BadRequestError, echoedPath, errorBody, noEndpointError, stat
 import type { Logger } from "../base/logger";
 import { inputHygiene } from "./input-hygiene";
 import { traceRequest } from "./request-span";
-import { requireTextualRequest } from "./strict-text";
+import { unreadableRequest } from "./strict-text";
+import { declared, ROUTE_DECLARATION } from "./route-declaration";
 import type { LazyRoutes } from "./route-groups";
 
 const API_VERSION = "v1";
@@ -25,19 +26,9 @@ export type ServiceAppOptions = {
   /** Where the app is mounted (`/mail`); the prefix is stripped when routing, so routes read `/v1/...`. */
   mountPath?: string;
   deps: CoreDeps;
-  /** Paths under the app that need no API key (docs, signed upload URLs, …); matched by prefix or regex. */
-  publicPaths?: (string | RegExp)[];
-  /** Paths whose body is not JSON (raw uploads); they cap their body themselves while streaming (413 past it), so the 4.5 MB limit does not apply. */
-  rawBodyPaths?: RegExp[];
-  /** POST paths served as priority requests: background database work pauses while one runs (lib/db/priority.ts). */
-  priorityPaths?: RegExp[];
   /** The app's route groups, registered at their first request (`lazyRouteGroups`); their loader runs before every other middleware. */
   routeGroups?: LazyRoutes;
 };
-
-function isPublicPath(path: string, publicPaths: (string | RegExp)[]): boolean {
-  return publicPaths.some((p) => (typeof p === "string" ? path === p : p.test(path)));
-}
 
 /**
  * Routing path without the mount prefix. Mounting by path rewriting (`app.mount`) would clone every
@@ -93,8 +84,6 @@ export function respondError(c: Context<AppEnv>, error: ApiError): Response {
  */
 export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv> {
   const { service, deps } = options;
-  const publicPaths = options.publicPaths ?? [];
-  const rawBodyPaths = options.rawBodyPaths ?? [];
 
   const app = new OpenAPIHono<AppEnv>({
     getPath: pathWithout(options.mountPath ?? ""),
@@ -107,50 +96,11 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   // A request for a route group not loaded yet loads it, then goes through this whole chain once with it in place.
   if (options.routeGroups) app.use("*", options.routeGroups.loader);
   app.use("*", identifyRequest(service, options.mountPath));
-  // Before anything decodes the path, the query or a header (the admin audit's operation match included).
-  app.use("*", requireTextualRequest());
-  const priorityPaths = options.priorityPaths ?? [];
-  if (priorityPaths.length > 0) {
-    app.use("*", (c, next) => (c.req.method === "POST" && priorityPaths.some((p) => p.test(c.req.path)) ? asPriorityRequest(next) : next()));
-  }
-  // Before anything reads the body, authentication included. Raw uploads stream their body into the store
-  // and cap it themselves (a larger limit: they stand in for the blob store in the embedded mode).
-  app.use(
-    "*",
-    limitRequestBody((c) => (rawBodyPaths.some((p) => p.test(c.req.path)) ? "streamed" : { maxBytes: MAX_JSON_BODY_BYTES })),
-  );
-
-  app.use("*", async (c, next) => {
-    const pinned = c.req.header("service-version");
-    if (pinned !== undefined && pinned.trim().toLowerCase() !== API_VERSION) {
-      throw new BadRequestError(`Unknown Service-Version "${pinned.slice(0, 32)}"; this API serves "${API_VERSION}".`);
-    }
-    await next();
-  });
-
-  app.use("*", async (c, next) => {
-    const method = c.req.method;
-    if ((method === "POST" || method === "PUT" || method === "PATCH") && !rawBodyPaths.some((p) => p.test(c.req.path))) {
-      const length = c.req.header("content-length");
-      const type = c.req.header("content-type") ?? "";
-      if (!/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type)) {
-        // Over HTTP a body comes with Content-Length or Transfer-Encoding, but the Node adapter gives every
-        // POST a body stream (`curl -X POST` without data included), as do in-process requests: without
-        // either header, only a non-empty body counts (Hono caches what it read for later readers).
-        const hasBody =
-          length !== undefined
-            ? length !== "0"
-            : c.req.header("transfer-encoding") !== undefined || (c.req.raw.body !== null && (await c.req.arrayBuffer()).byteLength > 0);
-        if (hasBody) throw new BadRequestError(`Content-Type must be application/json (got "${type.slice(0, 64) || "none"}").`);
-      }
-    }
-    await next();
-  });
-
+  app.use("*", checkRequest(deps.priority));
   if (service !== "admin") {
-    app.use("*", authenticate(service, deps, publicPaths));
+    app.use("*", authenticate(service, deps));
   }
-  app.use("*", inputHygiene(rawBodyPaths));
+  app.use("*", inputHygiene());
 
   app.notFound((c) => {
     const allowed = service === "ads" ? allowedMethods(app, c.req.path) : [];
@@ -168,6 +118,58 @@ export function createServiceApp(options: ServiceAppOptions): OpenAPIHono<AppEnv
   app.onError(handleError(deps.logger));
 
   return app;
+}
+
+const JSON_CONTENT_TYPE = /^application\/([\w.-]+\+)?json\s*(;|$)/i;
+
+/**
+ * What every request is checked for before authentication, in one middleware: its target and the headers
+ * read are text (`requireTextualRequest`), `Service-Version` is ours, and its body is within the route's limit
+ * (`limitRequestBody`: before anything reads it) and JSON. The route's declaration (found once here and kept
+ * as `c.var.route`) says whether the body is raw (the route streams and caps it itself; any content type) and
+ * whether a POST is a priority request. A `GET`, `HEAD` or `OPTIONS` request takes no body: only its headers
+ * are looked at (one announced is 413).
+ */
+function checkRequest(priority: PriorityGate): MiddlewareHandler<AppEnv> {
+  const limit = limitRequestBody((c) => (c.get("route")?.rawBody ? "streamed" : { maxBytes: MAX_JSON_BODY_BYTES }));
+  const bodyChecks: MiddlewareHandler<AppEnv> = (c, next) => limit(c, () => requireJsonBody(c, next));
+  return async (c, next) => {
+    const route = declared(c, ROUTE_DECLARATION);
+    c.set("route", route);
+    const problem = unreadableRequest(c);
+    if (problem) throw problem;
+    const pinned = c.req.header("service-version");
+    if (pinned !== undefined && pinned.trim().toLowerCase() !== API_VERSION) {
+      throw new BadRequestError(`Unknown Service-Version "${pinned.slice(0, 32)}"; this API serves "${API_VERSION}".`);
+    }
+    const method = c.req.method;
+    if (BODYLESS_METHODS.has(method)) {
+      refuseAnnouncedBody(c);
+      return next();
+    }
+    if (route?.priority && method === "POST") return priority.asPriorityRequest(() => bodyChecks(c, next));
+    return bodyChecks(c, next);
+  };
+}
+
+/** A POST, PUT or PATCH with a body says it is JSON, unless its route takes a raw body. */
+async function requireJsonBody(c: Context<AppEnv>, next: () => Promise<void>): Promise<void> {
+  const method = c.req.method;
+  if ((method === "POST" || method === "PUT" || method === "PATCH") && !c.get("route")?.rawBody) {
+    const length = c.req.header("content-length");
+    const type = c.req.header("content-type") ?? "";
+    if (!JSON_CONTENT_TYPE.test(type)) {
+      // Over HTTP a body comes with Content-Length or Transfer-Encoding, but the Node adapter gives every
+      // POST a body stream (`curl -X POST` without data included), as do in-process requests: without
+      // either header, only a non-empty body counts (Hono caches what it read for later readers).
+      const hasBody =
+        length !== undefined
+          ? length !== "0"
+          : c.req.header("transfer-encoding") !== undefined || (c.req.raw.body !== null && (await c.req.arrayBuffer()).byteLength > 0);
+      if (hasBody) throw new BadRequestError(`Content-Type must be application/json (got "${type.slice(0, 64) || "none"}").`);
+    }
+  }
+  await next();
 }
 
 /**
@@ -222,9 +224,9 @@ export function handleError(logger: Logger, opaqueMessage = "Internal error; ret
   };
 }
 
-function authenticate(service: "mail" | "ads", deps: CoreDeps, publicPaths: (string | RegExp)[]): MiddlewareHandler<AppEnv> {
+function authenticate(service: "mail" | "ads", deps: CoreDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    if (isPublicPath(c.req.path, publicPaths)) return next();
+    if (c.get("route")?.public) return next();
     const address = clientAddress(c) ?? "unknown";
     const blocked = deps.authThrottle.retryAfter(address);
     if (blocked > 0) throw tooManyAuthFailures(blocked, deps.config.AUTH_FAILURES_PER_MINUTE);

@@ -32,7 +32,8 @@ export type BodyLimit = { maxBytes: number } | "streamed";
 /** Vercel's request-body limit, and the limit of every JSON operation of the three APIs. */
 export const MAX_JSON_BODY_BYTES = 4.5 * 1024 * 1024;
 
-const BODYLESS_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+/** Methods whose requests take no body: only their headers are checked (one announcing a body is refused). */
+export const BODYLESS_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** How long a refused connection stays open after its answer at most, reading and dropping what the client still sends. */
 const LINGER_MS = 5000;
@@ -93,6 +94,29 @@ class PayloadTooLargeError extends ApiError {
 }
 
 /**
+ * Whether a request announces a body (`Content-Length` or `Transfer-Encoding`). On the Node server the
+ * headers are read off the socket's request: the web `Request`'s headers are only built when asked for, and a
+ * route that reads nothing else (the root `GET /health`) need not build them.
+ */
+export function announcesBody(c: Context): boolean {
+  const incoming = nodeIncoming(c);
+  if (incoming) return incoming.headers["content-length"] !== undefined || incoming.headers["transfer-encoding"] !== undefined;
+  return c.req.header("content-length") !== undefined || c.req.header("transfer-encoding") !== undefined;
+}
+
+/**
+ * Refuses a `GET`, `HEAD` or `OPTIONS` request that announces a body (413, the connection closed).
+ * `@hono/node-server` exposes no body on GET/HEAD, so only the headers can tell one is coming.
+ */
+export function refuseAnnouncedBody(c: Context): void {
+  const length = c.req.header("content-length");
+  if ((length !== undefined && length.trim() !== "0") || c.req.header("transfer-encoding") !== undefined) {
+    closeAfterAnswer(c);
+    throw new PayloadTooLargeError(0);
+  }
+}
+
+/**
  * The body limit of each request, from `limitOf` (by path). Throws `PayloadTooLargeError`: the app's error
  * handler writes it in the surface's envelope.
  */
@@ -103,13 +127,11 @@ export function limitRequestBody(limitOf: (c: Context<AppEnv>) => BodyLimit): Mi
   };
   return async (c, next) => {
     const method = c.req.method;
-    const length = c.req.header("content-length");
-    const chunked = c.req.header("transfer-encoding") !== undefined;
     if (BODYLESS_METHODS.has(method)) {
-      // `@hono/node-server` exposes no body on GET/HEAD, so only the headers can tell one is coming.
-      if ((length !== undefined && length.trim() !== "0") || chunked) refuse(c, 0);
+      refuseAnnouncedBody(c);
       return next();
     }
+    const length = c.req.header("content-length");
     const limit = limitOf(c);
     if (limit === "streamed") return next();
     if (length !== undefined) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 
 /*
  * Large static answers (the docs page's script, the OpenAPI documents, llms.txt) sent compressed when the client
@@ -66,4 +66,42 @@ export async function sendCompressed(c: Context, body: CompressedBody, contentTy
   if (!encoding) return c.body(view(body.identity), 200, headers);
   const bytes = await encoded(body, encoding);
   return c.body(view(bytes), 200, { ...headers, "Content-Encoding": encoding });
+}
+
+/** JSON answers smaller than this go as they are: below about a kilobyte compression saves less than its headers cost. */
+const JSON_COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * Compresses an API's JSON answers (brotli, else gzip, as `Accept-Encoding` allows) once they reach
+ * `JSON_COMPRESSION_THRESHOLD_BYTES`. Answers are made per request, so they are compressed per request, at a
+ * speed-first setting (brotli quality 4, gzip level 6), not the assets' slower, tighter one.
+ * Left as they are: other content types (CSV downloads), an answer that already has a `Content-Encoding` (the
+ * OpenAPI documents, compressed once per process), and one marked `Cache-Control: no-transform`. Every JSON answer says
+ * `Vary: Accept-Encoding`, compressed or not, so a cache never hands one client's encoding to another.
+ */
+export function compressJsonAnswers(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const res = c.res;
+    if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(res.headers.get("content-type") ?? "")) return;
+    if (res.headers.has("content-encoding") || /no-transform/i.test(res.headers.get("cache-control") ?? "") || !res.body) return;
+    if (!/accept-encoding/i.test(res.headers.get("vary") ?? "")) res.headers.append("Vary", "Accept-Encoding");
+    const encoding = chooseEncoding(c.req.header("accept-encoding"));
+    if (!encoding || c.req.method === "HEAD") return;
+    const identity = Buffer.from(await res.arrayBuffer());
+    let body: Buffer = identity;
+    if (identity.length >= JSON_COMPRESSION_THRESHOLD_BYTES) {
+      body =
+        encoding === "br"
+          ? await brotli(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: identity.length } })
+          : await gzipAsync(identity, { level: 6 });
+    }
+    // The body was read: the answer is rebuilt either way (Hono carries the old answer's headers over).
+    c.res = undefined;
+    c.res = new Response(view(body), { status: res.status, statusText: res.statusText, headers: res.headers });
+    if (body !== identity) {
+      c.res.headers.set("Content-Encoding", encoding);
+      c.res.headers.delete("Content-Length");
+    }
+  };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { databaseVariables, parseEnvironment, testOnlyNames } from "../db/config";
+import { operatorRoles } from "../db/schema/operators";
 
 export { ConfigError } from "../db/config";
 
@@ -69,7 +70,7 @@ const configSchema = z
         "Single sign-on: group-to-role rules, `group=role` comma-separated (`ops-owners=owner,ops-team=admin,helpdesk=support`); a user in several groups gets the highest role. A user in none of them gets OIDC_DEFAULT_ROLE, or is refused without one",
       ),
     OIDC_DEFAULT_ROLE: z
-      .enum(["owner", "admin", "support"])
+      .enum(operatorRoles)
       .optional()
       .describe("Single sign-on: the role of an admitted user whom no group rule names (the allowed domains admit them); unset = such a user is refused"),
     OIDC_REDIRECT_URI: optionalUrl.describe(

@@ -1,4 +1,5 @@
 import type { Database } from "../db/client";
+import type { PriorityGate } from "../db/priority";
 import type { IdempotencyStore } from "../adapters/idempotency";
 import type { Queue } from "../adapters/queue";
 import type { RateLimiter } from "../adapters/ratelimit";
@@ -11,6 +12,8 @@ import type { OperatorActor, Principal } from "./principal";
 import type { SecretBox } from "./secrets";
 import type { AuthThrottle } from "./auth-throttle";
 import type { RefusalAudit } from "./refusal-audit";
+import type { ProviderMetrics } from "./provider-metrics";
+import type { RouteDeclaration } from "./route-declaration";
 
 /** What every service needs, built once per process (or per test) by `createCoreDeps`. */
 export type CoreDeps = {
@@ -25,6 +28,10 @@ export type CoreDeps = {
   /** Refusals on the operator side, written to the audit log counted per minute (`refusal-audit.ts`). */
   refusals: RefusalAudit;
   idempotency: IdempotencyStore;
+  /** The database's priority gate (lib/db/priority.ts): transactional sends mark themselves priority, send-job batches background. */
+  priority: PriorityGate;
+  /** Provider call figures of this process (`provider-metrics.ts`), read by the operator's `GET /admin/v1/system`. */
+  providerMetrics: ProviderMetrics;
   principals: PrincipalCache;
   queue: Queue;
   /** Public origin of this deployment (links, upload URLs, QStash callbacks). */
@@ -39,6 +46,10 @@ type AppVariables = {
   principal: Principal;
   /** The admin API's caller (set by its authentication; unset on the customer APIs). */
   operator: OperatorActor;
+  /** What the answering route declares (public, raw body, priority); undefined on a path no route serves. */
+  route: RouteDeclaration | undefined;
+  /** The answering route's path parameters, kept by route middleware for middleware that runs around it (the admin audit). */
+  pathParams: Record<string, string>;
 };
 
 export type AppEnv = { Variables: AppVariables };

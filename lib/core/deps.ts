@@ -2,6 +2,8 @@ import { createPostgresIdempotencyStore, createUpstashIdempotencyStore } from ".
 import { createLocalQueue, createQstashQueue } from "../adapters/queue";
 import { createMemoryRateLimiter, createUpstashRateLimiter } from "../adapters/ratelimit";
 import type { Database } from "../db/client";
+import type { PriorityGate } from "../db/priority";
+import { createProviderMetrics } from "./provider-metrics";
 import { PrincipalCache } from "./api-keys";
 import { createAuthThrottle } from "./auth-throttle";
 import { createRefusalAudit } from "./refusal-audit";
@@ -18,7 +20,15 @@ const PRINCIPAL_TTL_MS = 10_000;
  * Chooses the adapters in one place: Upstash when its variables are set, the embedded defaults
  * otherwise. Tests call this with PGlite and a manual clock and get the same wiring as `npm start`.
  */
-export function createCoreDeps(input: { config: Config; db: Database; clock: Clock; logger: Logger; encryptionKey: string }): CoreDeps {
+export function createCoreDeps(input: {
+  config: Config;
+  db: Database;
+  /** The gate `db` runs behind (`DatabaseHandle.priority`). */
+  priority: PriorityGate;
+  clock: Clock;
+  logger: Logger;
+  encryptionKey: string;
+}): CoreDeps {
   const { config, db, clock, logger } = input;
   const policy = { limit: config.RATE_LIMIT_PER_MINUTE, windowSeconds: 60 };
   const authPolicy = { limit: config.AUTH_FAILURES_PER_MINUTE, windowSeconds: 60 };
@@ -36,6 +46,8 @@ export function createCoreDeps(input: { config: Config; db: Database; clock: Clo
     rateLimiter: limiter(policy),
     authThrottle: createAuthThrottle(limiter(authPolicy), clock),
     refusals: createRefusalAudit(db, clock, logger),
+    priority: input.priority,
+    providerMetrics: createProviderMetrics(clock),
     idempotency: upstash ? createUpstashIdempotencyStore(upstash) : createPostgresIdempotencyStore(db),
     queue: config.QSTASH_TOKEN ? createQstashQueue({ token: config.QSTASH_TOKEN, publicBaseUrl, qstashUrl: config.QSTASH_URL }) : createLocalQueue({ logger }),
     publicBaseUrl,

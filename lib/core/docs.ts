@@ -1,3 +1,4 @@
+import { declaredRoute } from "./route-declaration";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { OpenAPIHono } from "@hono/zod-openapi";
@@ -6,6 +7,7 @@ import { compressedBody, sendCompressed, type CompressedBody } from "./compresse
 import type { ServiceName } from "./errors";
 import { errorResponseJson, HEADER_PARAMETERS, RESPONSE_HEADERS, headerRef, parameterRef } from "./openapi";
 import { documentRouter } from "./route-groups";
+import { WRITE_METHODS } from "./route";
 
 export type DocsInfo = {
   /** Whose error envelope the responses added here (413, the admin's idempotency 409) use. */
@@ -57,8 +59,6 @@ function buildDocument(app: OpenAPIHono<AppEnv>, info: DocsInfo): OpenApiDocumen
   return withConventionHeaders(document, info);
 }
 
-const WRITE_OPERATIONS = new Set(["post", "put", "patch"]);
-
 const OPERATION_METHODS = new Set(["get", "put", "post", "delete", "patch", "head", "options", "trace"]);
 
 /**
@@ -79,7 +79,7 @@ function withConventionHeaders(document: OpenApiDocument, info: DocsInfo): OpenA
       // Whatever the route: the database unreachable or older than the code (`lib/core/database-unavailable.ts`,
       // `lib/db/schema-version.ts`), with Retry-After.
       responses["503"] ??= { ...errorResponseJson(info.service, 503), headers: { "Retry-After": headerRef("Retry-After") } };
-      if (info.idempotentWrites && WRITE_OPERATIONS.has(method)) documentIdempotency(operation, info.service);
+      if (info.idempotentWrites && WRITE_METHODS.has(method)) documentIdempotency(operation, info.service);
       operation.parameters = [...(operation.parameters ?? []), parameterRef("ServiceVersion"), parameterRef("RequestId")];
       for (const response of Object.values(operation.responses ?? {})) {
         if ("$ref" in response) continue;
@@ -190,6 +190,8 @@ export function registerDocs(app: OpenAPIHono<AppEnv>, info: DocsInfo, documente
     return llms;
   };
   const prefix = info.pathPrefix;
+  // The documents need no credential, whatever the method (a wrong one is answered 404 without a key).
+  for (const path of ["openapi.json", "docs/scalar.js", "docs", "llms.txt"]) app.use(`${prefix}/${path}`, declaredRoute({ public: true }));
   app.get(`${prefix}/openapi.json`, async (c) => sendCompressed(c, await jsonBody(), "application/json; charset=utf-8", REVALIDATE));
   app.get(`${prefix}/docs/scalar.js`, (c) =>
     // The versioned URL (the page's) is cached for a year; any other version asked for gets today's bytes, briefly cached.

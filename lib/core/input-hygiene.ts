@@ -99,13 +99,13 @@ const FLAW_ESCAPE = /\\u(?:0000|[dD][89abcdefABCDEF][0-9a-fA-F]{2})/;
 const mayHoldFlaw = (text: string): boolean => flawOf(text) !== null || FLAW_ESCAPE.test(text);
 
 /**
- * Checks the query, the path and a JSON body before any route runs. A JSON body's text is read here (Hono
+ * Checks the query, the path and a JSON body before any route runs (not the body of a route that declares it raw). A JSON body's text is read here (Hono
  * caches it for the route's validator) and scanned, not parsed: only text that may hold a flaw is parsed
  * here, to name the field. Hono's `c.req.json()` parses the cached text again, whatever the body cache
  * holds, so parsing every body here made each request parse its body twice and hold both copies until the
  * answer (for an add call of 5,000 recipients, 0.7 MB more that outlived the young generation). Malformed JSON is left to the validator (400 there).
  */
-export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> {
+export function inputHygiene(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const url = c.req.url;
     const query = url.indexOf("?");
@@ -120,7 +120,7 @@ export function inputHygiene(rawBodyPaths: RegExp[]): MiddlewareHandler<AppEnv> 
     if (
       (method === "POST" || method === "PUT" || method === "PATCH" || method === "DELETE") &&
       /^application\/([\w.-]+\+)?json\s*(;|$)/i.test(c.req.header("content-type") ?? "") &&
-      !rawBodyPaths.some((p) => p.test(c.req.path))
+      !c.get("route")?.rawBody
     ) {
       // Strict UTF-8: bytes that are no character are refused here, naming the field, never replaced by
       // U+FFFD (which `c.req.text()` would do). The text then stands in for the body in Hono's cache, so

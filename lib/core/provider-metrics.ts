@@ -1,9 +1,12 @@
+import type { Clock } from "../base/clock";
+
 /**
  * Call counts, errors and latency of the provider calls this process made since it started (the operator's
- * `GET /admin/v1/system`). Per instance: each serverless instance keeps its own figures, so they describe
- * the instance that answers, not the fleet (the traces have the fleet's).
+ * `GET /admin/v1/system`). One `ProviderMetrics` per process, created with the core deps and handed to the
+ * providers' clients. Per instance: each serverless instance keeps its own figures, so they describe the
+ * instance that answers, not the fleet (the traces have the fleet's).
  */
-export type ProviderName = "postmark" | "graph";
+type ProviderName = "postmark" | "graph";
 
 export type ProviderCallFigures = {
   calls: number;
@@ -21,7 +24,11 @@ class ProviderCalls {
   calls = 0;
   errors = 0;
   readonly recent = new Float64Array(RECENT_CALLS);
-  readonly since = new Date();
+  readonly since: Date;
+
+  constructor(since: Date) {
+    this.since = since;
+  }
 
   record(durationMs: number, failed: boolean): void {
     this.recent[this.calls % RECENT_CALLS] = durationMs;
@@ -43,13 +50,17 @@ class ProviderCalls {
   }
 }
 
-const providers: Record<ProviderName, ProviderCalls> = { postmark: new ProviderCalls(), graph: new ProviderCalls() };
+/** The figures of both providers; `since` is when they were created, on the injected clock. */
+export type ProviderMetrics = {
+  /** One provider call: how long it took and whether it failed (no answer, 5xx, or a refusal of the request). */
+  record(provider: ProviderName, durationMs: number, failed: boolean): void;
+  figures(provider: ProviderName): ProviderCallFigures;
+};
 
-/** One provider call: how long it took and whether it failed (no answer, 5xx, or a refusal of the request). */
-export function recordProviderCall(provider: ProviderName, durationMs: number, failed: boolean): void {
-  providers[provider].record(durationMs, failed);
-}
-
-export function providerCallFigures(provider: ProviderName): ProviderCallFigures {
-  return providers[provider].figures();
+export function createProviderMetrics(clock: Clock): ProviderMetrics {
+  const providers: Record<ProviderName, ProviderCalls> = { postmark: new ProviderCalls(clock.now()), graph: new ProviderCalls(clock.now()) };
+  return {
+    record: (provider, durationMs, failed) => providers[provider].record(durationMs, failed),
+    figures: (provider) => providers[provider].figures(),
+  };
 }

@@ -66,6 +66,7 @@ export function lazyRouteGroups<D>(deps: D, groups: readonly RouteGroup<D>[]): L
   const prefixes = groups.map((group) => group.paths.map(segmentsOf));
   const loading: (Promise<Register<D>> | null)[] = groups.map(() => null);
   const loaded = groups.map(() => false);
+  let unloaded = groups.length;
   const slots = new WeakMap<RouteEntry, Slot>();
   let app: Router | null = null;
 
@@ -91,6 +92,7 @@ export function lazyRouteGroups<D>(deps: D, groups: readonly RouteGroup<D>[]): L
     target.routes.splice(0, target.routes.length, ...ordered);
     target.router = freshRouter(ordered);
     loaded[index] = true;
+    unloaded -= 1;
   }
 
   function load(index: number): Promise<Register<D>> {
@@ -109,7 +111,8 @@ export function lazyRouteGroups<D>(deps: D, groups: readonly RouteGroup<D>[]): L
 
   const loader: MiddlewareHandler<AppEnv> = async (c, next) => {
     const target = app;
-    if (!target) return next();
+    // Every group in place (a warm process): nothing to look at.
+    if (!target || unloaded === 0) return next();
     const path = segmentsOf(c.req.path);
     const needed: number[] = [];
     for (let i = 0; i < groups.length; i++) {

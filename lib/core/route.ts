@@ -4,20 +4,24 @@ import type { Access, AppEnv, CoreDeps, Principal } from "./context";
 import { ApiError, ConflictError, ForbiddenError, PaymentRequiredError } from "./errors";
 import { headerRef, parameterRef } from "./openapi";
 import { sha256Hex } from "./secrets";
+import { carrying, ROUTE_DECLARATION, routeDeclaration, type RouteOptions } from "./route-declaration";
 
-const WRITE_METHODS = new Set(["post", "put", "patch"]);
+/** The methods that change something: they take an `Idempotency-Key` (documented by ./docs.ts). */
+export const WRITE_METHODS: ReadonlySet<string> = new Set(["post", "put", "patch"]);
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /**
  * Declares a customer-facing route. `access` decides the scope (`read` → reporting suffices; `write` and
  * `send` need `full`), the access switches (mail: sending blocked → 403 on `send`; ads: account state →
  * 402) and, for POST/PUT/PATCH, idempotency. The scope is also written into the OpenAPI security
- * requirement so the docs show it.
+ * requirement so the docs show it. `options` are what the app's middleware reads before the route's own
+ * (a priority request; see `RouteOptions`).
  */
-export function serviceRoute<const R extends RouteConfig>(deps: CoreDeps, access: Access | "account", route: R) {
+export function serviceRoute<const R extends RouteConfig>(deps: CoreDeps, access: Access | "account", route: R, options: RouteOptions = {}) {
   const scope = access === "read" || access === "account" ? "reporting" : "full";
   const write = WRITE_METHODS.has(route.method);
-  const middleware: MiddlewareHandler<AppEnv>[] = [requireAccess(access)];
+  // The access check carries the route's options for the app's middleware (lib/core/route-declaration.ts).
+  const middleware: MiddlewareHandler<AppEnv>[] = [carrying(requireAccess(access), ROUTE_DECLARATION, routeDeclaration(options))];
   if (write) middleware.push(idempotency(deps));
   const config = { ...route, security: [{ bearerAuth: [scope] }], middleware: [...middleware, ...asArray(route.middleware)] };
   // The headers only change the document, not the handler's types.
@@ -87,11 +91,11 @@ function requireAccess(access: Access | "account"): MiddlewareHandler<AppEnv> {
 const OPERATOR_IDEMPOTENCY_OWNER = "00000000-0000-0000-0000-000000000000";
 
 /**
- * Idempotency on every operator write (POST/PUT/PATCH of the admin API), with the customer APIs' rules;
- * installed once by `createAdminApp` after the operator token is checked, and documented on each write
- * by `buildDocument` (`idempotentWrites`).
+ * Idempotency on an operator write (POST/PUT/PATCH of the admin API), with the customer APIs' rules;
+ * route middleware of each write but a secret read (`adminRoute`, after the role check), documented on
+ * each write by `buildDocument` (`idempotentWrites`).
  */
-export function operatorIdempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
+export function operatorIdempotency(deps: Pick<CoreDeps, "idempotency" | "clock">): MiddlewareHandler<AppEnv> {
   const keyed = idempotency(deps, () => OPERATOR_IDEMPOTENCY_OWNER);
   return (c, next) => (WRITE_METHODS.has(c.req.method.toLowerCase()) ? keyed(c, next) : next());
 }
@@ -103,7 +107,10 @@ export function operatorIdempotency(deps: CoreDeps): MiddlewareHandler<AppEnv> {
  * able to redo the work) unless they carry a `message_id`: then the outcome is unknown and a retry must
  * not send again.
  */
-function idempotency(deps: CoreDeps, owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId): MiddlewareHandler<AppEnv> {
+function idempotency(
+  deps: Pick<CoreDeps, "idempotency" | "clock">,
+  owner: (c: Context<AppEnv>) => string = (c) => c.get("principal").customerId,
+): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = c.req.header("idempotency-key");
     if (raw === undefined) return next();

@@ -4,9 +4,13 @@
  * the render workers that filled it; our images are never processed twice the same way (content-addressed
  * results are stored instead), so it held memory and saved nothing.
  */
+let loaded: Promise<typeof import("sharp").default> | undefined;
+
+/** The module is kept once loaded (and configured once): an `import()` per image is a trip through the module loader. */
 export function loadSharp() {
-  return import("sharp").then((module) => {
+  loaded ??= import("sharp").then((module) => {
     module.default.cache(false);
     return module.default;
   });
+  return loaded;
 }

@@ -186,7 +186,7 @@ function rawTarget(c: Context): string | undefined {
 }
 
 /** The first problem of the request target and the headers read, as the error to answer; null when all is text. */
-function unreadableRequest(c: Context): ApiError | null {
+export function unreadableRequest(c: Context): ApiError | null {
   const target = rawTarget(c);
   if (target !== undefined && !ASCII_TARGET.test(target)) {
     return new BadRequestError("The request target must be ASCII: percent-encode other characters as UTF-8.", [

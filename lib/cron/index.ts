@@ -15,7 +15,7 @@ import { sweepCompensations } from "../ads";
 import { purgeExpiredAuditEntries } from "../core/audit-retention";
 import { checkAllSenders } from "../mail";
 
-/** What the jobs need: the core and each service's deps, built once by the runtime (`createServices`). */
+/** What the jobs need: the core and each service's deps, built once by the runtime (`createRootApp`, lib/runtime.ts). */
 export type CronDeps = CoreDeps & { mail: MailDeps; ads: AdsDeps };
 
 /**

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import * as schema from "./schema";
 import { releasingFailedBegin } from "./pool-clients";
-import { prioritised, prioritisedPool } from "./priority";
+import { createPriorityGate, type PriorityGate } from "./priority";
 import { traceDatabase } from "./tracing";
 import type { Database, Tx } from "./database";
 
@@ -10,6 +10,8 @@ export type { Database, Tx };
 export type DatabaseHandle = {
   db: Database;
   driver: "pglite" | "pg" | "neon";
+  /** The gate this database's statements pass through (./priority.ts), one per handle: the core deps hand it to the code that marks work. */
+  priority: PriorityGate;
   /** The server's connection pool (pg and Neon), for what needs one connection of its own. */
   pool?: { connect(): Promise<{ query(text: string): Promise<unknown>; release(): void }> };
   close(): Promise<void>;
@@ -39,7 +41,8 @@ export type OpenDatabaseOptions = {
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const migrate = options.migrate ?? !options.url;
-  const handle = options.url ? await connect({ ...options, url: options.url }) : await openPglite(options.dataDir, migrate);
+  const priority = createPriorityGate();
+  const handle = options.url ? await connect({ ...options, url: options.url }, priority) : await openPglite(options.dataDir, migrate, priority);
   if (options.url && migrate) await applyMigrations(handle);
   return { ...handle, db: traceDatabase(handle.db, handle.driver) };
 }
@@ -54,7 +57,7 @@ const casing = "snake_case" as const;
  */
 const PGLITE_SHARED_BUFFERS = "32MB";
 
-async function openPglite(dataDir: string | undefined, migrate: boolean): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, migrate: boolean, priority: PriorityGate): Promise<DatabaseHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
   const { PGLITE_INITDB_PARAMS, pgliteStartingPoint, prepareSnapshot } = await import("./pglite-snapshot");
@@ -72,16 +75,16 @@ async function openPglite(dataDir: string | undefined, migrate: boolean): Promis
     initDbStartParams: PGLITE_INITDB_PARAMS,
     ...(start.tar ? { loadDataDir: start.tar } : {}),
   };
-  const client = prioritised(dataDir ? new PGlite(dataDir, options) : new PGlite(options));
+  const client = priority.prioritised(dataDir ? new PGlite(dataDir, options) : new PGlite(options));
   await client.waitReady;
-  const handle: DatabaseHandle = { db: drizzle(client, { schema, casing }) as unknown as Database, driver: "pglite", close: () => client.close() };
+  const handle: DatabaseHandle = { db: drizzle(client, { schema, casing }) as unknown as Database, driver: "pglite", priority, close: () => client.close() };
   // A snapshot is the current migrations already (its key is the journal); an existing data directory gets
   // what is new since its last start.
   if (migrate && !start.tar) await applyMigrations(handle);
   return handle;
 }
 
-async function connect(options: OpenDatabaseOptions & { url: string }): Promise<DatabaseHandle> {
+async function connect(options: OpenDatabaseOptions & { url: string }, priority: PriorityGate): Promise<DatabaseHandle> {
   const localProxy = options.neonLocalProxy;
   if (localProxy || new URL(options.url).hostname.endsWith(".neon.tech")) {
     const { Pool, neonConfig } = await import("@neondatabase/serverless");
@@ -97,8 +100,8 @@ async function connect(options: OpenDatabaseOptions & { url: string }): Promise<
       neonConfig.pipelineConnect = false;
       neonConfig.pipelineTLS = false;
     }
-    const pool = prioritisedPool(releasingFailedBegin(new Pool({ connectionString: options.url })));
-    return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "neon", pool, close: () => pool.end() };
+    const pool = priority.prioritisedPool(releasingFailedBegin(new Pool({ connectionString: options.url })));
+    return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "neon", priority, pool, close: () => pool.end() };
   }
   const { Pool } = await import("pg");
   const { drizzle } = await import("drizzle-orm/node-postgres");
@@ -106,12 +109,12 @@ async function connect(options: OpenDatabaseOptions & { url: string }): Promise<
   // lib/core/database-unavailable.ts) instead of hanging. An idle client whose server went away emits
   // `error` on the pool, which must be handled or it would end the process; the pool discards that client
   // and opens a new one on the next checkout, so it recovers by itself once the server is back.
-  const pool = prioritisedPool(releasingFailedBegin(new Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 })));
+  const pool = priority.prioritisedPool(releasingFailedBegin(new Pool({ connectionString: options.url, max: 10, connectionTimeoutMillis: 5_000 })));
   pool.on("error", () => undefined);
   // A checked-out client told "terminating connection" between two statements emits `error` too; the
   // statement in progress (or the next) fails and the pool discards the client when it is released.
   pool.on("connect", (client) => client.on("error", () => undefined));
-  return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "pg", pool, close: () => pool.end() };
+  return { db: drizzle(pool, { schema, casing }) as unknown as Database, driver: "pg", priority, pool, close: () => pool.end() };
 }
 
 /** drizzle's migrations under one session-level advisory lock: two releases at once migrate one after the other. */
@@ -123,12 +126,17 @@ const MIGRATION_LOCK = 727_290_001;
  * then finds nothing left to do.
  */
 export async function applyMigrations(handle: DatabaseHandle): Promise<void> {
-  if (!handle.pool) return migrateUnderLock(handle);
+  await withMigrationLock(handle, () => migrateUnderLock(handle, migrationsFolder));
+}
+
+/** Runs `work` holding the migrations' advisory lock (a server's; the embedded PGlite has one client). */
+export async function withMigrationLock<T>(handle: DatabaseHandle, work: () => Promise<T>): Promise<T> {
+  if (!handle.pool) return work();
   const session = await handle.pool.connect();
   try {
     await session.query(`select pg_advisory_lock(${MIGRATION_LOCK})`);
     try {
-      await migrateUnderLock(handle);
+      return await work();
     } finally {
       await session.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`);
     }
@@ -137,8 +145,9 @@ export async function applyMigrations(handle: DatabaseHandle): Promise<void> {
   }
 }
 
-async function migrateUnderLock(handle: DatabaseHandle): Promise<void> {
-  const config = { migrationsFolder };
+/** drizzle's migrator over `folder` (`drizzle/`, or a copy whose journal ends earlier); the caller holds the lock. */
+export async function migrateUnderLock(handle: DatabaseHandle, folder: string): Promise<void> {
+  const config = { migrationsFolder: folder };
   if (handle.driver === "pglite") {
     const { migrate } = await import("drizzle-orm/pglite/migrator");
     await migrate(handle.db as never, config);

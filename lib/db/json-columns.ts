@@ -1,6 +1,7 @@
 // The OpenAPI-extended zod: zod 4 gives a schema its methods when it is built, so a schema the APIs document
 // (`.openapi()` on its fields) must be built after the extension, whatever the import order.
 import { z } from "@hono/zod-openapi";
+import { blockParamTypes } from "./schema/vocabulary";
 
 /**
  * The shapes stored in JSON columns. They live beside the schema, not in the services, so the schema
@@ -55,7 +56,6 @@ export interface CompiledTemplate {
 }
 
 /** The value types of a block or contract parameter (`text` keeps line breaks; `url`/`image` take absolute URLs). */
-export const blockParamTypes = ["string", "text", "url", "image"] as const;
 export type BlockParamType = (typeof blockParamTypes)[number];
 
 /**

@@ -1,5 +1,5 @@
 import { createInternalApi } from "../internal-api";
-import { adsDepsOf, createAssets, mailDepsOf } from "../services";
+import { serviceDepsOf } from "../services";
 import { functionHandler } from "../vercel";
 
 /**
@@ -9,8 +9,7 @@ import { functionHandler } from "../vercel";
 export const handler = functionHandler(
   "api",
   (deps) => {
-    const assets = createAssets(deps);
-    return createInternalApi(deps, { mailDeps: mailDepsOf(deps, assets), adsDeps: adsDepsOf(deps, assets) }).api;
+    return createInternalApi(deps, serviceDepsOf(deps)).api;
   },
   (app) => app,
 );

@@ -5,7 +5,7 @@ import { registerDocs } from "../core/docs";
 import { registerGetCurrentKey } from "../core/current-key";
 import { registerGetHealth } from "../core/health";
 import { lazyRouteGroups } from "../core/route-groups";
-import { ASSET_UPLOAD_PATH, mailRouteGroups, TRANSACTIONAL_SEND_PATH } from "./routes";
+import { mailRouteGroups } from "./routes";
 import type { MailDeps } from "./deps";
 
 const MAIL_DESCRIPTION = `Newsletter and transactional e-mail through Postmark: MJML block templates rendered on the server, send jobs to many recipients, delivery tracking, suppressions and image assets.
@@ -27,10 +27,6 @@ export function createMailApp(deps: MailDeps): OpenAPIHono<AppEnv> {
     service: "mail",
     mountPath: "/mail",
     deps,
-    publicPaths: ["/v1/openapi.json", "/v1/docs", "/v1/docs/scalar.js", "/v1/llms.txt", ASSET_UPLOAD_PATH],
-    rawBodyPaths: [ASSET_UPLOAD_PATH],
-    // Transactional sends never wait behind a send job's batches: they pause the batches' statements.
-    priorityPaths: [TRANSACTIONAL_SEND_PATH],
     routeGroups: routes,
   });
   registerGetHealth(app, deps, "mail");

@@ -68,17 +68,21 @@ export type MailDeps = CoreDeps & {
 };
 
 /**
- * What the runtime hands over: where Postmark is (`POSTMARK_API_URL` or the embedded simulator; the
- * runtime decides, the service only needs the origin) and the process's one asset store.
+ * What the runtime hands over: its core deps with where Postmark is (`POSTMARK_API_URL` or the embedded
+ * simulator; the runtime decides, the service only needs the origin).
  */
-export type MailDepsInput = CoreDeps & { providers: { postmarkApiUrl: string }; assets: AssetStorage };
+type MailDepsInput = CoreDeps & { providers: { postmarkApiUrl: string } };
 
-/** Built once per runtime (`createServices` in `lib/runtime.ts`), which also registers the workers. */
-export function createMailDeps(input: MailDepsInput): MailDeps {
-  const { providers, assets, ...core } = input;
+/**
+ * The one factory of the mail service's deps, called once per process: by the root app (`createRootApp`,
+ * lib/runtime.ts, which also registers the workers) and by the Vercel functions that serve mail alone
+ * (lib/functions/). `assets`: the process's one asset store (lib/blob-storage.ts).
+ */
+export function createMailDeps(input: MailDepsInput, assets: AssetStorage): MailDeps {
+  const { providers, ...core } = input;
   return {
     ...core,
-    postmark: tracePostmarkProvider(createPostmarkProvider({ apiUrl: providers.postmarkApiUrl })),
+    postmark: tracePostmarkProvider(createPostmarkProvider({ apiUrl: providers.postmarkApiUrl }), core.providerMetrics),
     postmarkSuppressions: createPostmarkSuppressions({ apiUrl: providers.postmarkApiUrl }),
     postmarkAccount: createPostmarkAccount({ apiUrl: providers.postmarkApiUrl }),
     assets,

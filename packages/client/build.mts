@@ -1,9 +1,10 @@
 /**
  * Builds `@mail-ads/client` into `dist/`: ESM (`index.mjs`) and CommonJS (`index.cjs`) with tsup, the
- * declarations with tsc (`index.d.mts` / `index.d.cts` over shared `.d.ts` files). The generated types
- * have one source, `lib/client/types/{mail,ads}.ts` (`npm run client:generate`, guarded by
- * `npm run client:check`): the build copies them in, indented with tabs (the same text, a third smaller),
- * in place of the source tree's re-export stubs. Run: `npm run client:build` (or `npm run build` here).
+ * declarations with tsc (`index.d.mts` / `index.d.cts` over shared `.d.ts` files). The generated types are
+ * `src/types/{mail,ads}.ts` (`npm run client:generate`, guarded by `npm run client:check`): the build ships
+ * them indented with tabs (the same text, a third smaller) and without the error responses' examples. The
+ * admin client (`src/admin.ts`, `./admin` in the exports, the source condition only) is not built: it serves
+ * this repository. Run: `npm run client:build` (or `npm run build` here).
  */
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, copyFileSync } from "node:fs";
@@ -49,11 +50,12 @@ const tabbed = (text: string) => text.replace(/^( +)/gm, (spaces) => "\t".repeat
 
 rmSync(dist, { recursive: true, force: true });
 rmSync(staging, { recursive: true, force: true });
-cpSync(join(here, "src"), join(staging, "src"), { recursive: true });
+// The admin client and its types stay out (see above).
+cpSync(join(here, "src"), join(staging, "src"), { recursive: true, filter: (path) => !/[\\/](types[\\/])?admin\.ts$/.test(path) });
 for (const service of SERVICES) {
   writeFileSync(
     join(staging, "src", "types", `${service}.ts`),
-    tabbed(withoutErrorExamples(readFileSync(join(repo, "lib", "client", "types", `${service}.ts`), "utf8"))),
+    tabbed(withoutErrorExamples(readFileSync(join(here, "src", "types", `${service}.ts`), "utf8"))),
   );
 }
 

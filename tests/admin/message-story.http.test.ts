@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ManualClock } from "../../lib/base/clock";
 import { verifyWebhook } from "../../lib/core/webhook-signature";
-import { mailTemplates } from "../../lib/db/schema";
+import { mailMessageContents, mailTemplates } from "../../lib/db/schema";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, describeResponse, type Admin, type Ads, type Harness, type Mail } from "../helpers/harness";
 import { startHttpsReceiver } from "../helpers/https-receiver";
@@ -58,8 +58,22 @@ describe("a message's content", () => {
     expect(r.json.data.html).toContain("A-77");
     expect(r.json.data.html?.toLowerCase()).not.toContain("anna.story");
     expect(r.json.data.html).toContain("[recipient address]");
-    expect(r.json.data.text).toContain("A-77");
-    expect(r.json.data.text).not.toContain("<");
+    // The text part is the one Postmark received, kept as sent (the address replaced likewise).
+    const received = c.simulator.message(postmark?.MessageID ?? "").TextBody ?? "";
+    expect(received).toContain("A-77");
+    expect(received).not.toContain("<");
+    expect(received.toLowerCase()).toContain("anna.story");
+    expect(r.json.data.text_source).toBe("as_sent");
+    const forms = [to, encodeURIComponent(to)].map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+    expect(r.json.data.text).toBe(received.replace(new RegExp(forms, "gi"), "[recipient address]"));
+    expect(r.json.data.text?.toLowerCase()).not.toContain("anna.story");
+
+    // Mail sent before text parts were kept shows the HTML as text, and says so.
+    await h.db.update(mailMessageContents).set({ text: null }).where(eq(mailMessageContents.messageId, messageId));
+    const older = await h.admin<Content>("GET", `/v1/customers/${c.id}/mail/messages/${messageId}/content`);
+    expect(older.json.data).toMatchObject({ source: "as_sent", text_source: "derived_from_html" });
+    expect(older.json.data.text).toContain("A-77");
+    expect(older.json.data.note).toMatch(/derived from the HTML/);
 
     const stranger = await h.customer("Story stranger");
     expect((await h.admin("GET", `/v1/customers/${stranger.id}/mail/messages/${messageId}/content`)).status).toBe(404);
@@ -68,7 +82,7 @@ describe("a message's content", () => {
     const pruned = await h.call("GET", "/api/cron/mail-history-prune", { headers: { authorization: `Bearer ${CRON_SECRET}` } });
     expect(pruned.status, describeResponse(pruned)).toBe(200);
     const later = await h.admin<Content>("GET", `/v1/customers/${c.id}/mail/messages/${messageId}/content`);
-    expect(later.json.data).toMatchObject({ source: "expired", html: null, text: null });
+    expect(later.json.data).toMatchObject({ source: "expired", html: null, text: null, text_source: null });
   });
 
   test("newsletter: the job's template with the recipient's values as placeholders; the job has a name (given or the template's and the date)", async () => {
@@ -92,6 +106,9 @@ describe("a message's content", () => {
     expect(r.json.data.html).toContain("C-9");
     expect(r.json.data.html).not.toContain("Rita");
     expect(r.json.data.note).toMatch(/not kept/);
+    // Newsletters go out as HTML only: the text shown is the HTML as text, labelled so.
+    expect(r.json.data.text_source).toBe("derived_from_html");
+    expect(r.json.data.text).toContain("C-9");
 
     const list = await h.admin<Admin["listCustomerSendJobs"]>("GET", `/v1/customers/${c.id}/mail/send-jobs`);
     expect(list.json.data.map((j) => j.name)).toContain("Loyal readers");

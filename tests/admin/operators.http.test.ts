@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findCronJob } from "../../lib/cron";
 import { auditLog } from "../../lib/db/schema";
-import { createHarness, describeResponse, type Admin, type ErrorEnvelope, type Harness, type StateDetails } from "../helpers/harness";
+import { createHarness, describeResponse, type Admin, type ErrorDetail, type ErrorEnvelope, type Harness, type StateDetails } from "../helpers/harness";
 import { makeOperator } from "../helpers/operators";
 
 /**
@@ -233,6 +234,46 @@ describe("the audit log", () => {
     await as(admin.token, "PATCH", `/v1/customers/${customer}`, { name: "Audited, renamed" });
     const renamed = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?customer_id=${customer}&operation=createCustomer`);
     expect(renamed.json.data.map((e) => e.customer_name)).toEqual(["Audited, renamed"]);
+  });
+
+  test("filters by an operator's e-mail and a customer's name (any case), as the ids do; an unknown name is an empty page", async () => {
+    const admin = await makeOperator(h, "admin");
+    const other = await makeOperator(h, "admin");
+    const name = `Named audit ${randomUUID().slice(0, 8)}`;
+    const first = await as<Admin["createCustomer"]>(admin.token, "POST", "/v1/customers", { name });
+    // Names need not be unique: a second customer of the same name is found too.
+    const second = await as<Admin["createCustomer"]>(other.token, "POST", "/v1/customers", { name });
+    const elsewhere = await as<Admin["createCustomer"]>(admin.token, "POST", "/v1/customers", { name: `${name} elsewhere` });
+    const ids = [first.json.data.id, second.json.data.id, elsewhere.json.data.id];
+
+    const byName = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?customer_name=${encodeURIComponent(name.toUpperCase())}`);
+    expect(byName.status, describeResponse(byName)).toBe(200);
+    expect(new Set(byName.json.data.map((e) => e.customer_id))).toEqual(new Set(ids.slice(0, 2)));
+    const byIds = [
+      ...(await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?customer_id=${ids[0]}`)).json.data,
+      ...(await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?customer_id=${ids[1]}`)).json.data,
+    ];
+    expect(byName.json.data.map((e) => e.id).sort()).toEqual(byIds.map((e) => e.id).sort());
+
+    const byEmail = await as<Admin["listAuditLog"]>(
+      admin.token,
+      "GET",
+      `/v1/audit-log?operator_email=${encodeURIComponent(` ${admin.email.toUpperCase()} `)}&customer_name=${encodeURIComponent(name)}`,
+    );
+    expect(byEmail.json.data.map((e) => [e.customer_id, e.actor.email])).toEqual([[ids[0], admin.email]]);
+    const byOperatorId = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?operator_id=${other.id}`);
+    const byOtherEmail = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?operator_email=${encodeURIComponent(other.email)}`);
+    expect(byOtherEmail.json.data.map((e) => e.id)).toEqual(byOperatorId.json.data.map((e) => e.id));
+    expect(byOtherEmail.json.data.length).toBeGreaterThan(0);
+
+    for (const query of ["customer_name=No%20such%20customer%20anywhere", "operator_email=nobody%40nowhere.example"]) {
+      const none = await as<Admin["listAuditLog"]>(admin.token, "GET", `/v1/audit-log?${query}`);
+      expect(none.status, describeResponse(none)).toBe(200);
+      expect(none.json.data).toEqual([]);
+    }
+    const blank = await as<ErrorEnvelope<ErrorDetail[]>>(admin.token, "GET", "/v1/audit-log?customer_name=%20%20");
+    expect(blank.status, describeResponse(blank)).toBe(422);
+    expect(blank.json.error.details.map((d) => d.path)).toContain("customer_name");
   });
 
   test('secrets in a change read "changed"', async () => {

@@ -8,7 +8,7 @@ import { createLocalQueue } from "../../lib/adapters/queue";
 import { createRootApp } from "../../lib/runtime";
 import { ManualClock } from "../../lib/base/clock";
 import { adsStatusChanges, adsWebhookDeliveries } from "../../lib/db/schema";
-import type { AdsWebhookEvent } from "../../lib/client";
+import type { AdsWebhookEvent } from "@mail-ads/client";
 import { createHarness, describeResponse, type Harness, type Ads, type ErrorEnvelope, type FieldIssue, type CronRun, type Envelope } from "../helpers/harness";
 import { startHttpsReceiver, verifyStripeStyle, type ReceivedRequest } from "../helpers/https-receiver";
 import { startImageServer, type ImageServer } from "./support/image-server";

@@ -108,6 +108,11 @@ async function signIn(operator: TestOperator): Promise<void> {
       const textPart = (await page.getByTestId("mail-text").textContent()) ?? "";
       expect(textPart).toContain("We have received your order A-1");
       expect(textPart).not.toContain("<");
+      // Exactly the text part Postmark received (this mail's text carries no address to replace).
+      const sent = c.simulator.messages().messages.find((m) => m.Metadata.message_id === transactional);
+      expect(textPart).toBe(c.simulator.message(sent?.MessageID ?? "").TextBody);
+      expect(await page.getByRole("heading", { name: "Text part", level: 3, exact: true }).isVisible()).toBe(true);
+      expect(await page.getByTestId("text-derived").count()).toBe(0);
       expect(await seriousViolations(page)).toEqual([]);
     });
 
@@ -119,6 +124,9 @@ async function signIn(operator: TestOperator): Promise<void> {
       const srcdoc = (await page.getByTestId("mail-html").evaluate((f) => (f as HTMLIFrameElement).srcdoc)) ?? "";
       expect(srcdoc).toContain("{{first_name}}");
       expect(srcdoc).not.toContain("Rita");
+      // Newsletters go out as HTML only: the text shown is derived from it, and the page says so.
+      expect(await page.getByRole("heading", { name: "Text part (derived from the HTML)", level: 3 }).isVisible()).toBe(true);
+      expect(await page.getByTestId("text-derived").textContent()).toMatch(/No text part was sent/);
       await page.getByRole("link", { name: "Autumn readers" }).click();
       await page.getByRole("heading", { name: "Autumn readers", level: 2 }).waitFor();
       expect(await page.getByRole("heading", { name: "Rates", level: 2 }).isVisible()).toBe(true);

@@ -2,7 +2,7 @@ import { serve, type ServerType } from "@hono/node-server";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { CHROMIUM, chromiumPresent, launchOfflineChromium, seriousViolations, type OfflineBrowser } from "../helpers/chromium";
-import { createHarness, type Admin, type Harness } from "../helpers/harness";
+import { createHarness, describeResponse, type Admin, type Harness } from "../helpers/harness";
 import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
 
@@ -85,10 +85,11 @@ async function signIn(operator: TestOperator): Promise<void> {
 
       await page.goto(`${origin}/console/#/audit-log`);
       await page.getByLabel("Operation").fill("updateOperator");
-      await page.getByLabel("Operator id").fill(owner.id);
+      await page.getByLabel("Operator", { exact: true }).fill(owner.email);
       await page.getByRole("button", { name: "Filter" }).click();
       await expect.poll(() => page.getByRole("table").textContent()).toContain("Update operator");
       expect(page.url()).toContain("operation=updateOperator");
+      expect(page.url()).toContain(`operator_email=${encodeURIComponent(owner.email)}`);
       expect(await seriousViolations(page)).toEqual([]);
 
       await page.getByRole("link", { name: "My account" }).click();
@@ -120,6 +121,43 @@ async function signIn(operator: TestOperator): Promise<void> {
       await page.goto(`${origin}/console/#/audit-log?customer_id=${customer.id}&operator_id=${support.id}`);
       await expect.poll(() => page.getByRole("table").textContent()).toContain("Update customer");
       await expect.poll(() => page.getByRole("table").textContent()).toContain("403");
+      // Filters by id from a link are said, since the form shows names.
+      expect(await page.getByTestId("carried-filters").textContent()).toContain("one operator's and one customer's entries");
+      expect(browser?.outside).toEqual([]);
+    });
+
+    test("the audit log filters by a customer's name, suggested as it is typed, and by an operator's e-mail, which each entry links to", async () => {
+      const admin = await makeOperator(h, "admin");
+      const name = `Picker ${crypto.randomUUID().slice(0, 8)}`;
+      const picked = await h.customer(name);
+      const near = await h.customer(`${name} nearby`);
+      for (const customer of [picked, near]) {
+        const r = await h.call("PATCH", `/admin/v1/customers/${customer.id}`, { key: admin.token, body: { mail: { monthly_limit: 77 } } });
+        expect(r.status, describeResponse(r)).toBe(200);
+      }
+      await signIn(support);
+      await page.goto(`${origin}/console/#/audit-log`);
+      await page.getByRole("heading", { name: "Audit log", level: 1 }).waitFor();
+      const customerField = page.getByLabel("Customer", { exact: true });
+      await customerField.fill(name.slice(0, -2));
+      // The names suggested are the server's matches for what was typed.
+      const suggested = () => customerField.evaluate((input) => Array.from((input as HTMLInputElement).list?.options ?? [], (o) => o.value).sort());
+      await expect.poll(suggested).toEqual([name, `${name} nearby`]);
+      await customerField.fill(name);
+      await page.getByRole("button", { name: "Filter" }).click();
+      // The unfiltered page was there first: wait for the filtered one.
+      const customerColumn = () => page.getByRole("row").locator("td:nth-child(5)").allTextContents();
+      await expect.poll(async () => new Set(await customerColumn())).toEqual(new Set([name]));
+      expect(await page.getByRole("table").textContent()).toContain("Update customer");
+      expect(page.url()).toContain(`customer_name=${encodeURIComponent(name).replace(/%20/g, "+")}`);
+
+      await page.getByRole("link", { name: admin.email }).first().click();
+      await expect.poll(() => page.getByLabel("Operator", { exact: true }).inputValue()).toBe(admin.email);
+      await expect.poll(customerColumn).toContain(`${name} nearby`);
+      expect(await customerColumn()).toContain(name);
+      const who = await page.getByRole("row").locator("td:nth-child(2) a").allTextContents();
+      expect(new Set(who)).toEqual(new Set([admin.email]));
+      expect(await seriousViolations(page)).toEqual([]);
       expect(browser?.outside).toEqual([]);
     });
   },

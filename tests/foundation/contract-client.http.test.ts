@@ -13,7 +13,7 @@ import { readyMailCustomer } from "../helpers/mail";
 import { newsletterBody } from "../helpers/send-jobs";
 
 /**
- * The portal flows of both services through the typed client (lib/client) against the real app, every
+ * The portal flows of both services through the typed client (`@mail-ads/client`) against the real app, every
  * answer — success and error — checked against the OpenAPI document the app serves (tests/helpers/contract.ts):
  * an undocumented status, content type, missing required header or a body off its schema fails the call.
  * The figures (operations and responses validated) are printed at the end.

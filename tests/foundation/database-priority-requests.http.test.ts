@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { mailMessages, mailTemplates } from "../../lib/db/schema";
-import { asBackgroundStep, asBackgroundWork, asPriorityRequest, priorityTrafficFlows } from "../../lib/db/priority";
+import { createPriorityGate } from "../../lib/db/priority";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { createHarness, type Harness } from "../helpers/harness";
 import { readyMailCustomer } from "../helpers/mail";
@@ -31,14 +31,16 @@ function held(): { done: Promise<void>; release: () => void } {
 
 test("a background statement and a background transaction wait while a priority request runs; foreground queries do not", async () => {
   const request = held();
-  const running = asPriorityRequest(async () => {
+  const running = h.priority.asPriorityRequest(async () => {
     // The request's own queries are not held up.
     await h.db.execute(sql`select 1`);
     await request.done;
   });
   const finished: string[] = [];
-  const statement = asBackgroundWork(async () => h.db.execute(sql`select 2`)).then(() => finished.push("statement"));
-  const transaction = asBackgroundWork(async () => h.db.transaction(async (tx) => tx.execute(sql`select 3`))).then(() => finished.push("transaction"));
+  const statement = h.priority.asBackgroundWork(async () => h.db.execute(sql`select 2`)).then(() => finished.push("statement"));
+  const transaction = h.priority
+    .asBackgroundWork(async () => h.db.transaction(async (tx) => tx.execute(sql`select 3`)))
+    .then(() => finished.push("transaction"));
   // Another request's queries (not background) go on meanwhile.
   await h.db.execute(sql`select 4`);
   await h.db.execute(sql`select 5`);
@@ -51,10 +53,10 @@ test("a background statement and a background transaction wait while a priority 
 
 test("a pause ends after 250 ms even while the priority request still runs (background work is never starved)", async () => {
   const request = held();
-  const running = asPriorityRequest(() => request.done);
+  const running = h.priority.asPriorityRequest(() => request.done);
   const started = performance.now();
   let after = -1;
-  const statement = asBackgroundWork(async () => h.db.execute(sql`select 1`)).then(() => (after = performance.now() - started));
+  const statement = h.priority.asBackgroundWork(async () => h.db.execute(sql`select 1`)).then(() => (after = performance.now() - started));
   await vi.waitFor(() => expect(after).toBeGreaterThanOrEqual(0), { timeout: 30_000, interval: 20 });
   expect(after).toBeGreaterThanOrEqual(240);
   request.release();
@@ -85,7 +87,7 @@ test("the mail app serves POST /v1/templates/{id}/send as a priority request: a 
     const started = performance.now();
     let answered = false;
     void sent.then(() => (answered = true));
-    await asBackgroundWork(async () => h.db.execute(sql`select 1`));
+    await h.priority.asBackgroundWork(async () => h.db.execute(sql`select 1`));
     const waited = performance.now() - started;
     // Paused: until the send answered, or the whole 250 ms while it was still at the provider.
     expect(answered || waited >= 240, `waited ${waited.toFixed(0)} ms, send answered: ${answered}`).toBe(true);
@@ -95,9 +97,10 @@ test("the mail app serves POST /v1/templates/{id}/send as a priority request: a 
   }
 });
 
-/** Until no priority request has run in this process for a second (the state is the process's). */
+/** Until no priority request has run on this deployment's gate for a second. */
 async function priorityTrafficStopped(): Promise<void> {
-  await vi.waitFor(() => expect(priorityTrafficFlows()).toBe(false), { timeout: 10_000, interval: 50 });
+  await h.priority.trafficStopped();
+  expect(h.priority.trafficFlows()).toBe(false);
 }
 
 test("background steps run one at a time while priority traffic flows and for a second after it, side by side otherwise", async () => {
@@ -105,7 +108,7 @@ test("background steps run one at a time while priority traffic flows and for a 
   let running = 0;
   let most = 0;
   const step = () =>
-    asBackgroundStep(async () => {
+    h.priority.asBackgroundStep(async () => {
       running += 1;
       most = Math.max(most, running);
       await new Promise((resolve) => setTimeout(resolve, 30));
@@ -115,15 +118,15 @@ test("background steps run one at a time while priority traffic flows and for a 
   expect(most).toBe(3);
 
   const request = held();
-  const priority = asPriorityRequest(() => request.done);
-  expect(priorityTrafficFlows()).toBe(true);
+  const priority = h.priority.asPriorityRequest(() => request.done);
+  expect(h.priority.trafficFlows()).toBe(true);
   most = 0;
   await Promise.all([step(), step(), step()]);
   expect(most).toBe(1);
   request.release();
   await priority;
   // Still flowing right after the request ended; over a second later, no longer.
-  expect(priorityTrafficFlows()).toBe(true);
+  expect(h.priority.trafficFlows()).toBe(true);
   most = 0;
   await Promise.all([step(), step()]);
   expect(most).toBe(1);
@@ -153,10 +156,10 @@ test("a job sent while transactional mail flows goes out in batches of 25; once 
   };
 
   // Transactional traffic: a short priority request every 200 ms (nothing held open, so nothing pauses).
-  const traffic = setInterval(() => void asPriorityRequest(async () => undefined), 200);
+  const traffic = setInterval(() => void h.priority.asPriorityRequest(async () => undefined), 200);
   let during: { id: string; batchesCompleted: number | undefined };
   try {
-    await asPriorityRequest(async () => undefined);
+    await h.priority.asPriorityRequest(async () => undefined);
     during = await sendJob(160);
   } finally {
     clearInterval(traffic);
@@ -172,3 +175,16 @@ test("a job sent while transactional mail flows goes out in batches of 25; once 
   expect(batchSizes(after.id)).toEqual([160]);
   expect(after.batchesCompleted).toBe(1);
 }, 60_000);
+
+test("each deployment has a gate of its own: another gate's priority traffic neither flows here nor pauses this background work", async () => {
+  const other = createPriorityGate();
+  const request = held();
+  const running = other.asPriorityRequest(() => request.done);
+  expect(other.trafficFlows()).toBe(true);
+  await priorityTrafficStopped();
+  const started = performance.now();
+  await h.priority.asBackgroundWork(async () => h.db.execute(sql`select 1`));
+  expect(performance.now() - started).toBeLessThan(200);
+  request.release();
+  await running;
+});

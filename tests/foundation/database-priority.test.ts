@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { openDatabase, type DatabaseHandle } from "../../lib/db/client";
-import { asBackgroundWork } from "../../lib/db/priority";
 
 /*
  * The embedded database's priority gate (lib/db/priority.ts), on a real PGlite: a request's query goes
@@ -21,7 +20,7 @@ const busy = (ms: number) => sql`select pg_sleep(${ms / 1000})`;
 test("a foreground query issued while background statements wait goes before them", async () => {
   const order: string[] = [];
   const background = (name: string) =>
-    asBackgroundWork(async () => {
+    handle.priority.asBackgroundWork(async () => {
       await handle.db.execute(busy(30));
       order.push(name);
     });
@@ -39,7 +38,7 @@ test("a foreground query issued while background statements wait goes before the
 
 test("background work is not starved by a steady stream of foreground queries", async () => {
   const order: string[] = [];
-  const background = asBackgroundWork(async () => {
+  const background = handle.priority.asBackgroundWork(async () => {
     await handle.db.execute(sql`select 2`);
     order.push("b");
   });

@@ -1,7 +1,8 @@
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import type { Middleware } from "openapi-fetch";
-import { createAdminClient, createAdsClient, createMailClient } from "../../lib/client";
+import { createAdsClient, createMailClient } from "@mail-ads/client";
+import { createAdminClient } from "@mail-ads/client/admin";
 import type { Harness } from "./harness";
 
 type Json = Record<string, unknown>;
@@ -116,7 +117,7 @@ export class ContractRecorder {
 }
 
 /**
- * Typed clients (lib/client) bound to the harness app in-process, with every answer checked by the
+ * Typed clients (`@mail-ads/client` and its `admin` subpath) bound to the harness app in-process, with every answer checked by the
  * recorder; `documents` loads the served documents first.
  */
 export async function contractClients(h: Harness, recorder: ContractRecorder) {

@@ -1,11 +1,11 @@
 import { serve, type ServerType } from "@hono/node-server";
-import { priorityTrafficFlows } from "../../lib/db/priority";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CronJob } from "../../lib/cron";
-import type { AdminOperations, AdsComponents, AdsOperations, MailComponents, MailOperations } from "../../lib/client";
+import type { AdsComponents, AdsOperations, MailComponents, MailOperations } from "@mail-ads/client";
+import type { AdminOperations } from "@mail-ads/client/admin";
 import { ManualClock } from "../../lib/base/clock";
 import { loadConfig, type Config } from "../../lib/core/config";
 import { createCoreDeps } from "../../lib/core/deps";
@@ -91,10 +91,6 @@ export async function createHarness(
     postmarkSimulator?: { maxTrackedMessages?: number };
   } = {},
 ) {
-  // Files share a worker (and so lib/db/priority.ts's process-wide state): a file starts once the previous
-  // file's transactional sends no longer count as priority traffic (at most a second), so its jobs send
-  // batches of 500 as they would alone.
-  while (priorityTrafficFlows()) await new Promise((resolve) => setTimeout(resolve, 50));
   const ownDataDir = options.env?.DATA_DIR ? null : mkdtempSync(join(tmpdir(), "harness-"));
   const config: Config = loadConfig({
     LOG_LEVEL: "silent",
@@ -118,7 +114,11 @@ export async function createHarness(
     clock: options.sharedClock ? clock : undefined,
     postmarkSimulator: options.postmarkSimulator,
   });
-  const deps: RuntimeDeps = { ...createCoreDeps({ config, db: handle.db, clock, logger, encryptionKey: generateEncryptionKey() }), adminToken, providers };
+  const deps: RuntimeDeps = {
+    ...createCoreDeps({ config, db: handle.db, priority: handle.priority, clock, logger, encryptionKey: generateEncryptionKey() }),
+    adminToken,
+    providers,
+  };
   // Each service's deps as the runtime built them (the workers of the queue are registered with these).
   const { root, mailDeps, adsDeps, cronDeps } = createRootApp(deps);
   // `postmarkWebhooks`: the simulator posts its events to this app over loopback, as in `npm start`.
@@ -182,6 +182,8 @@ export async function createHarness(
     admin,
     customer,
     clock,
+    /** This deployment's priority gate (lib/db/priority.ts): tests mark work and wait for its traffic to stop through it. */
+    priority: handle.priority,
     logLines,
     db: handle.db,
     close: async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { blockParamTypes } from "../../lib/db/json-columns";
+import { blockParamTypes } from "../../lib/db/schema";
 import { createHarness, type Harness } from "../helpers/harness";
 
 /**

@@ -126,7 +126,7 @@ describe("late truth", () => {
 
       // Postmark takes the original call in late: the same messages under the original batch id.
       const auth = c.simulator.authenticate(c.serverToken);
-      if ("ErrorCode" in auth) throw new Error(auth.Message);
+      if (typeof auth === "object" && "ErrorCode" in auth) throw new Error(auth.Message);
       const copies = c.simulator.messages({ metadataKey: "send_job_id", metadataValue: job.id, limit: 100 }).messages;
       expect(copies).toHaveLength(20);
       const late = copies.map((m) => ({

@@ -122,6 +122,10 @@ describe("POST /v1/templates/{id}/send", () => {
     const detail = c.simulator.message(sent[0]?.MessageID ?? "");
     expect(detail.HtmlBody).toContain("Thank you, Jane!");
     expect(detail.HtmlBody).toContain("https://shop.example.com/o/A-1");
+    // A text part beside the HTML: the same words and links, no markup.
+    expect(detail.TextBody).toContain("Thank you, Jane!");
+    expect(detail.TextBody).toContain("https://shop.example.com/o/A-1");
+    expect(detail.TextBody).not.toMatch(/<[a-z]/i);
 
     const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting });
     expect(message.status, describeResponse(message)).toBe(200);

@@ -1,5 +1,6 @@
 import { and, eq } from "drizzle-orm";
 import { afterAll, beforeAll, expect, test } from "vitest";
+import { sha256Hex } from "../../lib/core/secrets";
 import { mailMessages, mailTemplates } from "../../lib/db/schema";
 import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
 import { type MonthlyRoom, reserveMonthlyRoom } from "../../lib/mail/usage/meter";
@@ -38,7 +39,7 @@ async function meterCustomer(name: string) {
       status: "accepted",
       templateId: template?.id ?? "",
       subject: "Order",
-      recipientHash: `meter-${id}`,
+      recipientHash: sha256Hex(`meter-${id}`),
       createdAt: now,
       acceptedAt: now,
     });

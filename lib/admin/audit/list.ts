@@ -1,11 +1,21 @@
-import { and, desc, eq, gte, inArray, lt, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, inArray, lt, sql, type SQL } from "drizzle-orm";
 import { beforeCursor, type Cursor, toPage } from "../../core/pagination";
 import type { Database } from "../../db/client";
 import { auditLog, customers, operators } from "../../db/schema";
 import type { AuditEntry } from "./schema";
 import type { z } from "@hono/zod-openapi";
 
-export type AuditFilter = { customerId?: string; operatorId?: string; operationId?: string; from?: Date; to?: Date };
+export type AuditFilter = {
+  customerId?: string;
+  /** A customer's name as it is now, any case: entries about every customer of that name (names need not be unique). */
+  customerName?: string;
+  operatorId?: string;
+  /** An operator's e-mail as it is now, any case (e-mails are stored lower-case). */
+  operatorEmail?: string;
+  operationId?: string;
+  from?: Date;
+  to?: Date;
+};
 
 type AuditEntryView = z.infer<typeof AuditEntry>;
 
@@ -42,6 +52,13 @@ export async function listAuditEntries(db: Database, filter: AuditFilter, page: 
   const conditions: (SQL | undefined)[] = [
     filter.customerId ? eq(auditLog.customerId, filter.customerId) : undefined,
     filter.operatorId ? eq(auditLog.operatorId, filter.operatorId) : undefined,
+    // Names are resolved to ids inside the query: a name nobody has matches no entry (an empty page, as an unknown id).
+    filter.customerName
+      ? inArray(auditLog.customerId, db.select({ id: customers.id }).from(customers).where(sql`lower(${customers.name}) = lower(${filter.customerName})`))
+      : undefined,
+    filter.operatorEmail
+      ? inArray(auditLog.operatorId, db.select({ id: operators.id }).from(operators).where(eq(operators.email, filter.operatorEmail.toLowerCase())))
+      : undefined,
     filter.operationId ? eq(auditLog.operationId, filter.operationId) : undefined,
     filter.from ? gte(auditLog.at, filter.from) : undefined,
     filter.to ? lt(auditLog.at, filter.to) : undefined,

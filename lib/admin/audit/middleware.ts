@@ -2,32 +2,30 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { clientAddress } from "../../core/client-address";
 import type { AppEnv, CoreDeps } from "../../core/context";
-import { type AdminOperation, matchOperation } from "../access";
-import { ADMIN_ACTOR_ENV } from "../authenticate";
+import { declared } from "../../core/route-declaration";
+import { ADMIN_OPERATION, targetOf } from "../access";
+import { auditReadEnv, isAuditRead } from "../authenticate";
 import { describeChange, recordAuditEntry } from "./record";
 
-/** Set on the `env` of the audit middleware's own read of the state before a change (not audited itself). */
-const AUDIT_READ_ENV = "auditRead";
-
 /**
- * The one place admin requests are audited (after authentication, before the role check, so a refused
+ * The one place admin requests are audited (after authentication, around the route's role check, so a refused
  * write is recorded too): every write operation (`x-operation-kind: write`), whatever its answer, every secret
  * read (`secret-read`: the secret's name in `target.secret`), and every request made with the break-glass
- * token. A refused one carries its reason (`details.reason` of the answer). One entry per request: actor, operationId, target (the path's
- * ids, plus the new id of a create), customer, request id, status, and for writes the change — the request
- * body and, for PUT/PATCH of a resource the API can read at the same path, what differed before and after,
- * secrets redacted to "changed". An entry that cannot be written is logged as an error; the answer stands.
+ * token. The operation is the answering route's declaration (`adminRoute`: its operationId, kind and target
+ * names). A refused one carries its reason (`details.reason` of the answer). One entry per request: actor,
+ * operationId, target (the path's ids, plus the new id of a create), customer, request id, status, and for
+ * writes the change — the request body and, for PUT/PATCH of a resource the API can read at the same path,
+ * what differed before and after, secrets redacted to "changed". An entry that cannot be written is logged as
+ * an error; the answer stands.
  */
-export function auditRequests(deps: CoreDeps, app: OpenAPIHono<AppEnv>, operations: () => AdminOperation[]): MiddlewareHandler<AppEnv> {
+export function auditRequests(deps: CoreDeps, app: OpenAPIHono<AppEnv>): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const env = c.env as Record<string, unknown> | undefined;
-    const match = env?.[AUDIT_READ_ENV] ? null : matchOperation(operations(), c.req.method, c.req.path);
+    const operation = isAuditRead(c) ? undefined : declared(c, ADMIN_OPERATION);
     const actor = c.get("operator");
-    if (!match || !actor || (match.operation.kind === "read" && actor.type !== "break_glass")) return next();
-    const { operation, params } = match;
+    if (!operation || !actor || (operation.kind === "read" && actor.type !== "break_glass")) return next();
     const write = operation.kind === "write";
     const request = write ? await requestBody(c) : undefined;
-    const readable = write && (c.req.method === "PATCH" || c.req.method === "PUT") && hasRead(operations(), c.req.path);
+    const readable = write && (c.req.method === "PATCH" || c.req.method === "PUT") && hasRead(app, operation.path);
     const before = readable ? await readState(app, c) : undefined;
     let failed = true;
     try {
@@ -36,10 +34,10 @@ export function auditRequests(deps: CoreDeps, app: OpenAPIHono<AppEnv>, operatio
     } finally {
       const status = failed ? 500 : c.res.status;
       const data = write && status < 300 ? await responseData(c.res) : undefined;
-      const target = Object.fromEntries(operation.targets.map((name, i) => [name, params[i] ?? ""]));
+      const target = targetOf(operation, c.get("pathParams") ?? {});
       if (operation.secret) target.secret = operation.secret;
-      const created = c.req.method === "POST" && !operation.path.endsWith("}") && typeof data?.id === "string" ? data.id : undefined;
-      if (created) target[lastResource(operation.path)] = created;
+      const created = c.req.method === "POST" && operation.creates !== null && typeof data?.id === "string" ? data.id : undefined;
+      if (operation.creates !== null && created) target[operation.creates] = created;
       const customerId = target.customer ?? (typeof data?.customer_id === "string" ? data.customer_id : null);
       await recordAuditEntry(deps.db, {
         at: deps.clock.now(),
@@ -61,14 +59,11 @@ export function auditRequests(deps: CoreDeps, app: OpenAPIHono<AppEnv>, operatio
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function lastResource(path: string): string {
-  const last = path.split("/").filter(Boolean).at(-1) ?? "id";
-  const names: Record<string, string> = { customers: "customer", keys: "key", operators: "operator", tokens: "token" };
-  return names[last] ?? last.replace(/-/g, "_").replace(/s$/, "");
-}
-
-function hasRead(operations: AdminOperation[], path: string): boolean {
-  return matchOperation(operations, "GET", path) !== null;
+/** Whether a GET route serves the same path as an operation's (`/v1/customers/{id}` and `/v1/customers/:id` alike). */
+function hasRead(app: OpenAPIHono<AppEnv>, path: string): boolean {
+  const shape = (p: string) => p.replace(/\{[^}]+\}|:[^/]+/g, ":");
+  const wanted = shape(path);
+  return app.routes.some((route) => route.method === "GET" && shape(route.path) === wanted);
 }
 
 async function requestBody(c: Context): Promise<unknown> {
@@ -104,7 +99,6 @@ async function responseData(response: Response): Promise<Record<string, unknown>
 /** The resource as the API shows it now (a GET of the same path, as the same actor); undefined when not readable. */
 async function readState(app: OpenAPIHono<AppEnv>, c: Context<AppEnv>): Promise<unknown> {
   const url = new URL(c.req.url);
-  const env = { ...(c.env as Record<string, unknown> | undefined), [ADMIN_ACTOR_ENV]: c.get("operator"), [AUDIT_READ_ENV]: true };
-  const answer = await app.request(`${url.pathname}`, { method: "GET", headers: { accept: "application/json" } }, env);
+  const answer = await app.request(`${url.pathname}`, { method: "GET", headers: { accept: "application/json" } }, auditReadEnv(c.env, c.get("operator")));
   return answer.ok ? responseData(answer) : undefined;
 }

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { mailModes } from "../../db/schema";
+import { adsAccountStates, adsStages, mailModes } from "../../db/schema";
 import { idPathParam } from "../../core/openapi";
 
 export const MailSettings = z
@@ -19,9 +19,9 @@ export const MailSettings = z
 export const AdsSettings = z
   .object({
     account_state: z
-      .enum(["active", "deactivated", "overdue", "checkout_open", "ended"])
+      .enum(adsAccountStates)
       .openapi({ description: "Anything but `active` answers 402 on writes; reads stay available while `deactivated` or `overdue`.", example: "active" }),
-    stage: z.enum(["starter", "growth", "scale", "enterprise"]).openapi({
+    stage: z.enum(adsStages).openapi({
       description:
         "The stage selected for the running cycle: the same value as the plan's `selected_stage` (one source, the plan's selections; the customer's upgrades and downgrades through the ads API change it too). Setting it selects that stage from the running cycle's start and drops a scheduled change. The plan's `stage` is the higher of this and the stage the cycle's spend reached.",
       example: "starter",

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { configuredStatuses } from "../../db/schema/index";
 
 export const CALL_TO_ACTIONS = [
   "SIGN_UP",
@@ -27,7 +28,7 @@ export const Ad = z
     ad_set_id: z.uuid().openapi({ description: "Ad set of the ad.", example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),
     creative_id: z.uuid().openapi({ description: "Creative the ad was built from.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
     name: z.string().openapi({ description: "Name, from the naming convention unless given.", example: "demo-20260115-001-ad001" }),
-    status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED"]).openapi({ description: "Configured status.", example: "PAUSED" }),
+    status: z.enum(configuredStatuses).openapi({ description: "Configured status.", example: "PAUSED" }),
     effective_status: z.string().openapi({
       description:
         "Cached delivery status (e.g. `PENDING_REVIEW`, `ACTIVE`, `PAUSED`, `DISAPPROVED`, `ADSET_PAUSED`, `CAMPAIGN_PAUSED`, `ARCHIVED`); refreshed live by GET /v1/status/{ad_id}.",
@@ -100,7 +101,7 @@ export const AdLiveStatus = z
   .object({
     id: z.uuid().openapi({ description: "Ad id (UUID).", example: "5d4c3b2a-1f0e-4d9c-8b7a-6f5e4d3c2b1a" }),
     platform_ad_id: z.string().openapi({ description: "The platform's ad id.", example: "120210000000000789" }),
-    status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED"]).openapi({ description: "Configured status as the platform reports it.", example: "ACTIVE" }),
+    status: z.enum(configuredStatuses).openapi({ description: "Configured status as the platform reports it.", example: "ACTIVE" }),
     effective_status: z.string().openapi({
       description: "Live delivery status, e.g. `PENDING_REVIEW`, `ACTIVE`, `PAUSED`, `DISAPPROVED`, `ADSET_PAUSED`, `CAMPAIGN_PAUSED`, `ARCHIVED`.",
       example: "ACTIVE",

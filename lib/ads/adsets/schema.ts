@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { configuredStatuses } from "../../db/schema/index";
 
 /** Locked on create: the target configuration sets them (spec list, plus the other fields it fills). */
 export const AD_SET_LOCKED_FIELDS = [
@@ -75,7 +76,7 @@ export const AdSet = z
     start_time: z.string().nullable().openapi({ description: "Start (ISO 8601); null = started immediately.", example: null }),
     end_time: z.string().nullable().openapi({ description: "End (ISO 8601); null = open-ended.", example: null }),
     targeting: AdSetTargeting,
-    status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED"]).openapi({ description: "Configured status.", example: "ACTIVE" }),
+    status: z.enum(configuredStatuses).openapi({ description: "Configured status.", example: "ACTIVE" }),
     effective_status: z
       .string()
       .openapi({ description: "Delivery status: `ACTIVE`, `PAUSED`, `ARCHIVED`, or `CAMPAIGN_PAUSED` while the target is paused.", example: "ACTIVE" }),

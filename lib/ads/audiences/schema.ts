@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import { audienceStatuses, audienceTypes } from "../../db/schema";
+import { DACH_COUNTRIES } from "../targeting/schema";
 
 export const MAX_CONTACTS_PER_CALL = 10_000;
 /** Lookalike countries the service offers (the DACH markets); the platform takes any. */
-const LOOKALIKE_COUNTRIES = ["DE", "AT", "CH"] as const;
+const LOOKALIKE_COUNTRIES = DACH_COUNTRIES;
 
 const field = (max: number, description: string, example: string) => z.string().max(max).optional().openapi({ description, example });
 

@@ -1,11 +1,12 @@
 import { z } from "@hono/zod-openapi";
+import { creativeStatuses } from "../../db/schema/index";
 
 export const Creative = z
   .object({
     id: z.uuid().openapi({ description: "Creative id (UUID); the `creative_id` of POST /v1/ads.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
     name: z.string().openapi({ description: "Name, 1–200 characters.", example: "Summer sale square" }),
     type: z.enum(["IMAGE", "VIDEO"]).openapi({ description: "Medium type.", example: "IMAGE" }),
-    status: z.enum(["DRAFT", "ACTIVE", "ARCHIVED"]).openapi({
+    status: z.enum(creativeStatuses).openapi({
       description: "`DRAFT` until an ad is built from it, then `ACTIVE` (final, with `platform_creative_id`); `ARCHIVED` after DELETE.",
       example: "DRAFT",
     }),

@@ -4,6 +4,7 @@ import type { GraphSimulatorControls } from "../platform/simulator/app";
 import type { AdsDeps } from "../deps";
 import { findTargetByKey } from "../targets/service";
 import { snapshotAccount } from "./snapshots";
+import { DACH_COUNTRIES } from "../targeting/schema";
 
 /**
  * The Demo customer's running ad sets and ads, 45 days old, so `GET /v1/insights` and the plan show
@@ -115,7 +116,7 @@ async function registerInSimulator(
       status: "ACTIVE",
       billingEvent: "IMPRESSIONS",
       optimizationGoal: "LINK_CLICKS",
-      targeting: { geo_locations: { countries: ["DE", "AT", "CH"] }, age_min: 25, age_max: 54 },
+      targeting: { geo_locations: { countries: [...DACH_COUNTRIES] }, age_min: 25, age_max: 54 },
       dailyBudget: adSet.dailyBudgetCents ?? undefined,
       createdMs,
       updatedMs: createdMs,

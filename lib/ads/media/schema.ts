@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { videoStatuses } from "../../db/schema/index";
 
 const httpsUrl = (description: string, example: string) =>
   z
@@ -43,7 +44,7 @@ export const CreateMediaImage = z
   .openapi("CreateMediaImage");
 
 const VideoStatus = z
-  .enum(["PROCESSING", "READY", "FAILED"])
+  .enum(videoStatuses)
   .openapi({ description: "`PROCESSING` until the platform has transcoded the file, then `READY` or `FAILED`.", example: "PROCESSING" });
 
 export const MediaVideo = z

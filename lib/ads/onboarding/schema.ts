@@ -17,6 +17,9 @@ export const ONBOARDING_ITEMS = [
   "legal_name",
 ] as const;
 
+/** Media calls and the operator's campaign checks only need a working token on an ad account. */
+export const AD_ACCOUNT_ITEMS = ["access_token", "app_secret", "ad_account_id"] as const satisfies readonly (typeof ONBOARDING_ITEMS)[number][];
+
 /**
  * `missing`: no token; `unverified`: stored, waiting for the app secret; `verified`: accepted by the
  * platform; `invalid`: accepted once, then refused with code 190 (expired or revoked).
@@ -50,7 +53,7 @@ export const AdsOnboarding = z
     present: z.array(z.enum(ONBOARDING_ITEMS)).openapi({
       description:
         "Items that are in place. The ad account, page, Instagram account, DSA beneficiary and payor and the legal name are stored sealed (AES-256-GCM) like the secrets and never returned: this list (and `missing`) is how to see them set.",
-      example: ["access_token", "app_secret", "ad_account_id"],
+      example: [...AD_ACCOUNT_ITEMS],
     }),
     missing: z.array(z.enum(ONBOARDING_ITEMS)).openapi({
       description: "Items still missing; the same list customers get in `details.missing`. `access_token` counts only once verified.",

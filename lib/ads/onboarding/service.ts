@@ -7,12 +7,9 @@ import { PlatformError, type GraphSession } from "../platform";
 import { toApiError } from "../upstream";
 import { queueSnapshot } from "../insights/snapshot-queue";
 import type { z } from "zod";
-import { ONBOARDING_ITEMS, type AdsOnboarding, type TOKEN_STATUSES, type UpdateAdsOnboarding } from "./schema";
+import { AD_ACCOUNT_ITEMS, ONBOARDING_ITEMS, type AdsOnboarding, type TOKEN_STATUSES, type UpdateAdsOnboarding } from "./schema";
 
 type OnboardingItem = (typeof ONBOARDING_ITEMS)[number];
-
-/** Media calls and the operator's campaign checks only need a working token on an ad account. */
-const AD_ACCOUNT_ITEMS: readonly OnboardingItem[] = ["access_token", "app_secret", "ad_account_id"];
 
 type TokenStatus = (typeof TOKEN_STATUSES)[number];
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
+import { adsAccountStates, adsStages } from "../../db/schema/index";
 
-const stage = (description: string) => z.enum(["starter", "growth", "scale", "enterprise"]).openapi({ description, example: "growth" });
+const stage = (description: string) => z.enum(adsStages).openapi({ description, example: "growth" });
 const cents = (description: string, example: number | null) =>
   z
     .number()
@@ -11,7 +12,7 @@ const day = (description: string, example: string) => z.string().openapi({ descr
 export const Plan = z
   .object({
     state: z
-      .enum(["active", "deactivated", "overdue", "checkout_open", "ended"])
+      .enum(adsAccountStates)
       .openapi({ description: "Contract state. Anything but `active` answers writes with 402 `payment_required`.", example: "active" }),
     stage: stage(
       "Stage of the running cycle: the higher of `selected_stage` and the stage the cycle's real spend reaches (it follows spend retroactively for the whole cycle).",

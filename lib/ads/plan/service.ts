@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, gte, lte, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import type { Database, Tx } from "../../db/client";
-import { adsInsightSnapshots, adsPlanSelections, adsSettings } from "../../db/schema";
+import { adsInsightSnapshots, adsPlanSelections, adsSettings, adsStages } from "../../db/schema";
 import type { AdsAccess, CoreDeps } from "../../core/context";
 import { ConflictError } from "../../core/errors";
 import { addDays, daysInMonth } from "../insights/calendar";
@@ -17,7 +17,7 @@ import type { ChangeStage, Deactivation, Plan, PlanUsage, StageChange } from "./
  */
 
 type Stage = AdsAccess["stage"];
-const STAGE_ORDER: readonly Stage[] = ["starter", "growth", "scale", "enterprise"];
+const STAGE_ORDER: readonly Stage[] = adsStages;
 
 type StageTerms = {
   baseFeeCents: number;

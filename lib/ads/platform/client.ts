@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Logger } from "../../base/logger";
+import type { ProviderMetrics } from "../../core/provider-metrics";
 import { tracedGraphFetch, type FetchLike } from "./tracing";
 import { PlatformError, classifyGraphError, platformErrorFromGraph, readGraphErrorBody, redactSecrets } from "./errors";
 import {
@@ -19,6 +20,7 @@ import {
 import { AccountThrottle, DEFAULT_PAUSE_SECONDS, readUsage } from "./throttle";
 import { adAccountPath, appSecretProof, encodeGraphParams, objectPath, type GraphParamValue } from "./graph-params";
 import {
+  GRAPH_CONFIGURED_STATUSES,
   GRAPH_PRODUCTION_BASE_URL,
   type AdCreateParams,
   type AdCreativeCreateParams,
@@ -34,6 +36,8 @@ export type GraphClientOptions = {
   /** `https://graph.facebook.com/v25.0` in production; the simulator's `/v25.0` URL otherwise. */
   baseUrl?: string;
   fetch?: FetchLike;
+  /** The process's provider figures (the core deps'); each call is recorded in them. */
+  metrics?: ProviderMetrics;
   /** Per attempt. */
   timeoutMs?: number;
   /** Total attempts for retryable failures (rate limits, transient errors), including the first. */
@@ -216,7 +220,7 @@ const adVideo = z.object({
     .nullish()
     .transform((time) => time ?? null),
 });
-const configuredStatus = z.enum(["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"]);
+const configuredStatus = z.enum(GRAPH_CONFIGURED_STATUSES);
 /**
  * A campaign as `GET /{campaign_id}?fields=…` answers it: only the requested fields (and `id`) are present.
  * Budgets are numeric strings in minor units and appear only on a campaign that holds the budget itself
@@ -352,7 +356,7 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 export function createGraphClient(options: GraphClientOptions = {}): GraphClient {
   const baseUrl = (options.baseUrl ?? GRAPH_PRODUCTION_BASE_URL).replace(/\/+$/, "");
-  const doFetch: FetchLike = tracedGraphFetch(options.fetch ?? ((input, init) => fetch(input, init)));
+  const doFetch: FetchLike = tracedGraphFetch(options.fetch ?? ((input, init) => fetch(input, init)), options.metrics);
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxAttempts = Math.max(1, options.maxAttempts ?? 3);
   const baseDelayMs = options.baseDelayMs ?? 500;

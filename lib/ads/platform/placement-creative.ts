@@ -1,6 +1,8 @@
 import type { AdCreativeCreateParams, AssetCustomizationRule, AssetFeedSpec, CustomizationSpec } from "./types";
+import { creativeRatios } from "../../db/schema/index";
 
-export const CREATIVE_RATIOS = ["1:1", "4:5", "9:16"] as const;
+/** The three aspect ratios of every creative (the stored vocabulary). */
+export const CREATIVE_RATIOS = creativeRatios;
 export type CreativeRatio = (typeof CREATIVE_RATIOS)[number];
 
 export type PlacementMedia =

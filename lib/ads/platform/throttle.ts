@@ -74,7 +74,10 @@ export function readUsage(headers: Headers): UsageReading {
 
 type AccountState = { notBeforeMs: number; percent?: number };
 
-/** Per ad account, in the process: every session of the same account sees the same state. */
+/**
+ * Per ad account: every session of the client it is given sees the same state. One per process's ads deps
+ * (`../deps.ts`), so each instance paces its own calls by what Graph last reported to it.
+ */
 export class AccountThrottle {
   readonly #accounts = new Map<string, AccountState>();
 
@@ -133,16 +136,4 @@ export class AccountThrottle {
     state.percent = Math.max(state.percent ?? 0, 100);
     this.#holdUntil(account, nowMs + seconds * 1000);
   }
-}
-
-const shared = new Map<string, AccountThrottle>();
-
-/** One throttle per Graph endpoint and process, whichever deps object a caller built its client from. */
-export function sharedThrottle(graphBaseUrl: string): AccountThrottle {
-  let throttle = shared.get(graphBaseUrl);
-  if (!throttle) {
-    throttle = new AccountThrottle();
-    shared.set(graphBaseUrl, throttle);
-  }
-  return throttle;
 }

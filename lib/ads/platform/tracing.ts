@@ -1,14 +1,14 @@
-import { recordProviderCall } from "../../core/provider-metrics";
+import type { ProviderMetrics } from "../../core/provider-metrics";
 import { inSpan, SpanKind, SpanStatusCode } from "../../base/tracing";
 
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /**
  * The Graph client's HTTP layer with a client span per request (method, path, status) and the call in the
- * per-instance provider figures. Only the path is recorded: the query and the form body carry the access
+ * process's provider figures (`metrics`, when the client has them). Only the path is recorded: the query and the form body carry the access
  * token and `appsecret_proof`. A call is an error when Graph did not answer or answered 4xx/5xx.
  */
-export function tracedGraphFetch(fetch: FetchLike): FetchLike {
+export function tracedGraphFetch(fetch: FetchLike, metrics?: ProviderMetrics): FetchLike {
   return (input, init) => {
     const method = init.method ?? "GET";
     const url = new URL(input);
@@ -25,7 +25,7 @@ export function tracedGraphFetch(fetch: FetchLike): FetchLike {
           if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
           return response;
         } finally {
-          recordProviderCall("graph", performance.now() - started, failed);
+          metrics?.record("graph", performance.now() - started, failed);
         }
       },
     );

@@ -9,7 +9,9 @@ export const GRAPH_PRODUCTION_BASE_URL = `https://graph.facebook.com/${GRAPH_API
 /** Per customer; held in a closure by the client, never logged, never part of an error. */
 export type PlatformCredentials = { accessToken: string; appSecret: string };
 
-export type ConfiguredStatus = "ACTIVE" | "PAUSED" | "ARCHIVED" | "DELETED";
+/** The statuses Graph takes and answers for a campaign, ad set or ad (ours never sets `DELETED`). */
+export const GRAPH_CONFIGURED_STATUSES = ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"] as const;
+export type ConfiguredStatus = (typeof GRAPH_CONFIGURED_STATUSES)[number];
 
 /** `effective_status` values we know (each checked against the official SDK's `Ad.EffectiveStatus` in a test). */
 export const KNOWN_EFFECTIVE_STATUSES = [

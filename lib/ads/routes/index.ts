@@ -1,9 +1,6 @@
 import type { RouteGroup } from "../../core/route-groups";
 import type { AdsDeps } from "../deps";
 
-/** The public template preview image (no key): `createAdsApp` lists it in `publicPaths`. */
-export const PREVIEW_PNG_PATH = /^\/v1\/(platform\/)?templates\/[^/]+\/preview\.png$/;
-
 /** A group's canonical prefix and its `/v1/platform/…` alias (`openapiWithAlias` registers both). */
 function withAlias(...prefixes: string[]): string[] {
   return prefixes.flatMap((prefix) => [prefix, prefix.replace(/^\/v1\//, "/v1/platform/")]);

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { graphId } from "../fields";
+import { DACH_COUNTRIES } from "../targeting/schema";
 
 /**
  * The target resource as the operator reads and writes it (`/v1/customers/{id}/ads/targets` of the admin
@@ -17,7 +18,7 @@ const AdminGeoLocations = z
     countries: z
       .array(z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2"))
       .optional()
-      .openapi({ description: "Country codes.", example: ["DE", "AT", "CH"] }),
+      .openapi({ description: "Country codes.", example: [...DACH_COUNTRIES] }),
     regions: z.array(locationKey).optional().openapi({ description: "Region keys." }),
     cities: z.array(locationKey).optional().openapi({ description: "City keys (GET /v1/targeting/geo), optionally with radius." }),
     zips: z.array(locationKey).optional().openapi({ description: "Postal code keys." }),
@@ -47,6 +48,10 @@ const upper = (description: string, example: string) =>
     .string()
     .regex(/^[A-Z][A-Z_]*$/, "Graph enum value in capitals.")
     .openapi({ description, example });
+/** Feed, story and reels on each platform: the examples below and the demo target's placements. */
+export const FACEBOOK_FEED_STORY_REELS = ["feed", "story", "facebook_reels"] as const;
+export const INSTAGRAM_STREAM_STORY_REELS = ["stream", "story", "reels"] as const;
+
 const positions = (description: string, example: string[]) =>
   z
     .array(z.string().regex(/^[a-z_]+$/))
@@ -65,8 +70,8 @@ const configShape = {
     .array(z.enum(["facebook", "instagram", "messenger", "audience_network"]))
     .min(1)
     .openapi({ description: "Platforms; null = automatic placements.", example: ["facebook", "instagram"] }),
-  facebook_positions: positions("Facebook positions.", ["feed", "story", "facebook_reels"]),
-  instagram_positions: positions("Instagram positions.", ["stream", "story", "reels"]),
+  facebook_positions: positions("Facebook positions.", [...FACEBOOK_FEED_STORY_REELS]),
+  instagram_positions: positions("Instagram positions.", [...INSTAGRAM_STREAM_STORY_REELS]),
   device_platforms: z
     .array(z.enum(["mobile", "desktop"]))
     .min(1)
@@ -95,7 +100,7 @@ const AdminTargetConfig = z
     instagram_positions: z
       .array(z.string())
       .nullable()
-      .openapi({ description: "Instagram positions; null = all.", example: ["stream", "story", "reels"] }),
+      .openapi({ description: "Instagram positions; null = all.", example: [...INSTAGRAM_STREAM_STORY_REELS] }),
     device_platforms: z
       .array(z.string())
       .nullable()

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { adTemplateParamTypes, videoRenderStatuses } from "../../db/schema/index";
 
 const templateId = "6b1f0c3e-2d4a-4e5b-9c6d-7e8f9a0b1c2d";
 const previewUrl = (ratio: string) =>
@@ -33,7 +34,7 @@ const TemplateParam = z
   .object({
     name: z.string().openapi({ description: "Key in `params` of POST /v1/templates/render.", example: "headline" }),
     type: z
-      .enum(["text", "color", "image", "video"])
+      .enum(adTemplateParamTypes)
       .openapi({ description: "`text`: a string; `color`: `#rrggbb`; `image`: an https URL of a JPG, PNG or WebP (at most 30 MB).", example: "text" }),
     required: z.boolean().openapi({ description: "Whether a render needs a value.", example: true }),
     label: z.string().openapi({ description: "Label for a form field.", example: "Headline" }),
@@ -113,9 +114,7 @@ export const VideoRender = z
   .object({
     id: z.uuid().openapi({ description: "The render's (and creative's) id.", example: "3c2b1a09-8f7e-4d6c-9b5a-4f3e2d1c0b9a" }),
     template: z.uuid().openapi({ description: "Template id.", example: templateId }),
-    status: z
-      .enum(["PROCESSING", "READY", "FAILED"])
-      .openapi({ description: "`READY`: the creative can be used for an ad; `FAILED`: see `reason`.", example: "READY" }),
+    status: z.enum(videoRenderStatuses).openapi({ description: "`READY`: the creative can be used for an ad; `FAILED`: see `reason`.", example: "READY" }),
     reason: z.string().nullable().openapi({ description: "Why it failed (the parameter it concerns first), else null.", example: null }),
     video_id: z.string().nullable().openapi({ description: "The 1:1 video's platform id once READY.", example: "120210000000000123" }),
     output_url: z.url().nullable().openapi({ description: "The 1:1 MP4 once READY.", example: "https://ads.example.com/files/creatives/9e8d7c6b5a41.mp4" }),

@@ -3,7 +3,15 @@ import { satoriFonts } from "./fonts";
 import { RATIO_SIZES } from "./layout";
 import { loadSharp } from "../../core/sharp";
 
-const loadResvg = () => import("@resvg/resvg-js").then((module) => module.Resvg);
+/*
+ * satori and resvg, loaded on first use (satori takes ~0.45 s to import, which every function's cold start
+ * would pay) and kept: an `import()` per drawing is a trip through the module loader each time (under tsx's
+ * loader, a message to its thread and back), paid by every drawing.
+ */
+let satoriModule: Promise<typeof import("satori").default> | undefined;
+let resvgModule: Promise<typeof import("@resvg/resvg-js").Resvg> | undefined;
+const loadSatori = () => (satoriModule ??= import("satori").then((module) => module.default));
+const loadResvg = () => (resvgModule ??= import("@resvg/resvg-js").then((module) => module.Resvg));
 
 /*
  * Drawing: a finished element tree (texts fitted, values and images filled in) → satori (SVG) → resvg
@@ -18,8 +26,7 @@ export type DrawJob = { root: Element; ratio: CreativeRatio; output: "jpeg"; bac
 
 export async function draw(job: DrawJob): Promise<Buffer> {
   const { width, height } = RATIO_SIZES[job.ratio];
-  // Loaded on first use: satori takes ~0.45 s to import, which every function's cold start would pay.
-  const { default: satori } = await import("satori");
+  const satori = await loadSatori();
   const svg = await satori(job.root as never, { width, height, fonts: satoriFonts() });
   const background = job.output === "jpeg" ? job.backdrop : undefined;
   const [Resvg, sharp] = await Promise.all([loadResvg(), loadSharp()]);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creative";
+import { adTemplateParamTypes } from "../../db/schema/index";
 
 /*
  * An ad template: typed parameters and one declarative layout per ratio (DESIGN §5). A layout is an
@@ -9,7 +10,7 @@ import { CREATIVE_RATIOS, type CreativeRatio } from "../platform/placement-creat
  * ignored at render time.
  */
 
-const PARAM_TYPES = ["text", "color", "image", "video"] as const;
+const PARAM_TYPES = adTemplateParamTypes;
 type ParamType = (typeof PARAM_TYPES)[number];
 
 const FONT_FAMILIES = ["Inter"] as const;

@@ -11,21 +11,23 @@ import type { DrawRequest, DrawResponse } from "./draw-worker";
  * the calling thread, with the same result.
  *
  * A worker holds its own heap with satori, resvg, sharp and the fonts loaded (tens of MB each): a pool with
- * nothing to draw for `IDLE_RELEASE_MS` ends its workers, and the next drawing starts a new pool (about the
+ * nothing to draw for `idleReleaseMs` ends its workers, and the next drawing starts a new pool (about the
  * cost of a first render). A server that rendered once does not keep that memory while it waits.
  */
 
 const MAX_WORKERS = 4;
 /** A worker that has not said it is ready by then is given up on (fallback to the calling thread). */
 const START_TIMEOUT_MS = 30_000;
-/** A pool without a drawing in flight for this long ends its workers. */
-const IDLE_RELEASE_MS = 15_000;
+/** A pool without a drawing in flight for this long ends its workers (see `setIdleRelease`). */
+let idleReleaseMs = 15_000;
 
 type Pending = { owner: PoolWorker; resolve(bytes: Buffer): void; reject(error: Error): void };
 type PoolWorker = { worker: Worker; busy: number };
 type Pool = { workers: Promise<PoolWorker[] | null>; idle: NodeJS.Timeout | null };
 
 let current: Pool | null = null;
+/** Worker threads started and not yet exited, whichever pool they belonged to. */
+const running = new Set<Worker>();
 const pending = new Map<number, Pending>();
 let nextId = 1;
 
@@ -42,6 +44,7 @@ function spawn(pool: Pool): Promise<PoolWorker> {
     ? new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`, { eval: true })
     : new Worker(url);
   const entry: PoolWorker = { worker, busy: 0 };
+  running.add(worker);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error("render worker did not start")), START_TIMEOUT_MS);
     timer.unref();
@@ -51,6 +54,7 @@ function spawn(pool: Pool): Promise<PoolWorker> {
     });
     // A worker that dies fails its drawings, and the next drawing starts a new pool.
     worker.once("exit", () => {
+      running.delete(worker);
       if (current === pool) release(pool);
       for (const [id, waiting] of pending) {
         if (waiting.owner !== entry) continue;
@@ -95,12 +99,12 @@ function release(pool: Pool): void {
   });
 }
 
-/** With no drawing in flight, the pool is released after `IDLE_RELEASE_MS` unless another drawing comes first. */
+/** With no drawing in flight, the pool is released after `idleReleaseMs` unless another drawing comes first. */
 async function armIdleRelease(pool: Pool): Promise<void> {
   const workers = await pool.workers;
   if (!workers || current !== pool || workers.some((entry) => entry.busy > 0)) return;
   if (pool.idle) clearTimeout(pool.idle);
-  pool.idle = setTimeout(() => release(pool), IDLE_RELEASE_MS);
+  pool.idle = setTimeout(() => release(pool), idleReleaseMs);
   pool.idle.unref();
 }
 
@@ -123,8 +127,23 @@ export async function drawOffThread(job: DrawJob): Promise<Buffer> {
   });
 }
 
-/** Workers the pool runs (0 while drawing falls back to the calling thread, or after an idle release); for logs, benches and tests. */
+/**
+ * Worker threads alive: those of the current pool once it has started, plus any of a released pool not yet
+ * exited (0 while drawing falls back to the calling thread, or once an idle release has ended them). For
+ * logs, benches and tests.
+ */
 export async function renderWorkerCount(): Promise<number> {
-  if (!current) return 0;
-  return (await current.workers)?.length ?? 0;
+  if (current) await current.workers;
+  return running.size;
+}
+
+/**
+ * How long a pool waits with nothing to draw before it ends its workers; applies from the next idle moment.
+ * Returns the previous setting. Tests shorten it to see the release happen (and put it back: test files may
+ * share this module); the server keeps the default.
+ */
+export function setIdleRelease(ms: number): number {
+  const previous = idleReleaseMs;
+  idleReleaseMs = ms;
+  return previous;
 }

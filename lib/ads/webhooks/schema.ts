@@ -2,29 +2,35 @@ import { z } from "@hono/zod-openapi";
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../core/webhook-signature";
 import { WEBHOOK_MAX_ATTEMPTS } from "../../core/webhooks/engine";
 import { MAX_WEBHOOKS_PER_CUSTOMER } from "../../core/webhooks/registrations";
-import { deliveryListQuery, webhookDeliveryFields } from "../../core/webhooks/schema";
+import { deliveryListQuery, webhookDeliveryFields, webhookEndpointFields } from "../../core/webhooks/schema";
 import { adsWebhookEvents } from "../../db/schema";
 
 const webhookId = "7c9e6679-7425-40de-944b-e07fc1f90ae7";
 
 const EventName = z.enum(adsWebhookEvents).openapi({ description: "An event name; `ad.status_changed` is the only one.", example: "ad.status_changed" });
 
+const endpoint = webhookEndpointFields.shape;
+
+/** Every field but `events` is the shared engine's (`webhookEndpointFields`), described for this service. */
 export const AdsWebhook = z
   .object({
-    id: z.uuid().openapi({ description: "Webhook registration id.", example: webhookId }),
-    url: z.string().openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/ads" }),
+    id: endpoint.id.openapi({ description: "Webhook registration id.", example: webhookId }),
+    url: endpoint.url.openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/ads" }),
     events: z.array(EventName).openapi({ description: "Subscribed events.", example: ["ad.status_changed"] }),
-    status: z.enum(["active", "inactive"]).openapi({
+    status: endpoint.status.openapi({
       description:
         "`active`, or `inactive` once deliveries failed for 24 hours; an inactive registration receives nothing (re-enable it with `POST /v1/webhooks/{id}/enable`).",
       example: "active",
     }),
-    active: z.boolean().openapi({ description: "`status` as a boolean.", example: true }),
-    last_delivery_at: z.string().nullable().openapi({ description: "ISO 8601; the last successful delivery, else null.", example: "2026-03-01T10:05:00.000Z" }),
-    failure_count: z.number().int().openapi({ description: "Failed delivery attempts since the last successful one (0 after a success).", example: 0 }),
-    deactivated_at: z.string().nullable().openapi({ description: "ISO 8601; when the registration became inactive, else null.", example: null }),
-    deactivation_reason: z.string().nullable().openapi({ description: "Why it became inactive, else null.", example: null }),
-    created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
+    active: endpoint.active.openapi({ description: "`status` as a boolean.", example: true }),
+    last_delivery_at: endpoint.last_delivery_at.openapi({
+      description: "ISO 8601; the last successful delivery, else null.",
+      example: "2026-03-01T10:05:00.000Z",
+    }),
+    failure_count: endpoint.failure_count.openapi({ description: "Failed delivery attempts since the last successful one (0 after a success).", example: 0 }),
+    deactivated_at: endpoint.deactivated_at.openapi({ description: "ISO 8601; when the registration became inactive, else null.", example: null }),
+    deactivation_reason: endpoint.deactivation_reason.openapi({ description: "Why it became inactive, else null.", example: null }),
+    created_at: endpoint.created_at.openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
   })
   .openapi("AdsWebhook");
 

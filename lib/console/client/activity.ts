@@ -1,4 +1,4 @@
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get, send } from "./api";
 import { pagedTable } from "./paged";
 import { card, date, form, h, outcome, table } from "./dom";

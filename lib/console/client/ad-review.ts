@@ -3,9 +3,10 @@ import { pagedTable } from "./paged";
 import { card, date, h, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import { WORDS, say } from "./words";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { configuredStatuses } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type AdminAdSet = Schemas["AdminAdSet"];
 type AdminAd = Schemas["AdminAd"];
@@ -15,7 +16,7 @@ const STATES: Record<string, string> = WORDS.effectiveStatus;
 const stateInWords = (status: string) => `${say("effectiveStatus", status)} (${status})`;
 
 const REVIEW_FILTERS = ["PENDING_REVIEW", "IN_PROCESS", "ACTIVE", "DISAPPROVED", "WITH_ISSUES", "PAUSED", "ADSET_PAUSED", "CAMPAIGN_PAUSED", "ARCHIVED"];
-const CONFIGURED = ["ACTIVE", "PAUSED", "ARCHIVED"];
+const CONFIGURED = configuredStatuses;
 
 function select(label: string, options: [string, string][]): { wrap: HTMLElement; control: HTMLSelectElement } {
   const id = uid("filter");

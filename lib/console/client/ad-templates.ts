@@ -2,9 +2,10 @@ import { ApiFailure, get, send } from "./api";
 import { card, date, debounce, field, h, outcome, readField, showProblems, table, trackUnsaved, type Field } from "./dom";
 import { editorForm, emptyIsNull, fieldEditor, inFieldset, listEditor, objectEditor, placeProblems, withJsonView, type Editor } from "./editors";
 import { ratioFigures, type AdTemplate } from "./ads";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { adTemplateParamTypes } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type DraftPreview = components["schemas"]["AdTemplateDraftPreview"];
 
 /** A template parameter as the admin API documents it (its schema is open in the document: `lib/ads/templates/layout.ts`). */
@@ -40,7 +41,7 @@ function adParamRow(value: AdParam, path: string, label: string): Editor<AdParam
       path: `${path}.type`,
       label: `${label}: type`,
       type: "select",
-      options: ["text", "color", "image", "video"],
+      options: adTemplateParamTypes,
       value: value.type,
     }),
     required: fieldEditor<boolean>({ path: `${path}.required`, label: `${label}: required`, type: "checkbox", value: value.required }),

@@ -3,9 +3,10 @@ import { choices, say } from "./words";
 import { barCharts } from "./charts";
 import { card, date, form, h, membershipBox, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { creativeRatios } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 
 type Onboarding = Schemas["AdsOnboarding"];
@@ -15,7 +16,7 @@ export type AdTemplate = Schemas["AdminAdTemplate"];
 type Preview = Schemas["TemplatePreview"];
 type InsightRow = Schemas["InsightRow"];
 
-const RATIOS = ["1:1", "4:5", "9:16"] as const;
+const RATIOS = creativeRatios;
 
 /** Three images side by side, each captioned with its ratio. */
 export function ratioFigures(images: Record<string, string>, name: string): HTMLElement {

@@ -2,16 +2,17 @@ import { ApiFailure, get, getAll, send } from "./api";
 import { card, date, debounce, field, h, outcome, readField, showProblems, table, trackUnsaved } from "./dom";
 import { editorForm, emptyIsNull, fieldEditor, inFieldset, listEditor, objectEditor, placeProblems, withJsonView, type Editor } from "./editors";
 import type { Customer } from "./customers";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { blockParamTypes } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 
 type Block = Schemas["MailBlock"];
 type BlockDraftPreview = Schemas["BlockDraftPreview"];
 type BlockParam = Schemas["MailBlockParam"];
 
-const PARAM_TYPES = ["string", "text", "url", "image"] as const;
+const PARAM_TYPES = blockParamTypes;
 
 /** One parameter of a block's schema. */
 function paramRow(value: BlockParam, path: string, label: string): Editor<BlockParam> {

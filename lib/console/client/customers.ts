@@ -1,10 +1,10 @@
 import { get, send } from "./api";
 import { pagedTable } from "./paged";
 import { card, date, debounce, form, h, nest, uid } from "./dom";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { choices, say } from "./words";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 
 export type Customer = Schemas["Customer"];

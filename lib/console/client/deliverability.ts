@@ -2,9 +2,9 @@ import { get, getAll, send } from "./api";
 import { card, date, form, h, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import { pauseReasonInWords } from "./words";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type ProviderStatus = Schemas["MailProviderStatus"];
 type Checks = Schemas["MailSenderChecks"];

@@ -1,4 +1,4 @@
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get, getPage, send } from "./api";
 import { card, h, outcome, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";

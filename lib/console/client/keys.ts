@@ -3,9 +3,9 @@ import { card, date, form, h, outcome, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import { shownOnce } from "./shown-once";
 import { choices, say } from "./words";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type ApiKey = Schemas["ApiKey"];
 type IssuedApiKey = Schemas["IssuedApiKey"];

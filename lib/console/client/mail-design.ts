@@ -1,9 +1,10 @@
 import { get, send } from "./api";
 import { card, date, debounce, h } from "./dom";
 import { beside, changed, editorForm, emptyIsNull, fieldEditor, objectEditor, withJsonView, type Editor } from "./editors";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { fontWeights } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type DesignRules = Schemas["MailDesignRules"];
 type Tokens = Schemas["MailDesignTokens"];
@@ -51,7 +52,7 @@ const TOKENS: Record<TokenName, { label: string; kind: TokenKind; group: "Colour
   divider_width: { label: "Divider thickness", kind: "size", group: "Spacing and components" },
 };
 const GROUPS = ["Colours", "Typography", "Spacing and components"] as const;
-const WEIGHTS = ["normal", "bold", "100", "200", "300", "400", "500", "600", "700", "800", "900"];
+const WEIGHTS = fontWeights;
 const FORMAT: Record<TokenKind, string> = {
   colour: "Hex colour such as #1a2b3c.",
   size: "Pixels such as 16px.",

@@ -2,9 +2,12 @@ import { get, send } from "./api";
 import { say, whatToDo } from "./words";
 import { card, field, h, readField, table } from "./dom";
 import { editorForm, inFieldset, objectEditor, valueList, withJsonView, type Editor } from "./editors";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+/** The columns of a readiness table (the senders card and the provider card). */
+export const READINESS_COLUMNS = ["Item", "State", "What to do"];
+
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type ProviderStatus = Schemas["MailProviderStatus"];
 type Readiness = Schemas["MailReadiness"];
@@ -65,7 +68,7 @@ async function sendersCard(id: string): Promise<HTMLElement> {
     "Senders and domains",
     h("p", { class: "hint" }, "The sender signatures and domains verified at Postmark for this customer's server, and who its mails come from."),
     table(
-      ["Item", "State", "What to do"],
+      READINESS_COLUMNS,
       items.map((i) => [say("readinessItem", i.item), h("span", { class: "badge" }, say("readinessStatus", i.status)), whatToDo(i.message)]),
     ),
     editorForm({

@@ -3,9 +3,10 @@ import { say } from "./words";
 import { card, field, h, membershipBox, outcome, readField, table } from "./dom";
 import { changed, editorForm, fieldEditor, inFieldset, listEditor, objectEditor, withJsonView, type Editor } from "./editors";
 import { senderEditor } from "./mail-senders";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { blockParamTypes, templateStatuses } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type Template = Schemas["MailTemplate"];
 type TemplateParam = Schemas["MailTemplateParam"];
@@ -15,7 +16,7 @@ type Block = Schemas["MailBlock"];
 type TemplatePreview = Schemas["AdminMailTemplatePreview"];
 type Values = Record<string, string>;
 
-const PARAM_TYPES = ["string", "text", "url", "image"] as const;
+const PARAM_TYPES = blockParamTypes;
 
 /** One entry of a template's parameter contract. */
 function contractRow(value: TemplateParam, path: string, label: string): Editor<TemplateParam> {
@@ -289,7 +290,7 @@ export async function templatesCards(id: string): Promise<Promise<HTMLElement>[]
 export async function templateCards(id: string, templateId: string): Promise<Promise<HTMLElement>[]> {
   const [t, enabled] = await Promise.all([get<Template>(`customers/${id}/mail/templates/${templateId}`), get<EnabledBlock[]>(`customers/${id}/mail/blocks`)]);
   const admin = t.origin === "admin";
-  const editor = templateEditor(enabled, t, admin, ["active", "draft", "archived"]);
+  const editor = templateEditor(enabled, t, admin, templateStatuses);
   const initial = JSON.stringify(editor.read());
   const before = JSON.parse(initial) as Record<string, unknown>;
   return [

@@ -4,11 +4,11 @@ import { card, date, form, h, maskUrlPassword, secretValue, table, yesNo } from 
 import { customerTabs, type Customer } from "./customers";
 import { editorForm, fieldEditor, objectEditor, secretField } from "./editors";
 import { designCards } from "./mail-design";
-import { sendersCards } from "./mail-senders";
+import { READINESS_COLUMNS, sendersCards } from "./mail-senders";
 import { templateCards, templatesCards } from "./mail-templates";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type Readiness = Schemas["MailReadiness"];
 type Usage = Schemas["Usage"];
@@ -58,7 +58,7 @@ async function providerCard(id: string): Promise<HTMLElement> {
     "Provider (Postmark) and readiness",
     h("p", {}, readiness.ready ? "✓ Ready to send." : "✗ Not ready to send: the items marked missing need attention (warnings do not stop sending)."),
     table(
-      ["Item", "State", "What to do"],
+      READINESS_COLUMNS,
       readiness.items.map((i) => [say("readinessItem", i.item), readinessBadge(i.status), whatToDo(i.message)]),
     ),
     unconfiguredStreams(config.events_on_unconfigured_streams),

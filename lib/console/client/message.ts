@@ -1,4 +1,4 @@
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get } from "./api";
 import { card, h, table } from "./dom";
 import { customerTabs, type Customer } from "./customers";
@@ -148,7 +148,14 @@ function contentCard(content: Content): HTMLElement {
         )
       : null,
     frame,
-    h("h3", {}, "Text part"),
+    h("h3", {}, content.text_source === "as_sent" ? "Text part" : "Text part (derived from the HTML)"),
+    content.text_source === "as_sent"
+      ? null
+      : h(
+          "p",
+          { class: "hint", "data-testid": "text-derived" },
+          "No text part was sent with this mail: this is what a plain-text mail client shows of the HTML.",
+        ),
     // Focusable: a long text part scrolls, and a keyboard must reach it.
     h("pre", { class: "body", "data-testid": "mail-text", tabindex: 0, "aria-label": "The text part" }, content.text ?? ""),
   );

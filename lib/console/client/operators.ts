@@ -1,6 +1,6 @@
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get, getPage, send } from "./api";
-import { card, date, form, h, outcome, table, uid } from "./dom";
+import { card, date, debounce, form, h, outcome, table, uid } from "./dom";
 import { secondFactorCard, signInPolicyCard } from "./second-factors";
 import { shownOnce } from "./shown-once";
 import { choices, fromLocalInput, localInput, operationLabel, say, timeZone } from "./words";
@@ -250,30 +250,54 @@ export async function mePage(main: HTMLElement): Promise<void> {
 }
 
 const FILTERS = [
-  { name: "customer_id", label: "Customer id", type: "text", hint: "Or pick a customer's name in the list." },
-  { name: "operator_id", label: "Operator id", type: "text", hint: "Or pick an operator's e-mail in the list." },
+  { name: "customer_name", label: "Customer", type: "text", hint: "Its name; suggestions appear as you type." },
+  { name: "operator_email", label: "Operator", type: "email", hint: "Their e-mail." },
   { name: "operation", label: "Operation", type: "text", hint: "Its API name, e.g. updateCustomer." },
   { name: "from", label: `From (${timeZone})`, type: "datetime-local", hint: null },
   { name: "to", label: `Before (${timeZone})`, type: "datetime-local", hint: null },
 ] as const;
 
+/** Filters by id that a link may carry (an entry of a removed operator or a deleted customer has no name to filter by). */
+const ID_FILTERS = ["customer_id", "operator_id"] as const;
+
 /** The audit log with its filters (kept in the URL's query after `#/audit-log?`) and cursor paging. */
 export async function auditLogPage(main: HTMLElement): Promise<void> {
   const query = new URLSearchParams(location.hash.split("?")[1] ?? "");
+  // Suggestions: customers' names from the server as the operator types, operators' e-mails from the entries shown.
+  const customerNames = h("datalist", { id: uid("customers") });
+  const operatorEmails = h("datalist", { id: uid("operators") });
+  const lists: Partial<Record<(typeof FILTERS)[number]["name"], HTMLElement>> = { customer_name: customerNames, operator_email: operatorEmails };
   const inputs = FILTERS.map((f) => {
     const id = uid("filter");
     const given = query.get(f.name) ?? "";
     const input = h("input", { id, name: f.name, type: f.type, autocomplete: "off", value: f.type === "datetime-local" ? localInput(given) : given });
+    const list = lists[f.name];
+    if (list) input.setAttribute("list", list.id);
     const hint = f.hint ? h("p", { class: "hint", id: `${id}-hint` }, f.hint) : null;
     if (hint) input.setAttribute("aria-describedby", hint.id);
-    return { f, input, wrap: h("div", { class: "field" }, h("label", { for: id }, f.label), input, hint) };
+    return { f, input, wrap: h("div", { class: "field" }, h("label", { for: id }, f.label), input, hint, list ?? null) };
   });
+  const customerInput = inputs.find((i) => i.f.name === "customer_name")?.input;
+  customerInput?.addEventListener(
+    "input",
+    debounce(250, () => {
+      const q = customerInput.value.trim();
+      if (q === "") return;
+      // Suggestions only: a failed look-up leaves the list as it was, the field still filters by what is typed.
+      void getPage<{ name: string }>(`customers?${new URLSearchParams({ q, limit: "20", sort: "name" })}`).then(
+        (page) => customerNames.replaceChildren(...[...new Set(page.data.map((c) => c.name))].map((name) => h("option", { value: name }))),
+        () => undefined,
+      );
+    }),
+  );
+  // An id filter from a link applies until the form is submitted (the form filters by names).
+  let carried = new URLSearchParams(ID_FILTERS.flatMap((name) => (query.get(name) ? [[name, query.get(name) ?? ""]] : [])));
   const result = outcome();
   const body = h("div", {});
   const status = h("p", { role: "status", class: "hint" });
   const cursors: (string | null)[] = [null];
   const filters = () => {
-    const params = new URLSearchParams();
+    const params = new URLSearchParams(carried);
     for (const { f, input } of inputs) {
       const value = f.type === "datetime-local" ? fromLocalInput(input.value) : input.value.trim();
       if (value) params.set(f.name, value);
@@ -290,6 +314,9 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
     if (after) params.set("after", after);
     try {
       const page = await getPage<AuditEntry>(`audit-log?${params}`);
+      const emails = new Set(Array.from(operatorEmails.querySelectorAll("option"), (o) => o.value));
+      for (const e of page.data) if (e.actor.email) emails.add(e.actor.email);
+      operatorEmails.replaceChildren(...[...emails].sort().map((email) => h("option", { value: email })));
       body.replaceChildren(
         table(
           ["Time", "Who", "Operation", "Status", "Customer", "Change", "Request id"],
@@ -301,7 +328,10 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
               e.actor.operator_id
                 ? h(
                     "a",
-                    { href: `#/audit-log?operator_id=${e.actor.operator_id}`, title: "Only this operator's entries" },
+                    {
+                      href: `#/audit-log?${new URLSearchParams(e.actor.email ? { operator_email: e.actor.email } : { operator_id: e.actor.operator_id })}`,
+                      title: "Only this operator's entries",
+                    },
                     e.actor.email ?? "a removed operator",
                   )
                 : null,
@@ -311,7 +341,14 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
             h("span", { title: e.operation_id }, operationLabel(e.operation_id)),
             e.count > 1 ? `${e.status} (${e.count} times)` : String(e.status),
             e.customer_id
-              ? h("a", { href: `#/audit-log?customer_id=${e.customer_id}`, title: "Only this customer's entries" }, e.customer_name ?? "a deleted customer")
+              ? h(
+                  "a",
+                  {
+                    href: `#/audit-log?${new URLSearchParams(e.customer_name ? { customer_name: e.customer_name } : { customer_id: e.customer_id })}`,
+                    title: "Only this customer's entries",
+                  },
+                  e.customer_name ?? "a deleted customer",
+                )
               : "—",
             e.change ? h("details", {}, h("summary", {}, "Show"), h("pre", {}, JSON.stringify(e.change, null, 2))) : "—",
             h("code", {}, e.request_id),
@@ -334,15 +371,26 @@ export async function auditLogPage(main: HTMLElement): Promise<void> {
     cursors.pop();
     void load();
   };
+  const carriedNote =
+    carried.size > 0
+      ? h(
+          "p",
+          { class: "hint", "data-testid": "carried-filters" },
+          `Also only ${[carried.has("operator_id") ? "one operator's" : null, carried.has("customer_id") ? "one customer's" : null].filter(Boolean).join(" and ")} entries (from the link you followed); Filter replaces this.`,
+        )
+      : null;
   const filterForm = h(
     "form",
     { novalidate: true, "data-read": "" },
+    carriedNote,
     h("div", { class: "row" }, ...inputs.map((i) => i.wrap)),
     h("div", { class: "row" }, h("button", { type: "submit" }, "Filter")),
   );
   filterForm.addEventListener("submit", (event) => {
     event.preventDefault();
     cursors.splice(1);
+    carried = new URLSearchParams();
+    carriedNote?.remove();
     history.replaceState(null, "", `#/audit-log${filters().size > 0 ? `?${filters()}` : ""}`);
     void load();
   });

@@ -1,4 +1,4 @@
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get } from "./api";
 import { card, h, table } from "./dom";
 import { WORDS, at, say } from "./words";

@@ -1,6 +1,6 @@
 import { startRegistration } from "@simplewebauthn/browser";
 import { renderSVG } from "uqr";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 import { get, send } from "./api";
 import { card, date, form, h, outcome, table } from "./dom";
 

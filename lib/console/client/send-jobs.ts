@@ -4,16 +4,17 @@ import { timeSeries } from "./charts";
 import { card, date, h, outcome, table, uid } from "./dom";
 import { customerTabs, type Customer } from "./customers";
 import { pauseReasonInWords, say } from "./words";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
+import { sendJobStatuses } from "../../db/schema/vocabulary";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 
 type SendJob = Schemas["SendJob"];
 type Detail = Schemas["SendJobDetail"];
 type Reputation = Schemas["MailReputation"];
 
-const STATUSES: SendJob["status"][] = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"];
+const STATUSES: readonly SendJob["status"][] = sendJobStatuses;
 const FINAL = new Set(["completed", "cancelled", "failed"]);
 const POLL_MS = 1000;
 

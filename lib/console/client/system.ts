@@ -1,8 +1,8 @@
 import { get } from "./api";
 import { card, date, h, table } from "./dom";
-import type { components } from "../../client/types/admin";
+import type { AdminComponents as components } from "@mail-ads/client/admin";
 
-// Answers of the admin API, typed from its OpenAPI document (the one source; lib/client/types).
+// Answers of the admin API, typed from its OpenAPI document (the one source; packages/client/src/types).
 type Schemas = components["schemas"];
 type System = Schemas["SystemStatus"];
 type ProviderCalls = Schemas["SystemProviderCalls"];

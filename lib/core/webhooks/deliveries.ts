@@ -3,9 +3,10 @@ import { and, desc, eq, inArray, isNotNull, or } from "drizzle-orm";
 import type { CoreDeps } from "../context";
 import { ConflictError, NotFoundError } from "../errors";
 import { beforeCursor, decodeCursor, toPage, type Cursor } from "../pagination";
-import type { WebhookAttemptRecord } from "../../db/schema/webhooks";
 import { WEBHOOK_TEST_EVENT, type WebhookStore } from "./engine";
 import { webhookView, type WebhookView } from "./registrations";
+import type { webhookDeliveryFields } from "./schema";
+import type { z } from "@hono/zod-openapi";
 
 /**
  * The delivery log of one endpoint and the two things a customer or an operator can do about it
@@ -23,26 +24,12 @@ import { webhookView, type WebhookView } from "./registrations";
  *   doubled: that case is a 409.
  */
 
-type DeliveryStatus = "pending" | "delivered" | "failed";
-
-export type WebhookDeliveryView<E extends string> = {
-  id: string;
-  webhook_id: string;
+/** A delivery log entry as the services answer it (`webhookDeliveryFields`), its event narrowed to the service's names. */
+export type WebhookDeliveryView<E extends string> = Omit<z.infer<ReturnType<typeof webhookDeliveryFields<readonly [string]>>>, "event"> & {
   event: E | typeof WEBHOOK_TEST_EVENT;
-  status: DeliveryStatus;
-  attempts: number;
-  status_code: number | null;
-  latency_ms: number | null;
-  response_excerpt: string | null;
-  error: string | null;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  redelivered_at: string | null;
-  created_at: string;
-  completed_at: string | null;
-  attempt_history: WebhookAttemptRecord[];
-  request: { headers: Record<string, string>; body: string };
 };
+
+type DeliveryStatus = WebhookDeliveryView<string>["status"];
 
 type DeliveryRow = WebhookStore["deliveries"]["$inferSelect"];
 

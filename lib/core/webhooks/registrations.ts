@@ -1,28 +1,20 @@
 import { and, asc, count, eq } from "drizzle-orm";
+import type { z } from "@hono/zod-openapi";
 import type { CoreDeps } from "../context";
 import { ConflictError, NotFoundError, ValidationError } from "../errors";
 import { assertOutboundUrl, OutboundError } from "../outbound/safe-fetch";
 import { generateWebhookSecret } from "../webhook-signature";
 import type { WebhookStore } from "./engine";
+import type { webhookEndpointFields } from "./schema";
 
 /** Endpoints per account: enough for staging + production receivers, small enough to list without paging. */
 export const MAX_WEBHOOKS_PER_CUSTOMER = 10;
 
-export type WebhookInput<E extends string> = { url: string; events: E[] };
+/** An endpoint as the services answer it (`webhookEndpointFields`), its events narrowed to the service's names. */
+export type WebhookView<E extends string> = Omit<z.infer<typeof webhookEndpointFields>, "events"> & { events: E[] };
 
-export type WebhookView<E extends string> = {
-  id: string;
-  url: string;
-  events: E[];
-  /** `active`, or `inactive` once deliveries failed for 24 hours. */
-  status: "active" | "inactive";
-  active: boolean;
-  deactivated_at: string | null;
-  deactivation_reason: string | null;
-  last_delivery_at: string | null;
-  failure_count: number;
-  created_at: string;
-};
+/** What a registration takes: the endpoint's URL and events (each service's `CreateWebhook` validates them). */
+export type WebhookInput<E extends string> = Pick<WebhookView<E>, "url" | "events">;
 
 type Row = WebhookStore["endpoints"]["$inferSelect"];
 

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { cursorQuery, limitQuery } from "../pagination";
 import { WEBHOOK_TEST_EVENT } from "./engine";
+import { webhookDeliveryStatuses } from "../../db/schema/webhooks";
 
 const deliveryId = "0d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6";
 const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
@@ -8,6 +9,24 @@ const iso = (description: string, example: string | null) => z.string().nullable
 
 export const DELIVERY_LOG_RULES =
   "Newest first, cursor-paginated (`after` from `paging.after`; the order is stable while new deliveries arrive). Finished deliveries are kept 30 days. Each item shows the last attempt: its status code, latency and the first 1,024 bytes of the answer's body (valid UTF-8; a longer body is cut on a character boundary), or the error when there was no answer (time-out, redirect, TLS, DNS).";
+
+/**
+ * A webhook endpoint's fields as both services answer them. Each service's schema (`Webhook`, `AdsWebhook`)
+ * takes its fields from here, with its own descriptions and its own event names; the shared engine's view
+ * (`WebhookView`, ./registrations.ts) is inferred from it.
+ */
+export const webhookEndpointFields = z.object({
+  id: z.uuid(),
+  url: z.string(),
+  events: z.array(z.string()),
+  status: z.enum(["active", "inactive"]),
+  active: z.boolean(),
+  deactivated_at: z.string().nullable(),
+  deactivation_reason: z.string().nullable(),
+  last_delivery_at: z.string().nullable(),
+  failure_count: z.number().int(),
+  created_at: z.string(),
+});
 
 /** A delivery log entry, the same fields in both services (each names it in its own document). */
 export function webhookDeliveryFields<const E extends readonly [string, ...string[]]>(events: E) {
@@ -18,7 +37,7 @@ export function webhookDeliveryFields<const E extends readonly [string, ...strin
       description: "The event name (`X-Service-Event`); `webhook.test` for a test event sent with `POST /v1/webhooks/{id}/test`.",
       example: events[0],
     }),
-    status: z.enum(["pending", "delivered", "failed"]).openapi({
+    status: z.enum(webhookDeliveryStatuses).openapi({
       description:
         "`pending` while attempts remain (or a redelivery is queued), `delivered` after a 2xx, `failed` when the 24 hours of retries ended, the endpoint was inactive or a redelivery failed.",
       example: "delivered",
@@ -68,7 +87,7 @@ export function deliveryListQuery<const E extends readonly [string, ...string[]]
   return z.object({
     ...cursorQuery,
     limit: limitQuery(100, 25),
-    status: z.enum(["pending", "delivered", "failed"]).optional().openapi({ description: "Only deliveries in this state.", example: "failed" }),
+    status: z.enum(webhookDeliveryStatuses).optional().openapi({ description: "Only deliveries in this state.", example: "failed" }),
     event: z
       .enum([...events, WEBHOOK_TEST_EVENT])
       .optional()

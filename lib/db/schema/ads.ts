@@ -1,6 +1,7 @@
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import type { GeoLocations, PromotedObject } from "../json-columns";
 import { customers } from "./core";
+import { configuredStatuses, type creativeRatios } from "./vocabulary";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 const customerRef = () =>
@@ -34,7 +35,6 @@ export type CustomerTargetingRecord = {
   flexible_spec?: { interests?: { id: string; name: string }[]; behaviors?: { id: string; name: string }[]; life_events?: { id: string; name: string }[] }[];
 };
 
-export const creativeRatios = ["1:1", "4:5", "9:16"] as const;
 /** One medium per placement ratio; a plain upload uses the same medium for all three. */
 export type RatioMediaRecord = Record<(typeof creativeRatios)[number], string>;
 
@@ -129,7 +129,7 @@ export const adsVideos = pgTable(
   (t) => [uniqueIndex().on(t.customerId, t.platformVideoId), index().on(t.customerId, t.createdAt)],
 );
 
-export const adSetStatuses = ["ACTIVE", "PAUSED", "ARCHIVED"] as const;
+export const adSetStatuses = configuredStatuses;
 
 export const adsAdSets = pgTable(
   "ads_ad_sets",
@@ -180,7 +180,7 @@ export const adsCreatives = pgTable(
   (t) => [index().on(t.customerId, t.createdAt)],
 );
 
-export const adStatuses = ["ACTIVE", "PAUSED", "ARCHIVED"] as const;
+export const adStatuses = configuredStatuses;
 
 export const adsAds = pgTable(
   "ads_ads",

@@ -6,7 +6,7 @@ const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 
 export const assetStatuses = ["pending", "ready", "failed"] as const;
 /** Accepted upload types; published images are only ever JPEG or PNG. */
-const imageTypes = ["image/jpeg", "image/png", "image/webp", "image/gif"] as const;
+export const imageTypes = ["image/jpeg", "image/png", "image/webp", "image/gif"] as const;
 
 /**
  * Image assets of the mail service (DESIGN §5). A row is announced `pending`, receives its raw upload

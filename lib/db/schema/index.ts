@@ -1,4 +1,5 @@
 export * from "./core";
+export * from "./vocabulary";
 export * from "./mail";
 export * from "./ads";
 export * from "./assets";

@@ -2,11 +2,11 @@ import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timesta
 import type { CompiledTemplate } from "../json-columns";
 import { customers, mailModes } from "./core";
 import type { SenderRecord } from "./mail";
+import { sendJobStatuses } from "./vocabulary";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 const counter = () => integer().notNull().default(0);
 
-export const sendJobStatuses = ["draft", "scheduled", "running", "paused", "completed", "cancelled", "failed"] as const;
 export const sendJobPauseReasons = ["sending_blocked", "monthly_limit", "provider_not_ready", "bounce_rate", "complaint_rate"] as const;
 
 /** Phase 1 of the job's template, fixed at start: the compiled HTML and the template's fixed values (the subject is filled with them too). */

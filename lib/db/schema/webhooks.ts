@@ -3,7 +3,7 @@ import { customers } from "./core";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
 
-const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
+export const webhookDeliveryStatuses = ["pending", "delivered", "failed"] as const;
 
 /** One finished attempt of a delivery: when it started, the answer's status (null without one), its latency and error. */
 export type WebhookAttemptRecord = { attempt: number; at: string; status_code: number | null; latency_ms: number; error: string | null };

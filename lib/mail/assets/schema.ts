@@ -2,6 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { MAX_OUTPUT_WIDTH } from "./optimise";
 import { ACCEPTED_UPLOAD_CONTENT_TYPES, MAX_UPLOAD_BYTES } from "./upload-signature";
 import { idPathParam } from "../../core/openapi";
+import { assetStatuses } from "../../db/schema/index";
 
 const ASSET_ID_EXAMPLE = "3f6c2a9e-8b1d-4e7a-9c55-2d0f1b7e4a10";
 const URL_EXAMPLE = "https://store.public.blob.vercel-storage.com/assets/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08.jpg";
@@ -26,7 +27,7 @@ export const Asset = z
         "Media type. While `pending` or `failed`: the type announced for the upload. Once `ready`: the published image's, `image/jpeg` or (where transparency matters) `image/png`.",
       example: "image/jpeg",
     }),
-    status: z.enum(["pending", "ready", "failed"]).openapi({
+    status: z.enum(assetStatuses).openapi({
       description:
         "`pending` until `complete` succeeds (`ready`) or rejects the file (`failed`, terminal: announce it again). A `pending` asset is deleted 24 hours after its announcement.",
       example: "ready",

@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import type { UploadTargetRequest } from "../../adapters/blob";
 import { systemClock, type Clock } from "../../base/clock";
+import { imageTypes } from "../../db/schema/index";
 
 /**
  * Signed upload URLs of the embedded mode: the local stand-in for a Vercel Blob client token. The customer
@@ -16,7 +17,7 @@ import { systemClock, type Clock } from "../../base/clock";
 /** Largest raw upload we accept; it goes straight to the store, so our 4.5 MB request cap does not apply. */
 export const MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
 
-export const ACCEPTED_UPLOAD_CONTENT_TYPES = ["image/jpeg", "image/png", "image/webp", "image/gif"] as const;
+export const ACCEPTED_UPLOAD_CONTENT_TYPES = imageTypes;
 export type AcceptedUploadContentType = (typeof ACCEPTED_UPLOAD_CONTENT_TYPES)[number];
 
 /** The query parameter of the signed upload URL that carries the token. */

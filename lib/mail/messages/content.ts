@@ -1,9 +1,8 @@
 import { and, eq, inArray, lt } from "drizzle-orm";
-import { convert } from "html-to-text";
 import type { Database } from "../../db/client";
 import { mailMessageContents, mailMessages, mailSendJobs, mailTemplates } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
-import { personalise } from "../render";
+import { personalise, textPartOf } from "../render";
 import { placeholderNames } from "../render/compiled";
 import { defaultJobName } from "../send-jobs/model";
 import { RECIPIENT_MARK } from "../sending/address";
@@ -16,13 +15,18 @@ import { RECIPIENT_MARK } from "../sending/address";
  * - newsletters: the recipients' values are transient (deleted when the job ends), so the page shows the
  *   job's stored template rendered with the job's params and every value a recipient would have filled
  *   shown as its `{{placeholder}}`, and says so.
- * The text part is what a plain-text mail client shows of that HTML: the service sends HTML only.
+ * The text part: transactional mail carries one (`TextBody`, made from the HTML as sent) and it is kept and
+ * shown as sent; mail sent before text parts were, and newsletters (sent as HTML only, docs/adr/0132), show
+ * what a plain-text client extracts from the HTML, and `text_source` says which.
  */
 const MESSAGE_CONTENT_DAYS = 45;
 
 const DAY_MS = 86_400_000;
 
 type MessageContentSource = "as_sent" | "template_placeholders" | "expired" | "not_sent";
+
+/** `as_sent`: the text part Postmark received; `derived_from_html`: no text part was sent, this is the HTML as text. */
+type MessageTextSource = "as_sent" | "derived_from_html";
 
 export type MessageContent = {
   message_id: string;
@@ -31,14 +35,11 @@ export type MessageContent = {
   subject: string;
   html: string | null;
   text: string | null;
+  text_source: MessageTextSource | null;
   template: { id: string; name: string | null; version_sent: number | null; version_now: number | null };
   send_job: { id: string; name: string } | null;
   kept_until: string | null;
 };
-
-function textPart(html: string): string {
-  return convert(html, { wordwrap: 78, selectors: [{ selector: "img", format: "skip" }] });
-}
 
 /** The content of one of the customer's messages; another customer's id is a 404. */
 export async function getMessageContent(db: Database, customerId: string, messageId: string, now: Date): Promise<MessageContent> {
@@ -71,6 +72,7 @@ export async function getMessageContent(db: Database, customerId: string, messag
         note: "The job was never started, so nothing was rendered for it.",
         html: null,
         text: null,
+        text_source: null,
         send_job: sendJob,
         kept_until: null,
       };
@@ -83,9 +85,10 @@ export async function getMessageContent(db: Database, customerId: string, messag
       ...base,
       template: { ...base.template, version_sent: render.templateVersion ?? null },
       source: "template_placeholders",
-      note: "Newsletter recipients' addresses and values are not kept (they are deleted when the job ends): this is the job's template as it was sent, with the job's parameters filled and each recipient's value shown as its {{placeholder}}. Postmark filled the unsubscribe link per recipient.",
+      note: "Newsletter recipients' addresses and values are not kept (they are deleted when the job ends): this is the job's template as it was sent, with the job's parameters filled and each recipient's value shown as its {{placeholder}}. Postmark filled the unsubscribe link per recipient. Newsletters are sent as HTML only: the text shown is derived from the HTML.",
       html,
-      text: textPart(html),
+      text: textPartOf(html),
+      text_source: "derived_from_html",
       send_job: sendJob,
       kept_until: null,
     };
@@ -103,6 +106,7 @@ export async function getMessageContent(db: Database, customerId: string, messag
         : "Nothing was sent to Postmark for this message (its address was invalid or suppressed, or it was sent before contents were kept).",
       html: null,
       text: null,
+      text_source: null,
       send_job: null,
       kept_until: null,
     };
@@ -111,9 +115,13 @@ export async function getMessageContent(db: Database, customerId: string, messag
     ...base,
     template: { ...base.template, version_sent: content.templateVersion },
     source: "as_sent",
-    note: `The HTML body as it was sent to Postmark, with the recipient's address replaced by ${RECIPIENT_MARK}. The service sends HTML only; the text part is what a plain-text mail client shows of it.`,
+    note:
+      content.text === null
+        ? `The HTML body as it was sent to Postmark, with the recipient's address replaced by ${RECIPIENT_MARK}. This mail was sent as HTML only: the text shown is derived from the HTML.`
+        : `The HTML and text bodies as they were sent to Postmark, with the recipient's address replaced by ${RECIPIENT_MARK}.`,
     html: content.html,
-    text: textPart(content.html),
+    text: content.text ?? textPartOf(content.html),
+    text_source: content.text === null ? "derived_from_html" : "as_sent",
     send_job: null,
     kept_until: new Date(content.createdAt.getTime() + MESSAGE_CONTENT_DAYS * DAY_MS).toISOString(),
   };

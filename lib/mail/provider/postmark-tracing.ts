@@ -1,4 +1,4 @@
-import { recordProviderCall } from "../../core/provider-metrics";
+import type { ProviderMetrics } from "../../core/provider-metrics";
 import { inSpan, SpanKind, SpanStatusCode, type Span } from "../../base/tracing";
 import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, SearchOutcome, SendOutcome } from "./postmark";
 
@@ -8,7 +8,9 @@ import type { BulkOutcome, BulkStatusOutcome, NewestOutcome, PostmarkProvider, S
  * answered 5xx or refused the request as a whole; a refused recipient (406, 300, another item error) is an
  * answer, not a provider error. Addresses and tokens never reach a span.
  */
-export function tracePostmarkProvider(provider: PostmarkProvider): PostmarkProvider {
+export function tracePostmarkProvider(provider: PostmarkProvider, metrics: ProviderMetrics): PostmarkProvider {
+  const call = <T>(name: string, attributes: Record<string, number>, run: () => Promise<T>, failed: (result: T, span: Span) => boolean) =>
+    tracedCall(metrics, name, attributes, run, failed);
   return {
     send: (token, email) => call("POST /email", { "app.postmark.messages": 1 }, () => provider.send(token, email), sendFailed),
     probe: (token, probe) => call("POST /email", { "app.postmark.probes": 1 }, () => provider.probe(token, probe), sendFailed),
@@ -48,7 +50,13 @@ export function tracePostmarkProvider(provider: PostmarkProvider): PostmarkProvi
   };
 }
 
-async function call<T>(name: string, attributes: Record<string, number>, run: () => Promise<T>, failed: (result: T, span: Span) => boolean): Promise<T> {
+async function tracedCall<T>(
+  metrics: ProviderMetrics,
+  name: string,
+  attributes: Record<string, number>,
+  run: () => Promise<T>,
+  failed: (result: T, span: Span) => boolean,
+): Promise<T> {
   const [method, path] = name.split(" ");
   return inSpan(
     `postmark ${name}`,
@@ -61,7 +69,7 @@ async function call<T>(name: string, attributes: Record<string, number>, run: ()
         isError = failed(result, span);
         return result;
       } finally {
-        recordProviderCall("postmark", performance.now() - started, isError);
+        metrics.record("postmark", performance.now() - started, isError);
         if (isError) span.setStatus({ code: SpanStatusCode.ERROR });
       }
     },

@@ -17,6 +17,8 @@ export type OutgoingEmail = {
   To: string;
   Subject: string;
   HtmlBody: string;
+  /** The plain-text part (`textPartOf` the HTML); clients without HTML show it. */
+  TextBody?: string;
   ReplyTo?: string;
   MessageStream: string;
   Metadata: Record<string, string>;

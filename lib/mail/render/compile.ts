@@ -207,10 +207,17 @@ async function renderFragments(phase: Phase1, fragments: readonly Fragment[], to
   return { mjml: readable, html: personalise(compiled, {}), errors: [...mjmlIssues, ...phase.issues], compiled };
 }
 
+/**
+ * MJML, loaded on first use: it takes ~0.6 s to import, which every function's cold start would pay. The
+ * module is kept once loaded: an `import()` per compilation is a trip through the module loader each time
+ * (under tsx's loader, a message to its thread and back), paid by every cold preview.
+ */
+let mjmlModule: Promise<typeof mjml2html> | undefined;
+const loadMjml = () => (mjmlModule ??= import("mjml").then((module) => module.default));
+
 async function compileMjml(document: string, markerPrefix: string): Promise<CompiledMjml> {
   let result: Awaited<ReturnType<typeof mjml2html>>;
-  // Loaded on first use: MJML takes ~0.6 s to import, which every function's cold start would pay.
-  const { default: compile } = await import("mjml");
+  const compile = await loadMjml();
   try {
     // ignoreIncludes: block MJML must never read files from the server (mj-include).
     result = await compile(document, { validationLevel: "soft", ignoreIncludes: true });

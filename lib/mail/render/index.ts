@@ -15,3 +15,4 @@ export { renderTile, tileCacheKey } from "./tile";
 export { defaultDesignTokens, designTokensSchema, resolveDesignTokens } from "./tokens";
 export type { BlockDefinition, BlockParam, CompileStackInput, Frame } from "./types";
 export { mustachioHtml, mustachioSubject } from "./mustachio";
+export { textPartOf } from "./text-part";

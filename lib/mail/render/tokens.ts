@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RenderValidationError } from "./errors";
+import { fontWeights } from "../../db/schema/index";
 
 /*
  * Design tokens: the customer's appearance as resolved render values, all strings, sizes in px.
@@ -30,7 +31,7 @@ const fontStack = z
   .max(200)
   .regex(/^[A-Za-z0-9 ,'-]+$/, "Must be a font stack such as 'Helvetica Neue', Arial, sans-serif.");
 
-const fontWeight = z.enum(["normal", "bold", "100", "200", "300", "400", "500", "600", "700", "800", "900"]);
+const fontWeight = z.enum(fontWeights);
 
 /** A token's schema with its description; the example is also the default (see `defaultDesignTokens`). */
 function token<T extends z.ZodType>(schema: T, description: string, defaultValue: string) {

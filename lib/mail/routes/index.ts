@@ -1,11 +1,6 @@
 import type { RouteGroup } from "../../core/route-groups";
 import type { MailDeps } from "../deps";
 
-/** The signed upload (`PUT /v1/uploads/{id}`): public (signed, no API key) and raw-bodied, so `createMailApp` lists it in `publicPaths` and `rawBodyPaths`. */
-export const ASSET_UPLOAD_PATH = /^\/v1\/uploads\/[^/]+$/;
-/** A transactional send (`POST /v1/templates/{id}/send`): `createMailApp` serves it as a priority request. */
-export const TRANSACTIONAL_SEND_PATH = /^\/v1\/templates\/[^/]+\/send$/;
-
 /**
  * Every route group of the mail API, in the order of the OpenAPI document's paths; each is imported at the
  * first request under one of its paths (lib/core/route-groups.ts).

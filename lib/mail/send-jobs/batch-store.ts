@@ -109,22 +109,44 @@ export async function renewLease(db: Database, jobId: string, batchId: string, n
 }
 
 /**
+ * Whether a turned-away claim went back: `released`, or `taken` when the claim is no longer this worker's
+ * to undo (another worker claimed the row since, or recovery marked its messages lost after the lease
+ * expired and reconciliation now owns them).
+ */
+type Release = "released" | "taken";
+
+/**
  * The provider turned the whole call away (429, or 503 with Retry-After): nothing was handed over, so
  * the claim is undone in one transaction: its messages are `pending` again with their hand-over count
  * as before, and the row is unclaimed, for the lane's next batch after the back-off.
+ * The answer may come after the claim's lease expired (a provider that held the call for minutes). The
+ * claim is undone only while it is still this batch's and untouched: the row still carries this batch id
+ * and every one of its messages is still `sending`. Otherwise nothing is written: a row claimed again
+ * carries another batch id and its `sending` messages are that claim's; messages recovery marked
+ * `unknown` are reconciled by this batch id (Postmark's search finds them missing and they go out again
+ * once), so unclaiming the row under reconciliation would lose it. Locks are taken in the record's order
+ * (the messages by id, then the row of addresses).
  */
-export async function releaseBatch(db: Database, jobId: string, batchId: string, messageIds: readonly string[]): Promise<void> {
-  await db.transaction(async (tx) => {
-    if (messageIds.length > 0) {
+export async function releaseBatch(db: Database, jobId: string, batchId: string, messageIds: readonly string[]): Promise<Release> {
+  return db.transaction(async (tx) => {
+    const ids = [...messageIds];
+    await lockMessagesInOrder(tx, ids);
+    const ofBatch = and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId));
+    const [row] = await tx.select({ seq: mailSendJobChunks.seq }).from(mailSendJobChunks).where(ofBatch).for("update");
+    if (!row) return "taken";
+    if (ids.length > 0) {
+      const [sending] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(mailMessages)
+        .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "sending")));
+      if ((sending?.n ?? 0) !== ids.length) return "taken";
       await tx
         .update(mailMessages)
         .set({ status: "pending", attempts: sql`greatest(${mailMessages.attempts} - 1, 0)` })
-        .where(and(inArray(mailMessages.id, [...messageIds]), eq(mailMessages.status, "sending")));
+        .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "sending")));
     }
-    await tx
-      .update(mailSendJobChunks)
-      .set({ batchId: null, claimedAt: null, leaseUntil: null, evidenceFrom: null, evidenceAfter: null })
-      .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId)));
+    await tx.update(mailSendJobChunks).set({ batchId: null, claimedAt: null, leaseUntil: null, evidenceFrom: null, evidenceAfter: null }).where(ofBatch);
+    return "released";
   });
 }
 

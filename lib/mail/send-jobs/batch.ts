@@ -1,4 +1,3 @@
-import { priorityTrafficFlows, yieldToPriorityRequests } from "../../db/priority";
 import type { MailDeps } from "../deps";
 import { POSTMARK_TEST_TOKEN, type BulkOutcome, type SendOutcome } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
@@ -45,15 +44,12 @@ import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, t
 
 /**
  * A batch's size while transactional mail is being sent through this process (lib/db/priority.ts,
- * `priorityTrafficFlows`; ./workers.ts then also runs one batch at a time). A batch of 500 is a claim and a
- * record of 20 ms each in PostgreSQL and a 500-message upload the provider takes in one piece: steps a
- * transactional send, one round trip after another, waits behind whenever it meets one on a shared machine.
- * Batches of 25 keep every step a millisecond or two long. Measured with bench:scale (three 40,000-recipient
- * jobs, 20 transactional sends a second, PostgreSQL, the service and the provider on 2 cores; p99 during the
- * jobs against idle 13–17 ms): 500 per batch 61–73 ms (4.0–5.1×), 50: 30–34 ms (2.0–2.4×), 25: 24 ms
- * (1.4–1.9×). The price: while the transactional mail flows, the jobs send at 2,400 messages/s instead of
- * 6,000. In production the batches run in the queue function's instances, which serve no transactional mail:
- * always 500 there.
+ * `trafficFlows`; ./workers.ts then also runs one batch at a time). A full batch's claim, record and upload
+ * are each one long step, and a transactional send, one round trip after another, waits behind whichever
+ * it meets on a shared machine; small batches keep every step short, so the sends wait little, at the price
+ * of a slower job while the transactional mail flows (docs/performance.md has the figures of bench:scale).
+ * In production the batches run in the queue function's instances, which serve no transactional mail:
+ * always full batches there.
  */
 const BATCH_SIZE_BESIDE_PRIORITY = 25;
 
@@ -72,7 +68,7 @@ function backoffSeconds(base: number, consecutive: number, retryAfterSeconds: nu
 const SUPPRESSED_ON_STREAM = "The address is suppressed on the newsletter stream.";
 
 /** What a batch needs: the engine's core, the sending client and the caches of the send path. */
-export type BatchDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
+export type BatchDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches" | "priority">;
 
 /** One batch of a job (the queue worker). Safe to run twice: see the top of this file. */
 export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<void> {
@@ -95,7 +91,7 @@ export async function runSendJobBatch(deps: BatchDeps, body: unknown): Promise<v
   const writer = await batchWriter(deps, job, stream);
   if ("error" in writer) return failJob(deps, job, writer.error);
 
-  let size = priorityTrafficFlows() ? BATCH_SIZE_BESIDE_PRIORITY : BATCH_SIZE;
+  let size = deps.priority.trafficFlows() ? BATCH_SIZE_BESIDE_PRIORITY : BATCH_SIZE;
   let room: MonthlyRoom | null = null;
   if (job.mode === "live") {
     room = await reserveMonthlyRoom(deps, { customerId: job.customerId, now: deps.clock.now(), limit: settings.monthlyLimit, want: size });
@@ -160,7 +156,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   if (toSend.length > 0) {
     const callStarted = deps.clock.now();
     const sent = await whileLeased(deps, job.id, batchId, async () => {
-      await yieldToPriorityRequests();
+      await deps.priority.yieldToPriorityRequests();
       if (claimed.bulkApiEnabled) {
         const bulkWriter = await batchWriter(deps, job, stream, "bulk");
         if (!("error" in bulkWriter)) {
@@ -186,12 +182,21 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
     }
     const [first] = outcomes;
     if (first?.kind === "throttled") {
-      await releaseBatch(
+      const released = await releaseBatch(
         db,
         job.id,
         batchId,
         recipients.map((r) => r.messageId),
       );
+      if (released === "taken") {
+        deps.logger.warn(
+          "send job: the provider turned the batch away after its lease had expired; the claim is no longer this worker's and is left as it is",
+          {
+            send_job_id: job.id,
+            batch_id: batchId,
+          },
+        );
+      }
       const consecutive = (descriptor.backoff ?? 0) + 1;
       const delay = backoffSeconds(THROTTLED_BACKOFF_BASE_SECONDS, consecutive - 1, first.retryAfterSeconds);
       deps.logger.warn("send job: the provider turned the batch away; the lane backs off", {

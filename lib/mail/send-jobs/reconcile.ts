@@ -1,7 +1,6 @@
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { asBackgroundWork } from "../../db/priority";
 import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
 import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
@@ -68,7 +67,7 @@ const NEVER_RECEIVED_JOB_ENDED = "Postmark never received this message and the j
 const NEVER_RECEIVED_TWICE = "Postmark never received this message, handed over twice; it is not sent a third time.";
 
 /** What reconciliation needs: the engine's core, the Messages API and the monthly meter it keeps current. */
-export type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
+export type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches" | "priority">;
 
 const limitMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_LIMIT_HOURS * 3_600_000;
 
@@ -95,7 +94,7 @@ export async function publishMessageReconcile(deps: EngineDeps, ref: MessageRef)
 export function registerReconcileWorkers(deps: ReconcileDeps): void {
   deps.queue.register(SEND_JOB_RECONCILE_TOPIC, async (body) => {
     const ref = BatchRef.safeParse(body);
-    if (ref.success) await asBackgroundWork(() => reconcileBatch(deps, ref.data));
+    if (ref.success) await deps.priority.asBackgroundWork(() => reconcileBatch(deps, ref.data));
     else deps.logger.error("send-job reconcile: malformed descriptor dropped", { error: ref.error.message });
   });
   deps.queue.register(MESSAGE_RECONCILE_TOPIC, async (body) => {

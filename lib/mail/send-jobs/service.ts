@@ -2,7 +2,7 @@ import { listBulkRequests } from "./bulk-requests";
 import type { z } from "@hono/zod-openapi";
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessages, mailSendJobs, type SendJobRender } from "../../db/schema";
+import { mailMessages, mailSendJobs, unfinishedSendJobStatuses, type SendJobRender } from "../../db/schema";
 import type { Principal } from "../../core/context";
 import { ConflictError, NotFoundError, ValidationError, type PathDetail } from "../../core/errors";
 import { beforeCursor, toPage, type Cursor } from "../../core/pagination";
@@ -38,9 +38,7 @@ export async function templateInUse(db: Database, customerId: string, templateId
   const [row] = await db
     .select({ id: mailSendJobs.id })
     .from(mailSendJobs)
-    .where(
-      and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.templateId, templateId), inArray(mailSendJobs.status, ["scheduled", "running", "paused"])),
-    )
+    .where(and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.templateId, templateId), inArray(mailSendJobs.status, unfinishedSendJobStatuses)))
     .limit(1);
   return Boolean(row);
 }

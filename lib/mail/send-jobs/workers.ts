@@ -1,6 +1,5 @@
 import { and, eq } from "drizzle-orm";
 import { z } from "zod";
-import { asBackgroundStep, asBackgroundWork } from "../../db/priority";
 import { mailSendJobs } from "../../db/schema";
 import { runSendJobBatch, type BatchDeps } from "./batch";
 import { registerReconcileWorkers } from "./reconcile";
@@ -18,7 +17,7 @@ const StartDescriptor = z.object({ job_id: z.uuid(), customer_id: z.uuid() });
  * time (of 25 recipients, ./batch.ts), so the batches leave the shared cores to the sends.
  */
 export function registerSendJobWorkers(deps: BatchDeps): void {
-  deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => asBackgroundWork(() => asBackgroundStep(() => runSendJobBatch(deps, body))));
+  deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => deps.priority.asBackgroundWork(() => deps.priority.asBackgroundStep(() => runSendJobBatch(deps, body))));
   deps.queue.register(SEND_JOB_START_TOPIC, (body) => runScheduledStart(deps, body));
   registerReconcileWorkers(deps);
   registerRecheckWorker(deps);

@@ -6,7 +6,7 @@ import { ApiError, ForbiddenError, QuotaExceededError, ValidationError } from ".
 import type { MailDeps } from "../deps";
 import { readMonthNow, reserveMonthlyRoom, settleRoom, type MonthlyRoom } from "../usage/meter";
 import { POSTMARK_TEST_TOKEN, type SendOutcome } from "../provider/postmark";
-import { personaliseSubject } from "../render";
+import { personaliseSubject, textPartOf } from "../render";
 import { renderForCustomer } from "../render/customer";
 import { notReadyError, providerReadiness } from "../setup/provider-config";
 import { isSuppressed } from "../suppressions/mirror";
@@ -181,6 +181,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     .values({ ...base, status: "sending", recipientHash: recipientHash(recipient.address) })
     .returning({ id: mailMessages.id });
   if (!message) throw new Error("message insert returned nothing");
+  const textBody = textPartOf(input.rendered);
   // The content for the operator's message page is written while Postmark is asked (no wait of its own).
   // Failing to keep it never fails the send: the page then says nothing was kept.
   const contentStored = db
@@ -190,6 +191,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
       customerId,
       templateVersion: input.templateVersion,
       html: withoutRecipient(input.rendered, recipient.address),
+      text: withoutRecipient(textBody, recipient.address),
       createdAt: now,
     })
     .then(
@@ -202,6 +204,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     To: formatMailbox(recipient.address, recipient.name),
     Subject: subject,
     HtmlBody: input.rendered,
+    TextBody: textBody,
     MessageStream: credentials.transactionalStream,
     Metadata: { message_id: message.id },
   });

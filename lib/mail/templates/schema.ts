@@ -1,6 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { blockParamTypes } from "../../db/json-columns";
-import { templateKinds, templateOrigins, templateStatuses } from "../../db/schema";
+import { blockParamTypes, templateKinds, templateOrigins, templateStatuses } from "../../db/schema";
 import { uuidExample } from "../fields";
 
 /**

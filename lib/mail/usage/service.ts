@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessageExtraCopies, mailMessages, mailSendJobs } from "../../db/schema";
+import { mailMessageExtraCopies, mailMessages, mailSendJobs, unfinishedSendJobStatuses } from "../../db/schema";
 import { acceptedLiveThisMonth } from "../messages/service";
 import { reservedLive, type MonthlyLimits } from "./quota";
 import type { z } from "@hono/zod-openapi";
@@ -31,7 +31,7 @@ export async function getUsage(db: Database, customerId: string, limits: Monthly
   const [committed] = await db
     .select({ n: sql<number>`coalesce(sum(${mailSendJobs.pending}), 0)::int` })
     .from(mailSendJobs)
-    .where(and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.mode, "live"), inArray(mailSendJobs.status, ["scheduled", "running", "paused"])));
+    .where(and(eq(mailSendJobs.customerId, customerId), eq(mailSendJobs.mode, "live"), inArray(mailSendJobs.status, unfinishedSendJobStatuses)));
   const history = await db
     .select({ month: sql<string>`to_char(${mailMessages.acceptedAt} at time zone 'UTC', 'YYYY-MM')`, sent: sql<number>`count(*)::int` })
     .from(mailMessages)

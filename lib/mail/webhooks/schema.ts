@@ -1,30 +1,34 @@
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_EVENT_HEADER, WEBHOOK_SIGNATURE_HEADER } from "../../core/webhook-signature";
 import { WEBHOOK_MAX_ATTEMPTS } from "../../core/webhooks/engine";
-import { deliveryListQuery, webhookDeliveryFields } from "../../core/webhooks/schema";
+import { deliveryListQuery, webhookDeliveryFields, webhookEndpointFields } from "../../core/webhooks/schema";
 import { mailWebhookEvents } from "../../db/schema";
 
 const webhookId = "4d2a7f0e-8c1b-4b6e-9f3d-1a2b3c4d5e6f";
 
 const EventName = z.enum(mailWebhookEvents).openapi({ description: "An event name.", example: "job.completed" });
 
+const endpoint = webhookEndpointFields.shape;
+
+/** Every field but `events` is the shared engine's (`webhookEndpointFields`), described for this service. */
 export const Webhook = z
   .object({
-    id: z.uuid().openapi({ description: "Webhook endpoint id.", example: webhookId }),
-    url: z.string().openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/mail" }),
+    id: endpoint.id.openapi({ description: "Webhook endpoint id.", example: webhookId }),
+    url: endpoint.url.openapi({ description: "The https endpoint events are POSTed to.", example: "https://portal.example.com/hooks/mail" }),
     events: z.array(EventName).openapi({ description: "Subscribed events.", example: ["job.completed", "suppression.changed"] }),
-    active: z.boolean().openapi({
+    active: endpoint.active.openapi({
       description: "False once deliveries failed for 24 hours; inactive endpoints receive nothing. Re-enable it with `POST /v1/webhooks/{id}/enable`.",
       example: true,
     }),
-    deactivated_at: z.string().nullable().openapi({ description: "ISO 8601; when the endpoint was deactivated, else null.", example: null }),
-    deactivation_reason: z.string().nullable().openapi({ description: "Why it was deactivated, else null.", example: null }),
-    status: z
-      .enum(["active", "inactive"])
-      .openapi({ description: "`active`, or `inactive` once deliveries failed for 24 hours (the same as `active`).", example: "active" }),
-    last_delivery_at: z.string().nullable().openapi({ description: "ISO 8601; the last successful delivery, else null.", example: "2026-03-01T10:05:00.000Z" }),
-    failure_count: z.number().int().openapi({ description: "Failed delivery attempts since the last successful one.", example: 0 }),
-    created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
+    deactivated_at: endpoint.deactivated_at.openapi({ description: "ISO 8601; when the endpoint was deactivated, else null.", example: null }),
+    deactivation_reason: endpoint.deactivation_reason.openapi({ description: "Why it was deactivated, else null.", example: null }),
+    status: endpoint.status.openapi({ description: "`active`, or `inactive` once deliveries failed for 24 hours (the same as `active`).", example: "active" }),
+    last_delivery_at: endpoint.last_delivery_at.openapi({
+      description: "ISO 8601; the last successful delivery, else null.",
+      example: "2026-03-01T10:05:00.000Z",
+    }),
+    failure_count: endpoint.failure_count.openapi({ description: "Failed delivery attempts since the last successful one.", example: 0 }),
+    created_at: endpoint.created_at.openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
   })
   .openapi("Webhook");
 

@@ -40,7 +40,7 @@ export const MailMessageContent = z
     message_id: z.uuid().openapi({ description: "The message.", example: "7b1c9a4e-2f0d-4e8b-9c3a-5d6e7f8a9b0c" }),
     source: z.enum(["as_sent", "template_placeholders", "expired", "not_sent"]).openapi({
       description:
-        "`as_sent`: transactional mail, the HTML body as sent to Postmark (kept 45 days, the recipient's address replaced). `template_placeholders`: a newsletter, whose recipients' values are not kept: the job's template with the job's parameters and each recipient value shown as its `{{placeholder}}`. `expired`: older than the 45 days. `not_sent`: nothing went to Postmark (invalid or suppressed address, a job never started) or it was sent before contents were kept.",
+        "`as_sent`: transactional mail, the HTML (and text) body as sent to Postmark (kept 45 days, the recipient's address replaced). `template_placeholders`: a newsletter, whose recipients' values are not kept: the job's template with the job's parameters and each recipient value shown as its `{{placeholder}}`. `expired`: older than the 45 days. `not_sent`: nothing went to Postmark (invalid or suppressed address, a job never started) or it was sent before contents were kept.",
       example: "as_sent",
     }),
     note: z.string().openapi({ description: "What the content is, in a sentence for the reader.", example: "The HTML body as it was sent to Postmark, …" }),
@@ -50,8 +50,13 @@ export const MailMessageContent = z
       example: "<!doctype html><html>…</html>",
     }),
     text: z.string().nullable().openapi({
-      description: "The text part: what a plain-text mail client shows of the HTML (the service sends HTML only); null with `html`.",
+      description: "The text part (see `text_source`); null with `html`.",
       example: "Thank you for your order …",
+    }),
+    text_source: z.enum(["as_sent", "derived_from_html"]).nullable().openapi({
+      description:
+        "`as_sent`: the text part sent to Postmark beside the HTML (`TextBody`, transactional mail), the recipient's address replaced likewise. `derived_from_html`: no text part was sent (newsletters, and transactional mail sent before text parts were), so `text` is what a plain-text mail client shows of the HTML. Null with `text`.",
+      example: "as_sent",
     }),
     template: z
       .object({

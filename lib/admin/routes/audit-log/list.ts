@@ -12,7 +12,7 @@ const isoTime = (description: string) => z.iso.datetime({ offset: true }).option
 
 export function registerListAuditLog(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/audit-log",
       operationId: "listAuditLog",
@@ -23,7 +23,17 @@ export function registerListAuditLog(router: AdminRouter, deps: CoreDeps): void 
       request: {
         query: z.object({
           customer_id: z.uuid().optional().openapi({ description: "Only entries about this customer.", example: "3f0e8a52-6f1e-4c1d-9a43-0d2f1b7c5e11" }),
+          customer_name: z.string().trim().min(1).max(200).optional().openapi({
+            description:
+              "Only entries about the customer of this name (as it is now, any case; every customer of that name if several share it). A name no customer has gives an empty page. Combines with `customer_id`.",
+            example: "Acme GmbH",
+          }),
           operator_id: z.uuid().optional().openapi({ description: "Only entries made by this operator (session or token).", example: operatorIdExample }),
+          operator_email: z.string().trim().min(1).max(320).optional().openapi({
+            description:
+              "Only entries made by the operator with this e-mail (as it is now, any case), by session or token. An e-mail no operator has gives an empty page. Combines with `operator_id`.",
+            example: "ops@example.com",
+          }),
           operation: z.string().max(100).optional().openapi({ description: "Only this operationId.", example: "updateCustomer" }),
           from: isoTime("Entries at or after this time."),
           to: isoTime("Entries before this time."),
@@ -39,7 +49,9 @@ export function registerListAuditLog(router: AdminRouter, deps: CoreDeps): void 
         deps.db,
         {
           customerId: q.customer_id,
+          customerName: q.customer_name,
           operatorId: q.operator_id,
+          operatorEmail: q.operator_email,
           operationId: q.operation,
           from: q.from ? new Date(q.from) : undefined,
           to: q.to ? new Date(q.to) : undefined,

@@ -9,15 +9,20 @@ import { Customer, CustomerIdParam } from "../../customers/schema";
 
 export function registerGetCustomer(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}",
-      operationId: "getCustomer",
-      tags: ["Customers"],
-      summary: "Get a customer",
-      request: { params: CustomerIdParam },
-      responses: { 200: { description: "The customer.", content: json(envelope(Customer)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}",
+        operationId: "getCustomer",
+        tags: ["Customers"],
+        summary: "Get a customer",
+        request: { params: CustomerIdParam },
+        responses: { 200: { description: "The customer.", content: json(envelope(Customer)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await getCustomer(deps.db, c.req.valid("param").id, deps.clock.now());
       if (!customer) throw new NotFoundError("Customer");

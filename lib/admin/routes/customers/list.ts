@@ -10,7 +10,7 @@ import { Customer } from "../../customers/schema";
 
 export function registerListCustomers(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/customers",
       operationId: "listCustomers",

@@ -11,16 +11,24 @@ import { CreateApiKey, IssuedApiKey } from "../../keys/schema";
 
 export function registerIssueApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "post",
-      path: "/v1/customers/{id}/keys",
-      operationId: "issueApiKey",
-      tags: ["API keys"],
-      summary: "Issue an API key",
-      description: "Returns the key once; only its SHA-256 hash is stored. Mail keys start with `mk_live_`, ads keys with `ak_live_`.",
-      request: { params: CustomerIdParam, body: { required: true, content: json(CreateApiKey) } },
-      responses: { 201: { description: "The new key, shown once.", content: json(envelope(IssuedApiKey)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "post",
+        path: "/v1/customers/{id}/keys",
+        operationId: "issueApiKey",
+        tags: ["API keys"],
+        summary: "Issue an API key",
+        description: "Returns the key once; only its SHA-256 hash is stored. Mail keys start with `mk_live_`, ads keys with `ak_live_`.",
+        request: { params: CustomerIdParam, body: { required: true, content: json(CreateApiKey) } },
+        responses: {
+          201: { description: "The new key, shown once.", content: json(envelope(IssuedApiKey)) },
+          ...errorResponses("admin", [400, 401, 404, 422]),
+        },
+      },
+      { target: ["customer"], creates: "key" },
+    ),
     async (c) => {
       const customerId = c.req.valid("param").id;
       if (!(await getCustomer(deps.db, customerId, deps.clock.now()))) throw new NotFoundError("Customer");

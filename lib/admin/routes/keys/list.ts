@@ -12,16 +12,21 @@ import { ApiKey } from "../../keys/schema";
 
 export function registerListApiKeys(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/keys",
-      operationId: "listApiKeys",
-      tags: ["API keys"],
-      summary: "List a customer's API keys",
-      description: "Without secrets; revoked keys included with `revoked_at`.",
-      request: { params: CustomerIdParam },
-      responses: { 200: { description: "The keys.", content: json(envelope(z.array(ApiKey))) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/keys",
+        operationId: "listApiKeys",
+        tags: ["API keys"],
+        summary: "List a customer's API keys",
+        description: "Without secrets; revoked keys included with `revoked_at`.",
+        request: { params: CustomerIdParam },
+        responses: { 200: { description: "The keys.", content: json(envelope(z.array(ApiKey))) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customerId = c.req.valid("param").id;
       if (!(await getCustomer(deps.db, customerId, deps.clock.now()))) throw new NotFoundError("Customer");

@@ -9,18 +9,23 @@ import { ApiKey } from "../../keys/schema";
 
 export function registerRevokeApiKey(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "delete",
-      path: "/v1/keys/{id}",
-      operationId: "revokeApiKey",
-      tags: ["API keys"],
-      summary: "Revoke an API key",
-      description: "The key answers 401 from the next request on. Revoking twice is harmless.",
-      request: {
-        params: idPathParam("Key id.", "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21"),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "delete",
+        path: "/v1/keys/{id}",
+        operationId: "revokeApiKey",
+        tags: ["API keys"],
+        summary: "Revoke an API key",
+        description: "The key answers 401 from the next request on. Revoking twice is harmless.",
+        request: {
+          params: idPathParam("Key id.", "6a2f41a3-c54c-4c4a-8e8d-3f1b0c7d9e21"),
+        },
+        responses: { 200: { description: "The revoked key.", content: json(envelope(ApiKey)) }, ...errorResponses("admin", [401, 404, 422]) },
       },
-      responses: { 200: { description: "The revoked key.", content: json(envelope(ApiKey)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+      { target: ["key"] },
+    ),
     async (c) => {
       const revoked = await revokeApiKey(deps.db, c.req.valid("param").id, deps.clock.now());
       if (!revoked) throw new NotFoundError("API key");

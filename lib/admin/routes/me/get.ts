@@ -8,7 +8,7 @@ import { CurrentOperator, tags } from "../../me/schema";
 
 export function registerGetCurrentOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me",
       operationId: "getCurrentOperator",

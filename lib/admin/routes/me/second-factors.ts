@@ -53,7 +53,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
   const rp = relyingPartyOf(deps.publicBaseUrl);
 
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me/second-factors",
       operationId: "listMySecondFactors",
@@ -67,6 +67,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -94,13 +95,14 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
           ...errorResponses("admin", [400, 401, 409, 422]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], creates: "totp", supportMayWrite: true },
     ),
     async (c) => c.json({ data: await startTotp(deps.db, deps.secrets, ownOperatorId(c), c.req.valid("json").label), request_id: c.get("requestId") }, 201),
   );
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -115,7 +117,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         },
         responses: { 200: { description: "Confirmed.", content: json(envelope(EnrolledFactor)) }, ...errorResponses("admin", [400, 401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["totp"], supportMayWrite: true },
     ),
     async (c) => {
       const confirmed = await confirmTotp(deps.db, deps.clock, deps.secrets, ownOperatorId(c), c.req.valid("param").factor_id, c.req.valid("json").code);
@@ -125,6 +127,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -150,7 +153,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
           ...errorResponses("admin", [401, 409]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], supportMayWrite: true },
     ),
     async (c) => {
       const operatorId = ownOperatorId(c);
@@ -162,6 +165,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -184,7 +188,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         },
         responses: { 201: { description: "Registered.", content: json(envelope(EnrolledFactor)) }, ...errorResponses("admin", [400, 401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: [], creates: "passkey", supportMayWrite: true },
     ),
     async (c) => {
       const operatorId = ownOperatorId(c);
@@ -203,6 +207,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "delete",
@@ -214,7 +219,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
         request: { params: FactorIdParam },
         responses: { 204: { description: "Removed." }, ...errorResponses("admin", [401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["second_factor"], supportMayWrite: true },
     ),
     async (c) => {
       await removeSecondFactor(deps.db, ownOperatorId(c), c.req.valid("param").factor_id);
@@ -223,7 +228,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
   );
 
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me/recovery-codes",
       operationId: "countMyRecoveryCodes",
@@ -252,6 +257,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -274,7 +280,7 @@ export function registerSecondFactorRoutes(router: AdminRouter, deps: CoreDeps):
           ...errorResponses("admin", [401, 409]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], supportMayWrite: true },
     ),
     async (c) => {
       const operatorId = ownOperatorId(c);

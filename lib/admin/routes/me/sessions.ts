@@ -10,7 +10,7 @@ import { OperatorSession, ownOperatorId, SessionIdParam, tags } from "../../me/s
 
 export function registerListMySessions(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me/sessions",
       operationId: "listMySessions",
@@ -29,6 +29,7 @@ export function registerListMySessions(router: AdminRouter, deps: CoreDeps): voi
 export function registerRevokeMySession(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "delete",
@@ -40,7 +41,7 @@ export function registerRevokeMySession(router: AdminRouter, deps: CoreDeps): vo
         request: { params: SessionIdParam },
         responses: { 204: { description: "Ended." }, ...errorResponses("admin", [401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["session"], supportMayWrite: true },
     ),
     async (c) => {
       if (!(await revokeOperatorSession(deps.db, ownOperatorId(c), c.req.valid("param").session_id))) throw new NotFoundError("Session");

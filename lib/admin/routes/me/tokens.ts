@@ -13,7 +13,7 @@ const own = "Open to every role: it changes only the caller's own credentials. A
 
 export function registerListMyTokens(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/me/tokens",
       operationId: "listMyTokens",
@@ -29,6 +29,7 @@ export function registerListMyTokens(router: AdminRouter, deps: CoreDeps): void 
 export function registerIssueMyToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -43,7 +44,7 @@ export function registerIssueMyToken(router: AdminRouter, deps: CoreDeps): void 
           ...errorResponses("admin", [400, 401, 409, 422]),
         },
       },
-      { supportMayWrite: true },
+      { target: [], creates: "token", supportMayWrite: true },
     ),
     async (c) => c.json({ data: await issueOperatorToken(deps.db, ownOperatorId(c), c.req.valid("json").label), request_id: c.get("requestId") }, 201),
   );
@@ -52,6 +53,7 @@ export function registerIssueMyToken(router: AdminRouter, deps: CoreDeps): void 
 export function registerRevokeMyToken(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "delete",
@@ -63,7 +65,7 @@ export function registerRevokeMyToken(router: AdminRouter, deps: CoreDeps): void
         request: { params: TokenIdParam },
         responses: { 200: { description: "The revoked token.", content: json(envelope(OperatorToken)) }, ...errorResponses("admin", [401, 404, 409, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["token"], supportMayWrite: true },
     ),
     async (c) => {
       const revoked = await revokeOperatorToken(deps.db, deps.clock, ownOperatorId(c), c.req.valid("param").token_id);

@@ -9,15 +9,20 @@ import { Operator, OperatorIdParam, tags } from "../../operators/schema";
 
 export function registerGetOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
-      method: "get",
-      path: "/v1/operators/{id}",
-      operationId: "getOperator",
-      tags,
-      summary: "Get an operator account",
-      request: { params: OperatorIdParam },
-      responses: { 200: { description: "The operator.", content: json(envelope(Operator)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "owner",
+      {
+        method: "get",
+        path: "/v1/operators/{id}",
+        operationId: "getOperator",
+        tags,
+        summary: "Get an operator account",
+        request: { params: OperatorIdParam },
+        responses: { 200: { description: "The operator.", content: json(envelope(Operator)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["operator"] },
+    ),
     async (c) => {
       const operator = await getOperator(deps.db, c.req.valid("param").id);
       if (!operator) throw new NotFoundError("Operator");

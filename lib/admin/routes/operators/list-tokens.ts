@@ -11,16 +11,21 @@ import { OperatorIdParam, OperatorToken, tags } from "../../operators/schema";
 
 export function registerListOperatorTokens(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
-      method: "get",
-      path: "/v1/operators/{id}/tokens",
-      operationId: "listOperatorTokens",
-      tags,
-      summary: "List an operator's API tokens",
-      description: "Newest first, revoked ones included; never the tokens themselves.",
-      request: { params: OperatorIdParam },
-      responses: { 200: { description: "The tokens.", content: json(envelope(z.array(OperatorToken))) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "owner",
+      {
+        method: "get",
+        path: "/v1/operators/{id}/tokens",
+        operationId: "listOperatorTokens",
+        tags,
+        summary: "List an operator's API tokens",
+        description: "Newest first, revoked ones included; never the tokens themselves.",
+        request: { params: OperatorIdParam },
+        responses: { 200: { description: "The tokens.", content: json(envelope(z.array(OperatorToken))) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["operator"] },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       if (!(await getOperator(deps.db, id))) throw new NotFoundError("Operator");

@@ -9,7 +9,7 @@ import { Operator, tags } from "../../operators/schema";
 
 export function registerListOperators(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
+    adminRoute(deps, "owner", {
       method: "get",
       path: "/v1/operators",
       operationId: "listOperators",

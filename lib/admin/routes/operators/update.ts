@@ -9,18 +9,23 @@ import { Operator, OperatorIdParam, tags, UpdateOperator } from "../../operators
 
 export function registerUpdateOperator(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
-      method: "patch",
-      path: "/v1/operators/{id}",
-      operationId: "updateOperator",
-      tags,
-      summary: "Change an operator's role, password or enabled state",
-      description:
-        "Partial update. A new role applies from the operator's next request (sessions and tokens included). Disabling ends the operator's console sessions and revokes their API tokens at once. The last enabled owner can be neither demoted nor disabled (409, `details.reason: \"last_owner\"`). Making an operator owner is sensitive: " +
-        recentAuthSentence(),
-      request: { params: OperatorIdParam, body: { required: true, content: json(UpdateOperator) } },
-      responses: { 200: { description: "The operator.", content: json(envelope(Operator)) }, ...errorResponses("admin", [400, 401, 403, 404, 409, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "owner",
+      {
+        method: "patch",
+        path: "/v1/operators/{id}",
+        operationId: "updateOperator",
+        tags,
+        summary: "Change an operator's role, password or enabled state",
+        description:
+          "Partial update. A new role applies from the operator's next request (sessions and tokens included). Disabling ends the operator's console sessions and revokes their API tokens at once. The last enabled owner can be neither demoted nor disabled (409, `details.reason: \"last_owner\"`). Making an operator owner is sensitive: " +
+          recentAuthSentence(),
+        request: { params: OperatorIdParam, body: { required: true, content: json(UpdateOperator) } },
+        responses: { 200: { description: "The operator.", content: json(envelope(Operator)) }, ...errorResponses("admin", [400, 401, 403, 404, 409, 422]) },
+      },
+      { target: ["operator"] },
+    ),
     async (c) => {
       const change = c.req.valid("json");
       if (change.role === "owner") requireRecentAuth(deps, c.get("operator"), "Making an operator owner");

@@ -23,7 +23,7 @@ function period(since: string | undefined, until: string | undefined, now: Date)
 /** The console's landing page and its search box: aggregates across customers, and one search over every kind. */
 export function registerOverviewRoutes(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/overview",
       operationId: "getOverview",
@@ -43,7 +43,7 @@ export function registerOverviewRoutes(router: AdminRouter, deps: CoreDeps): voi
     },
   );
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/search",
       operationId: "search",

@@ -32,7 +32,7 @@ const SignInPolicy = z
 /** The console's sign-in policy: owners read and change it; every change is in the audit log. */
 export function registerSignInPolicyRoutes(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("owner", {
+    adminRoute(deps, "owner", {
       method: "get",
       path: "/v1/sign-in-policy",
       operationId: "getSignInPolicy",
@@ -45,17 +45,22 @@ export function registerSignInPolicyRoutes(router: AdminRouter, deps: CoreDeps):
   );
 
   router.openapi(
-    adminRoute("owner", {
-      method: "patch",
-      path: "/v1/sign-in-policy",
-      operationId: "updateSignInPolicy",
-      tags,
-      summary: "Change the sign-in policy",
-      description:
-        "Changes the fields sent. 409 `sso_not_configured` closing password sign-in without single sign-on; 409 `break_glass_owner_required` without a break-glass owner; 409 `break_glass_owner_invalid` when that operator is not an enabled owner with a password. Audited (`updateSignInPolicy`).",
-      request: { body: { required: true, content: json(z.object(fields).partial()) } },
-      responses: { 200: { description: "The policy now.", content: json(envelope(SignInPolicy)) }, ...errorResponses("admin", [400, 401, 409, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "owner",
+      {
+        method: "patch",
+        path: "/v1/sign-in-policy",
+        operationId: "updateSignInPolicy",
+        tags,
+        summary: "Change the sign-in policy",
+        description:
+          "Changes the fields sent. 409 `sso_not_configured` closing password sign-in without single sign-on; 409 `break_glass_owner_required` without a break-glass owner; 409 `break_glass_owner_invalid` when that operator is not an enabled owner with a password. Audited (`updateSignInPolicy`).",
+        request: { body: { required: true, content: json(z.object(fields).partial()) } },
+        responses: { 200: { description: "The policy now.", content: json(envelope(SignInPolicy)) }, ...errorResponses("admin", [400, 401, 409, 422]) },
+      },
+      { target: [] },
+    ),
     async (c) => {
       const policy = await updateSignInPolicy(deps.db, deps.clock, { ssoConfigured: Boolean(deps.config.OIDC_ISSUER_URL), change: c.req.valid("json") });
       return c.json({ data: policy, request_id: c.get("requestId") }, 200);

@@ -12,7 +12,7 @@ type SystemStatusResponse = z.infer<typeof SystemStatus>;
 
 export function registerGetSystem(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/system",
       operationId: "getSystem",

@@ -10,16 +10,21 @@ import { tags, WebhookParams, type WebhookEvent, type WebhookService } from "../
 
 export function registerEnableCustomerWebhook(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "post",
-      path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/enable`,
-      operationId: `enableCustomer${kind.label}Webhook`,
-      tags,
-      summary: `Re-enable a ${kind.service} webhook endpoint`,
-      description: `As \`POST /${kind.service}/v1/webhooks/{id}/enable\` for that customer. ${ENABLE_RULES}`,
-      request: { params: WebhookParams },
-      responses: { 200: { description: "The endpoint, active.", content: json(envelope(kind.endpoint)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "post",
+        path: `/v1/customers/{id}/${kind.service}/webhooks/{webhookId}/enable`,
+        operationId: `enableCustomer${kind.label}Webhook`,
+        tags,
+        summary: `Re-enable a ${kind.service} webhook endpoint`,
+        description: `As \`POST /${kind.service}/v1/webhooks/{id}/enable\` for that customer. ${ENABLE_RULES}`,
+        request: { params: WebhookParams },
+        responses: { 200: { description: "The endpoint, active.", content: json(envelope(kind.endpoint)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer", "webhook"] },
+    ),
     async (c) => {
       const { id, webhookId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

@@ -11,6 +11,7 @@ import { DeliveryParams, tags, type WebhookEvent, type WebhookService } from "..
 export function registerRedeliverCustomerWebhookDelivery(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -25,7 +26,7 @@ export function registerRedeliverCustomerWebhookDelivery(router: AdminRouter, de
           ...errorResponses("admin", [401, 404, 409, 422]),
         },
       },
-      { supportMayWrite: true },
+      { target: ["customer", "webhook", "delivery"], supportMayWrite: true },
     ),
     async (c) => {
       const { id, webhookId, deliveryId } = c.req.valid("param");

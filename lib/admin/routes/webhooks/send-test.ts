@@ -12,6 +12,7 @@ import { tags, WebhookParams, type WebhookService } from "../../webhooks/schema"
 export function registerSendCustomerWebhookTestEvent(router: AdminRouter, deps: CoreDeps, kind: WebhookService): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -26,7 +27,7 @@ export function registerSendCustomerWebhookTestEvent(router: AdminRouter, deps: 
           ...errorResponses("admin", [401, 404, 409, 422]),
         },
       },
-      { supportMayWrite: true },
+      { target: ["customer", "webhook"], supportMayWrite: true },
     ),
     async (c) => {
       const { id, webhookId } = c.req.valid("param");

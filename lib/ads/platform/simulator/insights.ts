@@ -3,6 +3,7 @@ import { addDays, dayIn, daysBetween, isCalendarDay } from "../../insights/calen
 import { parameterCheck } from "./graph-faults";
 import type { SimAd, SimAdAccount, SimulatorState } from "./state";
 import type { Params } from "./validation";
+import { DACH_COUNTRIES } from "../../targeting/schema";
 
 /**
  * `GET /act_{id}/insights`: deterministic, plausible daily numbers for every ad from the day it was
@@ -22,7 +23,7 @@ const SIM_CONVERSION_ACTION = "offsite_conversion.fb_pixel_purchase";
 const VALUES: Record<string, readonly string[]> = {
   age: ["18-24", "25-34", "35-44", "45-54", "55-64", "65+"],
   gender: ["female", "male", "unknown"],
-  country: ["DE", "AT", "CH"],
+  country: DACH_COUNTRIES,
   publisher_platform: ["facebook", "instagram"],
   platform_position: ["feed", "facebook_stories", "facebook_reels", "instagram_stories", "instagram_reels"],
   impression_device: ["iphone", "android_smartphone", "ipad", "android_tablet", "desktop"],

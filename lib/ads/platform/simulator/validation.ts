@@ -1,4 +1,4 @@
-import type { AssetFeedSpec, ConfiguredStatus, GeoLocation, ObjectStorySpec, Targeting } from "../types";
+import { GRAPH_CONFIGURED_STATUSES, type AssetFeedSpec, type ConfiguredStatus, type GeoLocation, type ObjectStorySpec, type Targeting } from "../types";
 import { type GraphFault, invalidParameter, parameterCheck } from "./graph-faults";
 import { EU_COUNTRIES, EU_COUNTRY_GROUPS } from "./markers";
 import type { SimAdAccount, SimAdSet, SimulatorState } from "./state";
@@ -244,7 +244,7 @@ export function validateAdSetCreate(
   };
 }
 
-const updatableStatuses: readonly ConfiguredStatus[] = ["ACTIVE", "PAUSED", "ARCHIVED", "DELETED"];
+const updatableStatuses: readonly ConfiguredStatus[] = GRAPH_CONFIGURED_STATUSES;
 
 /** Archived or deleted objects accept a new name and nothing else. */
 function checkNotArchived(current: ConfiguredStatus, params: Params): void {

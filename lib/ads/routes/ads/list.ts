@@ -6,6 +6,7 @@ import type { AdsDeps } from "../../deps";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { Ad } from "../../ad/schema";
 import { json } from "../../../core/json";
+import { configuredStatuses } from "../../../db/schema/index";
 
 export function registerListAds(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -19,7 +20,7 @@ export function registerListAds(router: AdsRouter, deps: AdsDeps): void {
     request: {
       query: z.object({
         adset_id: z.uuid().optional().openapi({ description: "Only ads of this ad set.", example: "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d" }),
-        status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED"]).optional().openapi({ description: "Only ads with this configured status.", example: "ACTIVE" }),
+        status: z.enum(configuredStatuses).optional().openapi({ description: "Only ads with this configured status.", example: "ACTIVE" }),
         ...offsetQuery,
       }),
     },

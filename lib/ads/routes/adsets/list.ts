@@ -6,6 +6,7 @@ import type { AdsDeps } from "../../deps";
 import { offsetQuery, openapiWithAlias, type AdsRouter } from "../shared";
 import { AdSet } from "../../adsets/schema";
 import { json } from "../../../core/json";
+import { configuredStatuses } from "../../../db/schema/index";
 
 export function registerListAdSets(router: AdsRouter, deps: AdsDeps): void {
   const route = serviceRoute(deps, "read", {
@@ -18,7 +19,7 @@ export function registerListAdSets(router: AdsRouter, deps: AdsDeps): void {
     request: {
       query: z.object({
         target: z.string().min(1).max(64).optional().openapi({ description: "Only ad sets of this target key.", example: "demo" }),
-        status: z.enum(["ACTIVE", "PAUSED", "ARCHIVED"]).optional().openapi({ description: "Only ad sets with this status.", example: "ACTIVE" }),
+        status: z.enum(configuredStatuses).optional().openapi({ description: "Only ad sets with this status.", example: "ACTIVE" }),
         ...offsetQuery,
       }),
     },

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { NotFoundError } from "../../../core/errors";
 import { errorResponses } from "../../../core/openapi";
+import { declaredRoute } from "../../../core/route-declaration";
 import type { AdsDeps } from "../../deps";
 import { previewImageUrl } from "../../templates/service";
 import { openapiWithAlias, type AdsRouter } from "../shared";
@@ -39,6 +40,8 @@ export function registerGetTemplatePreviewImage(router: AdsRouter, deps: AdsDeps
       ...errorResponses("ads", [404, 422, 500]),
     },
   });
+  // Public on every method (a wrong one is 405, not 401): the URL is the credential.
+  for (const path of ["/v1/templates/:id/preview.png", "/v1/platform/templates/:id/preview.png"]) router.use(path, declaredRoute({ public: true }));
   openapiWithAlias(router, route, async (c) => {
     const query = c.req.valid("query");
     const id = c.req.valid("param").id;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { invalidField, POSTMARK_ERRORS } from "./errors";
 import { compileMustachio, MustachioParseError, type CompiledMustachio } from "./mustachio";
 import type { PostmarkError } from "./postmark-shapes";
+import { TrackLinks } from "./outbound";
 
 /**
  * Postmark's Bulk API request (`POST /email/bulk`, postmark.js 5.1 `BulkEmailRequest`/`BulkEmailMessage`):
@@ -32,7 +33,7 @@ const BulkRequest = z.object({
   Metadata: z.record(z.string(), z.unknown()).nullish(),
   MessageStream: optionalText,
   TrackOpens: z.boolean().nullish(),
-  TrackLinks: z.enum(["None", "HtmlAndText", "HtmlOnly", "TextOnly"]).nullish(),
+  TrackLinks: TrackLinks.nullish(),
   Headers: z.array(Header).nullish(),
 });
 

@@ -3,6 +3,9 @@ import { parseAddressList, parseSenderAddress } from "./addresses";
 import { POSTMARK_ERRORS, invalidAddress, invalidField } from "./errors";
 import type { Metadata, PostmarkError } from "./postmark-shapes";
 
+/** Postmark's link tracking settings (`TrackLinks` of a message). */
+export const TrackLinks = z.enum(["None", "HtmlAndText", "HtmlOnly", "TextOnly"]);
+
 /** Postmark's default transactional stream, used when a message names none. */
 const DEFAULT_STREAM_ID = "outbound";
 const MAX_RECIPIENTS = 50;
@@ -27,7 +30,7 @@ const OutboundMessage = z.object({
   Metadata: z.record(z.string(), z.unknown()).nullish(),
   Headers: z.array(z.object({ Name: z.string(), Value: z.string() })).nullish(),
   TrackOpens: z.boolean().nullish(),
-  TrackLinks: z.enum(["None", "HtmlAndText", "HtmlOnly", "TextOnly"]).nullish(),
+  TrackLinks: TrackLinks.nullish(),
 });
 
 export type ValidatedMessage = {

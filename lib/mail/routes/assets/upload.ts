@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { closeAfterAnswer } from "../../../core/body-limit";
 import type { AppEnv } from "../../../core/context";
 import { envelope, errorResponses } from "../../../core/openapi";
+import { declaredRoute } from "../../../core/route-declaration";
 import { receiveUpload } from "../../assets/upload";
 import { ACCEPTED_UPLOAD_CONTENT_TYPES, UPLOAD_TOKEN_PARAM } from "../../assets/upload-signature";
 import type { AssetRouteDeps } from "./deps";
@@ -59,6 +60,9 @@ The URL is signed (HMAC-SHA256 over asset, path, content type, size cap and expi
       ...errorResponses("mail", [400, 403, 404, 409, 500]),
     },
   });
+  // Public on every method (the preflight included: the signed URL is the credential) and raw-bodied: the
+  // route streams the file into the store and caps it at its own limit.
+  router.use("/v1/uploads/:id", declaredRoute({ public: true, rawBody: true }));
   router.use("/v1/uploads/:id", cors(UPLOAD_CORS));
   // A refusal leaves the body unread (it is checked before a byte is taken): the connection is closed
   // after the answer rather than kept to read the rest.

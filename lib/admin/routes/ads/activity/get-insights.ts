@@ -12,17 +12,22 @@ import { tags } from "../../../ads/activity/schema";
 
 export function registerGetCustomerAdsInsights(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/ads/insights",
-      operationId: "getCustomerAdsInsights",
-      tags,
-      summary: "A customer's insights",
-      description:
-        "As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.",
-      request: { params: CustomerIdParam, query: InsightsQuery },
-      responses: { 200: { description: "The rows.", content: json(envelope(z.array(InsightRow))) }, ...errorResponses("admin", [400, 401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/ads/insights",
+        operationId: "getCustomerAdsInsights",
+        tags,
+        summary: "A customer's insights",
+        description:
+          "As `GET /ads/v1/insights` for that customer (same query parameters, same rows, from the daily snapshots). An unknown name in `fields` or `breakdowns` answers 422 naming it.",
+        request: { params: CustomerIdParam, query: InsightsQuery },
+        responses: { 200: { description: "The rows.", content: json(envelope(z.array(InsightRow))) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

@@ -11,6 +11,7 @@ import { DraftPreviewRequest, DraftBody, DraftPreview } from "../../../ads/activ
 export function registerPreviewAdTemplateDraft(router: OpenAPIHono<AppEnv>, deps: AdsDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",

@@ -10,15 +10,20 @@ import { TargetKeyParams } from "../../../ads/targets/schema";
 
 export function registerGetCustomerAdTarget(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/ads/targets/{key}",
-      operationId: "getCustomerAdTarget",
-      tags: ["Ads targets"],
-      summary: "Get a target",
-      request: { params: TargetKeyParams },
-      responses: { 200: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/ads/targets/{key}",
+        operationId: "getCustomerAdTarget",
+        tags: ["Ads targets"],
+        summary: "Get a target",
+        request: { params: TargetKeyParams },
+        responses: { 200: { description: "The target.", content: json(envelope(AdminTarget)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer", "target"] },
+    ),
     async (c) => {
       const { id, key } = c.req.valid("param");
       const target = await findTargetByKey(deps.db, id, key);

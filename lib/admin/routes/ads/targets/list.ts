@@ -11,16 +11,21 @@ import type { AdminRouter } from "../../shared";
 
 export function registerListCustomerAdTargets(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/ads/targets",
-      operationId: "listCustomerAdTargets",
-      tags: ["Ads targets"],
-      summary: "List a customer's targets",
-      description: "All targets, ordered by key.",
-      request: { params: CustomerIdParam },
-      responses: { 200: { description: "The targets.", content: json(envelope(z.array(AdminTarget))) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/ads/targets",
+        operationId: "listCustomerAdTargets",
+        tags: ["Ads targets"],
+        summary: "List a customer's targets",
+        description: "All targets, ordered by key.",
+        request: { params: CustomerIdParam },
+        responses: { 200: { description: "The targets.", content: json(envelope(z.array(AdminTarget))) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       await requireCustomer(deps.db, id);

@@ -11,15 +11,20 @@ import { tags, AssignmentParams } from "../../../ads/templates/schema";
 
 export function registerListCustomerAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/ads/templates",
-      operationId: "listCustomerAdTemplates",
-      tags,
-      summary: "List a customer's template assignments",
-      request: { params: AssignmentParams.pick({ id: true }) },
-      responses: { 200: { description: "The assignments.", content: json(envelope(z.array(Assignment))) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/ads/templates",
+        operationId: "listCustomerAdTemplates",
+        tags,
+        summary: "List a customer's template assignments",
+        request: { params: AssignmentParams.pick({ id: true }) },
+        responses: { 200: { description: "The assignments.", content: json(envelope(z.array(Assignment))) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       await requireCustomer(deps.db, id);

@@ -10,7 +10,7 @@ import { tags } from "../../../ads/templates/schema";
 
 export function registerListLibraryAdTemplates(router: AdminRouter, deps: AdsDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/ads/templates",
       operationId: "listLibraryAdTemplates",

@@ -12,17 +12,22 @@ import { tags } from "../../../mail/activity/schema";
 
 export function registerGetCustomerMailUsage(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/usage",
-      operationId: "getCustomerMailUsage",
-      tags,
-      summary: "A customer's mail usage of the month",
-      description:
-        "As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.",
-      request: { params: CustomerIdParam },
-      responses: { 200: { description: "Usage.", content: json(envelope(Usage)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/usage",
+        operationId: "getCustomerMailUsage",
+        tags,
+        summary: "A customer's mail usage of the month",
+        description:
+          "As `GET /mail/v1/usage` for that customer: accepted live e-mails this UTC month, projection, the 12 months before, the limits and what remains.",
+        request: { params: CustomerIdParam },
+        responses: { 200: { description: "Usage.", content: json(envelope(Usage)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const limits = { monthlyLimit: customer.mail.monthly_limit, maxPerJob: customer.mail.max_per_job };

@@ -13,16 +13,21 @@ import { tags } from "../../../mail/activity/schema";
 
 export function registerListCustomerSendJobs(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/send-jobs",
-      operationId: "listCustomerSendJobs",
-      tags,
-      summary: "List a customer's send jobs",
-      description: "As `GET /mail/v1/send-jobs` for that customer: newest first, cursor-paginated, `status` filters; items carry the counters.",
-      request: { params: CustomerIdParam, query: ListQuery },
-      responses: { 200: { description: "A page of jobs.", content: json(pagedEnvelope(SendJob)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/send-jobs",
+        operationId: "listCustomerSendJobs",
+        tags,
+        summary: "List a customer's send jobs",
+        description: "As `GET /mail/v1/send-jobs` for that customer: newest first, cursor-paginated, `status` filters; items carry the counters.",
+        request: { params: CustomerIdParam, query: ListQuery },
+        responses: { 200: { description: "A page of jobs.", content: json(pagedEnvelope(SendJob)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

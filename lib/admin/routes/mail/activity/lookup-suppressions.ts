@@ -13,6 +13,7 @@ import { tags } from "../../../mail/activity/schema";
 export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -28,7 +29,7 @@ export function registerLookupCustomerSuppressions(router: OpenAPIHono<AppEnv>, 
           ...errorResponses("admin", [400, 401, 404, 422]),
         },
       },
-      { reads: true },
+      { target: ["customer"], reads: true },
     ),
     async (c) => {
       const { id } = c.req.valid("param");

@@ -11,6 +11,7 @@ import { tags, TemplateParams, TemplatePreview } from "../../../mail/activity/sc
 export function registerPreviewCustomerMailTemplate(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -23,7 +24,7 @@ export function registerPreviewCustomerMailTemplate(router: OpenAPIHono<AppEnv>,
         request: { params: TemplateParams },
         responses: { 200: { description: "Subject and HTML.", content: json(envelope(TemplatePreview)) }, ...errorResponses("admin", [401, 403, 404, 422]) },
       },
-      { reads: true },
+      { target: ["customer", "template"], reads: true },
     ),
     async (c) => {
       const { id, templateId } = c.req.valid("param");

@@ -9,17 +9,22 @@ import { BlockIdParam, MailBlock, toMailBlockView, tags } from "../../../mail/bl
 
 export function registerDeactivateMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "delete",
-      path: "/v1/mail/blocks/{id}",
-      operationId: "deactivateMailBlock",
-      tags,
-      summary: "Deactivate a block",
-      description:
-        "Deactivates rather than deletes: saved stacks reference blocks by id, so the row (and every enablement) stays and `PATCH` with `active: true` brings it back. Deactivating bumps `version`; deactivating an inactive block changes nothing and answers the block as it is.",
-      request: { params: BlockIdParam },
-      responses: { 200: { description: "The block, now inactive.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "delete",
+        path: "/v1/mail/blocks/{id}",
+        operationId: "deactivateMailBlock",
+        tags,
+        summary: "Deactivate a block",
+        description:
+          "Deactivates rather than deletes: saved stacks reference blocks by id, so the row (and every enablement) stays and `PATCH` with `active: true` brings it back. Deactivating bumps `version`; deactivating an inactive block changes nothing and answers the block as it is.",
+        request: { params: BlockIdParam },
+        responses: { 200: { description: "The block, now inactive.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["block"] },
+    ),
     async (c) => {
       const row = await deactivateBlock(deps.db, c.req.valid("param").id, deps.clock.now());
       if (!row) throw new NotFoundError("Block");

@@ -9,20 +9,25 @@ import { CustomerBlockParams, MailBlockEnablement, tags } from "../../../mail/bl
 
 export function registerDisableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "delete",
-      path: "/v1/customers/{id}/mail/blocks/{blockId}",
-      operationId: "disableCustomerMailBlock",
-      tags,
-      summary: "Disable a block for a customer",
-      description:
-        "Idempotent: disabling a block that is not enabled changes nothing. The customer's saved templates keep their stacks, but previews and sends of stacks with the block answer 403 until it is enabled again.",
-      request: { params: CustomerBlockParams },
-      responses: {
-        200: { description: "The enablement, now off.", content: json(envelope(MailBlockEnablement)) },
-        ...errorResponses("admin", [401, 404, 422]),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "delete",
+        path: "/v1/customers/{id}/mail/blocks/{blockId}",
+        operationId: "disableCustomerMailBlock",
+        tags,
+        summary: "Disable a block for a customer",
+        description:
+          "Idempotent: disabling a block that is not enabled changes nothing. The customer's saved templates keep their stacks, but previews and sends of stacks with the block answer 403 until it is enabled again.",
+        request: { params: CustomerBlockParams },
+        responses: {
+          200: { description: "The enablement, now off.", content: json(envelope(MailBlockEnablement)) },
+          ...errorResponses("admin", [401, 404, 422]),
+        },
       },
-    }),
+      { target: ["customer", "block"] },
+    ),
     async (c) => {
       const { id, blockId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

@@ -9,17 +9,22 @@ import { CustomerBlockParams, MailBlockEnablement, tags } from "../../../mail/bl
 
 export function registerEnableCustomerMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "put",
-      path: "/v1/customers/{id}/mail/blocks/{blockId}",
-      operationId: "enableCustomerMailBlock",
-      tags,
-      summary: "Enable a block for a customer",
-      description:
-        "Idempotent: enabling an enabled block changes nothing. An inactive block may be enabled; the customer can use it once it is active again. No body.",
-      request: { params: CustomerBlockParams },
-      responses: { 200: { description: "The enablement.", content: json(envelope(MailBlockEnablement)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "put",
+        path: "/v1/customers/{id}/mail/blocks/{blockId}",
+        operationId: "enableCustomerMailBlock",
+        tags,
+        summary: "Enable a block for a customer",
+        description:
+          "Idempotent: enabling an enabled block changes nothing. An inactive block may be enabled; the customer can use it once it is active again. No body.",
+        request: { params: CustomerBlockParams },
+        responses: { 200: { description: "The enablement.", content: json(envelope(MailBlockEnablement)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer", "block"] },
+    ),
     async (c) => {
       const { id, blockId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

@@ -9,16 +9,21 @@ import { BlockIdParam, MailBlock, toMailBlockView, tags } from "../../../mail/bl
 
 export function registerGetMailBlock(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/mail/blocks/{id}",
-      operationId: "getMailBlock",
-      tags,
-      summary: "Get a block",
-      description: "One block with its MJML, active or not.",
-      request: { params: BlockIdParam },
-      responses: { 200: { description: "The block.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/mail/blocks/{id}",
+        operationId: "getMailBlock",
+        tags,
+        summary: "Get a block",
+        description: "One block with its MJML, active or not.",
+        request: { params: BlockIdParam },
+        responses: { 200: { description: "The block.", content: json(envelope(MailBlock)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["block"] },
+    ),
     async (c) => {
       const row = await getBlock(deps.db, c.req.valid("param").id);
       if (!row) throw new NotFoundError("Block");

@@ -11,20 +11,25 @@ import { MailEnabledBlock, type MailEnabledBlockResponse, toMailBlockView, tags 
 
 export function registerListCustomerMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/blocks",
-      operationId: "listCustomerMailBlocks",
-      tags,
-      summary: "List a customer's enabled blocks",
-      description:
-        "The blocks enabled for the customer, oldest block first, including inactive ones (`active: false`): the customer's `GET /v1/blocks` shows only the enabled blocks that are also active.",
-      request: { params: CustomerIdParam },
-      responses: {
-        200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) },
-        ...errorResponses("admin", [401, 404, 422]),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/blocks",
+        operationId: "listCustomerMailBlocks",
+        tags,
+        summary: "List a customer's enabled blocks",
+        description:
+          "The blocks enabled for the customer, oldest block first, including inactive ones (`active: false`): the customer's `GET /v1/blocks` shows only the enabled blocks that are also active.",
+        request: { params: CustomerIdParam },
+        responses: {
+          200: { description: "The enabled blocks.", content: json(envelope(z.array(MailEnabledBlock))) },
+          ...errorResponses("admin", [401, 404, 422]),
+        },
       },
-    }),
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const rows = await listEnabledBlocks(deps.db, customer.id);

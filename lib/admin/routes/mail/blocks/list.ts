@@ -9,7 +9,7 @@ import { MailBlock, toMailBlockView, tags } from "../../../mail/blocks/schema";
 
 export function registerListMailBlocks(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
+    adminRoute(deps, "support", {
       method: "get",
       path: "/v1/mail/blocks",
       operationId: "listMailBlocks",

@@ -34,6 +34,7 @@ const BlockDraftPreview = z
 export function registerMailBlockPreviewRoute(router: OpenAPIHono<AppEnv>, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",

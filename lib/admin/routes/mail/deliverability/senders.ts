@@ -11,17 +11,22 @@ import { tags } from "../../../mail/deliverability/schema";
 
 export function registerSenderCheckRoutes(router: AdminRouter, deps: AdminDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/senders",
-      operationId: "getCustomerMailSenders",
-      tags,
-      summary: "Get a customer's senders and domains as Postmark reports them",
-      description:
-        "Each configured sender address (and default sender) and each domain, with what Postmark's Account API said at the last check: sender signature confirmed, domain DKIM and Return-Path verified, the DNS records still to publish (host, type, value) and when it was checked. Checks run hourly, right after the provider configuration changes, and on `POST …/senders/check`. Without a Postmark account token (`account_token` on the provider configuration) the lists are empty and `account_token_set` is false.",
-      request: { params: CustomerIdParam },
-      responses: { 200: { description: "The last check.", content: json(envelope(SenderChecks)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/senders",
+        operationId: "getCustomerMailSenders",
+        tags,
+        summary: "Get a customer's senders and domains as Postmark reports them",
+        description:
+          "Each configured sender address (and default sender) and each domain, with what Postmark's Account API said at the last check: sender signature confirmed, domain DKIM and Return-Path verified, the DNS records still to publish (host, type, value) and when it was checked. Checks run hourly, right after the provider configuration changes, and on `POST …/senders/check`. Without a Postmark account token (`account_token` on the provider configuration) the lists are empty and `account_token_set` is false.",
+        request: { params: CustomerIdParam },
+        responses: { 200: { description: "The last check.", content: json(envelope(SenderChecks)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       return c.json({ data: await senderChecksView(deps.db, customer.id), request_id: c.get("requestId") }, 200);
@@ -30,6 +35,7 @@ export function registerSenderCheckRoutes(router: AdminRouter, deps: AdminDeps):
 
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -42,7 +48,7 @@ export function registerSenderCheckRoutes(router: AdminRouter, deps: AdminDeps):
         request: { params: CustomerIdParam },
         responses: { 200: { description: "The check's result.", content: json(envelope(SenderChecks)) }, ...errorResponses("admin", [401, 404, 422]) },
       },
-      { supportMayWrite: true },
+      { target: ["customer"], supportMayWrite: true },
     ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

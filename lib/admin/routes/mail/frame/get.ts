@@ -11,17 +11,22 @@ import { MailFrame, tags } from "../../../mail/frame/schema";
 
 export function registerGetCustomerFrame(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/frame",
-      operationId: "getCustomerFrame",
-      tags,
-      summary: "Get a customer's frame",
-      description:
-        "Header, footers and brand values wrapped around every mail of the customer. While none is set the answer is the default frame with the customer's name as `company_name`, marked by `version` 0 and `updated_at` null: that is what renders, but the readiness items `newsletter_footer` and `transactional_footer` stay red until a frame is set.",
-      request: { params: CustomerIdParam },
-      responses: { 200: { description: "The frame.", content: json(envelope(MailFrame)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/frame",
+        operationId: "getCustomerFrame",
+        tags,
+        summary: "Get a customer's frame",
+        description:
+          "Header, footers and brand values wrapped around every mail of the customer. While none is set the answer is the default frame with the customer's name as `company_name`, marked by `version` 0 and `updated_at` null: that is what renders, but the readiness items `newsletter_footer` and `transactional_footer` stay red until a frame is set.",
+        request: { params: CustomerIdParam },
+        responses: { 200: { description: "The frame.", content: json(envelope(MailFrame)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const frame: FrameRecord = (await getFrame(deps.db, customer.id)) ?? {

@@ -10,19 +10,24 @@ import { about, MailPostmarkWebhook, secretsNote, tags, webhookView } from "../.
 
 export function registerGetCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/postmark-webhook",
-      operationId: "getCustomerPostmarkWebhook",
-      tags,
-      summary: "The customer's Postmark webhook URL and settings (without the password)",
-      description: `${about} ${secretsNote} An unknown customer answers 404.`,
-      request: { params: CustomerIdParam },
-      responses: {
-        200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },
-        ...errorResponses("admin", [401, 404, 422]),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/postmark-webhook",
+        operationId: "getCustomerPostmarkWebhook",
+        tags,
+        summary: "The customer's Postmark webhook URL and settings (without the password)",
+        description: `${about} ${secretsNote} An unknown customer answers 404.`,
+        request: { params: CustomerIdParam },
+        responses: {
+          200: { description: "The webhook URL and settings.", content: json(envelope(MailPostmarkWebhook)) },
+          ...errorResponses("admin", [401, 404, 422]),
+        },
       },
-    }),
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const { password: _password, url_with_credentials: _url, ...setup } = await postmarkWebhookSetup(deps, customer.id);

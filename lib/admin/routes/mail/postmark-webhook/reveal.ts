@@ -11,6 +11,7 @@ import { about, MailPostmarkWebhookSecret, tags, webhookView } from "../../../ma
 export function registerRevealCustomerPostmarkWebhook(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "admin",
       {
         method: "post",
@@ -25,7 +26,7 @@ export function registerRevealCustomerPostmarkWebhook(router: AdminRouter, deps:
           ...errorResponses("admin", [401, 403, 404, 422]),
         },
       },
-      { revealsSecret: "postmark_webhook_password", recentAuth: true },
+      { target: ["customer"], revealsSecret: "postmark_webhook_password", recentAuth: true },
     ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

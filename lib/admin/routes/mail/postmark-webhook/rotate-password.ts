@@ -13,6 +13,7 @@ import { about, MailPostmarkWebhookSecret, RotateBody, tags, webhookView } from 
 export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged">): void {
   router.openapi(
     adminRoute(
+      deps,
       "admin",
       {
         method: "post",
@@ -27,7 +28,7 @@ export function registerRotateCustomerPostmarkWebhookPassword(router: AdminRoute
           ...errorResponses("admin", [400, 401, 403, 404, 422]),
         },
       },
-      { recentAuth: true },
+      { target: ["customer"], recentAuth: true },
     ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);

@@ -14,21 +14,26 @@ import { tags } from "../../../mail/provider/schema";
 
 export function registerUpdateCustomerMailProvider(router: AdminRouter, deps: CoreDeps & Pick<AdminDeps, "mailProviderChanged" | "mail">): void {
   router.openapi(
-    adminRoute("admin", {
-      method: "patch",
-      path: "/v1/customers/{id}/mail/provider",
-      operationId: "updateCustomerMailProvider",
-      tags,
-      summary: "Change a customer's Postmark configuration",
-      description:
-        "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` or `account_token` is sensitive: " +
-        recentAuthSentence(),
-      request: { params: CustomerIdParam, body: { required: true, content: json(UpdateMailProviderConfig) } },
-      responses: {
-        200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) },
-        ...errorResponses("admin", [400, 401, 403, 404, 422]),
+    adminRoute(
+      deps,
+      "admin",
+      {
+        method: "patch",
+        path: "/v1/customers/{id}/mail/provider",
+        operationId: "updateCustomerMailProvider",
+        tags,
+        summary: "Change a customer's Postmark configuration",
+        description:
+          "Partial update; lists are replaced as a whole, addresses and domains are stored lower-case. `server_token` and `account_token` are write-only: encrypted at rest (AES-256-GCM), never returned or logged. With an account token, a change of the token or of the senders checks the senders with Postmark's Account API before answering (a Postmark that cannot be reached is recorded on `GET …/mail/senders`, the change stands). The token is not tried against Postmark here, and a default sender outside the verified senders and domains is accepted: `GET /v1/customers/{id}/mail/readiness` reports such gaps, and sends answer 403 until every item is green. Setting `server_token` or `account_token` is sensitive: " +
+          recentAuthSentence(),
+        request: { params: CustomerIdParam, body: { required: true, content: json(UpdateMailProviderConfig) } },
+        responses: {
+          200: { description: "The configuration.", content: json(envelope(MailProviderConfig)) },
+          ...errorResponses("admin", [400, 401, 403, 404, 422]),
+        },
       },
-    }),
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const input = c.req.valid("json");

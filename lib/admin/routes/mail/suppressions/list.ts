@@ -13,30 +13,35 @@ import { CSV_DESCRIPTION, SuppressionListQuery, tags } from "../../../mail/suppr
 
 export function registerListCustomerSuppressions(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/suppressions",
-      operationId: "listCustomerSuppressions",
-      tags,
-      summary: "List a customer's suppressions",
-      description: `The customer's suppression mirror for one stream: one entry per address in its latest state (the entries of \`GET /mail/v1/suppressions\`), newest change first, cursor-paginated (\`after\` from \`paging.after\`). Filters: \`reason\`, \`active\`, \`changed_since\`. With \`Accept: text/csv\` or \`format=csv\` the answer is the whole filtered list as a CSV download instead. ${CSV_DESCRIPTION}`,
-      request: { params: CustomerIdParam, query: SuppressionListQuery },
-      responses: {
-        200: {
-          description: "A page of entries, or the CSV export.",
-          content: {
-            ...json(pagedEnvelope(SuppressionEntry)),
-            "text/csv": {
-              schema: z.string().openapi({
-                example:
-                  "email,stream,active,reason,reactivatable,changed_at\r\njane@example.com,newsletter,true,unsubscribe,true,2026-03-01T10:00:00.000Z\r\n",
-              }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/suppressions",
+        operationId: "listCustomerSuppressions",
+        tags,
+        summary: "List a customer's suppressions",
+        description: `The customer's suppression mirror for one stream: one entry per address in its latest state (the entries of \`GET /mail/v1/suppressions\`), newest change first, cursor-paginated (\`after\` from \`paging.after\`). Filters: \`reason\`, \`active\`, \`changed_since\`. With \`Accept: text/csv\` or \`format=csv\` the answer is the whole filtered list as a CSV download instead. ${CSV_DESCRIPTION}`,
+        request: { params: CustomerIdParam, query: SuppressionListQuery },
+        responses: {
+          200: {
+            description: "A page of entries, or the CSV export.",
+            content: {
+              ...json(pagedEnvelope(SuppressionEntry)),
+              "text/csv": {
+                schema: z.string().openapi({
+                  example:
+                    "email,stream,active,reason,reactivatable,changed_at\r\njane@example.com,newsletter,true,unsubscribe,true,2026-03-01T10:00:00.000Z\r\n",
+                }),
+              },
             },
           },
+          ...errorResponses("admin", [400, 401, 404, 422]),
         },
-        ...errorResponses("admin", [400, 401, 404, 422]),
       },
-    }),
+      { target: ["customer"] },
+    ),
     async (c) => {
       const { id } = c.req.valid("param");
       const query = c.req.valid("query");

@@ -9,9 +9,10 @@ import { CustomerIdParam } from "../../../customers/schema";
 import type { AdminRouter } from "../../shared";
 import { tags } from "../../../mail/suppressions/schema";
 
-export function registerReactivateCustomerSuppression(router: AdminRouter, deps: Pick<AdminDeps, "db" | "mail">): void {
+export function registerReactivateCustomerSuppression(router: AdminRouter, deps: AdminDeps): void {
   router.openapi(
     adminRoute(
+      deps,
       "support",
       {
         method: "post",
@@ -26,7 +27,7 @@ export function registerReactivateCustomerSuppression(router: AdminRouter, deps:
           ...errorResponses("admin", [400, 401, 403, 404, 409, 422, 500]),
         },
       },
-      { supportMayWrite: true },
+      { target: ["customer"], supportMayWrite: true },
     ),
     async (c) => {
       const { id } = c.req.valid("param");

@@ -9,16 +9,21 @@ import { CustomerTemplateParams, MailTemplate, tags } from "../../../mail/templa
 
 export function registerGetCustomerMailTemplate(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/templates/{templateId}",
-      operationId: "getCustomerMailTemplate",
-      tags,
-      summary: "Get a template",
-      description: "One template of the customer with its stack and contract.",
-      request: { params: CustomerTemplateParams },
-      responses: { 200: { description: "The template.", content: json(envelope(MailTemplate)) }, ...errorResponses("admin", [401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/templates/{templateId}",
+        operationId: "getCustomerMailTemplate",
+        tags,
+        summary: "Get a template",
+        description: "One template of the customer with its stack and contract.",
+        request: { params: CustomerTemplateParams },
+        responses: { 200: { description: "The template.", content: json(envelope(MailTemplate)) }, ...errorResponses("admin", [401, 404, 422]) },
+      },
+      { target: ["customer", "template"] },
+    ),
     async (c) => {
       const { id, templateId } = c.req.valid("param");
       await requireCustomer(deps.db, id);

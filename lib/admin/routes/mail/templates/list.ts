@@ -12,16 +12,24 @@ import { MailTemplate, tags } from "../../../mail/templates/schema";
 
 export function registerListCustomerMailTemplates(router: AdminRouter, deps: CoreDeps): void {
   router.openapi(
-    adminRoute("support", {
-      method: "get",
-      path: "/v1/customers/{id}/mail/templates",
-      operationId: "listCustomerMailTemplates",
-      tags,
-      summary: "List a customer's templates",
-      description: "Templates of both origins, newest first, cursor-paginated; deleted builder templates are left out.",
-      request: { params: CustomerIdParam, query: z.object({ limit: limitQuery(100, 25), ...cursorQuery }) },
-      responses: { 200: { description: "A page of templates.", content: json(pagedEnvelope(MailTemplate)) }, ...errorResponses("admin", [400, 401, 404, 422]) },
-    }),
+    adminRoute(
+      deps,
+      "support",
+      {
+        method: "get",
+        path: "/v1/customers/{id}/mail/templates",
+        operationId: "listCustomerMailTemplates",
+        tags,
+        summary: "List a customer's templates",
+        description: "Templates of both origins, newest first, cursor-paginated; deleted builder templates are left out.",
+        request: { params: CustomerIdParam, query: z.object({ limit: limitQuery(100, 25), ...cursorQuery }) },
+        responses: {
+          200: { description: "A page of templates.", content: json(pagedEnvelope(MailTemplate)) },
+          ...errorResponses("admin", [400, 401, 404, 422]),
+        },
+      },
+      { target: ["customer"] },
+    ),
     async (c) => {
       const customer = await requireCustomer(deps.db, c.req.valid("param").id);
       const query = c.req.valid("query");

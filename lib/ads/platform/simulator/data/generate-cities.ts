@@ -12,8 +12,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { DACH_COUNTRIES } from "../../../targeting/schema";
 
-const COUNTRIES = new Set(["DE", "AT", "CH"]);
+const COUNTRIES = new Set<string>(DACH_COUNTRIES);
 const MIN_POPULATION = 5_000;
 /** GeoNames names a few places by their English exonym; the platform shows the local name for German locales. */
 const ENDONYMS: Record<string, string> = {

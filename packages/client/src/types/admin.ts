@@ -4839,7 +4839,7 @@ export interface components {
                 name: string;
             } | null;
             /**
-             * @description `as_sent`: transactional mail, the HTML body as sent to Postmark (kept 45 days, the recipient's address replaced). `template_placeholders`: a newsletter, whose recipients' values are not kept: the job's template with the job's parameters and each recipient value shown as its `{{placeholder}}`. `expired`: older than the 45 days. `not_sent`: nothing went to Postmark (invalid or suppressed address, a job never started) or it was sent before contents were kept.
+             * @description `as_sent`: transactional mail, the HTML (and text) body as sent to Postmark (kept 45 days, the recipient's address replaced). `template_placeholders`: a newsletter, whose recipients' values are not kept: the job's template with the job's parameters and each recipient value shown as its `{{placeholder}}`. `expired`: older than the 45 days. `not_sent`: nothing went to Postmark (invalid or suppressed address, a job never started) or it was sent before contents were kept.
              * @example as_sent
              * @enum {string}
              */
@@ -4874,10 +4874,16 @@ export interface components {
                 version_sent: number | null;
             };
             /**
-             * @description The text part: what a plain-text mail client shows of the HTML (the service sends HTML only); null with `html`.
+             * @description The text part (see `text_source`); null with `html`.
              * @example Thank you for your order …
              */
             text: string | null;
+            /**
+             * @description `as_sent`: the text part sent to Postmark beside the HTML (`TextBody`, transactional mail), the recipient's address replaced likewise. `derived_from_html`: no text part was sent (newsletters, and transactional mail sent before text parts were), so `text` is what a plain-text mail client shows of the HTML. Null with `text`.
+             * @example as_sent
+             * @enum {string|null}
+             */
+            text_source: "as_sent" | "derived_from_html" | null;
         };
         MailMessageDetail: components["schemas"]["Message"] & {
             /**
@@ -8533,12 +8539,16 @@ export interface operations {
                 after?: string;
                 /** @description Only entries about this customer. */
                 customer_id?: string;
+                /** @description Only entries about the customer of this name (as it is now, any case; every customer of that name if several share it). A name no customer has gives an empty page. Combines with `customer_id`. */
+                customer_name?: string;
                 /** @description Entries at or after this time. */
                 from?: string;
                 /** @description Page size, 1–100. */
                 limit?: number;
                 /** @description Only this operationId. */
                 operation?: string;
+                /** @description Only entries made by the operator with this e-mail (as it is now, any case), by session or token. An e-mail no operator has gives an empty page. Combines with `operator_id`. */
+                operator_email?: string;
                 /** @description Only entries made by this operator (session or token). */
                 operator_id?: string;
                 /** @description Entries before this time. */

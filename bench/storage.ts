@@ -1,0 +1,192 @@
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { migrationsFolder, openDatabase, type Database } from "../lib/db/client";
+import { recipientHash } from "../lib/mail/sending/address";
+import { timeOrderedUuid } from "../lib/mail/send-jobs/ids";
+import { benchPostgres } from "./postgres";
+import { queryRows } from "../lib/db/sql";
+
+/**
+ * Storage per message (DESIGN's cost that grows with every mail): one send job of 100,000 recipients
+ * written into `mail_messages` with the statements the engine makes, in its order — the recipients
+ * added 1,000 rows per insert, each batch of 500 marked `sending` and then recorded `accepted` with
+ * Postmark's id, then the provider's events one update each (delivered 96 %, bounced 3 %, complained
+ * 0.1 %, opened 30 %, clicked 6 %) — then `VACUUM` as autovacuum would, then the 90-day retention step
+ * (`pruneMessageHistory`'s statements on this table), `VACUUM` again. Prints bytes per message for the
+ * table, its TOAST and each index, after the job and after retention, per 100,000 messages in MB.
+ * The same data goes into two databases on one PostgreSQL server: one migrated to 0033 (the schema
+ * before the storage change) and one migrated to the end, so "before" and "after" are one run's figures.
+ * Targets: ≤ 35 MB per 100,000 after the job, ≤ 25 MB after retention. `node --import tsx bench/storage.ts`;
+ * `BENCH_STORAGE_MESSAGES` changes the size, `BENCH_STORAGE_ONLY=0033|current` runs one schema,
+ * `BENCH_STORAGE_FILLFACTOR` sets the table's fillfactor before the fill (to compare settings).
+ */
+const MESSAGES = Number(process.env.BENCH_STORAGE_MESSAGES ?? 100_000);
+const INSERT_ROWS = 1000;
+const BATCH = 500;
+const LAST_OLD_MIGRATION = 33;
+const MB = 1024 * 1024;
+
+type Flavour = "0033" | "current";
+
+/** A copy of `drizzle/` whose journal ends at `last`: migrating with it gives the schema as it was then. */
+function migrationsUpTo(last: number): string {
+  const dir = mkdtempSync(join(tmpdir(), "bench-migrations-"));
+  cpSync(migrationsFolder, dir, { recursive: true });
+  const journalFile = join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { idx: number }[] };
+  journal.entries = journal.entries.filter((e) => e.idx <= last);
+  writeFileSync(journalFile, JSON.stringify(journal));
+  return dir;
+}
+
+async function exec(db: Database, query: ReturnType<typeof sql>): Promise<void> {
+  await db.execute(query);
+}
+
+/** The hash as the schema stores it: hex text before 0034, the 32-byte digest since. */
+const hashValues = (flavour: Flavour, hashes: string[]) =>
+  flavour === "0033" ? sql`unnest(${sql.param(hashes)}::text[])` : sql`decode(unnest(${sql.param(hashes)}::text[]), 'hex')`;
+
+async function fill(db: Database, flavour: Flavour): Promise<void> {
+  const [customer] = await queryRows<{ id: string }>(db, sql`insert into customers (name) values ('Storage bench') returning id`);
+  const customerId = customer?.id ?? "";
+  const templateId = crypto.randomUUID();
+  const [job] = await queryRows<{ id: string }>(
+    db,
+    sql`insert into mail_send_jobs (customer_id, template_id, mode, "from", subject, status, total)
+      values (${customerId}, ${templateId}, 'live', '{"email":"news@example.com"}'::jsonb, 'Our November newsletter: what is new this month', 'running', ${MESSAGES}) returning id`,
+  );
+  const jobId = job?.id ?? "";
+  const ids: string[] = [];
+  const t0 = Date.UTC(2026, 10, 1);
+  for (let from = 0; from < MESSAGES; from += INSERT_ROWS) {
+    const rowIds: string[] = [];
+    const hashes: string[] = [];
+    for (let i = from; i < Math.min(MESSAGES, from + INSERT_ROWS); i++) {
+      rowIds.push(timeOrderedUuid(t0 + i));
+      hashes.push(recipientHash(`reader${i}@example.com`));
+    }
+    ids.push(...rowIds);
+    await exec(
+      db,
+      sql`insert into mail_messages (id, customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, error, created_at)
+        select unnest(${sql.param(rowIds)}::uuid[]), ${customerId}, 'newsletter', 'live', 'pending', ${templateId}, ${jobId}, 'Our November newsletter: what is new this month',
+               ${hashValues(flavour, hashes)}, null, ${new Date(t0).toISOString()}::timestamptz`,
+    );
+  }
+  const providerId = flavour === "0033" ? sql`gen_random_uuid()::text` : sql`gen_random_uuid()`;
+  for (let from = 0; from < MESSAGES; from += BATCH) {
+    const batch = sql.param(ids.slice(from, from + BATCH));
+    const at = new Date(t0 + 3_600_000 + from).toISOString();
+    await exec(db, sql`update mail_messages set status = 'sending', attempts = attempts + 1 where id = any(${batch}::uuid[]) and status = 'pending'`);
+    await exec(
+      db,
+      sql`update mail_messages set status = 'accepted', provider_message_id = ${providerId}, error = null, accepted_at = ${at}::timestamptz
+          where id = any(${batch}::uuid[]) and status = 'sending'`,
+    );
+  }
+  // The provider's events, in the order they arrive: deliveries and bounces first, then opens, clicks and
+  // complaints over the next days. Each webhook updates its one message (here 500 per statement: the same
+  // row versions).
+  const share = (every: number, offset: number) => ids.filter((_, i) => i % every === offset);
+  // Each event at its own moment, as they arrive: an offset of up to a minute (deliveries) or days.
+  const spread = (max: string) => sql`accepted_at + (hashtext(id::text) & 65535) / 65536.0 * interval ${sql.raw(`'${max}'`)}`;
+  const events: [string[], ReturnType<typeof sql>][] = [
+    [ids.filter((_, i) => i % 100 >= 4), sql`status = 'delivered', delivered_at = ${spread("1 minute")}`],
+    [ids.filter((_, i) => i % 100 < 3), sql`status = 'bounced', bounced_at = ${spread("1 minute")}, bounce_type = 'HardBounce', bounce_final = true`],
+    [ids.filter((_, i) => i % 10 < 3 && i % 100 >= 4), sql`first_opened_at = ${spread("3 days")}`],
+    [share(50, 7).concat(share(50, 17), share(50, 27)), sql`first_clicked_at = ${spread("3 days")}`],
+    [share(1000, 500), sql`status = 'complained', complained_at = ${spread("5 days")}`],
+  ];
+  for (const [targets, set] of events) {
+    for (let from = 0; from < targets.length; from += BATCH) {
+      await exec(db, sql`update mail_messages set ${set} where id = any(${sql.param(targets.slice(from, from + BATCH))}::uuid[])`);
+    }
+  }
+}
+
+type Sizes = { table: number; toast: number; total: number; indexes: Record<string, number> };
+
+async function sizes(db: Database): Promise<Sizes> {
+  await exec(db, sql`vacuum analyze mail_messages`);
+  const [row] = await queryRows<{ table: string; total: string; indexes: string; toast: string }>(
+    db,
+    sql`select pg_relation_size('mail_messages') as "table", pg_total_relation_size('mail_messages') as total,
+      pg_indexes_size('mail_messages') as indexes,
+      coalesce((select pg_total_relation_size(reltoastrelid) from pg_class where oid = 'mail_messages'::regclass and reltoastrelid <> 0), 0) as toast`,
+  );
+  const each = await queryRows<{ name: string; bytes: string }>(
+    db,
+    sql`select indexrelid::regclass::text as name, pg_relation_size(indexrelid) as bytes from pg_index where indrelid = 'mail_messages'::regclass order by 2 desc`,
+  );
+  return {
+    table: Number(row?.table),
+    toast: Number(row?.toast),
+    total: Number(row?.total),
+    indexes: Object.fromEntries(each.map((i) => [i.name, Number(i.bytes)])),
+  };
+}
+
+/**
+ * The 90-day retention (`pruneMessageHistory`) deletes events, contents and webhook deliveries: nothing of
+ * `mail_messages` (its state is kept permanently). Its statements run here on the same database, so the
+ * figure after it is measured rather than assumed.
+ */
+async function retention(db: Database): Promise<void> {
+  await exec(db, sql`delete from mail_message_events where occurred_at < now() - interval '90 days'`);
+}
+
+function print(label: string, s: Sizes): void {
+  const per = (bytes: number) => `${(bytes / MESSAGES).toFixed(0)} B/msg`;
+  const per100k = (bytes: number) => `${(((bytes / MESSAGES) * 100_000) / MB).toFixed(1)} MB/100k`;
+  console.log(`storage, ${label}: total ${per(s.total)} = ${per100k(s.total)} (table ${per(s.table)}, TOAST ${per(s.toast)})`);
+  for (const [name, bytes] of Object.entries(s.indexes)) console.log(`  ${name.padEnd(62)} ${per(bytes).padStart(12)}`);
+}
+
+async function main(): Promise<void> {
+  const postgres = await benchPostgres();
+  console.log(
+    `storage: ${MESSAGES} messages of one send job on ${postgres.label}; load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+  const oldMigrations = migrationsUpTo(LAST_OLD_MIGRATION);
+  try {
+    const only = process.env.BENCH_STORAGE_ONLY;
+    for (const flavour of (["0033", "current"] as const).filter((f) => !only || f === only)) {
+      const url = await postgres.database(`bench_storage_${flavour}`);
+      // `database()` migrated to the end: the 0033 flavour starts from a database of its own migrated less far.
+      const target = flavour === "0033" ? url.replace(/bench_storage_0033$/, "bench_storage_old") : url;
+      if (flavour === "0033") {
+        const admin = await openDatabase({ url, migrate: false });
+        await admin.db.execute(sql`create database bench_storage_old`);
+        await admin.close();
+      }
+      const handle = await openDatabase({ url: target, migrate: false });
+      try {
+        if (flavour === "0033") {
+          const { migrate } = await import("drizzle-orm/node-postgres/migrator");
+          await migrate(handle.db as never, { migrationsFolder: oldMigrations });
+        }
+        const fillfactor = process.env.BENCH_STORAGE_FILLFACTOR;
+        if (fillfactor) await exec(handle.db, sql`alter table mail_messages set (fillfactor = ${sql.raw(String(Number(fillfactor)))})`);
+        const started = performance.now();
+        await fill(handle.db, flavour);
+        const label = flavour === "0033" ? "schema of 0033 (before)" : "current schema (after)";
+        console.log(`storage, ${label}: written in ${Math.round(performance.now() - started)} ms`);
+        print(`${label}, after the job`, await sizes(handle.db));
+        await retention(handle.db);
+        print(`${label}, after the 90-day retention`, await sizes(handle.db));
+      } finally {
+        await handle.close();
+      }
+    }
+  } finally {
+    rmSync(oldMigrations, { recursive: true, force: true });
+    postgres.stop();
+  }
+}
+
+await main();

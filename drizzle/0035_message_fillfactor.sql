@@ -1,0 +1,1 @@
+ALTER TABLE "mail_messages" SET (fillfactor = 50);

@@ -1,0 +1,1 @@
+ALTER TABLE "mail_message_contents" ADD COLUMN "text" text;
