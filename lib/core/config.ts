@@ -146,7 +146,7 @@ const configSchema = z
       .max(86_400)
       .default(120)
       .describe(
-        "Seconds after a provider call in doubt ended within which Postmark may still have taken it in: a message missing from Postmark's search is sent again only once the search shows a message received later than this (30–86,400)",
+        "Seconds after a provider call in doubt ended within which Postmark may still have taken it in: a message missing from Postmark's search is sent again only once Postmark has answered promptly for at least this long (and for longer than the call can have been held by a stall) and the search shows a message received after that (30–86,400; docs/adr/0061)",
       ),
     SEND_RECONCILE_LIMIT_HOURS: z.coerce
       .number()

@@ -194,7 +194,7 @@ describe("exactly once towards the provider", () => {
     }
   });
 
-  test("the provider never got the batch (connection dropped before it was read): not sent again until Postmark's search is shown current past the call plus the grace period, then sent again, once", async () => {
+  test("the provider never got the batch (connection dropped before it was read), on a server without other traffic: not sent again until Postmark has answered promptly for longer than the call can have been held (at least the grace period) and its search shows a message received after that; the service's own probes give that evidence; then sent again, once", async () => {
     // The simulator reads the test's clock, so "received later" can be arranged without waiting.
     const own = await createHarness({ sharedClock: true });
     const batches = holdBatches(own);
@@ -208,18 +208,27 @@ describe("exactly once towards the provider", () => {
       await batches.run(lane1);
       await batches.run(lane2);
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
+      const probes = () => c.simulator.messages({ metadataKey: "probe_id", limit: 1000 }).total;
+      const later = (ms: number) => own.clock.set(new Date(own.clock.now().getTime() + ms));
 
-      // Absent from the search, but nothing on the server was received after the call: no evidence.
+      // Absent from the search, and the call that left it in doubt has just ended: no evidence, no probe yet
+      // (the server's own traffic gets an asking interval to give it).
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
-      own.clock.set(new Date(own.clock.now().getTime() + 10 * GRACE_MS));
-      // Past the grace period (and ten times it): still no evidence, so still nothing is sent again.
+      expect(probes()).toBe(0);
+      // Nothing answered for an asking interval: a probe, answered promptly, starts the run of prompt answers.
+      later(GRACE_MS / 4);
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
+      expect(probes()).toBe(1);
+      // Answering for half the grace period: not yet long enough, nothing is sent again.
+      later(GRACE_MS / 2);
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
       expect(await read()).toMatchObject({ status: "running", recipients: { unknown: 500, accepted: 200 } });
-
-      // Another mail of the same server, received now: the search is current past the call plus the grace.
-      const other = await preparedJobOnCustomer(own, c, people(1, "later.example.com"));
-      await other.start();
-      await runUntilCompleted(batches, other.read);
+      // Past the moment: the search shows nothing received after it yet, so one more probe goes out ...
+      later(GRACE_MS);
+      const before = probes();
+      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 0, waiting: 1 });
+      expect(probes()).toBe(before + 1);
+      // ... and once the search shows it: the evidence. The batch goes out again.
       expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
       await runUntilCompleted(batches, read);
       const done = await read();
@@ -282,7 +291,10 @@ describe("exactly once towards the provider", () => {
       // The simulator posts a Delivery for each message it accepted; each corrects an `unknown` message.
       await vi.waitFor(async () => expect((await read()).recipients).toMatchObject({ unknown: 0, accepted: 200 }), { timeout: 60_000, interval: 50 });
       consistent(await read());
-      expect(await sweep(own, c.id)).toMatchObject({ reconciled: 1 });
+      // The sweep ends the job, unless the batch's own queued asking (every quarter of the grace) did already.
+      const swept = await sweep(own, c.id);
+      expect(swept.reconciled + swept.waiting + swept.unavailable).toBeLessThanOrEqual(1);
+      expect(swept).toMatchObject({ waiting: 0, unavailable: 0 });
       expect(await read()).toMatchObject({ status: "completed", recipients: { total: 200, accepted: 200, unknown: 0 } });
       expect(ids.every((id) => c.simulator.metadataMessageIdCount(id) === 1)).toBe(true);
     } finally {

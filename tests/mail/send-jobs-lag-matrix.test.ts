@@ -5,7 +5,7 @@ import { LAG_MATRIX_TIMEOUT_MS, lagMatrix } from "../helpers/send-jobs-lag-matri
 const run = lagMatrix("batch");
 
 test(
-  "batch path: search lag below/above the grace × slow provider × SIGKILL before/during/after the call: every recipient received exactly once, none unknown",
+  "batch path: search lag below/above the grace × slow provider × SIGKILL before/during/after the call, a server without other traffic, Postmark frozen 85 s / 5 min (scaled) then working through its backlog: every recipient received exactly once, none unknown, each decided within its bound",
   async () => {
     const outcome = await run();
     expect(outcome.rows).toHaveLength(outcome.cells);

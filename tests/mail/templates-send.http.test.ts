@@ -305,26 +305,39 @@ describe("POST /v1/templates/{id}/send", () => {
       const message = await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting });
       expect(message.json.data.status).toBe("unknown");
 
-      // Postmark's Messages API decides: found → accepted; missing once its search shows a mail received
-      // after the call plus the grace period → failed; missing without that evidence → still unknown.
+      // Postmark's Messages API decides: found → accepted; missing → failed only once Postmark has answered
+      // promptly for longer than the call can have been held (at least the grace period) and its search shows
+      // a message received after that (here, on a server without other traffic, the service's probes);
+      // missing without that evidence → still unknown. The simulator stamps what it receives with the
+      // system's time, so each step sets it to the step's moment.
       const mail = h.mailDeps;
       const ref = { message_id: messageId, customer_id: f.id };
-      const laterMs = h.clock.now().getTime() + 20_000 + 120_000 + 1000;
-      if (settledAs === "failed") {
-        expect(await reconcileMessage({ ...mail, clock: new ManualClock(new Date(laterMs)) }, ref)).toBe("waiting");
-        expect((await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status).toBe("unknown");
-        // In doubt for over a minute: a warning names the message.
-        expect(h.logLines.some((l) => l.includes("transactional mail: in doubt for over a minute") && l.includes(messageId))).toBe(true);
-        // Another mail of the same server, received (by the simulator's clock, the system's) after that
-        // moment, and searched for then: the evidence.
-        vi.useFakeTimers({ toFake: ["Date"] });
-        vi.setSystemTime(laterMs);
-        const other = await h.call("POST", `/mail/v1/templates/${id}/send`, { key: f.mailFull, body: { to: "b@example.com", params } });
-        expect(other.status, describeResponse(other)).toBe(200);
-      }
-      const later = { ...mail, clock: new ManualClock(new Date(laterMs)) };
+      const createdMs = h.clock.now().getTime();
+      const laterMs = createdMs + 20_000 + 120_000 + 1000;
+      const at = (ms: number) => {
+        vi.setSystemTime(ms);
+        return { ...mail, clock: new ManualClock(new Date(ms)) };
+      };
+      const probesBefore = f.simulator.messages({ metadataKey: "probe_id", limit: 1000 }).total;
+      const probes = () => f.simulator.messages({ metadataKey: "probe_id", limit: 1000 }).total - probesBefore;
+      const status = async () => (await h.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${messageId}`, { key: f.mailReporting })).json.data.status;
+      vi.useFakeTimers({ toFake: ["Date"] });
       try {
-        expect(await reconcileMessage(later, ref)).toBe("settled");
+        if (settledAs === "failed") {
+          // Nothing answered since the call: a probe, answered now, starts the run of prompt answers.
+          expect(await reconcileMessage(at(laterMs), ref)).toBe("waiting");
+          expect(probes()).toBe(1);
+          expect(await status()).toBe("unknown");
+          // Answering, but not yet for as long as the call may have been held (laterMs - created).
+          expect(await reconcileMessage(at(laterMs + (laterMs - createdMs) - 1000), ref)).toBe("waiting");
+          expect(await status()).toBe("unknown");
+          // In doubt for over a minute: a warning names the message.
+          expect(h.logLines.some((l) => l.includes("transactional mail: in doubt for over a minute") && l.includes(messageId))).toBe(true);
+          // Past that moment: the search shows nothing received after it yet, so one more probe goes out.
+          expect(await reconcileMessage(at(laterMs + (laterMs - createdMs) + 60_000), ref)).toBe("waiting");
+        }
+        // The search shows the message (accepted), or a probe received after the moment (failed).
+        expect(await reconcileMessage(at(laterMs + (laterMs - createdMs) + 61_000), ref)).toBe("settled");
       } finally {
         vi.useRealTimers();
       }

@@ -161,7 +161,17 @@ export async function sendJobPage(main: HTMLElement, id: string, jobId: string, 
               { class: "warning", id: "job-unknown" },
               FINAL.has(job.status)
                 ? `${unknown} recipients ended unknown: Postmark could neither confirm nor deny receiving them; they were not sent again.`
-                : `${unknown} recipients are in doubt: their provider call got no definite answer; they are being reconciled with Postmark and are never sent twice.`,
+                : `${unknown} recipients are in doubt: their provider call got no definite answer; they are being reconciled with Postmark before any is sent again.`,
+            ),
+          ]
+        : []),
+      // Postmark showed late that it had received a batch decided never received and sent again.
+      ...(job.recipients.sent_twice > 0
+        ? [
+            h(
+              "p",
+              { class: "warning", id: "job-sent-twice" },
+              `${job.recipients.sent_twice} recipients got this mail twice: Postmark took in a call after the service had decided it never would, and the mail had gone out again. Both copies count in usage, as Postmark counts them.`,
             ),
           ]
         : []),

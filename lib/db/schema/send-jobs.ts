@@ -53,6 +53,8 @@ export const mailSendJobs = pgTable(
     failed: counter(),
     unknown: counter(),
     pending: counter(),
+    /** Of `accepted`: recipients Postmark's search later showed it received twice (counted twice in usage). */
+    sentTwice: counter(),
     batchesCompleted: counter(),
     createdAt: at().notNull().defaultNow(),
     updatedAt: at().notNull().defaultNow(),
@@ -99,6 +101,13 @@ export const mailSendJobChunks = pgTable(
      * are in doubt since this instant.
      */
     leaseUntil: at(),
+    /**
+     * The deadline of the batch's call in doubt (../../mail/send-jobs/provider-health.ts), stored once
+     * computed: `evidenceFrom`, when Postmark was answering promptly again after the call; `evidenceAfter`,
+     * the moment after which Postmark can no longer take in any of it. Cleared with the claim.
+     */
+    evidenceFrom: at(),
+    evidenceAfter: at(),
   },
   (t) => [primaryKey({ columns: [t.sendJobId, t.seq] }), index().on(t.claimedAt)],
 );
@@ -168,4 +177,67 @@ export const mailSendJobBulkRequests = pgTable(
     checkedAt: at().notNull().defaultNow(),
   },
   (t) => [index().on(t.jobId, t.checkedAt)],
+);
+
+/**
+ * How a customer's Postmark server has been answering, as the service saw it (its own sends and the probes
+ * reconciliation sends on a quiet server; ../../mail/send-jobs/provider-health.ts): the evidence that a call
+ * in doubt can no longer be taken in. `healthySince`: the first prompt answer of the current run (the run
+ * counts only while later than `lastFailureAt`, the latest call left without a prompt answer: in doubt,
+ * lost with its worker, or answered slowly). `lastAnswerAt`: the latest prompt answer recorded;
+ * `probeSentAt`: the latest probe, so processes do not probe at once.
+ */
+export const mailProviderHealth = pgTable("mail_provider_health", {
+  customerId: uuid()
+    .primaryKey()
+    .references(() => customers.id, { onDelete: "cascade" }),
+  healthySince: at(),
+  lastAnswerAt: at(),
+  lastFailureAt: at(),
+  probeSentAt: at(),
+  updatedAt: at().notNull().defaultNow(),
+});
+
+/**
+ * Recipients of a batch that was in doubt and was decided "never received" (sent again, or failed after
+ * their second hand-over): Postmark's search is asked about the original call again for a while, so a copy
+ * it shows late is recorded (../../mail/send-jobs/late-truth.ts). `messageIds`: a JSON array of the
+ * messages still watched; `checkAfter`: the next asking; `checks`: askings so far; `until`: the last one.
+ */
+export const mailSendJobRechecks = pgTable(
+  "mail_send_job_rechecks",
+  {
+    sendJobId: uuid()
+      .notNull()
+      .references(() => mailSendJobs.id, { onDelete: "cascade" }),
+    batchId: uuid().notNull(),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    messageIds: text().notNull(),
+    checkAfter: at().notNull(),
+    checks: integer().notNull().default(0),
+    until: at().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sendJobId, t.batchId] }), index().on(t.checkAfter)],
+);
+
+/**
+ * A second copy of a message Postmark received (the search showed the original call of a batch sent again
+ * after it was decided "never received"): counted in usage and billing beside the message itself, as
+ * Postmark counts it.
+ */
+export const mailMessageExtraCopies = pgTable(
+  "mail_message_extra_copies",
+  {
+    providerMessageId: text().primaryKey(),
+    messageId: uuid().notNull(),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    sendJobId: uuid().references(() => mailSendJobs.id, { onDelete: "cascade" }),
+    mode: text({ enum: mailModes }).notNull(),
+    acceptedAt: at().notNull(),
+  },
+  (t) => [index().on(t.customerId, t.acceptedAt)],
 );

@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessageEvents, mailMessages } from "../../db/schema";
+import { mailMessageEvents, mailMessageExtraCopies, mailMessages } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
 import type { Message as MessageSchema } from "./schema";
 
@@ -77,5 +77,10 @@ export async function acceptedLiveThisMonth(db: Database, customerId: string, no
         excluding.length > 0 ? sql`${mailMessages.id} <> all(${sql.param([...excluding])}::uuid[])` : undefined,
       ),
     );
-  return row?.n ?? 0;
+  // Second copies Postmark received of a message (../send-jobs/late-truth.ts): Postmark counts them, so does usage.
+  const [copies] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(mailMessageExtraCopies)
+    .where(and(eq(mailMessageExtraCopies.customerId, customerId), eq(mailMessageExtraCopies.mode, "live"), gte(mailMessageExtraCopies.acceptedAt, monthStart)));
+  return (row?.n ?? 0) + (copies?.n ?? 0);
 }

@@ -13,6 +13,7 @@ export function tracePostmarkProvider(provider: PostmarkProvider, metrics: Provi
     tracedCall(metrics, name, attributes, run, failed);
   return {
     send: (token, email) => call("POST /email", { "app.postmark.messages": 1 }, () => provider.send(token, email), sendFailed),
+    probe: (token, probe) => call("POST /email", { "app.postmark.probes": 1 }, () => provider.probe(token, probe), sendFailed),
     sendBatchJson: (token, body, count) =>
       call("POST /email/batch", { "app.postmark.messages": count }, () => provider.sendBatchJson(token, body, count), sendFailed),
     sendBulkJson: (token, body) =>

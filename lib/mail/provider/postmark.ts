@@ -91,7 +91,22 @@ export type PostmarkProvider = {
    * message): a search made after this answer sees everything Postmark received up to that time.
    */
   newestReceivedAt(serverToken: string): Promise<NewestOutcome>;
+  /**
+   * One message to Postmark's black-hole address (`PROBE_ADDRESS`: accepted and kept like any message,
+   * delivered to no one) on `stream`, `Metadata.probe_id = probeId`: reconciliation's own traffic on a
+   * server without other mail, so its search can be shown current (lib/mail/send-jobs/provider-health.ts).
+   * Gives up sooner than a send (`PROBE_TIMEOUT_SECONDS`).
+   */
+  probe(serverToken: string, probe: { from: string; stream: string; probeId: string }): Promise<SendOutcome>;
 };
+
+/**
+ * Postmark's black-hole address: Postmark accepts mail to it and delivers it to no one (Postmark's sandbox
+ * and testing guides). It still counts towards the server's monthly volume, as every accepted message does.
+ */
+const PROBE_ADDRESS = "test@blackhole.postmarkapp.com";
+/** A probe Postmark has not answered within this is taken as not answered normally. */
+const PROBE_TIMEOUT_SECONDS = 10;
 
 /**
  * The `Retry-After` header of the answer to the call running in this async context: the `postmark` client
@@ -128,14 +143,16 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
   const url = new URL(options.apiUrl);
   const timeoutSeconds = options.timeoutSeconds ?? 20;
   const clientOptions = { useHttps: url.protocol === "https:", requestHost: url.host, timeout: timeoutSeconds, fetch: notingFetch };
+  const probeOptions = { ...clientOptions, timeout: Math.min(timeoutSeconds, PROBE_TIMEOUT_SECONDS) };
   const batchUrl = new URL("/email/batch", url);
   const bulkUrl = new URL("/email/bulk", url);
   const clients = new Map<string, ServerClient>();
-  const client = async (token: string) => {
-    let c = clients.get(token);
+  const probeClients = new Map<string, ServerClient>();
+  const client = async (token: string, options = clientOptions, cache = clients) => {
+    let c = cache.get(token);
     if (!c) {
-      c = new (await loadPostmark()).ServerClient(token, clientOptions);
-      clients.set(token, c);
+      c = new (await loadPostmark()).ServerClient(token, options);
+      cache.set(token, c);
     }
     return c;
   };
@@ -149,6 +166,22 @@ export function createPostmarkProvider(options: { apiUrl: string; timeoutSeconds
         return itemOutcome(response.ErrorCode, response.Message, response.MessageID, response.SubmittedAt);
       } catch (error) {
         return errorOutcome(error, parseRetryAfter(answered.retryAfter));
+      }
+    },
+    async probe(serverToken, probe) {
+      try {
+        const response = await (await client(serverToken, probeOptions, probeClients)).sendEmail({
+          From: probe.from,
+          To: PROBE_ADDRESS,
+          Subject: "Delivery check",
+          TextBody: "An automatic check of the sending service; delivered to no one.",
+          MessageStream: probe.stream,
+          Metadata: { probe_id: probe.probeId },
+          TrackOpens: false,
+        });
+        return itemOutcome(response.ErrorCode, response.Message, response.MessageID, response.SubmittedAt);
+      } catch (error) {
+        return errorOutcome(error);
       }
     },
     async searchByMetadata(serverToken, key, value) {

@@ -145,7 +145,7 @@ export async function releaseBatch(db: Database, jobId: string, batchId: string,
         .set({ status: "pending", attempts: sql`greatest(${mailMessages.attempts} - 1, 0)` })
         .where(and(inArray(mailMessages.id, ids), eq(mailMessages.status, "sending")));
     }
-    await tx.update(mailSendJobChunks).set({ batchId: null, claimedAt: null, leaseUntil: null }).where(ofBatch);
+    await tx.update(mailSendJobChunks).set({ batchId: null, claimedAt: null, leaseUntil: null, evidenceFrom: null, evidenceAfter: null }).where(ofBatch);
     return "released";
   });
 }

@@ -11,6 +11,7 @@ import { batchWriter } from "./batch-writers";
 import { recordBulkRequest } from "./bulk-requests";
 import { BATCH_SIZE } from "./model";
 import { publishBatchReconcile } from "./reconcile";
+import { noteAnswer } from "./provider-health";
 import { BatchDescriptor, completeJob, failJob, LANES, pauseJob, publishBatch, type EngineDeps } from "./transitions";
 
 /*
@@ -194,6 +195,7 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   let outcomes: SendOutcome[] = [];
   let bulk: Extract<BulkOutcome, { kind: "accepted" }> | null = null;
   if (toSend.length > 0) {
+    const callStarted = deps.clock.now();
     const sent = await whileLeased(deps, job.id, batchId, async () => {
       await deps.priority.yieldToPriorityRequests();
       if (claimed.bulkApiEnabled) {
@@ -215,6 +217,11 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
     if (Array.isArray(sent)) outcomes = sent;
     else if (sent.kind === "accepted") bulk = sent;
     else outcomes = toSend.map(() => sent);
+    // How Postmark answered: the evidence reconciliation reads (./provider-health.ts); sandbox calls never reach the customer's server.
+    if (job.mode === "live") {
+      const answered = bulk !== null || outcomes.every((o) => o.kind !== "unknown");
+      await noteAnswer(deps, job.customerId, callStarted, deps.clock.now(), answered);
+    }
     const [first] = outcomes;
     if (first?.kind === "throttled") {
       const released = await releaseBatch(

@@ -27,6 +27,7 @@ export function counters(row: SendJobRow): RecipientCounters {
     failed: row.failed,
     unknown: row.unknown,
     pending: row.pending,
+    sent_twice: row.sentTwice,
   };
 }
 

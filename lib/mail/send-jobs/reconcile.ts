@@ -5,6 +5,10 @@ import { mailMessageEvents, mailMessages, mailSendJobChunks, mailSendJobs } from
 import type { MailDeps } from "../deps";
 import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
+import { formatMailbox } from "../sending/address";
+import type { SenderRecord } from "../../db/schema/mail";
+import { publishRecheck, watchForLateTruth } from "./late-truth";
+import { askInterval, evidenceFor, graceMs, type CallInDoubt, type Deadline } from "./provider-health";
 import { recordAcceptedLive } from "../usage/meter";
 import { lockMessagesInOrder, MAX_HANDOVERS } from "./batch-store";
 import { timeOrderedUuid } from "./ids";
@@ -20,11 +24,14 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * be searched by it. What Postmark has is `accepted`, with its MessageID and the time it received it.
  *
  * "Absent from the search" is not proof: the search is an index that lags behind the send, by minutes in an
- * incident. A message is taken as never received only on EVIDENCE that the index is current past the
- * in-doubt call: the newest message the search shows on the server was received after the moment the call
- * was surely over (its end, or its lease's expiry) plus the grace period (`SEND_RECONCILE_GRACE_SECONDS`,
- * what Postmark may still take in after a connection closed). The index is asked for that first and
- * searched by the batch second, so the search that finds nothing covers everything received until then.
+ * incident, and a stalled Postmark may still take in a call whose connection closed long ago. A message is
+ * taken as never received only on EVIDENCE that nothing of the call can still arrive (./provider-health.ts;
+ * the design: docs/adr/0061-exactly-once-when-the-provider-stalls.md): Postmark has answered the customer's
+ * calls promptly for longer than the call can have been held (at least the grace period,
+ * `SEND_RECONCILE_GRACE_SECONDS`) and its search shows a message received after that (the server's own
+ * traffic, or on a quiet server the service's probes). The evidence is asked for first and the call searched
+ * for second, so the search that finds nothing covers everything received until then. What the search shows
+ * is accepted at once, evidence or not.
  * Never received, then:
  *   - a send job's recipient is `pending` again and goes out in a later batch (its address was kept for
  *     this), unless it was handed over twice already or the job ended meanwhile (then `failed`);
@@ -62,28 +69,26 @@ const NEVER_RECEIVED_TWICE = "Postmark never received this message, handed over 
 /** What reconciliation needs: the engine's core, the Messages API and the monthly meter it keeps current. */
 export type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches" | "priority">;
 
-/** What Postmark may still take in after a call's connection closed (the test-only setting replaces the floored one). */
-const graceMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_TEST_GRACE_MS ?? deps.config.SEND_RECONCILE_GRACE_SECONDS * 1000;
 const limitMs = (deps: Pick<EngineDeps, "config">) => deps.config.SEND_RECONCILE_LIMIT_HOURS * 3_600_000;
 
 /**
- * Asks again once the grace period after `since` is over, then every quarter of it (1 s – 5 min). The
- * deduplication id names the moment rounded to that interval, so the queue, the sweep and start-up asking
- * about the same call merge into one chain of messages.
+ * Asks again every quarter of the grace (1 s – 5 min): the evidence (./provider-health.ts) decides, so a
+ * quiet server's probes start within an interval of the doubt. The deduplication id names the moment
+ * rounded to that interval, so the queue, the sweep and start-up asking about the same call merge into one
+ * chain of messages.
  */
-async function publishLater(deps: EngineDeps, topic: string, body: BatchRef | MessageRef, key: string, since: Date): Promise<void> {
-  const every = Math.min(300_000, Math.max(1000, graceMs(deps) / 4));
-  const wait = Math.max(every, since.getTime() + graceMs(deps) - deps.clock.now().getTime());
-  const due = Math.ceil((deps.clock.now().getTime() + wait) / every) * every;
-  await deps.queue.publish(topic, body, { delaySeconds: Math.max(1, Math.ceil(wait / 1000)), deduplicationId: `${topic}-${key}-${due}` });
+async function publishLater(deps: EngineDeps, topic: string, body: BatchRef | MessageRef, key: string): Promise<void> {
+  const every = askInterval(graceMs(deps));
+  const due = Math.ceil((deps.clock.now().getTime() + every) / every) * every;
+  await deps.queue.publish(topic, body, { delaySeconds: Math.max(1, Math.ceil(every / 1000)), deduplicationId: `${topic}-${key}-${due}` });
 }
 
 export async function publishBatchReconcile(deps: EngineDeps, ref: BatchRef): Promise<void> {
-  await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id, deps.clock.now());
+  await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id);
 }
 
 export async function publishMessageReconcile(deps: EngineDeps, ref: MessageRef): Promise<void> {
-  await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, deps.clock.now());
+  await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id);
 }
 
 export function registerReconcileWorkers(deps: ReconcileDeps): void {
@@ -99,35 +104,39 @@ export function registerReconcileWorkers(deps: ReconcileDeps): void {
   });
 }
 
-/** The customer's live server token, or null while its provider configuration is not ready. */
-async function liveServerToken(deps: EngineDeps, customerId: string): Promise<string | null> {
-  const readiness = await providerReadiness(deps.db, deps.secrets, customerId);
-  return readiness.ready ? readiness.credentials.serverToken : null;
-}
-
 /**
  * What Postmark has with `Metadata[key] = value`, by our message id, and whether its search is shown
- * current past `doubtSince` + grace (see the top of this file: asked first); null when it cannot be asked.
+ * current past everything the call in doubt can still become (./provider-health.ts: the evidence, asked
+ * first, so the search that finds nothing covers it); null when it cannot be asked. `from` and `stream`
+ * route the probes a server without other traffic needs: the call's sender (null: the customer's default)
+ * and stream.
  */
 async function askProvider(
   deps: ReconcileDeps,
   customerId: string,
-  key: string,
-  value: string,
-  doubtSince: Date,
-): Promise<{ found: Map<string, ProviderMessage>; current: boolean } | null> {
-  const token = await liveServerToken(deps, customerId);
-  if (token === null) {
+  lookup: { key: string; value: string; stream: "broadcast" | "transactional"; from: SenderRecord | null },
+  call: CallInDoubt,
+): Promise<{ found: Map<string, ProviderMessage>; current: boolean; reason: string; deadline: Deadline | null } | null> {
+  const readiness = await providerReadiness(deps.db, deps.secrets, customerId);
+  if (!readiness.ready) {
     deps.logger.warn("reconciliation: the customer's Postmark configuration is not ready; asking again later", { customer_id: customerId });
     return null;
   }
-  const newest = await deps.postmark.newestReceivedAt(token);
-  if (newest.kind === "unavailable") {
-    deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: newest.message });
+  const { credentials } = readiness;
+  const token = credentials.serverToken;
+  const sender = lookup.from ?? credentials.defaultTransactionalFrom ?? credentials.defaultNewsletterFrom;
+  const route = sender
+    ? {
+        from: formatMailbox(sender.email, sender.name),
+        stream: lookup.stream === "broadcast" ? credentials.broadcastStream : credentials.transactionalStream,
+      }
+    : null;
+  const evidence = await evidenceFor(deps, customerId, token, route, call);
+  if (evidence.kind === "unavailable") {
+    deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: evidence.reason });
     return null;
   }
-  const current = newest.receivedAt !== null && newest.receivedAt.getTime() >= doubtSince.getTime() + graceMs(deps);
-  const answer = await deps.postmark.searchByMetadata(token, key, value);
+  const answer = await deps.postmark.searchByMetadata(token, lookup.key, lookup.value);
   if (answer.kind === "unavailable") {
     deps.logger.warn("reconciliation: Postmark could not be asked; asking again later", { customer_id: customerId, reason: answer.message });
     return null;
@@ -137,7 +146,13 @@ async function askProvider(
     const id = message.metadata.message_id;
     if (typeof id === "string") byMessage.set(id, message);
   }
-  return { found: byMessage, current };
+  const reason = evidence.kind === "waiting" ? evidence.reason : "the search is current";
+  return {
+    found: byMessage,
+    current: evidence.kind === "current",
+    reason: route ? reason : `${reason} (no sender to probe with)`,
+    deadline: evidence.deadline,
+  };
 }
 
 /** A call in doubt for longer than this is logged as a warning at every asking, with its id. */
@@ -226,7 +241,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       recipients: mailSendJobChunks.recipients,
       claimedAt: mailSendJobChunks.claimedAt,
       leaseUntil: mailSendJobChunks.leaseUntil,
+      evidenceFrom: mailSendJobChunks.evidenceFrom,
+      evidenceAfter: mailSendJobChunks.evidenceAfter,
       mode: mailSendJobs.mode,
+      from: mailSendJobs.from,
     })
     .from(mailSendJobChunks)
     .innerJoin(mailSendJobs, eq(mailSendJobs.id, mailSendJobChunks.sendJobId))
@@ -262,9 +280,22 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
   // again is harmless, and there is nothing to ask.
   const asked =
     row.mode === "sandbox"
-      ? { found: new Map<string, ProviderMessage>(), current: true }
-      : await askProvider(deps, ref.customer_id, "batch_id", ref.batch_id, doubtSince);
+      ? { found: new Map<string, ProviderMessage>(), current: true, reason: "sandbox", deadline: null }
+      : await askProvider(
+          deps,
+          ref.customer_id,
+          { key: "batch_id", value: ref.batch_id, stream: "broadcast", from: row.from },
+          {
+            startedAt: row.claimedAt ?? doubtSince,
+            doubtSince,
+            deadline: row.evidenceFrom && row.evidenceAfter ? { from: row.evidenceFrom, after: row.evidenceAfter } : null,
+          },
+        );
   if (asked === null) return "unavailable";
+  // The call's deadline, stored once computed (a later asking, in this process or after a restart, starts from it).
+  if (asked.deadline && (asked.deadline.from.getTime() !== row.evidenceFrom?.getTime() || asked.deadline.after.getTime() !== row.evidenceAfter?.getTime())) {
+    await db.update(mailSendJobChunks).set({ evidenceFrom: asked.deadline.from, evidenceAfter: asked.deadline.after }).where(ofBatch);
+  }
   const found = [...inDoubt.keys()].flatMap((id) => {
     const message = asked.found.get(id);
     return message ? [{ id, message }] : [];
@@ -292,6 +323,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       // Not received and not sent again: the job ended meanwhile, or the message was handed over twice already.
       const endedError = canResend ? NEVER_RECEIVED_TWICE : job.status === "cancelled" ? CANCELLED : NEVER_RECEIVED_JOB_ENDED;
       const failed = await settleMissing(tx, ref.customer_id, ended, "failed", endedError, now);
+      // Decided on an assumption about how long Postmark holds a call: the original call is asked about
+      // again for a while, and what Postmark shows late is recorded (./late-truth.ts).
+      const watched = row.mode === "live" ? [...again, ...ended] : [];
+      await watchForLateTruth(tx, deps, ref, watched, now);
       const unknownForGood = await giveUp(tx, givenUp);
       await tx
         .update(mailSendJobs)
@@ -308,7 +343,14 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
         const back = new Set(again);
         await tx
           .update(mailSendJobChunks)
-          .set({ recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))), batchId: null, claimedAt: null, leaseUntil: null })
+          .set({
+            recipients: JSON.stringify(entries.filter((e) => back.has(e[0]))),
+            batchId: null,
+            claimedAt: null,
+            leaseUntil: null,
+            evidenceFrom: null,
+            evidenceAfter: null,
+          })
           .where(ofBatch);
       } else if (stillInDoubt.length > 0) {
         const waiting = new Set(stillInDoubt);
@@ -319,11 +361,20 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
       } else {
         await tx.delete(mailSendJobChunks).where(ofBatch);
       }
-      return { accepted: accepted.length, resent, failed, unknown_for_good: unknownForGood, waiting: stillInDoubt.length, status: job.status };
+      return {
+        accepted: accepted.length,
+        resent,
+        failed,
+        unknown_for_good: unknownForGood,
+        waiting: stillInDoubt.length,
+        watched: watched.length,
+        status: job.status,
+      };
     });
   const settled = await recordAcceptedLive(deps, ref.customer_id, now, settle, (s) => (row.mode === "live" ? (s?.accepted ?? 0) : 0));
   if (!settled) return "gone";
   deps.logger.info("send-job batch reconciled with the provider", { send_job_id: ref.job_id, batch_id: ref.batch_id, ...settled });
+  if (settled.watched > 0) await publishRecheck(deps, ref, 0);
   if (settled.unknown_for_good > 0) {
     deps.logger.warn("send job: messages end `unknown` for good (Postmark's search never showed whether it has them)", {
       send_job_id: ref.job_id,
@@ -340,9 +391,10 @@ export async function reconcileBatch(deps: ReconcileDeps, ref: BatchRef): Promis
         batch_id: ref.batch_id,
         in_doubt: settled.waiting,
         in_doubt_seconds: Math.round((now.getTime() - doubtSince.getTime()) / 1000),
+        waiting_for: asked.reason,
       });
     }
-    await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id, doubtSince);
+    await publishLater(deps, SEND_JOB_RECONCILE_TOPIC, ref, ref.batch_id);
     return "waiting";
   }
   return "settled";
@@ -365,7 +417,14 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     return "settled";
   }
   const doubtSince = new Date(message.createdAt.getTime() + TRANSACTIONAL_CALL_MS);
-  const asked = await askProvider(deps, ref.customer_id, "message_id", ref.message_id, doubtSince);
+  const asked = await askProvider(
+    deps,
+    ref.customer_id,
+    { key: "message_id", value: ref.message_id, stream: "transactional", from: null },
+    // A transactional call's end is fixed by its time-out, and restarts record nothing: its deadline comes
+    // out the same at every asking until Postmark stalls again, so it is not stored.
+    { startedAt: message.createdAt, doubtSince, deadline: null },
+  );
   if (asked === null) return "unavailable";
   const found = asked.found.get(ref.message_id);
   if (found) {
@@ -391,8 +450,9 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     deps.logger.warn("transactional mail: in doubt for over a minute", {
       message_id: ref.message_id,
       in_doubt_seconds: Math.round((now.getTime() - doubtSince.getTime()) / 1000),
+      waiting_for: asked.reason,
     });
   }
-  await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id, doubtSince);
+  await publishLater(deps, MESSAGE_RECONCILE_TOPIC, ref, ref.message_id);
   return "waiting";
 }

@@ -1,9 +1,11 @@
 import { and, eq, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from "drizzle-orm";
 import { isDatabaseUnavailable } from "../../core/database-unavailable";
 import { mailMessages, mailSendJobChunks, mailSendJobs } from "../../db/schema";
-import { lockMessagesInOrder } from "./batch-store";
+import { BATCH_LEASE_MS, lockMessagesInOrder } from "./batch-store";
 import { reconcileBatch, reconcileMessage, UNKNOWN_FOR_GOOD, type ReconcileDeps, type ReconcileOutcome } from "./reconcile";
 import { refreshBulkRequests } from "./bulk-requests";
+import { lostCallEnded } from "./provider-health";
+import { recheckDue } from "./late-truth";
 import type { ChunkEntry } from "./recipients";
 import { completeJob, insertSendEvents, resumeUnderNewRun, startDueJob, type EngineDeps } from "./transitions";
 
@@ -96,7 +98,14 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
   const lostBefore = new Date(now.getTime() - options.inFlightForMs);
   const chunks = mailSendJobChunks;
   const claims = await db
-    .select({ jobId: chunks.sendJobId, batchId: chunks.batchId, customerId: mailSendJobs.customerId, recipients: chunks.recipients })
+    .select({
+      jobId: chunks.sendJobId,
+      batchId: chunks.batchId,
+      customerId: mailSendJobs.customerId,
+      recipients: chunks.recipients,
+      claimedAt: chunks.claimedAt,
+      leaseUntil: chunks.leaseUntil,
+    })
     .from(chunks)
     .innerJoin(mailSendJobs, eq(mailSendJobs.id, chunks.sendJobId))
     .where(
@@ -117,7 +126,7 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     if (!claim.batchId) continue;
     const { batchId } = claim;
     const ids = (JSON.parse(claim.recipients) as ChunkEntry[]).map((e) => e[0]);
-    result.unknown += (await forCustomer(claim.customerId, () => markLost(deps, claim.jobId, claim.customerId, batchId, ids, now, options.bootedAt))) ?? 0;
+    result.unknown += (await forCustomer(claim.customerId, () => markLost(deps, { ...claim, batchId }, ids, now, options.bootedAt))) ?? 0;
   }
 
   // Transactional mails: the same, one message at a time.
@@ -184,6 +193,11 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     const outcome = await forCustomer(message.customerId, () => reconcileMessage(deps, { message_id: message.id, customer_id: message.customerId }));
     if (outcome) count(outcome);
   }
+  // Batches decided "never received" whose original call is asked about again (./late-truth.ts).
+  await recheckDue(deps, now, options.customerId).catch((error: unknown) => {
+    if (isDatabaseUnavailable(error)) throw error;
+    deps.logger.error("send-jobs sweep: late truth not asked for; the next sweep asks again", { error: String(error) });
+  });
   // Progress of the Bulk API requests Postmark is still sending (informational; see ./bulk-requests.ts).
   await refreshBulkRequests(deps, { customerId: options.customerId, now }).catch((error: unknown) => {
     if (isDatabaseUnavailable(error)) throw error;
@@ -194,10 +208,21 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
 
 /**
  * The batch's messages still `sending` lost their worker: `unknown`, with their events and the job's
- * counters. A claim of the previous process is in doubt since that process started its successor at the
- * latest (`bootedAt`), even if its lease said later.
+ * counters. A claim of the previous process is in doubt since that process's last sign of life
+ * (`lostCallEnded`: never later than `bootedAt`), even if its lease said later.
  */
-async function markLost(deps: EngineDeps, jobId: string, customerId: string, batchId: string, ids: string[], now: Date, bootedAt?: Date): Promise<number> {
+async function markLost(
+  deps: EngineDeps,
+  claim: { jobId: string; customerId: string; batchId: string; claimedAt: Date | null; leaseUntil: Date | null },
+  ids: string[],
+  now: Date,
+  bootedAt?: Date,
+): Promise<number> {
+  const { jobId, customerId, batchId } = claim;
+  const ended =
+    bootedAt && claim.claimedAt && claim.claimedAt.getTime() < bootedAt.getTime()
+      ? await lostCallEnded(deps, customerId, [claim.claimedAt, claim.leaseUntil ? new Date(claim.leaseUntil.getTime() - BATCH_LEASE_MS) : null], bootedAt)
+      : null;
   return deps.db.transaction(async (tx) => {
     // The messages, the job, then the row of addresses: the order of the batch's record (`lockMessagesInOrder`).
     await lockMessagesInOrder(tx, ids);
@@ -219,11 +244,11 @@ async function markLost(deps: EngineDeps, jobId: string, customerId: string, bat
         .where(eq(mailSendJobs.id, jobId));
       deps.logger.warn("send job: in-flight messages lost their worker; reconciling with the provider", { send_job_id: jobId, unknown: lost.length });
     }
-    if (bootedAt) {
+    if (ended) {
       await tx
         .update(mailSendJobChunks)
-        .set({ leaseUntil: sql`least(coalesce(${mailSendJobChunks.leaseUntil}, ${bootedAt}), ${bootedAt})` })
-        .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId), lt(mailSendJobChunks.claimedAt, bootedAt)));
+        .set({ leaseUntil: sql`least(coalesce(${mailSendJobChunks.leaseUntil}, ${ended}), ${ended})` })
+        .where(and(eq(mailSendJobChunks.sendJobId, jobId), eq(mailSendJobChunks.batchId, batchId), lt(mailSendJobChunks.claimedAt, ended)));
     }
     return lost.length;
   });

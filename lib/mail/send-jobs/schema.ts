@@ -64,8 +64,14 @@ export const RecipientCounters = z
     failed: count("Refused by the provider for another reason, or not sent because the job was cancelled (`error: cancelled`) or failed.", 0),
     unknown: count("The provider's answer was lost; never sent again, corrected by a later provider event.", 0),
     pending: count("Not sent yet (including a batch in flight).", 5),
+    sent_twice: count(
+      "Of `accepted`: recipients Postmark received twice. A batch in doubt was decided never received and sent again, and Postmark's search later showed the first call too; both copies count in usage, as Postmark counts them. Not part of the `total` sum.",
+      0,
+    ),
   })
-  .openapi("SendJobRecipientCounters", { description: "`total` = accepted + suppressed + invalid + failed + unknown + pending at every moment." });
+  .openapi("SendJobRecipientCounters", {
+    description: "`total` = accepted + suppressed + invalid + failed + unknown + pending at every moment; `sent_twice` counts within `accepted`.",
+  });
 
 export const SendJob = z
   .object({

@@ -3,12 +3,13 @@ import { z } from "zod";
 import { mailSendJobs } from "../../db/schema";
 import { runSendJobBatch, type BatchDeps } from "./batch";
 import { registerReconcileWorkers } from "./reconcile";
+import { registerRecheckWorker } from "./late-truth";
 import { publishScheduledStart, SEND_JOB_BATCH_TOPIC, SEND_JOB_START_TOPIC, startDueJob, type EngineDeps } from "./transitions";
 
 const StartDescriptor = z.object({ job_id: z.uuid(), customer_id: z.uuid() });
 
 /**
- * The queue topics of the send path: batches, scheduled starts and reconciliation. Registered once by the
+ * The queue topics of the send path: batches, scheduled starts, reconciliation and its late truth. Registered once by the
  * runtime that owns the queue (`createRootApp`), not by the HTTP app, so an app built twice (tests) does not
  * register its handlers twice. Batches are background work for the database (lib/db/priority.ts): on the
  * embedded database the requests being served (a transactional send's queries) go first. They are also
@@ -19,6 +20,7 @@ export function registerSendJobWorkers(deps: BatchDeps): void {
   deps.queue.register(SEND_JOB_BATCH_TOPIC, (body) => deps.priority.asBackgroundWork(() => deps.priority.asBackgroundStep(() => runSendJobBatch(deps, body))));
   deps.queue.register(SEND_JOB_START_TOPIC, (body) => runScheduledStart(deps, body));
   registerReconcileWorkers(deps);
+  registerRecheckWorker(deps);
 }
 
 /** scheduled → running once `scheduled_at` has come; a message that arrives early is re-published. */

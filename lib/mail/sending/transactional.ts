@@ -11,6 +11,7 @@ import { renderForCustomer } from "../render/customer";
 import { notReadyError, providerReadiness } from "../setup/provider-config";
 import { isSuppressed } from "../suppressions/mirror";
 import { publishMessageReconcile } from "../send-jobs/reconcile";
+import { noteAnswer } from "../send-jobs/provider-health";
 import { getTemplateRow } from "../templates/service";
 import { formatMailbox, parseRecipient, recipientHash, withoutRecipient } from "./address";
 import type { z } from "@hono/zod-openapi";
@@ -197,6 +198,7 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
       () => undefined,
       (error: unknown) => deps.logger.warn("message content not kept", { message_id: message.id, error: String(error) }),
     );
+  const callStarted = deps.clock.now();
   const outcome = await deps.postmark.send(mode === "sandbox" ? POSTMARK_TEST_TOKEN : credentials.serverToken, {
     From: formatMailbox(sender.email, sender.name),
     To: formatMailbox(recipient.address, recipient.name),
@@ -207,6 +209,8 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     Metadata: { message_id: message.id },
   });
   await contentStored;
+  // How Postmark answered: the evidence reconciliation reads (../send-jobs/provider-health.ts); sandbox sends never reach the customer's server.
+  if (mode === "live") await noteAnswer(deps, customerId, callStarted, deps.clock.now(), outcome.kind !== "unknown");
   if (outcome.kind === "throttled") {
     await deps.db.delete(mailMessages).where(and(eq(mailMessages.id, message.id), eq(mailMessages.status, "sending")));
     deps.logger.warn("postmark turned a transactional send away; answered 503, nothing kept", {

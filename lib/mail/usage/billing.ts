@@ -2,7 +2,7 @@ import { and, asc, eq, gte, isNull, lt, sql } from "drizzle-orm";
 import type { CoreDeps } from "../../core/context";
 import { createSafeFetch, OutboundError, type SafeFetch } from "../../core/outbound/safe-fetch";
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from "../../core/webhook-signature";
-import { mailBillingReports, mailMessages } from "../../db/schema";
+import { mailBillingReports, mailMessageExtraCopies, mailMessages } from "../../db/schema";
 
 /**
  * The daily report to the external billing system (spec: "the service reports the daily count of accepted
@@ -34,11 +34,20 @@ export async function reportDailyUsage(deps: CoreDeps, options: { fetch?: SafeFe
     return { day, reports: 0, posted: 0, failed: 0, skipped: "BILLING_URL or BILLING_SECRET is not set" };
   }
 
-  const counts = await db
+  const messages = await db
     .select({ customerId: mailMessages.customerId, accepted: sql<number>`count(*)::int` })
     .from(mailMessages)
     .where(and(eq(mailMessages.mode, "live"), gte(mailMessages.acceptedAt, start), lt(mailMessages.acceptedAt, end)))
     .groupBy(mailMessages.customerId);
+  // Second copies Postmark received of a message are billed as Postmark counts them (../send-jobs/late-truth.ts).
+  const copies = await db
+    .select({ customerId: mailMessageExtraCopies.customerId, accepted: sql<number>`count(*)::int` })
+    .from(mailMessageExtraCopies)
+    .where(and(eq(mailMessageExtraCopies.mode, "live"), gte(mailMessageExtraCopies.acceptedAt, start), lt(mailMessageExtraCopies.acceptedAt, end)))
+    .groupBy(mailMessageExtraCopies.customerId);
+  const byCustomer = new Map(messages.map((row) => [row.customerId, row.accepted]));
+  for (const row of copies) byCustomer.set(row.customerId, (byCustomer.get(row.customerId) ?? 0) + row.accepted);
+  const counts = [...byCustomer].map(([customerId, accepted]) => ({ customerId, accepted }));
   if (counts.length > 0) {
     await db
       .insert(mailBillingReports)

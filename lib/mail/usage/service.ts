@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessages, mailSendJobs, unfinishedSendJobStatuses } from "../../db/schema";
+import { mailMessageExtraCopies, mailMessages, mailSendJobs, unfinishedSendJobStatuses } from "../../db/schema";
 import { acceptedLiveThisMonth } from "../messages/service";
 import { reservedLive, type MonthlyLimits } from "./quota";
 import type { z } from "@hono/zod-openapi";
@@ -37,7 +37,21 @@ export async function getUsage(db: Database, customerId: string, limits: Monthly
     .from(mailMessages)
     .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.mode, "live"), gte(mailMessages.acceptedAt, first), lt(mailMessages.acceptedAt, start)))
     .groupBy(sql`1`);
+  // Second copies Postmark received of a message count too (../send-jobs/late-truth.ts).
+  const copies = await db
+    .select({ month: sql<string>`to_char(${mailMessageExtraCopies.acceptedAt} at time zone 'UTC', 'YYYY-MM')`, sent: sql<number>`count(*)::int` })
+    .from(mailMessageExtraCopies)
+    .where(
+      and(
+        eq(mailMessageExtraCopies.customerId, customerId),
+        eq(mailMessageExtraCopies.mode, "live"),
+        gte(mailMessageExtraCopies.acceptedAt, first),
+        lt(mailMessageExtraCopies.acceptedAt, start),
+      ),
+    )
+    .groupBy(sql`1`);
   const byMonth = new Map(history.map((row) => [row.month, row.sent]));
+  for (const row of copies) byMonth.set(row.month, (byMonth.get(row.month) ?? 0) + row.sent);
 
   const elapsedDays = Math.max(1, (now.getTime() - start.getTime()) / DAY_MS);
   const remainingDays = Math.max(0, (end.getTime() - now.getTime()) / DAY_MS);

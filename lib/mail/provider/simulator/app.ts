@@ -23,12 +23,17 @@ const FaultBody = z.object({
 });
 const SearchBody = z.object({ delay_ms: z.number().int().nonnegative().max(3_600_000) });
 const LatencyBody = z.object({ delay_ms: z.number().int().nonnegative().max(600_000) });
-const FreezeBody = z.object({ duration_ms: z.number().int().nonnegative().max(3_600_000), drain_ms: z.number().int().nonnegative().max(60_000).optional() });
+const FreezeBody = z.object({
+  duration_ms: z.number().int().nonnegative().max(3_600_000),
+  drain_ms: z.number().int().nonnegative().max(60_000).optional(),
+  on_next_send_to: z.string().startsWith("/email").optional(),
+});
 const ThrottleBody = z.object({
   rate: z.number().min(0).max(1),
   duration_ms: z.number().int().nonnegative().max(3_600_000),
   retry_after_seconds: z.number().int().nonnegative().max(3600).optional(),
   status: z.union([z.literal(429), z.literal(503)]).optional(),
+  cut: z.boolean().optional(),
 });
 const RecipientBody = z.object({ recipient: z.string().optional() });
 const EngagementBody = RecipientBody.extend({ platform: z.string().optional() });
@@ -130,6 +135,8 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     if (Number(c.req.header("content-length") ?? 0) > MAX_SEND_BODY_BYTES) return c.text("Request Entity Too Large", 413);
     const throttled = simulator.takeThrottle();
     if (throttled) {
+      // A gateway that refuses and closes the connection before the upload ends: the caller gets no answer.
+      if (throttled.cut) return drop(c);
       if (throttled.retryAfterSeconds !== null) c.header("Retry-After", String(throttled.retryAfterSeconds));
       if (throttled.status === 503) return c.text("Service Unavailable", 503);
       return c.json(POSTMARK_ERRORS.rateLimited, 429);
@@ -142,7 +149,7 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     simulator.noteRequestBytes(Number(c.req.header("content-length") ?? 0));
     if (simulator.latencyMs > 0) await simulator.delay(simulator.latencyMs);
     // A frozen provider holds the request, then handles it even if its caller has gone meanwhile.
-    await simulator.untilThawed();
+    await simulator.untilThawed(c.req.path);
     if (fault?.mode === "slow" && !fault.afterAccept) await simulator.hold(fault.delayMs);
     if (fault?.mode === "stall") {
       // Read first, so the socket keeps reading and notices when the caller goes away.
@@ -233,12 +240,12 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
   });
   app.post("/__sim/freeze", async (c) => {
     const body = await controlBody(c, FreezeBody);
-    simulator.setFreeze({ durationMs: body.duration_ms, drainMs: body.drain_ms });
+    simulator.setFreeze({ durationMs: body.duration_ms, drainMs: body.drain_ms, onNextSendTo: body.on_next_send_to });
     return c.json(body);
   });
   app.post("/__sim/throttle", async (c) => {
     const body = await controlBody(c, ThrottleBody);
-    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds, status: body.status });
+    simulator.setThrottle({ rate: body.rate, durationMs: body.duration_ms, retryAfterSeconds: body.retry_after_seconds, status: body.status, cut: body.cut });
     return c.json(body);
   });
   app.get("/__sim/webhooks", (c) => {

@@ -26,10 +26,13 @@
  * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept?, path? }`
  * - `POST /__sim/search { delay_ms }`: the Messages API search leaves out messages younger than this
  * - `POST /__sim/latency { delay_ms }`: every send request is held this long, then handled (a slow provider)
- * - `POST /__sim/freeze { duration_ms, drain_ms? }`: every send request is held until the freeze ends (even
- *   after its caller has gone), then the backlog is handled in order, one every `drain_ms`, beside new requests
- * - `POST /__sim/throttle { rate, duration_ms, retry_after_seconds?, status? }`: for that long, that share (0–1) of the
- *   send requests is answered 429 (or `status: 503`; with `Retry-After` when given)
+ * - `POST /__sim/freeze { duration_ms, drain_ms?, on_next_send_to? }`: every send request is held until the freeze
+ *   ends (even after its caller has gone), then the backlog is handled in order, one every `drain_ms`, beside new
+ *   requests; with `on_next_send_to` (a path such as `/email/batch`) the freeze begins when the next send request
+ *   to that path arrives
+ * - `POST /__sim/throttle { rate, duration_ms, retry_after_seconds?, status?, cut? }`: for that long, that share (0–1) of the
+ *   send requests is answered 429 (or `status: 503`; with `Retry-After` when given); `cut`: refused with the connection
+ *   closed before the upload ends (the caller gets no answer)
  * - `GET /__sim/webhooks?limit=` (log of posted events), `PUT /__sim/webhook { url, username?, password? } | null`
  * - `POST /__sim/servers { token, id?, name?, deliveryType?, streams: [{ id, type }] }`
  *

@@ -148,6 +148,8 @@ export type SimulatorStats = {
   /** Send requests a freeze holds right now (`setFreeze`), and how many it has held so far. */
   frozen_held: number;
   frozen_held_total: number;
+  /** When the current freeze ends (epoch ms; null: not frozen), so a test can time from it. */
+  frozen_until_ms: number | null;
   /** Send requests turned away with 429 by `setThrottle` so far. */
   throttled: number;
   /** Of `received`, the messages that came through `POST /email/bulk` (the Bulk API path). */
@@ -197,7 +199,7 @@ export class PostmarkSimulator {
   #bulkApiEnabled = true;
   #receivedViaBulk = 0;
   #requestBytes = 0;
-  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; status: 429 | 503; seen: number } | null = null;
+  #throttle: { rate: number; untilMs: number; retryAfterSeconds: number | null; status: 429 | 503; cut: boolean; seen: number } | null = null;
 
   /** `createApp` is the simulator's HTTP surface (`./app.ts`), built on this instance. */
   constructor(options: PostmarkSimulatorOptions, createApp: (simulator: PostmarkSimulator) => Hono<SimulatorEnv>) {
@@ -554,9 +556,11 @@ export class PostmarkSimulator {
   /**
    * Postmark's rate limit: for `durationMs` from now, a `rate` share (0–1) of the send requests is turned
    * away with 429 (evenly spread: rate 0.5 refuses every second request), with `Retry-After` when given; `status`
-   * 503: turned away as Postmark does in maintenance (a 503 with `Retry-After`, nothing taken in).
+   * 503: turned away as Postmark does in maintenance (a 503 with `Retry-After`, nothing taken in). `cut`: a
+   * gateway's refusal, the connection closed before the upload ended: nothing taken in, and the caller
+   * gets no answer at all (a reset connection).
    */
-  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null; status?: 429 | 503 }): void {
+  setThrottle(settings: { rate: number; durationMs: number; retryAfterSeconds?: number | null; status?: 429 | 503; cut?: boolean }): void {
     const rate = Math.min(1, Math.max(0, settings.rate));
     this.#throttle =
       rate > 0 && settings.durationMs > 0
@@ -565,6 +569,7 @@ export class PostmarkSimulator {
             untilMs: this.#clock.now().getTime() + settings.durationMs,
             retryAfterSeconds: settings.retryAfterSeconds ?? null,
             status: settings.status ?? 429,
+            cut: settings.cut ?? false,
             seen: 0,
           }
         : null;
@@ -578,7 +583,7 @@ export class PostmarkSimulator {
     this.#requestBytes += bytes;
   }
 
-  takeThrottle(): { retryAfterSeconds: number | null; status: 429 | 503 } | null {
+  takeThrottle(): { retryAfterSeconds: number | null; status: 429 | 503; cut: boolean } | null {
     const throttle = this.#throttle;
     if (!throttle) return null;
     if (this.#clock.now().getTime() >= throttle.untilMs) {
@@ -588,7 +593,7 @@ export class PostmarkSimulator {
     throttle.seen += 1;
     if (Math.floor(throttle.seen * throttle.rate) === Math.floor((throttle.seen - 1) * throttle.rate)) return null;
     this.#throttled += 1;
-    return { retryAfterSeconds: throttle.retryAfterSeconds, status: throttle.status };
+    return { retryAfterSeconds: throttle.retryAfterSeconds, status: throttle.status, cut: throttle.cut };
   }
 
   #held = 0;
@@ -598,6 +603,7 @@ export class PostmarkSimulator {
   #backlog: (() => void)[] = [];
   #frozenHeld = 0;
   #frozenHeldTotal = 0;
+  #freezeArmed: { durationMs: number; drainMs?: number; path: string } | null = null;
 
   /**
    * A provider that stalls and then works through its backlog: for `durationMs` from now every send
@@ -605,9 +611,16 @@ export class PostmarkSimulator {
    * gave up or died meanwhile does not take the call back: Postmark has it). When the freeze ends, the
    * held requests are handled in the order they came, one every `drainMs` (0: all at once), while new
    * requests are handled at once: the backlog is worked through beside the new traffic, so mail sent
-   * after the freeze can be taken in before mail held by it.
+   * after the freeze can be taken in before mail held by it. With `onNextSendTo` the freeze is armed
+   * and begins when the next send request to that path arrives (a call already in flight is held).
    */
-  setFreeze(settings: { durationMs: number; drainMs?: number }): void {
+  setFreeze(settings: { durationMs: number; drainMs?: number; onNextSendTo?: string }): void {
+    if (settings.onNextSendTo !== undefined) {
+      // Armed: the freeze begins when the next send request to that path has arrived, and holds it too.
+      this.#freezeArmed = { durationMs: settings.durationMs, drainMs: settings.drainMs, path: settings.onNextSendTo };
+      return;
+    }
+    this.#freezeArmed = null;
     const drainMs = Math.max(0, settings.drainMs ?? 0);
     this.#freeze = settings.durationMs > 0 ? { untilMs: Date.now() + settings.durationMs, drainMs } : null;
     const timer = setTimeout(
@@ -622,6 +635,7 @@ export class PostmarkSimulator {
 
   /** Ends a freeze at once, its backlog handled now (reset, close). */
   #endFreeze(): void {
+    this.#freezeArmed = null;
     for (const timer of this.#freezeTimers) clearTimeout(timer);
     this.#freezeTimers.clear();
     this.#thaw(0);
@@ -647,7 +661,9 @@ export class PostmarkSimulator {
   }
 
   /** Resolves when a send request may be handled: at once, or when a freeze's backlog reaches it (`setFreeze`). */
-  async untilThawed(): Promise<void> {
+  async untilThawed(path: string): Promise<void> {
+    const armed = this.#freezeArmed;
+    if (armed && armed.path === path) this.setFreeze({ durationMs: armed.durationMs, drainMs: armed.drainMs });
     if (!this.#freeze || Date.now() >= this.#freeze.untilMs) return;
     this.#frozenHeld++;
     this.#frozenHeldTotal++;
@@ -746,6 +762,7 @@ export class PostmarkSimulator {
       faults_held_total: this.#heldTotal,
       frozen_held: this.#frozenHeld,
       frozen_held_total: this.#frozenHeldTotal,
+      frozen_until_ms: this.#freeze?.untilMs ?? null,
       throttled: this.#throttled,
       received_via_bulk: this.#receivedViaBulk,
       request_bytes: this.#requestBytes,

@@ -6611,7 +6611,7 @@ export interface components {
             /** @description One entry per UTC hour with activity, oldest first; hours without activity are left out. */
             timeline: components["schemas"]["SendJobTimelineEntry"][];
         };
-        /** @description `total` = accepted + suppressed + invalid + failed + unknown + pending at every moment. */
+        /** @description `total` = accepted + suppressed + invalid + failed + unknown + pending at every moment; `sent_twice` counts within `accepted`. */
         SendJobRecipientCounters: {
             /**
              * @description Accepted by the provider (later delivered, bounced or complained included).
@@ -6633,6 +6633,11 @@ export interface components {
              * @example 5
              */
             pending: number;
+            /**
+             * @description Of `accepted`: recipients Postmark received twice. A batch in doubt was decided never received and sent again, and Postmark's search later showed the first call too; both copies count in usage, as Postmark counts them. Not part of the `total` sum.
+             * @example 0
+             */
+            sent_twice: number;
             /**
              * @description Suppressed on the newsletter stream (mirror or provider): not sent.
              * @example 12

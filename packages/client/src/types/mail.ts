@@ -1786,7 +1786,7 @@ export interface components {
              */
             email: string;
         };
-        /** @description `total` = accepted + suppressed + invalid + failed + unknown + pending at every moment. */
+        /** @description `total` = accepted + suppressed + invalid + failed + unknown + pending at every moment; `sent_twice` counts within `accepted`. */
         SendJobRecipientCounters: {
             /**
              * @description Accepted by the provider (later delivered, bounced or complained included).
@@ -1808,6 +1808,11 @@ export interface components {
              * @example 5
              */
             pending: number;
+            /**
+             * @description Of `accepted`: recipients Postmark received twice. A batch in doubt was decided never received and sent again, and Postmark's search later showed the first call too; both copies count in usage, as Postmark counts them. Not part of the `total` sum.
+             * @example 0
+             */
+            sent_twice: number;
             /**
              * @description Suppressed on the newsletter stream (mirror or provider): not sent.
              * @example 12
