@@ -86,6 +86,8 @@ await build({
   legalComments: "none",
   logLevel: "warning",
   plugins: [zodEnglishOnly],
+  // Zod extended before any schema loads, in every file (lib/functions/zod-openapi.ts says why).
+  inject: ["lib/functions/zod-openapi.ts"],
 });
 
 removeUnreachableChunks(
