@@ -17,7 +17,7 @@ import { adsTemplates } from "../lib/db/schema";
 import { seedDemo } from "../lib/seed";
 
 /**
- * DESIGN §6 / issue 13: an ad template render of three formats (target p50 ≤ 300 ms on 2 cores) beside a
+ * DESIGN §6: an ad template render of three formats (target p50 ≤ 300 ms on 2 cores) beside a
  * floor measured in the same run — satori, resvg and sharp called directly on the same element trees, so
  * the ratio is what our engine adds (value checks, text fitting, element building); a cached
  * `preview.png` through the whole app (target p50 ≤ 5 ms); and memory over 200 renders (flat).

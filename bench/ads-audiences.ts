@@ -7,7 +7,7 @@ import { bootRuntime } from "../lib/bootstrap";
 import { seedDemo } from "../lib/seed";
 
 /**
- * Issue 16 figures, embedded mode (PGlite under a temporary DATA_DIR, the Graph simulator in this process,
+ * Audience figures, embedded mode (PGlite under a temporary DATA_DIR, the Graph simulator in this process,
  * zero latency), through the app as a portal calls it:
  * - 10,000 full contacts (e-mail, phone, names, city, zip, country, birth date) normalised, hashed and
  *   uploaded by POST /v1/audiences/custom, end to end (the simulator's checks of every hash included);

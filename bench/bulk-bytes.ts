@@ -4,7 +4,7 @@ import { createBatchWriter, type BatchRecipient, type BatchTemplate } from "../l
 import { createBulkWriter } from "../lib/mail/send-jobs/bulk-payload";
 
 /**
- * Issue 33 §4, the request bodies only: 100,000 recipients of a 33 KB newsletter written for
+ * The request bodies only: 100,000 recipients of a 33 KB newsletter written for
  * `/email/batch` (today's path) and for `/email/bulk` (the Bulk API path), in batches of 500 as the engine
  * sends them. Prints the bytes that go on the wire and the CPU the service spends writing them. The
  * engine's claims, records and the provider round trips are the same on both paths (bench/send-jobs.ts).

@@ -11,7 +11,7 @@ import { functionNode, listFunctions, materialise } from "../tests/helpers/verce
 import { startUpstashFake } from "../tests/helpers/upstash-fake";
 
 /*
- * Cold starts of the built functions (issue 29 item 1): each function of `.vercel/output` (made by
+ * Cold starts of the built functions: each function of `.vercel/output` (made by
  * `.ci/vercel-build`) is started RUNS times in a fresh Node process through the platform-like launcher
  * (tests/helpers/vercel-launcher.mjs), with the production environment against the PostgreSQL server in
  * DATABASE_URL (migrated by the release step first). Timed: from the process's spawn to its first answered

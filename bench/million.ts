@@ -16,7 +16,7 @@ import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./s
 import { formatSendWindows, recordSendWindows } from "./send-windows";
 
 /**
- * Issue 33 part 1: a 100,000-recipient job and then a 1,000,000-recipient job (`SCALE_SIZES`, comma-separated)
+ * A 100,000-recipient job and then a 1,000,000-recipient job (`SCALE_SIZES`, comma-separated)
  * on a PostgreSQL server, in one run, one customer, through the API (calls of 5,000), sent to completion
  * against the Postmark simulator in its own process (zero latency, webhooks off). Per job: ingest and send
  * rates, total time, the service's CPU and peak RSS during the job, the database's size (the tables a job

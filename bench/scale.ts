@@ -21,7 +21,7 @@ import { type BenchPostgres, benchPostgres } from "./postgres";
 import { processCpuMs, registerSimulatorServer, startBenchSimulators } from "./send-jobs";
 
 /**
- * `npm run bench:scale` (issue 33 parts 1 and 2), on a PostgreSQL server (`DATABASE_URL`, or one the bench
+ * `npm run bench:scale`, on a PostgreSQL server (`DATABASE_URL`, or one the bench
  * starts the way `.ci/run` does and stops at the end; see ./postgres.ts). `SCALE_PARTS` picks the parts
  * (`million,fairness` by default):
  * - `million` (./million.ts): a 100,000 and then a 1,000,000-recipient job in the same run.

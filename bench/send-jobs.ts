@@ -25,7 +25,7 @@ import { seedDemo } from "../lib/seed";
  * POSTed to a sink on loopback: once serially (every step one after the other) and once overlapped the way
  * the engine overlaps them (LANES batches in flight, each claim → assemble → POST → record). Our total is
  * reported as a ratio of the overlapped floor, the honest one, and of the serial one.
- * The same job runs twice, on both sending paths (issue 33 §4): `/email/batch`, then Postmark's Bulk API
+ * The same job runs twice, on both sending paths: `/email/batch`, then Postmark's Bulk API
  * (`bulk_api_enabled`), each with the bytes on the wire (request bodies as the simulator received them),
  * the service's CPU and the time until every message was handed over.
  */

@@ -4,7 +4,7 @@ import { makeOperator } from "../helpers/operators";
 import { createAdsWorld, createImageCreative, onboardedCustomer, runInsightsSnapshots, type AdsWorld, type OnboardedCustomer } from "../ads/support/ads-world";
 
 /**
- * Insights per day and ad set, by name, for the console's charts (issue 31, part 5): two ad sets with an ad
+ * Insights per day and ad set, by name, for the console's charts: two ad sets with an ad
  * each deliver for five days on the Graph simulator, the daily snapshot job stores them, and the admin read
  * answers one row per ad set and day, equal to the customer's own insights read for that day.
  */

@@ -4,7 +4,7 @@ import { makeOperator, type TestOperator } from "../helpers/operators";
 import { createAd, createAdsWorld, onboardedCustomer, type AdsWorld, type OnboardedCustomer } from "../ads/support/ads-world";
 
 /**
- * A customer's ad sets and ads with their review state in the admin API (issue 31, part 5): the Graph
+ * A customer's ad sets and ads with their review state in the admin API: the Graph
  * simulator reviews real ads (one disapproved, one with issues, one approved, one still in review), a
  * support operator reads them through `…/ads/ads` and `…/ads/adsets`, filtered and paged.
  */

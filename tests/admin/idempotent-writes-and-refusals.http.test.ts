@@ -5,7 +5,7 @@ import { customers } from "../../lib/db/schema";
 import { createHarness, describeResponse, type Harness, type ErrorEnvelope, type Admin, type CallResult } from "../helpers/harness";
 
 /*
- * The smaller holes of issue 27 (item 8): operator writes are idempotent like the customer APIs', the
+ * Operator writes are idempotent like the customer APIs', the
  * operator's preview values are checked like a customer's render values, a 404 echoes only a short prefix
  * of the path, and the bare Postmark receiver names the admin path that exists.
  */

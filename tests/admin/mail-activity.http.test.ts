@@ -5,7 +5,7 @@ import { postEvent, postmarkEvent, sendTransactional } from "../helpers/postmark
 import { addRecipients, createJob, createNewsletter, transientRows, waitForJob } from "../helpers/send-jobs";
 
 /**
- * The operator's message search and suppression list (issue 31, part 3), over HTTP against the real
+ * The operator's message search and suppression list, over HTTP against the real
  * send path and the Postmark simulator.
  */
 let h: Harness;

@@ -8,7 +8,7 @@ import { sendTransactional } from "../helpers/postmark-events";
 import { addRecipients, createJob, createNewsletter, waitForJob } from "../helpers/send-jobs";
 
 /**
- * The operator's mail time series (issue 31, part 5), over HTTP: messages go out through the real send path
+ * The operator's mail time series, over HTTP: messages go out through the real send path
  * (a transactional send and a send job) to the Postmark simulator, whose webhooks (deliveries, a bounce, a
  * complaint, opens and clicks its control endpoints cause) reach our receiver over loopback. The simulator
  * reads the harness clock, which stands still unless moved, so every event lands in a known UTC hour.

@@ -7,7 +7,7 @@ import { createHarness, describeResponse, type Admin, type ErrorDetail, type Err
 import { makeOperator } from "../helpers/operators";
 
 /**
- * Operator accounts (issue 31, part 1): the bootstrap token until the first owner, then 401 unless
+ * Operator accounts: the bootstrap token until the first owner, then 401 unless
  * break-glass (audited); per-operator API tokens (shown once, hashed, last used, revocable); roles on
  * operator management; console sign-in with e-mail and password (failed ones throttled and audited);
  * an operator's own sessions; the audit log's filters, paging and append-only guard.

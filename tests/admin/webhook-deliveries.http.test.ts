@@ -7,7 +7,7 @@ import { createHarness, describeResponse, type Admin, type Ads, type Harness, ty
 import { startHttpsReceiver } from "../helpers/https-receiver";
 
 /**
- * Webhook delivery logs, redelivery and re-enabling (issue 31, part 4): the customer routes of both
+ * Webhook delivery logs, redelivery and re-enabling: the customer routes of both
  * services and the operator's, against a real https receiver on loopback and the real delivery engine.
  */
 /** Either service's webhook answers (the two documents' delivery schemas differ only in their events). */

@@ -20,7 +20,7 @@ import { GRAPH_READ_FIELDS } from "../../lib/ads/platform/client";
 import { createGraphSimulator } from "../../lib/ads/platform/simulator/app";
 
 /**
- * Field names from the official SDK, not memory (issue 32): every field the Graph client asks for
+ * Field names from the official SDK, not memory: every field the Graph client asks for
  * (`GRAPH_READ_FIELDS`, the `fields=` of every call it makes) and sends (every request body, with every
  * optional field of its parameter types filled in), every field the Graph simulator answers (each
  * object's full view and every recorded answer), and the enum values either side uses, checked against

@@ -94,7 +94,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
       page = context.pages()[0] ?? (await context.newPage());
       // Well under the test timeout, so a step that waits in vain fails with its screenshot taken.
       page.setDefaultTimeout(10_000);
-      // Leaving an editor with unsaved changes asks first (issue 31, part 5); these walks leave pages freely.
+      // Leaving an editor with unsaved changes asks first; these walks leave pages freely.
       page.on("dialog", (dialog) => void dialog.accept());
     });
 
@@ -134,7 +134,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         const customerId = (/#\/customers\/([0-9a-f-]{36})/.exec(page.url()) ?? [])[1] ?? "";
         expect((await h.admin<Admin["getCustomer"]>("GET", `/v1/customers/${customerId}`)).json.data.name).toBe("Console Customer GmbH");
 
-        // API keys are a page of their own (issue 31, part 5).
+        // API keys are a page of their own.
         await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "API keys" }).click();
         await page.getByLabel("Service").selectOption("mail");
         await page.getByLabel("Scope").selectOption("reporting");
@@ -192,7 +192,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
         const c = await onboardedCustomer({ h, sim: graphControls(h) }, "Console Ads");
         const before = await api("POST", "/ads/v1/adsets", c.adsFull, { target: "main", daily_budget_cents: 1500 });
         expect(before.status, describeResponse(before)).toBe(201);
-        // One page per concern (issue 31, part 5): the Ads tab lands on onboarding; each section shows its card and
+        // One page per concern: the Ads tab lands on onboarding; each section shows its card and
         // nothing else, passes axe, and asks nothing of another origin.
         await page.goto(`${origin}/console/#/customers/${c.id}`);
         await page.getByRole("navigation", { name: "Customer sections" }).getByRole("link", { name: "Ads", exact: true }).click();
@@ -332,7 +332,7 @@ const api = <T>(method: string, path: string, key: string, body?: unknown) => h.
       await step("customer-mail", async () => {
         const c = await readyMailCustomer(h, "Console Mail");
         await createNewsletter(h, c.mailFull, "Console newsletter");
-        // One page per concern (issue 31, part 5): each section's cards, and nothing but them.
+        // One page per concern: each section's cards, and nothing but them.
         const sections: [string, string[]][] = [
           ["Usage and suppressions", ["Usage of", "Suppression lookup"]],
           ["Design and brand", ["Design rules", "Brand and frame"]],

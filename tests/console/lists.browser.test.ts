@@ -9,7 +9,7 @@ import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
 
 /**
- * Server-side lists in the console (issue 31, part 5), in Debian's Chromium over loopback: 5,000 customers
+ * Server-side lists in the console, in Debian's Chromium over loopback: 5,000 customers
  * (inserted straight into the tables, a few hundred milliseconds) are paged through to the last page 100 at
  * a time, sorted by name on the server, and one is found by the start of its id. Nothing leaves our origin;
  * each page passes axe-core without serious or critical violations.

@@ -11,7 +11,7 @@ import { makeOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
 
 /**
- * The console's forms for the admin API's known shapes (issue 31, part 5), in Debian's Chromium over
+ * The console's forms for the admin API's known shapes, in Debian's Chromium over
  * loopback: the provider configuration (its token masked, with Show), senders and domains, design tokens and
  * brand, a template's block stack and parameter contract, a library block's parameters and an ad template's.
  * Each form is filled, saved, the page reloaded and the value seen again, and a bad value answers with the

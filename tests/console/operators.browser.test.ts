@@ -7,7 +7,7 @@ import { makeOperator, type TestOperator } from "../helpers/operators";
 import { freePort } from "../helpers/processes";
 
 /**
- * Operators in the console (issue 31, parts 1 and 2), in Debian's Chromium over loopback: an owner signs in
+ * Operators in the console, in Debian's Chromium over loopback: an owner signs in
  * with e-mail and password, creates an operator, changes its role, makes it an API token, reads the audit
  * log filtered and its own sessions; a support operator sees no Operators page, is refused a settings change
  * (the admin API's 403, shown as text) and reads the audit entry of that refused change. Nothing leaves our

@@ -9,7 +9,7 @@ import { freePort } from "../helpers/processes";
 import { operationLabel } from "../../lib/console/client/words";
 
 /**
- * The three roles in the console (issue 31), in Debian's Chromium over loopback, on a customer's API keys
+ * The three roles in the console, in Debian's Chromium over loopback, on a customer's API keys
  * page and its ad sets and ads with their review state (one ad disapproved by the Graph simulator's review):
  * - support sees both pages, is refused a key (the admin API's 403, shown as an alert) and reads the audit
  *   entry of that refused write;

@@ -11,7 +11,7 @@ import { freePort } from "../helpers/processes";
 import { addRecipients, createJob, createNewsletter, waitForJob } from "../helpers/send-jobs";
 
 /**
- * The console's charts (issue 31, part 5) in Debian's Chromium over loopback: a customer's mail per hour and
+ * The console's charts in Debian's Chromium over loopback: a customer's mail per hour and
  * day (a send job through the Postmark simulator, its deliveries posted back as webhooks) and its ads'
  * insights per day and ad set by name (an ad delivering for three days on the Graph simulator, pulled by the
  * snapshot job). A support operator (read-only) sees both as uPlot charts, bundled with the console, with

@@ -13,7 +13,7 @@ import { createHarness, type ErrorEnvelope, type Harness } from "../helpers/harn
 import { startProcess, valueAfter } from "../helpers/processes";
 
 /*
- * Request bodies are bounded before anything reads them (issue 27, item 4), on both ways a request comes in:
+ * Request bodies are bounded before anything reads them, on both ways a request comes in:
  * - the Node server (`@hono/node-server`, as `lib/server.ts` serves): ten parallel 500 MB chunked bodies,
  *   generated lazily and never held, to each endpoint a stranger can reach; each is answered 413 long before
  *   its body ends, the connection is closed, and the server process's memory stays flat;
@@ -152,7 +152,7 @@ describe("the Node server: ten parallel 500 MB chunked bodies to each endpoint a
     process.stdout.write(
       `body limits: RSS baseline ${(baseline / MB).toFixed(0)} MB, peak ${(peak / MB).toFixed(0)} MB (+${((peak - baseline) / MB).toFixed(0)} MB), after ${(after / MB).toFixed(0)} MB\n  ${figures.join("\n  ")}\n`,
     );
-    // Issue 27's bound. What remains is what is read until each refusal (the limit, 4.5 MB, × 10 in flight) and its
+    // The bound. What remains is what is read until each refusal (the limit, 4.5 MB, × 10 in flight) and its
     // garbage until V8's next full collection: measured +49, +58 and +83 MB here (and +54, +42, +37 MB in a probe
     // of the same setup) since the Node server reads the body from the socket's request itself; through the web
     // body (`Readable.toWeb` copies every chunk and queues ahead of its reader) it was +58 to +116 MB.

@@ -19,7 +19,7 @@ let receiver: Awaited<ReturnType<typeof startHttpsReceiver>>;
 beforeAll(async () => {
   receiver = await startHttpsReceiver("portal.test");
   h = await createHarness({ postmarkWebhooks: true, env: { ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: receiver.ca } });
-  c = await readyMailCustomer(h, "Issue 4 Co");
+  c = await readyMailCustomer(h, "Newsletter Co");
 });
 afterAll(async () => {
   await h.close();
@@ -59,7 +59,7 @@ async function settle(): Promise<void> {
 }
 
 async function sendNewsletter(templateId: string, emails: string[]) {
-  const job = await createJob(h, c.mailFull, { template_id: templateId, params: { campaign: "Issue 4", first_name: "reader" } });
+  const job = await createJob(h, c.mailFull, { template_id: templateId, params: { campaign: "Autumn", first_name: "reader" } });
   const added = await addRecipients(
     h,
     c.mailFull,
@@ -82,7 +82,7 @@ const statusesOf = async (jobId: string) => {
   );
 };
 
-describe("issue 4, done when", () => {
+describe("a newsletter end to end", () => {
   test("a newsletter shows deliveries, bounces, complaints, opens and clicks; the unsubscribe and the bounce enter the feed and block the next send; the portal receives a verified job.completed", async () => {
     const registered = await h.call<Mail["createWebhook"]>("POST", "/mail/v1/webhooks", {
       key: c.mailFull,
@@ -99,7 +99,7 @@ describe("issue 4, done when", () => {
     const bouncer = simulatorTestAddress("HardBounce", "issue4");
     const complainer = simulatorTestAddress("SpamComplaint", "issue4");
     const everyone = [reader, leaver, quiet, bouncer, complainer];
-    const templateId = await createNewsletter(h, c.mailFull, "Issue 4 newsletter");
+    const templateId = await createNewsletter(h, c.mailFull, "Autumn newsletter");
 
     // First send: everyone gets it; the test addresses bounce and complain inside the simulator.
     const first = await sendNewsletter(templateId, everyone);

@@ -14,7 +14,7 @@ import { compileStack, defaultDesignTokens } from "../../lib/mail/render";
 import { createBatchWriter } from "../../lib/mail/send-jobs/batch-payload";
 
 /**
- * Postmark shapes from the official client, not memory (issue 32): every request we send and every answer
+ * Postmark shapes from the official client, not memory: every request we send and every answer
  * or webhook we read, checked against `postmark`'s model types (`postmark/dist/client/models`). Types are
  * checked by tsc (the `Within` assertions below fail to compile and name the stray key); what types cannot
  * reach, bodies assembled as bytes (the batch body) and what the simulator really answers and posts, is

@@ -6,7 +6,7 @@ import { afterAll, expect, test } from "vitest";
 import { startPostmarkSimulator } from "../../lib/mail/provider/simulator";
 
 /*
- * The embedded Postmark simulator keeps its state in the data directory (issue 27 item 9): after a
+ * The embedded Postmark simulator keeps its state in the data directory: after a
  * restart its Messages API still finds what it received before, so the reconciler of in-doubt sends never
  * takes a restart for "Postmark never got it"; its suppressions and servers survive too. Through the real
  * `postmark` client over loopback HTTP.

@@ -7,7 +7,7 @@ import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, people, waitForJob } from "../helpers/send-jobs";
 
 /*
- * Fair sharing on the embedded queue (issue 33 part 2): two customers' jobs started together progress
+ * Fair sharing on the embedded queue: two customers' jobs started together progress
  * interleaved (the queue serves the customers' batches in turn), and a transactional send during them is
  * answered while the jobs are still sending (it never waits behind batches).
  */

@@ -8,7 +8,7 @@ import { readyMailCustomer } from "../helpers/mail";
 import { createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
 
 /*
- * Issue 33 part 2: the monthly limit and the per-job maximum hold while several customers' jobs run at
+ * The monthly limit and the per-job maximum hold while several customers' jobs run at
  * once. Each customer (monthly limit 1,000, at most 600 per job) races two adds of 600 for two jobs (exactly
  * one fits), fills the other to the limit, and is refused one more recipient (monthly limit) and a job of
  * 601 (per-job maximum, nothing kept). Their jobs are started together; after each customer's first batch,

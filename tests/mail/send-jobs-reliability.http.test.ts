@@ -8,7 +8,7 @@ import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, newsletterBody, people, waitForJob } from "../helpers/send-jobs";
 
 /*
- * Issue 27 items 1, 3 and 7 through HTTP, in process: Postmark's 429 slows a job down and never fails it;
+ * Reliability through HTTP, in process: Postmark's 429 slows a job down and never fails it;
  * a message whose fate Postmark's search never shows ends `unknown` for good after the limit, counted on
  * the job for the operator; after a job nothing personal of its recipients is left in any table; the
  * reconciliation settings are validated at start.

@@ -10,7 +10,7 @@ import type { SimulatorStats } from "../../lib/mail/provider/simulator/simulator
 import type { Mail } from "../helpers/harness";
 
 /*
- * Start-up does not depend on the provider (issue 27 item 2): three batches are in doubt when the service
+ * Start-up does not depend on the provider: three batches are in doubt when the service
  * starts again, and Postmark hangs (a loopback port that accepts connections and never answers). The
  * service listens and answers at once; recovery runs in the background, each provider call bounded.
  * Before, start-up waited for Postmark's 20 s time-out once per batch in doubt before it listened.

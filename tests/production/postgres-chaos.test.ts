@@ -15,7 +15,7 @@ import { sql } from "drizzle-orm";
 import { addRecipients, createJob, createNewsletter, people } from "../helpers/send-jobs";
 
 /*
- * Chaos on a real PostgreSQL server (issue 27 item 10, issue 29 item 1): the server restarted with
+ * Chaos on a real PostgreSQL server: the server restarted with
  * `pg_ctl restart -m fast` while a 20,000-recipient send job runs. The job completes with every recipient
  * received by the provider exactly once; requests during the outage answer 503 `service_unavailable` in the
  * envelope with Retry-After, within a bound (never a hang, never a 500); the same pool serves again
