@@ -94,7 +94,6 @@ export const LAG_MATRIX_TIMEOUT_MS = 600_000;
 
 /** The matrix for `path`, its processes and data directory cleaned up after the file; call the answer inside a test. */
 export function lagMatrix(path: SendPath): () => Promise<MatrixOutcome> {
-  const withEvidenceRows = path === "batch" || process.env.LAG_MATRIX_BULK_ALL_ROWS === "1";
   const children: ChildProcess[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), `send-jobs-lag-matrix-${path}-`));
   afterAll(() => {
@@ -105,6 +104,7 @@ export function lagMatrix(path: SendPath): () => Promise<MatrixOutcome> {
 }
 
 async function runMatrix(path: SendPath, children: ChildProcess[], dataDir: string): Promise<MatrixOutcome> {
+  const withEvidenceRows = path === "batch" || process.env.LAG_MATRIX_BULK_ALL_ROWS === "1";
   const { urls, sim } = await startSimulatorsProcess(children);
   const adminToken = randomToken(32);
   const env = serviceEnv(dataDir, urls, adminToken, { SEND_RECONCILE_TEST_GRACE_MS: String(GRACE_MS) });
