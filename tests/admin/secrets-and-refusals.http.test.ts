@@ -256,16 +256,16 @@ describe("refusals in the audit log: the other kinds", () => {
       body: "{}",
     });
     expect(write.status).toBe(403);
-    expect((await form("/console/sign-in", { email: operators.support.email, password: operators.support.password }, { ...headers, origin: elsewhere })).status).toBe(403);
+    expect(
+      (await form("/console/sign-in", { email: operators.support.email, password: operators.support.password }, { ...headers, origin: elsewhere })).status,
+    ).toBe(403);
     expect((await form("/console/sign-in", { email: operators.admin.email, password: "not the password" }, headers)).status).toBe(401);
     // The shared token's sign-in is throttled per address with the API's credentials: from another one.
     const tokenAddress = "203.0.113.79";
     expect((await form("/console/sign-in", { token: "not the operator token" }, { "x-forwarded-for": tokenAddress })).status).toBe(401);
     await h.deps.refusals.flush();
 
-    expect(await refusals("auth_throttled", address)).toEqual([
-      expect.objectContaining({ status: 429, operationId: "authenticate", tokenPrefix: "gues…" }),
-    ]);
+    expect(await refusals("auth_throttled", address)).toEqual([expect.objectContaining({ status: 429, operationId: "authenticate", tokenPrefix: "gues…" })]);
     const crossOrigin = await refusals("cross_origin", address);
     expect(crossOrigin.map((e) => `${e.operationId} ${e.status}`).sort()).toEqual(["consoleApi 403", "signIn 403"]);
     expect(await refusals("wrong_password", address)).toEqual([

@@ -351,7 +351,9 @@ describe("detection and delivery", () => {
     });
     expect(r.status, describeResponse(r)).toBe(200);
     expect(r.json.data).toEqual({ named: 1, read: 1, changed: 1 });
-    expect(h.logLines.some((line) => line.includes("platform webhook: text no column can hold was replaced") && line.includes("invalid_utf8_offset"))).toBe(true);
+    expect(h.logLines.some((line) => line.includes("platform webhook: text no column can hold was replaced") && line.includes("invalid_utf8_offset"))).toBe(
+      true,
+    );
   });
 
   test("a receiver that is down gets retries on the backoff schedule with one delivery id, and its registration turns inactive after 24 hours", async () => {

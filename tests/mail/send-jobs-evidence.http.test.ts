@@ -45,7 +45,12 @@ beforeAll(async () => {
   billing = await startHttpsReceiver("billing.test", () => ({ status: 200, body: "{}" }));
   own = await createHarness({
     sharedClock: true,
-    env: { BILLING_URL: `${billing.origin}/usage`, BILLING_SECRET: "billing-secret-for-tests", ALLOW_LOOPBACK_OUTBOUND: "true", OUTBOUND_TRUSTED_CA: billing.ca },
+    env: {
+      BILLING_URL: `${billing.origin}/usage`,
+      BILLING_SECRET: "billing-secret-for-tests",
+      ALLOW_LOOPBACK_OUTBOUND: "true",
+      OUTBOUND_TRUSTED_CA: billing.ca,
+    },
   });
 });
 afterAll(async () => {
@@ -244,7 +249,9 @@ describe("late truth for a transactional mail", () => {
     const late = await messageOf(firstId);
     expect(late).toMatchObject({ status: "accepted", error: null });
     expect(late.events.filter((e) => e.type === "accepted")).toEqual([expect.objectContaining({ details: { reconciled: true, late: true } })]);
-    const [row] = await own.db.execute(sql`select provider_message_id from mail_messages where id = ${firstId}`).then((r) => (r as unknown as { rows: { provider_message_id: string }[] }).rows);
+    const [row] = await own.db
+      .execute(sql`select provider_message_id from mail_messages where id = ${firstId}`)
+      .then((r) => (r as unknown as { rows: { provider_message_id: string }[] }).rows);
     expect(row?.provider_message_id).toBe(atPostmark?.MessageID);
     expect(own.logLines.some((l) => l.includes("received a mail decided as never received") && l.includes(firstId))).toBe(true);
     expect(await own.db.select().from(mailMessageRechecks).where(eq(mailMessageRechecks.messageId, firstId))).toEqual([]);
@@ -262,7 +269,9 @@ describe("late truth for a transactional mail", () => {
     const cron = findCronJob("billing-report");
     if (!cron) throw new Error("billing-report cron missing");
     await cron.run(own.cronDeps);
-    const report = billing.received.map((r) => JSON.parse(r.body) as { customer_id: string; day: string; accepted: number }).find((b) => b.customer_id === c.id);
+    const report = billing.received
+      .map((r) => JSON.parse(r.body) as { customer_id: string; day: string; accepted: number })
+      .find((b) => b.customer_id === c.id);
     expect(report).toMatchObject({ day, accepted: received });
   });
 });
