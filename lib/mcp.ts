@@ -3,7 +3,7 @@ import { handleMcpRequest, type OpenApiDocument, type Service } from "../package
 import type { AppEnv } from "./core/context";
 
 /** Where MCP clients connect: `POST /mcp` (Streamable HTTP, stateless, the bearer credential per request). */
-const MCP_PATH = "/mcp";
+export const MCP_PATH = "/mcp";
 
 /**
  * The MCP server (packages/mcp) at `/mcp`, its tool calls answered by this same app in-process: the request

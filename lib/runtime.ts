@@ -1,4 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
+import type { MiddlewareHandler } from "hono";
 import { createAdminApp } from "./admin/app";
 import { createAdsApp } from "./ads/app";
 import type { AppEnv } from "./core/context";
@@ -12,7 +13,7 @@ import { createPublicFilesRoutes, FILES_PATH } from "./core/public-files";
 import { createConsoleApp } from "./console/app";
 import { FAVICON } from "./console/assets";
 import { sendCompressed } from "./core/compressed";
-import { mountMcp } from "./mcp";
+import { MCP_PATH, mountMcp } from "./mcp";
 import { adminDepsOf, serviceDepsOf } from "./services";
 
 export type { RuntimeDeps };
@@ -48,6 +49,10 @@ export function createRootApp(deps: RuntimeDeps) {
     if (announcesBody(c)) closeAfterAnswer(c);
     return c.json({ status: "ok", demo_data: startup.demoData });
   });
+  // The root's own answers say nosniff like every service's (the service apps set it on theirs).
+  root.use("/llms.txt", answersNosniff);
+  root.use("/favicon.ico", answersNosniff);
+  root.use(MCP_PATH, answersNosniff);
   // Each service app strips its own prefix (see `pathWithout`) and answers its own 404/405.
   root.get("/llms.txt", (c) => c.text(rootLlmsText()));
   // Browsers ask for /favicon.ico on any page without an icon link (the API's JSON pages): the console's icon.
@@ -71,3 +76,9 @@ export function createRootApp(deps: RuntimeDeps) {
   });
   return { root, mail, ads, admin, mailDeps, adsDeps, cronDeps, startup };
 }
+
+/** Sets `X-Content-Type-Options: nosniff` on the answer. */
+const answersNosniff: MiddlewareHandler = async (c, next) => {
+  await next();
+  c.res.headers.set("X-Content-Type-Options", "nosniff");
+};

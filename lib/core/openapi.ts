@@ -87,7 +87,8 @@ function errorObject(_service: ServiceName, details: z.ZodType) {
         message: z.string().openapi({ description: "Human-readable explanation.", example: "The request has invalid fields." }),
         details,
         message_id: z.uuid().optional().openapi({
-          description: "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.",
+          description:
+            "Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).",
           example: "0f8fad5b-d9cb-469f-a165-70867728950e",
         }),
       })

@@ -44,6 +44,14 @@ describe("the shared token", () => {
       expect(refused.status, describeResponse(refused)).toBe(401);
       expect(refused.json.error.message).toContain("retired when the first owner account was created");
       expect(refused.json.error.message).toContain("ADMIN_TOKEN_BREAK_GLASS");
+      // The refusal is on record, with its reason and the credential's prefix only.
+      await strict.deps.refusals.flush();
+      const [entry] = await strict.db
+        .select()
+        .from(auditLog)
+        .where(sql`${auditLog.requestId} = ${refused.headers.get("x-request-id")}`);
+      expect(entry).toMatchObject({ reason: "retired_admin_token", status: 401, operationId: "authenticate" });
+      expect(JSON.stringify(entry)).not.toContain(strict.deps.adminToken);
     } finally {
       await strict.close();
     }

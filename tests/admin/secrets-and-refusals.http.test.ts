@@ -236,6 +236,52 @@ describe("refusals in the audit log", () => {
   });
 });
 
+describe("refusals in the audit log: the other kinds", () => {
+  test("a throttled API credential (429), a write and a sign-in from another origin (403), a wrong password and a wrong token at the console's sign-in (401): one entry each, with reason, status and address", async () => {
+    const address = "203.0.113.78";
+    const headers = { "x-forwarded-for": address };
+    // A credential that is no operator token is guessable: after AUTH_FAILURES_PER_MINUTE failures from one address, 429.
+    let throttled = 0;
+    for (let i = 0; i <= h.deps.config.AUTH_FAILURES_PER_MINUTE && throttled === 0; i++) {
+      const r = await h.call("GET", "/admin/v1/customers", { key: `guess-${i}`, headers });
+      if (r.status === 429) throttled++;
+      else expect(r.status, describeResponse(r)).toBe(401);
+    }
+    expect(throttled).toBe(1);
+    const { cookie, csrf } = await consoleSession(operators.support, address);
+    const elsewhere = "https://attacker.example";
+    const write = await h.root.request(`${ORIGIN}/console/api/customers`, {
+      method: "POST",
+      headers: { cookie, origin: elsewhere, "x-csrf-token": csrf, "content-type": "application/json", "x-forwarded-for": address },
+      body: "{}",
+    });
+    expect(write.status).toBe(403);
+    expect(
+      (await form("/console/sign-in", { email: operators.support.email, password: operators.support.password }, { ...headers, origin: elsewhere })).status,
+    ).toBe(403);
+    expect((await form("/console/sign-in", { email: operators.admin.email, password: "not the password" }, headers)).status).toBe(401);
+    // The shared token's sign-in is throttled per address with the API's credentials: from another one.
+    const tokenAddress = "203.0.113.79";
+    expect((await form("/console/sign-in", { token: "not the operator token" }, { "x-forwarded-for": tokenAddress })).status).toBe(401);
+    await h.deps.refusals.flush();
+
+    expect(await refusals("auth_throttled", address)).toEqual([expect.objectContaining({ status: 429, operationId: "authenticate", tokenPrefix: "gues…" })]);
+    const crossOrigin = await refusals("cross_origin", address);
+    expect(crossOrigin.map((e) => `${e.operationId} ${e.status}`).sort()).toEqual(["consoleApi 403", "signIn 403"]);
+    expect(await refusals("wrong_password", address)).toEqual([
+      expect.objectContaining({ status: 401, operationId: "signInFailed", target: { email: operators.admin.email } }),
+    ]);
+    expect(await refusals("wrong_token", tokenAddress)).toEqual([expect.objectContaining({ status: 401, operationId: "signInFailed" })]);
+    // Never the secret itself.
+    const written = JSON.stringify([
+      ...(await h.db.select().from(auditLog).where(eq(auditLog.address, address))),
+      ...(await h.db.select().from(auditLog).where(eq(auditLog.address, tokenAddress))),
+    ]);
+    expect(written).not.toContain("not the password");
+    expect(written).not.toContain("not the operator token");
+  });
+});
+
 describe("password sign-in back-off", () => {
   test("grows per account and address, answers 429 (audited), and never holds up a token or another operator", async () => {
     const victim = await makeOperator(h, "admin");

@@ -334,6 +334,28 @@ describe("detection and delivery", () => {
     );
   });
 
+  test("a signed platform webhook with bytes that are not UTF-8 in a string is cleaned, not refused: answered 200, the change read, the replacement logged", async () => {
+    const c = await customerWithHook("Raw bytes");
+    const ad = await createAd(world, c, { status: "ACTIVE" });
+    world.sim.advance(REVIEW_MS);
+    const [before, after] = JSON.stringify({
+      object: "ad_account",
+      entry: [{ id: c.adAccountId, time: 1, changes: [{ field: "with_issues_ad_objects", value: { id: ad.platform_ad_id, level: "AD", note: "RAW" } }] }],
+    }).split("RAW");
+    // A lone surrogate written as raw bytes (ED A0 80): not UTF-8.
+    const body = Buffer.concat([Buffer.from(before ?? ""), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(after ?? "")]);
+    const signature = `sha256=${createHmac("sha256", c.appSecret).update(body).digest("hex")}`;
+    const r = await h.call<Envelope<unknown>>("POST", "/api/platform/webhook", {
+      rawBody: new Uint8Array(body),
+      headers: { "content-type": "application/json", "x-hub-signature-256": signature },
+    });
+    expect(r.status, describeResponse(r)).toBe(200);
+    expect(r.json.data).toEqual({ named: 1, read: 1, changed: 1 });
+    expect(h.logLines.some((line) => line.includes("platform webhook: text no column can hold was replaced") && line.includes("invalid_utf8_offset"))).toBe(
+      true,
+    );
+  });
+
   test("a receiver that is down gets retries on the backoff schedule with one delivery id, and its registration turns inactive after 24 hours", async () => {
     const c = await customerWithHook("Down");
     answers.set(c.path, 503);

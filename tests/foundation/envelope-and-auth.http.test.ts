@@ -121,6 +121,27 @@ describe("every answer says nosniff; an error without details has details []", (
     expect(r.json.error.details, describeResponse(r)).toEqual([]);
   });
 
+  test.each([
+    ["the root's health", "GET", "/health"],
+    ["the root's llms.txt", "GET", "/llms.txt"],
+    ["the favicon", "GET", "/favicon.ico"],
+    ["the MCP endpoint", "GET", "/mcp"],
+    ["the console's sign-in page", "GET", "/console/sign-in"],
+    ["the console's page", "GET", "/console/"],
+    ["the mail OpenAPI document", "GET", "/mail/v1/openapi.json"],
+    ["the ads OpenAPI document", "GET", "/ads/v1/openapi.json"],
+    ["the admin OpenAPI document", "GET", "/admin/v1/openapi.json"],
+    ["a preflight", "OPTIONS", "/mail/v1/templates"],
+    ["a body over the limit (413)", "POST", "/mail/v1/templates"],
+  ] as const)("%s says nosniff", async (_name, method, path) => {
+    const headers: Record<string, string> = method === "OPTIONS" ? { origin: "https://portal.example", "access-control-request-method": "POST" } : {};
+    const body = path === "/mail/v1/templates" && method === "POST" ? new Uint8Array(5 * 1024 * 1024) : undefined;
+    if (body) headers["content-type"] = "application/json";
+    const response = await h.root.request(path, { method, headers, body });
+    await response.arrayBuffer();
+    expect(response.headers.get("x-content-type-options"), `${method} ${path} → ${response.status}`).toBe("nosniff");
+  });
+
   test("a success says nosniff too", async () => {
     const r = await h.call("GET", "/ads/v1/health", { key: c.adsFull });
     expect(r.status, describeResponse(r)).toBe(200);

@@ -1,9 +1,12 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { mailSendJobRechecks } from "../../lib/db/schema";
+import { findCronJob } from "../../lib/cron";
+import { mailMessageRechecks, mailSendJobRechecks, mailTemplates } from "../../lib/db/schema";
 import { askInterval, graceMs } from "../../lib/mail/send-jobs/provider-health";
 import { recoverSendJobs } from "../../lib/mail/send-jobs/recovery";
-import { createHarness, describeResponse, type Admin, type Harness, type Mail } from "../helpers/harness";
+import { DEMO_TRANSACTIONAL_TEMPLATE } from "../../lib/mail/seed";
+import { createHarness, describeResponse, type Admin, type ErrorEnvelope, type Harness, type Mail } from "../helpers/harness";
+import { startHttpsReceiver } from "../helpers/https-receiver";
 import { readyMailCustomer } from "../helpers/mail";
 import { addRecipients, createJob, createNewsletter, holdBatches, people } from "../helpers/send-jobs";
 
@@ -17,9 +20,11 @@ import { addRecipients, createJob, createNewsletter, holdBatches, people } from 
  * search current), its recipients are sent again, and then Postmark's search shows the original call after
  * all (Postmark took it in late, beyond what the evidence rule assumes). The record follows Postmark: every
  * recipient `accepted`, the job's `sent_twice` counts them, and usage counts both copies, as Postmark does.
+ * The same for a transactional mail: decided never received (`failed`), then taken in by Postmark late.
  */
 
 let own: Harness;
+let billing: Awaited<ReturnType<typeof startHttpsReceiver>>;
 
 /**
  * The next batch descriptor the queue delivered. The queue is not waited for as a whole: it also holds
@@ -36,9 +41,22 @@ function nextBatch(batches: ReturnType<typeof holdBatches>) {
   );
 }
 beforeAll(async () => {
-  own = await createHarness({ sharedClock: true });
+  // The billing system: https on loopback with its own certificate.
+  billing = await startHttpsReceiver("billing.test", () => ({ status: 200, body: "{}" }));
+  own = await createHarness({
+    sharedClock: true,
+    env: {
+      BILLING_URL: `${billing.origin}/usage`,
+      BILLING_SECRET: "billing-secret-for-tests",
+      ALLOW_LOOPBACK_OUTBOUND: "true",
+      OUTBOUND_TRUSTED_CA: billing.ca,
+    },
+  });
 });
-afterAll(async () => own.close());
+afterAll(async () => {
+  await own.close();
+  await billing.close();
+});
 
 describe("evidence on a quiet server", () => {
   test("a batch refused with 429 whose connection was cut before the upload ended: in doubt, decided by the service's own probes within the grace + 2 minutes, each recipient received once, the job completed", async () => {
@@ -168,5 +186,92 @@ describe("late truth", () => {
     } finally {
       batches.release();
     }
+  });
+});
+
+describe("late truth for a transactional mail", () => {
+  test("a transactional send whose call Postmark keeps and takes in after it was decided never received: `failed`, then `accepted` with Postmark's MessageID and a late `accepted` event, a warning with its id; sent again by the customer under a new key, both count: usage and the billing report equal what Postmark received", async () => {
+    // A day of its own, so the billing report holds only this customer's mail of this test.
+    const day = "2031-05-20";
+    own.clock.set(new Date(`${day}T10:00:00.000Z`));
+    const c = await readyMailCustomer(own, "Late transactional");
+    const [template] = await own.db
+      .select({ id: mailTemplates.id })
+      .from(mailTemplates)
+      .where(and(eq(mailTemplates.customerId, c.id), eq(mailTemplates.name, DEMO_TRANSACTIONAL_TEMPLATE)));
+    const send = (key: string) =>
+      own.call<ErrorEnvelope & Mail["sendTemplate"]>("POST", `/mail/v1/templates/${template?.id}/send`, {
+        key: c.mailFull,
+        body: { to: "late.reader@example.com", params: { order_number: "L-1", order_url: "https://shop.example.com/o/L-1" } },
+        headers: { "idempotency-key": key },
+      });
+    const messageOf = async (id: string) => (await own.call<Mail["getMessage"]>("GET", `/mail/v1/messages/${id}`, { key: c.mailReporting })).json.data;
+
+    // Postmark keeps the call, but the connection closes without an answer: 500, outcome unknown.
+    c.simulator.setFaults({ mode: "late", count: 1, path: "/email" });
+    const first = await send("late-first");
+    expect(first.status, describeResponse(first)).toBe(500);
+    const firstId = first.json.error.message_id ?? "";
+    expect(firstId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(c.simulator.stats().late_held).toBe(1);
+    expect(c.simulator.metadataMessageIdCount(firstId)).toBe(0);
+
+    // A quiet server: the service's probes show Postmark answering promptly and its search current, and
+    // the mail is decided never received (within the grace + 2 minutes after the call's time-out).
+    const sweep = () => recoverSendJobs(own.mailDeps, { stalledForMs: 60 * 60_000, inFlightForMs: 60 * 60_000, customerId: c.id });
+    const grace = graceMs(own.deps);
+    const every = askInterval(grace);
+    const start = own.clock.now().getTime();
+    const bound = 20_000 + grace + 120_000;
+    for (let at = every; at <= bound && (await messageOf(firstId)).status === "unknown"; at += every) {
+      own.clock.set(new Date(start + at));
+      await sweep();
+    }
+    const failed = await messageOf(firstId);
+    expect(failed.status, own.logLines.filter((l) => l.includes("reconcil") || l.includes("transactional")).join("\n")).toBe("failed");
+    const [watch] = await own.db.select().from(mailMessageRechecks).where(eq(mailMessageRechecks.messageId, firstId));
+    expect(watch).toBeDefined();
+
+    // The customer sends it again, as the answer said it may, under a new key: accepted.
+    const second = await send("late-second");
+    expect(second.status, describeResponse(second)).toBe(200);
+    const secondId = second.json.data.message_id;
+    expect(second.json.data.status).toBe("accepted");
+
+    // Postmark works through its backlog: the first call is taken in now.
+    expect(c.simulator.takeInLateCalls()).toBe(1);
+    expect(c.simulator.metadataMessageIdCount(firstId)).toBe(1);
+    const [atPostmark] = c.simulator.messages({ metadataKey: "message_id", metadataValue: firstId, limit: 10 }).messages;
+
+    // The next asking finds it: `accepted` with Postmark's MessageID, a late `accepted` event, a warning naming it.
+    own.clock.set(new Date((watch?.checkAfter.getTime() ?? 0) + 1000));
+    await sweep();
+    const late = await messageOf(firstId);
+    expect(late).toMatchObject({ status: "accepted", error: null });
+    expect(late.events.filter((e) => e.type === "accepted")).toEqual([expect.objectContaining({ details: { reconciled: true, late: true } })]);
+    const [row] = await own.db
+      .execute(sql`select provider_message_id from mail_messages where id = ${firstId}`)
+      .then((r) => (r as unknown as { rows: { provider_message_id: string }[] }).rows);
+    expect(row?.provider_message_id).toBe(atPostmark?.MessageID);
+    expect(own.logLines.some((l) => l.includes("received a mail decided as never received") && l.includes(firstId))).toBe(true);
+    expect(await own.db.select().from(mailMessageRechecks).where(eq(mailMessageRechecks.messageId, firstId))).toEqual([]);
+
+    // Billing equals what Postmark received of the customer's mail (its probes are the service's own).
+    const received = [firstId, secondId].map((id) => c.simulator.metadataMessageIdCount(id)).reduce((a, b) => a + b, 0);
+    expect(received).toBe(2);
+    const usage = await own.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: c.mailReporting });
+    expect(usage.json.data, describeResponse(usage)).toMatchObject({ sent: received });
+    // Asked again later, nothing more is counted.
+    own.clock.set(new Date(own.clock.now().getTime() + 3_600_000));
+    await sweep();
+    expect((await own.call<Mail["getUsage"]>("GET", "/mail/v1/usage", { key: c.mailReporting })).json.data.sent).toBe(received);
+    own.clock.set(new Date(Date.parse(`${day}T00:20:00.000Z`) + 86_400_000));
+    const cron = findCronJob("billing-report");
+    if (!cron) throw new Error("billing-report cron missing");
+    await cron.run(own.cronDeps);
+    const report = billing.received
+      .map((r) => JSON.parse(r.body) as { customer_id: string; day: string; accepted: number })
+      .find((b) => b.customer_id === c.id);
+    expect(report).toMatchObject({ day, accepted: received });
   });
 });

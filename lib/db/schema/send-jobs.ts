@@ -1,7 +1,7 @@
 import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { CompiledTemplate } from "../json-columns";
 import { customers, mailModes } from "./core";
-import type { SenderRecord } from "./mail";
+import { mailMessages, type SenderRecord } from "./mail";
 import { sendJobStatuses } from "./vocabulary";
 
 const at = () => timestamp({ withTimezone: true, mode: "date", precision: 3 });
@@ -220,6 +220,28 @@ export const mailSendJobRechecks = pgTable(
     until: at().notNull(),
   },
   (t) => [primaryKey({ columns: [t.sendJobId, t.batchId] }), index().on(t.checkAfter)],
+);
+
+/**
+ * A transactional mail decided "never received" (`failed`: the customer was told "outcome unknown"):
+ * Postmark's search is asked about it again for a while, so a call Postmark took in late makes it
+ * `accepted` (../../mail/send-jobs/late-truth.ts). `checkAfter`: the next asking; `checks`: askings so
+ * far; `until`: the last one.
+ */
+export const mailMessageRechecks = pgTable(
+  "mail_message_rechecks",
+  {
+    messageId: uuid()
+      .primaryKey()
+      .references(() => mailMessages.id, { onDelete: "cascade" }),
+    customerId: uuid()
+      .notNull()
+      .references(() => customers.id, { onDelete: "cascade" }),
+    checkAfter: at().notNull(),
+    checks: integer().notNull().default(0),
+    until: at().notNull(),
+  },
+  (t) => [index().on(t.checkAfter)],
 );
 
 /**

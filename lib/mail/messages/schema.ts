@@ -20,7 +20,8 @@ export const Message = z
     kind: z.enum(templateKinds).openapi({ description: "Kind of mail.", example: "transactional" }),
     mode: z.enum(mailModes).openapi({ description: "Sandbox mails are accepted but not delivered or counted.", example: "live" }),
     status: PublicMessageStatus.openapi({
-      description: "State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).",
+      description:
+        "State; `unknown` when the provider's answer was lost (never re-sent; reconciliation asks Postmark: `accepted` if it has the mail, `failed` once it is shown never to have received it; a provider event also settles it). A transactional mail `failed` that way is still asked about for `SEND_RECONCILE_LIMIT_HOURS` (24 h): should Postmark show it late, it becomes `accepted` with an `accepted` event whose `details.late` is `true`, and usage and billing count it (also beside a copy the customer sent again meanwhile: both count, as Postmark received both).",
       example: "accepted",
     }),
     template_id: z.uuid().openapi({ description: "Template it was sent from.", example: uuidExample }),
@@ -31,7 +32,10 @@ export const Message = z
       example: "Your order A-10023",
     }),
     bounce_type: z.string().nullable().openapi({ description: "Provider bounce type, e.g. `HardBounce`.", example: null }),
-    error: z.string().nullable().openapi({ description: "Why the provider did not accept it.", example: null }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: "Why the provider did not accept it; null again when Postmark shows late that it received the mail after all.", example: null }),
     created_at: z.string().openapi({ description: "ISO 8601.", example: "2026-03-01T10:00:00.000Z" }),
     delivered_at: timestamp("ISO 8601 or null."),
     first_opened_at: timestamp("ISO 8601 or null (newsletters only)."),

@@ -1,7 +1,7 @@
-import { and, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Database } from "../../db/client";
-import { mailMessageEvents, mailMessageExtraCopies, mailMessages, mailSendJobRechecks, mailSendJobs } from "../../db/schema";
+import { mailMessageEvents, mailMessageExtraCopies, mailMessageRechecks, mailMessages, mailSendJobRechecks, mailSendJobs } from "../../db/schema";
 import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { recordAcceptedLive } from "../usage/meter";
@@ -25,15 +25,22 @@ type ReconcileDeps = EngineDeps & Pick<MailDeps, "postmark" | "caches">;
  *   - a message `failed` after its second hand-over, or because its job ended before the re-send:
  *     `accepted` (the job's `failed` becomes `accepted`), counted once;
  *   - a message still `pending` for its re-send: `accepted` now, and the re-send skips it.
+ * A transactional mail decided "never received" (`failed`: the customer was told "outcome unknown", and
+ * may have sent it again under a new key) is watched too, under its own message id: found late, it
+ * becomes `accepted` with Postmark's MessageID and an `accepted` event (`late: true`), and usage counts
+ * it. A mail the customer sent again is a message of its own, so both count, as Postmark counts them.
  * The original call is asked about for `SEND_RECONCILE_LIMIT_HOURS` after the decision, at growing
  * intervals (from the asking interval, doubling, at most an hour): by the queue, and by the
  * `send-jobs-sweep` for rows whose asking is due (a lost queue message, a restart).
  */
 
 const SEND_JOB_RECHECK_TOPIC = "send-job-recheck";
+const MESSAGE_RECHECK_TOPIC = "message-recheck";
 
 const RecheckRef = z.object({ job_id: z.uuid(), customer_id: z.uuid(), batch_id: z.uuid() });
 type RecheckRef = z.infer<typeof RecheckRef>;
+const MessageRecheckRef = z.object({ message_id: z.uuid(), customer_id: z.uuid() });
+type MessageRecheckRef = z.infer<typeof MessageRecheckRef>;
 
 const MAX_RECHECK_INTERVAL_MS = 3_600_000;
 /** Rows of due askings the sweep takes at once; the next sweep takes the rest. */
@@ -80,6 +87,103 @@ export function registerRecheckWorker(deps: ReconcileDeps): void {
     if (ref.success) await recheckBatch(deps, ref.data);
     else deps.logger.error("send-job recheck: malformed descriptor dropped", { error: ref.error.message });
   });
+  deps.queue.register(MESSAGE_RECHECK_TOPIC, async (body) => {
+    const ref = MessageRecheckRef.safeParse(body);
+    if (ref.success) await recheckMessage(deps, ref.data);
+    else deps.logger.error("message recheck: malformed descriptor dropped", { error: ref.error.message });
+  });
+}
+
+/**
+ * Written in the transaction that decides a transactional mail "never received"; the first asking is
+ * published by `publishMessageRecheck` after the commit.
+ */
+export async function watchMessageForLateTruth(tx: Database, deps: Pick<ReconcileDeps, "config">, ref: MessageRecheckRef, now: Date): Promise<void> {
+  await tx
+    .insert(mailMessageRechecks)
+    .values({
+      messageId: ref.message_id,
+      customerId: ref.customer_id,
+      checkAfter: new Date(now.getTime() + recheckDelayMs(deps, 0)),
+      until: new Date(now.getTime() + deps.config.SEND_RECONCILE_LIMIT_HOURS * 3_600_000),
+    })
+    .onConflictDoNothing();
+}
+
+export async function publishMessageRecheck(deps: Pick<ReconcileDeps, "queue" | "clock" | "config">, ref: MessageRecheckRef, checks: number): Promise<void> {
+  const delay = recheckDelayMs(deps, checks);
+  await deps.queue.publish(MESSAGE_RECHECK_TOPIC, ref, {
+    delaySeconds: Math.max(1, Math.ceil(delay / 1000)),
+    deduplicationId: `${MESSAGE_RECHECK_TOPIC}-${ref.message_id}-${checks}`,
+  });
+}
+
+/**
+ * Asks Postmark's search about a transactional mail decided "never received" (see the top of this file).
+ * Answers whether it was found now, or null when it is not watched (any more).
+ */
+async function recheckMessage(deps: ReconcileDeps, ref: MessageRecheckRef): Promise<{ accepted: boolean; watching: boolean } | null> {
+  const { db } = deps;
+  const ofRow = and(eq(mailMessageRechecks.messageId, ref.message_id), eq(mailMessageRechecks.customerId, ref.customer_id));
+  const [row] = await db.select().from(mailMessageRechecks).where(ofRow);
+  if (!row) return null;
+  const [message] = await db
+    .select({ status: mailMessages.status, mode: mailMessages.mode })
+    .from(mailMessages)
+    .where(and(eq(mailMessages.id, ref.message_id), eq(mailMessages.customerId, ref.customer_id), isNull(mailMessages.sendJobId)));
+  const now = deps.clock.now();
+  const watched = message?.status === "failed";
+  const readiness = watched ? await providerReadiness(db, deps.secrets, ref.customer_id) : null;
+  const answer = readiness?.ready ? await deps.postmark.searchByMetadata(readiness.credentials.serverToken, "message_id", ref.message_id) : null;
+  const found = answer?.kind === "answered" ? answer.messages.find((m) => m.metadata.message_id === ref.message_id) : undefined;
+  const last = !watched || now.getTime() >= row.until.getTime();
+  const settle = () =>
+    db.transaction(async (tx) => {
+      let accepted = false;
+      if (found) {
+        const receivedAt = found.receivedAt ?? now;
+        // Only from `failed`: the conditional update is the lock, so a second asking never counts it twice.
+        const changed = await tx
+          .update(mailMessages)
+          .set({ status: "accepted", providerMessageId: found.providerMessageId, acceptedAt: receivedAt, error: null })
+          .where(and(eq(mailMessages.id, ref.message_id), eq(mailMessages.status, "failed")))
+          .returning({ id: mailMessages.id });
+        if (changed.length > 0) {
+          accepted = true;
+          await tx
+            .insert(mailMessageEvents)
+            .values({
+              id: timeOrderedUuid(),
+              messageId: ref.message_id,
+              customerId: ref.customer_id,
+              type: "accepted",
+              occurredAt: receivedAt,
+              identity: "send:accepted",
+              details: { reconciled: true, late: true },
+            })
+            .onConflictDoNothing();
+        }
+      }
+      const watching = !accepted && !last;
+      if (watching) {
+        await tx
+          .update(mailMessageRechecks)
+          .set({ checks: row.checks + 1, checkAfter: new Date(now.getTime() + recheckDelayMs(deps, row.checks + 1)) })
+          .where(ofRow);
+      } else await tx.delete(mailMessageRechecks).where(ofRow);
+      return { accepted, watching };
+    });
+  // Billing follows Postmark: a mail found after it was given up counts.
+  const outcome = await recordAcceptedLive(deps, ref.customer_id, now, settle, (o) => (o.accepted && message?.mode === "live" ? 1 : 0));
+  if (outcome.accepted) {
+    deps.logger.warn("transactional mail: Postmark's search showed late that it received a mail decided as never received; now accepted", {
+      message_id: ref.message_id,
+      customer_id: ref.customer_id,
+      provider_message_id: found?.providerMessageId ?? null,
+    });
+  }
+  if (outcome.watching) await publishMessageRecheck(deps, ref, row.checks + 1);
+  return outcome;
 }
 
 /** What one asking recorded. */
@@ -201,7 +305,7 @@ async function recheckBatch(deps: ReconcileDeps, ref: RecheckRef): Promise<LateT
   return truth;
 }
 
-/** The sweep's share: rows whose asking is due (their queue message lost, or the process restarted). */
+/** The sweep's share: batches and transactional mails whose asking is due (their queue message lost, or the process restarted). */
 export async function recheckDue(deps: ReconcileDeps, now: Date, customerId?: string): Promise<number> {
   const due = await deps.db
     .select({ job_id: mailSendJobRechecks.sendJobId, customer_id: mailSendJobRechecks.customerId, batch_id: mailSendJobRechecks.batchId })
@@ -210,5 +314,12 @@ export async function recheckDue(deps: ReconcileDeps, now: Date, customerId?: st
     .orderBy(mailSendJobRechecks.checkAfter)
     .limit(RECHECKS_PER_SWEEP);
   for (const ref of due) await recheckBatch(deps, ref);
-  return due.length;
+  const dueMessages = await deps.db
+    .select({ message_id: mailMessageRechecks.messageId, customer_id: mailMessageRechecks.customerId })
+    .from(mailMessageRechecks)
+    .where(and(lte(mailMessageRechecks.checkAfter, now), customerId ? eq(mailMessageRechecks.customerId, customerId) : undefined))
+    .orderBy(mailMessageRechecks.checkAfter)
+    .limit(RECHECKS_PER_SWEEP);
+  for (const ref of dueMessages) await recheckMessage(deps, ref);
+  return due.length + dueMessages.length;
 }

@@ -7,7 +7,7 @@ import type { ProviderMessage } from "../provider/postmark";
 import { providerReadiness } from "../setup/provider-config";
 import { formatMailbox } from "../sending/address";
 import type { SenderRecord } from "../../db/schema/mail";
-import { publishRecheck, watchForLateTruth } from "./late-truth";
+import { publishMessageRecheck, publishRecheck, watchForLateTruth, watchMessageForLateTruth } from "./late-truth";
 import { askInterval, evidenceFor, graceMs, type CallInDoubt, type Deadline } from "./provider-health";
 import { recordAcceptedLive } from "../usage/meter";
 import { lockMessagesInOrder, MAX_HANDOVERS } from "./batch-store";
@@ -35,8 +35,8 @@ import { CANCELLED, completeJob, resumeUnderNewRun, type EngineDeps } from "./tr
  * Never received, then:
  *   - a send job's recipient is `pending` again and goes out in a later batch (its address was kept for
  *     this), unless it was handed over twice already or the job ended meanwhile (then `failed`);
- *   - a transactional mail is `failed` (its content is not kept; the customer got "outcome unknown" and
- *     can send again).
+ *   - a transactional mail is `failed` (the customer got "outcome unknown" and can send again); it is
+ *     asked about again for a while, and becomes `accepted` should Postmark show it late (./late-truth.ts).
  * Without evidence nothing changes and the message is asked about again later (a queued message, and the
  * `send-jobs-sweep` cron every minute); it is never re-sent on a timer. Evidence after the second
  * hand-over makes a missing message `failed` (never a third hand-over); a message that stays in doubt past
@@ -438,7 +438,14 @@ export async function reconcileMessage(deps: ReconcileDeps, ref: MessageRef): Pr
     return "settled";
   }
   if (asked.current) {
-    await db.transaction((tx) => settleMissing(tx, ref.customer_id, [ref.message_id], "failed", NEVER_RECEIVED_TRANSACTIONAL, now));
+    // Decided on an assumption about how long Postmark holds a call: asked about again for a while, and
+    // what Postmark shows late is recorded (./late-truth.ts).
+    const failed = await db.transaction(async (tx) => {
+      const changed = await settleMissing(tx, ref.customer_id, [ref.message_id], "failed", NEVER_RECEIVED_TRANSACTIONAL, now);
+      if (changed > 0) await watchMessageForLateTruth(tx, deps, ref, now);
+      return changed;
+    });
+    if (failed > 0) await publishMessageRecheck(deps, ref, 0);
     return "settled";
   }
   if (now.getTime() - doubtSince.getTime() >= limitMs(deps)) {

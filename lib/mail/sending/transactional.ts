@@ -283,7 +283,7 @@ function resultOf(deps: MailDeps, messageId: string, outcome: RecordedOutcome): 
       // The key stays bound (the body carries message_id): a retry must not send again.
       throw new ApiError(
         "internal_error",
-        "The provider did not answer; the outcome is unknown and the mail is not sent again by this request. We ask Postmark what it received: GET /v1/messages/{id} shows `accepted` if it has the mail, or `failed` if it never got it (send again then).",
+        "The provider did not answer; the outcome is unknown and the mail is not sent again by this request. We ask Postmark what it received: GET /v1/messages/{id} shows `accepted` if it has the mail, or `failed` if it never got it (send again then, under a new Idempotency-Key; should Postmark show the first one late after all, it turns `accepted` and both count).",
         { extra: { message_id: messageId } },
       );
     case "failed":

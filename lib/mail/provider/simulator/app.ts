@@ -15,7 +15,7 @@ const MAX_SEND_BODY_BYTES = 50 * 1024 * 1024;
 const JSON_CONTENT_TYPES = ["application/json", "text/json", "text/x-json"];
 
 const FaultBody = z.object({
-  mode: z.enum(["slow", "stall", "error500", "drop", "none"]),
+  mode: z.enum(["slow", "stall", "error500", "drop", "late", "none"]),
   count: z.number().int().positive().optional(),
   delay_ms: z.number().int().nonnegative().optional(),
   after_accept: z.boolean().optional(),
@@ -147,6 +147,11 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     // Held after the body arrived: a `slow` provider has the mail even if its caller dies meanwhile.
     const body = await readJson(c);
     simulator.noteRequestBytes(Number(c.req.header("content-length") ?? 0));
+    if (fault?.mode === "late") {
+      // The caller gets no answer; the call is kept and taken in later (`takeInLateCalls`).
+      if (body.ok) simulator.keepLate(() => void handle(auth, body.value));
+      return drop(c);
+    }
     if (simulator.latencyMs > 0) await simulator.delay(simulator.latencyMs);
     // A frozen provider holds the request, then handles it even if its caller has gone meanwhile.
     await simulator.untilThawed(c.req.path);
@@ -228,6 +233,7 @@ function createSimulatorApp(simulator: PostmarkSimulator): Hono<SimulatorEnv> {
     simulator.setFaults({ mode: fault.mode, count: fault.count, delayMs: fault.delay_ms, afterAccept: fault.after_accept, path: fault.path });
     return c.json({ mode: fault.mode, count: fault.mode === "none" ? 0 : (fault.count ?? 1) });
   });
+  app.post("/__sim/late/take-in", (c) => c.json({ taken_in: simulator.takeInLateCalls() }));
   app.post("/__sim/search", async (c) => {
     const { delay_ms } = await controlBody(c, SearchBody);
     simulator.setSearchDelay(delay_ms);

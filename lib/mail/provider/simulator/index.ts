@@ -23,7 +23,8 @@
  * - `POST /__sim/messages/{MessageID}/open|click|unsubscribe|bounce|complain` with `{ recipient?, url?,
  *   location?, platform?, type? }`: the reader's actions, posted as Postmark webhooks
  * - `GET /__sim/stats` (`received`, `duplicates_by_metadata_message_id`, …), `POST /__sim/reset`
- * - `POST /__sim/faults { mode: slow|stall|error500|drop|none, count?, delay_ms?, after_accept?, path? }`
+ * - `POST /__sim/faults { mode: slow|stall|error500|drop|late|none, count?, delay_ms?, after_accept?, path? }`
+ * - `POST /__sim/late/take-in`: the calls `late` faults kept (their callers got no answer) are handled now
  * - `POST /__sim/search { delay_ms }`: the Messages API search leaves out messages younger than this
  * - `POST /__sim/latency { delay_ms }`: every send request is held this long, then handled (a slow provider)
  * - `POST /__sim/freeze { duration_ms, drain_ms?, on_next_send_to? }`: every send request is held until the freeze

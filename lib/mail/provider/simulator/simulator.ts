@@ -120,8 +120,10 @@ const DEFAULT_SIMULATOR_SERVERS: SimulatorServerConfig[] = [
  *   died meanwhile never reached the provider.
  * - `error500`: answer 500 without handling. `drop`: drop the connection (with `afterAccept`, after
  *   handling: the provider sent, the caller cannot know).
+ * - `late`: drop the connection once the body arrived and keep the call: it is handled only when
+ *   `takeInLateCalls()` is called, as a stalled Postmark takes in a call whose connection closed long ago.
  */
-type FaultMode = "slow" | "stall" | "error500" | "drop" | "none";
+type FaultMode = "slow" | "stall" | "error500" | "drop" | "late" | "none";
 export type FaultSettings = {
   mode: FaultMode;
   /** How many of the next send requests (`/email`, `/email/batch`) the fault applies to; default 1. */
@@ -150,6 +152,8 @@ export type SimulatorStats = {
   frozen_held_total: number;
   /** When the current freeze ends (epoch ms; null: not frozen), so a test can time from it. */
   frozen_until_ms: number | null;
+  /** Send requests a `late` fault keeps, not yet taken in (`takeInLateCalls`). */
+  late_held: number;
   /** Send requests turned away with 429 by `setThrottle` so far. */
   throttled: number;
   /** Of `received`, the messages that came through `POST /email/bulk` (the Bulk API path). */
@@ -674,6 +678,20 @@ export class PostmarkSimulator {
     }
   }
 
+  #lateCalls: (() => void)[] = [];
+
+  /** Keeps a call a `late` fault took (its connection already dropped) until `takeInLateCalls()`. */
+  keepLate(handle: () => void): void {
+    this.#lateCalls.push(handle);
+  }
+
+  /** Handles the calls `late` faults kept, in the order they came: Postmark takes them in now. Answers how many. */
+  takeInLateCalls(): number {
+    const calls = this.#lateCalls.splice(0);
+    for (const handle of calls) handle();
+    return calls.length;
+  }
+
   /** Holds a send request for `ms` (a slow or stalling fault), counted in `stats().faults_held` meanwhile. */
   async hold(ms: number): Promise<void> {
     this.#held++;
@@ -763,6 +781,7 @@ export class PostmarkSimulator {
       frozen_held: this.#frozenHeld,
       frozen_held_total: this.#frozenHeldTotal,
       frozen_until_ms: this.#freeze?.untilMs ?? null,
+      late_held: this.#lateCalls.length,
       throttled: this.#throttled,
       received_via_bulk: this.#receivedViaBulk,
       request_bytes: this.#requestBytes,
@@ -789,6 +808,7 @@ export class PostmarkSimulator {
     this.#journal?.rewrite(this.#snapshot());
     this.#dispatcher.clearLog();
     this.#fault = null;
+    this.#lateCalls = [];
     this.#searchDelayMs = 0;
     this.#latencyMs = 0;
     this.#throttle = null;

@@ -2524,7 +2524,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;
@@ -4936,7 +4936,7 @@ export interface components {
              */
             delivered_at: string | null;
             /**
-             * @description Why the provider did not accept it.
+             * @description Why the provider did not accept it; null again when Postmark shows late that it received the mail after all.
              * @example null
              */
             error: string | null;
@@ -4980,7 +4980,7 @@ export interface components {
              */
             send_job_id: string | null;
             /**
-             * @description State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).
+             * @description State; `unknown` when the provider's answer was lost (never re-sent; reconciliation asks Postmark: `accepted` if it has the mail, `failed` once it is shown never to have received it; a provider event also settles it). A transactional mail `failed` that way is still asked about for `SEND_RECONCILE_LIMIT_HOURS` (24 h): should Postmark show it late, it becomes `accepted` with an `accepted` event whose `details.late` is `true`, and usage and billing count it (also beside a copy the customer sent again meanwhile: both count, as Postmark received both).
              * @example accepted
              * @enum {string}
              */
@@ -5557,7 +5557,7 @@ export interface components {
              */
             delivered_at: string | null;
             /**
-             * @description Why the provider did not accept it.
+             * @description Why the provider did not accept it; null again when Postmark shows late that it received the mail after all.
              * @example null
              */
             error: string | null;
@@ -5598,7 +5598,7 @@ export interface components {
              */
             send_job_id: string | null;
             /**
-             * @description State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).
+             * @description State; `unknown` when the provider's answer was lost (never re-sent; reconciliation asks Postmark: `accepted` if it has the mail, `failed` once it is shown never to have received it; a provider event also settles it). A transactional mail `failed` that way is still asked about for `SEND_RECONCILE_LIMIT_HOURS` (24 h): should Postmark show it late, it becomes `accepted` with an `accepted` event whose `details.late` is `true`, and usage and billing count it (also beside a copy the customer sent again meanwhile: both count, as Postmark received both).
              * @example accepted
              * @enum {string}
              */

@@ -902,7 +902,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;
@@ -1020,7 +1020,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;
@@ -1065,7 +1065,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;

@@ -508,7 +508,7 @@ export interface paths {
         put?: never;
         /**
          * Send a transactional mail
-         * @description Renders the template with `params` and sends it synchronously on the transactional stream. `to` is parsed as an RFC 5322 mailbox; an unparsable address yields `invalid` and an address suppressed on the transactional stream yields `suppressed`, both without a provider call. Unknown or missing required parameters answer 422. Sandbox accounts send through Postmark's test path: accepted, never delivered, never counted. Blocked sending answers 403, an account whose provider setup is incomplete 403 with `details.missing`, the monthly limit 429 `quota_exceeded`. If Postmark does not answer (no answer, a time-out, a 5xx without `Retry-After`), the response is 500 with `error.message_id`; the message is `unknown`, never sent again, and a retry with the same `Idempotency-Key` returns the same answer. If Postmark turns the send away (its rate limit, 429, or a 503 with `Retry-After` in maintenance: nothing was taken in), the response is 503 `service_unavailable` with Postmark's `Retry-After` (5 s when it gave none) and no message id: the mail was not sent and nothing is kept, and a retry after that delay (with the same `Idempotency-Key` too) sends it once. The send is synchronous: nothing is queued for later. Send `Idempotency-Key` against double sends.
+         * @description Renders the template with `params` and sends it synchronously on the transactional stream. `to` is parsed as an RFC 5322 mailbox; an unparsable address yields `invalid` and an address suppressed on the transactional stream yields `suppressed`, both without a provider call. Unknown or missing required parameters answer 422. Sandbox accounts send through Postmark's test path: accepted, never delivered, never counted. Blocked sending answers 403, an account whose provider setup is incomplete 403 with `details.missing`, the monthly limit 429 `quota_exceeded`. If Postmark does not answer (no answer, a time-out, a 5xx without `Retry-After`), the response is 500 with `error.message_id`; the message is `unknown`, never sent again, and a retry with the same `Idempotency-Key` returns the same answer. Reconciliation then asks Postmark: the message becomes `accepted` if Postmark has it, or `failed` once Postmark is shown never to have received it (send it again then, under a new `Idempotency-Key`). A `failed` one is still asked about for a day: if Postmark takes the call in late after all, it becomes `accepted` (event `accepted` with `details.late: true`) and counts in usage and billing, beside a copy sent again meanwhile, as Postmark received both. If Postmark turns the send away (its rate limit, 429, or a 503 with `Retry-After` in maintenance: nothing was taken in), the response is 503 `service_unavailable` with Postmark's `Retry-After` (5 s when it gave none) and no message id: the mail was not sent and nothing is kept, and a retry after that delay (with the same `Idempotency-Key` too) sends it once. The send is synchronous: nothing is queued for later. Send `Idempotency-Key` against double sends.
          */
         post: operations["sendTemplate"];
         delete?: never;
@@ -1185,7 +1185,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;
@@ -1214,7 +1214,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;
@@ -1251,7 +1251,7 @@ export interface components {
                 message: string;
                 /**
                  * Format: uuid
-                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id}.
+                 * @description Set on a send whose provider outcome is unknown: read it with GET /v1/messages/{id} (`accepted`, or `failed` once Postmark is shown never to have received it; a `failed` one still turns `accepted` should Postmark show it late).
                  * @example 0f8fad5b-d9cb-469f-a165-70867728950e
                  */
                 message_id?: string;
@@ -1289,7 +1289,7 @@ export interface components {
              */
             delivered_at: string | null;
             /**
-             * @description Why the provider did not accept it.
+             * @description Why the provider did not accept it; null again when Postmark shows late that it received the mail after all.
              * @example null
              */
             error: string | null;
@@ -1330,7 +1330,7 @@ export interface components {
              */
             send_job_id: string | null;
             /**
-             * @description State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).
+             * @description State; `unknown` when the provider's answer was lost (never re-sent; reconciliation asks Postmark: `accepted` if it has the mail, `failed` once it is shown never to have received it; a provider event also settles it). A transactional mail `failed` that way is still asked about for `SEND_RECONCILE_LIMIT_HOURS` (24 h): should Postmark show it late, it becomes `accepted` with an `accepted` event whose `details.late` is `true`, and usage and billing count it (also beside a copy the customer sent again meanwhile: both count, as Postmark received both).
              * @example accepted
              * @enum {string}
              */
@@ -1398,7 +1398,7 @@ export interface components {
              */
             delivered_at: string | null;
             /**
-             * @description Why the provider did not accept it.
+             * @description Why the provider did not accept it; null again when Postmark shows late that it received the mail after all.
              * @example null
              */
             error: string | null;
@@ -1437,7 +1437,7 @@ export interface components {
              */
             send_job_id: string | null;
             /**
-             * @description State; `unknown` when the provider's answer was lost (never re-sent; corrected by a later provider event).
+             * @description State; `unknown` when the provider's answer was lost (never re-sent; reconciliation asks Postmark: `accepted` if it has the mail, `failed` once it is shown never to have received it; a provider event also settles it). A transactional mail `failed` that way is still asked about for `SEND_RECONCILE_LIMIT_HOURS` (24 h): should Postmark show it late, it becomes `accepted` with an `accepted` event whose `details.late` is `true`, and usage and billing count it (also beside a copy the customer sent again meanwhile: both count, as Postmark received both).
              * @example accepted
              * @enum {string}
              */
