@@ -284,7 +284,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const verdict = await verifyReauthentication(deps, session, body);
     if (verdict !== true) {
       await signInFailed(deps.db, deps.clock, attempt);
-      await refused(c, { operationId: "reauthenticate", status: 401, reason: verdict.reason, actor });
+      await refused(c, { operationId: "reauthenticate", status: 422, reason: verdict.reason, actor });
       // 422, not 401: the session stays valid and the console must not treat the answer as "signed out".
       return apiError(c, new ApiError("validation_error", verdict.message, { details: [{ path: verdict.field, message: verdict.message }] }));
     }

@@ -23,7 +23,8 @@ export type Refusal = {
   operationId: string;
   method: string;
   path: string;
-  status: 401 | 403 | 429;
+  /** The status answered: 422 for a wrong password or code at re-authentication (the session stays valid). */
+  status: 401 | 403 | 422 | 429;
   /** One word: `unknown_token`, `revoked_token`, `csrf_token`, `cross_origin`, `role_required`, `sign_in_backoff`, … */
   reason: string;
   /** The visible start of a presented credential (`tokenPrefix`), or null when none was presented. */

@@ -189,6 +189,12 @@ describe("re-authentication of an operator with an authenticator app", () => {
     expect(withRecovery.status).toBe(200);
     const recoveryAgain = await reauthenticate({ password: operator.password, code: recovery });
     expect(recoveryAgain.status).toBe(422);
+    // Each refusal is on record with its reason; the successes too, and no secret in any of them.
+    const entries = await audit("reauthenticate", operator.id);
+    expect(new Set(entries.filter((e) => e.status === 422).map((e) => e.reason))).toEqual(new Set(["wrong_code", "wrong_password"]));
+    expect(entries.filter((e) => e.status === 200)).toHaveLength(2);
+    expect(JSON.stringify(entries)).not.toContain(operator.password);
+    expect(JSON.stringify(entries)).not.toContain(recovery);
   });
 });
 

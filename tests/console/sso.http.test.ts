@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createHarness, describeResponse, type Admin, type Harness } from "../helpers/harness";
 import { authorizeAtProvider, startTestProvider, type TestProvider } from "../helpers/oidc-provider";
+import { makeOperator } from "../helpers/operators";
 
 /**
  * Single sign-on against a real OpenID Connect provider (`oidc-provider` on loopback, in this process): the
  * console's authorization code flow with PKCE, state and nonce through `openid-client`; accounts made on the
  * first sign-in with the role a group rule gives; refusals (another domain, no rule, a changed nonce, an ID
- * token for another audience or from another issuer, an expired or replayed code), each audited.
+ * token for another audience or from another issuer, an expired or replayed code, a disabled operator, a password
+ * sign-in while only the break-glass operator may use one), each audited with its reason.
  */
 const BASE = "http://localhost:3999";
 const REDIRECT = `${BASE}/console/sso/callback`;
@@ -173,6 +175,45 @@ describe("single sign-on with a real OpenID Connect provider", () => {
     const replay = await h.root.request(first.callback, { headers: { cookie: first.ssoCookie }, redirect: "manual" });
     expect(replay.status).toBe(401);
     expect(replay.headers.getSetCookie().some((line) => line.startsWith("console_session="))).toBe(false);
+  });
+
+  test("a disabled operator's sign-in, a callback without its attempt and a password sign-in while only break-glass may use one are refused, each audited with its reason", async () => {
+    const first = await ssoSignIn(account(["ops-admins"]));
+    expect(first.status, first.text).toBe(200);
+    const operatorId = (await me(first.session as string)).body.data.operator_id;
+    const disabled = await h.admin("PATCH", `/v1/operators/${operatorId}`, { disabled: true });
+    expect(disabled.status, describeResponse(disabled)).toBe(200);
+    const again = await ssoSignIn(idp.login.account as string);
+    expect(again.status, again.text).toBe(401);
+    expect(again.session).toBeNull();
+    const accountRefused = (await auditEntries("signInFailed")).find((e) => e.target.reason === "account_refused" && e.target.email === first.email);
+    expect(accountRefused?.status).toBe(401);
+
+    const noAttempt = await h.root.request(first.callback, { redirect: "manual" });
+    expect(noAttempt.status).toBe(401);
+    expect((await auditEntries("signInFailed")).some((e) => e.reason === "no_attempt" && e.status === 401)).toBe(true);
+
+    const keeper = await makeOperator(h, "owner");
+    const other = await makeOperator(h, "admin");
+    const closing = await h.admin("PATCH", "/v1/sign-in-policy", { password_sign_in: "break_glass_only", break_glass_operator_id: keeper.id });
+    expect(closing.status, describeResponse(closing)).toBe(200);
+    try {
+      const refused = await h.root.request(`${BASE}/console/sign-in`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: BASE },
+        body: new URLSearchParams({ email: other.email, password: other.password }).toString(),
+        redirect: "manual",
+      });
+      const page = await refused.text();
+      expect(refused.status, page).toBe(403);
+      expect(page).not.toContain(other.password);
+      const entry = (await auditEntries("signInFailed")).find((e) => e.reason === "password_sign_in_off");
+      expect(entry?.status).toBe(403);
+      expect(JSON.stringify(entry)).not.toContain(other.password);
+    } finally {
+      const reopened = await h.admin("PATCH", "/v1/sign-in-policy", { password_sign_in: "everyone", break_glass_operator_id: null });
+      expect(reopened.status, describeResponse(reopened)).toBe(200);
+    }
   });
 
   test("sign-out ends the single sign-on session, audited", async () => {
