@@ -90,7 +90,8 @@ const userFacing = { userTitle: "Budget too low", userMessage: "The daily budget
 const codeRows: CodeRow[] = [
   { name: "1 unknown error (transient, outlasts the retries)", fault: { code: 1, count: 3 }, status: 500, code: "internal_error", retryAfter: true },
   { name: "2 service unavailable (transient, outlasts the retries)", fault: { code: 2, count: 3 }, status: 500, code: "internal_error", retryAfter: true },
-  ...[4, 17, 32, 341, 80000, 80003, 80004].map(
+  // Every Business Use Case code (80000–80014: insights, pages, Instagram, custom audiences, ads management, …).
+  ...[4, 17, 32, 341, ...Array.from({ length: 15 }, (_, i) => 80000 + i)].map(
     (code): CodeRow => ({ name: `${code} throttled`, fault: { code, estimatedTimeToRegainAccess: 5 }, status: 429, code: "rate_limited", retryAfter: true }),
   ),
   {
