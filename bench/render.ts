@@ -123,7 +123,7 @@ export async function benchRender(): Promise<void> {
   const figures = (label: string, samples: Samples, target: string) => {
     const ms = (values: number[], fraction: number) => percentile(values, fraction).toFixed(2);
     console.log(
-      `${label.padEnd(60)}p50 ${ms(samples.wall, 0.5)} ms, p95 ${ms(samples.wall, 0.95)} ms; CPU p50 ${ms(samples.cpu, 0.5)} ms, p95 ${ms(samples.cpu, 0.95)} ms${target}`,
+      `${label.padEnd(62)}p50 ${ms(samples.wall, 0.5)} ms, p95 ${ms(samples.wall, 0.95)} ms; CPU p50 ${ms(samples.cpu, 0.5)} ms, p95 ${ms(samples.cpu, 0.95)} ms${target}`,
     );
   };
   figures(`preview cold, no block compiled before, ${previewRuns} runs:`, cold, "");
