@@ -15,32 +15,32 @@ export type SatoriFont = { name: string; data: Buffer; weight: Weight; style: "n
 
 const SUBSETS = ["latin", "latin-ext"] as const;
 
-let loaded: { satori: SatoriFont[]; metrics: Map<Weight, opentype.Font[]> } | null = null;
+let satori: SatoriFont[] | null = null;
+let metrics: Map<Weight, opentype.Font[]> | null = null;
 
 function fontFile(weight: Weight, subset: string): Buffer {
   const root = dirname(createRequire(import.meta.url).resolve("@fontsource/inter/package.json"));
   return readFileSync(join(root, "files", `inter-${subset}-${weight}-normal.woff`));
 }
 
-function fonts() {
-  if (!loaded) {
-    const satori: SatoriFont[] = [];
-    const metrics = new Map<Weight, opentype.Font[]>();
-    for (const weight of FONT_WEIGHTS) {
-      for (const subset of SUBSETS) {
-        const data = fontFile(weight, subset);
-        satori.push({ name: "Inter", data, weight, style: "normal" });
-        const parsed = opentype.parse(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
-        metrics.set(weight, [...(metrics.get(weight) ?? []), parsed]);
-      }
-    }
-    loaded = { satori, metrics };
-  }
-  return loaded;
+/** The font files, read once. A render worker needs only these (satori parses them itself). */
+export function satoriFonts(): SatoriFont[] {
+  satori ??= FONT_WEIGHTS.flatMap((weight) =>
+    SUBSETS.map((subset): SatoriFont => ({ name: "Inter", data: fontFile(weight, subset), weight, style: "normal" })),
+  );
+  return satori;
 }
 
-export function satoriFonts(): SatoriFont[] {
-  return fonts().satori;
+/** The fonts parsed for their glyph advances, once, where text is fitted (not in the render workers). */
+function fontMetrics(): Map<Weight, opentype.Font[]> {
+  if (metrics === null) {
+    metrics = new Map();
+    for (const { data, weight } of satoriFonts()) {
+      const parsed = opentype.parse(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) as ArrayBuffer);
+      metrics.set(weight, [...(metrics.get(weight) ?? []), parsed]);
+    }
+  }
+  return metrics;
 }
 
 /**
@@ -64,7 +64,7 @@ function advance(weight: Weight, ch: string): number {
   const key = `${weight}:${ch}`;
   let ems = advances.get(key);
   if (ems === undefined) {
-    const faces = fonts().metrics.get(weight) ?? [];
+    const faces = fontMetrics().get(weight) ?? [];
     const face = faces.find((f) => f.charToGlyphIndex(ch) > 0) ?? faces[0];
     ems = face ? (face.charToGlyph(ch).advanceWidth ?? face.unitsPerEm / 2) / face.unitsPerEm : 0.5;
     // Bounded: text is user input, and a map per distinct character could otherwise grow without end.

@@ -5,6 +5,8 @@ import { personalise, placeholderNames } from "./compiled";
 import type { CompiledTemplate, OutputNode } from "./compiled";
 import { urlProblem, urlSchemeIsFixed } from "./escape";
 import { RenderValidationError } from "./errors";
+import { fragmentBody } from "./fragments";
+import type { BodyClass, FragmentCache, InitComponent } from "./fragments";
 import { appendNode, Phase1 } from "./resolve";
 import type { Scope } from "./resolve";
 import { scanFragment } from "./scan";
@@ -31,7 +33,10 @@ export function createMjmlCache(maxEntries = 256): LruCache<CompiledMjml> {
 }
 
 export interface RenderOptions {
+  /** Whole documents: a document compiled before is not compiled again. */
   cache?: LruCache<CompiledMjml>;
+  /** Body fragments (fragments.ts): a document not compiled before renders only its new body children. */
+  fragments?: FragmentCache;
 }
 
 export interface CompileResult {
@@ -189,7 +194,7 @@ async function renderFragments(phase: Phase1, fragments: readonly Fragment[], to
   const key = contentHash(document);
   let compiledMjml = options.cache?.get(key);
   if (compiledMjml === undefined) {
-    compiledMjml = await compileMjml(document, markerPrefix);
+    compiledMjml = await compileMjml(document, markerPrefix, options.fragments === undefined ? undefined : { cache: options.fragments, head });
     options.cache?.set(key, compiledMjml);
   }
   const nodes = evaluateParts(compiledMjml.parts, markers, phase);
@@ -207,20 +212,54 @@ async function renderFragments(phase: Phase1, fragments: readonly Fragment[], to
   return { mjml: readable, html: personalise(compiled, {}), errors: [...mjmlIssues, ...phase.issues], compiled };
 }
 
+type Skeleton = typeof import("mjml-core/lib/helpers/skeleton")["default"];
+
+interface Mjml {
+  compile: typeof mjml2html;
+  body: BodyClass;
+  initComponent: InitComponent;
+  skeleton: Skeleton;
+}
+
 /**
  * MJML, loaded on first use: it takes ~0.6 s to import, which every function's cold start would pay. The
  * module is kept once loaded: an `import()` per compilation is a trip through the module loader each time
  * (under tsx's loader, a message to its thread and back), paid by every cold preview.
  */
-let mjmlModule: Promise<typeof mjml2html> | undefined;
-const loadMjml = () => (mjmlModule ??= import("mjml").then((module) => module.default));
+let mjmlModule: Promise<Mjml> | undefined;
+const loadMjml = () =>
+  (mjmlModule ??= Promise.all([import("mjml"), import("mjml-core"), import("mjml-core/lib/helpers/skeleton")]).then(([mjml, core, skeleton]) => {
+    // Importing "mjml" registers its components in mjml-core's registry, MJML's own mj-body among them.
+    const body = core.components["mj-body"];
+    if (body === undefined) throw new Error("MJML registered no mj-body component.");
+    const { initComponent } = core as unknown as { initComponent: InitComponent };
+    return { compile: mjml.default, body: body as unknown as BodyClass, initComponent, skeleton: leanSkeleton(skeleton.default) };
+  }));
 
-async function compileMjml(document: string, markerPrefix: string): Promise<CompiledMjml> {
+/**
+ * MJML's skeleton, given only the web fonts whose name occurs in the HTML. The skeleton links a font
+ * when a case-insensitive search for `font-family:…<name>` finds it; a name that is nowhere in the
+ * lower-cased HTML cannot be found by it, so the document is the same, without five searches of the
+ * whole HTML for fonts it does not use.
+ */
+export function leanSkeleton(skeleton: Skeleton): Skeleton {
+  return (options) => {
+    if (options.fonts === undefined || (options.inlineStyle !== undefined && options.inlineStyle.length > 0)) return skeleton(options);
+    const lower = options.content.toLowerCase();
+    const fonts = Object.fromEntries(Object.entries(options.fonts).filter(([name]) => lower.includes(name.toLowerCase())));
+    return skeleton({ ...options, fonts });
+  };
+}
+
+async function compileMjml(document: string, markerPrefix: string, fragments?: { cache: FragmentCache; head: string }): Promise<CompiledMjml> {
   let result: Awaited<ReturnType<typeof mjml2html>>;
-  const compile = await loadMjml();
+  const { compile, body, initComponent, skeleton } = await loadMjml();
+  // A preset replaces components for this compile only: here mj-body, with body children from the cache.
+  const presets =
+    fragments === undefined ? [] : [{ components: [fragmentBody(body, initComponent, fragments.cache, fragments.head, markerPrefix)], dependencies: {} }];
   try {
     // ignoreIncludes: block MJML must never read files from the server (mj-include).
-    result = await compile(document, { validationLevel: "soft", ignoreIncludes: true });
+    result = await compile(document, { validationLevel: "soft", ignoreIncludes: true, skeleton: skeleton as () => string, ...({ presets } as object) });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new RenderValidationError([{ path: "mjml", message: `MJML could not be parsed: ${reason}` }]);

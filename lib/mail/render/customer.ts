@@ -5,16 +5,19 @@ import { unusableBlocksError, usableBlocksById, type BlockRow } from "../setup/b
 import { getDesignRules } from "../setup/design";
 import { getFrame } from "../setup/frame";
 import { compileStack, createMjmlCache, type CompileResult } from "./compile";
+import { createFragmentCache } from "./fragments";
 import { renderTile, tileCacheKey, type RenderedTile } from "./tile";
 import type { BlockDefinition, Frame, TemplateKind, TemplateParam } from "./types";
 
 /**
  * The rendering engine applied to a customer: its usable blocks, design rules and frame read from the
  * database. Preview, templates and sends all come through here, so a preview is byte-for-byte what a
- * send of the same stack produces. The caches are content-addressed (MJML by its hash, tiles by block
- * version, tokens and brand), so they are shared by every customer of the process and never go stale.
+ * send of the same stack produces. The caches are content-addressed (MJML documents by their hash, body
+ * fragments by their MJML and the design's head, tiles by block version, tokens and brand), so they are
+ * shared by every customer of the process and never go stale.
  */
 const mjmlCache = createMjmlCache(512);
+const fragmentCache = createFragmentCache();
 const tileCache = new LruCache<RenderedTile>(2048);
 
 function toBlockDefinition(row: BlockRow): BlockDefinition {
@@ -58,7 +61,7 @@ export async function renderForCustomer(db: Database, customer: { id: string; na
       tokens: design.tokens,
       frame,
     },
-    { cache: mjmlCache },
+    { cache: mjmlCache, fragments: fragmentCache },
   );
 }
 
@@ -68,7 +71,7 @@ export async function tileForCustomer(db: Database, customer: { id: string; name
   const key = tileCacheKey(block, design.tokens, frame.brand);
   let tile = tileCache.get(key);
   if (!tile) {
-    tile = await renderTile(toBlockDefinition(block), design.tokens, frame.brand, { cache: mjmlCache });
+    tile = await renderTile(toBlockDefinition(block), design.tokens, frame.brand, { cache: mjmlCache, fragments: fragmentCache });
     tileCache.set(key, tile);
   }
   return { key, tile };
