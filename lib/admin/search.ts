@@ -1,7 +1,7 @@
 import { and, desc, eq, gte, ilike, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsAdSets, adsAds, customers, mailMessages, mailSendJobs, type messageStatuses } from "../db/schema";
-import { defaultJobName, parseRecipient, recipientHash } from "../mail";
+import { defaultJobName, messageColumns, parseRecipient, recipientHash, withJob } from "../mail";
 
 /**
  * The operator's one search box (`GET /admin/v1/search`). What `q` is decides where it looks:
@@ -53,8 +53,9 @@ export async function search(db: Database, input: SearchInput) {
         : undefined;
   const messages = wants("message")
     ? await db
-        .select()
+        .select(messageColumns)
         .from(m)
+        .leftJoin(mailSendJobs, withJob)
         .where(and(messageMatch, ...messageWhere))
         .orderBy(desc(m.createdAt), desc(m.id))
         .limit(input.limit)

@@ -170,7 +170,12 @@ export const mailMessages = pgTable(
     status: text({ enum: messageStatuses }).notNull(),
     templateId: uuid().notNull(),
     sendJobId: uuid(),
-    subject: text().notNull(),
+    /**
+     * The subject as written (`{{placeholders}}` unfilled) of a transactional message. Null on a send job's
+     * messages (migration 0042): they have their job's subject (`mail_send_jobs.subject`, fixed at start),
+     * read through `messageSubject`; rows written before keep their own copy.
+     */
+    subject: text(),
     /** SHA-256 of the normalised address (`recipientHash`): the address itself is never stored. */
     recipientHash: sha256Digest().notNull(),
     providerMessageId: text(),
