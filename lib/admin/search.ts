@@ -7,7 +7,8 @@ import { defaultJobName, messageColumns, parseRecipient, recipientHash, withJob 
  * The operator's one search box (`GET /admin/v1/search`). What `q` is decides where it looks:
  * - an address (has `@`): messages through the stored recipient hash, across customers, so a message is
  *   found after its job's addresses were deleted, and only under the customer that sent it;
- * - a UUID: a message, send job, customer, ad set or ad with that id;
+ * - a UUID: a message, send job, customer, ad set or ad with that id, or a message with that Postmark
+ *   message id (Postmark's ids are UUIDs);
  * - anything else: Postmark's message id and the ads platform's ids (exact), names of customers, send jobs,
  *   ad sets and ads (a part, case-insensitive);
  * - nothing: the newest messages matching the filters (the overview's totals link here).
@@ -47,7 +48,7 @@ export async function search(db: Database, input: SearchInput) {
   const messageMatch = isAddress
     ? eq(m.recipientHash, recipientHash(parseRecipient(q)?.address ?? q))
     : isId
-      ? eq(m.id, q)
+      ? or(eq(m.id, q), eq(m.providerMessageId, q))
       : q
         ? eq(m.providerMessageId, q)
         : undefined;
