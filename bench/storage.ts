@@ -110,7 +110,9 @@ async function fill(db: Database, flavour: Flavour): Promise<void> {
   }
 }
 
-type Sizes = { table: number; toast: number; total: number; indexes: Record<string, number> };
+type Sizes = { table: number; toast: number; total: number; indexes: Record<string, number>; heap: Heap | null };
+/** What the table's pages hold (`pgstattuple`, in PostgreSQL's contrib): live row versions, dead ones, free space. */
+type Heap = { live: number; dead: number; free: number; liveRows: number };
 
 async function sizes(db: Database): Promise<Sizes> {
   await exec(db, sql`vacuum analyze mail_messages`);
@@ -124,7 +126,20 @@ async function sizes(db: Database): Promise<Sizes> {
     db,
     sql`select indexrelid::regclass::text as name, pg_relation_size(indexrelid) as bytes from pg_index where indrelid = 'mail_messages'::regclass order by 2 desc`,
   );
+  // Where the table's bytes go; skipped where the contrib extension is not installed (a managed server).
+  let heap: Heap | null = null;
+  try {
+    await exec(db, sql`create extension if not exists pgstattuple`);
+    const [stat] = await queryRows<{ live: string; dead: string; free: string; rows: string }>(
+      db,
+      sql`select tuple_len as live, dead_tuple_len as dead, free_space as free, tuple_count as rows from pgstattuple('mail_messages')`,
+    );
+    heap = { live: Number(stat?.live), dead: Number(stat?.dead), free: Number(stat?.free), liveRows: Number(stat?.rows) };
+  } catch {
+    heap = null;
+  }
   return {
+    heap,
     table: Number(row?.table),
     toast: Number(row?.toast),
     total: Number(row?.total),
@@ -145,6 +160,13 @@ function print(label: string, s: Sizes): void {
   const per = (bytes: number) => `${(bytes / MESSAGES).toFixed(0)} B/msg`;
   const per100k = (bytes: number) => `${(((bytes / MESSAGES) * 100_000) / MB).toFixed(1)} MB/100k`;
   console.log(`storage, ${label}: total ${per(s.total)} = ${per100k(s.total)} (table ${per(s.table)}, TOAST ${per(s.toast)})`);
+  if (s.heap) {
+    const { live, dead, free, liveRows } = s.heap;
+    const other = s.table - live - dead - free;
+    console.log(
+      `  table: live rows ${per(live)} (${(live / Math.max(1, liveRows)).toFixed(0)} B a row), dead versions ${per(dead)}, free space ${per(free)}, page and line-pointer overhead ${per(other)}`,
+    );
+  }
   for (const [name, bytes] of Object.entries(s.indexes)) console.log(`  ${name.padEnd(62)} ${per(bytes).padStart(12)}`);
 }
 
