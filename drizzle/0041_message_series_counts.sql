@@ -69,3 +69,5 @@ CREATE INDEX "mail_messages_provider_message_id_index" ON "mail_messages" USING 
 --> statement-breakpoint
 DROP INDEX IF EXISTS "mail_messages_send_job_id_status_index";--> statement-breakpoint
 CREATE INDEX "mail_messages_send_job_id_index" ON "mail_messages" USING btree ("send_job_id") WHERE "send_job_id" IS NOT NULL;
+--> statement-breakpoint
+CREATE INDEX "mail_messages_created_at_index" ON "mail_messages" USING btree ("created_at") WHERE "send_job_id" IS NULL AND "accepted_at" IS NULL;
