@@ -48,7 +48,6 @@ async function exec(db: Database, query: ReturnType<typeof sql>): Promise<void> 
   await db.execute(query);
 }
 
-
 async function fill(db: Database, flavour: Flavour, week: number): Promise<void> {
   const [customer] = await queryRows<{ id: string }>(db, sql`insert into customers (name) values ('Storage bench') returning id`);
   const customerId = customer?.id ?? "";

@@ -90,7 +90,9 @@ beforeAll(async () => {
     // The schema of 0038: the hash as its digest, the job's subject on every message of it.
     await migrate(db, { migrationsFolder: at38 });
     ids.at38 = (
-      await one<{ id: string }>(sql`insert into mail_messages (customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, provider_message_id,
+      await one<{
+        id: string;
+      }>(sql`insert into mail_messages (customer_id, kind, mode, status, template_id, send_job_id, subject, recipient_hash, provider_message_id,
           attempts, created_at, accepted_at, delivered_at, first_opened_at) values (${ids.customer}, 'newsletter', 'live', 'delivered', ${ids.template}, ${ids.job},
           'Autumn news', decode(${hash}, 'hex'), 'd4e5f6a7-b8c9-4d0e-8f1a-2b3c4d5e6f70', 1, '2026-10-05T09:00:00Z', '2026-10-05T09:30:00Z', '2026-10-05T09:30:04Z',
           '2026-10-05T11:15:00Z') returning id`)

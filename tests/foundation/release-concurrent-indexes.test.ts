@@ -103,9 +103,7 @@ describe("the release step builds migration 0026's indexes concurrently on an ex
     expect(counted?.n).toBe(300);
 
     // A second release finds nothing to do.
-    expect(await applyReleaseMigrations(handle, releaseFolder)).toEqual([
-      { tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) },
-    ]);
+    expect(await applyReleaseMigrations(handle, releaseFolder)).toEqual([{ tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) }]);
     expect(await applied(db)).toBe(journal.length);
   });
 
@@ -126,9 +124,7 @@ describe("the release step builds migration 0026's indexes concurrently on an ex
 
   test("a fresh database takes the migrations as written", async () => {
     const { db, handle } = await database();
-    expect(await applyReleaseMigrations(handle, releaseFolder)).toEqual([
-      { tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) },
-    ]);
+    expect(await applyReleaseMigrations(handle, releaseFolder)).toEqual([{ tag: "0026_mail_stats_indexes", path: "in-migration", indexes: expect.any(Array) }]);
     expect(await indexesOf(db)).toEqual(INDEXES.map((name) => `${name}:valid`));
     expect(await applied(db)).toBe(journal.length);
   });

@@ -207,16 +207,12 @@ export const mailMessages = pgTable(
   // per customer.
   (t) => [
     index().on(t.customerId, t.acceptedAt),
-    index()
-      .on(t.sendJobId)
-      .where(sql`${t.sendJobId} is not null`),
+    index().on(t.sendJobId).where(sql`${t.sendJobId} is not null`),
     index().using("hash", t.providerMessageId),
     // Recovery's sweep for transactional mail lost in flight or in doubt (`sending`, `unknown`): both are
     // messages without a job that Postmark has not taken (no `accepted_at`). The status is not in the index
     // (that would make every status change move its row); the sweep filters it among these few rows.
-    index()
-      .on(t.createdAt)
-      .where(sql`${t.sendJobId} is null and ${t.acceptedAt} is null`),
+    index().on(t.createdAt).where(sql`${t.sendJobId} is null and ${t.acceptedAt} is null`),
     index().on(t.customerId, t.createdAt, t.id),
     // Both searches by address (the hash only: no address is stored) look the hash up by equality: an address
     // has few messages, which are filtered by customer and sorted after the lookup.
