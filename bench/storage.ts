@@ -23,7 +23,8 @@ import { queryRows } from "../lib/db/sql";
  * written without one, as the engine writes them.
  * Targets: ≤ 35 MB per 100,000 after the job, ≤ 25 MB after retention. `node --import tsx bench/storage.ts`;
  * `BENCH_STORAGE_MESSAGES` changes the size, `BENCH_STORAGE_ONLY=0038|current` runs one schema,
- * `BENCH_STORAGE_FILLFACTOR` sets the table's fillfactor before the fill (to compare settings).
+ * `BENCH_STORAGE_FILLFACTOR` sets the table's fillfactor before the fill (to compare settings),
+ * `BENCH_STORAGE_DROP_INDEXES=a,b` drops those indexes before the fill (what-if runs).
  */
 const MESSAGES = Number(process.env.BENCH_STORAGE_MESSAGES ?? 100_000);
 const INSERT_ROWS = 1000;
@@ -195,6 +196,10 @@ async function main(): Promise<void> {
         if (flavour === "0038") {
           const { migrate } = await import("drizzle-orm/node-postgres/migrator");
           await migrate(handle.db as never, { migrationsFolder: oldMigrations });
+        }
+        // What-if runs: indexes left out before the fill (e.g. the two the record changes, to see it HOT).
+        for (const name of (process.env.BENCH_STORAGE_DROP_INDEXES ?? "").split(",").filter(Boolean)) {
+          await exec(handle.db, sql`drop index if exists ${sql.identifier(name)}`);
         }
         const fillfactor = process.env.BENCH_STORAGE_FILLFACTOR;
         if (fillfactor) await exec(handle.db, sql`alter table mail_messages set (fillfactor = ${sql.raw(String(Number(fillfactor)))})`);
