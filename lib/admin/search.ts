@@ -1,13 +1,14 @@
 import { and, desc, eq, gte, ilike, inArray, lt, or, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { adsAdSets, adsAds, customers, mailMessages, mailSendJobs, type messageStatuses } from "../db/schema";
-import { defaultJobName, parseRecipient, recipientHash } from "../mail";
+import { defaultJobName, messageColumns, parseRecipient, recipientHash, withJob } from "../mail";
 
 /**
  * The operator's one search box (`GET /admin/v1/search`). What `q` is decides where it looks:
  * - an address (has `@`): messages through the stored recipient hash, across customers, so a message is
  *   found after its job's addresses were deleted, and only under the customer that sent it;
- * - a UUID: a message, send job, customer, ad set or ad with that id;
+ * - a UUID: a message, send job, customer, ad set or ad with that id, or a message with that Postmark
+ *   message id (Postmark's ids are UUIDs);
  * - anything else: Postmark's message id and the ads platform's ids (exact), names of customers, send jobs,
  *   ad sets and ads (a part, case-insensitive);
  * - nothing: the newest messages matching the filters (the overview's totals link here).
@@ -47,14 +48,15 @@ export async function search(db: Database, input: SearchInput) {
   const messageMatch = isAddress
     ? eq(m.recipientHash, recipientHash(parseRecipient(q)?.address ?? q))
     : isId
-      ? eq(m.id, q)
+      ? or(eq(m.id, q), eq(m.providerMessageId, q))
       : q
         ? eq(m.providerMessageId, q)
         : undefined;
   const messages = wants("message")
     ? await db
-        .select()
+        .select(messageColumns)
         .from(m)
+        .leftJoin(mailSendJobs, withJob)
         .where(and(messageMatch, ...messageWhere))
         .orderBy(desc(m.createdAt), desc(m.id))
         .limit(input.limit)

@@ -14,6 +14,7 @@ export { unconfiguredStreamEvents } from "./events/unconfigured-streams";
 export { postmarkWebhookSetup, rotatePostmarkWebhook } from "./events/webhook-setup";
 export { Message, MessageSearchQuery } from "./messages/schema";
 export { getMessageDetail, searchMessagesByQuery } from "./messages/search";
+export { messageColumns, withJob } from "./messages/service";
 export { MAX_BUCKETS, STAT_GRANULARITIES, mailStats } from "./messages/stats";
 export { RenderError } from "./preview/schema";
 export { frameFor, renderForCustomer } from "./render/customer";

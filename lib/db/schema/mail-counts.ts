@@ -32,3 +32,34 @@ export const mailMessageCountDeltas = pgTable("mail_message_count_deltas", {
   status: text().notNull(),
   delta: integer().notNull(),
 });
+
+/** The operator's time series of a customer's mail (lib/mail/messages/stats.ts): one series per time column of a message. */
+export const messageSeries = ["accepted", "delivered", "bounced", "complained", "opened", "clicked"] as const;
+
+/**
+ * How many of a customer's messages have each time column (`accepted_at`, `delivered_at`, `bounced_at`,
+ * `complained_at`, `first_opened_at`, `first_clicked_at`) in each UTC hour: the operator's time series read
+ * these instead of indexes on `mail_messages`, so the provider's events update a message without touching
+ * an index. Kept like `mail_message_counts`: statement triggers on `mail_messages` (migration 0041) append
+ * one delta per (customer, hour, series) and statement, a reader folds them in under an advisory lock, and
+ * counts plus unfolded deltas are exact at any time. A time that changes moves its message from one hour to
+ * the other; a message deleted leaves its hours.
+ */
+export const mailMessageSeriesCounts = pgTable(
+  "mail_message_series_counts",
+  {
+    customerId: uuid().notNull(),
+    hour: at().notNull(),
+    series: text({ enum: messageSeries }).notNull(),
+    count: bigint({ mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.customerId, t.hour, t.series] })],
+);
+
+export const mailMessageSeriesDeltas = pgTable("mail_message_series_deltas", {
+  id: bigserial({ mode: "number" }).primaryKey(),
+  customerId: uuid().notNull(),
+  hour: at().notNull(),
+  series: text({ enum: messageSeries }).notNull(),
+  delta: integer().notNull(),
+});

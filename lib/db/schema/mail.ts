@@ -170,7 +170,12 @@ export const mailMessages = pgTable(
     status: text({ enum: messageStatuses }).notNull(),
     templateId: uuid().notNull(),
     sendJobId: uuid(),
-    subject: text().notNull(),
+    /**
+     * The subject as written (`{{placeholders}}` unfilled) of a transactional message. Null on a send job's
+     * messages (migration 0042): they have their job's subject (`mail_send_jobs.subject`, fixed at start),
+     * read through `messageSubject`; rows written before keep their own copy.
+     */
+    subject: text(),
     /** SHA-256 of the normalised address (`recipientHash`): the address itself is never stored. */
     recipientHash: sha256Digest().notNull(),
     providerMessageId: text(),
@@ -191,29 +196,27 @@ export const mailMessages = pgTable(
     bouncedAt: at(),
     complainedAt: at(),
   },
-  // Stored with fillfactor 50 (migration 0035): every message is updated several times (claimed, recorded,
-  // then one update per provider event), each update changes an indexed column and so makes a new row
-  // version; with half of each page free the versions stay on their page and are pruned there, instead of
-  // growing the table by a page for every few rows updated.
-  // Provider events without our id in Metadata are attributed by Postmark's MessageID; the operator's message
-  // search pages newest first by (created_at, id), per customer or per recipient hash. The operator's time
-  // series (lib/mail/messages/stats.ts) count each time column over a range per customer: one index range
-  // each (accepted_at's is the first index); partial, so a message enters one only once that time is set.
+  // Stored with fillfactor 50 (migration 0035): the claim and every provider event update a message in place
+  // (heap-only, HOT) only when no index holds a column they change and the new version fits on the row's own
+  // page; with half of each page free it does, and the dead versions are pruned there. No index holds the
+  // status or an event time for that reason: the operator's time series are counted by triggers
+  // (`mail_message_series_counts`, migration 0041), a job's messages are found by the job alone. The record
+  // of a batch (Postmark's id, `accepted_at`) still changes indexed columns and moves each row once.
+  // Provider events without our id in Metadata are attributed by Postmark's MessageID (hash index: equality
+  // only, a quarter of a btree's bytes); the operator's message search pages newest first by (created_at, id)
+  // per customer.
   (t) => [
     index().on(t.customerId, t.acceptedAt),
-    index().on(t.sendJobId, t.status),
-    index().on(t.providerMessageId),
+    index().on(t.sendJobId).where(sql`${t.sendJobId} is not null`),
+    index().using("hash", t.providerMessageId),
+    // Recovery's sweep for transactional mail lost in flight or in doubt (`sending`, `unknown`): both are
+    // messages without a job that Postmark has not taken (no `accepted_at`). The status is not in the index
+    // (that would make every status change move its row); the sweep filters it among these few rows.
+    index().on(t.createdAt).where(sql`${t.sendJobId} is null and ${t.acceptedAt} is null`),
     index().on(t.customerId, t.createdAt, t.id),
-    // One index for both searches by address (the hash only: no address is stored): across customers by its
-    // first column, within one customer newest first by the next three. An address has few messages, so the
-    // cross-customer search sorts them after the index range; a second index on the hash alone cost as much
-    // again per message.
-    index().on(t.recipientHash, t.customerId, t.createdAt, t.id),
-    index().on(t.customerId, t.deliveredAt).where(sql`${t.deliveredAt} is not null`),
-    index().on(t.customerId, t.bouncedAt).where(sql`${t.bouncedAt} is not null`),
-    index().on(t.customerId, t.complainedAt).where(sql`${t.complainedAt} is not null`),
-    index().on(t.customerId, t.firstOpenedAt).where(sql`${t.firstOpenedAt} is not null`),
-    index().on(t.customerId, t.firstClickedAt).where(sql`${t.firstClickedAt} is not null`),
+    // Both searches by address (the hash only: no address is stored) look the hash up by equality: an address
+    // has few messages, which are filtered by customer and sorted after the lookup.
+    index().using("hash", t.recipientHash),
   ],
 );
 

@@ -6,6 +6,7 @@ import { personalise, textPartOf } from "../render";
 import { placeholderNames } from "../render/compiled";
 import { defaultJobName } from "../send-jobs/model";
 import { RECIPIENT_MARK } from "../sending/address";
+import { messageColumns, withJob } from "./service";
 
 /**
  * What a message carried, for the operator's message page (docs/adr/0130):
@@ -44,8 +45,9 @@ export type MessageContent = {
 /** The content of one of the customer's messages; another customer's id is a 404. */
 export async function getMessageContent(db: Database, customerId: string, messageId: string, now: Date): Promise<MessageContent> {
   const [message] = await db
-    .select()
+    .select(messageColumns)
     .from(mailMessages)
+    .leftJoin(mailSendJobs, withJob)
     .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.id, messageId)));
   if (!message) throw new NotFoundError("Message");
   const [template] = await db

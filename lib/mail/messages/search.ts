@@ -1,12 +1,12 @@
 import { and, desc, eq, gte, inArray, lt } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessages, type messageStatuses, type templateKinds } from "../../db/schema";
+import { mailMessages, mailSendJobs, type messageStatuses, type templateKinds } from "../../db/schema";
 import type { z } from "@hono/zod-openapi";
 import { ValidationError } from "../../core/errors";
 import { beforeCursor, decodeCursor, toPage, type Cursor } from "../../core/pagination";
 import { parseRecipient, recipientHash } from "../sending/address";
 import type { MessageSearchQuery } from "./schema";
-import { getMessage, messageOutcome, type Message } from "./service";
+import { getMessage, messageColumns, messageOutcome, withJob, type Message } from "./service";
 
 /**
  * The operator's message search ("did our mail to anna@… arrive?").
@@ -43,8 +43,9 @@ function searchHash(address: string): string {
 async function searchMessages(db: Database, customerId: string, input: MessageSearch) {
   const m = mailMessages;
   const rows = await db
-    .select()
+    .select(messageColumns)
     .from(m)
+    .leftJoin(mailSendJobs, withJob)
     .where(
       and(
         eq(m.customerId, customerId),

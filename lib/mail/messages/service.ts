@@ -1,7 +1,7 @@
 import type { z } from "@hono/zod-openapi";
-import { and, asc, eq, gte, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, gte, sql } from "drizzle-orm";
 import type { Database } from "../../db/client";
-import { mailMessageEvents, mailMessageExtraCopies, mailMessages } from "../../db/schema";
+import { mailMessageEvents, mailMessageExtraCopies, mailMessages, mailSendJobs } from "../../db/schema";
 import { NotFoundError } from "../../core/errors";
 import type { Message as MessageSchema } from "./schema";
 
@@ -20,10 +20,21 @@ function publicStatus(status: MessageRow["status"]) {
   return status === "sending" ? "pending" : status;
 }
 
+/**
+ * A message's subject: its own (transactional), or its send job's (a job's messages store none: one copy on
+ * the job instead of one per recipient). Selected with `withJob`'s join.
+ */
+const messageSubject = sql<string>`coalesce(${mailMessages.subject}, ${mailSendJobs.subject}, '')`;
+/** Every column of a message, the subject as `messageSubject` gives it. */
+export const messageColumns = { ...getTableColumns(mailMessages), subject: messageSubject };
+/** The join `messageSubject` reads the job's subject through. */
+export const withJob = eq(mailSendJobs.id, mailMessages.sendJobId);
+
 export async function getMessage(db: Database, customerId: string, id: string, now: Date): Promise<Message> {
   const [row] = await db
-    .select()
+    .select(messageColumns)
     .from(mailMessages)
+    .leftJoin(mailSendJobs, withJob)
     .where(and(eq(mailMessages.customerId, customerId), eq(mailMessages.id, id)));
   if (!row) throw new NotFoundError("Message");
   const since = new Date(now.getTime() - MESSAGE_HISTORY_DAYS * 86_400_000);

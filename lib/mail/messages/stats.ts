@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import { BadRequestError, NotFoundError } from "../../core/errors";
 import type { Database } from "../../db/client";
-import { mailMessages, mailSendJobs } from "../../db/schema";
+import { mailMessageSeriesCounts, mailMessageSeriesDeltas, mailMessages, mailSendJobs, messageSeries } from "../../db/schema";
 import { queryRows } from "../../db/sql";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 
@@ -15,16 +15,16 @@ import type { AnyPgColumn } from "drizzle-orm/pg-core";
  * - buckets are aligned in UTC (epoch seconds, so the database's time zone plays no part), `[start, end)`;
  * - every bucket of the range is present, empty ones as zeros, oldest first;
  * - a range holds at most `MAX_BUCKETS[granularity]` buckets, so one read is bounded whatever is asked.
- * Customer-wide, each bucket of each series is a count over one range of a `(customer_id, <time>)` index
- * (index-only, nothing computed per message: several times faster than binning every row); for one job,
- * one pass over the job's messages (`(send_job_id, status)`), at most its `max_per_job` rows. Figures:
- * `bench/mail-stats.ts`.
+ * Customer-wide, the hourly counts the triggers on `mail_messages` keep (`mail_message_series_counts` and
+ * its unfolded deltas, lib/db/schema/mail-counts.ts) summed per bucket: a bucket of hours or days is whole
+ * UTC hours, so the sum is exact, and no message row is read. For one job, one pass over the job's messages
+ * (its `send_job_id` index), at most its `max_per_job` rows. Figures: `bench/mail-stats.ts`.
  */
 
 export const STAT_GRANULARITIES = ["hour", "day"] as const;
 export type StatGranularity = (typeof STAT_GRANULARITIES)[number];
 
-const STAT_SERIES = ["accepted", "delivered", "bounced", "complained", "opened", "clicked"] as const;
+const STAT_SERIES = messageSeries;
 type StatSeries = (typeof STAT_SERIES)[number];
 type Counts = Record<StatSeries, number>;
 type StatBucket = { start: string } & Counts;
@@ -87,6 +87,7 @@ export async function mailStats(db: Database, customerId: string, input: MailSta
     if (!job) throw new NotFoundError("Send job");
   }
   const range = { from: new Date(from), to: new Date(to) };
+  if (input.sendJobId === undefined) await foldSeriesDeltas(db);
   const rows = await queryRows<{ n: number; kind: StatSeries; count: number }>(db, statsStatement(customerId, input, range));
   const zero = (): Counts => ({ accepted: 0, delivered: 0, bounced: 0, complained: 0, opened: 0, clicked: 0 });
   const buckets: StatBucket[] = [];
@@ -114,16 +115,16 @@ export function statsStatement(customerId: string, input: Pick<MailStatsInput, "
   const until = sql`${range.to.toISOString()}::timestamptz`;
   const width = sql`${`1 ${input.granularity}`}::interval`;
   if (input.sendJobId === undefined) {
-    // Per bucket and series, a count over one index range: no expression is computed per message.
-    return sql`select b.n::int as n, s.kind, s.count from generate_series(${since}, ${until} - ${width}, ${width}) with ordinality as b(start, n)
-      cross join lateral (values ${sql.join(
-        STAT_SERIES.map(
-          (kind) =>
-            sql`(${kind}::text, (select count(*)::int from ${m} where ${m.customerId} = ${customerId} and ${COLUMNS[kind]} >= b.start and ${COLUMNS[kind]} < b.start + ${width}))`,
-        ),
-        sql`, `,
-      )}) as s(kind, count)
-      where s.count > 0`;
+    // Hours of counts and unfolded deltas, each hour in the bucket that holds it.
+    const c = mailMessageSeriesCounts;
+    const d = mailMessageSeriesDeltas;
+    return sql`select (floor(extract(epoch from (h.hour - ${since})) / extract(epoch from ${width})) + 1)::int as n, h.series as kind, sum(h.n)::int as count
+      from (select ${c.hour} as hour, ${c.series} as series, ${c.count} as n from ${c}
+              where ${c.customerId} = ${customerId} and ${c.hour} >= ${since} and ${c.hour} < ${until}
+            union all
+            select ${d.hour}, ${d.series}, ${d.delta} from ${d}
+              where ${d.customerId} = ${customerId} and ${d.hour} >= ${since} and ${d.hour} < ${until}) as h
+      group by 1, 2 having sum(h.n) <> 0`;
   }
   // One pass over the job's messages, binned by `date_bin` (aligned at `from`, whole buckets).
   return sql`select (floor(extract(epoch from (g.bin - ${since})) / extract(epoch from ${width})) + 1)::int as n, g.kind, g.count
@@ -134,4 +135,20 @@ export function statsStatement(customerId: string, input: Pick<MailStatsInput, "
           )}) as t(kind, at)
           where ${m.sendJobId} = ${input.sendJobId} and ${m.customerId} = ${customerId} and t.at >= ${since} and t.at < ${until}
           group by 1, 2) as g`;
+}
+
+/** Moves the series deltas into the hourly counts, unless another reader is doing so now (its fold serves the next read). */
+async function foldSeriesDeltas(db: Database): Promise<void> {
+  const c = mailMessageSeriesCounts;
+  const d = mailMessageSeriesDeltas;
+  await db.transaction(async (tx) => {
+    const [locked] = await queryRows<{ ok: boolean }>(tx, sql`select pg_try_advisory_xact_lock(hashtext('mail_message_series_counts')) as ok`);
+    if (!locked?.ok) return;
+    await tx.execute(sql`
+      with moved as (delete from ${d} returning customer_id, hour, series, delta),
+      sums as (select customer_id, hour, series, sum(delta)::bigint as n from moved group by 1, 2, 3)
+      insert into ${c} (customer_id, hour, series, count)
+      select customer_id, hour, series, n from sums
+      on conflict (customer_id, hour, series) do update set count = ${c.count} + excluded.count`);
+  });
 }

@@ -124,9 +124,9 @@ export async function addRecipients(
       const m = mailMessages;
       for (let from = 0; from < fresh.length; from += ROWS_PER_INSERT) {
         const rows = fresh.slice(from, from + ROWS_PER_INSERT);
-        await tx.execute(sql`insert into ${mailMessages} (${cols(m.id, m.customerId, m.kind, m.mode, m.status, m.templateId, m.sendJobId, m.subject, m.recipientHash, m.error, m.createdAt)})
+        await tx.execute(sql`insert into ${mailMessages} (${cols(m.id, m.customerId, m.kind, m.mode, m.status, m.templateId, m.sendJobId, m.recipientHash, m.error, m.createdAt)})
             select unnest(${sql.param(rows.map((e) => e.messageId))}::uuid[]), ${customerId}, 'newsletter', ${job.mode},
-                   unnest(${sql.param(rows.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId}, ${job.subject ?? ""},
+                   unnest(${sql.param(rows.map((e) => (e.recipient ? "pending" : "invalid")))}::text[]), ${job.templateId}, ${jobId},
                    decode(unnest(${sql.param(rows.map((e) => e.hash))}::text[]), 'hex'), unnest(${sql.param(rows.map((e) => (e.recipient ? null : INVALID_ADDRESS)))}::text[]), ${now}`);
       }
       // One parameter per row of 500 (~55 KB each), in order: as one text[] parameter the driver would

@@ -135,7 +135,9 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     .set({ status: "unknown", error: LOST_IN_FLIGHT })
     .where(
       and(
+        // `sending` and `unknown` were never taken by Postmark: no `accepted_at`, which the sweep's index needs said.
         isNull(mailMessages.sendJobId),
+        isNull(mailMessages.acceptedAt),
         eq(mailMessages.status, "sending"),
         options.bootedAt ? or(lte(mailMessages.createdAt, lostBefore), lt(mailMessages.createdAt, options.bootedAt)) : lte(mailMessages.createdAt, lostBefore),
         options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined,
@@ -152,6 +154,7 @@ export async function recoverSendJobs(deps: ReconcileDeps, options: Options): Pr
     .where(
       and(
         isNull(mailMessages.sendJobId),
+        isNull(mailMessages.acceptedAt),
         eq(mailMessages.status, "unknown"),
         or(isNull(mailMessages.error), ne(mailMessages.error, UNKNOWN_FOR_GOOD)),
         options.customerId ? eq(mailMessages.customerId, options.customerId) : undefined,

@@ -1931,7 +1931,7 @@ export interface paths {
         };
         /**
          * Search messages, send jobs, customers, ad sets and ads
-         * @description One box for everything, across customers, results grouped by kind (at most `limit` each, newest first). `q` is read as: an address (contains `@`): messages through the stored address hash, so mail is found after its addresses were deleted, and only under the customer that sent it; a UUID: the message, send job, customer, ad set or ad with that id; other text: Postmark's message id and the ads platform's ids (exact) and a part of a name (customers, send jobs, ad sets, ads; case-insensitive); empty: the newest messages matching `status` and the period. `status`, `since` and `until` narrow the messages. Every operator role may read every kind. No address is ever returned.
+         * @description One box for everything, across customers, results grouped by kind (at most `limit` each, newest first). `q` is read as: an address (contains `@`): messages through the stored address hash, so mail is found after its addresses were deleted, and only under the customer that sent it; a UUID: the message, send job, customer, ad set or ad with that id, or the message with that Postmark message id (Postmark's ids are UUIDs); other text: Postmark's message id and the ads platform's ids (exact) and a part of a name (customers, send jobs, ad sets, ads; case-insensitive); empty: the newest messages matching `status` and the period. `status`, `since` and `until` narrow the messages. Every operator role may read every kind. No address is ever returned.
          *
          *     Required role: any operator (`support`, `admin` or `owner`).
          */

@@ -1,0 +1,1 @@
+ALTER TABLE "mail_messages" ALTER COLUMN "subject" DROP NOT NULL;
