@@ -82,9 +82,14 @@ function actionSum(list: { action_type: string; value: string }[] | undefined, p
 
 type SnapshotRow = typeof adsInsightSnapshots.$inferSelect;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to replace
+const CONTROL_CHARACTERS = /[\u0000-\u001f]/g;
+
 function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: { id: string; adSetId: string }, pulledAt: Date): SnapshotRow {
   const [first, second] = dimension === "" ? [] : dimension.split(",");
-  const breakdownValue = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "") : "");
+  // Graph's breakdown values are plain words; a control character would be replaced by a space, so the
+  // query's hand-over text can separate its fields with the ASCII separators (query.ts).
+  const breakdownValue = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "").replace(CONTROL_CHARACTERS, " ") : "");
   return {
     customerId,
     dimension,
