@@ -227,9 +227,7 @@ describe("insights: snapshots and GET /v1/insights", () => {
     // And through the route: the envelope around it parses to the same rows.
     const r = await insights<Ads["getInsights"]>(own, "level=ad&date_range=last_7d&breakdowns=gender,age&fields=spend,ctr");
     expect(r.headers.get("content-type")).toBe("application/json");
-    expect(r.json.data).toEqual(
-      await queryInsights(deps, own.id, { level: "ad", date_range: "last_7d", breakdowns: "gender,age", fields: "spend,ctr" }),
-    );
+    expect(r.json.data).toEqual(await queryInsights(deps, own.id, { level: "ad", date_range: "last_7d", breakdowns: "gender,age", fields: "spend,ctr" }));
     expect(Object.keys(r.json.data[0]?.breakdown ?? {})).toEqual(["gender", "age"]);
   });
 

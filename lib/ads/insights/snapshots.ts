@@ -82,7 +82,7 @@ function actionSum(list: { action_type: string; value: string }[] | undefined, p
 
 type SnapshotRow = typeof adsInsightSnapshots.$inferSelect;
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to replace
+/** The C0 control characters, which a stored breakdown value never holds. */
 const CONTROL_CHARACTERS = /[\u0000-\u001f]/g;
 
 function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: { id: string; adSetId: string }, pulledAt: Date): SnapshotRow {
