@@ -129,39 +129,47 @@ export type Aggregate = [
   value: number,
 ];
 
-/** One metric of an aggregated row as the API answers it (money in major units, ratios rounded, null without a denominator). */
-function metricValue(field: InsightField, row: Aggregate): number | null {
-  const [, , , impressions, reach, clicks, spend, conversions, value] = row;
-  switch (field) {
-    case "spend":
-      return spend / 100;
-    case "impressions":
-      return impressions;
-    case "reach":
-      return reach;
-    case "clicks":
-      return clicks;
-    case "ctr":
-      return ratio(clicks, impressions, 100, 4);
-    case "cpc":
-      return ratio(spend, clicks, 1 / 100, 4);
-    case "cpm":
-      return ratio(spend, impressions, 1000 / 100, 4);
-    case "conversions":
-      return conversions;
-    case "conversion_value":
-      return value / 100;
-    case "roas":
-      return ratio(value, spend, 1, 4);
-    case "cpa":
-      return ratio(spend, conversions, 1 / 100, 4);
-  }
-}
-
 export function metricsOf(row: Aggregate, fields: InsightField[]): InsightMetrics {
-  const out: Record<string, number | null> = {};
-  for (const field of fields) out[field] = metricValue(field, row);
-  return out as InsightMetrics;
+  const [, , , impressions, reach, clicks, spend, conversions, value] = row;
+  const out: InsightMetrics = {};
+  for (const field of fields) {
+    switch (field) {
+      case "spend":
+        out.spend = spend / 100;
+        break;
+      case "impressions":
+        out.impressions = impressions;
+        break;
+      case "reach":
+        out.reach = reach;
+        break;
+      case "clicks":
+        out.clicks = clicks;
+        break;
+      case "ctr":
+        out.ctr = ratio(clicks, impressions, 100, 4);
+        break;
+      case "cpc":
+        out.cpc = ratio(spend, clicks, 1 / 100, 4);
+        break;
+      case "cpm":
+        out.cpm = ratio(spend, impressions, 1000 / 100, 4);
+        break;
+      case "conversions":
+        out.conversions = conversions;
+        break;
+      case "conversion_value":
+        out.conversion_value = value / 100;
+        break;
+      case "roas":
+        out.roas = ratio(value, spend, 1, 4);
+        break;
+      case "cpa":
+        out.cpa = ratio(spend, conversions, 1 / 100, 4);
+        break;
+    }
+  }
+  return out;
 }
 
 /** The ad account's time zone as recorded by the first snapshot; UTC until there is one (and no data either). */
@@ -180,19 +188,7 @@ function breakdownOf(keys: readonly { name: string }[], order: string[], row: Ag
   return out;
 }
 
-type Entity = { platformId: string; adSetId: string };
-
-/** What an insights answer is made of: the aggregated rows, the entities they may name, and how to show them. */
-type Answer = {
-  rows: Aggregate[];
-  entities: Map<string, Entity>;
-  range: { since: string; until: string };
-  fields: InsightField[];
-  keys: readonly { name: string }[];
-  order: string[];
-};
-
-async function answer(deps: { db: Database; clock: { now(): Date } }, customerId: string, query: InsightsQuery): Promise<Answer> {
+export async function queryInsights(deps: { db: Database; clock: { now(): Date } }, customerId: string, query: InsightsQuery): Promise<InsightRow[]> {
   const fields = parseFields(query.fields);
   const { breakdown, order } = parseBreakdowns(query.breakdowns);
   if (query.adset_id !== undefined && query.level !== "ad") throw invalid("adset_id", "only with level=ad.");
@@ -225,18 +221,14 @@ async function answer(deps: { db: Database; clock: { now(): Date } }, customerId
       : undefined;
   const cached = window ? await readWindow(db, window) : undefined;
   let rows: Aggregate[];
-  if (cached !== undefined) rows = parseAggregates(cached);
+  if (cached !== undefined) rows = JSON.parse(cached);
   else {
     const aggregate = await aggregateBlocks(db, customerId, breakdown, range, query);
     if (window && aggregate.version !== null) await storeWindow(db, window, aggregate.version, aggregate.rows);
-    rows = parseAggregates(aggregate.rows);
+    rows = JSON.parse(aggregate.rows);
   }
-  return { rows, entities: await entitiesOf(db, customerId, query), range, fields, keys: source.keys, order };
-}
-
-/** The rows of `GET /v1/insights`. An entity no longer in our records (deleted) is left out: they name its platform id and ad set. */
-export async function queryInsights(deps: { db: Database; clock: { now(): Date } }, customerId: string, query: InsightsQuery): Promise<InsightRow[]> {
-  const { rows, entities, range, fields, keys, order } = await answer(deps, customerId, query);
+  // Our records name the platform id and the ad set; an entity no longer in them (deleted) is left out.
+  const entities = await entitiesOf(db, customerId, query);
   const out: InsightRow[] = [];
   for (const row of rows) {
     const entity = entities.get(row[0]);
@@ -248,78 +240,8 @@ export async function queryInsights(deps: { db: Database; clock: { now(): Date }
       date_start: range.since,
       date_stop: range.until,
       ...metricsOf(row, fields),
-      ...(keys.length > 0 ? { breakdown: breakdownOf(keys, order, row) } : {}),
+      ...(source.keys.length > 0 ? { breakdown: breakdownOf(source.keys, order, row) } : {}),
     });
-  }
-  return out;
-}
-
-/**
- * The same rows as `queryInsights`, as the JSON text of the array: byte for byte what `JSON.stringify` makes
- * of them (the same keys in the same order, numbers as JavaScript writes them), written without building an
- * object per row. An entity's leading members and every breakdown value are encoded once per answer; a pair
- * breakdown answers thousands of rows, and building and serialising them was most of its time in the process.
- */
-export async function queryInsightsJson(deps: { db: Database; clock: { now(): Date } }, customerId: string, query: InsightsQuery): Promise<string> {
-  const { rows, entities, range, fields, keys, order } = await answer(deps, customerId, query);
-  const dates = `,"date_start":${JSON.stringify(range.since)},"date_stop":${JSON.stringify(range.until)}`;
-  const heads = new Map<string, string>();
-  for (const [id, entity] of entities) {
-    heads.set(id, `{"id":${JSON.stringify(id)},"adset_id":${JSON.stringify(entity.adSetId)},"platform_id":${JSON.stringify(entity.platformId)}${dates}`);
-  }
-  const names = fields.map((field) => `,${JSON.stringify(field)}:`);
-  // Where each named breakdown value sits in a row (the pair may be asked for as `gender,age`).
-  const parts = order.map((name) => {
-    const index = keys.findIndex((key) => key.name === name);
-    return { label: `${JSON.stringify(name)}:`, column: index === 0 ? 1 : index === 1 ? 2 : -1 };
-  });
-  const encoded = new Map<string, string>();
-  const encode = (value: string) => {
-    let text = encoded.get(value);
-    if (text === undefined) {
-      text = JSON.stringify(value);
-      encoded.set(value, text);
-    }
-    return text;
-  };
-  const out: string[] = [];
-  for (const row of rows) {
-    const head = heads.get(row[0]);
-    if (head === undefined) continue;
-    let text = head;
-    for (let i = 0; i < fields.length; i++) {
-      const value = metricValue(fields[i] as InsightField, row);
-      text += `${names[i]}${value === null ? "null" : String(value)}`;
-    }
-    if (keys.length > 0) {
-      text += ',"breakdown":{';
-      for (let i = 0; i < parts.length; i++) {
-        const part = parts[i] as { label: string; column: number };
-        text += `${i > 0 ? "," : ""}${part.label}${encode(part.column === 1 ? row[1] : part.column === 2 ? row[2] : "")}`;
-      }
-      text += "}";
-    }
-    out.push(`${text}}`);
-  }
-  return `[${out.join(",")}]`;
-}
-
-/**
- * How the statement hands the aggregated rows over: one text, a record per row (entity id, the two breakdown
- * values, the six sums), fields split by the ASCII unit separator and records by the record separator.
- * Neither is ever in a stored breakdown value (the ingest replaces control characters), and writing numbers
- * as plain text costs the database a fraction of building JSON for them. The window cache keeps the same text.
- */
-const FIELD_SEPARATOR = "\u001f";
-const RECORD_SEPARATOR = "\u001e";
-
-function parseAggregates(text: string): Aggregate[] {
-  if (text === "") return [];
-  const records = text.split(RECORD_SEPARATOR);
-  const out: Aggregate[] = new Array(records.length);
-  for (let i = 0; i < records.length; i++) {
-    const f = (records[i] as string).split(FIELD_SEPARATOR);
-    out[i] = [f[0] as string, f[1] as string, f[2] as string, Number(f[3]), Number(f[4]), Number(f[5]), Number(f[6]), Number(f[7]), Number(f[8])];
   }
   return out;
 }
@@ -327,9 +249,9 @@ function parseAggregates(text: string): Aggregate[] {
 /**
  * The range is the union of a few aligned day blocks (blocks.ts): about ten rows per entity and value,
  * summed in float8 (exact below 2^53, far cheaper than the numeric a sum of int8 gives). The rows come
- * back as one text (`parseAggregates`): with the embedded engine, handing over thousands of rows one field
- * at a time costs several times what the aggregation does. The blocks' version is read by the same
- * statement, so it is the version of exactly the blocks summed.
+ * back as one JSON array of arrays: with the embedded engine, handing over thousands of rows one field at
+ * a time costs several times what the aggregation does. The blocks' version is read by the same statement,
+ * so it is the version of exactly the blocks summed.
  */
 export async function aggregateBlocks(
   db: Database,
@@ -339,7 +261,7 @@ export async function aggregateBlocks(
   query: Pick<InsightsQuery, "level" | "entity_id" | "adset_id">,
 ): Promise<{ version: number | null; rows: string }> {
   const [aggregate] = await queryRows<{ version: number | null; rows: string | null }>(db, aggregateStatement(customerId, breakdown, range, query));
-  return { version: aggregate?.version ?? null, rows: aggregate?.rows ?? "" };
+  return { version: aggregate?.version ?? null, rows: aggregate?.rows ?? "[]" };
 }
 
 /** The statement `aggregateBlocks` runs (the insights bench prints its plan). */
@@ -353,11 +275,9 @@ export function aggregateStatement(
   const filters: SQL[] = [sql`${b.customerId} = ${customerId}`, sql`${b.breakdown} = ${breakdown}`, sql`${b.entityKind} = ${query.level}`];
   if (query.entity_id !== undefined) filters.push(sql`${b.entityId} = ${query.entity_id}`);
   if (query.adset_id !== undefined) filters.push(sql`${b.adSetId} = ${query.adset_id}`);
-  const field = sql.raw(`E'\\x1f'`);
   return sql`
     select (select ${adsInsightSyncs.blocksVersion} from ${adsInsightSyncs} where ${adsInsightSyncs.customerId} = ${customerId}) as version,
-           string_agg(entity_id::text || ${field} || key1 || ${field} || key2 || ${field} || impressions || ${field} || reach || ${field} || clicks || ${field}
-                      || spend || ${field} || conversions || ${field} || value, ${sql.raw(`E'\\x1e'`)} order by entity_id, key1, key2) as rows
+           json_agg(json_build_array(entity_id, key1, key2, impressions, reach, clicks, spend, conversions, value) order by entity_id, key1, key2)::text as rows
     from (
       select ${b.entityId} as entity_id, ${b.key1} as key1, ${b.key2} as key2, sum(${b.impressions}::float8)::int8 as impressions, max(${b.reach}) as reach,
              sum(${b.clicks}::float8)::int8 as clicks, sum(${b.spendMinor}::float8)::int8 as spend, sum(${b.conversions}::float8)::int8 as conversions,
@@ -370,7 +290,7 @@ export function aggregateStatement(
 }
 
 /** The entities a query may answer for, by id: their platform id and ad set (an ad set's own for `level=adset`). */
-async function entitiesOf(db: Database, customerId: string, query: InsightsQuery): Promise<Map<string, Entity>> {
+async function entitiesOf(db: Database, customerId: string, query: InsightsQuery): Promise<Map<string, { platformId: string; adSetId: string }>> {
   const rows =
     query.level === "ad"
       ? await db
@@ -387,7 +307,7 @@ async function entitiesOf(db: Database, customerId: string, query: InsightsQuery
           .select({ id: adsAdSets.id, platformId: adsAdSets.platformAdSetId, adSetId: adsAdSets.id })
           .from(adsAdSets)
           .where(and(eq(adsAdSets.customerId, customerId), query.entity_id !== undefined ? eq(adsAdSets.id, query.entity_id) : undefined));
-  const out = new Map<string, Entity>();
+  const out = new Map<string, { platformId: string; adSetId: string }>();
   for (const row of rows) if (row.platformId !== null) out.set(row.id, { platformId: row.platformId, adSetId: row.adSetId });
   return out;
 }

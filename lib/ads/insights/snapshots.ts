@@ -82,14 +82,9 @@ function actionSum(list: { action_type: string; value: string }[] | undefined, p
 
 type SnapshotRow = typeof adsInsightSnapshots.$inferSelect;
 
-/** The C0 control characters, which a stored breakdown value never holds. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f]/g;
-
 function toRow(customerId: string, dimension: string, row: DailyAdInsight, ad: { id: string; adSetId: string }, pulledAt: Date): SnapshotRow {
   const [first, second] = dimension === "" ? [] : dimension.split(",");
-  // Graph's breakdown values are plain words; a control character would be replaced by a space, so the
-  // query's hand-over text can separate its fields with the ASCII separators (query.ts).
-  const breakdownValue = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "").replace(CONTROL_CHARACTERS, " ") : "");
+  const breakdownValue = (name: string | undefined) => (name ? String((row as Record<string, unknown>)[name] ?? "") : "");
   return {
     customerId,
     dimension,

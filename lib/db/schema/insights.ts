@@ -123,7 +123,7 @@ export const adsInsightBlocks = pgTable(
 
 /**
  * Read-through cache of preset insight queries without an entity filter: the aggregated rows of one
- * breakdown, entity kind and date range as the text the query hands over (`lib/ads/insights/query.ts`), computed from the blocks at
+ * breakdown, entity kind and date range as the JSON the query hands over, computed from the blocks at
  * `version` (`ads_insight_syncs.blocks_version`). A window whose version is not the current one is never
  * read; the rebuild removes those. Dashboards ask the same presets all day, and the blocks change once a day.
  */

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { envelope, errorResponses } from "../../../core/openapi";
 import { serviceRoute } from "../../../core/route";
 import type { AdsDeps } from "../../deps";
-import { queryInsightsJson } from "../../insights/query";
+import { queryInsights } from "../../insights/query";
 import { openapiWithAlias, type AdsRouter } from "../shared";
 import { InsightRow, InsightsQuery } from "../../insights/schema";
 import { json } from "../../../core/json";
@@ -24,8 +24,7 @@ export function registerGetInsights(router: AdsRouter, deps: AdsDeps): void {
   });
   openapiWithAlias(router, route, async (c) => {
     const query = c.req.valid("query");
-    // The rows arrive as JSON text (a pair breakdown answers thousands): the envelope is written around it.
-    const data = await queryInsightsJson(deps, c.get("principal").customerId, query);
-    return c.body(`{"data":${data},"request_id":${JSON.stringify(c.get("requestId"))}}`, 200, { "Content-Type": "application/json" }) as never;
+    const rows = await queryInsights(deps, c.get("principal").customerId, query);
+    return c.json({ data: rows, request_id: c.get("requestId") }, 200);
   });
 }
