@@ -88,8 +88,13 @@ export type CellRow = {
   twice: number;
   unknown: number;
   status: string;
-  /** From when both the service and Postmark worked again to when the job read `completed`. */
+  /**
+   * From when both the service and Postmark worked again to when no recipient of the job was `unknown` any
+   * more (reconciliation's decision: found, or to be sent again), as seen by polling every 200 ms.
+   */
   decidedMs: number;
+  /** From the same moment to when the job read `completed` (after the re-send of what Postmark never received). */
+  completedMs: number;
   boundMs: number;
 };
 
@@ -260,20 +265,28 @@ export async function runStallCells(run: StallRun): Promise<StallOutcome> {
         const decided = await Promise.all(
           jobs.map(async (job) => {
             let last: unknown = null;
+            // Decided: no recipient `unknown` any more once some were (accepted, or pending again for the
+            // re-send); a job seen only before and after it counts as decided when it completed.
+            let sawUnknown = false;
+            let decidedAt: number | null = null;
             const done = await until(
               `${label}: ${job.customer.path} job ${job.id} (kill ${job.kill}) completed`,
               limit,
               async () => {
                 const r = await job.customer.api<Mail["getSendJob"]>("GET", `/mail/v1/send-jobs/${job.id}`);
                 last = r.json;
+                const unknown = r.json.data?.recipients.unknown ?? 0;
+                if (unknown > 0) sawUnknown = true;
+                else if (sawUnknown && decidedAt === null) decidedAt = Date.now();
                 return r.json.data?.status === "completed" ? r.json.data : null;
               },
               () => `(last seen: ${JSON.stringify(last)}); the service's log:\n${serviceLog(service.output(), job.id)}`,
             );
-            return { job, done, decidedMs: Math.max(0, Date.now() - answeringFrom) };
+            const completedAt = Date.now();
+            return { job, done, decidedMs: Math.max(0, (decidedAt ?? completedAt) - answeringFrom), completedMs: Math.max(0, completedAt - answeringFrom) };
           }),
         );
-        for (const { job, done, decidedMs } of decided) {
+        for (const { job, done, decidedMs, completedMs } of decided) {
           const received = await sim<{ messages: { Metadata: Record<string, string> }[] }>(
             `/__sim/messages?metadata_key=send_job_id&metadata_value=${job.id}&limit=10000`,
           );
@@ -296,6 +309,7 @@ export async function runStallCells(run: StallRun): Promise<StallOutcome> {
             unknown: done.recipients.unknown ?? 0,
             status: done.status,
             decidedMs,
+            completedMs,
             boundMs,
           };
           rows.push(row);
@@ -330,11 +344,11 @@ export function loadNow(): number[] {
 export function cellTable(rows: CellRow[], unit: "ms" | "s" = "ms"): string {
   const time = (ms: number) => (unit === "s" ? (ms / 1000).toFixed(1) : String(ms));
   return [
-    `| path | search lag | slow provider | other traffic | provider frozen | kill | held at kill | recipients | received once | twice | unknown | status | decided after (${unit}) | bound (${unit}) |`,
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    `| path | search lag | slow provider | other traffic | provider frozen | kill | held at kill | recipients | received once | twice | unknown | status | decided after (${unit}) | completed after (${unit}) | bound (${unit}) |`,
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.path} | ${r.lag} | ${r.slow} | ${r.traffic} | ${r.freeze} | ${r.kill} | ${r.heldAtKill} | ${r.recipients} | ${r.once} | ${r.twice} | ${r.unknown} | ${r.status} | ${time(r.decidedMs)} | ${time(r.boundMs)} |`,
+        `| ${r.path} | ${r.lag} | ${r.slow} | ${r.traffic} | ${r.freeze} | ${r.kill} | ${r.heldAtKill} | ${r.recipients} | ${r.once} | ${r.twice} | ${r.unknown} | ${r.status} | ${time(r.decidedMs)} | ${time(r.completedMs)} | ${time(r.boundMs)} |`,
     ),
   ].join("\n");
 }
