@@ -154,7 +154,7 @@ export async function demoSendJob(
  * is set on the Demo and registered with the external one; `path` switches the Demo's newsletters to the
  * Bulk API or keeps them on `/email/batch`.
  */
-export async function pointDemoAtSimulator(api: ServiceApi, sim: SimulatorControl, adminToken: string, path: SendPath = "batch"): Promise<void> {
+async function pointDemoAtSimulator(api: ServiceApi, sim: SimulatorControl, adminToken: string, path: SendPath = "batch"): Promise<void> {
   const customers = await api<Admin["listCustomers"]>("GET", "/admin/v1/customers?limit=100", undefined, adminToken);
   const demo = (customers.json.data as { id: string; name: string }[]).find((customer) => customer.name === "Demo");
   if (!demo) throw new Error(`no Demo customer: ${JSON.stringify(customers.json)}`);

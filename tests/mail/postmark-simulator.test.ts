@@ -478,6 +478,25 @@ describe("faults", () => {
     expect(sim.simulator.metadataMessageIdCount(accepted)).toBe(1);
   });
 
+  it("arms one fault per endpoint side by side; a fault without an endpoint replaces them all", async () => {
+    await control("POST", "/__sim/faults", { mode: "error500", count: 1, path: "/email/batch" });
+    await control("POST", "/__sim/faults", { mode: "drop", count: 1, path: "/email" });
+    const batch = await rejection(live.sendEmailBatch([mail(`per-path+${uniqueTag()}@example.com`)]));
+    expect(batch.statusCode, batch.message).toBe(500);
+    const lost = `per-path-${uniqueTag()}`;
+    const single = await rejection(live.sendEmail(mail(`per-path+${uniqueTag()}@example.com`, { Metadata: { message_id: lost } })));
+    expect(single.statusCode, single.message).toBe(0);
+    expect(sim.simulator.metadataMessageIdCount(lost)).toBe(0);
+    // Both taken: the next requests go through.
+    expect((await live.sendEmail(mail(`per-path-after+${uniqueTag()}@example.com`))).ErrorCode).toBe(0);
+
+    await control("POST", "/__sim/faults", { mode: "drop", count: 1, path: "/email" });
+    await control("POST", "/__sim/faults", { mode: "error500", count: 1 });
+    const replaced = await rejection(live.sendEmail(mail(`replaced+${uniqueTag()}@example.com`)));
+    expect(replaced.statusCode, replaced.message).toBe(500);
+    expect((await live.sendEmail(mail(`replaced-after+${uniqueTag()}@example.com`))).ErrorCode).toBe(0);
+  });
+
   it("rejects the promise of the plain fetch handler when a connection is dropped", async () => {
     const local = createPostmarkSimulator({ webhooks: false });
     local.setFaults({ mode: "drop" });

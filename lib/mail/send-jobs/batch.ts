@@ -195,13 +195,17 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
   let outcomes: SendOutcome[] = [];
   let bulk: Extract<BulkOutcome, { kind: "accepted" }> | null = null;
   if (toSend.length > 0) {
-    const callStarted = deps.clock.now();
+    // When the request went to Postmark: the wait for priority requests and the body's assembly before it
+    // are ours, and must not read as Postmark holding the call (./provider-health.ts).
+    let callStarted = deps.clock.now();
     const sent = await whileLeased(deps, job.id, batchId, async () => {
       await deps.priority.yieldToPriorityRequests();
       if (claimed.bulkApiEnabled) {
         const bulkWriter = await batchWriter(deps, job, stream, "bulk");
         if (!("error" in bulkWriter)) {
-          const answer = await deps.postmark.sendBulkJson(serverToken, bulkWriter.write(toSend, batchId).body);
+          const body = bulkWriter.write(toSend, batchId).body;
+          callStarted = deps.clock.now();
+          const answer = await deps.postmark.sendBulkJson(serverToken, body);
           if (answer.kind !== "failed") return answer;
           // Refused as a whole (e.g. the Bulk API is not enabled on the account): nothing was handed over,
           // so the same claim goes to /email/batch, the fallback path.
@@ -211,7 +215,9 @@ async function sendClaimed(deps: BatchDeps, descriptor: BatchDescriptor, job: Ba
           });
         }
       }
-      return deps.postmark.sendBatchJson(serverToken, writer.write(toSend, batchId).body, toSend.length);
+      const body = writer.write(toSend, batchId).body;
+      callStarted = deps.clock.now();
+      return deps.postmark.sendBatchJson(serverToken, body, toSend.length);
     });
     clock?.lap("provider");
     if (Array.isArray(sent)) outcomes = sent;

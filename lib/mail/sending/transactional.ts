@@ -208,9 +208,11 @@ async function sendReserved(deps: MailDeps, input: Reserved, room: MonthlyRoom |
     MessageStream: credentials.transactionalStream,
     Metadata: { message_id: message.id },
   });
+  // The call's own time: storing the content meanwhile is ours, not Postmark's holding the call.
+  const answeredAt = deps.clock.now();
   await contentStored;
   // How Postmark answered: the evidence reconciliation reads (../send-jobs/provider-health.ts); sandbox sends never reach the customer's server.
-  if (mode === "live") await noteAnswer(deps, customerId, callStarted, deps.clock.now(), outcome.kind !== "unknown");
+  if (mode === "live") await noteAnswer(deps, customerId, callStarted, answeredAt, outcome.kind !== "unknown");
   if (outcome.kind === "throttled") {
     await deps.db.delete(mailMessages).where(and(eq(mailMessages.id, message.id), eq(mailMessages.status, "sending")));
     deps.logger.warn("postmark turned a transactional send away; answered 503, nothing kept", {

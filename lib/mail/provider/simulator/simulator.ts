@@ -150,6 +150,8 @@ export type SimulatorStats = {
   /** Send requests a freeze holds right now (`setFreeze`), and how many it has held so far. */
   frozen_held: number;
   frozen_held_total: number;
+  /** Of `frozen_held_total`, how many per endpoint (`/email`, `/email/batch`, `/email/bulk`). */
+  frozen_held_by_path: Record<string, number>;
   /** When the current freeze ends (epoch ms; null: not frozen), so a test can time from it. */
   frozen_until_ms: number | null;
   /** Send requests a `late` fault keeps, not yet taken in (`takeInLateCalls`). */
@@ -195,7 +197,8 @@ export class PostmarkSimulator {
   #timerWaiters: (() => void)[] = [];
   #generation = 0;
   #bounceId = 0;
-  #fault: (ActiveFault & { remaining: number; path: string | null }) | null = null;
+  /** Armed faults, at most one per endpoint (`path` null: any send endpoint), the first match taken. */
+  #faults: (ActiveFault & { remaining: number; path: string | null })[] = [];
   #searchDelayMs = 0;
   #journal: SimulatorJournal | null = null;
   #latencyMs = 0;
@@ -530,19 +533,25 @@ export class PostmarkSimulator {
 
   // ---- faults --------------------------------------------------------------------------------
 
+  /**
+   * Arms a fault. One with a `path` replaces only the fault armed for that endpoint, so faults on different
+   * endpoints can be armed side by side; one without replaces every armed fault. `none` clears them all.
+   */
   setFaults(settings: FaultSettings): void {
     if (settings.mode === "none") {
-      this.#fault = null;
+      this.#faults = [];
       this.#endFreeze();
       return;
     }
-    this.#fault = {
+    const path = settings.path ?? null;
+    const fault = {
       mode: settings.mode,
       remaining: settings.count ?? 1,
       delayMs: settings.delayMs ?? DEFAULT_FAULT_DELAY_MS,
       afterAccept: settings.afterAccept ?? false,
-      path: settings.path ?? null,
+      path,
     };
+    this.#faults = path === null ? [fault] : [...this.#faults.filter((f) => f.path !== path && f.path !== null), fault];
   }
 
   /**
@@ -607,6 +616,7 @@ export class PostmarkSimulator {
   #backlog: (() => void)[] = [];
   #frozenHeld = 0;
   #frozenHeldTotal = 0;
+  #frozenHeldByPath: Record<string, number> = {};
   #freezeArmed: { durationMs: number; drainMs?: number; path: string } | null = null;
 
   /**
@@ -671,6 +681,7 @@ export class PostmarkSimulator {
     if (!this.#freeze || Date.now() >= this.#freeze.untilMs) return;
     this.#frozenHeld++;
     this.#frozenHeldTotal++;
+    this.#frozenHeldByPath[path] = (this.#frozenHeldByPath[path] ?? 0) + 1;
     try {
       await new Promise<void>((resolve) => this.#backlog.push(resolve));
     } finally {
@@ -713,10 +724,10 @@ export class PostmarkSimulator {
 
   /** Consumes one use of the armed fault, if any; called once per send request (`path`: its endpoint). */
   takeFault(path?: string): ActiveFault | null {
-    const fault = this.#fault;
-    if (!fault || (fault.path !== null && path !== undefined && fault.path !== path)) return null;
+    const fault = this.#faults.find((f) => f.path === null || path === undefined || f.path === path);
+    if (!fault) return null;
     fault.remaining -= 1;
-    if (fault.remaining <= 0) this.#fault = null;
+    if (fault.remaining <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
     return { mode: fault.mode, delayMs: fault.delayMs, afterAccept: fault.afterAccept };
   }
 
@@ -780,6 +791,7 @@ export class PostmarkSimulator {
       faults_held_total: this.#heldTotal,
       frozen_held: this.#frozenHeld,
       frozen_held_total: this.#frozenHeldTotal,
+      frozen_held_by_path: { ...this.#frozenHeldByPath },
       frozen_until_ms: this.#freeze?.untilMs ?? null,
       late_held: this.#lateCalls.length,
       throttled: this.#throttled,
@@ -807,7 +819,7 @@ export class PostmarkSimulator {
     this.account.reset();
     this.#journal?.rewrite(this.#snapshot());
     this.#dispatcher.clearLog();
-    this.#fault = null;
+    this.#faults = [];
     this.#lateCalls = [];
     this.#searchDelayMs = 0;
     this.#latencyMs = 0;
