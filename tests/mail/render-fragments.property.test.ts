@@ -273,7 +273,7 @@ describe("documents assembled from compiled body fragments", () => {
 
   it("the skeleton given only the fonts the HTML names writes the same document as MJML's", async () => {
     const skeletons: { options: Parameters<ReturnType<typeof leanSkeleton>>[0]; html: string }[] = [];
-    const { default: skeleton } = await import("mjml-core/lib/helpers/skeleton");
+    const { default: skeleton } = await import("mjml-core/lib/helpers/skeleton.js");
     const capture = (options: Parameters<typeof skeleton>[0]) => {
       const html = skeleton(options);
       skeletons.push({ options, html });

@@ -97,6 +97,7 @@ test("SIGKILL while the guard holds a job paused, and restart: nothing more is s
   });
   expect(template.status, JSON.stringify(template.json)).toBe(201);
   const job = await api<Mail["createSendJob"]>("POST", "/mail/v1/send-jobs", { template_id: template.json.data.id });
+  expect(job.status, JSON.stringify(job.json)).toBe(201);
   const jobId = job.json.data.id;
   for (let offset = 0; offset < TOTAL; offset += 3000) {
     const recipients = Array.from({ length: 3000 }, (_, j) => {

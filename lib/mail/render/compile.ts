@@ -212,7 +212,7 @@ async function renderFragments(phase: Phase1, fragments: readonly Fragment[], to
   return { mjml: readable, html: personalise(compiled, {}), errors: [...mjmlIssues, ...phase.issues], compiled };
 }
 
-type Skeleton = typeof import("mjml-core/lib/helpers/skeleton")["default"];
+type Skeleton = typeof import("mjml-core/lib/helpers/skeleton.js")["default"];
 
 interface Mjml {
   compile: typeof mjml2html;
@@ -228,13 +228,26 @@ interface Mjml {
  */
 let mjmlModule: Promise<Mjml> | undefined;
 const loadMjml = () =>
-  (mjmlModule ??= Promise.all([import("mjml"), import("mjml-core"), import("mjml-core/lib/helpers/skeleton")]).then(([mjml, core, skeleton]) => {
+  (mjmlModule ??= Promise.all([import("mjml"), import("mjml-core"), import("mjml-core/lib/helpers/skeleton.js")]).then(([mjml, coreModule, skeletonModule]) => {
+    // mjml-core is CommonJS compiled from ES modules (`exports.default`, `__esModule`): Node's own loader
+    // gives `module.exports` as the default export, a transpiling loader gives the ES view; both are read.
+    const core = esView<typeof coreModule>(coreModule, "components");
+    const skeleton = esView<{ default: Skeleton }>(skeletonModule, "default", "function");
     // Importing "mjml" registers its components in mjml-core's registry, MJML's own mj-body among them.
     const body = core.components["mj-body"];
     if (body === undefined) throw new Error("MJML registered no mj-body component.");
     const { initComponent } = core as unknown as { initComponent: InitComponent };
     return { compile: mjml.default, body: body as unknown as BodyClass, initComponent, skeleton: leanSkeleton(skeleton.default) };
   }));
+
+/** A CommonJS module's exports as its ES view: the namespace when it has `name` (of `type`), else its `default`. */
+function esView<T>(namespace: unknown, name: string, type: "object" | "function" = "object"): T {
+  const direct = namespace as Record<string, unknown>;
+  if (typeof direct[name] === type) return direct as T;
+  const exported = direct.default as Record<string, unknown> | undefined;
+  if (exported && typeof exported[name] === type) return exported as T;
+  throw new Error(`mjml-core's module has no ${name}.`);
+}
 
 /**
  * MJML's skeleton, given only the web fonts whose name occurs in the HTML. The skeleton links a font
