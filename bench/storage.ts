@@ -1,12 +1,12 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { sql } from "drizzle-orm";
-import { migrationsFolder, openDatabase, type Database } from "../lib/db/client";
+import { openDatabase, type Database } from "../lib/db/client";
 import { recipientHash } from "../lib/mail/sending/address";
 import { timeOrderedUuid } from "../lib/mail/send-jobs/ids";
 import { benchPostgres } from "./postgres";
 import { queryRows } from "../lib/db/sql";
+import { migrationsUpTo } from "../tests/helpers/migrations";
 
 /**
  * Storage per message (DESIGN's cost that grows with every mail): one send job of 100,000 recipients
@@ -33,17 +33,6 @@ const LAST_OLD_MIGRATION = 38;
 const MB = 1024 * 1024;
 
 type Flavour = "0038" | "current";
-
-/** A copy of `drizzle/` whose journal ends at `last`: migrating with it gives the schema as it was then. */
-function migrationsUpTo(last: number): string {
-  const dir = mkdtempSync(join(tmpdir(), "bench-migrations-"));
-  cpSync(migrationsFolder, dir, { recursive: true });
-  const journalFile = join(dir, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(journalFile, "utf8")) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= last);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return dir;
-}
 
 async function exec(db: Database, query: ReturnType<typeof sql>): Promise<void> {
   await db.execute(query);

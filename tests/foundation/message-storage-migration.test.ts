@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -7,10 +7,10 @@ import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { bootRuntime, type Runtime } from "../../lib/bootstrap";
-import { migrationsFolder } from "../../lib/db/client";
 import { PGLITE_INITDB_PARAMS } from "../../lib/db/pglite-snapshot";
 import { recipientHash } from "../../lib/mail/sending/address";
 import { queryRows } from "../../lib/db/sql";
+import { migrationsUpTo } from "../helpers/migrations";
 
 /*
  * The storage migrations on a database written by the schemas before them: an embedded data directory
@@ -28,17 +28,6 @@ const OTHER = "someone-else@example.com";
 let dir: string;
 let runtime: Runtime;
 const ids = { customer: "", job: "", template: crypto.randomUUID(), delivered: "", bounced: "", transactional: "", invalid: "", at38: "" };
-
-/** `drizzle/` with the journal ending at `last`: migrating with it gives the schema as it was then. */
-function migrationsUpTo(last: number): string {
-  const copy = mkdtempSync(join(tmpdir(), "migrations-"));
-  cpSync(migrationsFolder, copy, { recursive: true });
-  const file = join(copy, "meta", "_journal.json");
-  const journal = JSON.parse(readFileSync(file, "utf8")) as { entries: { idx: number }[] };
-  journal.entries = journal.entries.filter((e) => e.idx <= last);
-  writeFileSync(file, JSON.stringify(journal));
-  return copy;
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "storage-migration-"));

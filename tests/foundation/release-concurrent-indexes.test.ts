@@ -1,5 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
@@ -12,6 +11,7 @@ import { applyReleaseMigrations } from "../../lib/db/concurrent-indexes";
 import { PGLITE_INITDB_PARAMS } from "../../lib/db/pglite-snapshot";
 import { queryRows } from "../../lib/db/sql";
 import { createPriorityGate } from "../../lib/db/priority";
+import { migrationsUpTo } from "../helpers/migrations";
 
 /*
  * The release step (`npm run db:release`, `applyReleaseMigrations`) on an existing database that lacks
@@ -42,7 +42,7 @@ const journal = (JSON.parse(readFileSync(join(migrationsFolder, "meta", "_journa
 );
 let releaseFolder = "";
 beforeAll(() => {
-  releaseFolder = migrationsCopy(LAST_WITH_INDEXES);
+  releaseFolder = migrationsUpTo(LAST_WITH_INDEXES);
 });
 afterAll(() => rmSync(releaseFolder, { recursive: true, force: true }));
 
@@ -58,19 +58,8 @@ async function database(): Promise<{ client: PGlite; handle: DatabaseHandle; db:
   return { client, db, handle: { db, driver: "pglite", priority: createPriorityGate(), close: () => client.close() } };
 }
 
-/** `drizzle/` with the journal ending at `last`. */
-function migrationsCopy(last: number): string {
-  const copy = mkdtempSync(join(tmpdir(), "migrations-"));
-  cpSync(migrationsFolder, copy, { recursive: true });
-  const file = join(copy, "meta", "_journal.json");
-  const parsed = JSON.parse(readFileSync(file, "utf8")) as { entries: { idx: number }[] };
-  parsed.entries = parsed.entries.filter((e) => e.idx <= last);
-  writeFileSync(file, JSON.stringify(parsed));
-  return copy;
-}
-
 async function migrateTo(handle: DatabaseHandle, last: number): Promise<void> {
-  const copy = migrationsCopy(last);
+  const copy = migrationsUpTo(last);
   try {
     await migrateUnderLock(handle, copy);
   } finally {

@@ -119,6 +119,25 @@ export async function publishMessageRecheck(deps: Pick<ReconcileDeps, "queue" | 
 }
 
 /**
+ * The `accepted` event of a message Postmark shows received after it was decided never received: at the time
+ * Postmark received it, marked late. Its identity is the acceptance's own, so a message gets one.
+ */
+async function recordLateAcceptance(tx: Database, messageId: string, customerId: string, receivedAt: Date): Promise<void> {
+  await tx
+    .insert(mailMessageEvents)
+    .values({
+      id: timeOrderedUuid(),
+      messageId,
+      customerId,
+      type: "accepted",
+      occurredAt: receivedAt,
+      identity: "send:accepted",
+      details: { reconciled: true, late: true },
+    })
+    .onConflictDoNothing();
+}
+
+/**
  * Asks Postmark's search about a transactional mail decided "never received" (see the top of this file).
  * Answers whether it was found now, or null when it is not watched (any more).
  */
@@ -150,18 +169,7 @@ async function recheckMessage(deps: ReconcileDeps, ref: MessageRecheckRef): Prom
           .returning({ id: mailMessages.id });
         if (changed.length > 0) {
           accepted = true;
-          await tx
-            .insert(mailMessageEvents)
-            .values({
-              id: timeOrderedUuid(),
-              messageId: ref.message_id,
-              customerId: ref.customer_id,
-              type: "accepted",
-              occurredAt: receivedAt,
-              identity: "send:accepted",
-              details: { reconciled: true, late: true },
-            })
-            .onConflictDoNothing();
+          await recordLateAcceptance(tx, ref.message_id, ref.customer_id, receivedAt);
         }
       }
       const watching = !accepted && !last;
@@ -248,18 +256,7 @@ async function recheckBatch(deps: ReconcileDeps, ref: RecheckRef): Promise<LateT
               .update(mailMessages)
               .set({ status: "accepted", providerMessageId: message.providerMessageId, acceptedAt: receivedAt, error: null })
               .where(eq(mailMessages.id, state.id));
-            await tx
-              .insert(mailMessageEvents)
-              .values({
-                id: timeOrderedUuid(),
-                messageId: state.id,
-                customerId: ref.customer_id,
-                type: "accepted",
-                occurredAt: receivedAt,
-                identity: "send:accepted",
-                details: { reconciled: true, late: true },
-              })
-              .onConflictDoNothing();
+            await recordLateAcceptance(tx, state.id, ref.customer_id, receivedAt);
             if (state.status === "failed") truth.fromFailed++;
             else truth.fromPending++;
           }
