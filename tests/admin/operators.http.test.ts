@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findCronJob } from "../../lib/cron";
 import { auditLog } from "../../lib/db/schema";
@@ -44,12 +44,11 @@ describe("the shared token", () => {
       expect(refused.status, describeResponse(refused)).toBe(401);
       expect(refused.json.error.message).toContain("retired when the first owner account was created");
       expect(refused.json.error.message).toContain("ADMIN_TOKEN_BREAK_GLASS");
-      // The refusal is on record, with its reason and the credential's prefix only.
+      // The refusal is on record, with its reason and the credential's prefix only. Identical refusals within a
+      // minute are one entry (the first one's request): on a shared server the `me` above may have been refused too.
       await strict.deps.refusals.flush();
-      const [entry] = await strict.db
-        .select()
-        .from(auditLog)
-        .where(sql`${auditLog.requestId} = ${refused.headers.get("x-request-id")}`);
+      const requests = [me.headers.get("x-request-id"), refused.headers.get("x-request-id")].filter((id): id is string => id !== null);
+      const [entry] = await strict.db.select().from(auditLog).where(inArray(auditLog.requestId, requests));
       expect(entry).toMatchObject({ reason: "retired_admin_token", status: 401, operationId: "authenticate" });
       expect(JSON.stringify(entry)).not.toContain(strict.deps.adminToken);
     } finally {

@@ -223,7 +223,10 @@ describe.skipIf(!serverUrl)("on a PostgreSQL server (DATABASE_URL)", () => {
     interrupted.catch(() => undefined);
     await vi.waitFor(
       async () => {
-        if ((await builds(db)).length === 0) throw new Error("no index build yet");
+        // The phase after the index entered the catalog (its first transaction committed); cancelled earlier,
+        // the build would leave nothing behind.
+        const phases = (await builds(db)).map((b) => b.phase);
+        if (!phases.includes("waiting for writers before build")) throw new Error(`the build is not waiting for the writer yet: ${phases.join(", ")}`);
       },
       { timeout: 15_000, interval: 50 },
     );
