@@ -263,6 +263,9 @@ function routePatterns(): RegExp[] {
     }
 
     async function signIn(operator: TestOperator): Promise<void> {
+      // Leave the console first: a page still loading would meet the cleared session and go to the sign-in page
+      // itself, aborting this navigation.
+      await page.goto("about:blank");
       await browser?.context.clearCookies();
       await page.goto(`${origin}/console/sign-in`);
       await page.getByLabel("E-mail").fill(operator.email);
